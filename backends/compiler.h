@@ -1,0 +1,62 @@
+/// \file The backend interface: build a module for a target, look its functions up by name.
+#pragma once
+
+#include <dlpack/dlpack.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+#include "ir/target.h"
+
+namespace cinn_like::backends {
+
+/// A host entry as the framework calls it (DESIGN.md, calling convention): tensors are the
+/// inputs then the outputs; returns 0, or nonzero with cinn_like_get_last_error() set.
+using EntryFunction = int (*)(DLTensor** args, int32_t num_args, void* stream);
+
+/// Wall time of each stage of the last Build, in milliseconds; stages a target does not have
+/// stay 0.
+struct CompileTimes {
+  double split_ms = 0;        // host/device split (NVGPU)
+  double device_codegen_ms = 0;  // CUDA C generation (NVGPU)
+  double nvrtc_ms = 0;        // NVRTC to PTX/CUBIN (NVGPU)
+  double module_load_ms = 0;  // CUDA module load and kernel handles (NVGPU)
+  double host_codegen_ms = 0; // LLVM IR for the host module (all of it on X86)
+  double orc_link_ms = 0;     // optimization, machine code and linking in the ORC JIT
+  double total_ms = 0;
+  std::string ToString() const;
+};
+
+class Compiler {
+ public:
+  /// A compiler for `target`. NVGPU fails with a clear message when this build has no CUDA,
+  /// when no arch is given and no device is present, or when NVRTC does not support the arch.
+  static absl::StatusOr<std::unique_ptr<Compiler>> Create(const ir::Target& target);
+  virtual ~Compiler() = default;
+
+  /// Compiles and links every function of `module`; may be called several times with
+  /// modules whose function names differ.
+  virtual absl::Status Build(const ir::Module& module) = 0;
+  /// The host entry named `name` from an earlier Build.
+  virtual absl::StatusOr<EntryFunction> Lookup(const std::string& name) = 0;
+  /// Readable generated code: CUDA C of the device part for NVGPU, LLVM IR for X86.
+  virtual absl::StatusOr<std::string> GetSourceCode(const ir::Module& module) = 0;
+  /// Writes the object file of everything built so far (the host object; for NVGPU also the
+  /// device binary next to it as <path>.cubin or <path>.ptx).
+  virtual absl::Status ExportObject(const std::string& path) = 0;
+
+  const ir::Target& target() const { return target_; }
+  const CompileTimes& last_build_times() const { return times_; }
+
+ protected:
+  explicit Compiler(ir::Target target) : target_(std::move(target)) {}
+  ir::Target target_;
+  CompileTimes times_;
+};
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,73 @@
+/// \file Definitions of the flags, and their environment and dump helpers.
+#include "ir/flags.h"
+
+#include <glog/logging.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <vector>
+
+DEFINE_string(cinn_like_dump_dir, "",
+              "if set, write every compilation stage (IR after each pass, CUDA source, PTX, host "
+              "LLVM IR, compile-time breakdown) into this directory");
+DEFINE_string(cinn_like_source_save_path, "",
+              "if set, save the generated CUDA source (.cu) and PTX (.ptx) into this directory");
+DEFINE_bool(cinn_like_nvrtc_compile_to_cubin, true,
+            "compile CUDA with NVRTC to CUBIN (true) or to PTX that the driver JIT-compiles");
+DEFINE_string(cinn_like_cuda_arch, "",
+              "force the CUDA architecture (sm_90 or 90); empty: read it from the device");
+
+namespace cinn_like {
+
+void InitFlagsFromEnv() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::vector<gflags::CommandLineFlagInfo> flags;
+    gflags::GetAllFlags(&flags);
+    for (auto& f : flags) {
+      if (f.name.rfind("cinn_like_", 0) != 0) continue;
+      const char* v = std::getenv(("FLAGS_" + f.name).c_str());
+      if (!v) continue;
+      if (gflags::SetCommandLineOption(f.name.c_str(), v).empty()) {
+        LOG(WARNING) << "ignoring FLAGS_" << f.name << "=" << v << ": not a valid value";
+      }
+    }
+  });
+}
+
+bool SetFlag(const std::string& name, const std::string& value, std::string* error) {
+  gflags::CommandLineFlagInfo info;
+  if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+    if (error) *error = "unknown flag '" + name + "'";
+    return false;
+  }
+  if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+    if (error) *error = "invalid value '" + value + "' for flag '" + name + "' of type " + info.type;
+    return false;
+  }
+  return true;
+}
+
+std::string DumpDir() {
+  InitFlagsFromEnv();
+  if (FLAGS_cinn_like_dump_dir.empty()) return "";
+  std::error_code ec;
+  std::filesystem::create_directories(FLAGS_cinn_like_dump_dir, ec);
+  if (ec) {
+    LOG(WARNING) << "cannot create dump dir " << FLAGS_cinn_like_dump_dir << ": " << ec.message();
+    return "";
+  }
+  return FLAGS_cinn_like_dump_dir;
+}
+
+void DumpToFile(const std::string& file, const std::string& text) {
+  std::string dir = DumpDir();
+  if (dir.empty()) return;
+  std::ofstream out(dir + "/" + file);
+  out << text;
+  if (!out) LOG(WARNING) << "cannot write dump file " << dir << "/" << file;
+}
+
+}  // namespace cinn_like

@@ -1,0 +1,33 @@
+/// \file Every behaviour switch of cinn_like, as gflags. All flags live in this one file; ir is
+/// the lowest layer every compiler layer already includes, so any layer may read them.
+/// Each flag may also be set from the environment as FLAGS_<name> (see InitFlagsFromEnv).
+#pragma once
+
+#include <gflags/gflags.h>
+
+#include <string>
+
+// Debug output.
+DECLARE_string(cinn_like_dump_dir);          // IR after each pass, host LLVM IR, CUDA, PTX, timings
+DECLARE_string(cinn_like_source_save_path);  // where generated CUDA source and PTX are saved
+// CUDA code generation.
+DECLARE_bool(cinn_like_nvrtc_compile_to_cubin);  // CUBIN (true) or PTX (false)
+DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
+
+namespace cinn_like {
+
+/// Sets every cinn_like flag whose FLAGS_<name> environment variable is set. Idempotent and
+/// thread-safe; called by Compiler::Create, so users rarely need it.
+void InitFlagsFromEnv();
+
+/// Sets a flag by name; returns false (with a message in *error) when the name is unknown or
+/// the value does not parse.
+bool SetFlag(const std::string& name, const std::string& value, std::string* error);
+
+/// The dump directory for one artefact: "" when dumping is off, else the directory (created).
+std::string DumpDir();
+
+/// Writes `text` to <dump dir>/<file> when dumping is on.
+void DumpToFile(const std::string& file, const std::string& text);
+
+}  // namespace cinn_like

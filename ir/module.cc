@@ -1,0 +1,61 @@
+/// \file Helpers over lowered functions and modules.
+#include "ir/module.h"
+
+#include <set>
+#include <sstream>
+
+#include "ir/printer.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+
+std::vector<Var> ShapeVars(const LoweredFuncNode& func) {
+  std::vector<Var> vars;
+  std::set<const Variable*> seen;
+  struct Collector : IRVisitor {
+    std::vector<Var>* vars;
+    std::set<const Variable*>* seen;
+    Expr current;
+    void Visit(const Expr& e) override {
+      if (auto* v = e.As<Variable>()) {
+        if (seen->insert(v).second) vars->push_back(Var(e));
+        return;
+      }
+      IRVisitor::Visit(e);
+    }
+    using IRVisitor::Visit;
+  } c;
+  c.vars = &vars;
+  c.seen = &seen;
+  for (auto& a : func.args) {
+    if (!a.is_buffer()) continue;
+    for (auto& d : a.buffer->shape) c.Visit(d);
+  }
+  return vars;
+}
+
+std::string ToString(const LoweredFuncNode& func) {
+  std::ostringstream os;
+  os << (func.kind == LoweredFuncNode::Kind::kDeviceKernel ? "kernel " : "function ") << func.name
+     << "(";
+  for (size_t i = 0; i < func.args.size(); ++i) {
+    os << (i ? ", " : "") << func.args[i].name();
+  }
+  os << ")";
+  if (func.kind == LoweredFuncNode::Kind::kDeviceKernel) {
+    os << " grid(" << func.grid_dims[0] << ", " << func.grid_dims[1] << ", " << func.grid_dims[2]
+       << ") block(" << func.block_dims[0] << ", " << func.block_dims[1] << ", "
+       << func.block_dims[2] << ")";
+  }
+  os << " {\n" << func.body << "}\n";
+  return os.str();
+}
+
+std::string ToString(const Module& module) {
+  std::ostringstream os;
+  os << "module " << module.name << " for " << module.target.ToString() << "\n";
+  for (auto& f : module.functions) os << ToString(*f);
+  return os.str();
+}
+
+}  // namespace cinn_like::ir

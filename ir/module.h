@@ -1,0 +1,67 @@
+/// \file The units lowering produces and backends consume: LoweredFunc and Module.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+#include "ir/target.h"
+
+namespace cinn_like::ir {
+
+/// One argument of a lowered function: a buffer (input or output) or a scalar.
+struct Argument {
+  enum class Kind : uint8_t { kInput, kOutput, kScalar };
+  Kind kind = Kind::kInput;
+  Buffer buffer;  // kInput / kOutput
+  Var var;        // kScalar
+  bool is_buffer() const { return kind != Kind::kScalar; }
+  const std::string& name() const { return is_buffer() ? buffer->name : var.name(); }
+  static Argument Input(Buffer b) { return {Kind::kInput, std::move(b), Var()}; }
+  static Argument Output(Buffer b) { return {Kind::kOutput, std::move(b), Var()}; }
+  static Argument Scalar(Var v) { return {Kind::kScalar, nullptr, std::move(v)}; }
+};
+
+/// A compiled unit.
+///  - kHostEntry: what the framework calls, through the calling convention of DESIGN.md:
+///    `int name(DLTensor** args, int32_t num_args, void* stream)` with one DLTensor per buffer
+///    argument, in `args` order. Symbolic dimensions (Variables in buffer shapes) are read from
+///    the tensors' shapes. On NVGPU its body launches kernels (intrinsic kLaunchKernel).
+///  - kDeviceKernel: a CUDA `__global__` function taking each buffer's data pointer and each
+///    scalar by value, launched with `grid_dims` x `block_dims`.
+struct LoweredFuncNode {
+  enum class Kind : uint8_t { kHostEntry, kDeviceKernel };
+  std::string name;
+  Kind kind = Kind::kHostEntry;
+  std::vector<Argument> args;
+  Stmt body;
+  std::array<Expr, 3> grid_dims{Expr(1), Expr(1), Expr(1)};
+  std::array<Expr, 3> block_dims{Expr(1), Expr(1), Expr(1)};
+  int shared_mem_bytes = 0;
+};
+using LoweredFunc = std::shared_ptr<LoweredFuncNode>;
+
+/// The symbolic dimension variables of a host entry, in first-appearance order over its
+/// buffer arguments' shapes.
+std::vector<Var> ShapeVars(const LoweredFuncNode& func);
+
+/// "function myadd(A, B, C)\n<body>"
+std::string ToString(const LoweredFuncNode& func);
+
+/// A set of functions for one target.
+struct Module {
+  std::string name;
+  Target target;
+  std::vector<LoweredFunc> functions;
+};
+
+std::string ToString(const Module& module);
+
+/// Name of the intrinsic a host entry calls to launch a device kernel. Arguments:
+/// StringImm kernel name, grid x/y/z, block x/y/z, shared-memory bytes (all int32), then the
+/// kernel's arguments (buffer data handles and scalars) in the kernel's order.
+inline constexpr const char* kLaunchKernel = "cinn_like_launch_kernel";
+
+}  // namespace cinn_like::ir

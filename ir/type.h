@@ -1,0 +1,64 @@
+/// \file Scalar and vector value types of the loop IR.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cinn_like::ir {
+
+/// A value type: a scalar kind, its width in bits, and a lane count (1 for scalars).
+/// `Handle` is an opaque pointer (a buffer's base address) and has no arithmetic.
+class Type {
+ public:
+  enum class Code : uint8_t { kInt, kUInt, kFloat, kBool, kHandle, kString, kVoid };
+
+  constexpr Type() = default;
+  constexpr Type(Code code, int bits, int lanes = 1) : code_(code), bits_(bits), lanes_(lanes) {}
+
+  Code code() const { return code_; }
+  int bits() const { return bits_; }
+  int lanes() const { return lanes_; }
+  /// Bytes of one element (one lane).
+  int bytes() const { return (bits_ + 7) / 8; }
+
+  bool is_int() const { return code_ == Code::kInt; }
+  bool is_uint() const { return code_ == Code::kUInt; }
+  bool is_float() const { return code_ == Code::kFloat; }
+  bool is_bool() const { return code_ == Code::kBool; }
+  bool is_handle() const { return code_ == Code::kHandle; }
+  bool is_string() const { return code_ == Code::kString; }
+  bool is_void() const { return code_ == Code::kVoid; }
+  /// Integers of either signedness (not bool).
+  bool is_integer() const { return is_int() || is_uint(); }
+  bool is_scalar() const { return lanes_ == 1; }
+  bool is_vector() const { return lanes_ > 1; }
+
+  /// The same element type with `lanes` lanes.
+  Type WithLanes(int lanes) const { return Type(code_, bits_, lanes); }
+  Type ElementOf() const { return WithLanes(1); }
+
+  bool operator==(const Type& o) const {
+    return code_ == o.code_ && bits_ == o.bits_ && lanes_ == o.lanes_;
+  }
+  bool operator!=(const Type& o) const { return !(*this == o); }
+
+  /// "float32", "int64", "float32x8", "bool", "handle".
+  std::string ToString() const;
+
+ private:
+  Code code_ = Code::kVoid;
+  int bits_ = 0;
+  int lanes_ = 1;
+};
+
+inline Type Int(int bits, int lanes = 1) { return Type(Type::Code::kInt, bits, lanes); }
+inline Type UInt(int bits, int lanes = 1) { return Type(Type::Code::kUInt, bits, lanes); }
+inline Type Float(int bits, int lanes = 1) { return Type(Type::Code::kFloat, bits, lanes); }
+inline Type Bool(int lanes = 1) { return Type(Type::Code::kBool, 1, lanes); }
+inline Type Handle() { return Type(Type::Code::kHandle, 64); }
+inline Type StringType() { return Type(Type::Code::kString, 0); }
+inline Type Void() { return Type(Type::Code::kVoid, 0); }
+/// The type of loop variables and symbolic dimensions.
+inline Type IndexType() { return Int(32); }
+
+}  // namespace cinn_like::ir

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# \file Installs every build and test dependency of cinn_like from the package registries.
+# Idempotent: packages already present are skipped by apt. The CUDA toolkit is expected at
+# /usr/local/cuda (CUDA_HOME overrides); without it the NVGPU target builds as unavailable.
+set -euo pipefail
+
+pkgs=(
+  build-essential cmake ninja-build pkg-config python3 python3-pip xz-utils
+  llvm-19-dev libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev
+  libgoogle-glog-dev libgflags-dev libabsl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libdlpack-dev nlohmann-json3-dev
+)
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+python3 -m pip show numpy >/dev/null 2>&1 || python3 -m pip install -q numpy
