@@ -194,6 +194,8 @@ struct BufferNode {
   /// The buffer's base address as a Handle-typed variable, for code that passes the buffer
   /// itself (kernel launch arguments).
   Var data;
+  /// The lang tensor (ir/tensor.h) that defines this buffer, if any; opaque at this level.
+  std::weak_ptr<void> defining_tensor;
 };
 using Buffer = std::shared_ptr<BufferNode>;
 Buffer MakeBuffer(std::string name, Type dtype, std::vector<Expr> shape,

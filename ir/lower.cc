@@ -1,0 +1,122 @@
+/// \file The lowering pipeline, in order, with a dump and a timer after each pass.
+#include "ir/lower.h"
+
+#include <glog/logging.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "ir/flags.h"
+#include "ir/lower_stage.h"
+#include "ir/printer.h"
+#include "ir/transforms/flatten_storage.h"
+#include "ir/transforms/simplify.h"
+#include "ir/transforms/unroll.h"
+#include "ir/transforms/vectorize.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+namespace {
+
+/// Buffers a statement reads.
+std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
+  struct Finder : IRVisitor {
+    std::set<const BufferNode*> found;
+    using IRVisitor::Visit;
+    void VisitLoad(const Load* op) override {
+      found.insert(op->buffer.get());
+      IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.Visit(s);
+  return f.found;
+}
+
+/// Runs a pass, times it, and dumps its result under a numbered name.
+class PassRunner {
+ public:
+  explicit PassRunner(std::string func) : func_(std::move(func)) {}
+  Stmt Run(const char* pass, const std::function<Stmt(const Stmt&)>& fn, const Stmt& in) {
+    auto start = std::chrono::steady_clock::now();
+    Stmt out = fn(in);
+    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
+                                                          start).count();
+    VLOG(2) << "lower " << func_ << ": " << pass << " took " << ms << " ms";
+    Dump(pass, out);
+    return out;
+  }
+  void Dump(const char* pass, const Stmt& s) {
+    char prefix[8];
+    std::snprintf(prefix, sizeof(prefix), "%02d", step_++);
+    DumpToFile(absl::StrCat(func_, ".", prefix, "_", pass, ".ir"), ToString(s));
+  }
+
+ private:
+  std::string func_;
+  int step_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Tensor>& args,
+                                  const Schedule& schedule, const Target& target) {
+  auto func = std::make_shared<LoweredFuncNode>();
+  func->name = name;
+  std::set<const BufferNode*> arg_buffers;
+  for (auto& t : args) {
+    if (!t.defined()) {
+      return absl::InvalidArgumentError("function " + name + ": an argument tensor is undefined");
+    }
+    if (!arg_buffers.insert(t->buffer.get()).second) {
+      return absl::InvalidArgumentError("function " + name + ": tensor " + t.name() +
+                                        " is listed twice as an argument");
+    }
+    func->args.push_back(t->is_placeholder ? Argument::Input(t->buffer)
+                                           : Argument::Output(t->buffer));
+  }
+
+  // 1. Each stage's loop nest, producers first.
+  std::vector<Stmt> nests;
+  std::vector<Buffer> temporaries;
+  for (auto& stage : schedule.stages()) {
+    auto nest = LowerStage(*stage);
+    if (!nest.ok()) return nest.status();
+    nests.push_back(*nest);
+    const Buffer& out = stage->tensor()->buffer;
+    if (!arg_buffers.count(out.get())) {
+      if (target.is_nvgpu()) {
+        return absl::InvalidArgumentError(
+            "function " + name + ": tensor " + out->name +
+            " is computed but is not an argument; on NVGPU every computed tensor must be an "
+            "argument for now");
+      }
+      temporaries.push_back(out);
+    }
+  }
+  Stmt body = Block::Make(nests);
+  for (const BufferNode* read : ReadBuffers(body)) {
+    bool computed = false;
+    for (auto& stage : schedule.stages()) computed |= stage->tensor()->buffer.get() == read;
+    if (!computed && !arg_buffers.count(read)) {
+      return absl::InvalidArgumentError("function " + name + ": tensor " + read->name +
+                                        " is read but is neither an argument nor computed here");
+    }
+  }
+  for (auto& tmp : temporaries) body = Allocate::Make(tmp, body);
+
+  // 2. The passes, in order.
+  PassRunner passes(name);
+  passes.Dump("schedule", body);
+  body = passes.Run("simplify", [](const Stmt& s) { return Simplify(s); }, body);
+  body = passes.Run("vectorize", VectorizeLoops, body);
+  body = passes.Run("unroll", UnrollLoops, body);
+  body = passes.Run("flatten_storage", FlattenStorage, body);
+  body = passes.Run("simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
+  func->body = body;
+  return func;
+}
+
+}  // namespace cinn_like::ir

@@ -1,0 +1,141 @@
+/// \file Building Placeholder and Compute tensors; recognising reductions.
+#include "ir/tensor.h"
+
+#include <glog/logging.h>
+
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+namespace {
+
+constexpr const char* kReduceMarker[] = {"", "reduce_sum", "reduce_max", "reduce_min"};
+
+Expr MakeReduceMarker(ReduceKind kind, Expr body, const std::vector<IterVar>& axes) {
+  // The marker carries the axes and their extents as arguments: body, var0, ext0, var1, ...
+  std::vector<Expr> args{body};
+  for (auto& a : axes) {
+    args.push_back(a.var);
+    args.push_back(a.extent);
+  }
+  return Call::Make(body.type(), kReduceMarker[static_cast<int>(kind)], args,
+                    Call::CallKind::kIntrinsic);
+}
+
+/// The tensors whose buffers an expression reads.
+class ProducerFinder : public IRVisitor {
+ public:
+  using IRVisitor::Visit;
+  std::vector<const BufferNode*> buffers;
+
+ protected:
+  void VisitLoad(const Load* op) override {
+    if (seen_.insert(op->buffer.get()).second) buffers.push_back(op->buffer.get());
+    IRVisitor::VisitLoad(op);
+  }
+
+ private:
+  std::set<const BufferNode*> seen_;
+};
+
+std::string AxisName(size_t i) {
+  static const char* kNames[] = {"i", "j", "k", "l", "m"};
+  return i < 5 ? kNames[i] : "i" + std::to_string(i);
+}
+
+}  // namespace
+
+IterVar ReduceAxis(Expr extent, std::string name) { return {Var(std::move(name)), extent}; }
+
+Expr Tensor::operator()(std::vector<Expr> indices) const {
+  CHECK_EQ(indices.size(), node_->shape.size())
+      << "tensor " << node_->name << " of rank " << node_->shape.size() << " indexed with "
+      << indices.size() << " indices";
+  return Load::Make(node_->buffer, std::move(indices));
+}
+
+Tensor Placeholder(const std::string& name, Type dtype, const std::vector<Expr>& shape) {
+  auto t = std::make_shared<TensorNode>();
+  t->name = name;
+  t->dtype = dtype;
+  t->shape = shape;
+  t->buffer = MakeBuffer(name, dtype, shape);
+  t->buffer->defining_tensor = t;
+  return Tensor(t);
+}
+
+Tensor Compute(const std::vector<Expr>& shape,
+               const std::function<Expr(const std::vector<Expr>&)>& fn, const std::string& name) {
+  auto t = std::make_shared<TensorNode>();
+  t->name = name;
+  t->shape = shape;
+  t->is_placeholder = false;
+  std::vector<Expr> index;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    t->axes.emplace_back(AxisName(i));
+    index.push_back(t->axes.back());
+  }
+  Expr value = fn(index);
+  auto* call = value.As<Call>();
+  for (int k = 1; k <= 3 && call; ++k) {
+    if (call->name != kReduceMarker[k]) continue;
+    t->reduce = static_cast<ReduceKind>(k);
+    value = call->args[0];
+    for (size_t a = 1; a + 1 < call->args.size(); a += 2) {
+      t->reduce_axes.push_back({Var(call->args[a]), call->args[a + 1]});
+    }
+  }
+  t->body = value;
+  t->dtype = value.type();
+  t->buffer = MakeBuffer(name, t->dtype, shape);
+  t->buffer->defining_tensor = t;
+  ProducerFinder finder;
+  finder.Visit(value);
+  for (const BufferNode* b : finder.buffers) {
+    auto owner = std::static_pointer_cast<TensorNode>(b->defining_tensor.lock());
+    if (owner) t->inputs.push_back(owner);
+  }
+  return Tensor(t);
+}
+
+Expr ReduceSum(Expr body, const std::vector<IterVar>& axes) {
+  return MakeReduceMarker(ReduceKind::kSum, std::move(body), axes);
+}
+Expr ReduceMax(Expr body, const std::vector<IterVar>& axes) {
+  return MakeReduceMarker(ReduceKind::kMax, std::move(body), axes);
+}
+Expr ReduceMin(Expr body, const std::vector<IterVar>& axes) {
+  return MakeReduceMarker(ReduceKind::kMin, std::move(body), axes);
+}
+
+Expr ReduceInit(ReduceKind kind, Type t) {
+  double inf = t.is_float() ? std::numeric_limits<double>::infinity() : 0;
+  switch (kind) {
+    case ReduceKind::kSum: return MakeConst(t, 0);
+    case ReduceKind::kMax:
+      if (t.is_float()) return MakeConst(t, -inf);
+      return MakeConst(t, t.is_uint() ? 0.0 : -std::ldexp(1.0, t.bits() - 1));
+    case ReduceKind::kMin:
+      if (t.is_float()) return MakeConst(t, inf);
+      return MakeConst(t, std::ldexp(1.0, t.bits() - (t.is_uint() ? 0 : 1)) - 1);
+    case ReduceKind::kNone: break;
+  }
+  LOG(FATAL) << "no init for a non-reduction";
+  return Expr();
+}
+
+Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value) {
+  switch (kind) {
+    case ReduceKind::kSum: return acc + value;
+    case ReduceKind::kMax: return max(acc, value);
+    case ReduceKind::kMin: return min(acc, value);
+    case ReduceKind::kNone: break;
+  }
+  LOG(FATAL) << "no combine for a non-reduction";
+  return Expr();
+}
+
+}  // namespace cinn_like::ir

@@ -1,0 +1,86 @@
+/// \file `lang`: tensors described as functions of their indices, in the style of TVM's te and
+/// CINN's lang. A Placeholder is an input; a Compute defines each element by an expression of
+/// its index variables; a reduction (ReduceSum/Max/Min over reduce axes) is a Compute whose
+/// expression is a reduction.
+///
+///   Var n("n");
+///   Tensor A = Placeholder("A", Float(32), {n});
+///   Tensor B = Placeholder("B", Float(32), {n});
+///   Tensor C = Compute({n}, [&](const std::vector<Expr>& i) { return A(i[0]) + B(i[0]); }, "C");
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace cinn_like::ir {
+
+/// An iteration axis: a variable and its extent [0, extent).
+struct IterVar {
+  Var var;
+  Expr extent;
+};
+
+/// A reduction axis of the given extent, for ReduceSum/ReduceMax/ReduceMin.
+IterVar ReduceAxis(Expr extent, std::string name = "k");
+
+enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin };
+
+struct TensorNode {
+  std::string name;
+  Type dtype;
+  std::vector<Expr> shape;
+  /// Where the tensor's elements live.
+  Buffer buffer;
+  /// Compute tensors: one index variable per dimension, the element expression in terms of
+  /// them (for a reduction, the value combined over the reduce axes), and the producers read.
+  bool is_placeholder = true;
+  std::vector<Var> axes;
+  Expr body;
+  ReduceKind reduce = ReduceKind::kNone;
+  std::vector<IterVar> reduce_axes;
+  std::vector<std::shared_ptr<TensorNode>> inputs;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<TensorNode> node) : node_(std::move(node)) {}
+  const TensorNode* operator->() const { return node_.get(); }
+  const std::shared_ptr<TensorNode>& node() const { return node_; }
+  bool defined() const { return node_ != nullptr; }
+  const std::string& name() const { return node_->name; }
+
+  /// The element at `indices` (one per dimension): a Load from the tensor's buffer.
+  Expr operator()(std::vector<Expr> indices) const;
+  template <typename... Args>
+  Expr operator()(Expr first, Args... rest) const {
+    return (*this)(std::vector<Expr>{first, Expr(rest)...});
+  }
+
+ private:
+  std::shared_ptr<TensorNode> node_;
+};
+
+/// An input tensor.
+Tensor Placeholder(const std::string& name, Type dtype, const std::vector<Expr>& shape);
+
+/// A tensor whose element at index i is fn(i). If fn returns ReduceSum/Max/Min(...) at its top
+/// level, the tensor is a reduction over those axes (initialized with 0, -inf, +inf).
+Tensor Compute(const std::vector<Expr>& shape,
+               const std::function<Expr(const std::vector<Expr>&)>& fn, const std::string& name);
+
+/// Reduction markers, valid only as the whole result of a Compute function.
+Expr ReduceSum(Expr body, const std::vector<IterVar>& axes);
+Expr ReduceMax(Expr body, const std::vector<IterVar>& axes);
+Expr ReduceMin(Expr body, const std::vector<IterVar>& axes);
+
+/// The identity of a reduction for `t` (0, lowest, highest).
+Expr ReduceInit(ReduceKind kind, Type t);
+/// combine(acc, value) of a reduction.
+Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value);
+
+}  // namespace cinn_like::ir

@@ -1,0 +1,430 @@
+/// \file The simplifier: one mutator that rewrites bottom-up with interval facts.
+#include "ir/transforms/simplify.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <unordered_map>
+
+#include "ir/mutator.h"
+#include "ir/substitute.h"
+
+namespace cinn_like::ir {
+namespace {
+
+constexpr int64_t kNegInf = std::numeric_limits<int64_t>::min() / 4;
+constexpr int64_t kPosInf = std::numeric_limits<int64_t>::max() / 4;
+
+/// A closed integer interval; the infinities are far from overflow.
+struct Interval {
+  int64_t lo = kNegInf, hi = kPosInf;
+  bool known_lo() const { return lo > kNegInf; }
+  bool known_hi() const { return hi < kPosInf; }
+  bool non_negative() const { return lo >= 0; }
+};
+
+int64_t Clamp(int64_t v) { return std::clamp(v, kNegInf, kPosInf); }
+
+/// Wraps a folded integer to the width of its type.
+int64_t Wrap(Type t, int64_t v) {
+  if (t.is_bool()) return v != 0;
+  if (t.bits() >= 64) return v;
+  if (t.is_uint()) return static_cast<int64_t>(static_cast<uint64_t>(v) & ((1ull << t.bits()) - 1));
+  int shift = 64 - t.bits();
+  return static_cast<int64_t>(static_cast<uint64_t>(v) << shift) >> shift;
+}
+
+const double* AsConstFloat(const Expr& e) {
+  auto* f = e.As<FloatImm>();
+  return f ? &f->value : nullptr;
+}
+
+bool IsZero(const Expr& e) {
+  auto* i = AsConstInt(e);
+  auto* f = AsConstFloat(e);
+  return (i && *i == 0) || (f && *f == 0.0);
+}
+
+bool IsOne(const Expr& e) {
+  auto* i = AsConstInt(e);
+  auto* f = AsConstFloat(e);
+  return (i && *i == 1) || (f && *f == 1.0);
+}
+
+Expr BoolConst(bool v) { return IntImm::Make(Bool(), v); }
+
+class Simplifier : public IRMutator {
+ public:
+  using IRMutator::Mutate;
+
+  Interval Bound(const Expr& e) {
+    if (!e.type().is_integer() || !e.type().is_scalar()) return {};
+    if (auto* c = AsConstInt(e)) return {*c, *c};
+    if (auto* v = e.As<Variable>()) {
+      auto it = bounds_.find(v);
+      if (it != bounds_.end()) return it->second;
+      return {0, kPosInf};
+    }
+    if (auto* op = e.As<Add>()) {
+      Interval a = Bound(op->a), b = Bound(op->b);
+      return {a.known_lo() && b.known_lo() ? Clamp(a.lo + b.lo) : kNegInf,
+              a.known_hi() && b.known_hi() ? Clamp(a.hi + b.hi) : kPosInf};
+    }
+    if (auto* op = e.As<Sub>()) {
+      Interval a = Bound(op->a), b = Bound(op->b);
+      return {a.known_lo() && b.known_hi() ? Clamp(a.lo - b.hi) : kNegInf,
+              a.known_hi() && b.known_lo() ? Clamp(a.hi - b.lo) : kPosInf};
+    }
+    if (auto* op = e.As<Mul>()) {
+      Interval a = Bound(op->a), b = Bound(op->b);
+      if (a.non_negative() && b.non_negative()) {
+        int64_t hi = a.known_hi() && b.known_hi() && a.hi < (1ll << 31) && b.hi < (1ll << 31)
+                         ? a.hi * b.hi
+                         : kPosInf;
+        return {a.lo * b.lo < kPosInf ? Clamp(a.lo * b.lo) : kPosInf, hi};
+      }
+      return {};
+    }
+    if (auto* op = e.As<Div>()) {
+      auto* c = AsConstInt(op->b);
+      Interval a = Bound(op->a);
+      if (c && *c > 0 && a.non_negative()) {
+        return {a.lo / *c, a.known_hi() ? a.hi / *c : kPosInf};
+      }
+      return {};
+    }
+    if (auto* op = e.As<Mod>()) {
+      auto* c = AsConstInt(op->b);
+      Interval a = Bound(op->a);
+      if (c && *c > 0 && a.non_negative()) return {0, std::min(*c - 1, a.hi)};
+      return {};
+    }
+    if (auto* op = e.As<Min>()) {
+      Interval a = Bound(op->a), b = Bound(op->b);
+      return {std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
+    }
+    if (auto* op = e.As<Max>()) {
+      Interval a = Bound(op->a), b = Bound(op->b);
+      return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+    }
+    return {};
+  }
+
+ protected:
+  Expr MutateAdd(const Add* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    if (IsZero(a)) return b;
+    if (IsZero(b)) return a;
+    if (AsConstInt(a) || AsConstFloat(a)) std::swap(a, b);
+    // (x + c1) + c2 -> x + (c1 + c2)
+    if (auto* inner = a.As<Add>(); inner && AsConstInt(inner->b) && AsConstInt(b)) {
+      return Mutate(inner->a + Mutate(inner->b + b));
+    }
+    if (auto r = VectorArith(IrNodeKind::kAdd, a, b)) return *r;
+    return Rebuild<Add>(op, self, a, b);
+  }
+
+  Expr MutateSub(const Sub* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    if (IsZero(b)) return a;
+    if (a.same_as(b) && a.type().is_integer()) return MakeConst(a.type(), 0);
+    if (auto* inner = a.As<Add>(); inner && AsConstInt(inner->b) && AsConstInt(b)) {
+      return Mutate(inner->a + Mutate(inner->b - b));
+    }
+    if (auto r = VectorArith(IrNodeKind::kSub, a, b)) return *r;
+    return Rebuild<Sub>(op, self, a, b);
+  }
+
+  Expr MutateMul(const Mul* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    if (AsConstInt(a) || AsConstFloat(a)) std::swap(a, b);
+    if (IsOne(b)) return a;
+    if (IsZero(b) && a.type().is_integer()) return b;
+    if (auto* inner = a.As<Mul>(); inner && AsConstInt(inner->b) && AsConstInt(b)) {
+      return Mutate(inner->a * Mutate(inner->b * b));
+    }
+    if (auto r = VectorArith(IrNodeKind::kMul, a, b)) return *r;
+    return Rebuild<Mul>(op, self, a, b);
+  }
+
+  Expr MutateDiv(const Div* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    if (IsOne(b)) return a;
+    auto* c = AsConstInt(b);
+    if (c && *c > 0 && a.type().is_integer()) {
+      Interval ia = Bound(a);
+      if (ia.non_negative() && ia.hi < *c) return MakeConst(a.type(), 0);
+      // (x * k*c) / c -> x * k, and (x * k*c + y) / c -> x * k + y / c, for x, y >= 0.
+      if (auto* m = a.As<Mul>(); m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 &&
+                                 Bound(m->a).non_negative()) {
+        return Mutate(m->a * MakeConst(a.type(), *AsConstInt(m->b) / *c));
+      }
+      if (auto* add = a.As<Add>()) {
+        if (auto* m = add->a.As<Mul>(); m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 &&
+                                        Bound(m->a).non_negative() &&
+                                        Bound(add->b).non_negative()) {
+          return Mutate(m->a * MakeConst(a.type(), *AsConstInt(m->b) / *c) + add->b / b);
+        }
+      }
+    }
+    return Rebuild<Div>(op, self, a, b);
+  }
+
+  Expr MutateMod(const Mod* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    auto* c = AsConstInt(b);
+    if (c && *c > 0 && a.type().is_integer()) {
+      if (*c == 1) return MakeConst(a.type(), 0);
+      Interval ia = Bound(a);
+      if (ia.non_negative() && ia.hi < *c) return a;
+      if (auto* m = a.As<Mul>(); m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 &&
+                                 Bound(m->a).non_negative()) {
+        return MakeConst(a.type(), 0);
+      }
+      if (auto* add = a.As<Add>()) {
+        if (auto* m = add->a.As<Mul>(); m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 &&
+                                        Bound(m->a).non_negative() &&
+                                        Bound(add->b).non_negative()) {
+          return Mutate(add->b % b);
+        }
+      }
+    }
+    return Rebuild<Mod>(op, self, a, b);
+  }
+
+  Expr MutateMin(const Min* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    Interval ia = Bound(a), ib = Bound(b);
+    if (a.type().is_integer() && a.type().is_scalar()) {
+      if (ia.hi <= ib.lo && ia.known_hi()) return a;
+      if (ib.hi <= ia.lo && ib.known_hi()) return b;
+    }
+    return Rebuild<Min>(op, self, a, b);
+  }
+
+  Expr MutateMax(const Max* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (auto r = FoldArith(op->kind, a, b)) return *r;
+    Interval ia = Bound(a), ib = Bound(b);
+    if (a.type().is_integer() && a.type().is_scalar()) {
+      if (ia.lo >= ib.hi && ib.known_hi()) return a;
+      if (ib.lo >= ia.hi && ia.known_hi()) return b;
+    }
+    return Rebuild<Max>(op, self, a, b);
+  }
+
+#define CINN_LIKE_SIMPLIFY_COMPARE(name)                              \
+  Expr Mutate##name(const name* op, const Expr& self) override {      \
+    Expr a = Mutate(op->a), b = Mutate(op->b);                        \
+    if (auto r = DecideCompare(op->kind, a, b)) return BoolConst(*r); \
+    return Rebuild<name>(op, self, a, b);                             \
+  }
+  CINN_LIKE_SIMPLIFY_COMPARE(EQ)
+  CINN_LIKE_SIMPLIFY_COMPARE(NE)
+  CINN_LIKE_SIMPLIFY_COMPARE(LT)
+  CINN_LIKE_SIMPLIFY_COMPARE(LE)
+  CINN_LIKE_SIMPLIFY_COMPARE(GT)
+  CINN_LIKE_SIMPLIFY_COMPARE(GE)
+#undef CINN_LIKE_SIMPLIFY_COMPARE
+
+  Expr MutateAnd(const And* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (a.type().is_scalar()) {
+      if (auto* c = AsConstInt(a)) return *c ? b : a;
+      if (auto* c = AsConstInt(b)) return *c ? a : b;
+    }
+    return Rebuild<And>(op, self, a, b);
+  }
+
+  Expr MutateOr(const Or* op, const Expr& self) override {
+    Expr a = Mutate(op->a), b = Mutate(op->b);
+    if (a.type().is_scalar()) {
+      if (auto* c = AsConstInt(a)) return *c ? a : b;
+      if (auto* c = AsConstInt(b)) return *c ? b : a;
+    }
+    return Rebuild<Or>(op, self, a, b);
+  }
+
+  Expr MutateNot(const Not* op, const Expr& self) override {
+    Expr a = Mutate(op->a);
+    if (auto* c = AsConstInt(a)) return BoolConst(!*c);
+    return a.same_as(op->a) ? self : Not::Make(a);
+  }
+
+  Expr MutateSelect(const Select* op, const Expr& self) override {
+    Expr c = Mutate(op->cond), t = Mutate(op->true_value), f = Mutate(op->false_value);
+    if (auto* v = AsConstInt(c)) return *v ? t : f;
+    if (c.same_as(op->cond) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+    return Select::Make(c, t, f);
+  }
+
+  Expr MutateCast(const Cast* op, const Expr& self) override {
+    Expr v = Mutate(op->value);
+    Type t = op->type;
+    if (t.is_scalar()) {
+      if (auto* i = AsConstInt(v)) {
+        if (t.is_integer() || t.is_bool()) return IntImm::Make(t, Wrap(t, *i));
+        if (t.is_float()) return FloatImm::Make(t, static_cast<double>(*i));
+      }
+      if (auto* f = AsConstFloat(v); f && t.is_float()) return FloatImm::Make(t, *f);
+    }
+    return v.same_as(op->value) ? self : Cast::Make(t, v);
+  }
+
+  Stmt MutateFor(const For* op, const Stmt& self) override {
+    Expr mn = Mutate(op->min), ext = Mutate(op->extent);
+    if (IsConstInt(ext, 0)) return Block::Make({});
+    bool bound = op->for_kind == ForKind::kGpuBlock || op->for_kind == ForKind::kGpuThread;
+    if (IsConstInt(ext, 1) && !bound) {
+      return Mutate(Substitute(op->body, {{op->loop_var.node(), mn}}));
+    }
+    Interval range;
+    Interval imn = Bound(mn), iext = Bound(ext);
+    range.lo = imn.lo;
+    range.hi = imn.known_hi() && iext.known_hi() ? imn.hi + iext.hi - 1 : kPosInf;
+    auto saved = bounds_.find(op->loop_var.node());
+    bounds_[op->loop_var.node()] = range;
+    Stmt body = Mutate(op->body);
+    bounds_.erase(op->loop_var.node());
+    (void)saved;
+    if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;
+    return For::Make(op->loop_var, mn, ext, op->for_kind, body, op->bind_axis);
+  }
+
+  Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
+    Expr c = Mutate(op->cond);
+    if (auto* v = AsConstInt(c)) {
+      if (*v) return Mutate(op->then_case);
+      return op->else_case.defined() ? Mutate(op->else_case) : Block::Make({});
+    }
+    Stmt t = Mutate(op->then_case), e = Mutate(op->else_case);
+    if (c.same_as(op->cond) && t.same_as(op->then_case) && e.same_as(op->else_case)) return self;
+    return IfThenElse::Make(c, t, e);
+  }
+
+ private:
+  template <typename T>
+  Expr Rebuild(const T* op, const Expr& self, const Expr& a, const Expr& b) {
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;
+    return T::Make(a, b);
+  }
+
+  /// Folds two scalar constants of the same type.
+  std::optional<Expr> FoldArith(IrNodeKind k, const Expr& a, const Expr& b) {
+    if (!a.type().is_scalar()) return std::nullopt;
+    Type t = a.type();
+    auto *ia = AsConstInt(a), *ib = AsConstInt(b);
+    if (ia && ib) {
+      int64_t x = *ia, y = *ib, r;
+      switch (k) {
+        case IrNodeKind::kAdd: r = x + y; break;
+        case IrNodeKind::kSub: r = x - y; break;
+        case IrNodeKind::kMul: r = x * y; break;
+        case IrNodeKind::kDiv: if (y == 0) return std::nullopt; r = x / y; break;
+        case IrNodeKind::kMod: if (y == 0) return std::nullopt; r = x % y; break;
+        case IrNodeKind::kMin: r = std::min(x, y); break;
+        case IrNodeKind::kMax: r = std::max(x, y); break;
+        default: return std::nullopt;
+      }
+      return IntImm::Make(t, Wrap(t, r));
+    }
+    auto *fa = AsConstFloat(a), *fb = AsConstFloat(b);
+    if (fa && fb) {
+      double x = *fa, y = *fb, r;
+      switch (k) {
+        case IrNodeKind::kAdd: r = x + y; break;
+        case IrNodeKind::kSub: r = x - y; break;
+        case IrNodeKind::kMul: r = x * y; break;
+        case IrNodeKind::kDiv: r = x / y; break;
+        case IrNodeKind::kMin: r = std::min(x, y); break;
+        case IrNodeKind::kMax: r = std::max(x, y); break;
+        default: return std::nullopt;
+      }
+      if (t == Float(32)) r = static_cast<float>(r);
+      return FloatImm::Make(t, r);
+    }
+    return std::nullopt;
+  }
+
+  /// Ramp/broadcast algebra: keeps vector index arithmetic in ramp form so that codegen
+  /// sees dense vector accesses.
+  std::optional<Expr> VectorArith(IrNodeKind k, const Expr& a, const Expr& b) {
+    if (!a.type().is_vector()) return std::nullopt;
+    auto *ra = a.As<Ramp>(), *rb = b.As<Ramp>();
+    auto *ba = a.As<Broadcast>(), *bb = b.As<Broadcast>();
+    int lanes = a.type().lanes();
+    switch (k) {
+      case IrNodeKind::kAdd:
+        if (ba && bb) return Broadcast::Make(Mutate(ba->value + bb->value), lanes);
+        if (ra && bb) return Ramp::Make(Mutate(ra->base + bb->value), ra->stride, lanes);
+        if (ba && rb) return Ramp::Make(Mutate(ba->value + rb->base), rb->stride, lanes);
+        if (ra && rb) {
+          return Ramp::Make(Mutate(ra->base + rb->base), Mutate(ra->stride + rb->stride), lanes);
+        }
+        break;
+      case IrNodeKind::kSub:
+        if (ba && bb) return Broadcast::Make(Mutate(ba->value - bb->value), lanes);
+        if (ra && bb) return Ramp::Make(Mutate(ra->base - bb->value), ra->stride, lanes);
+        break;
+      case IrNodeKind::kMul:
+        if (ba && bb) return Broadcast::Make(Mutate(ba->value * bb->value), lanes);
+        if (ra && bb) {
+          return Ramp::Make(Mutate(ra->base * bb->value), Mutate(ra->stride * bb->value), lanes);
+        }
+        if (ba && rb) {
+          return Ramp::Make(Mutate(rb->base * ba->value), Mutate(rb->stride * ba->value), lanes);
+        }
+        break;
+      default: break;
+    }
+    return std::nullopt;
+  }
+
+  std::optional<bool> DecideCompare(IrNodeKind k, const Expr& a, const Expr& b) {
+    if (!a.type().is_scalar()) return std::nullopt;
+    if (auto *fa = AsConstFloat(a), *fb = AsConstFloat(b); fa && fb) {
+      switch (k) {
+        case IrNodeKind::kEQ: return *fa == *fb;
+        case IrNodeKind::kNE: return *fa != *fb;
+        case IrNodeKind::kLT: return *fa < *fb;
+        case IrNodeKind::kLE: return *fa <= *fb;
+        case IrNodeKind::kGT: return *fa > *fb;
+        case IrNodeKind::kGE: return *fa >= *fb;
+        default: return std::nullopt;
+      }
+    }
+    if (!a.type().is_integer()) return std::nullopt;
+    // Decide on the interval of a - b, which also catches (x + c) < x forms.
+    Interval d = Bound(a - b);
+    Interval ia = Bound(a), ib = Bound(b);
+    if (ia.known_hi() && ib.known_lo()) d.hi = std::min(d.hi, ia.hi - ib.lo);
+    if (ia.known_lo() && ib.known_hi()) d.lo = std::max(d.lo, ia.lo - ib.hi);
+    if (a.same_as(b)) d = {0, 0};
+    switch (k) {
+      case IrNodeKind::kLT: if (d.hi < 0) return true; if (d.lo >= 0) return false; break;
+      case IrNodeKind::kLE: if (d.hi <= 0) return true; if (d.lo > 0) return false; break;
+      case IrNodeKind::kGT: if (d.lo > 0) return true; if (d.hi <= 0) return false; break;
+      case IrNodeKind::kGE: if (d.lo >= 0) return true; if (d.hi < 0) return false; break;
+      case IrNodeKind::kEQ: if (d.lo == 0 && d.hi == 0) return true; if (d.lo > 0 || d.hi < 0) return false; break;
+      case IrNodeKind::kNE: if (d.lo == 0 && d.hi == 0) return false; if (d.lo > 0 || d.hi < 0) return true; break;
+      default: break;
+    }
+    return std::nullopt;
+  }
+
+  std::unordered_map<const Variable*, Interval> bounds_;
+};
+
+}  // namespace
+
+Expr Simplify(const Expr& e) { return Simplifier().Mutate(e); }
+Stmt Simplify(const Stmt& s) { return Simplifier().Mutate(s); }
+
+}  // namespace cinn_like::ir
