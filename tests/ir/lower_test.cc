@@ -10,6 +10,9 @@
 namespace cinn_like::ir {
 namespace {
 
+using ::testing::HasSubstr;
+using ::testing::Not;
+
 std::string LowerExample(const std::string& name, const Target& target) {
   auto ex = examples::Find(name);
   EXPECT_TRUE(ex.ok()) << ex.status();
@@ -18,11 +21,95 @@ std::string LowerExample(const std::string& name, const Target& target) {
   return f.ok() ? ToString((*f)->body) : "";
 }
 
-TEST(Lower, PrintAll) {
-  for (auto& e : examples::All()) {
-    std::cout << "=== " << e.name << " x86\n" << LowerExample(e.name, Target::X86());
-    std::cout << "=== " << e.name << " nvgpu\n" << LowerExample(e.name, Target::NVGPU(90));
-  }
+TEST(Lower, VectorAddSplitBy64WithGuardedTail) {
+  EXPECT_EQ(LowerExample("myadd", Target::X86()),
+            "for (i_outer, 0, ((n + 63) / 64)) {\n"
+            "  for (i_inner, 0, 64) {\n"
+            "    if ((((i_outer * 64) + i_inner) < n)) {\n"
+            "      C[((i_outer * 64) + i_inner)] = (A[((i_outer * 64) + i_inner)] + "
+            "B[((i_outer * 64) + i_inner)])\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(Lower, VectorAddBoundToBlocksAndThreadsOnNvgpu) {
+  std::string ir = LowerExample("myadd", Target::NVGPU(90));
+  EXPECT_THAT(ir, HasSubstr("blockIdx.x for (i_outer, 0, ((n + 63) / 64)) {\n"
+                            "  threadIdx.x for (i_inner, 0, 64) {\n"
+                            "    if ((((i_outer * 64) + i_inner) < n)) {"));
+}
+
+TEST(Lower, SumReductionSplitBy32InitializesBeforeTheReduceLoops) {
+  EXPECT_EQ(LowerExample("sum_reduce", Target::X86()),
+            "B[0] = 0.0f\n"
+            "for (k_outer, 0, ((n + 31) / 32)) {\n"
+            "  for (k_inner, 0, 32) {\n"
+            "    if ((((k_outer * 32) + k_inner) < n)) {\n"
+            "      B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(Lower, Add2DReorderPutsColumnsOutside) {
+  EXPECT_EQ(LowerExample("add2d_reorder", Target::X86()),
+            "for (j, 0, 64) {\n"
+            "  for (i, 0, m) {\n"
+            "    C[((i * 64) + j)] = (A[((i * 64) + j)] + B[((i * 64) + j)])\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(Lower, TiledMatmulHasTilesThenReductionThenPointsAndNoGuards) {
+  std::string ir = LowerExample("matmul_tiled", Target::X86());
+  // Tile loops, the init nest over the points, then k between tiles and points.
+  EXPECT_THAT(ir, HasSubstr("for (i_outer, 0, 32) {\n"
+                            "  for (j_outer, 0, 32) {\n"
+                            "    for (i_inner, 0, 32) {\n"
+                            "      for (j_inner, 0, 32) {\n"
+                            "        C[((((i_outer * 32) + i_inner) * 1024) + ((j_outer * 32) + "
+                            "j_inner))] = 0.0f\n"));
+  EXPECT_THAT(ir, HasSubstr("    for (k, 0, 1024) {\n"
+                            "      for (i_inner, 0, 32) {\n"
+                            "        for (j_inner, 0, 32) {\n"));
+  EXPECT_THAT(ir, Not(HasSubstr("if (")));  // 1024 divides by 32: no tail guards
+}
+
+TEST(Lower, VectorizedTiledAddUsesRampsOfEightLanes) {
+  std::string ir = LowerExample("add_vectorized", Target::X86());
+  EXPECT_THAT(ir, HasSubstr("for (i_outer, 0, ((m + 15) / 16)) {\n"
+                            "  for (j_outer, 0, 4) {\n"
+                            "    for (i_inner, 0, 16) {\n"
+                            "      for (j_inner_outer, 0, 8) {\n"));
+  EXPECT_THAT(ir, HasSubstr("C[ramp(((((i_outer * 16) + i_inner) * 256) + ((j_outer * 64) + "
+                            "(j_inner_outer * 8))), 1, 8)] = (A[ramp("));
+  EXPECT_THAT(ir, Not(HasSubstr("j_inner_inner")));  // the vectorized loop is gone
+}
+
+TEST(Lower, MissingArgumentIsAnError) {
+  Var n("n");
+  Tensor a = Placeholder("A", Float(32), {n});
+  Tensor c = Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "C");
+  auto sch = Schedule::Create({c});
+  auto f = Lower("scale", {c}, sch, Target::X86());
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(f.status().message(),
+              HasSubstr("function scale: tensor A is read but is neither an argument nor computed"));
+}
+
+TEST(Lower, IntermediateTensorOnX86IsAllocated) {
+  Var n("n");
+  Tensor a = Placeholder("A", Float(32), {n});
+  Tensor t = Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "T");
+  Tensor c = Compute({n}, [&](const std::vector<Expr>& i) { return t(i[0]) + 1.0f; }, "C");
+  auto sch = Schedule::Create({c});
+  auto f = Lower("chain", {a, c}, sch, Target::X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_THAT(ToString((*f)->body), HasSubstr("allocate T[float32 * n] in global"));
+  auto g = Lower("chain", {a, c}, sch, Target::NVGPU(90));
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(), HasSubstr("tensor T is computed but is not an argument"));
 }
 
 }  // namespace
