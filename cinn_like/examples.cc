@@ -145,7 +145,7 @@ std::vector<Example> MakeAll() {
                    for (float v : args[0]) acc += v;
                    args[1][0] = static_cast<float>(acc);
                  },
-                 1, {1, 31, 32, 33, 1000, 4097}});
+                 1, {1, 31, 32, 33, 1000, 4097}, 1e-5});
   all.push_back({"add2d_reorder", "C = A + B over (m, 64), loops reordered to (j, i)",
                  BuildAdd2DReorder,
                  [](int64_t m) {
@@ -169,7 +169,7 @@ std::vector<Example> MakeAll() {
                      for (int j = 0; j < n; ++j) args[2][i * n + j] = static_cast<float>(row[j]);
                    }
                  },
-                 2, {1024}});
+                 2, {1024}, 1e-5});
   all.push_back({"add_vectorized", "C = A + B over (m, 256), tiled 16x64, inner loop vectorized by 8",
                  BuildAddVectorized,
                  [](int64_t m) {

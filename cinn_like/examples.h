@@ -26,6 +26,8 @@ struct Example {
   int num_inputs = 2;
   /// Problem sizes the example is checked at.
   std::vector<int64_t> sizes;
+  /// Largest accepted ||out - ref|| / ||ref|| over the outputs.
+  double tolerance = 1e-6;
 };
 
 /// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized.

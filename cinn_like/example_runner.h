@@ -1,0 +1,29 @@
+/// \file Runs a built-in example through a Compiler: build, look up, run on fresh random
+/// data (on the device for NVGPU), compare with the example's reference.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "backends/compiler.h"
+#include "cinn_like/examples.h"
+
+namespace cinn_like::examples {
+
+struct RunReport {
+  int64_t n = 0;
+  double rel_error = 0;  // ||out - ref|| / ||ref|| over all outputs
+  bool passed = false;
+  double run_ms = 0;     // median of the timed calls (synchronized)
+  std::string ToString() const;
+};
+
+/// Lowers `example` for the compiler's target and builds it (once per compiler and example).
+absl::Status BuildExample(const Example& example, backends::Compiler& compiler);
+
+/// Runs an example already built into `compiler` at size n; `timed_runs` extra calls are timed.
+absl::StatusOr<RunReport> RunExample(const Example& example, backends::Compiler& compiler,
+                                     int64_t n, int timed_runs = 0);
+
+}  // namespace cinn_like::examples
