@@ -1,0 +1,106 @@
+/// \file Host code generation: a module of host entry functions to LLVM IR, following the
+/// calling convention of DESIGN.md. Targets subclass it (x86, the CUDA host side).
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+
+namespace cinn_like::backends {
+
+/// An LLVM module with the context that owns it (the module is destroyed first).
+struct LLVMModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  /// The textual LLVM IR.
+  std::string ToString() const;
+};
+
+/// Translates the host entries of an ir::Module (indices flattened) to LLVM IR. Each entry `f`
+/// becomes `i32 @f(ptr %args, i32 %num_args, ptr %stream)`: it checks the DLTensors through
+/// the runtime (count, dtype, rank, device, dims), binds symbolic dims, runs the body and
+/// returns 0, or returns the runtime's nonzero code at the first failed check.
+class CodeGenLLVM {
+ public:
+  virtual ~CodeGenLLVM();
+
+  /// Generates every function of `module`; functions that are not host entries are an error.
+  absl::StatusOr<LLVMModule> Compile(const ir::Module& module);
+
+ protected:
+  CodeGenLLVM(std::string triple, std::string data_layout);
+
+  /// The DLPack device type the entry's tensors must be on.
+  virtual int32_t DeviceType() const;
+  /// Emits an intrinsic call (Call::CallKind::kIntrinsic); the default knows none. Report
+  /// errors with Fail(); return a value of the call's type (any i32 value for void calls).
+  virtual llvm::Value* EmitIntrinsicCall(const ir::Call* op);
+
+  // Helpers for subclasses.
+  llvm::Value* EmitExpr(const ir::Expr& e);
+  void EmitStmt(const ir::Stmt& s);
+  /// Records the first error and returns a poison placeholder of `placeholder_type` (i32 when
+  /// null or void); nothing more is emitted and Compile returns the error.
+  llvm::Value* Fail(absl::Status status, llvm::Type* placeholder_type = nullptr);
+  /// The register type of `t` (bool is i1) and its memory type (bool is i8).
+  llvm::Type* LLVMType(const ir::Type& t) const;
+  llvm::Type* MemoryType(const ir::Type& t) const;
+  /// Declares (once) an external C function.
+  llvm::FunctionCallee RuntimeFunction(const std::string& name, llvm::Type* ret,
+                                       std::vector<llvm::Type*> params);
+  /// A private constant C string.
+  llvm::Value* ConstString(const std::string& s);
+  /// When `code` is nonzero, returns it from the current function (an i32 function).
+  void ReturnIfNonzero(llvm::Value* code);
+  /// A stack slot in the current function's entry block.
+  llvm::AllocaInst* EntryAlloca(llvm::Type* type, llvm::Value* count = nullptr,
+                                const std::string& name = "");
+
+  llvm::LLVMContext& ctx() { return *context_; }
+  llvm::IRBuilder<>& builder() { return *builder_; }
+  llvm::Module& module() { return *module_; }
+  llvm::Type* i32() { return builder_->getInt32Ty(); }
+  llvm::Type* i64() { return builder_->getInt64Ty(); }
+  llvm::Type* ptr() { return builder_->getPtrTy(); }
+  llvm::Value* stream() { return stream_; }
+  llvm::Function* function() { return function_; }
+
+ private:
+  void EmitHostEntry(const ir::LoweredFuncNode& func);
+  llvm::Value* EmitBinary(const ir::BinaryNode* op);
+  llvm::Value* EmitCast(const ir::Cast* op);
+  llvm::Value* EmitLoad(const ir::Load* op);
+  void EmitStore(const ir::Store* op);
+  llvm::Value* EmitRamp(const ir::Ramp* op);
+  llvm::Value* EmitPureCall(const ir::Call* op);
+  void EmitFor(const ir::For* op);
+  void EmitSerialFor(const ir::For* op, const char* loop_hint);
+  void EmitParallelFor(const ir::For* op);
+  void EmitIfThenElse(const ir::IfThenElse* op);
+  void EmitAllocate(const ir::Allocate* op);
+  llvm::Value* BufferPointer(const ir::Buffer& buffer);
+  llvm::Value* ElementPointer(const ir::Buffer& buffer, llvm::Value* index);
+
+  std::string triple_, data_layout_;
+  std::unique_ptr<llvm::LLVMContext> context_;
+  std::unique_ptr<llvm::Module> module_;
+  std::unique_ptr<llvm::IRBuilder<>> builder_;
+  absl::Status status_;
+  std::string func_name_;
+  llvm::Function* function_ = nullptr;
+  llvm::Value* stream_ = nullptr;
+  int parallel_count_ = 0;
+  // Values of the variables in scope: loop indices, symbolic dims, buffer base addresses.
+  std::unordered_map<const ir::Variable*, llvm::Value*> vars_;
+};
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,239 @@
+/// \file ORC LLJIT setup, the O3 pipeline, symbol lookup and object export.
+#include "backends/llvm/execution_engine.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/Bitcode/BitcodeReader.h>
+#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
+#include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Linker/Linker.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/flags.h"
+#include "runtime/symbols.h"
+
+namespace cinn_like::backends {
+
+namespace {
+
+void InitializeNativeTargetOnce() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+std::string ToString(llvm::Error err) { return llvm::toString(std::move(err)); }
+
+absl::StatusOr<llvm::orc::JITTargetMachineBuilder> HostMachineBuilder() {
+  InitializeNativeTargetOnce();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) {
+    return absl::InternalError("cannot describe the host CPU for LLVM: " +
+                               ToString(jtmb.takeError()));
+  }
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  return std::move(*jtmb);
+}
+
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> HostTargetMachine() {
+  auto jtmb = HostMachineBuilder();
+  if (!jtmb.ok()) return jtmb.status();
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    return absl::InternalError("cannot create the host target machine: " +
+                               ToString(tm.takeError()));
+  return std::move(*tm);
+}
+
+void Optimize(llvm::Module& m, llvm::TargetMachine* tm) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PipelineTuningOptions options;
+  options.LoopVectorization = true;
+  options.SLPVectorization = true;
+  options.LoopUnrolling = true;
+  llvm::PassBuilder pb(tm, options);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  mpm.run(m, mam);
+}
+
+}  // namespace
+
+absl::StatusOr<std::pair<std::string, std::string>> HostTargetDescription() {
+  auto jtmb = HostMachineBuilder();
+  if (!jtmb.ok()) return jtmb.status();
+  auto layout = jtmb->getDefaultDataLayoutForTarget();
+  if (!layout) {
+    return absl::InternalError("cannot get the host data layout: " + ToString(layout.takeError()));
+  }
+  return std::make_pair(jtmb->getTargetTriple().str(), layout->getStringRepresentation());
+}
+
+ExecutionEngine::ExecutionEngine() = default;
+ExecutionEngine::~ExecutionEngine() = default;
+
+absl::StatusOr<std::unique_ptr<ExecutionEngine>> ExecutionEngine::Create() {
+  auto jtmb = HostMachineBuilder();
+  if (!jtmb.ok()) return jtmb.status();
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+  if (!jit) return absl::InternalError("cannot create the ORC JIT: " + ToString(jit.takeError()));
+  std::unique_ptr<ExecutionEngine> engine(new ExecutionEngine());
+  engine->jit_ = std::move(*jit);
+  auto& jd = engine->jit_->getMainJITDylib();
+  auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
+      engine->jit_->getDataLayout().getGlobalPrefix());
+  if (!process) {
+    return absl::InternalError("cannot search the process's libraries: " +
+                               ToString(process.takeError()));
+  }
+  jd.addGenerator(std::move(*process));
+  absl::Status s = engine->RegisterSymbols(runtime::RuntimeSymbols());
+  if (!s.ok()) return s;
+  return engine;
+}
+
+absl::Status ExecutionEngine::RegisterSymbols(
+    const std::vector<std::pair<std::string, void*>>& symbols) {
+  llvm::orc::SymbolMap map;
+  for (auto& [name, address] : symbols) {
+    map[jit_->mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
+        llvm::orc::ExecutorAddr::fromPtr(address),
+        llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  }
+  if (llvm::Error err =
+          jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(map)))) {
+    return absl::AlreadyExistsError("cannot register JIT symbols: " + ToString(std::move(err)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExecutionEngine::AddModule(LLVMModule m) {
+  if (!m.module || !m.context) return absl::InvalidArgumentError("AddModule of an empty module");
+  auto tm = HostTargetMachine();
+  if (!tm.ok()) return tm.status();
+  m.module->setDataLayout((*tm)->createDataLayout());
+  m.module->setTargetTriple((*tm)->getTargetTriple().str());
+  std::string errors;
+  llvm::raw_string_ostream es(errors);
+  if (llvm::verifyModule(*m.module, &es)) {
+    es.flush();
+    return absl::InternalError("invalid LLVM module " + m.module->getName().str() + ": " + errors);
+  }
+  std::string cpu = (*tm)->getTargetCPU().str();
+  std::string features = (*tm)->getTargetFeatureString().str();
+  std::vector<std::string> added;
+  for (llvm::Function& f : *m.module) {
+    if (f.isDeclaration()) continue;
+    f.addFnAttr("target-cpu", cpu);
+    if (!features.empty()) f.addFnAttr("target-features", features);
+    if (f.hasExternalLinkage()) added.push_back(f.getName().str());
+  }
+  Optimize(*m.module, tm->get());
+  if (!DumpDir().empty()) {
+    std::string text;
+    llvm::raw_string_ostream ts(text);
+    m.module->print(ts, nullptr);
+    ts.flush();
+    DumpToFile(m.module->getName().str() + ".host.opt.ll", text);
+  }
+
+  std::string bitcode;
+  llvm::raw_string_ostream bs(bitcode);
+  llvm::WriteBitcodeToFile(*m.module, bs);
+  bs.flush();
+
+  llvm::orc::ThreadSafeModule tsm(std::move(m.module), std::move(m.context));
+  if (llvm::Error err = jit_->addIRModule(std::move(tsm))) {
+    return absl::InvalidArgumentError("cannot add the module to the JIT: " +
+                                      ToString(std::move(err)));
+  }
+  // Materialize now, so that machine code generation and linking (and their errors, such as
+  // an unresolved symbol) belong to this call rather than to the first Lookup.
+  for (auto& name : added) {
+    auto addr = jit_->lookup(name);
+    if (!addr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot link function '", name, "': ", ToString(addr.takeError())));
+    }
+  }
+  bitcode_.push_back(std::move(bitcode));
+  functions_.insert(functions_.end(), added.begin(), added.end());
+  return absl::OkStatus();
+}
+
+absl::StatusOr<void*> ExecutionEngine::Lookup(const std::string& name) {
+  bool known = std::find(functions_.begin(), functions_.end(), name) != functions_.end();
+  if (!known) {
+    return absl::NotFoundError(
+        absl::StrCat("function '", name, "' was not found in the JIT; functions added: ",
+                     functions_.empty() ? "(none)" : absl::StrJoin(functions_, ", ")));
+  }
+  auto addr = jit_->lookup(name);
+  if (!addr) {
+    return absl::InternalError(
+        absl::StrCat("cannot link function '", name, "': ", ToString(addr.takeError())));
+  }
+  return addr->toPtr<void*>();
+}
+
+absl::Status ExecutionEngine::ExportObject(const std::string& path) {
+  auto tm = HostTargetMachine();
+  if (!tm.ok()) return tm.status();
+  llvm::LLVMContext context;
+  auto linked = std::make_unique<llvm::Module>("cinn_like_export", context);
+  linked->setDataLayout((*tm)->createDataLayout());
+  linked->setTargetTriple((*tm)->getTargetTriple().str());
+  for (auto& bc : bitcode_) {
+    auto buffer = llvm::MemoryBuffer::getMemBuffer(bc, "module", false);
+    auto m = llvm::parseBitcodeFile(buffer->getMemBufferRef(), context);
+    if (!m) return absl::InternalError("cannot reload a JIT module: " + ToString(m.takeError()));
+    if (llvm::Linker::linkModules(*linked, std::move(*m))) {
+      return absl::InternalError("cannot link the JIT modules into one object (duplicate symbols)");
+    }
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
+  if (ec)
+    return absl::InvalidArgumentError("cannot open " + path + " for writing: " + ec.message());
+  llvm::legacy::PassManager pm;
+  if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
+    return absl::InternalError("the host target machine cannot emit object files");
+  }
+  pm.run(*linked);
+  out.flush();
+  if (out.has_error()) {
+    std::string msg = out.error().message();
+    out.clear_error();
+    return absl::InternalError("cannot write " + path + ": " + msg);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cinn_like::backends

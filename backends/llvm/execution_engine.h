@@ -1,0 +1,46 @@
+/// \file The JIT: LLVM 19 ORC LLJIT that optimizes host modules, links them against the
+/// runtime's C ABI and hands out function addresses.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "backends/llvm/codegen_llvm.h"
+
+namespace llvm::orc {
+class LLJIT;
+}
+
+namespace cinn_like::backends {
+
+/// The host's target triple and data layout (initializes the native target once).
+absl::StatusOr<std::pair<std::string, std::string>> HostTargetDescription();
+
+class ExecutionEngine {
+ public:
+  /// A JIT for the host CPU with the runtime's C functions and the process's libraries (libm)
+  /// resolvable from JIT code.
+  static absl::StatusOr<std::unique_ptr<ExecutionEngine>> Create();
+  ~ExecutionEngine();
+
+  /// Defines absolute symbols, e.g. "<kernel>_ptr_" to the address of a kernel handle slot.
+  absl::Status RegisterSymbols(const std::vector<std::pair<std::string, void*>>& symbols);
+  /// Runs the O3 pipeline for the host CPU on `m`, then adds it to the JIT.
+  absl::Status AddModule(LLVMModule m);
+  /// The address of a function added earlier; NotFound names it and the functions added.
+  absl::StatusOr<void*> Lookup(const std::string& name);
+  /// Writes one object file (.o) with the (optimized) code of every module added.
+  absl::Status ExportObject(const std::string& path);
+
+ private:
+  ExecutionEngine();
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+  std::vector<std::string> functions_;  // defined functions added, in order
+  std::vector<std::string> bitcode_;    // each optimized module, to re-emit as an object
+};
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,29 @@
+/// \file The runtime symbol table: the one place that lists what JIT code may call.
+#include "runtime/symbols.h"
+
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/thread_pool.h"
+#ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cuda_runtime.h"
+#endif
+
+namespace cinn_like::runtime {
+
+std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
+#define CINN_LIKE_SYMBOL(fn) \
+  { #fn, reinterpret_cast < void*>(&fn) }
+  return {
+      CINN_LIKE_SYMBOL(cinn_like_get_last_error),    CINN_LIKE_SYMBOL(cinn_like_set_last_error),
+      CINN_LIKE_SYMBOL(cinn_like_clear_last_error),  CINN_LIKE_SYMBOL(cinn_like_check_num_args),
+      CINN_LIKE_SYMBOL(cinn_like_check_tensor),      CINN_LIKE_SYMBOL(cinn_like_tensor_data),
+      CINN_LIKE_SYMBOL(cinn_like_tensor_dim),        CINN_LIKE_SYMBOL(cinn_like_check_dim),
+      CINN_LIKE_SYMBOL(cinn_like_check_index_range), CINN_LIKE_SYMBOL(cinn_like_parallel_for),
+      CINN_LIKE_SYMBOL(cinn_like_num_threads),
+#ifdef CINN_LIKE_WITH_CUDA
+      CINN_LIKE_SYMBOL(cinn_like_cuda_launch),
+#endif
+  };
+#undef CINN_LIKE_SYMBOL
+}
+
+}  // namespace cinn_like::runtime

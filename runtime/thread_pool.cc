@@ -1,0 +1,102 @@
+/// \file A small persistent std::thread pool with chunked static scheduling.
+#include "runtime/thread_pool.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace {
+
+// True on pool workers and on a caller while it runs its own chunk: nested loops run serially.
+thread_local bool in_parallel_region = false;
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int num_threads) : num_threads_(std::max(1, num_threads)) {
+    for (int w = 1; w < num_threads_; ++w) workers_.emplace_back([this, w] { WorkerLoop(w); });
+  }
+  // Never destroyed (see Get): workers stay blocked on the condition variable at exit.
+
+  static ThreadPool& Get() {
+    static ThreadPool* pool = new ThreadPool(static_cast<int>(std::thread::hardware_concurrency()));
+    return *pool;
+  }
+
+  int num_threads() const { return num_threads_; }
+
+  void Run(int32_t extent, void (*fn)(int32_t, void*), void* closure) {
+    std::lock_guard<std::mutex> one_job(job_mutex_);  // one parallel loop at a time
+    int chunks = static_cast<int>(std::min<int64_t>(num_threads_, extent));
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      fn_ = fn;
+      closure_ = closure;
+      extent_ = extent;
+      chunks_ = chunks;
+      pending_ = chunks - 1;
+      ++generation_;
+    }
+    wake_.notify_all();
+    in_parallel_region = true;
+    RunChunk(0);
+    in_parallel_region = false;
+    std::unique_lock<std::mutex> lock(mutex_);
+    done_.wait(lock, [this] { return pending_ == 0; });
+  }
+
+ private:
+  void RunChunk(int chunk) {
+    int64_t begin = static_cast<int64_t>(extent_) * chunk / chunks_;
+    int64_t end = static_cast<int64_t>(extent_) * (chunk + 1) / chunks_;
+    for (int64_t i = begin; i < end; ++i) fn_(static_cast<int32_t>(i), closure_);
+  }
+
+  void WorkerLoop(int worker) {
+    in_parallel_region = true;
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        wake_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+        if (worker >= chunks_) continue;
+      }
+      RunChunk(worker);
+      std::lock_guard<std::mutex> lock(mutex_);
+      if (--pending_ == 0) done_.notify_one();
+    }
+  }
+
+  const int num_threads_;
+  std::vector<std::thread> workers_;
+  std::mutex job_mutex_;
+  std::mutex mutex_;
+  std::condition_variable wake_, done_;
+  uint64_t generation_ = 0;
+  void (*fn_)(int32_t, void*) = nullptr;
+  void* closure_ = nullptr;
+  int32_t extent_ = 0;
+  int chunks_ = 1;
+  int pending_ = 0;
+};
+
+}  // namespace
+
+extern "C" {
+
+int cinn_like_parallel_for(int32_t extent, void (*fn)(int32_t, void*), void* closure) {
+  if (extent <= 0) return 0;
+  if (extent < 2 || in_parallel_region || ThreadPool::Get().num_threads() < 2) {
+    for (int32_t i = 0; i < extent; ++i) fn(i, closure);
+    return 0;
+  }
+  ThreadPool::Get().Run(extent, fn, closure);
+  return 0;
+}
+
+int32_t cinn_like_num_threads(void) { return ThreadPool::Get().num_threads(); }
+
+}  // extern "C"

@@ -1,0 +1,138 @@
+/// \file What the generated LLVM IR promises: vector types, the runtime's parallel loop,
+/// the argument checks, kernel launches on the CUDA host side, and object export.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "backends/compiler.h"
+#include "backends/llvm/host_ir.h"
+#include "tests/backends/host_funcs.h"
+
+namespace cinn_like::backends {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+TEST(X86Codegen, DenseRampIsOneVectorLoadAndStore) {
+  ir::Var n("n");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n});
+  auto c = ir::MakeBuffer("C", ir::Float(32), {n});
+  ir::Var i("i");
+  ir::Expr dense = ir::Ramp::Make(i * 8, 1, 8);
+  auto module = testing::MakeModule(
+      "vcopy", {ir::Argument::Input(a), ir::Argument::Output(c)},
+      ir::For::Make(
+          i, 0, n / 8, ir::ForKind::kSerial,
+          ir::Store::Make(c, {dense},
+                          ir::Load::Make(a, {dense}) * ir::Broadcast::Make(ir::Expr(3.0f), 8))));
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok());
+  auto text = (*compiler)->GetSourceCode(module);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, AllOf(HasSubstr("load <8 x float>"), HasSubstr("store <8 x float>"),
+                           Not(HasSubstr("extractelement"))));
+}
+
+TEST(X86Codegen, StridedRampIsScalarized) {
+  ir::Var n("n");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n});
+  auto c = ir::MakeBuffer("C", ir::Float(32), {n});
+  ir::Var i("i");
+  auto module = testing::MakeModule(
+      "gather", {ir::Argument::Input(a), ir::Argument::Output(c)},
+      ir::For::Make(i, 0, n / 8, ir::ForKind::kSerial,
+                    ir::Store::Make(c, {ir::Ramp::Make(i * 8, 1, 8)},
+                                    ir::Load::Make(a, {ir::Ramp::Make(i, 2, 8)}))));
+  auto text = X86HostIR(module);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, AllOf(HasSubstr("extractelement <8 x i32>"),
+                           HasSubstr("insertelement <8 x float>"), HasSubstr("store <8 x float>")));
+}
+
+TEST(X86Codegen, EntryChecksArgumentsThroughTheRuntime) {
+  auto text = X86HostIR(testing::VectorAdd("myadd"));
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text,
+              AllOf(HasSubstr("define i32 @myadd(ptr %args, i32 %num_args, ptr %stream)"),
+                    HasSubstr("cinn_like_check_num_args"), HasSubstr("cinn_like_check_tensor"),
+                    HasSubstr("cinn_like_check_index_range"), HasSubstr("cinn_like_check_dim"),
+                    HasSubstr("cinn_like_tensor_data")));
+}
+
+TEST(X86Codegen, LoopHints) {
+  auto unrolled = X86HostIR(testing::VectorAdd("u", ir::ForKind::kUnrolled));
+  ASSERT_TRUE(unrolled.ok());
+  // Symbolic extent: no full-unroll hint.
+  EXPECT_THAT(*unrolled, Not(HasSubstr("llvm.loop.unroll.full")));
+  auto vectorized = X86HostIR(testing::VectorAdd("v", ir::ForKind::kVectorized));
+  ASSERT_TRUE(vectorized.ok());
+  EXPECT_THAT(*vectorized, HasSubstr("llvm.loop.vectorize.enable"));
+
+  auto a = ir::MakeBuffer("A", ir::Float(32), {16});
+  ir::Var i("i");
+  auto fixed = X86HostIR(testing::MakeModule(
+      "fixed", {ir::Argument::Output(a)},
+      ir::For::Make(i, 0, 16, ir::ForKind::kUnrolled, ir::Store::Make(a, {i}, ir::Expr(2.0f)))));
+  ASSERT_TRUE(fixed.ok()) << fixed.status();
+  EXPECT_THAT(*fixed, HasSubstr("llvm.loop.unroll.full"));
+}
+
+TEST(X86Codegen, CudaHostLaunchesThroughTheRuntime) {
+  ir::Var n("n");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n});
+  auto c = ir::MakeBuffer("C", ir::Float(32), {n});
+  std::vector<ir::Expr> launch_args = {ir::StringImm::Make("myadd_kernel"),
+                                       (n + 255) / 256,
+                                       1,
+                                       1,
+                                       256,
+                                       1,
+                                       1,
+                                       0,
+                                       a->data,
+                                       c->data,
+                                       n};
+  auto module = testing::MakeModule(
+      "myadd", {ir::Argument::Input(a), ir::Argument::Output(c)},
+      ir::Evaluate::Make(ir::Call::Make(ir::Void(), ir::kLaunchKernel, launch_args,
+                                        ir::Call::CallKind::kIntrinsic)));
+  auto text = CudaHostIR(module);
+  ASSERT_TRUE(text.ok()) << text.status();
+  EXPECT_THAT(*text, AllOf(HasSubstr("@myadd_kernel_ptr_ = external global ptr"),
+                           HasSubstr("call i32 @cinn_like_cuda_launch("), HasSubstr("ptr %stream"),
+                           HasSubstr("i32 2, i32 32, i32 1, i32 2)")));  // float32, rank 1, kDLCUDA
+  // x86 has no such intrinsic.
+  auto x86 = X86HostIR(module);
+  ASSERT_FALSE(x86.ok());
+  EXPECT_THAT(x86.status().message(), HasSubstr(ir::kLaunchKernel));
+}
+
+TEST(X86Codegen, ExportObjectWritesAnElfFile) {
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok());
+  ASSERT_TRUE((*compiler)->Build(testing::VectorAdd("myadd", ir::ForKind::kParallel)).ok());
+  std::string path = (std::filesystem::temp_directory_path() /
+                      ("cinn_like_export_" + std::to_string(::getpid()) + ".o"))
+                         .string();
+  absl::Status s = (*compiler)->ExportObject(path);
+  ASSERT_TRUE(s.ok()) << s;
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(bytes.size(), 4u);
+  EXPECT_EQ(bytes.substr(0, 4),
+            "\x7f"
+            "ELF");
+  EXPECT_NE(bytes.find("myadd"), std::string::npos);
+  std::remove(path.c_str());
+  // An unwritable path is an error, not an abort.
+  EXPECT_FALSE((*compiler)->ExportObject("/nonexistent_dir/x.o").ok());
+}
+
+}  // namespace
+}  // namespace cinn_like::backends

@@ -1,0 +1,165 @@
+/// \file x86 backend errors: each is returned (status or nonzero code with a message), never
+/// an abort, and names what the user needs to fix.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/compiler.h"
+#include "runtime/cinn_like_runtime.h"
+#include "tests/backends/host_funcs.h"
+#include "tests/test_util.h"
+
+namespace cinn_like::backends {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+using testing::HostTensor;
+
+class X86Errors : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    auto c = Compiler::Create(ir::Target::X86());
+    ASSERT_TRUE(c.ok()) << c.status();
+    compiler_ = std::move(*c);
+    ASSERT_TRUE(compiler_->Build(testing::VectorAdd("myadd")).ok());
+    auto fn = compiler_->Lookup("myadd");
+    ASSERT_TRUE(fn.ok()) << fn.status();
+    fn_ = *fn;
+  }
+  std::unique_ptr<Compiler> compiler_;
+  EntryFunction fn_ = nullptr;
+};
+
+TEST_F(X86Errors, LookupOfAnUnknownName) {
+  auto fn = compiler_->Lookup("no_such_function");
+  ASSERT_FALSE(fn.ok());
+  EXPECT_EQ(fn.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(fn.status().message(), AllOf(HasSubstr("no_such_function"), HasSubstr("myadd")));
+}
+
+TEST_F(X86Errors, WrongNumberOfTensors) {
+  HostTensor<float> a({8}), b({8});
+  DLTensor* args[] = {a.dl(), b.dl()};
+  EXPECT_EQ(fn_(args, 2, nullptr), -1);
+  EXPECT_THAT(
+      cinn_like_get_last_error(),
+      AllOf(HasSubstr("myadd"), HasSubstr("expected 3 tensor arguments"), HasSubstr("got 2")));
+}
+
+TEST_F(X86Errors, WrongDType) {
+  HostTensor<double> a({8});
+  HostTensor<float> b({8}), c({8});
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(), AllOf(HasSubstr("myadd"), HasSubstr("(A)"),
+                                                HasSubstr("float64"), HasSubstr("float32")));
+}
+
+TEST_F(X86Errors, WrongRank) {
+  HostTensor<float> a({8}), b({2, 4}), c({8});
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(), AllOf(HasSubstr("myadd"), HasSubstr("(B)"),
+                                                HasSubstr("rank 2"), HasSubstr("expected rank 1")));
+}
+
+TEST_F(X86Errors, WrongDevice) {
+  HostTensor<float> a({8}), b({8}), c({8});
+  c.dl()->device = {kDLCUDA, 0};
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(), AllOf(HasSubstr("(C)"), HasSubstr("expected cpu")));
+}
+
+TEST_F(X86Errors, MismatchedSymbolicDims) {
+  HostTensor<float> a({10}), b({11}), c({10});
+  b.FillRandom();
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(),
+              AllOf(HasSubstr("myadd"), HasSubstr("tensor B has size 11 at dim 0, expected 10")));
+}
+
+TEST_F(X86Errors, SymbolicDimOutsideInt32) {
+  HostTensor<float> a({1}), b({1}), c({1});
+  int64_t huge = int64_t{1} << 33;
+  a.dl()->shape = &huge;
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(), AllOf(HasSubstr("tensor A"), HasSubstr("int32")));
+}
+
+TEST(X86BuildErrors, GpuBoundLoopIsRejected) {
+  ir::Var n("n");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n});
+  ir::Var tx("threadIdx_x");
+  auto module = testing::MakeModule("gpu_loop", {ir::Argument::Output(a)},
+                                    ir::For::Make(tx, 0, n, ir::ForKind::kGpuThread,
+                                                  ir::Store::Make(a, {tx}, ir::Expr(1.0f)), 0));
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok());
+  absl::Status s = (*compiler)->Build(module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr("gpu_loop"), HasSubstr("threadIdx_x"), HasSubstr("x86")));
+  auto fn = (*compiler)->Lookup("gpu_loop");
+  EXPECT_FALSE(fn.ok());
+}
+
+TEST(X86BuildErrors, UnflattenedIndexIsRejected) {
+  auto a = ir::MakeBuffer("A", ir::Float(32), {4, 4});
+  ir::Var i("i");
+  auto module = testing::MakeModule(
+      "unflat", {ir::Argument::Output(a)},
+      ir::For::Make(i, 0, 4, ir::ForKind::kSerial, ir::Store::Make(a, {i, i}, ir::Expr(1.0f))));
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok());
+  absl::Status s = (*compiler)->Build(module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("store to A has 2 indices"), HasSubstr("flattening")));
+}
+
+TEST(X86BuildErrors, UnboundVariable) {
+  auto a = ir::MakeBuffer("A", ir::Float(32), {4});
+  ir::Var i("i"), stray("stray");
+  auto module = testing::MakeModule("unbound", {ir::Argument::Output(a)},
+                                    ir::For::Make(i, 0, 4, ir::ForKind::kSerial,
+                                                  ir::Store::Make(a, {i + stray}, ir::Expr(1.0f))));
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok());
+  absl::Status s = (*compiler)->Build(module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("unbound"), HasSubstr("variable stray")));
+}
+
+TEST(X86BuildErrors, UnknownMathFunctionInsideAnExpression) {
+  ir::Var n("n");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n});
+  ir::Var i("i");
+  ir::Expr x = ir::Load::Make(a, {i});
+  auto module = testing::MakeModule(
+      "bad_math", {ir::Argument::Output(a)},
+      ir::For::Make(
+          i, 0, n, ir::ForKind::kSerial,
+          ir::Store::Make(a, {i}, ir::Call::Make(ir::Float(32), "no_such_fn", {x}) * x + x)));
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok());
+  absl::Status s = (*compiler)->Build(module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr("bad_math"), HasSubstr("unknown math function no_such_fn")));
+}
+
+TEST(X86BuildErrors, NVGPUWithoutCuda) {
+#ifdef CINN_LIKE_WITH_CUDA
+  GTEST_SKIP() << "this build has CUDA";
+#else
+  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
+  ASSERT_FALSE(compiler.ok());
+  EXPECT_EQ(compiler.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(compiler.status().message(), HasSubstr("without the CUDA toolkit"));
+#endif
+}
+
+}  // namespace
+}  // namespace cinn_like::backends
