@@ -29,7 +29,8 @@ TEST_P(ExamplesX86, MatchesReferenceAtEverySize) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesX86,
                          ::testing::Values("myadd", "sum_reduce", "add2d_reorder", "matmul_tiled",
-                                           "add_vectorized"));
+                                           "add_vectorized"),
+                         [](const auto& info) { return info.param; });
 
 TEST(ExamplesX86, LookupOfAnUnknownName) {
   auto compiler = backends::Compiler::Create(ir::Target::X86());

@@ -1,0 +1,56 @@
+/// \file CodeGenC: prints loop IR as C source. Source backends (CUDA) derive from it and
+/// override what differs: types, loop bindings, memory scopes, special values.
+#pragma once
+
+#include <sstream>
+#include <string>
+
+#include "absl/status/status.h"
+#include "ir/ir.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::backends {
+
+class CodeGenC : protected ir::IRVisitor {
+ public:
+  virtual ~CodeGenC() = default;
+
+ protected:
+  /// The C spelling of a scalar type; vectors are an error recorded in status_.
+  virtual std::string TypeName(const ir::Type& t);
+  /// A float constant (handles infinities and NaN).
+  virtual std::string FloatLiteral(const ir::Type& t, double v);
+  /// `__shared__ ` and the like before a local array of the scope.
+  virtual std::string ScopePrefix(ir::MemoryScope scope) { return ""; }
+  /// Prints a bound For; the base class has no GPU and records an error.
+  virtual void PrintBoundFor(const ir::For* op);
+
+  std::string Print(const ir::Expr& e);
+  void PrintStmt(const ir::Stmt& s);
+  void Indent() { out_ << std::string(2 * indent_, ' '); }
+  void Nested(const ir::Stmt& s) {
+    ++indent_;
+    PrintStmt(s);
+    --indent_;
+  }
+  /// Records the first error; printing goes on so the rest is still readable in dumps.
+  void Fail(absl::Status s) {
+    if (status_.ok()) status_ = std::move(s);
+  }
+
+  using ir::IRVisitor::Visit;
+#define CINN_LIKE_DECLARE_VISIT(name) void Visit##name(const ir::name* op) override;
+  CINN_LIKE_ALL_NODES(CINN_LIKE_DECLARE_VISIT)
+#undef CINN_LIKE_DECLARE_VISIT
+
+  std::ostringstream out_;  // the whole translation unit
+  std::ostringstream* expr_ = nullptr;  // where expressions print
+  int indent_ = 0;
+  absl::Status status_;
+
+ private:
+  void PrintBinary(const ir::BinaryNode* op, const char* sym);
+  void CheckScalar(const ir::Type& t, const char* what);
+};
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,118 @@
+/// \file SplitHostDevice: collect what each bound loop nest uses, make it a kernel.
+#include "ir/transforms/split_host_device.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "ir/transforms/simplify.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+namespace {
+
+/// What one top-level statement uses: bound loops, buffers read and written, free variables.
+class UseCollector : public IRVisitor {
+ public:
+  using IRVisitor::Visit;
+  std::array<Expr, 3> grid{}, block{};
+  bool bound = false;
+  std::set<const BufferNode*> read, written;
+  std::set<const Variable*> vars, loop_vars;
+
+ protected:
+  void VisitFor(const For* op) override {
+    loop_vars.insert(op->loop_var.node());
+    if (op->for_kind == ForKind::kGpuBlock || op->for_kind == ForKind::kGpuThread) {
+      bound = true;
+      Expr& dim = (op->for_kind == ForKind::kGpuBlock ? grid : block)[op->bind_axis];
+      dim = dim.defined() ? Simplify(max(dim, op->extent)) : op->extent;
+    }
+    IRVisitor::VisitFor(op);
+  }
+  void VisitVariable(const Variable* op) override { vars.insert(op); }
+  void VisitLoad(const Load* op) override {
+    read.insert(op->buffer.get());
+    IRVisitor::VisitLoad(op);
+  }
+  void VisitStore(const Store* op) override {
+    written.insert(op->buffer.get());
+    IRVisitor::VisitStore(op);
+  }
+};
+
+std::string WrittenName(const UseCollector& uses) {
+  return uses.written.empty() ? std::string("nothing") : (*uses.written.begin())->name;
+}
+
+}  // namespace
+
+absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
+  HostDeviceModules out;
+  out.host = {module.name, module.target, {}};
+  out.device = {module.name, module.target, {}};
+  for (const LoweredFunc& f : module.functions) {
+    if (f->kind != LoweredFuncNode::Kind::kHostEntry) {
+      return absl::InvalidArgumentError("function " + f->name + " is already a device kernel");
+    }
+    std::vector<Stmt> top;
+    if (auto* block = f->body.As<Block>()) {
+      top = block->stmts;
+    } else {
+      top = {f->body};
+    }
+    std::vector<Var> shape_vars = ShapeVars(*f);
+    std::vector<Stmt> launches;
+    for (size_t k = 0; k < top.size(); ++k) {
+      UseCollector uses;
+      uses.Visit(top[k]);
+      if (!uses.bound) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "function ", f->name, ": a loop nest writing ", WrittenName(uses),
+            " has no GPU binding; bind its loops to blockIdx/threadIdx"));
+      }
+      auto kernel = std::make_shared<LoweredFuncNode>();
+      kernel->name = top.size() == 1 ? f->name + "_kernel" : absl::StrCat(f->name, "_kernel_", k);
+      kernel->kind = LoweredFuncNode::Kind::kDeviceKernel;
+      kernel->body = top[k];
+      for (int a = 0; a < 3; ++a) {
+        if (uses.grid[a].defined()) kernel->grid_dims[a] = uses.grid[a];
+        if (uses.block[a].defined()) kernel->block_dims[a] = uses.block[a];
+      }
+      std::vector<Expr> launch{StringImm::Make(kernel->name)};
+      for (auto& d : kernel->grid_dims) launch.push_back(d);
+      for (auto& d : kernel->block_dims) launch.push_back(d);
+      launch.push_back(Expr(kernel->shared_mem_bytes));
+      for (const Argument& arg : f->args) {
+        const BufferNode* b = arg.buffer.get();
+        if (!arg.is_buffer() || (!uses.read.count(b) && !uses.written.count(b))) continue;
+        kernel->args.push_back(uses.written.count(b) ? Argument::Output(arg.buffer)
+                                                     : Argument::Input(arg.buffer));
+        launch.push_back(arg.buffer->data);
+      }
+      for (const Var& v : shape_vars) {
+        if (!uses.vars.count(v.node()) || uses.loop_vars.count(v.node())) continue;
+        kernel->args.push_back(Argument::Scalar(v));
+        launch.push_back(v);
+      }
+      for (const Variable* v : uses.vars) {
+        bool known = uses.loop_vars.count(v) > 0;
+        for (auto& s : shape_vars) known |= s.node() == v;
+        if (!known) {
+          return absl::InvalidArgumentError(absl::StrCat("function ", f->name, ": variable ",
+                                                         v->name,
+                                                         " is neither a loop index nor a "
+                                                         "dimension of an argument"));
+        }
+      }
+      launches.push_back(Evaluate::Make(
+          Call::Make(Int(32), kLaunchKernel, launch, Call::CallKind::kIntrinsic)));
+      out.device.functions.push_back(kernel);
+    }
+    auto host = std::make_shared<LoweredFuncNode>(*f);
+    host->body = Block::Make(launches);
+    out.host.functions.push_back(host);
+  }
+  return out;
+}
+
+}  // namespace cinn_like::ir

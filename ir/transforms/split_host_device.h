@@ -1,0 +1,24 @@
+/// \file The host/device split for NVGPU: GPU-bound loop nests become device kernels and the
+/// host entry keeps only their launches.
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "ir/module.h"
+
+namespace cinn_like::ir {
+
+struct HostDeviceModules {
+  Module host;
+  Module device;
+};
+
+/// For each host entry `f` (indices already flattened), every top-level statement of its body
+/// that contains a GPU-bound loop becomes a kDeviceKernel `f_kernel` (`f_kernel_<k>` when
+/// there are several) taking the buffers it touches (in f's argument order; written ones as
+/// outputs) and then the symbolic dimensions it reads; its launch dims are the extents of
+/// its bound loops (the largest when an axis is bound more than once). `f` keeps its
+/// arguments and launches the kernels in order (intrinsic kLaunchKernel). A top-level loop
+/// nest without any GPU binding is an error naming the function and the buffer it writes.
+absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module);
+
+}  // namespace cinn_like::ir
