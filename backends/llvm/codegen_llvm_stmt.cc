@@ -1,0 +1,280 @@
+/// \file CodeGenLLVM: the translation of IR statements (loops of every kind, the parallel
+/// loop's outlined body, branches, allocations).
+#include "backends/llvm/codegen_llvm.h"
+
+#include <dlpack/dlpack.h>
+#include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/MDBuilder.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/printer.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::backends {
+
+namespace {
+
+// The variables a statement reads that it does not define itself (loop indices and allocated
+// buffers inside it are defined there), buffer base addresses included, in first-use order.
+class FreeVars : public ir::IRVisitor {
+ public:
+  std::vector<const ir::Variable*> vars;
+  std::map<const ir::Variable*, ir::Expr> exprs;
+  std::set<const ir::Variable*> defined;
+
+  void Use(const ir::Expr& e) {
+    auto* v = e.As<ir::Variable>();
+    if (!v || defined.count(v) || exprs.count(v)) return;
+    exprs[v] = e;
+    vars.push_back(v);
+  }
+
+ protected:
+  void VisitVariable(const ir::Variable* op) override {
+    // Reached only through Visit(Expr) below, which records the handle.
+  }
+  void VisitLoad(const ir::Load* op) override {
+    Use(op->buffer->data);
+    ir::IRVisitor::VisitLoad(op);
+  }
+  void VisitStore(const ir::Store* op) override {
+    Use(op->buffer->data);
+    ir::IRVisitor::VisitStore(op);
+  }
+  void VisitFor(const ir::For* op) override {
+    defined.insert(op->loop_var.node());
+    ir::IRVisitor::VisitFor(op);
+  }
+  void VisitAllocate(const ir::Allocate* op) override {
+    defined.insert(op->buffer->data.node());
+    for (auto& d : op->buffer->shape) Visit(d);
+    ir::IRVisitor::VisitAllocate(op);
+  }
+
+ public:
+  using ir::IRVisitor::Visit;
+  void Visit(const ir::Expr& e) override {
+    if (e.As<ir::Variable>()) Use(e);
+    ir::IRVisitor::Visit(e);
+  }
+};
+
+}  // namespace
+
+// Statements
+
+void CodeGenLLVM::EmitStmt(const ir::Stmt& s) {
+  if (!s.defined() || !status_.ok()) return;
+  switch (s.kind()) {
+    case ir::IrNodeKind::kStore:
+      EmitStore(s.As<ir::Store>());
+      return;
+    case ir::IrNodeKind::kFor:
+      EmitFor(s.As<ir::For>());
+      return;
+    case ir::IrNodeKind::kIfThenElse:
+      EmitIfThenElse(s.As<ir::IfThenElse>());
+      return;
+    case ir::IrNodeKind::kBlock:
+      for (auto& st : s.As<ir::Block>()->stmts) EmitStmt(st);
+      return;
+    case ir::IrNodeKind::kEvaluate:
+      EmitExpr(s.As<ir::Evaluate>()->value);
+      return;
+    case ir::IrNodeKind::kAllocate:
+      EmitAllocate(s.As<ir::Allocate>());
+      return;
+    default:
+      Fail(absl::InternalError(
+          absl::StrCat("expression node ", ir::KindName(s.kind()), " used as a statement")));
+  }
+}
+
+void CodeGenLLVM::EmitFor(const ir::For* op) {
+  switch (op->for_kind) {
+    case ir::ForKind::kSerial:
+      EmitSerialFor(op, nullptr);
+      return;
+    case ir::ForKind::kUnrolled:
+      EmitSerialFor(op, ir::AsConstInt(op->extent) ? "llvm.loop.unroll.full" : nullptr);
+      return;
+    case ir::ForKind::kVectorized:
+      EmitSerialFor(op, "llvm.loop.vectorize.enable");
+      return;
+    case ir::ForKind::kParallel:
+      EmitParallelFor(op);
+      return;
+    case ir::ForKind::kGpuBlock:
+    case ir::ForKind::kGpuThread:
+      Fail(absl::InternalError(absl::StrCat(
+          "loop ", op->loop_var.name(), " is bound to a GPU axis (", ir::ForKindName(op->for_kind),
+          ") but reached host code generation: x86 has no GPU axes")));
+      return;
+  }
+}
+
+void CodeGenLLVM::EmitSerialFor(const ir::For* op, const char* loop_hint) {
+  auto& b = *builder_;
+  llvm::Type* ity = LLVMType(op->loop_var.type());
+  llvm::Value* mn = b.CreateIntCast(EmitExpr(op->min), ity, true);
+  llvm::Value* ext = b.CreateIntCast(EmitExpr(op->extent), ity, true);
+  llvm::Value* end = b.CreateAdd(mn, ext, op->loop_var.name() + ".end");
+  llvm::BasicBlock* pre = b.GetInsertBlock();
+  auto* header = llvm::BasicBlock::Create(*context_, op->loop_var.name() + ".header", function_);
+  auto* body = llvm::BasicBlock::Create(*context_, op->loop_var.name() + ".body", function_);
+  auto* exit = llvm::BasicBlock::Create(*context_, op->loop_var.name() + ".exit", function_);
+  b.CreateBr(header);
+  b.SetInsertPoint(header);
+  llvm::PHINode* iv = b.CreatePHI(ity, 2, op->loop_var.name());
+  iv->addIncoming(mn, pre);
+  b.CreateCondBr(b.CreateICmpSLT(iv, end), body, exit);
+  b.SetInsertPoint(body);
+  vars_[op->loop_var.node()] = iv;
+  EmitStmt(op->body);
+  vars_.erase(op->loop_var.node());
+  llvm::Value* next = b.CreateAdd(iv, llvm::ConstantInt::get(ity, 1), "", true, true);
+  iv->addIncoming(next, b.GetInsertBlock());
+  llvm::BranchInst* back = b.CreateBr(header);
+  if (loop_hint) {
+    llvm::Metadata* prop = nullptr;
+    if (std::string(loop_hint) == "llvm.loop.vectorize.enable") {
+      prop = llvm::MDNode::get(*context_, {llvm::MDString::get(*context_, loop_hint),
+                                           llvm::ConstantAsMetadata::get(b.getTrue())});
+    } else {
+      prop = llvm::MDNode::get(*context_, {llvm::MDString::get(*context_, loop_hint)});
+    }
+    auto temp = llvm::MDNode::getTemporary(*context_, std::nullopt);
+    llvm::MDNode* loop = llvm::MDNode::getDistinct(*context_, {temp.get(), prop});
+    loop->replaceOperandWith(0, loop);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loop);
+  }
+  b.SetInsertPoint(exit);
+}
+
+void CodeGenLLVM::EmitParallelFor(const ir::For* op) {
+  auto& b = *builder_;
+  // What the body needs from outside: captured by value in a closure struct.
+  FreeVars fv;
+  fv.defined.insert(op->loop_var.node());
+  fv.Visit(op->body);
+  std::vector<const ir::Variable*> captured;
+  std::vector<llvm::Value*> values;
+  std::vector<llvm::Type*> types;
+  llvm::Type* ity = LLVMType(op->loop_var.type());
+  llvm::Value* mn = b.CreateIntCast(EmitExpr(op->min), ity, true);
+  values.push_back(mn);
+  types.push_back(ity);
+  for (auto* v : fv.vars) {
+    auto it = vars_.find(v);
+    if (it == vars_.end()) continue;  // reported as unbound when the body is emitted
+    captured.push_back(v);
+    values.push_back(it->second);
+    types.push_back(it->second->getType());
+  }
+  auto* closure_ty = llvm::StructType::get(*context_, types);
+  llvm::Value* closure = EntryAlloca(closure_ty, nullptr, op->loop_var.name() + ".closure");
+  for (size_t k = 0; k < values.size(); ++k) {
+    b.CreateStore(values[k], b.CreateStructGEP(closure_ty, closure, static_cast<unsigned>(k)));
+  }
+  llvm::Value* extent = b.CreateIntCast(EmitExpr(op->extent), i32(), true);
+
+  // The outlined body: void fn(i32 index, ptr closure).
+  auto* body_ty = llvm::FunctionType::get(b.getVoidTy(), {i32(), ptr()}, false);
+  auto* body_fn = llvm::Function::Create(
+      body_ty, llvm::Function::InternalLinkage,
+      absl::StrCat(func_name_, "_parallel_", parallel_count_++, "_", op->loop_var.name()),
+      *module_);
+  llvm::Function* saved_fn = function_;
+  llvm::IRBuilderBase::InsertPoint saved_ip = b.saveIP();
+  auto saved_vars = vars_;
+  function_ = body_fn;
+  b.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", body_fn));
+  llvm::Value* in = body_fn->getArg(1);
+  vars_.clear();
+  llvm::Value* fmin = b.CreateLoad(types[0], b.CreateStructGEP(closure_ty, in, 0));
+  for (size_t k = 0; k < captured.size(); ++k) {
+    vars_[captured[k]] =
+        b.CreateLoad(types[k + 1], b.CreateStructGEP(closure_ty, in, static_cast<unsigned>(k + 1)),
+                     captured[k]->name);
+  }
+  llvm::Value* index = b.CreateIntCast(body_fn->getArg(0), ity, true);
+  vars_[op->loop_var.node()] = b.CreateAdd(fmin, index, op->loop_var.name());
+  EmitStmt(op->body);
+  b.CreateRetVoid();
+  function_ = saved_fn;
+  vars_ = std::move(saved_vars);
+  b.restoreIP(saved_ip);
+
+  auto parallel_for = RuntimeFunction("cinn_like_parallel_for", i32(), {i32(), ptr(), ptr()});
+  llvm::Value* rc = b.CreateCall(parallel_for, {extent, body_fn, closure});
+  if (function_->getReturnType()->isIntegerTy(32)) ReturnIfNonzero(rc);
+}
+
+void CodeGenLLVM::EmitIfThenElse(const ir::IfThenElse* op) {
+  auto& b = *builder_;
+  llvm::Value* cond = EmitExpr(op->cond);
+  if (!op->cond.type().is_bool() || !op->cond.type().is_scalar()) {
+    Fail(absl::InvalidArgumentError("if condition of type " + op->cond.type().ToString()));
+    return;
+  }
+  auto* then_bb = llvm::BasicBlock::Create(*context_, "if.then", function_);
+  auto* end_bb = llvm::BasicBlock::Create(*context_, "if.end", function_);
+  llvm::BasicBlock* else_bb = end_bb;
+  if (op->else_case.defined()) else_bb = llvm::BasicBlock::Create(*context_, "if.else", function_);
+  b.CreateCondBr(cond, then_bb, else_bb);
+  b.SetInsertPoint(then_bb);
+  EmitStmt(op->then_case);
+  b.CreateBr(end_bb);
+  if (op->else_case.defined()) {
+    b.SetInsertPoint(else_bb);
+    EmitStmt(op->else_case);
+    b.CreateBr(end_bb);
+  }
+  b.SetInsertPoint(end_bb);
+}
+
+void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
+  auto& b = *builder_;
+  const ir::Buffer& buf = op->buffer;
+  constexpr int64_t kMaxStackBytes = 64 * 1024;
+  int64_t elems = 1;
+  bool constant = true;
+  for (auto& d : buf->shape) {
+    if (auto* c = ir::AsConstInt(d)) {
+      elems *= *c;
+    } else {
+      constant = false;
+    }
+  }
+  llvm::Type* elem = MemoryType(buf->dtype);
+  int64_t bytes = elems * buf->dtype.bytes();
+  bool on_stack = constant && (buf->scope != ir::MemoryScope::kGlobal || bytes <= kMaxStackBytes);
+  if (on_stack) {
+    llvm::AllocaInst* a = EntryAlloca(elem, b.getInt64(std::max<int64_t>(elems, 1)), buf->name);
+    a->setAlignment(llvm::Align(64));
+    vars_[buf->data.node()] = a;
+    EmitStmt(op->body);
+    vars_.erase(buf->data.node());
+    return;
+  }
+  llvm::Value* count = b.getInt64(1);
+  for (auto& d : buf->shape) {
+    count = b.CreateMul(count, b.CreateIntCast(EmitExpr(d), i64(), true));
+  }
+  llvm::Value* size = b.CreateMul(count, b.getInt64(buf->dtype.bytes()));
+  auto malloc_fn = RuntimeFunction("malloc", ptr(), {i64()});
+  auto free_fn = RuntimeFunction("free", b.getVoidTy(), {ptr()});
+  llvm::Value* p = b.CreateCall(malloc_fn, {size}, buf->name);
+  vars_[buf->data.node()] = p;
+  EmitStmt(op->body);
+  vars_.erase(buf->data.node());
+  b.CreateCall(free_fn, {p});
+}
+
+}  // namespace cinn_like::backends
