@@ -29,31 +29,71 @@ std::string MathName(const std::string& name, const ir::Type& t) {
   return t.bits() == 32 ? it->second + "f" : it->second;
 }
 
+/// C operator precedence of the form `e` prints as (higher binds tighter).
+int Precedence(const ir::Expr& e) {
+  switch (e.kind()) {
+    case ir::IrNodeKind::kMul:
+    case ir::IrNodeKind::kDiv:
+      return 13;
+    case ir::IrNodeKind::kMod:
+      return e.type().is_float() ? 16 : 13;  // fmodf(a, b)
+    case ir::IrNodeKind::kAdd:
+    case ir::IrNodeKind::kSub:
+      return 12;
+    case ir::IrNodeKind::kLT:
+    case ir::IrNodeKind::kLE:
+    case ir::IrNodeKind::kGT:
+    case ir::IrNodeKind::kGE:
+      return 10;
+    case ir::IrNodeKind::kEQ:
+    case ir::IrNodeKind::kNE:
+      return 9;
+    case ir::IrNodeKind::kAnd:
+      return 5;
+    case ir::IrNodeKind::kOr:
+      return 4;
+    case ir::IrNodeKind::kSelect:
+      return 3;
+    case ir::IrNodeKind::kNot:
+    case ir::IrNodeKind::kCast:
+      return 14;
+    case ir::IrNodeKind::kIntImm:
+      return e.As<ir::IntImm>()->value < 0 ? 14 : 16;
+    case ir::IrNodeKind::kFloatImm:
+      return std::signbit(e.As<ir::FloatImm>()->value) ? 14 : 16;
+    default:
+      return 16;  // names, loads, calls, min/max
+  }
+}
+
 }  // namespace
 
 std::string CodeGenC::TypeName(const ir::Type& t) {
   CheckScalar(t, "type");
   switch (t.code()) {
-    case ir::Type::Code::kBool: return "bool";
+    case ir::Type::Code::kBool:
+      return "bool";
     case ir::Type::Code::kFloat:
       if (t.bits() == 32) return "float";
       if (t.bits() == 64) return "double";
       break;
     case ir::Type::Code::kInt:
-      if (t.bits() == 8) return "signed char";
-      if (t.bits() == 16) return "short";
-      if (t.bits() == 32) return "int";
-      if (t.bits() == 64) return "long long";
+      if (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64) {
+        return absl::StrCat("int", t.bits(), "_t");
+      }
       break;
     case ir::Type::Code::kUInt:
-      if (t.bits() == 8) return "unsigned char";
-      if (t.bits() == 16) return "unsigned short";
-      if (t.bits() == 32) return "unsigned int";
-      if (t.bits() == 64) return "unsigned long long";
+      if (t.bits() == 8 || t.bits() == 16 || t.bits() == 32 || t.bits() == 64) {
+        return absl::StrCat("uint", t.bits(), "_t");
+      }
       break;
-    default: break;
+    default:
+      break;
   }
-  Fail(absl::UnimplementedError("type " + t.ToString() + " in C codegen"));
+  if (!t.is_vector()) {
+    Fail(absl::UnimplementedError(
+        absl::StrCat("type ", t.ToString(), " in ", Language(), " codegen")));
+  }
   return "void";
 }
 
@@ -63,7 +103,19 @@ std::string CodeGenC::FloatLiteral(const ir::Type& t, double v) {
     os << (v < 0 ? "-" : "") << (t.bits() == 32 ? "HUGE_VALF" : "HUGE_VAL");
     return os.str();
   }
-  os << std::setprecision(std::numeric_limits<double>::max_digits10) << v;
+  if (std::isnan(v))
+    return t.bits() == 32 ? "__int_as_float(0x7fc00000)"
+                          : "__longlong_as_double(0x7ff8000000000000LL)";
+  // Shortest text that reads back to the same value of the literal's width.
+  int digits = t.bits() == 32 ? std::numeric_limits<float>::max_digits10
+                              : std::numeric_limits<double>::max_digits10;
+  for (int p = 1; p <= digits; ++p) {
+    os.str("");
+    os << std::setprecision(p) << v;
+    if (t.bits() == 32 ? std::stof(os.str()) == static_cast<float>(v) : std::stod(os.str()) == v) {
+      break;
+    }
+  }
   std::string s = os.str();
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
   if (t.bits() == 32) s += "f";
@@ -72,9 +124,8 @@ std::string CodeGenC::FloatLiteral(const ir::Type& t, double v) {
 
 void CodeGenC::CheckScalar(const ir::Type& t, const char* what) {
   if (t.is_vector()) {
-    Fail(absl::UnimplementedError(absl::StrCat("vector ", what, " ", t.ToString(),
-                                               " in CUDA codegen (vector types come with the "
-                                               "schedules issue)")));
+    Fail(absl::UnimplementedError(
+        absl::StrCat("vector type ", t.ToString(), " in ", Language(), " codegen")));
   }
 }
 
@@ -87,6 +138,14 @@ std::string CodeGenC::Print(const ir::Expr& e) {
   return os.str();
 }
 
+std::string CodeGenC::PrintOperand(const ir::Expr& e, int prec, bool right) {
+  int own = Precedence(e);
+  // && inside || is legal C but reads badly; parenthesize it.
+  bool wrap = own < prec || (right && own == prec) || (prec == 4 && own == 5);
+  std::string s = Print(e);
+  return wrap ? "(" + s + ")" : s;
+}
+
 void CodeGenC::PrintStmt(const ir::Stmt& s) { Visit(s); }
 
 void CodeGenC::VisitIntImm(const ir::IntImm* op) {
@@ -94,41 +153,47 @@ void CodeGenC::VisitIntImm(const ir::IntImm* op) {
     *expr_ << (op->value ? "true" : "false");
   } else if (op->type.bits() == 64) {
     *expr_ << op->value << (op->type.is_uint() ? "ULL" : "LL");
+  } else if (op->type.is_uint()) {
+    *expr_ << op->value << "U";
   } else {
     *expr_ << op->value;
   }
 }
-void CodeGenC::VisitFloatImm(const ir::FloatImm* op) { *expr_ << FloatLiteral(op->type, op->value); }
+void CodeGenC::VisitFloatImm(const ir::FloatImm* op) {
+  *expr_ << FloatLiteral(op->type, op->value);
+}
 void CodeGenC::VisitStringImm(const ir::StringImm* op) { *expr_ << '"' << op->value << '"'; }
 void CodeGenC::VisitVariable(const ir::Variable* op) { *expr_ << op->name; }
 
-void CodeGenC::PrintBinary(const ir::BinaryNode* op, const char* sym) {
+void CodeGenC::PrintBinary(const ir::BinaryNode* op, const char* sym, int prec) {
   CheckScalar(op->type, "expression");
-  *expr_ << "(" << Print(op->a) << " " << sym << " " << Print(op->b) << ")";
+  CheckScalar(op->a.type(), "expression");
+  *expr_ << PrintOperand(op->a, prec) << " " << sym << " " << PrintOperand(op->b, prec, true);
 }
 
-#define CINN_LIKE_C_BINARY(name, sym) \
-  void CodeGenC::Visit##name(const ir::name* op) { PrintBinary(op, sym); }
-CINN_LIKE_C_BINARY(Add, "+")
-CINN_LIKE_C_BINARY(Sub, "-")
-CINN_LIKE_C_BINARY(Mul, "*")
-CINN_LIKE_C_BINARY(EQ, "==")
-CINN_LIKE_C_BINARY(NE, "!=")
-CINN_LIKE_C_BINARY(LT, "<")
-CINN_LIKE_C_BINARY(LE, "<=")
-CINN_LIKE_C_BINARY(GT, ">")
-CINN_LIKE_C_BINARY(GE, ">=")
-CINN_LIKE_C_BINARY(And, "&&")
-CINN_LIKE_C_BINARY(Or, "||")
+#define CINN_LIKE_C_BINARY(name, sym, prec) \
+  void CodeGenC::Visit##name(const ir::name* op) { PrintBinary(op, sym, prec); }
+CINN_LIKE_C_BINARY(Add, "+", 12)
+CINN_LIKE_C_BINARY(Sub, "-", 12)
+CINN_LIKE_C_BINARY(Mul, "*", 13)
+CINN_LIKE_C_BINARY(Div, "/", 13)
+CINN_LIKE_C_BINARY(LT, "<", 10)
+CINN_LIKE_C_BINARY(LE, "<=", 10)
+CINN_LIKE_C_BINARY(GT, ">", 10)
+CINN_LIKE_C_BINARY(GE, ">=", 10)
+CINN_LIKE_C_BINARY(EQ, "==", 9)
+CINN_LIKE_C_BINARY(NE, "!=", 9)
+CINN_LIKE_C_BINARY(And, "&&", 5)
+CINN_LIKE_C_BINARY(Or, "||", 4)
 #undef CINN_LIKE_C_BINARY
 
-void CodeGenC::VisitDiv(const ir::Div* op) { PrintBinary(op, "/"); }
 void CodeGenC::VisitMod(const ir::Mod* op) {
   if (op->type.is_float()) {
-    *expr_ << (op->type.bits() == 32 ? "fmodf(" : "fmod(") << Print(op->a) << ", "
-           << Print(op->b) << ")";
+    CheckScalar(op->type, "expression");
+    *expr_ << (op->type.bits() == 32 ? "fmodf(" : "fmod(") << Print(op->a) << ", " << Print(op->b)
+           << ")";
   } else {
-    PrintBinary(op, "%");
+    PrintBinary(op, "%", 13);
   }
 }
 void CodeGenC::VisitMin(const ir::Min* op) {
@@ -139,29 +204,34 @@ void CodeGenC::VisitMax(const ir::Max* op) {
   CheckScalar(op->type, "expression");
   *expr_ << "max(" << Print(op->a) << ", " << Print(op->b) << ")";
 }
-void CodeGenC::VisitNot(const ir::Not* op) { *expr_ << "!" << Print(op->a); }
+void CodeGenC::VisitNot(const ir::Not* op) { *expr_ << "!" << PrintOperand(op->a, 14); }
 void CodeGenC::VisitSelect(const ir::Select* op) {
-  *expr_ << "(" << Print(op->cond) << " ? " << Print(op->true_value) << " : "
-         << Print(op->false_value) << ")";
+  CheckScalar(op->type, "expression");
+  *expr_ << PrintOperand(op->cond, 4) << " ? " << PrintOperand(op->true_value, 4) << " : "
+         << PrintOperand(op->false_value, 3);
 }
 void CodeGenC::VisitCast(const ir::Cast* op) {
-  *expr_ << "((" << TypeName(op->type) << ")" << Print(op->value) << ")";
+  *expr_ << "(" << TypeName(op->type) << ")" << PrintOperand(op->value, 14);
 }
 void CodeGenC::VisitLoad(const ir::Load* op) {
   CheckScalar(op->type, "load");
   if (op->indices.size() != 1) {
     Fail(absl::InternalError("load from " + op->buffer->name + " before storage flattening"));
+    return;
   }
+  CheckScalar(op->indices[0].type(), "index");
   *expr_ << op->buffer->name << "[" << Print(op->indices[0]) << "]";
 }
 void CodeGenC::VisitRamp(const ir::Ramp* op) { CheckScalar(op->type, "ramp"); }
 void CodeGenC::VisitBroadcast(const ir::Broadcast* op) { CheckScalar(op->type, "broadcast"); }
 void CodeGenC::VisitCall(const ir::Call* op) {
+  CheckScalar(op->type, "call");
   std::string name = op->name;
   if (op->call_kind == ir::Call::CallKind::kPure) {
     name = MathName(op->name, op->type);
     if (name.empty()) {
-      Fail(absl::UnimplementedError("math function '" + op->name + "' in C codegen"));
+      Fail(absl::UnimplementedError(
+          absl::StrCat("math function '", op->name, "' in ", Language(), " codegen")));
       name = op->name;
     }
   }
@@ -201,7 +271,7 @@ void CodeGenC::VisitFor(const ir::For* op) {
   if (ir::IsConstInt(op->min, 0)) {
     out_ << Print(op->extent);
   } else {
-    out_ << "(" << Print(op->min) << " + " << Print(op->extent) << ")";
+    out_ << Print(op->min) << " + " << PrintOperand(op->extent, 12, true);
   }
   out_ << "; ++" << v << ") {\n";
   Nested(op->body);
@@ -211,10 +281,7 @@ void CodeGenC::VisitFor(const ir::For* op) {
 
 void CodeGenC::VisitIfThenElse(const ir::IfThenElse* op) {
   Indent();
-  std::string cond = Print(op->cond);
-  // Comparisons already print their own parentheses.
-  bool wrapped = cond.size() > 1 && cond.front() == '(' && cond.back() == ')';
-  out_ << "if " << (wrapped ? cond : "(" + cond + ")") << " {\n";
+  out_ << "if (" << Print(op->cond) << ") {\n";
   Nested(op->then_case);
   if (op->else_case.defined()) {
     Indent();

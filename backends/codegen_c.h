@@ -16,8 +16,11 @@ class CodeGenC : protected ir::IRVisitor {
   virtual ~CodeGenC() = default;
 
  protected:
-  /// The C spelling of a scalar type; vectors are an error recorded in status_.
+  /// The C spelling of a scalar type (int32_t, float, ...); vectors are an error recorded in
+  /// status_.
   virtual std::string TypeName(const ir::Type& t);
+  /// The language named in errors: "C", "CUDA".
+  virtual const char* Language() const { return "C"; }
   /// A float constant (handles infinities and NaN).
   virtual std::string FloatLiteral(const ir::Type& t, double v);
   /// `__shared__ ` and the like before a local array of the scope.
@@ -25,7 +28,11 @@ class CodeGenC : protected ir::IRVisitor {
   /// Prints a bound For; the base class has no GPU and records an error.
   virtual void PrintBoundFor(const ir::For* op);
 
+  /// `e` as C with the fewest parentheses that keep the IR's structure.
   std::string Print(const ir::Expr& e);
+  /// `e` as the operand of an operator of precedence `prec`; `right` for a right operand,
+  /// which needs parentheses at equal precedence too (C operators associate left).
+  std::string PrintOperand(const ir::Expr& e, int prec, bool right = false);
   void PrintStmt(const ir::Stmt& s);
   void Indent() { out_ << std::string(2 * indent_, ' '); }
   void Nested(const ir::Stmt& s) {
@@ -43,13 +50,13 @@ class CodeGenC : protected ir::IRVisitor {
   CINN_LIKE_ALL_NODES(CINN_LIKE_DECLARE_VISIT)
 #undef CINN_LIKE_DECLARE_VISIT
 
-  std::ostringstream out_;  // the whole translation unit
+  std::ostringstream out_;              // the whole translation unit
   std::ostringstream* expr_ = nullptr;  // where expressions print
   int indent_ = 0;
   absl::Status status_;
 
  private:
-  void PrintBinary(const ir::BinaryNode* op, const char* sym);
+  void PrintBinary(const ir::BinaryNode* op, const char* sym, int prec);
   void CheckScalar(const ir::Type& t, const char* what);
 };
 

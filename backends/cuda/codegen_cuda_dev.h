@@ -12,11 +12,13 @@ namespace cinn_like::backends {
 class CodeGenCudaDev : public CodeGenC {
  public:
   /// `extern "C" __global__ void __launch_bounds__(threads) name(const float* __restrict__ A,
-  /// ..., int n)` per kernel. A bound loop becomes `int v = blockIdx.x;` (or threadIdx), with
-  /// a guard `if (v < extent)` only when its extent is not the launch dimension itself.
+  /// ..., int32_t n)` per kernel (inputs const, launch bounds when the block is constant). A bound
+  /// loop becomes `int v = blockIdx.x;` (or threadIdx), with a guard `if (v < extent)` only when
+  /// its extent is not the launch dimension itself.
   static absl::StatusOr<std::string> Generate(const ir::Module& device_module);
 
  protected:
+  const char* Language() const override { return "CUDA"; }
   std::string ScopePrefix(ir::MemoryScope scope) override;
   void PrintBoundFor(const ir::For* op) override;
 

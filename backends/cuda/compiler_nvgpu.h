@@ -1,16 +1,17 @@
-/// \file The NVGPU backend: CUDA C through NVRTC for the device, LLVM host code in ORC.
+/// \file The NVGPU backend: host/device split, CUDA C, NVRTC, CUDA module, host LLVM IR.
 #pragma once
 
 #include <memory>
 
 #include "absl/status/statusor.h"
 #include "backends/compiler.h"
+#include "ir/target.h"
 
 namespace cinn_like::backends {
 
-/// Chooses the CUDA arch (the flag cinn_like_cuda_arch, else the target's, else the device's)
-/// and checks that this NVRTC supports it; the error names the arch, where it came from and
-/// the NVRTC version. Needs no GPU when the arch is given.
+/// A compiler for an NVIDIA GPU. The arch is target.cuda_arch when set, else the flag
+/// cinn_like_cuda_arch ("sm_90" or "90"), else device 0's; InvalidArgument when none can be
+/// had or NVRTC does not support it (the message names the arch and where it came from).
 absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPUCompiler(const ir::Target& target);
 
 }  // namespace cinn_like::backends

@@ -66,9 +66,9 @@ absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
       UseCollector uses;
       uses.Visit(top[k]);
       if (!uses.bound) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "function ", f->name, ": a loop nest writing ", WrittenName(uses),
-            " has no GPU binding; bind its loops to blockIdx/threadIdx"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("function ", f->name, ": a loop nest writing ", WrittenName(uses),
+                         " has no GPU binding; bind its loops to blockIdx/threadIdx"));
       }
       auto kernel = std::make_shared<LoweredFuncNode>();
       kernel->name = top.size() == 1 ? f->name + "_kernel" : absl::StrCat(f->name, "_kernel_", k);
@@ -104,8 +104,8 @@ absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
                                                          "dimension of an argument"));
         }
       }
-      launches.push_back(Evaluate::Make(
-          Call::Make(Int(32), kLaunchKernel, launch, Call::CallKind::kIntrinsic)));
+      launches.push_back(
+          Evaluate::Make(Call::Make(Int(32), kLaunchKernel, launch, Call::CallKind::kIntrinsic)));
       out.device.functions.push_back(kernel);
     }
     auto host = std::make_shared<LoweredFuncNode>(*f);

@@ -1,122 +1,136 @@
-/// \file NVGPU without a GPU: the host/device split, the CUDA C of the seeds, their NVRTC
-/// compilation to PTX and to CUBIN for sm_90, and the arch errors.
+/// \file CodeGenCudaDev: what the emitted CUDA C must contain (signatures, bindings, guards,
+/// parentheses, literals), and what it refuses.
+#include "backends/cuda/codegen_cuda_dev.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "backends/compiler.h"
-#include "backends/cuda/nvrtc_compiler.h"
-#include "cinn_like/examples.h"
-#include "ir/flags.h"
-#include "ir/printer.h"
 #include "ir/transforms/split_host_device.h"
+#include "tests/cuda/vector_add_module.h"
 
 namespace cinn_like::backends {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 
-ir::Module SeedModule(const std::string& name) {
-  auto ex = examples::Find(name);
-  EXPECT_TRUE(ex.ok()) << ex.status();
-  auto f = ex->build(ir::Target::NVGPU(90));
-  EXPECT_TRUE(f.ok()) << f.status();
-  return {name, ir::Target::NVGPU(90), {*f}};
+absl::StatusOr<std::string> CudaOf(const ir::Module& m) {
+  auto split = ir::SplitHostDevice(m);
+  if (!split.ok()) return split.status();
+  return CodeGenCudaDev::Generate(split->device);
 }
 
-TEST(SplitHostDevice, VectorAddBecomesOneKernelAndOneLaunch) {
-  auto split = ir::SplitHostDevice(SeedModule("myadd"));
-  ASSERT_TRUE(split.ok()) << split.status();
-  ASSERT_EQ(split->device.functions.size(), 1u);
-  const auto& kernel = *split->device.functions[0];
-  EXPECT_EQ(kernel.name, "myadd_kernel");
-  EXPECT_EQ(ir::ToString(kernel.grid_dims[0]), "((n + 63) / 64)");
-  EXPECT_EQ(ir::ToString(kernel.block_dims[0]), "64");
-  ASSERT_EQ(kernel.args.size(), 4u);  // A, B, C, n
-  EXPECT_EQ(kernel.args[3].name(), "n");
-  EXPECT_EQ(ir::ToString(split->host.functions[0]->body),
-            "cinn_like_launch_kernel(\"myadd_kernel\", ((n + 63) / 64), 1, 1, 64, 1, 1, 0, A, B, "
-            "C, n)\n");
+/// A one-kernel module: `body` under a threadIdx.x loop over 32 writing float32 buffer Out.
+ir::Module OneThreadLoop(ir::Var tx, ir::Buffer out, ir::Stmt body,
+                         std::vector<ir::Argument> more = {}) {
+  auto f = std::make_shared<ir::LoweredFuncNode>();
+  f->name = "k";
+  f->args = std::move(more);
+  f->args.push_back(ir::Argument::Output(out));
+  f->body = ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, body, 0);
+  return ir::Module{"k", ir::Target::NVGPU(90), {f}};
 }
 
-TEST(SplitHostDevice, UnboundLoopNestIsAnError) {
-  auto ex = examples::Find("myadd");
-  auto f = ex->build(ir::Target::X86());  // no bindings
-  ASSERT_TRUE(f.ok());
-  auto split = ir::SplitHostDevice({"myadd", ir::Target::NVGPU(90), {*f}});
-  ASSERT_FALSE(split.ok());
-  EXPECT_EQ(split.status().message(),
-            "function myadd: a loop nest writing C has no GPU binding; bind its loops to "
-            "blockIdx/threadIdx");
+TEST(CodeGenCuda, VectorAddIsOneGuardedKernel) {
+  auto src = CudaOf(testing::GpuVectorAdd());
+  ASSERT_TRUE(src.ok()) << src.status();
+  const std::string expected_kernel =
+      "extern \"C\" __global__ void __launch_bounds__(64) myadd_kernel("
+      "const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, "
+      "int32_t n) {\n"
+      "  int32_t i_outer = blockIdx.x;\n"
+      "  int32_t i_inner = threadIdx.x;\n"
+      "  if (i_outer * 64 + i_inner < n) {\n"
+      "    C[i_outer * 64 + i_inner] = A[i_outer * 64 + i_inner] + B[i_outer * 64 + i_inner];\n"
+      "  }\n"
+      "}\n";
+  EXPECT_THAT(*src, HasSubstr(expected_kernel)) << *src;
+  EXPECT_EQ(src->find("__global__", src->find("__global__") + 1), std::string::npos) << *src;
+  // The launch dims are the loops' extents, so neither loop needs its own guard.
+  EXPECT_EQ(src->find("if (i_outer <"), std::string::npos) << *src;
+  EXPECT_EQ(src->find("if (i_inner <"), std::string::npos) << *src;
 }
 
-TEST(CodeGenCuda, VectorAddIsOneReadableKernelWithAGuardedTail) {
-  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  auto source = (*compiler)->GetSourceCode(SeedModule("myadd"));
-  ASSERT_TRUE(source.ok()) << source.status();
-  EXPECT_THAT(*source,
-              HasSubstr("extern \"C\" __global__ void __launch_bounds__(64) myadd_kernel(const "
-                        "float* __restrict__ A, const float* __restrict__ B, float* __restrict__ "
-                        "C, int n) {\n"
-                        "  int i_outer = blockIdx.x;\n"
-                        "  int i_inner = threadIdx.x;\n"
-                        "  if (((i_outer * 64) + i_inner) < n) {\n"
-                        "    C[((i_outer * 64) + i_inner)] = (A[((i_outer * 64) + i_inner)] + "
-                        "B[((i_outer * 64) + i_inner)]);\n"
-                        "  }\n"
-                        "}\n"));
-  EXPECT_THAT(*source, Not(HasSubstr("if (i_outer <")));  // launch dims need no guard
+TEST(CodeGenCuda, LoopShorterThanTheLaunchIsGuarded) {
+  ir::Var n("n");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n});
+  ir::Var j("j"), t("t");
+  auto f = std::make_shared<ir::LoweredFuncNode>();
+  f->name = "g";
+  f->args = {ir::Argument::Output(a)};
+  // One kernel (one top-level nest) whose two thread loops differ in extent.
+  f->body =
+      ir::For::Make(ir::Var("bx"), 0, 2, ir::ForKind::kGpuBlock,
+                    ir::Block::Make({ir::For::Make(j, 0, 32, ir::ForKind::kGpuThread,
+                                                   ir::Store::Make(a, {j}, ir::Expr(1.0f)), 0),
+                                     ir::For::Make(t, 0, 128, ir::ForKind::kGpuThread,
+                                                   ir::Store::Make(a, {t}, ir::Expr(2.5f)), 0)}),
+                    0);
+  auto src = CudaOf(ir::Module{"g", ir::Target::NVGPU(90), {f}});
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_THAT(*src, HasSubstr("__launch_bounds__(128)"));
+  EXPECT_THAT(*src, HasSubstr("    int32_t j = threadIdx.x;\n    if (j < 32) {\n")) << *src;
+  EXPECT_EQ(src->find("if (t <"), std::string::npos) << *src;
+  EXPECT_THAT(*src, HasSubstr("A[t] = 2.5f;"));
+  EXPECT_THAT(*src, HasSubstr("A[j] = 1.0f;"));
 }
 
-class SeedsToPtxAndCubin : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(SeedsToPtxAndCubin, NvrtcCompilesEverySeed) {
-  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  auto source = (*compiler)->GetSourceCode(SeedModule(GetParam()));
-  ASSERT_TRUE(source.ok()) << source.status();
-  nvrtc::Compiler nvrtc;
-  auto ptx = nvrtc.Compile(*source, 90, /*to_cubin=*/false, GetParam());
-  ASSERT_TRUE(ptx.ok()) << ptx.status();
-  EXPECT_THAT(*ptx, HasSubstr(".entry " + GetParam() + "_kernel"));
-  auto cubin = nvrtc.Compile(*source, 90, /*to_cubin=*/true, GetParam());
-  ASSERT_TRUE(cubin.ok()) << cubin.status();
-  EXPECT_EQ(cubin->substr(0, 4), "\x7f" "ELF");
+TEST(CodeGenCuda, MinimalParenthesesKeepTheIrStructure) {
+  ir::Var n("n");
+  auto x = ir::MakeBuffer("X", ir::Float(32), {n});
+  auto out = ir::MakeBuffer("Out", ir::Float(32), {n});
+  ir::Var tx("tx");
+  ir::Expr xv = ir::Load::Make(x, {tx});
+  ir::Expr value = (xv + ir::Expr(1.0f)) * (xv - (xv - ir::Expr(0.5f))) / ir::Expr(3.0f) +
+                   ir::Select::Make(xv > ir::Expr(0.0f), ir::Call::Make(ir::Float(32), "exp", {xv}),
+                                    ir::Cast::Make(ir::Float(32), (tx + 1) % 7 / 2));
+  auto m = OneThreadLoop(tx, out, ir::Store::Make(out, {tx}, value), {ir::Argument::Input(x)});
+  auto src = CudaOf(m);
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_THAT(*src, HasSubstr("Out[tx] = (X[tx] + 1.0f) * (X[tx] - (X[tx] - 0.5f)) / 3.0f + "
+                              "(X[tx] > 0.0f ? expf(X[tx]) : (float)((tx + 1) % 7 / 2));"))
+      << *src;
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, SeedsToPtxAndCubin,
-                         ::testing::Values("myadd", "sum_reduce", "add2d_reorder", "matmul_tiled",
-                                           "add_vectorized"),
-                         [](const auto& info) { return info.param; });
-
-TEST(CompilerNvgpu, UnsupportedArchNamesTheArchAndTheNvrtcVersion) {
-  auto compiler = Compiler::Create(ir::Target::NVGPU(30));
-  ASSERT_FALSE(compiler.ok());
-  std::string msg(compiler.status().message());
-  EXPECT_THAT(msg, HasSubstr("sm_30"));
-  EXPECT_THAT(msg, HasSubstr("the target"));
-  EXPECT_THAT(msg, HasSubstr("NVRTC " + nvrtc::Compiler::Version()));
-  EXPECT_THAT(msg, Not(HasSubstr("invalid value for --gpu-architecture")));
+TEST(CodeGenCuda, SerialAndUnrolledLoopsAndSharedMemory) {
+  auto out = ir::MakeBuffer("Out", ir::Float(32), {32});
+  auto tile = ir::MakeBuffer("tile", ir::Float(32), {4, 8}, ir::MemoryScope::kShared);
+  ir::Var tx("tx"), k("k"), u("u");
+  ir::Stmt body = ir::Allocate::Make(
+      tile,
+      ir::Block::Make({ir::Store::Make(tile, {tx}, ir::Cast::Make(ir::Float(32), tx)),
+                       ir::For::Make(k, 0, 4, ir::ForKind::kUnrolled,
+                                     ir::Store::Make(out, {tx}, ir::Load::Make(tile, {k * 8}))),
+                       ir::For::Make(u, 2, 3, ir::ForKind::kSerial,
+                                     ir::Store::Make(out, {tx}, ir::Expr(-1.0f)))}));
+  auto src = CudaOf(OneThreadLoop(tx, out, body));
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_THAT(*src, HasSubstr("__shared__ float tile[32];")) << *src;
+  EXPECT_THAT(*src, HasSubstr("#pragma unroll\n  for (int32_t k = 0; k < 4; ++k) {\n")) << *src;
+  EXPECT_THAT(*src, HasSubstr("for (int32_t u = 2; u < 2 + 3; ++u) {")) << *src;
+  EXPECT_THAT(*src, HasSubstr("Out[tx] = -1.0f;")) << *src;
 }
 
-TEST(CompilerNvgpu, ArchFlagOverridesAndIsChecked) {
-  std::string error;
-  ASSERT_TRUE(SetFlag("cinn_like_cuda_arch", "sm_35", &error));
-  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
-  ASSERT_TRUE(SetFlag("cinn_like_cuda_arch", "", &error));
-  ASSERT_FALSE(compiler.ok());
-  EXPECT_THAT(compiler.status().message(), HasSubstr("sm_35"));
-  EXPECT_THAT(compiler.status().message(), HasSubstr("the flag cinn_like_cuda_arch"));
+TEST(CodeGenCudaError, VectorTypeIsUnimplemented) {
+  auto out = ir::MakeBuffer("Out", ir::Float(32), {128});
+  ir::Var tx("tx");
+  ir::Stmt body =
+      ir::Store::Make(out, {ir::Ramp::Make(tx * 4, 1, 4)}, ir::Broadcast::Make(ir::Expr(1.0f), 4));
+  auto src = CudaOf(OneThreadLoop(tx, out, body));
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(std::string(src.status().message()),
+              HasSubstr("vector type float32x4 in CUDA codegen"));
 }
 
-TEST(CompilerNvgpu, BuildWithoutAGpuFailsCleanlyAfterCompiling) {
-  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
-  ASSERT_TRUE(compiler.ok());
-  absl::Status st = (*compiler)->Build(SeedModule("myadd"));
-  if (st.ok()) GTEST_SKIP() << "a GPU is present; gpu_tests cover the run";
-  EXPECT_THAT(st.message(), HasSubstr("libcuda"));
-  EXPECT_GT((*compiler)->last_build_times().nvrtc_ms, 0);  // steps 1-3 ran
+TEST(CodeGenCudaError, UnknownMathFunction) {
+  auto out = ir::MakeBuffer("Out", ir::Float(32), {32});
+  ir::Var tx("tx");
+  ir::Stmt body =
+      ir::Store::Make(out, {tx}, ir::Call::Make(ir::Float(32), "frobnicate", {ir::Expr(1.0f)}));
+  auto src = CudaOf(OneThreadLoop(tx, out, body));
+  ASSERT_FALSE(src.ok());
+  EXPECT_THAT(std::string(src.status().message()),
+              HasSubstr("math function 'frobnicate' in CUDA codegen"));
 }
 
 }  // namespace

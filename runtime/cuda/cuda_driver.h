@@ -1,0 +1,57 @@
+/// \file The CUDA driver API, loaded with dlopen("libcuda.so.1") at first use so that every
+/// binary starts on a machine without a driver; a missing driver is a status, not a crash.
+#pragma once
+
+#include <cuda.h>  // types only: no symbol of libcuda is linked
+
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+
+namespace cinn_like::runtime::cuda {
+
+/// The driver entry points cinn_like uses, named like the API without "cu" (the _v2 symbols
+/// that cuda.h maps the memory functions to).
+struct DriverApi {
+  CUresult (*Init)(unsigned int flags);
+  CUresult (*DeviceGet)(CUdevice* device, int ordinal);
+  CUresult (*DeviceGetAttribute)(int* value, CUdevice_attribute attribute, CUdevice device);
+  CUresult (*DevicePrimaryCtxRetain)(CUcontext* context, CUdevice device);
+  CUresult (*CtxSetCurrent)(CUcontext context);
+  CUresult (*CtxGetCurrent)(CUcontext* context);
+  CUresult (*ModuleLoadData)(CUmodule* module, const void* image);
+  CUresult (*ModuleGetFunction)(CUfunction* function, CUmodule module, const char* name);
+  CUresult (*ModuleUnload)(CUmodule module);
+  CUresult (*LaunchKernel)(CUfunction function, unsigned int grid_x, unsigned int grid_y,
+                           unsigned int grid_z, unsigned int block_x, unsigned int block_y,
+                           unsigned int block_z, unsigned int shared_mem_bytes, CUstream stream,
+                           void** params, void** extra);
+  CUresult (*GetErrorName)(CUresult result, const char** name);
+  CUresult (*GetErrorString)(CUresult result, const char** text);
+  CUresult (*MemAlloc)(CUdeviceptr* ptr, size_t bytes);                    // _v2
+  CUresult (*MemFree)(CUdeviceptr ptr);                                    // _v2
+  CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void* src, size_t bytes);  // _v2
+  CUresult (*MemcpyDtoH)(void* dst, CUdeviceptr src, size_t bytes);        // _v2
+  CUresult (*CtxSynchronize)();
+  CUresult (*StreamSynchronize)(CUstream stream);
+};
+
+/// The resolved API, loaded on the first call (thread-safe, cached, success or failure), or
+/// Unavailable: "no CUDA driver: dlopen(libcuda.so.1) failed: <dlerror>".
+absl::StatusOr<const DriverApi*> Driver();
+
+/// cuInit and device 0's primary context, made current on the calling thread; cheap when a
+/// context is already current.
+absl::Status EnsureContext();
+
+/// Compute capability of device 0 as major*10+minor (90 for an H100).
+absl::StatusOr<int> DeviceComputeCapability();
+
+/// "CUDA_ERROR_INVALID_VALUE: invalid argument" for a CUresult.
+std::string ErrorText(int result);
+
+/// Ok for CUDA_SUCCESS; else Internal "<what> failed: <ErrorText>".
+absl::Status CheckCu(int result, const std::string& what);
+
+}  // namespace cinn_like::runtime::cuda

@@ -1,0 +1,118 @@
+/// \file The CUDA runtime C ABI over the dlopen()ed driver.
+#include "runtime/cuda/cuda_runtime.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/cuda/cuda_driver.h"
+
+namespace {
+
+namespace cuda = cinn_like::runtime::cuda;
+
+/// Sets the last error to `message` and returns -1.
+int Fail(const std::string& message) {
+  cinn_like_set_last_error(message.c_str());
+  return -1;
+}
+
+/// The driver with a current context on this thread, or null with the last error set to
+/// "<context>: <why>" (for instance "no CUDA driver: dlopen(libcuda.so.1) failed: ...").
+const cuda::DriverApi* Ready(const std::string& context) {
+  absl::Status s = cuda::EnsureContext();
+  if (!s.ok()) {
+    Fail(absl::StrCat(context, ": ", s.message()));
+    return nullptr;
+  }
+  return *cuda::Driver();
+}
+
+/// 0 for CUDA_SUCCESS, else -1 with "<what> failed: <ErrorText>".
+int Check(CUresult r, const std::string& what) {
+  if (r == CUDA_SUCCESS) return 0;
+  return Fail(absl::StrCat(what, " failed: ", cuda::ErrorText(r)));
+}
+
+}  // namespace
+
+extern "C" {
+
+int cinn_like_cuda_launch(void* function, const char* kernel_name, int32_t grid_x, int32_t grid_y,
+                          int32_t grid_z, int32_t block_x, int32_t block_y, int32_t block_z,
+                          int32_t shared_mem_bytes, void* stream, void** args, int32_t num_args) {
+  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return 0;  // an empty tensor
+  std::string kernel = kernel_name ? kernel_name : "<unnamed>";
+  std::string launch =
+      absl::StrCat("launch of kernel ", kernel, " with grid (", grid_x, ", ", grid_y, ", ", grid_z,
+                   ") block (", block_x, ", ", block_y, ", ", block_z, ")");
+  if (function == nullptr) {
+    return Fail(launch + " failed: no kernel handle (was its CUDA module loaded?)");
+  }
+  if (block_x <= 0 || block_y <= 0 || block_z <= 0 || shared_mem_bytes < 0) {
+    return Fail(absl::StrCat(launch, " failed: block dims must be positive and shared memory (",
+                             shared_mem_bytes, " bytes) non-negative"));
+  }
+  const cuda::DriverApi* d = Ready("launch of kernel " + kernel);
+  if (!d) return -1;
+  CUresult r =
+      d->LaunchKernel(static_cast<CUfunction>(function), grid_x, grid_y, grid_z, block_x, block_y,
+                      block_z, shared_mem_bytes, static_cast<CUstream>(stream), args, nullptr);
+  return Check(r, launch);
+}
+
+int cinn_like_cuda_malloc(void** ptr, size_t bytes) {
+  if (ptr == nullptr) return Fail("cinn_like_cuda_malloc: the output pointer is null");
+  *ptr = nullptr;
+  std::string what = absl::StrCat("cinn_like_cuda_malloc(", bytes, " bytes)");
+  const cuda::DriverApi* d = Ready(what);
+  if (!d) return -1;
+  CUdeviceptr p = 0;
+  if (Check(d->MemAlloc(&p, bytes == 0 ? 1 : bytes), what)) return -1;
+  *ptr = reinterpret_cast<void*>(p);
+  return 0;
+}
+
+int cinn_like_cuda_free(void* ptr) {
+  if (ptr == nullptr) return 0;
+  const cuda::DriverApi* d = Ready("cinn_like_cuda_free");
+  if (!d) return -1;
+  return Check(d->MemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cinn_like_cuda_free");
+}
+
+int cinn_like_cuda_memcpy_to_device(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return 0;
+  std::string what = absl::StrCat("cinn_like_cuda_memcpy_to_device(", bytes, " bytes)");
+  const cuda::DriverApi* d = Ready(what);
+  if (!d) return -1;
+  return Check(d->MemcpyHtoD(reinterpret_cast<CUdeviceptr>(dst), src, bytes), what);
+}
+
+int cinn_like_cuda_memcpy_to_host(void* dst, const void* src, size_t bytes) {
+  if (bytes == 0) return 0;
+  std::string what = absl::StrCat("cinn_like_cuda_memcpy_to_host(", bytes, " bytes)");
+  const cuda::DriverApi* d = Ready(what);
+  if (!d) return -1;
+  return Check(d->MemcpyDtoH(dst, reinterpret_cast<CUdeviceptr>(src), bytes), what);
+}
+
+int cinn_like_cuda_synchronize(void) {
+  const cuda::DriverApi* d = Ready("cinn_like_cuda_synchronize");
+  if (!d) return -1;
+  CUresult r = d->CtxSynchronize();
+  if (r == CUDA_SUCCESS) return 0;
+  return Fail(
+      absl::StrCat("cinn_like_cuda_synchronize: cuCtxSynchronize failed: ", cuda::ErrorText(r),
+                   " (faults of kernels launched earlier surface here; after a kernel "
+                   "fault the context is unusable and later CUDA calls fail too)"));
+}
+
+int cinn_like_cuda_device_arch(int32_t* arch) {
+  if (arch == nullptr) return Fail("cinn_like_cuda_device_arch: the output pointer is null");
+  auto cc = cuda::DeviceComputeCapability();
+  if (!cc.ok()) return Fail(absl::StrCat("cinn_like_cuda_device_arch: ", cc.status().message()));
+  *arch = *cc;
+  return 0;
+}
+
+}  // extern "C"

@@ -1,0 +1,35 @@
+/// \file The CUDA part of the runtime C ABI: kernel launch (called by JIT-compiled host code)
+/// and device memory helpers for tests and frameworks. Every function returns 0 on success,
+/// else -1 with the message in cinn_like_get_last_error(); none aborts without a driver.
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/// Launches the CUfunction `function` (kernel `kernel_name`, for messages) on `stream` (a
+/// CUstream; null is the legacy default stream) with args[i] pointing at argument i's value.
+/// Any grid dim <= 0 (an empty tensor) returns 0 without launching. A failure names the kernel,
+/// the grid, the block and the driver's error. Kernel faults surface later, at a synchronize.
+int cinn_like_cuda_launch(void* function, const char* kernel_name, int32_t grid_x, int32_t grid_y,
+                          int32_t grid_z, int32_t block_x, int32_t block_y, int32_t block_z,
+                          int32_t shared_mem_bytes, void* stream, void** args, int32_t num_args);
+
+/// Device memory of device 0's primary context (`bytes` 0 still gives a valid pointer).
+int cinn_like_cuda_malloc(void** ptr, size_t bytes);
+/// Frees what cinn_like_cuda_malloc gave; null is a no-op.
+int cinn_like_cuda_free(void* ptr);
+int cinn_like_cuda_memcpy_to_device(void* dst, const void* src, size_t bytes);
+int cinn_like_cuda_memcpy_to_host(void* dst, const void* src, size_t bytes);
+/// Waits for all work of the current context (cuCtxSynchronize): where asynchronous kernel
+/// faults are reported.
+int cinn_like_cuda_synchronize(void);
+/// Device 0's compute capability as major*10+minor (90) in *arch.
+int cinn_like_cuda_device_arch(int32_t* arch);
+
+#ifdef __cplusplus
+}
+#endif
