@@ -24,6 +24,9 @@ for f in "$stage/libcinn_like.so" "${bins[@]/#/$stage/}"; do
   done
 done
 strip --strip-unneeded "$stage"/*.so "$stage"/lib/*.so* "${bins[@]/#/$stage/}"
+# A RUNPATH serves only its own object's direct needs: each carried library finds its
+# neighbours (Abseil's libraries need one another) through its own.
+for l in "$stage"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$l"; done
 cp "$root/scripts/run_gpu_tests.sh" "$stage/"
 mkdir -p "$root/gpu_bundle"
 tar cJf "$root/gpu_bundle/cinn_like_gpu.tar.xz" -C "$(dirname "$stage")" cinn_like_gpu

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 pkgs=(
-  build-essential cmake ninja-build pkg-config python3 python3-pip xz-utils
+  build-essential cmake ninja-build pkg-config python3 python3-pip xz-utils patchelf
   llvm-19-dev libzstd-dev zlib1g-dev libxml2-dev libedit-dev libffi-dev
   libgoogle-glog-dev libgflags-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
