@@ -11,7 +11,7 @@ build=${BUILD_DIR:-$root/build}
 stage=$(mktemp -d)/cinn_like_gpu
 mkdir -p "$stage/lib"
 bins=(cinn_stages)
-for t in "$build"/*_tests; do bins+=("$(basename "$t")"); done
+for t in "$build"/*_tests "$build"/*_bench; do [ -e "$t" ] && bins+=("$(basename "$t")"); done
 cp "$build/libcinn_like.so" "$stage/"
 for b in "${bins[@]}"; do cp "$build/$b" "$stage/"; done
 # Libraries the GPU machine has (Ubuntu 24.04 base, CUDA 13): everything else travels.
@@ -27,7 +27,7 @@ strip --strip-unneeded "$stage"/*.so "$stage"/lib/*.so* "${bins[@]/#/$stage/}"
 # A RUNPATH serves only its own object's direct needs: each carried library finds its
 # neighbours (Abseil's libraries need one another) through its own.
 for l in "$stage"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$l"; done
-cp "$root/scripts/run_gpu_tests.sh" "$stage/"
+cp "$root/scripts/run_gpu_tests.sh" "$root/scripts/run_gpu_bench.sh" "$stage/"
 mkdir -p "$root/gpu_bundle"
 tar cJf "$root/gpu_bundle/cinn_like_gpu.tar.xz" -C "$(dirname "$stage")" cinn_like_gpu
 du -sh "$stage" "$root/gpu_bundle/cinn_like_gpu.tar.xz"

@@ -53,8 +53,14 @@ Loaded LoadDriver() {
   resolve(a.MemFree, "cuMemFree_v2");
   resolve(a.MemcpyHtoD, "cuMemcpyHtoD_v2");
   resolve(a.MemcpyDtoH, "cuMemcpyDtoH_v2");
+  resolve(a.MemcpyDtoD, "cuMemcpyDtoD_v2");
   resolve(a.CtxSynchronize, "cuCtxSynchronize");
   resolve(a.StreamSynchronize, "cuStreamSynchronize");
+  resolve(a.EventCreate, "cuEventCreate");
+  resolve(a.EventRecord, "cuEventRecord");
+  resolve(a.EventSynchronize, "cuEventSynchronize");
+  resolve(a.EventElapsedTime, "cuEventElapsedTime");
+  resolve(a.EventDestroy, "cuEventDestroy_v2");
   return out;
 }
 

@@ -33,8 +33,15 @@ struct DriverApi {
   CUresult (*MemFree)(CUdeviceptr ptr);                                    // _v2
   CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void* src, size_t bytes);  // _v2
   CUresult (*MemcpyDtoH)(void* dst, CUdeviceptr src, size_t bytes);        // _v2
+  CUresult (*MemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);  // _v2
   CUresult (*CtxSynchronize)();
   CUresult (*StreamSynchronize)(CUstream stream);
+  // Events, for timing device work (benchmarks).
+  CUresult (*EventCreate)(CUevent* event, unsigned int flags);
+  CUresult (*EventRecord)(CUevent event, CUstream stream);
+  CUresult (*EventSynchronize)(CUevent event);
+  CUresult (*EventElapsedTime)(float* ms, CUevent start, CUevent end);
+  CUresult (*EventDestroy)(CUevent event);  // _v2
 };
 
 /// The resolved API, loaded on the first call (thread-safe, cached, success or failure), or
