@@ -1,0 +1,86 @@
+/// \file The op registry and its explicit registration.
+#include "hlir/op.h"
+
+#include <glog/logging.h>
+
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+
+namespace cinn_like::hlir {
+
+const char* OpPatternName(OpPattern p) {
+  switch (p) {
+    case OpPattern::kElementwise: return "elementwise";
+    case OpPattern::kBroadcast: return "broadcast";
+    case OpPattern::kInjective: return "injective";
+    case OpPattern::kReduction: return "reduction";
+    case OpPattern::kOutFusible: return "out_fusible";
+    case OpPattern::kOpaque: return "opaque";
+  }
+  return "?";
+}
+
+const OpRegistry& OpRegistry::Global() {
+  static std::once_flag once;
+  static OpRegistry* registry = nullptr;
+  std::call_once(once, [] {
+    registry = new OpRegistry();
+    RegisterAllOps(*registry);
+  });
+  return *registry;
+}
+
+void RegisterAllOps(OpRegistry& registry) {
+  RegisterElementwiseOps(registry);
+  RegisterReductionOps(registry);
+  RegisterMatmulOps(registry);
+  RegisterShapeOps(registry);
+}
+
+void OpRegistry::Register(OpDef def) {
+  CHECK(def.infer && def.reference) << "op " << def.name << " needs inference and a reference";
+  std::string name = def.name;
+  CHECK(ops_.emplace(name, std::move(def)).second) << "op " << name << " registered twice";
+}
+
+absl::StatusOr<const OpDef*> OpRegistry::Find(const std::string& name) const {
+  auto it = ops_.find(name);
+  if (it != ops_.end()) return &it->second;
+  // Suggest names sharing the first letters, the usual typo.
+  std::string similar;
+  for (auto& [known, def] : ops_) {
+    if (!name.empty() && known.compare(0, 2, name, 0, 2) == 0) {
+      absl::StrAppend(&similar, similar.empty() ? "" : ", ", known);
+    }
+  }
+  return absl::NotFoundError(absl::StrCat("unknown op '", name, "'",
+                                          similar.empty() ? "" : "; similar ops: " + similar,
+                                          " (", ops_.size(), " ops are registered)"));
+}
+
+std::vector<std::string> OpRegistry::Names() const {
+  std::vector<std::string> names;
+  for (auto& [name, def] : ops_) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::vector<TensorDesc>> OpRegistry::Infer(const std::string& op,
+                                                          const std::vector<TensorDesc>& inputs,
+                                                          const AttributeMap& attrs) const {
+  auto def = Find(op);
+  if (!def.ok()) return def.status();
+  int n = static_cast<int>(inputs.size());
+  if (n < (*def)->min_inputs || ((*def)->max_inputs >= 0 && n > (*def)->max_inputs)) {
+    std::string expected =
+        (*def)->min_inputs == (*def)->max_inputs
+            ? std::to_string((*def)->min_inputs)
+            : absl::StrCat((*def)->min_inputs, " to ",
+                           (*def)->max_inputs < 0 ? "any" : std::to_string((*def)->max_inputs));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": takes ", expected, " inputs, got ", n));
+  }
+  return (*def)->infer(inputs, attrs);
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,80 @@
+/// \file The op registry: what cinn_like knows about each graph-level op. Ops are registered
+/// by one explicit function (RegisterAllOps) when the registry is first used, never by static
+/// constructors. Each OpDef declares its arity, its fusion pattern, its shape and dtype
+/// inference (which also validates attributes and dtypes), and its reference implementation
+/// for the interpreter. Op lowering (the compute in lang per target) joins it with the graph
+/// compiler.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlir/attribute.h"
+#include "hlir/host_tensor.h"
+#include "hlir/shape.h"
+
+namespace cinn_like::hlir {
+
+/// How an op fuses with its neighbours (TVM's and CINN's pattern kinds).
+enum class OpPattern : uint8_t {
+  kElementwise,  // out[i] = f(in[i]) for same-shape operands
+  kBroadcast,    // elementwise after numpy broadcasting of the operands
+  kInjective,    // each output element reads a computable set of input elements (reshape, slice)
+  kReduction,    // reduces over some axes
+  kOutFusible,   // matmul/conv: elementwise consumers may fuse into its epilogue
+  kOpaque,       // never fused (extern library calls)
+};
+const char* OpPatternName(OpPattern p);
+
+/// Output descs from input descs and attributes; errors name the op, the input and its shape.
+using InferFn = std::function<absl::StatusOr<std::vector<TensorDesc>>(
+    const std::vector<TensorDesc>& inputs, const AttributeMap& attrs)>;
+/// Fills `outputs` (already shaped and typed by InferFn on the concrete shapes) from `inputs`,
+/// computing in double; the interpreter rounds to the output dtype afterwards.
+using ReferenceFn = std::function<absl::Status(const std::vector<const HostTensor*>& inputs,
+                                               const AttributeMap& attrs,
+                                               std::vector<HostTensor>& outputs)>;
+
+struct OpDef {
+  std::string name;
+  OpPattern pattern = OpPattern::kElementwise;
+  int min_inputs = 1;
+  int max_inputs = 1;  // -1: any number (concat)
+  int num_outputs = 1;
+  InferFn infer;
+  ReferenceFn reference;
+};
+
+class OpRegistry {
+ public:
+  /// The registry with every op of RegisterAllOps, built once (thread-safe).
+  static const OpRegistry& Global();
+
+  /// Adds an op; a duplicate name is a programming error (CHECK).
+  void Register(OpDef def);
+  /// The op called `name`, or NotFound "unknown op 'foo'" with the closest known names.
+  absl::StatusOr<const OpDef*> Find(const std::string& name) const;
+  std::vector<std::string> Names() const;
+
+  /// Checks the arity, then runs the op's inference: the one entry the frontend and the graph
+  /// passes use.
+  absl::StatusOr<std::vector<TensorDesc>> Infer(const std::string& op,
+                                                const std::vector<TensorDesc>& inputs,
+                                                const AttributeMap& attrs) const;
+
+ private:
+  std::map<std::string, OpDef> ops_;
+};
+
+/// Registers every op of the library; each family lives in hlir/ops/<family>.cc.
+void RegisterAllOps(OpRegistry& registry);
+void RegisterElementwiseOps(OpRegistry& registry);
+void RegisterReductionOps(OpRegistry& registry);
+void RegisterMatmulOps(OpRegistry& registry);
+void RegisterShapeOps(OpRegistry& registry);
+
+}  // namespace cinn_like::hlir

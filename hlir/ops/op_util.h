@@ -1,0 +1,36 @@
+/// \file Helpers the op families share: dtype checks with clear messages, and reductions of
+/// axis lists.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlir/attribute.h"
+#include "hlir/shape.h"
+
+namespace cinn_like::hlir::ops {
+
+/// Which dtypes an op accepts.
+enum class DTypeClass : uint8_t {
+  kFloat,    // float16, bfloat16, float32, float64
+  kNumeric,  // floats and integers
+  kAny,      // numeric and bool
+};
+const char* DTypeClassName(DTypeClass c);
+bool InClass(DType t, DTypeClass c);
+
+/// Ok, or "op exp: input 0 (x: float32[4]) has dtype int32; exp supports float16, ...".
+absl::Status CheckDType(const std::string& op, int input, const TensorDesc& desc, DTypeClass c);
+
+/// Ok when every input has the dtype of input 0; else an error naming both and suggesting cast.
+absl::Status CheckSameDType(const std::string& op, const std::vector<TensorDesc>& inputs);
+
+/// The numpy broadcast of every input's shape; errors name the op.
+absl::StatusOr<Shape> BroadcastAll(const std::string& op, const std::vector<TensorDesc>& inputs);
+
+/// Normalized, sorted, unique axes from the attribute `name` (absent or empty: every axis).
+absl::StatusOr<std::vector<int>> ReduceAxes(const std::string& op, const AttributeMap& attrs,
+                                            const std::string& name, int rank);
+
+}  // namespace cinn_like::hlir::ops

@@ -1,0 +1,80 @@
+/// \file The reference interpreter: bind inputs, then infer-allocate-compute-round per node.
+#include "hlir/reference_interpreter.h"
+
+#include <map>
+
+#include "absl/strings/str_cat.h"
+#include "hlir/op.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+/// Checks an input tensor against its declared desc, binding symbolic dims.
+absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int64_t>& symbols) {
+  if (t.dtype != v.desc.dtype || t.rank() != static_cast<int>(v.desc.shape.size())) {
+    return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(),
+                                                   ", expected ", v.desc.ToString()));
+  }
+  for (int d = 0; d < t.rank(); ++d) {
+    const Dim& dim = v.desc.shape[d];
+    if (!dim.is_symbolic()) {
+      if (dim.value != t.shape[d]) {
+        return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(),
+                                                       ", expected ", v.desc.ToString()));
+      }
+      continue;
+    }
+    auto [it, fresh] = symbols.emplace(dim.symbol, t.shape[d]);
+    if (!fresh && it->second != t.shape[d]) {
+      return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(), ": dim ",
+                                                     d, " (", dim.symbol, ") is ", t.shape[d],
+                                                     " but another input bound ", dim.symbol,
+                                                     " to ", it->second));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
+                                                     const std::vector<HostTensor>& inputs) {
+  if (inputs.size() != graph.inputs().size()) {
+    return absl::InvalidArgumentError(absl::StrCat("the graph takes ", graph.inputs().size(),
+                                                   " inputs, got ", inputs.size()));
+  }
+  std::vector<HostTensor> values(graph.values().size());
+  std::map<std::string, int64_t> symbols;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const Value& v = graph.values()[graph.inputs()[i]];
+    absl::Status s = Bind(v, inputs[i], symbols);
+    if (!s.ok()) return s;
+    HostTensor& bound = values[graph.inputs()[i]] = inputs[i];
+    for (double& x : bound.data) x = RoundToDType(x, bound.dtype);  // as the dtype stores it
+  }
+  const OpRegistry& registry = OpRegistry::Global();
+  for (const Node& node : graph.nodes()) {
+    std::vector<TensorDesc> descs;
+    std::vector<const HostTensor*> in;
+    for (int v : node.inputs) {
+      descs.push_back(TensorDesc{values[v].dtype, MakeShape(values[v].shape)});
+      in.push_back(&values[v]);
+    }
+    // Inference again on the concrete shapes gives the concrete output shapes.
+    auto out_descs = registry.Infer(node.op, descs, node.attrs);
+    if (!out_descs.ok()) return out_descs.status();
+    std::vector<HostTensor> outs;
+    for (auto& d : *out_descs) outs.emplace_back(d.dtype, StaticDims(d.shape));
+    absl::Status s = (*registry.Find(node.op))->reference(in, node.attrs, outs);
+    if (!s.ok()) return s;
+    for (size_t i = 0; i < outs.size(); ++i) {
+      for (double& x : outs[i].data) x = RoundToDType(x, outs[i].dtype);
+      values[node.outputs[i]] = std::move(outs[i]);
+    }
+  }
+  std::vector<HostTensor> result;
+  for (int v : graph.outputs()) result.push_back(values[v]);
+  return result;
+}
+
+}  // namespace cinn_like::hlir

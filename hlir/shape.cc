@@ -1,0 +1,81 @@
+/// \file Shapes, broadcasting and axis normalization.
+#include "hlir/shape.h"
+
+#include <glog/logging.h>
+
+#include "absl/strings/str_cat.h"
+
+namespace cinn_like::hlir {
+
+std::string Dim::ToString() const { return is_symbolic() ? symbol : std::to_string(value); }
+
+Shape MakeShape(const std::vector<int64_t>& dims) {
+  Shape s;
+  for (int64_t d : dims) s.push_back(Dim::Known(d));
+  return s;
+}
+
+std::string ShapeToString(const Shape& s) {
+  std::string out = "[";
+  for (size_t i = 0; i < s.size(); ++i) absl::StrAppend(&out, i ? ", " : "", s[i].ToString());
+  return out + "]";
+}
+
+bool IsStatic(const Shape& s) {
+  for (auto& d : s) {
+    if (d.is_symbolic()) return false;
+  }
+  return true;
+}
+
+int64_t NumElements(const Shape& s) {
+  int64_t n = 1;
+  for (auto& d : s) {
+    CHECK(!d.is_symbolic()) << "NumElements of symbolic shape " << ShapeToString(s);
+    n *= d.value;
+  }
+  return n;
+}
+
+std::vector<int64_t> StaticDims(const Shape& s) {
+  std::vector<int64_t> out;
+  for (auto& d : s) {
+    CHECK(!d.is_symbolic()) << "StaticDims of symbolic shape " << ShapeToString(s);
+    out.push_back(d.value);
+  }
+  return out;
+}
+
+absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
+  size_t rank = std::max(a.size(), b.size());
+  Shape out(rank);
+  for (size_t i = 0; i < rank; ++i) {
+    // Align trailing dims: position i of the result reads a[i - (rank - a.size())].
+    const Dim* da = i + a.size() >= rank ? &a[i + a.size() - rank] : nullptr;
+    const Dim* db = i + b.size() >= rank ? &b[i + b.size() - rank] : nullptr;
+    if (!da || da->is_one()) {
+      out[i] = db ? *db : *da;
+    } else if (!db || db->is_one() || *da == *db) {
+      out[i] = *da;
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "shapes ", ShapeToString(a), " and ", ShapeToString(b),
+          " do not broadcast: dim ", da->ToString(), " against ", db->ToString(),
+          " (sizes must match or one of them be 1)"));
+    }
+  }
+  return out;
+}
+
+std::string TensorDesc::ToString() const { return DTypeName(dtype) + ShapeToString(shape); }
+
+absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, const std::string& op) {
+  if (axis < -rank || axis >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(op, ": axis ", axis,
+                                                   " is out of range for a tensor of rank ", rank,
+                                                   " (valid: ", -rank, " to ", rank - 1, ")"));
+  }
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,60 @@
+/// \file Tensor shapes at the graph level, with symbolic dimensions, and broadcasting.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlir/dtype.h"
+
+namespace cinn_like::hlir {
+
+/// One dimension: a known size (>= 0), or a symbol (a name such as "n") whose size is known
+/// only when the compiled function is called. Two symbolic dims are equal when named alike.
+struct Dim {
+  int64_t value = 0;
+  std::string symbol;  // non-empty: symbolic, and `value` is unused
+
+  static Dim Known(int64_t v) { return Dim{v, ""}; }
+  static Dim Symbol(std::string name) { return Dim{-1, std::move(name)}; }
+  bool is_symbolic() const { return !symbol.empty(); }
+  bool is_one() const { return !is_symbolic() && value == 1; }
+  bool operator==(const Dim& o) const {
+    return is_symbolic() ? symbol == o.symbol : (!o.is_symbolic() && value == o.value);
+  }
+  bool operator!=(const Dim& o) const { return !(*this == o); }
+  /// "8", or the symbol's name.
+  std::string ToString() const;
+};
+
+using Shape = std::vector<Dim>;
+
+/// Known dims; convenient for tests and for concrete tensors.
+Shape MakeShape(const std::vector<int64_t>& dims);
+/// "[n, 64]"; "[]" for a scalar.
+std::string ShapeToString(const Shape& s);
+/// Whether every dim is known.
+bool IsStatic(const Shape& s);
+/// The element count of a static shape.
+int64_t NumElements(const Shape& s);
+/// The concrete sizes of a static shape (CHECK: static).
+std::vector<int64_t> StaticDims(const Shape& s);
+
+/// The numpy broadcast of two shapes (trailing dims aligned; 1 stretches); the error names
+/// both shapes and the first dims that disagree.
+absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
+
+/// A tensor's dtype and shape: what ops infer and the Program records per variable.
+struct TensorDesc {
+  DType dtype = DType::kFloat32;
+  Shape shape;
+  bool operator==(const TensorDesc& o) const { return dtype == o.dtype && shape == o.shape; }
+  /// "float32[n, 64]"
+  std::string ToString() const;
+};
+
+/// Normalizes an axis in [-rank, rank) to [0, rank); the error names the op and the rank.
+absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, const std::string& op);
+
+}  // namespace cinn_like::hlir
