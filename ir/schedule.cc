@@ -250,10 +250,11 @@ absl::Status Stage::Bind(const Var& axis, const std::string& thread_tag) {
                                                      other.var.name()));
     }
   }
-  if (axes_[*found].is_reduce) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bind on stage ", tensor_.name(), ": axis ", axis.name(),
-                     " is a reduce axis; binding it needs a cross-thread reduction"));
+  // A reduce axis on threadIdx.x becomes a block reduce (ir/transforms/lower_thread_reduce.h).
+  if (axes_[*found].is_reduce && thread_tag != "threadIdx.x") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bind on stage ", tensor_.name(), ": axis ", axis.name(), " is a reduce axis; only ",
+        "threadIdx.x can run a reduction across threads, not ", thread_tag));
   }
   axes_[*found].kind = kind;
   axes_[*found].bind_axis = tag % 3;
