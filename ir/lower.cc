@@ -17,6 +17,7 @@
 #include "ir/transforms/simplify.h"
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
+#include "ir/transforms/vectorize_reduce.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::ir {
@@ -130,6 +131,9 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     if (!status.ok()) {
       return absl::Status(status.code(), "function " + name + ": " + std::string(status.message()));
     }
+  }
+  if (!target.is_nvgpu()) {
+    body = passes.Run("vectorize_reduce", VectorizeReductions, body);
   }
   body = passes.Run("vectorize", VectorizeLoops, body);
   body = passes.Run("unroll", UnrollLoops, body);

@@ -187,11 +187,7 @@ absl::Status Stage::Vectorize(const Var& axis) {
                                                    ": axis ", axis.name(), " has extent ", *c,
                                                    "; vector widths from 2 to 64 are supported"));
   }
-  if (a.is_reduce) {
-    return absl::InvalidArgumentError(absl::StrCat("vectorize on stage ", tensor_.name(),
-                                                   ": axis ", axis.name(),
-                                                   " is a reduce axis; vectorize a spatial axis"));
-  }
+  // A vectorized reduce axis gets vector partials on CPUs (ir/transforms/vectorize_reduce.h).
   a.kind = ForKind::kVectorized;
   return absl::OkStatus();
 }

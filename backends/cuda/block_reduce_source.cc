@@ -6,13 +6,16 @@ namespace cinn_like::backends {
 const char* BlockReduceSource() {
   return R"cuda(// Cross-thread reductions over threadIdx.x, one per row of threads (threadIdx.y, z).
 struct cinn_like_sum_op {
-  template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
 };
 struct cinn_like_max_op {
-  template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return max(a, b); }
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return max(a, b); }
 };
 struct cinn_like_min_op {
-  template <typename T> __device__ __forceinline__ T operator()(T a, T b) const { return min(a, b); }
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return min(a, b); }
 };
 
 template <typename T, typename Op>

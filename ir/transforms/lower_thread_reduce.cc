@@ -6,65 +6,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/mutator.h"
-#include "ir/printer.h"
-#include "ir/substitute.h"
-#include "ir/tensor.h"
+#include "ir/transforms/reduce_update.h"
 
 namespace cinn_like::ir {
 namespace {
 
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i]) && ToString(a[i]) != ToString(b[i])) return false;
-  }
-  return true;
-}
-
-/// Matches `X[idx] = combine(X[idx], e)`; sets the kind and e.
-bool MatchUpdate(const Store* op, ReduceKind* kind, Expr* e) {
-  auto is_acc = [&](const Expr& x) {
-    auto* load = x.As<Load>();
-    return load && load->buffer == op->buffer && SameIndices(load->indices, op->indices);
-  };
-  auto match = [&](const BinaryNode* b, ReduceKind k) {
-    if (!b) return false;
-    if (is_acc(b->a)) {
-      *e = b->b;
-    } else if (is_acc(b->b)) {
-      *e = b->a;
-    } else {
-      return false;
-    }
-    *kind = k;
-    return true;
-  };
-  return match(op->value.As<Add>(), ReduceKind::kSum) ||
-         match(op->value.As<Max>(), ReduceKind::kMax) ||
-         match(op->value.As<Min>(), ReduceKind::kMin);
-}
-
-bool UsesAny(const std::vector<Expr>& exprs, const Variable* v) {
-  for (auto& e : exprs) {
-    if (UsesVar(e, v)) return true;
-  }
-  return false;
-}
-
-void Conjuncts(const Expr& cond, std::vector<Expr>* out) {
-  if (auto* a = cond.As<And>()) {
-    Conjuncts(a->a, out);
-    Conjuncts(a->b, out);
-  } else {
-    out->push_back(cond);
-  }
-}
-
 const char* IntrinsicOf(ReduceKind kind) {
   switch (kind) {
-    case ReduceKind::kSum: return kBlockReduceSum;
-    case ReduceKind::kMax: return kBlockReduceMax;
-    default: return kBlockReduceMin;
+    case ReduceKind::kSum:
+      return kBlockReduceSum;
+    case ReduceKind::kMax:
+      return kBlockReduceMax;
+    default:
+      return kBlockReduceMin;
   }
 }
 
@@ -74,8 +28,8 @@ struct Region {
   const For* thread = nullptr;  // the threadIdx.x loop inside it
   const Store* update = nullptr;
   ReduceKind kind = ReduceKind::kNone;
-  Expr value;                               // e of combine(X[idx], e)
-  std::set<const Variable*> loop_vars;      // of the region's loops
+  Expr value;                           // e of combine(X[idx], e)
+  std::set<const Variable*> loop_vars;  // of the region's loops
 };
 
 /// Rewrites a region's statement: the thread loop dissolves (it is hoisted by the caller), the
@@ -98,16 +52,7 @@ class RegionRewriter : public IRMutator {
     return Store::Make(partial_, {Expr(0)}, ReduceCombine(region_.kind, acc, region_.value));
   }
   Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
-    std::vector<Expr> terms;
-    Conjuncts(op->cond, &terms);
-    for (auto& t : terms) {
-      bool inner = false;
-      for (const Variable* v : region_.loop_vars) inner |= UsesVar(t, v);
-      if (inner) continue;
-      bool seen = false;
-      for (auto& g : outer_guards) seen |= ToString(g) == ToString(t);
-      if (!seen) outer_guards.push_back(t);
-    }
+    AddGuardsFreeOf(op->cond, region_.loop_vars, &outer_guards);
     return IRMutator::MutateIfThenElse(op, self);
   }
 
@@ -137,9 +82,8 @@ class ThreadReduceLowerer : public IRMutator {
 
   Stmt MutateStore(const Store* op, const Stmt& self) override {
     Region region;
-    if (!MatchUpdate(op, &region.kind, &region.value)) return self;
-    size_t r = loops_.size();
-    while (r > 0 && !UsesAny(op->indices, loops_[r - 1]->loop_var.node())) --r;
+    if (!MatchReduceUpdate(op, &region.kind, &region.value)) return self;
+    size_t r = ReductionRegionStart(loops_, op);
     for (size_t k = r; k < loops_.size(); ++k) {
       const For* loop = loops_[k];
       region.loop_vars.insert(loop->loop_var.node());
@@ -153,9 +97,8 @@ class ThreadReduceLowerer : public IRMutator {
       }
       if (region.thread) {
         Fail(absl::UnimplementedError(absl::StrCat(
-            "reduction into ", op->buffer->name, ": reduce loops ",
-            region.thread->loop_var.name(), " and ", loop->loop_var.name(),
-            " are both bound to threadIdx.x")));
+            "reduction into ", op->buffer->name, ": reduce loops ", region.thread->loop_var.name(),
+            " and ", loop->loop_var.name(), " are both bound to threadIdx.x")));
         return self;
       }
       region.thread = loop;

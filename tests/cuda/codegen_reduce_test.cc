@@ -37,7 +37,8 @@ TEST(LowerThreadReduce, PartialPerThreadThenOneBlockReduceAndOneStore) {
   ASSERT_TRUE(f.ok()) << f.status();
   std::string ir = ir::ToString(**f);
   // The accumulation goes to a private partial, never to B, inside the thread loop.
-  EXPECT_THAT(ir, HasSubstr("B_partial[0] = (B_partial[0] + A[((i * n) + ((j_outer * 256) + j_inner))])"))
+  EXPECT_THAT(
+      ir, HasSubstr("B_partial[0] = (B_partial[0] + A[((i * n) + ((j_outer * 256) + j_inner))])"))
       << ir;
   EXPECT_THAT(ir, HasSubstr("B_partial[0] = cinn_like_block_reduce_sum(B_partial[0])")) << ir;
   EXPECT_THAT(ir, HasSubstr("if ((j_inner == 0))")) << ir;
@@ -100,8 +101,8 @@ TEST_P(CodeGenReduceCases, CompilesToPtxForSm90) {
   if (c.rows_per_block) {
     EXPECT_THAT(src, HasSubstr("int32_t i_inner = threadIdx.y;"));
     // Thread 0 of a row stores only rows that exist.
-    EXPECT_THAT(src, HasSubstr("if (j_inner == 0 && i_outer * " +
-                               std::to_string(c.rows_per_block) + " + i_inner < m) {"))
+    EXPECT_THAT(src, HasSubstr("if (j_inner == 0 && i_outer * " + std::to_string(c.rows_per_block) +
+                               " + i_inner < m) {"))
         << src;
   }
   std::string ptx = Ptx(src, "rr");
@@ -111,14 +112,15 @@ TEST_P(CodeGenReduceCases, CompilesToPtxForSm90) {
 
 INSTANTIATE_TEST_SUITE_P(
     KindsWidthsTypes, CodeGenReduceCases,
-    ::testing::Values(Case{ir::ReduceKind::kSum, 32, 0, ir::Float(32), "cinn_like_block_reduce_sum"},
-                      Case{ir::ReduceKind::kMax, 1024, 0, ir::Float(32), "cinn_like_block_reduce_max"},
-                      Case{ir::ReduceKind::kMin, 512, 0, ir::Float(32), "cinn_like_block_reduce_min"},
-                      Case{ir::ReduceKind::kSum, 128, 0, ir::Float(64), "cinn_like_block_reduce_sum"},
-                      Case{ir::ReduceKind::kMax, 96, 0, ir::Int(32), "cinn_like_block_reduce_max"},
-                      Case{ir::ReduceKind::kSum, 24, 0, ir::Float(32), "cinn_like_block_reduce_sum"},
-                      Case{ir::ReduceKind::kSum, 32, 4, ir::Float(32), "cinn_like_block_reduce_sum"},
-                      Case{ir::ReduceKind::kMin, 8, 16, ir::Float(32), "cinn_like_block_reduce_min"}),
+    ::testing::Values(
+        Case{ir::ReduceKind::kSum, 32, 0, ir::Float(32), "cinn_like_block_reduce_sum"},
+        Case{ir::ReduceKind::kMax, 1024, 0, ir::Float(32), "cinn_like_block_reduce_max"},
+        Case{ir::ReduceKind::kMin, 512, 0, ir::Float(32), "cinn_like_block_reduce_min"},
+        Case{ir::ReduceKind::kSum, 128, 0, ir::Float(64), "cinn_like_block_reduce_sum"},
+        Case{ir::ReduceKind::kMax, 96, 0, ir::Int(32), "cinn_like_block_reduce_max"},
+        Case{ir::ReduceKind::kSum, 24, 0, ir::Float(32), "cinn_like_block_reduce_sum"},
+        Case{ir::ReduceKind::kSum, 32, 4, ir::Float(32), "cinn_like_block_reduce_sum"},
+        Case{ir::ReduceKind::kMin, 8, 16, ir::Float(32), "cinn_like_block_reduce_min"}),
     [](const auto& info) { return "case" + std::to_string(info.index); });
 
 TEST(CodeGenReduce, RowSumExampleIsABlockReducePerRow) {
@@ -140,11 +142,10 @@ TEST(LowerThreadReduceError, ReduceLoopOnThreadIdxYIsUnimplemented) {
   ir::Var m("m"), n("n"), bx("bx"), ty("ty");
   auto a = ir::MakeBuffer("A", ir::Float(32), {m, n});
   auto b = ir::MakeBuffer("B", ir::Float(32), {m});
-  ir::Stmt update =
-      ir::Store::Make(b, {bx}, ir::Load::Make(b, {bx}) + ir::Load::Make(a, {bx, ty}));
-  ir::Stmt nest = ir::For::Make(
-      bx, 0, m, ir::ForKind::kGpuBlock,
-      ir::For::Make(ty, 0, 32, ir::ForKind::kGpuThread, update, /*bind_axis=*/1), 0);
+  ir::Stmt update = ir::Store::Make(b, {bx}, ir::Load::Make(b, {bx}) + ir::Load::Make(a, {bx, ty}));
+  ir::Stmt nest =
+      ir::For::Make(bx, 0, m, ir::ForKind::kGpuBlock,
+                    ir::For::Make(ty, 0, 32, ir::ForKind::kGpuThread, update, /*bind_axis=*/1), 0);
   auto lowered = ir::LowerThreadReduce(nest);
   ASSERT_FALSE(lowered.ok());
   EXPECT_EQ(lowered.status().code(), absl::StatusCode::kUnimplemented);
