@@ -129,8 +129,9 @@ absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
 }
 
 /// B[i] = sum_j A[i, j] over symbolic (m, n). NVGPU: one block of 512 threads per row (i bound
-/// to blockIdx.x), j split by 512 with the inner part bound to threadIdx.x, so each thread reads
-/// A[i, j_outer * 512 + tx] (coalesced) into a private partial and the block combines them
+/// to blockIdx.x); j = (j_outer * 4 + j_unroll) * 512 + tx with tx on threadIdx.x, so each load
+/// is coalesced, and j_unroll unrolled, so each thread has four independent loads in flight per
+/// j_outer iteration; each thread sums into a private partial and the block combines them
 /// (LowerThreadReduce). X86: rows in parallel, j split by 8 with the inner part vectorized.
 absl::StatusOr<ir::LoweredFunc> BuildRowSum(const ir::Target& target) {
   Var m("m"), n("n");
@@ -142,9 +143,11 @@ absl::StatusOr<ir::LoweredFunc> BuildRowSum(const ir::Target& target) {
   ir::Stage& s = sch[b];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
   if (target.is_nvgpu()) {
-    CINN_LIKE_ASSIGN_OR_RETURN(parts, s.Split(j.var, 512));
+    CINN_LIKE_ASSIGN_OR_RETURN(chunks, s.Split(j.var, 4 * 512));
+    CINN_LIKE_ASSIGN_OR_RETURN(lanes, s.Split(chunks.second, 512));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(i, "blockIdx.x"));
-    CINN_LIKE_RETURN_IF_ERROR(s.Bind(parts.second, "threadIdx.x"));
+    CINN_LIKE_RETURN_IF_ERROR(s.Unroll(lanes.first));
+    CINN_LIKE_RETURN_IF_ERROR(s.Bind(lanes.second, "threadIdx.x"));
   } else {
     CINN_LIKE_RETURN_IF_ERROR(s.Parallel(i));
     CINN_LIKE_RETURN_IF_ERROR(s.Vectorize(j.var, 8).status());

@@ -131,8 +131,10 @@ TEST(CodeGenReduce, RowSumExampleIsABlockReducePerRow) {
   std::string src = CudaSource(*f);
   EXPECT_THAT(src, HasSubstr("__launch_bounds__(512)"));
   EXPECT_THAT(src, HasSubstr("int32_t i = blockIdx.x;"));
-  // Coalesced: consecutive threads read consecutive elements of the row.
-  EXPECT_THAT(src, HasSubstr("A[i * n + (j_outer * 512 + j_inner)]")) << src;
+  // Coalesced: consecutive threads read consecutive elements of the row; four loads unrolled.
+  EXPECT_THAT(src, HasSubstr("int32_t j_inner_inner = threadIdx.x;")) << src;
+  EXPECT_THAT(src, HasSubstr("A[i * n + (j_outer * 2048 + j_inner_inner)]")) << src;
+  EXPECT_THAT(src, HasSubstr("A[i * n + (j_outer * 2048 + (j_inner_inner + 1536))]")) << src;
   EXPECT_THAT(src, HasSubstr("cinn_like_block_reduce_sum(B_partial[0])"));
   EXPECT_THAT(Ptx(src, "row_sum"), HasSubstr(".entry row_sum_kernel"));
 }
@@ -152,6 +154,37 @@ TEST(LowerThreadReduceError, ReduceLoopOnThreadIdxYIsUnimplemented) {
   EXPECT_EQ(lowered.status().message(),
             "reduction into B: its reduce loop ty is bound to threadIdx.y; a cross-thread "
             "reduction must be bound to threadIdx.x");
+}
+
+TEST(CodeGenReduceError, BlockReduceUnderAGuardedThreadLoopIsRefused) {
+  // Two thread loops of one kernel with different extents: the launch takes the larger, so the
+  // reduction's loop gets a guard that not every thread passes; a barrier there would hang.
+  ir::Var m("m"), bx("bx"), t("t"), tx("tx");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {m * 32});
+  auto b = ir::MakeBuffer("B", ir::Float(32), {m});
+  auto c = ir::MakeBuffer("C", ir::Float(32), {ir::Expr(64)});
+  ir::Stmt update =
+      ir::Store::Make(b, {bx}, ir::Load::Make(b, {bx}) + ir::Load::Make(a, {bx * 32 + tx}));
+  ir::Stmt body =
+      ir::For::Make(bx, 0, m, ir::ForKind::kGpuBlock,
+                    ir::Block::Make({ir::For::Make(t, 0, 64, ir::ForKind::kGpuThread,
+                                                   ir::Store::Make(c, {t}, ir::Expr(1.0f)), 0),
+                                     ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, update, 0)}),
+                    0);
+  auto lowered = ir::LowerThreadReduce(body);
+  ASSERT_TRUE(lowered.ok()) << lowered.status();
+  auto f = std::make_shared<ir::LoweredFuncNode>();
+  f->name = "g";
+  f->args = {ir::Argument::Input(a), ir::Argument::Output(b), ir::Argument::Output(c)};
+  f->body = *lowered;
+  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok());
+  auto src = (*compiler)->GetSourceCode({"g", ir::Target::NVGPU(90), {f}});
+  ASSERT_FALSE(src.ok());
+  EXPECT_EQ(src.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(src.status().message(),
+              HasSubstr("kernel g_kernel: cinn_like_block_reduce_sum under a bound loop shorter "
+                        "than its launch dimension"));
 }
 
 TEST(LowerThreadReduce, UpdatesOutsideThreadLoopsAreLeftAlone) {
