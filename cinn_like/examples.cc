@@ -128,6 +128,33 @@ absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   return ir::Lower("add_vectorized", {a, b, c}, sch, target);
 }
 
+/// B[i] = sum_j A[i, j] over symbolic (m, n). NVGPU: one block of 512 threads per row (i bound
+/// to blockIdx.x); j = (j_outer * 4 + j_unroll) * 512 + tx with tx on threadIdx.x, so each load
+/// is coalesced, and j_unroll unrolled, so each thread has four independent loads in flight per
+/// j_outer iteration; each thread sums into a private partial and the block combines them
+/// (LowerThreadReduce). X86: rows in parallel, j split by 8 with the inner part vectorized.
+absl::StatusOr<ir::LoweredFunc> BuildRowSum(const ir::Target& target) {
+  Var m("m"), n("n");
+  Tensor a = ir::Placeholder("A", Float(32), {m, n});
+  ir::IterVar j = ir::ReduceAxis(n, "j");
+  Tensor b = ir::Compute(
+      {m}, [&](const std::vector<Expr>& i) { return ir::ReduceSum(a(i[0], j.var), {j}); }, "B");
+  auto sch = ir::Schedule::Create({b});
+  ir::Stage& s = sch[b];
+  CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
+  if (target.is_nvgpu()) {
+    CINN_LIKE_ASSIGN_OR_RETURN(chunks, s.Split(j.var, 4 * 512));
+    CINN_LIKE_ASSIGN_OR_RETURN(lanes, s.Split(chunks.second, 512));
+    CINN_LIKE_RETURN_IF_ERROR(s.Bind(i, "blockIdx.x"));
+    CINN_LIKE_RETURN_IF_ERROR(s.Unroll(lanes.first));
+    CINN_LIKE_RETURN_IF_ERROR(s.Bind(lanes.second, "threadIdx.x"));
+  } else {
+    CINN_LIKE_RETURN_IF_ERROR(s.Parallel(i));
+    CINN_LIKE_RETURN_IF_ERROR(s.Vectorize(j.var, 8).status());
+  }
+  return ir::Lower("row_sum", {a, b}, sch, target);
+}
+
 void RefAdd(std::vector<std::vector<float>>& args, int64_t) {
   for (size_t i = 0; i < args[2].size(); ++i) args[2][i] = args[0][i] + args[1][i];
 }
@@ -176,6 +203,17 @@ std::vector<Example> MakeAll() {
                    return std::vector<std::vector<int64_t>>{{m, 256}, {m, 256}, {m, 256}};
                  },
                  RefAdd, 2, {16, 17, 100}});
+  all.push_back({"row_sum", "B[i] = sum_j A[i, j] over (n, n); a block reduce per row on GPU",
+                 BuildRowSum,
+                 [](int64_t n) { return std::vector<std::vector<int64_t>>{{n, n}, {n}}; },
+                 [](std::vector<std::vector<float>>& args, int64_t n) {
+                   for (int64_t i = 0; i < n; ++i) {
+                     double acc = 0;
+                     for (int64_t j = 0; j < n; ++j) acc += args[0][i * n + j];
+                     args[1][i] = static_cast<float>(acc);
+                   }
+                 },
+                 1, {1, 7, 33, 512, 1000, 2048}, 1e-5});
   return all;
 }
 

@@ -13,9 +13,11 @@
 #include "ir/lower_stage.h"
 #include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
+#include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/simplify.h"
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
+#include "ir/transforms/vectorize_reduce.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::ir {
@@ -111,6 +113,28 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   PassRunner passes(name);
   passes.Dump("schedule", body);
   body = passes.Run("simplify", [](const Stmt& s) { return Simplify(s); }, body);
+  if (target.is_nvgpu()) {
+    // Reductions raced by threadIdx.x: per-thread partials and one block reduce, while the
+    // loops are still whole (before flattening; the bound loops stay for the host/device split).
+    absl::Status status;
+    body = passes.Run(
+        "lower_thread_reduce",
+        [&](const Stmt& s) {
+          auto lowered = LowerThreadReduce(s);
+          if (!lowered.ok()) {
+            status = lowered.status();
+            return s;
+          }
+          return *lowered;
+        },
+        body);
+    if (!status.ok()) {
+      return absl::Status(status.code(), "function " + name + ": " + std::string(status.message()));
+    }
+  }
+  if (!target.is_nvgpu()) {
+    body = passes.Run("vectorize_reduce", VectorizeReductions, body);
+  }
   body = passes.Run("vectorize", VectorizeLoops, body);
   body = passes.Run("unroll", UnrollLoops, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);

@@ -187,11 +187,7 @@ absl::Status Stage::Vectorize(const Var& axis) {
                                                    ": axis ", axis.name(), " has extent ", *c,
                                                    "; vector widths from 2 to 64 are supported"));
   }
-  if (a.is_reduce) {
-    return absl::InvalidArgumentError(absl::StrCat("vectorize on stage ", tensor_.name(),
-                                                   ": axis ", axis.name(),
-                                                   " is a reduce axis; vectorize a spatial axis"));
-  }
+  // A vectorized reduce axis gets vector partials on CPUs (ir/transforms/vectorize_reduce.h).
   a.kind = ForKind::kVectorized;
   return absl::OkStatus();
 }
@@ -250,10 +246,11 @@ absl::Status Stage::Bind(const Var& axis, const std::string& thread_tag) {
                                                      other.var.name()));
     }
   }
-  if (axes_[*found].is_reduce) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bind on stage ", tensor_.name(), ": axis ", axis.name(),
-                     " is a reduce axis; binding it needs a cross-thread reduction"));
+  // A reduce axis on threadIdx.x becomes a block reduce (ir/transforms/lower_thread_reduce.h).
+  if (axes_[*found].is_reduce && thread_tag != "threadIdx.x") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "bind on stage ", tensor_.name(), ": axis ", axis.name(), " is a reduce axis; only ",
+        "threadIdx.x can run a reduction across threads, not ", thread_tag));
   }
   axes_[*found].kind = kind;
   axes_[*found].bind_axis = tag % 3;

@@ -2,7 +2,9 @@
 #include "backends/cuda/codegen_cuda_dev.h"
 
 #include "absl/strings/str_cat.h"
+#include "backends/cuda/block_reduce_source.h"
 #include "ir/printer.h"
+#include "ir/transforms/lower_thread_reduce.h"
 
 namespace cinn_like::backends {
 
@@ -21,6 +23,7 @@ absl::StatusOr<std::string> CodeGenCudaDev::Generate(const ir::Module& device_mo
            << "typedef unsigned short uint16_t;\n"
            << "typedef unsigned int uint32_t;\n"
            << "typedef unsigned long long uint64_t;\n\n";
+  const size_t helpers_at = gen.out_.tellp();
   for (auto& f : device_module.functions) {
     if (f->kind != ir::LoweredFuncNode::Kind::kDeviceKernel) {
       return absl::InvalidArgumentError("function " + f->name +
@@ -29,7 +32,9 @@ absl::StatusOr<std::string> CodeGenCudaDev::Generate(const ir::Module& device_mo
     gen.AddKernel(*f);
   }
   if (!gen.status_.ok()) return gen.status_;
-  return gen.out_.str();
+  std::string source = gen.out_.str();
+  if (gen.uses_block_reduce_) source.insert(helpers_at, BlockReduceSource());
+  return source;
 }
 
 void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
@@ -80,9 +85,24 @@ void CodeGenCudaDev::PrintBoundFor(const ir::For* op) {
   }
   Indent();
   out_ << "if (" << op->loop_var.name() << " < " << Print(op->extent) << ") {\n";
+  ++guarded_bound_loops_;
   Nested(op->body);
+  --guarded_bound_loops_;
   Indent();
   out_ << "}\n";
+}
+
+void CodeGenCudaDev::VisitCall(const ir::Call* op) {
+  if (op->call_kind == ir::Call::CallKind::kIntrinsic && ir::IsBlockReduceIntrinsic(op->name)) {
+    uses_block_reduce_ = true;
+    if (guarded_bound_loops_ > 0) {
+      Fail(absl::UnimplementedError(
+          "kernel " + kernel_->name + ": " + op->name +
+          " under a bound loop shorter than its launch dimension; every thread of the block must "
+          "reach a cross-thread reduction, so bind loops of one axis with equal extents"));
+    }
+  }
+  CodeGenC::VisitCall(op);
 }
 
 }  // namespace cinn_like::backends

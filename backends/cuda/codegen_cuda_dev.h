@@ -21,10 +21,15 @@ class CodeGenCudaDev : public CodeGenC {
   const char* Language() const override { return "CUDA"; }
   std::string ScopePrefix(ir::MemoryScope scope) override;
   void PrintBoundFor(const ir::For* op) override;
+  /// Block-reduce intrinsics print as calls of the helpers of block_reduce_source.h, which the
+  /// translation unit then defines at its top.
+  void VisitCall(const ir::Call* op) override;
 
  private:
   void AddKernel(const ir::LoweredFuncNode& kernel);
   const ir::LoweredFuncNode* kernel_ = nullptr;
+  int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
+  bool uses_block_reduce_ = false;
 };
 
 }  // namespace cinn_like::backends

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/printer.h"
+#include "ir/transforms/vectorize_reduce.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::backends {
@@ -49,6 +50,7 @@ CodeGenLLVM::~CodeGenLLVM() = default;
 int32_t CodeGenLLVM::DeviceType() const { return kDLCPU; }
 
 llvm::Value* CodeGenLLVM::EmitIntrinsicCall(const ir::Call* op) {
+  if (ir::IsVectorReduceIntrinsic(op->name)) return EmitVectorReduce(op);
   return Fail(absl::UnimplementedError(
                   absl::StrCat("intrinsic call '", op->name, "' is not supported by this target")),
               op->type.is_void() ? nullptr : LLVMType(op->type));

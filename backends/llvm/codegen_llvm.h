@@ -44,6 +44,9 @@ class CodeGenLLVM {
   /// Emits an intrinsic call (Call::CallKind::kIntrinsic); the default knows none. Report
   /// errors with Fail(); return a value of the call's type (any i32 value for void calls).
   virtual llvm::Value* EmitIntrinsicCall(const ir::Call* op);
+  /// A horizontal reduce of ir/transforms/vectorize_reduce.h: llvm.vector.reduce.* (float sums
+  /// reassociate; float max/min are maxnum/minnum, as the scalar Max/Min).
+  llvm::Value* EmitVectorReduce(const ir::Call* op);
 
   // Helpers for subclasses.
   llvm::Value* EmitExpr(const ir::Expr& e);

@@ -85,7 +85,7 @@ TEST(Schedule, FuseNeedsAdjacentLoopsAndReorderRejectsDuplicates) {
               HasSubstr("axis i_outer is listed twice"));
 }
 
-TEST(Schedule, ReduceAxisCannotBeBoundOrParallel) {
+TEST(Schedule, ReduceAxisIsNeitherParallelNorBoundBeyondThreadIdxX) {
   Var n("n");
   Tensor a = Placeholder("A", Float(32), {n});
   IterVar k = ReduceAxis(n, "k");
@@ -93,8 +93,11 @@ TEST(Schedule, ReduceAxisCannotBeBoundOrParallel) {
                      "B");
   auto sch = Schedule::Create({b});
   EXPECT_THAT(sch[b].Parallel(k.var).message(), HasSubstr("k is a reduce axis"));
-  EXPECT_THAT(sch[b].Bind(k.var, "threadIdx.x").message(),
-              HasSubstr("binding it needs a cross-thread reduction"));
+  EXPECT_THAT(sch[b].Bind(k.var, "blockIdx.x").message(),
+              HasSubstr("axis k is a reduce axis; only threadIdx.x can run a reduction across "
+                        "threads, not blockIdx.x"));
+  EXPECT_THAT(sch[b].Bind(k.var, "threadIdx.y").message(), HasSubstr("not threadIdx.y"));
+  EXPECT_TRUE(sch[b].Bind(k.var, "threadIdx.x").ok());
 }
 
 }  // namespace

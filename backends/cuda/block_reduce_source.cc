@@ -1,0 +1,88 @@
+/// \file The block-reduce helpers as CUDA C text.
+#include "backends/cuda/block_reduce_source.h"
+
+namespace cinn_like::backends {
+
+const char* BlockReduceSource() {
+  return R"cuda(// Cross-thread reductions over threadIdx.x, one per row of threads (threadIdx.y, z).
+struct cinn_like_sum_op {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
+};
+struct cinn_like_max_op {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return max(a, b); }
+};
+struct cinn_like_min_op {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return min(a, b); }
+};
+
+template <typename T, typename Op>
+__device__ __forceinline__ T cinn_like_block_reduce(T v, Op op) {
+  const int n = blockDim.x;
+  const int tid = threadIdx.x + n * (threadIdx.y + blockDim.y * threadIdx.z);
+  if (n <= 32 && (n & (n - 1)) == 0) {
+    // Each row is an aligned group of n lanes of one warp: a butterfly inside the group. The
+    // mask names the lanes this (possibly partial) warp has.
+    const int total = n * blockDim.y * blockDim.z;
+    const int lanes = min(32, total - (tid & ~31));
+    const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
+    __syncwarp(mask);
+    for (int offset = n >> 1; offset > 0; offset >>= 1) {
+      v = op(v, __shfl_xor_sync(mask, v, offset, n));
+    }
+    return v;
+  }
+  const int row = tid / n;
+  if (n % 32 == 0) {
+    // Whole warps per row: reduce each warp, then the row's first warp combines its warps.
+    __shared__ T warp_partials[32];
+    __shared__ T row_totals[32];
+    const int warps = n >> 5;
+    const int lane = threadIdx.x & 31;
+    __syncthreads();
+    for (int offset = 16; offset > 0; offset >>= 1) {
+      v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+    }
+    if (lane == 0) warp_partials[tid >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+      T p = warp_partials[row * warps + (lane < warps ? lane : 0)];
+      for (int offset = 16; offset > 0; offset >>= 1) {
+        T other = __shfl_down_sync(0xffffffffu, p, offset);
+        if (lane + offset < warps) p = op(p, other);
+      }
+      if (lane == 0) row_totals[row] = p;
+    }
+    __syncthreads();
+    return row_totals[row];
+  }
+  // Rows that are not whole warps: a tree in shared memory, lane x adding lane x + s.
+  __shared__ T values[1024];
+  __syncthreads();
+  values[tid] = v;
+  __syncthreads();
+  int s = 1;
+  while (s < n) s <<= 1;
+  for (s >>= 1; s > 0; s >>= 1) {
+    if (threadIdx.x < s && threadIdx.x + s < n) values[tid] = op(values[tid], values[tid + s]);
+    __syncthreads();
+  }
+  return values[tid - threadIdx.x];
+}
+
+template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_sum(T v) {
+  return cinn_like_block_reduce(v, cinn_like_sum_op());
+}
+template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_max(T v) {
+  return cinn_like_block_reduce(v, cinn_like_max_op());
+}
+template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_min(T v) {
+  return cinn_like_block_reduce(v, cinn_like_min_op());
+}
+
+)cuda";
+}
+
+}  // namespace cinn_like::backends
