@@ -29,7 +29,10 @@ absl::StatusOr<std::string> CodeGenCudaDev::Generate(const ir::Module& device_mo
     gen.AddKernel(*f);
   }
   if (!gen.status_.ok()) return gen.status_;
-  return gen.out_.str();
+  std::string source = gen.out_.str();
+  const std::string after = "#include <math_constants.h>\n";
+  source.insert(source.find(after) + after.size(), gen.TypeIncludes());
+  return source;
 }
 
 void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {

@@ -22,9 +22,23 @@ class CodeGenCudaDev : public CodeGenC {
   std::string ScopePrefix(ir::MemoryScope scope) override;
   void PrintBoundFor(const ir::For* op) override;
 
+  // Types, casts and math spellings: codegen_cuda_types.cc. float16 is __half, bfloat16 is
+  // __nv_bfloat16; their headers are included only when a kernel uses them.
+  std::string TypeName(const ir::Type& t) override;
+  std::string FloatLiteral(const ir::Type& t, double v) override;
+  std::string WidenToFloat(const ir::Type& t, const std::string& e) override;
+  std::string NarrowFromFloat(const ir::Type& t, const std::string& e) override;
+  std::string MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) override;
+  bool FastMath() const override;
+  void VisitCast(const ir::Cast* op) override;
+  /// The #include lines of the 16-bit float headers this translation unit needs.
+  std::string TypeIncludes() const;
+
  private:
   void AddKernel(const ir::LoweredFuncNode& kernel);
   const ir::LoweredFuncNode* kernel_ = nullptr;
+  bool uses_fp16_ = false;
+  bool uses_bf16_ = false;
 };
 
 }  // namespace cinn_like::backends
