@@ -157,8 +157,8 @@ void CodeGenC::PrintBinary(const ir::BinaryNode* op, const char* sym, int prec) 
   const ir::Type& t = op->a.type();
   if (t.is_low_precision_float()) {
     // Computed in float32 and rounded back: see WidenToFloat.
-    std::string e = absl::StrCat(WidenToFloat(t, Print(op->a)), " ", sym, " ",
-                                 WidenToFloat(t, Print(op->b)));
+    std::string e =
+        absl::StrCat(WidenToFloat(t, Print(op->a)), " ", sym, " ", WidenToFloat(t, Print(op->b)));
     *expr_ << (op->type.is_bool() ? e : NarrowFromFloat(t, e));
     return;
   }
@@ -256,10 +256,10 @@ void CodeGenC::VisitCall(const ir::Call* op) {
   bool types_ok = t.is_float() && static_cast<int>(op->args.size()) == info.arity;
   for (auto& a : op->args) types_ok &= a.type() == t;
   if (!types_ok) {
-    Fail(absl::InvalidArgumentError(absl::StrCat(
-        "math function '", info.name, "' of type ", t.ToString(), " on ", op->args.size(),
-        " arguments in ", Language(), " codegen: it takes ", info.arity,
-        " arguments of one floating-point type")));
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("math function '", info.name, "' of type ", t.ToString(), " on ",
+                     op->args.size(), " arguments in ", Language(), " codegen: it takes ",
+                     info.arity, " arguments of one floating-point type")));
     return;
   }
   // float16/bfloat16: computed in float32, rounded back once.

@@ -12,7 +12,8 @@ namespace cinn_like::ir {
 namespace {
 
 const MathOpInfo kMathOps[] = {
-#define CINN_LIKE_MATH_ROW(op, name, arity, c, llvm, fast) {MathOp::k##op, name, arity, c, llvm, fast},
+#define CINN_LIKE_MATH_ROW(op, name, arity, c, llvm, fast) \
+  {MathOp::k##op, name, arity, c, llvm, fast},
     CINN_LIKE_MATH_OPS(CINN_LIKE_MATH_ROW)
 #undef CINN_LIKE_MATH_ROW
 };
@@ -41,17 +42,17 @@ class MathCallChecker : public IRVisitor {
     }
     const MathOpInfo& info = GetMathOpInfo(*math);
     if (static_cast<int>(op->args.size()) != info.arity) {
-      status = absl::InvalidArgumentError(absl::StrCat(where, "math function ", info.name,
-                                                       " takes ", info.arity, " arguments, got ",
-                                                       op->args.size()));
+      status =
+          absl::InvalidArgumentError(absl::StrCat(where, "math function ", info.name, " takes ",
+                                                  info.arity, " arguments, got ", op->args.size()));
       return;
     }
     for (const Expr& a : op->args) {
       if (!a.type().is_float()) {
-        status = absl::InvalidArgumentError(absl::StrCat(
-            where, "math function ", info.name,
-            " takes a floating-point type (float16, bfloat16, float32, float64), got ",
-            a.type().ToString()));
+        status = absl::InvalidArgumentError(
+            absl::StrCat(where, "math function ", info.name,
+                         " takes a floating-point type (float16, bfloat16, float32, float64), got ",
+                         a.type().ToString()));
         return;
       }
       if (a.type() != op->type) {

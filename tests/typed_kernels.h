@@ -9,8 +9,8 @@
 #include <cstring>
 #include <functional>
 #include <random>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include <dlpack/dlpack.h>
 
@@ -67,8 +67,7 @@ inline DLDataType DLType(const ir::Type& t) {
   if (t.is_bool()) return {6, 8, 1};  // kDLBool
   if (t.is_bfloat16()) return {kDLBfloat, 16, 1};
   if (t.is_float()) return {kDLFloat, static_cast<uint8_t>(t.bits()), 1};
-  return {static_cast<uint8_t>(t.is_int() ? kDLInt : kDLUInt), static_cast<uint8_t>(t.bits()),
-          1};
+  return {static_cast<uint8_t>(t.is_int() ? kDLInt : kDLUInt), static_cast<uint8_t>(t.bits()), 1};
 }
 
 /// A dense CPU tensor of any scalar type, with element access as double and a DLTensor view.
@@ -117,10 +116,14 @@ class TypedTensor {
       return static_cast<double>(bits);
     }
     switch (type_.bits()) {
-      case 8: return Take<int8_t>(p);
-      case 16: return Take<int16_t>(p);
-      case 32: return Take<int32_t>(p);
-      default: return static_cast<double>(Take<int64_t>(p));
+      case 8:
+        return Take<int8_t>(p);
+      case 16:
+        return Take<int16_t>(p);
+      case 32:
+        return Take<int32_t>(p);
+      default:
+        return static_cast<double>(Take<int64_t>(p));
     }
   }
   /// Uniform values in [lo, hi] (integers: whole numbers) from a fresh seed.
@@ -159,8 +162,7 @@ using BinaryFn = std::function<ir::Expr(ir::Expr, ir::Expr)>;
 /// type `in`, C of f's result type. On NVGPU i is bound to blockIdx.x and j to threadIdx.x; on x86
 /// `vector_lanes` > 1 vectorizes j by that factor.
 inline absl::StatusOr<ir::LoweredFunc> BuildBinary(const std::string& name, ir::Type in,
-                                                   const BinaryFn& f,
-                                                   const ir::Target& target,
+                                                   const BinaryFn& f, const ir::Target& target,
                                                    int vector_lanes = 0) {
   ir::Var m("m");
   ir::Tensor a = ir::Placeholder("A", in, {m, ir::Expr(16)});

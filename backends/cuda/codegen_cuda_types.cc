@@ -87,8 +87,8 @@ void CodeGenCudaDev::VisitCast(const ir::Cast* op) {
     return;
   }
   if (to.is_vector() || from.is_handle() || to.is_handle() || from.is_string() || to.is_string()) {
-    Fail(absl::InvalidArgumentError(absl::StrCat("cannot cast ", from.ToString(), " to ",
-                                                 to.ToString(), " in CUDA codegen")));
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("cannot cast ", from.ToString(), " to ", to.ToString(), " in CUDA codegen")));
     return;
   }
   std::string v = Print(op->value);
@@ -113,9 +113,9 @@ void CodeGenCudaDev::VisitCast(const ir::Cast* op) {
   } else if (from.is_float()) {  // float64, one rounding
     *expr_ << "__double2" << target << "(" << v << ")";
   } else {
-    std::string arg = from.bits() < 32 ? absl::StrCat("(", from.is_uint() ? "unsigned int" : "int",
-                                                      ")", operand)
-                                       : v;
+    std::string arg = from.bits() < 32
+                          ? absl::StrCat("(", from.is_uint() ? "unsigned int" : "int", ")", operand)
+                          : v;
     *expr_ << "__" << IntSuffix(from) << "2" << target << "_rn(" << arg << ")";
   }
 }

@@ -25,10 +25,10 @@ llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
                 ty);
   }
   if (static_cast<int>(op->args.size()) != info.arity) {
-    return Fail(absl::InvalidArgumentError(absl::StrCat("math function ", info.name, " takes ",
-                                                        info.arity, " arguments, got ",
-                                                        op->args.size())),
-                ty);
+    return Fail(
+        absl::InvalidArgumentError(absl::StrCat("math function ", info.name, " takes ", info.arity,
+                                                " arguments, got ", op->args.size())),
+        ty);
   }
   ir::Type ct = ir::MathComputeType(op->type);
   llvm::Type* cty = LLVMType(ct);

@@ -49,9 +49,8 @@ llvm::Value* CodeGenLLVM::NarrowFromFloat(llvm::Value* f, const ir::Type& t) {
   llvm::Value* x = b.CreateBitCast(f, i32);
   llvm::Value* high = b.CreateLShr(x, Splat(i32, b.getInt32(16)));
   llvm::Value* lsb = b.CreateAnd(high, Splat(i32, b.getInt32(1)));
-  llvm::Value* rounded =
-      b.CreateLShr(b.CreateAdd(b.CreateAdd(x, Splat(i32, b.getInt32(0x7fff))), lsb),
-                   Splat(i32, b.getInt32(16)));
+  llvm::Value* rounded = b.CreateLShr(
+      b.CreateAdd(b.CreateAdd(x, Splat(i32, b.getInt32(0x7fff))), lsb), Splat(i32, b.getInt32(16)));
   llvm::Value* nan = b.CreateOr(high, Splat(i32, b.getInt32(0x40)));
   llvm::Value* r = b.CreateSelect(b.CreateFCmpUNO(f, f), nan, rounded);
   r = b.CreateTrunc(r, SameShape(f->getType(), b.getInt16Ty()));

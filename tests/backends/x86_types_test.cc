@@ -17,11 +17,11 @@
 namespace cinn_like::backends {
 namespace {
 
+using ir::Expr;
+using ir::Type;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using testing::TypedTensor;
-using ir::Expr;
-using ir::Type;
 
 constexpr int64_t kRows = 37;  // 37 x 16 elements
 
@@ -60,9 +60,9 @@ struct TypeCase {
 };
 
 std::vector<TypeCase> ArithmeticCases() {
-  return {{ir::Float16(), -4, 4},     {ir::BFloat16(), -4, 4},  {ir::Float(32), -4, 4},
-          {ir::Float(64), -4, 4},     {ir::Int(8), -100, 100},  {ir::Int(16), -300, 300},
-          {ir::Int(32), -1e5, 1e5},   {ir::Int(64), -5e7, 5e7}, {ir::UInt(8), 0, 255}};
+  return {{ir::Float16(), -4, 4},   {ir::BFloat16(), -4, 4},  {ir::Float(32), -4, 4},
+          {ir::Float(64), -4, 4},   {ir::Int(8), -100, 100},  {ir::Int(16), -300, 300},
+          {ir::Int(32), -1e5, 1e5}, {ir::Int(64), -5e7, 5e7}, {ir::UInt(8), 0, 255}};
 }
 
 // C = A * B + A - B in the type itself, every operation rounded (floats) or wrapped (ints).
@@ -73,10 +73,10 @@ TEST(X86Types, ArithmeticPerTypeScalarAndVectorized) {
       const Type& t = tc.type;
       std::string name = absl::StrCat("arith_", t.ToString(), "_v", lanes);
       SCOPED_TRACE(name);
-      EntryFunction fn = Build(compiler.get(),
-                               testing::BuildBinary(
-                                   name, t, [](Expr a, Expr b) { return a * b + a - b; },
-                                   ir::Target::X86(), lanes));
+      EntryFunction fn = Build(
+          compiler.get(),
+          testing::BuildBinary(
+              name, t, [](Expr a, Expr b) { return a * b + a - b; }, ir::Target::X86(), lanes));
       ASSERT_NE(fn, nullptr);
       TypedTensor a(t, {kRows, 16}), b(t, {kRows, 16}), c(t, {kRows, 16});
       a.FillRandom(tc.lo, tc.hi);
@@ -102,8 +102,8 @@ TEST(X86Types, BoolComputesAndStoresOneByte) {
   auto compiler = X86Compiler();
   // C = (A < B) != (A > 0.5), a bool tensor of bytes 0 and 1.
   auto func = testing::BuildUnary(
-      "bool_ops", ir::Float(32),
-      [](Expr a) { return (a < Expr(0.25f)) != (a > Expr(0.5f)); }, ir::Target::X86());
+      "bool_ops", ir::Float(32), [](Expr a) { return (a < Expr(0.25f)) != (a > Expr(0.5f)); },
+      ir::Target::X86());
   EntryFunction fn = Build(compiler.get(), func);
   ASSERT_NE(fn, nullptr);
   TypedTensor a(ir::Float(32), {kRows, 16}), c(ir::Bool(), {kRows, 16});
@@ -145,86 +145,104 @@ void CheckUnary(const std::string& name, const Type& from, const Type& to,
 const double kInf = std::numeric_limits<double>::infinity();
 
 TEST(X86Types, Float32ToFloat16RoundsToNearestEven) {
-  std::vector<double> chosen = {
-      1 + std::ldexp(1, -11),      // tie: to even 1.0
-      1 + 3 * std::ldexp(1, -11),  // tie: to even 1 + 2^-9
-      -(1 + std::ldexp(1, -11)),   65519, 65520 /* inf */, 1e6, std::ldexp(1, -25) /* tie: 0 */,
-      3 * std::ldexp(1, -26),      // above the tie: 2^-24
-      6.1e-5, -0.0, kInf, -kInf, std::nan("")};
+  std::vector<double> chosen = {1 + std::ldexp(1, -11),      // tie: to even 1.0
+                                1 + 3 * std::ldexp(1, -11),  // tie: to even 1 + 2^-9
+                                -(1 + std::ldexp(1, -11)),
+                                65519,
+                                65520 /* inf */,
+                                1e6,
+                                std::ldexp(1, -25) /* tie: 0 */,
+                                3 * std::ldexp(1, -26),  // above the tie: 2^-24
+                                6.1e-5,
+                                -0.0,
+                                kInf,
+                                -kInf,
+                                std::nan("")};
   for (int lanes : {0, 8}) {
-    CheckUnary(absl::StrCat("f32_f16_f32_v", lanes), ir::Float(32), ir::Float(32),
-               [](Expr x) { return ir::Cast::Make(ir::Float(32), ir::Cast::Make(ir::Float16(), x)); },
-               chosen, -70000, 70000,
-               [](double v) { return testing::HalfValue(testing::HalfBits(static_cast<float>(v))); },
-               lanes);
+    CheckUnary(
+        absl::StrCat("f32_f16_f32_v", lanes), ir::Float(32), ir::Float(32),
+        [](Expr x) { return ir::Cast::Make(ir::Float(32), ir::Cast::Make(ir::Float16(), x)); },
+        chosen, -70000, 70000,
+        [](double v) { return testing::HalfValue(testing::HalfBits(static_cast<float>(v))); },
+        lanes);
   }
   // Random values near 1, where most mantissa bits are cut.
-  CheckUnary("f32_f16_f32_near_one", ir::Float(32), ir::Float(32),
-             [](Expr x) { return ir::Cast::Make(ir::Float(32), ir::Cast::Make(ir::Float16(), x)); },
-             {}, 0.9, 1.1, [](double v) { return testing::HalfValue(testing::HalfBits(v)); });
+  CheckUnary(
+      "f32_f16_f32_near_one", ir::Float(32), ir::Float(32),
+      [](Expr x) { return ir::Cast::Make(ir::Float(32), ir::Cast::Make(ir::Float16(), x)); }, {},
+      0.9, 1.1, [](double v) { return testing::HalfValue(testing::HalfBits(v)); });
 }
 
 TEST(X86Types, Float32ToBFloat16RoundsToNearestEven) {
-  std::vector<double> chosen = {1 + std::ldexp(1, -8), 1 + 3 * std::ldexp(1, -8),
-                                -(1 + std::ldexp(1, -8)), 3.3895313892515355e38, 1e-40,
-                                kInf, std::nan("")};
+  std::vector<double> chosen = {1 + std::ldexp(1, -8),
+                                1 + 3 * std::ldexp(1, -8),
+                                -(1 + std::ldexp(1, -8)),
+                                3.3895313892515355e38,
+                                1e-40,
+                                kInf,
+                                std::nan("")};
   for (int lanes : {0, 8}) {
-    CheckUnary(absl::StrCat("f32_bf16_f32_v", lanes), ir::Float(32), ir::Float(32),
-               [](Expr x) { return ir::Cast::Make(ir::Float(32), ir::Cast::Make(ir::BFloat16(), x)); },
-               chosen, -1e5, 1e5,
-               [](double v) {
-                 return std::isnan(v) ? v : testing::BFloat16Value(testing::BFloat16Bits(v));
-               },
-               lanes);
+    CheckUnary(
+        absl::StrCat("f32_bf16_f32_v", lanes), ir::Float(32), ir::Float(32),
+        [](Expr x) { return ir::Cast::Make(ir::Float(32), ir::Cast::Make(ir::BFloat16(), x)); },
+        chosen, -1e5, 1e5,
+        [](double v) {
+          return std::isnan(v) ? v : testing::BFloat16Value(testing::BFloat16Bits(v));
+        },
+        lanes);
   }
 }
 
 TEST(X86Types, Float64To16BitRoundsOnce) {
   // Rounding to float32 first would make these exact ties and round them down to 1.0.
-  CheckUnary("f64_f16", ir::Float(64), ir::Float(64),
-             [](Expr x) { return ir::Cast::Make(ir::Float(64), ir::Cast::Make(ir::Float16(), x)); },
-             {1 + std::ldexp(1, -11) + std::ldexp(1, -40)}, -1000, 1000,
-             [](double v) { return testing::HalfValue(testing::HalfBits(v)); });
-  CheckUnary("f64_bf16", ir::Float(64), ir::Float(64),
-             [](Expr x) { return ir::Cast::Make(ir::Float(64), ir::Cast::Make(ir::BFloat16(), x)); },
-             {1 + std::ldexp(1, -8) + std::ldexp(1, -40)}, -1000, 1000,
-             [](double v) { return testing::BFloat16Value(testing::BFloat16Bits(v)); });
+  CheckUnary(
+      "f64_f16", ir::Float(64), ir::Float(64),
+      [](Expr x) { return ir::Cast::Make(ir::Float(64), ir::Cast::Make(ir::Float16(), x)); },
+      {1 + std::ldexp(1, -11) + std::ldexp(1, -40)}, -1000, 1000,
+      [](double v) { return testing::HalfValue(testing::HalfBits(v)); });
+  CheckUnary(
+      "f64_bf16", ir::Float(64), ir::Float(64),
+      [](Expr x) { return ir::Cast::Make(ir::Float(64), ir::Cast::Make(ir::BFloat16(), x)); },
+      {1 + std::ldexp(1, -8) + std::ldexp(1, -40)}, -1000, 1000,
+      [](double v) { return testing::BFloat16Value(testing::BFloat16Bits(v)); });
 }
 
 TEST(X86Types, IntegersToFloat16AndBack) {
-  CheckUnary("i32_f16", ir::Int(32), ir::Float16(),
-             [](Expr x) { return ir::Cast::Make(ir::Float16(), x); }, {2049, 2051, 65520, -70000},
-             -70000, 70000, [](double v) { return testing::HalfValue(testing::HalfBits(v)); });
-  CheckUnary("u8_bf16", ir::UInt(8), ir::BFloat16(),
-             [](Expr x) { return ir::Cast::Make(ir::BFloat16(), x); }, {255, 257 - 2}, 0, 255,
-             [](double v) { return testing::BFloat16Value(testing::BFloat16Bits(v)); }, 8);
-  CheckUnary("f16_i16", ir::Float16(), ir::Int(16),
-             [](Expr x) { return ir::Cast::Make(ir::Int(16), x); }, {-2.5, -0.75, 2.5}, -3000, 3000,
-             [](double v) { return std::trunc(v); });
+  CheckUnary(
+      "i32_f16", ir::Int(32), ir::Float16(),
+      [](Expr x) { return ir::Cast::Make(ir::Float16(), x); }, {2049, 2051, 65520, -70000}, -70000,
+      70000, [](double v) { return testing::HalfValue(testing::HalfBits(v)); });
+  CheckUnary(
+      "u8_bf16", ir::UInt(8), ir::BFloat16(),
+      [](Expr x) { return ir::Cast::Make(ir::BFloat16(), x); }, {255, 257 - 2}, 0, 255,
+      [](double v) { return testing::BFloat16Value(testing::BFloat16Bits(v)); }, 8);
+  CheckUnary(
+      "f16_i16", ir::Float16(), ir::Int(16), [](Expr x) { return ir::Cast::Make(ir::Int(16), x); },
+      {-2.5, -0.75, 2.5}, -3000, 3000, [](double v) { return std::trunc(v); });
 }
 
 TEST(X86Types, FloatToIntTruncatesTowardZero) {
-  CheckUnary("f32_i32", ir::Float(32), ir::Int(32),
-             [](Expr x) { return ir::Cast::Make(ir::Int(32), x); }, {-1.5, -0.5, -2.999, 2.999},
-             -100.9, 100.9, [](double v) { return std::trunc(v); }, 8);
-  CheckUnary("f64_i64", ir::Float(64), ir::Int(64),
-             [](Expr x) { return ir::Cast::Make(ir::Int(64), x); }, {-1e12 - 0.5}, -1e15, 1e15,
-             [](double v) { return std::trunc(v); });
-  CheckUnary("f32_i8", ir::Float(32), ir::Int(8),
-             [](Expr x) { return ir::Cast::Make(ir::Int(8), x); }, {-127.9, 127.9}, -127.9, 127.9,
-             [](double v) { return std::trunc(v); });
+  CheckUnary(
+      "f32_i32", ir::Float(32), ir::Int(32), [](Expr x) { return ir::Cast::Make(ir::Int(32), x); },
+      {-1.5, -0.5, -2.999, 2.999}, -100.9, 100.9, [](double v) { return std::trunc(v); }, 8);
+  CheckUnary(
+      "f64_i64", ir::Float(64), ir::Int(64), [](Expr x) { return ir::Cast::Make(ir::Int(64), x); },
+      {-1e12 - 0.5}, -1e15, 1e15, [](double v) { return std::trunc(v); });
+  CheckUnary(
+      "f32_i8", ir::Float(32), ir::Int(8), [](Expr x) { return ir::Cast::Make(ir::Int(8), x); },
+      {-127.9, 127.9}, -127.9, 127.9, [](double v) { return std::trunc(v); });
 }
 
 TEST(X86Types, IntegerNarrowingWraps) {
-  CheckUnary("i32_i8", ir::Int(32), ir::Int(8),
-             [](Expr x) { return ir::Cast::Make(ir::Int(8), x); }, {128, 255, 256, -129, 1000},
-             -1000, 1000, [](double v) { return WrapInt(ir::Int(8), v); }, 8);
-  CheckUnary("i64_i16", ir::Int(64), ir::Int(16),
-             [](Expr x) { return ir::Cast::Make(ir::Int(16), x); }, {32768, -32769}, -1e9, 1e9,
-             [](double v) { return WrapInt(ir::Int(16), v); });
-  CheckUnary("i32_u8", ir::Int(32), ir::UInt(8),
-             [](Expr x) { return ir::Cast::Make(ir::UInt(8), x); }, {-1, 256}, -1000, 1000,
-             [](double v) { return WrapInt(ir::UInt(8), v); });
+  CheckUnary(
+      "i32_i8", ir::Int(32), ir::Int(8), [](Expr x) { return ir::Cast::Make(ir::Int(8), x); },
+      {128, 255, 256, -129, 1000}, -1000, 1000, [](double v) { return WrapInt(ir::Int(8), v); }, 8);
+  CheckUnary(
+      "i64_i16", ir::Int(64), ir::Int(16), [](Expr x) { return ir::Cast::Make(ir::Int(16), x); },
+      {32768, -32769}, -1e9, 1e9, [](double v) { return WrapInt(ir::Int(16), v); });
+  CheckUnary(
+      "i32_u8", ir::Int(32), ir::UInt(8), [](Expr x) { return ir::Cast::Make(ir::UInt(8), x); },
+      {-1, 256}, -1000, 1000, [](double v) { return WrapInt(ir::UInt(8), v); });
 }
 
 struct MathCase {
@@ -241,8 +259,8 @@ std::vector<MathCase> MathCases() {
       {"tanh", [](Expr x) { return ir::Tanh(x); }, [](double v) { return std::tanh(v); }, -3, 3},
       {"erf", [](Expr x) { return ir::Erf(x); }, [](double v) { return std::erf(v); }, -2, 2},
       {"sqrt", [](Expr x) { return ir::Sqrt(x); }, [](double v) { return std::sqrt(v); }, 0.1, 10},
-      {"rsqrt", [](Expr x) { return ir::Rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); },
-       0.1, 10},
+      {"rsqrt", [](Expr x) { return ir::Rsqrt(x); }, [](double v) { return 1 / std::sqrt(v); }, 0.1,
+       10},
       {"pow", [](Expr x) { return ir::Pow(x, Expr(1.7)); },
        [](double v) { return std::pow(v, 1.7); }, 0.5, 2},
   };
@@ -279,8 +297,8 @@ TEST(X86Types, MathIntrinsicsMatchStdInDouble) {
 }
 
 TEST(X86Types, FastMathFlagSetsLlvmFastFlags) {
-  auto func = testing::BuildUnary("fast_exp", ir::Float(32),
-                                  [](Expr x) { return ir::Exp(x) * x; }, ir::Target::X86());
+  auto func = testing::BuildUnary(
+      "fast_exp", ir::Float(32), [](Expr x) { return ir::Exp(x) * x; }, ir::Target::X86());
   ASSERT_TRUE(func.ok()) << func.status();
   auto compiler = X86Compiler();
   ir::Module m{"fast_exp", ir::Target::X86(), {*func}};
@@ -296,8 +314,8 @@ TEST(X86Types, FastMathFlagSetsLlvmFastFlags) {
 TEST(X86Types, HalfAndBFloat16AreLlvmHalfAndBfloat) {
   auto compiler = X86Compiler();
   for (const Type& t : {ir::Float16(), ir::BFloat16()}) {
-    auto func = testing::BuildBinary("add16", t, [](Expr a, Expr b) { return a + b; },
-                                     ir::Target::X86(), 8);
+    auto func = testing::BuildBinary(
+        "add16", t, [](Expr a, Expr b) { return a + b; }, ir::Target::X86(), 8);
     ASSERT_TRUE(func.ok()) << func.status();
     auto ll = compiler->GetSourceCode({"add16", ir::Target::X86(), {*func}});
     ASSERT_TRUE(ll.ok()) << ll.status();
@@ -307,8 +325,8 @@ TEST(X86Types, HalfAndBFloat16AreLlvmHalfAndBfloat) {
 }
 
 TEST(X86TypesError, ErfOfAnIntTensorNamesFunctionAndTensor) {
-  auto func = testing::BuildUnary("erf_of_int", ir::Int(32), [](Expr x) { return ir::Erf(x); },
-                                  ir::Target::X86());
+  auto func = testing::BuildUnary(
+      "erf_of_int", ir::Int(32), [](Expr x) { return ir::Erf(x); }, ir::Target::X86());
   ASSERT_FALSE(func.ok());
   EXPECT_EQ(func.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(func.status().message(),
@@ -323,19 +341,21 @@ TEST(X86TypesError, CastToHandleIsRefused) {
   ir::Var i("i");
   auto module = testing::MakeModule(
       "to_handle", {ir::Argument::Input(a), ir::Argument::Output(out)},
-      ir::For::Make(i, 0, 4, ir::ForKind::kSerial,
-                    ir::Store::Make(out, {i}, ir::Cast::Make(ir::Handle(), ir::Load::Make(a, {i})))));
+      ir::For::Make(
+          i, 0, 4, ir::ForKind::kSerial,
+          ir::Store::Make(out, {i}, ir::Cast::Make(ir::Handle(), ir::Load::Make(a, {i})))));
   absl::Status s = X86Compiler()->Build(module);
   ASSERT_FALSE(s.ok());
-  EXPECT_THAT(s.message(), AllOf(HasSubstr("to_handle"), HasSubstr("cannot cast float32 to handle")));
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr("to_handle"), HasSubstr("cannot cast float32 to handle")));
 }
 
 TEST(X86TypesError, WrongSixteenBitDTypeIsNamed) {
   auto compiler = X86Compiler();
-  EntryFunction fn = Build(compiler.get(),
-                           testing::BuildBinary("bf16_add", ir::BFloat16(),
-                                                [](Expr a, Expr b) { return a + b; },
-                                                ir::Target::X86()));
+  EntryFunction fn = Build(
+      compiler.get(),
+      testing::BuildBinary(
+          "bf16_add", ir::BFloat16(), [](Expr a, Expr b) { return a + b; }, ir::Target::X86()));
   ASSERT_NE(fn, nullptr);
   TypedTensor a(ir::Float16(), {2, 16}), b(ir::BFloat16(), {2, 16}), c(ir::BFloat16(), {2, 16});
   DLTensor* args[] = {a.dl(), b.dl(), c.dl()};

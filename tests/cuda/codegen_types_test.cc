@@ -12,11 +12,11 @@
 namespace cinn_like::backends {
 namespace {
 
+using ir::Expr;
+using ir::Type;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
-using ir::Expr;
-using ir::Type;
 
 /// The CUDA source of `func` for sm_90, after checking that NVRTC compiles it to PTX.
 std::string CudaSource(absl::StatusOr<ir::LoweredFunc> func) {
@@ -44,11 +44,12 @@ std::string UnaryKernel(const std::string& name, const Type& t,
 }
 
 TEST(CodeGenCudaTypes, HalfKernelUsesHalfComputedInFloat) {
-  std::string src = BinaryKernel("half_fma", ir::Float16(), [](Expr a, Expr b) { return a * b + a; });
-  EXPECT_THAT(src, AllOf(HasSubstr("#include <cuda_fp16.h>"), Not(HasSubstr("cuda_bf16.h")),
-                         HasSubstr("const __half* __restrict__ A"),
-                         HasSubstr("__half* __restrict__ C"),
-                         HasSubstr("__float2half_rn(__half2float(__float2half_rn(__half2float(A[")))
+  std::string src =
+      BinaryKernel("half_fma", ir::Float16(), [](Expr a, Expr b) { return a * b + a; });
+  EXPECT_THAT(src,
+              AllOf(HasSubstr("#include <cuda_fp16.h>"), Not(HasSubstr("cuda_bf16.h")),
+                    HasSubstr("const __half* __restrict__ A"), HasSubstr("__half* __restrict__ C"),
+                    HasSubstr("__float2half_rn(__half2float(__float2half_rn(__half2float(A[")))
       << src;
 }
 
@@ -75,12 +76,11 @@ TEST(CodeGenCudaTypes, CastsRoundToNearestEvenAndTruncate) {
     return ir::Cast::Make(ir::Float(64), ir::Cast::Make(ir::BFloat16(), x)) +
            ir::Cast::Make(ir::Float(64), ir::Cast::Make(ir::Float16(), x));
   });
-  EXPECT_THAT(f64, AllOf(HasSubstr("__double2bfloat16(A["), HasSubstr("__double2half(A[")))
-      << f64;
+  EXPECT_THAT(f64, AllOf(HasSubstr("__double2bfloat16(A["), HasSubstr("__double2half(A["))) << f64;
   std::string ints = UnaryKernel("int_casts", ir::Int(8), [](Expr x) {
-    return ir::Cast::Make(ir::Int(8), ir::Cast::Make(ir::Float16(), x) +
-                                          ir::Cast::Make(ir::Float16(),
-                                                         ir::Cast::Make(ir::Int(64), x)));
+    return ir::Cast::Make(ir::Int(8),
+                          ir::Cast::Make(ir::Float16(), x) +
+                              ir::Cast::Make(ir::Float16(), ir::Cast::Make(ir::Int(64), x)));
   });
   EXPECT_THAT(ints, AllOf(HasSubstr("(int8_t)__half2float("), HasSubstr("__int2half_rn((int)A["),
                           HasSubstr("__ll2half_rn((int64_t)A[")))
@@ -95,12 +95,14 @@ TEST(CodeGenCudaTypes, EveryIntegerTypeAndBoolCompiles) {
   for (const Type& t : {ir::Int(8), ir::Int(16), ir::Int(32), ir::Int(64), ir::UInt(8)}) {
     std::string src =
         BinaryKernel("int_" + t.ToString(), t, [](Expr a, Expr b) { return a * b - a % b; });
-    EXPECT_THAT(src, HasSubstr(absl::StrCat(t.is_uint() ? "uint" : "int", t.bits(), "_t* __restrict__ C")));
+    EXPECT_THAT(
+        src, HasSubstr(absl::StrCat(t.is_uint() ? "uint" : "int", t.bits(), "_t* __restrict__ C")));
   }
   std::string b = UnaryKernel("to_bool", ir::Float16(),
                               [](Expr x) { return x > ir::MakeConst(ir::Float16(), 0.5); });
-  EXPECT_THAT(b, AllOf(HasSubstr("bool* __restrict__ C"),
-                       HasSubstr("__half2float(A[i * 16 + j]) > __half2float(__float2half_rn(0.5f))")))
+  EXPECT_THAT(b,
+              AllOf(HasSubstr("bool* __restrict__ C"),
+                    HasSubstr("__half2float(A[i * 16 + j]) > __half2float(__float2half_rn(0.5f))")))
       << b;
 }
 
