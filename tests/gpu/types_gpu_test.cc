@@ -1,6 +1,7 @@
 /// \file GPU machine only: the typed kernels of tests/typed_kernels.h run on the device, every
 /// scalar type, against the same float64 references as the x86 type tests (bit-exact for
-/// arithmetic and casts, CUDA math within stated tolerances).
+/// integer and 16-bit float arithmetic and for casts; float32/float64 arithmetic within the
+/// fma contraction NVRTC does; CUDA math within stated tolerances).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -75,7 +76,7 @@ class TypesGpu : public ::testing::Test {
   std::unique_ptr<Compiler> compiler_;
 };
 
-TEST_F(TypesGpu, ArithmeticPerTypeIsBitExact) {
+TEST_F(TypesGpu, ArithmeticPerType) {
   struct Case {
     Type type;
     double lo, hi;
@@ -102,7 +103,16 @@ TEST_F(TypesGpu, ArithmeticPerTypeIsBitExact) {
       } else {
         want = WrapInt(t, WrapInt(t, WrapInt(t, static_cast<long double>(x) * y) + x) - y);
       }
-      ASSERT_EQ(c.Get(i), want) << "i=" << i << " a=" << x << " b=" << y;
+      if (t == ir::Float(32) || t == ir::Float(64)) {
+        // NVRTC contracts a * b + a into one fma (--fmad=true, its default): one rounding
+        // fewer than the reference, so within a few units in the last place. float16 and
+        // bfloat16 round each product back (__float2half_rn), which blocks contraction.
+        double eps = t.bits() == 32 ? std::ldexp(1, -22) : std::ldexp(1, -51);
+        ASSERT_NEAR(c.Get(i), want, eps * (std::fabs(x * y) + std::fabs(x) + std::fabs(y)))
+            << "i=" << i << " a=" << x << " b=" << y;
+      } else {
+        ASSERT_EQ(c.Get(i), want) << "i=" << i << " a=" << x << " b=" << y;
+      }
     }
   }
 }
