@@ -141,7 +141,8 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
   module_->setTargetTriple(triple_);
   if (!data_layout_.empty()) module_->setDataLayout(data_layout_);
   builder_ = std::make_unique<llvm::IRBuilder<>>(*context_);
-  // Fast math: every float operation the builder makes may reassociate, assume no NaN/inf...
+  // Fast math: every float operation and math call the builder makes carries the fast flags
+  // (reassociation, contraction, no NaN/inf, approximate functions).
   if (FLAGS_cinn_like_fast_math) builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
   status_ = absl::OkStatus();
   for (auto& f : module.functions) {

@@ -100,20 +100,22 @@ TEST(X86Types, ArithmeticPerTypeScalarAndVectorized) {
 
 TEST(X86Types, BoolComputesAndStoresOneByte) {
   auto compiler = X86Compiler();
-  // C = (A < B) != (A > 0.5), a bool tensor of bytes 0 and 1.
-  auto func = testing::BuildUnary(
-      "bool_ops", ir::Float(32), [](Expr a) { return (a < Expr(0.25f)) != (a > Expr(0.5f)); },
-      ir::Target::X86());
-  EntryFunction fn = Build(compiler.get(), func);
-  ASSERT_NE(fn, nullptr);
-  TypedTensor a(ir::Float(32), {kRows, 16}), c(ir::Bool(), {kRows, 16});
-  a.FillRandom(-1, 1);
-  std::memset(c.data(), 0x55, c.bytes());
-  DLTensor* args[] = {a.dl(), c.dl()};
-  ASSERT_EQ(fn(args, 2, nullptr), 0) << cinn_like_get_last_error();
-  for (int64_t i = 0; i < c.size(); ++i) {
-    double x = a.Get(i);
-    ASSERT_EQ(c.Get(i), (x < 0.25) != (x > 0.5) ? 1 : 0) << "a=" << x;
+  for (int lanes : {0, 8}) {
+    // C = (A < 0.25) != (A > 0.5), a bool tensor of bytes 0 and 1.
+    auto func = testing::BuildUnary(
+        absl::StrCat("bool_ops_v", lanes), ir::Float(32),
+        [](Expr a) { return (a < Expr(0.25f)) != (a > Expr(0.5f)); }, ir::Target::X86(), lanes);
+    EntryFunction fn = Build(compiler.get(), func);
+    ASSERT_NE(fn, nullptr);
+    TypedTensor a(ir::Float(32), {kRows, 16}), c(ir::Bool(), {kRows, 16});
+    a.FillRandom(-1, 1);
+    std::memset(c.data(), 0x55, c.bytes());
+    DLTensor* args[] = {a.dl(), c.dl()};
+    ASSERT_EQ(fn(args, 2, nullptr), 0) << cinn_like_get_last_error();
+    for (int64_t i = 0; i < c.size(); ++i) {
+      double x = a.Get(i);
+      ASSERT_EQ(c.Get(i), (x < 0.25) != (x > 0.5) ? 1 : 0) << "a=" << x << " lanes=" << lanes;
+    }
   }
 }
 
