@@ -4,33 +4,19 @@
 #include <cmath>
 #include <iomanip>
 #include <limits>
-#include <map>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "ir/math.h"
 #include "ir/printer.h"
 
 namespace cinn_like::backends {
 namespace {
 
-/// C math function for an IR math call on float32 (suffix f) or float64.
-std::string MathName(const std::string& name, const ir::Type& t) {
-  static const std::map<std::string, std::string> kNames = {
-      {"exp", "exp"},     {"log", "log"},     {"sqrt", "sqrt"},   {"sin", "sin"},
-      {"cos", "cos"},     {"tanh", "tanh"},   {"fabs", "fabs"},   {"abs", "fabs"},
-      {"floor", "floor"}, {"ceil", "ceil"},   {"round", "round"}, {"pow", "pow"},
-      {"erf", "erf"},     {"rsqrt", "rsqrt"}, {"log1p", "log1p"}, {"exp2", "exp2"},
-      {"log2", "log2"},   {"sigmoid", ""}};
-  std::string base = name;
-  if (!base.empty() && base.back() == 'f' && kNames.count(base.substr(0, base.size() - 1))) {
-    base.pop_back();
-  }
-  auto it = kNames.find(base);
-  if (it == kNames.end() || it->second.empty()) return "";
-  return t.bits() == 32 ? it->second + "f" : it->second;
-}
-
 /// C operator precedence of the form `e` prints as (higher binds tighter).
 int Precedence(const ir::Expr& e) {
+  // Arithmetic on float16/bfloat16 prints as a conversion call around float32 arithmetic.
+  if (e.type().is_low_precision_float() && e.kind() != ir::IrNodeKind::kSelect) return 16;
   switch (e.kind()) {
     case ir::IrNodeKind::kMul:
     case ir::IrNodeKind::kDiv:
@@ -168,7 +154,37 @@ void CodeGenC::VisitVariable(const ir::Variable* op) { *expr_ << op->name; }
 void CodeGenC::PrintBinary(const ir::BinaryNode* op, const char* sym, int prec) {
   CheckScalar(op->type, "expression");
   CheckScalar(op->a.type(), "expression");
+  const ir::Type& t = op->a.type();
+  if (t.is_low_precision_float()) {
+    // Computed in float32 and rounded back: see WidenToFloat.
+    std::string e =
+        absl::StrCat(WidenToFloat(t, Print(op->a)), " ", sym, " ", WidenToFloat(t, Print(op->b)));
+    *expr_ << (op->type.is_bool() ? e : NarrowFromFloat(t, e));
+    return;
+  }
   *expr_ << PrintOperand(op->a, prec) << " " << sym << " " << PrintOperand(op->b, prec, true);
+}
+
+std::string CodeGenC::WidenToFloat(const ir::Type& t, const std::string& e) {
+  Fail(absl::UnimplementedError(
+      absl::StrCat("type ", t.ToString(), " in ", Language(), " codegen")));
+  return e;
+}
+
+std::string CodeGenC::NarrowFromFloat(const ir::Type& t, const std::string& e) {
+  return WidenToFloat(t, e);
+}
+
+/// A min/max/fmod-style call `fn(a, b)`, computed in float32 for 16-bit float types.
+void CodeGenC::PrintBinaryCall(const ir::BinaryNode* op, const std::string& fn) {
+  CheckScalar(op->type, "expression");
+  const ir::Type& t = op->type;
+  if (t.is_low_precision_float()) {
+    *expr_ << NarrowFromFloat(t, absl::StrCat(fn, "(", WidenToFloat(t, Print(op->a)), ", ",
+                                              WidenToFloat(t, Print(op->b)), ")"));
+    return;
+  }
+  *expr_ << fn << "(" << Print(op->a) << ", " << Print(op->b) << ")";
 }
 
 #define CINN_LIKE_C_BINARY(name, sym, prec) \
@@ -189,21 +205,13 @@ CINN_LIKE_C_BINARY(Or, "||", 4)
 
 void CodeGenC::VisitMod(const ir::Mod* op) {
   if (op->type.is_float()) {
-    CheckScalar(op->type, "expression");
-    *expr_ << (op->type.bits() == 32 ? "fmodf(" : "fmod(") << Print(op->a) << ", " << Print(op->b)
-           << ")";
+    PrintBinaryCall(op, op->type.bits() == 64 ? "fmod" : "fmodf");
   } else {
     PrintBinary(op, "%", 13);
   }
 }
-void CodeGenC::VisitMin(const ir::Min* op) {
-  CheckScalar(op->type, "expression");
-  *expr_ << "min(" << Print(op->a) << ", " << Print(op->b) << ")";
-}
-void CodeGenC::VisitMax(const ir::Max* op) {
-  CheckScalar(op->type, "expression");
-  *expr_ << "max(" << Print(op->a) << ", " << Print(op->b) << ")";
-}
+void CodeGenC::VisitMin(const ir::Min* op) { PrintBinaryCall(op, "min"); }
+void CodeGenC::VisitMax(const ir::Max* op) { PrintBinaryCall(op, "max"); }
 void CodeGenC::VisitNot(const ir::Not* op) { *expr_ << "!" << PrintOperand(op->a, 14); }
 void CodeGenC::VisitSelect(const ir::Select* op) {
   CheckScalar(op->type, "expression");
@@ -224,20 +232,51 @@ void CodeGenC::VisitLoad(const ir::Load* op) {
 }
 void CodeGenC::VisitRamp(const ir::Ramp* op) { CheckScalar(op->type, "ramp"); }
 void CodeGenC::VisitBroadcast(const ir::Broadcast* op) { CheckScalar(op->type, "broadcast"); }
+std::string CodeGenC::MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) {
+  return t.bits() == 32 ? absl::StrCat(info.c_name, "f") : info.c_name;
+}
+
 void CodeGenC::VisitCall(const ir::Call* op) {
   CheckScalar(op->type, "call");
-  std::string name = op->name;
-  if (op->call_kind == ir::Call::CallKind::kPure) {
-    name = MathName(op->name, op->type);
-    if (name.empty()) {
-      Fail(absl::UnimplementedError(
-          absl::StrCat("math function '", op->name, "' in ", Language(), " codegen")));
-      name = op->name;
-    }
+  if (op->call_kind != ir::Call::CallKind::kPure) {
+    *expr_ << op->name << "(";
+    for (size_t i = 0; i < op->args.size(); ++i) *expr_ << (i ? ", " : "") << Print(op->args[i]);
+    *expr_ << ")";
+    return;
   }
-  *expr_ << name << "(";
-  for (size_t i = 0; i < op->args.size(); ++i) *expr_ << (i ? ", " : "") << Print(op->args[i]);
-  *expr_ << ")";
+  auto math = ir::MathOpFromName(op->name);
+  if (!math) {
+    Fail(absl::UnimplementedError(
+        absl::StrCat("math function '", op->name, "' in ", Language(), " codegen")));
+    *expr_ << op->name << "(...)";
+    return;
+  }
+  const ir::MathOpInfo& info = ir::GetMathOpInfo(*math);
+  const ir::Type& t = op->type;
+  bool types_ok = t.is_float() && static_cast<int>(op->args.size()) == info.arity;
+  for (auto& a : op->args) types_ok &= a.type() == t;
+  if (!types_ok) {
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("math function '", info.name, "' of type ", t.ToString(), " on ",
+                     op->args.size(), " arguments in ", Language(), " codegen: it takes ",
+                     info.arity, " arguments of one floating-point type")));
+    return;
+  }
+  // float16/bfloat16: computed in float32, rounded back once.
+  ir::Type ct = ir::MathComputeType(t);
+  std::vector<std::string> args;
+  for (auto& a : op->args) {
+    args.push_back(t.is_low_precision_float() ? WidenToFloat(t, Print(a)) : Print(a));
+  }
+  std::string call;
+  if (*math == ir::MathOp::kRsqrt && !(FastMath() && ct.bits() == 32)) {
+    call = absl::StrCat("(", ct.bits() == 32 ? "1.0f / sqrtf(" : "1.0 / sqrt(", args[0], "))");
+  } else {
+    call = absl::StrCat(MathFunctionName(info, ct), "(");
+    for (size_t i = 0; i < args.size(); ++i) absl::StrAppend(&call, i ? ", " : "", args[i]);
+    call += ")";
+  }
+  *expr_ << (t.is_low_precision_float() ? NarrowFromFloat(t, call) : call);
 }
 
 void CodeGenC::VisitStore(const ir::Store* op) {

@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "ir/ir.h"
+#include "ir/math.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::backends {
@@ -25,6 +26,17 @@ class CodeGenC : protected ir::IRVisitor {
   virtual std::string FloatLiteral(const ir::Type& t, double v);
   /// `__shared__ ` and the like before a local array of the scope.
   virtual std::string ScopePrefix(ir::MemoryScope scope) { return ""; }
+  /// float16/bfloat16 arithmetic, comparisons and math are computed in float32: an operand is
+  /// widened (exact) and each result narrowed back, rounding to nearest even. This equals
+  /// native 16-bit arithmetic for + - * / (float32 holds more than 2p+2 bits of a 16-bit
+  /// type) and matches the LLVM backend bit for bit. The base class has no 16-bit floats.
+  virtual std::string WidenToFloat(const ir::Type& t, const std::string& e);
+  virtual std::string NarrowFromFloat(const ir::Type& t, const std::string& e);
+  /// The function that computes math op `info` on the compute type `t` (float32/float64);
+  /// the base class uses the C name ("expf", "exp").
+  virtual std::string MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t);
+  /// Whether fast, less accurate math spellings are allowed.
+  virtual bool FastMath() const { return false; }
   /// Prints a bound For; the base class has no GPU and records an error.
   virtual void PrintBoundFor(const ir::For* op);
 
@@ -57,6 +69,7 @@ class CodeGenC : protected ir::IRVisitor {
 
  private:
   void PrintBinary(const ir::BinaryNode* op, const char* sym, int prec);
+  void PrintBinaryCall(const ir::BinaryNode* op, const std::string& fn);
   void CheckScalar(const ir::Type& t, const char* what);
 };
 

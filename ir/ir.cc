@@ -5,6 +5,8 @@
 
 #include <cmath>
 
+#include "ir/float16.h"
+
 namespace cinn_like::ir {
 
 const char* KindName(IrNodeKind kind) {
@@ -43,6 +45,9 @@ Expr IntImm::Make(Type t, int64_t v) {
 
 Expr FloatImm::Make(Type t, double v) {
   CHECK(t.is_float() && t.is_scalar()) << "FloatImm of type " << t.ToString();
+  // A 16-bit constant holds a value of its type, so that folding in double and printing
+  // agree with the device; float32 constants are rounded where they are folded or emitted.
+  if (t.is_low_precision_float()) v = RoundToType(t, v);
   return Expr(std::make_shared<FloatImm>(t, v));
 }
 

@@ -105,7 +105,8 @@ struct IntImm : ExprNode {
   const int64_t value;
 };
 
-/// A floating-point constant of any float width.
+/// A floating-point constant of any float type. float16 and bfloat16 constants are rounded to
+/// their type when made (round to nearest even).
 struct FloatImm : ExprNode {
   static constexpr IrNodeKind kKind = IrNodeKind::kFloatImm;
   FloatImm(Type t, double v) : ExprNode(kKind, t), value(v) {}

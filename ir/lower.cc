@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/flags.h"
 #include "ir/lower_stage.h"
+#include "ir/math.h"
 #include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
 #include "ir/transforms/lower_thread_reduce.h"
@@ -108,6 +109,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     }
   }
   for (auto& tmp : temporaries) body = Allocate::Make(tmp, body);
+  absl::Status math_ok = CheckMathCalls(name, body);
+  if (!math_ok.ok()) return math_ok;
 
   // 2. The passes, in order.
   PassRunner passes(name);

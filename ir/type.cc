@@ -9,6 +9,7 @@ std::string Type::ToString() const {
     case Code::kInt: s = "int" + std::to_string(bits_); break;
     case Code::kUInt: s = "uint" + std::to_string(bits_); break;
     case Code::kFloat: s = "float" + std::to_string(bits_); break;
+    case Code::kBFloat: s = "bfloat" + std::to_string(bits_); break;
     case Code::kBool: s = "bool"; break;
     case Code::kHandle: return "handle";
     case Code::kString: return "string";

@@ -8,9 +8,11 @@ namespace cinn_like::ir {
 
 /// A value type: a scalar kind, its width in bits, and a lane count (1 for scalars).
 /// `Handle` is an opaque pointer (a buffer's base address) and has no arithmetic.
+/// Floating point comes in two codes: kFloat is IEEE binary16/32/64 (float16 is IEEE half);
+/// kBFloat is bfloat16 (float32's exponent, 7 mantissa bits). Both count as is_float().
 class Type {
  public:
-  enum class Code : uint8_t { kInt, kUInt, kFloat, kBool, kHandle, kString, kVoid };
+  enum class Code : uint8_t { kInt, kUInt, kFloat, kBFloat, kBool, kHandle, kString, kVoid };
 
   constexpr Type() = default;
   constexpr Type(Code code, int bits, int lanes = 1) : code_(code), bits_(bits), lanes_(lanes) {}
@@ -23,7 +25,13 @@ class Type {
 
   bool is_int() const { return code_ == Code::kInt; }
   bool is_uint() const { return code_ == Code::kUInt; }
-  bool is_float() const { return code_ == Code::kFloat; }
+  /// Any floating-point type: IEEE float16/32/64 or bfloat16.
+  bool is_float() const { return code_ == Code::kFloat || code_ == Code::kBFloat; }
+  bool is_float16() const { return code_ == Code::kFloat && bits_ == 16; }
+  bool is_bfloat16() const { return code_ == Code::kBFloat && bits_ == 16; }
+  /// float16 or bfloat16: storage types whose arithmetic the backends do in float32,
+  /// rounding each result back (round to nearest even).
+  bool is_low_precision_float() const { return is_float16() || is_bfloat16(); }
   bool is_bool() const { return code_ == Code::kBool; }
   bool is_handle() const { return code_ == Code::kHandle; }
   bool is_string() const { return code_ == Code::kString; }
@@ -42,7 +50,7 @@ class Type {
   }
   bool operator!=(const Type& o) const { return !(*this == o); }
 
-  /// "float32", "int64", "float32x8", "bool", "handle".
+  /// "float32", "int64", "float32x8", "float16", "bfloat16", "bool", "handle".
   std::string ToString() const;
 
  private:
@@ -54,6 +62,8 @@ class Type {
 inline Type Int(int bits, int lanes = 1) { return Type(Type::Code::kInt, bits, lanes); }
 inline Type UInt(int bits, int lanes = 1) { return Type(Type::Code::kUInt, bits, lanes); }
 inline Type Float(int bits, int lanes = 1) { return Type(Type::Code::kFloat, bits, lanes); }
+inline Type Float16(int lanes = 1) { return Float(16, lanes); }
+inline Type BFloat16(int lanes = 1) { return Type(Type::Code::kBFloat, 16, lanes); }
 inline Type Bool(int lanes = 1) { return Type(Type::Code::kBool, 1, lanes); }
 inline Type Handle() { return Type(Type::Code::kHandle, 64); }
 inline Type StringType() { return Type(Type::Code::kString, 0); }

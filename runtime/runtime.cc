@@ -21,6 +21,7 @@ const char* DTypeName(int code, int bits) {
     case kDLUInt: name = "uint" + std::to_string(bits); break;
     case kDLFloat: name = "float" + std::to_string(bits); break;
     case kDLBfloat: name = "bfloat" + std::to_string(bits); break;
+    case 6: name = bits == 8 ? "bool" : "bool" + std::to_string(bits); break;  // kDLBool
     default: name = "dtype(code=" + std::to_string(code) + ", bits=" + std::to_string(bits) + ")";
   }
   return name.c_str();

@@ -33,7 +33,10 @@ absl::StatusOr<std::string> CodeGenCudaDev::Generate(const ir::Module& device_mo
   }
   if (!gen.status_.ok()) return gen.status_;
   std::string source = gen.out_.str();
+  // The later insertion first, so that helpers_at still holds.
   if (gen.uses_block_reduce_) source.insert(helpers_at, BlockReduceSource());
+  const std::string after = "#include <math_constants.h>\n";
+  source.insert(source.find(after) + after.size(), gen.TypeIncludes());
   return source;
 }
 

@@ -25,11 +25,25 @@ class CodeGenCudaDev : public CodeGenC {
   /// translation unit then defines at its top.
   void VisitCall(const ir::Call* op) override;
 
+  // Types, casts and math spellings: codegen_cuda_types.cc. float16 is __half, bfloat16 is
+  // __nv_bfloat16; their headers are included only when a kernel uses them.
+  std::string TypeName(const ir::Type& t) override;
+  std::string FloatLiteral(const ir::Type& t, double v) override;
+  std::string WidenToFloat(const ir::Type& t, const std::string& e) override;
+  std::string NarrowFromFloat(const ir::Type& t, const std::string& e) override;
+  std::string MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) override;
+  bool FastMath() const override;
+  void VisitCast(const ir::Cast* op) override;
+  /// The #include lines of the 16-bit float headers this translation unit needs.
+  std::string TypeIncludes() const;
+
  private:
   void AddKernel(const ir::LoweredFuncNode& kernel);
   const ir::LoweredFuncNode* kernel_ = nullptr;
   int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
   bool uses_block_reduce_ = false;
+  bool uses_fp16_ = false;
+  bool uses_bf16_ = false;
 };
 
 }  // namespace cinn_like::backends

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/transforms/vectorize_reduce.h"
 #include "ir/visitor.h"
@@ -27,6 +28,7 @@ constexpr int32_t kDLBoolCode = 6;
 int32_t DLPackCode(const ir::Type& t) {
   if (t.is_int()) return kDLInt;
   if (t.is_uint()) return kDLUInt;
+  if (t.is_bfloat16()) return kDLBfloat;
   if (t.is_float()) return kDLFloat;
   return kDLBoolCode;
 }
@@ -75,6 +77,9 @@ llvm::Type* CodeGenLLVM::LLVMType(const ir::Type& t) const {
       break;
     case ir::Type::Code::kBool:
       elem = llvm::Type::getInt1Ty(c);
+      break;
+    case ir::Type::Code::kBFloat:
+      elem = llvm::Type::getBFloatTy(c);
       break;
     case ir::Type::Code::kFloat:
       elem = t.bits() == 16   ? llvm::Type::getHalfTy(c)
@@ -138,6 +143,9 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
   module_->setTargetTriple(triple_);
   if (!data_layout_.empty()) module_->setDataLayout(data_layout_);
   builder_ = std::make_unique<llvm::IRBuilder<>>(*context_);
+  // Fast math: every float operation and math call the builder makes carries the fast flags
+  // (reassociation, contraction, no NaN/inf, approximate functions).
+  if (FLAGS_cinn_like_fast_math) builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
   status_ = absl::OkStatus();
   for (auto& f : module.functions) {
     if (f->kind != ir::LoweredFuncNode::Kind::kHostEntry) {

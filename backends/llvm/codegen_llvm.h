@@ -80,7 +80,20 @@ class CodeGenLLVM {
  private:
   void EmitHostEntry(const ir::LoweredFuncNode& func);
   llvm::Value* EmitBinary(const ir::BinaryNode* op);
+  /// The binary operation `kind` on emitted operands of element type `t` (not 16-bit floats).
+  llvm::Value* EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm::Value* y,
+                            const ir::Type& t);
+  // Types and casts (codegen_llvm_types.cc). float16/bfloat16 arithmetic is promoted to
+  // float32 and each result rounded back to nearest even, as on CUDA.
   llvm::Value* EmitCast(const ir::Cast* op);
+  llvm::Value* CastValue(llvm::Value* v, const ir::Type& from, const ir::Type& to);
+  /// A float16/bfloat16 value (any lanes) widened exactly to float32.
+  llvm::Value* WidenToFloat(llvm::Value* v, const ir::Type& t);
+  /// A float32 value rounded to nearest even to float16/bfloat16 `t`.
+  llvm::Value* NarrowFromFloat(llvm::Value* f, const ir::Type& t);
+  /// A float64 value to float32 with round-to-odd (so a later 16-bit rounding is exact).
+  llvm::Value* DoubleToFloatRoundToOdd(llvm::Value* d);
+  // Math calls (codegen_llvm_math.cc), from the table in ir/math.h.
   llvm::Value* EmitLoad(const ir::Load* op);
   void EmitStore(const ir::Store* op);
   llvm::Value* EmitRamp(const ir::Ramp* op);

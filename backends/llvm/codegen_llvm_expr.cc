@@ -1,5 +1,5 @@
-/// \file CodeGenLLVM: the translation of IR expressions (arithmetic, casts, loads and stores
-/// with vector forms, math calls).
+/// \file CodeGenLLVM: the translation of IR expressions (arithmetic, loads and stores
+/// with vector forms); casts are in codegen_llvm_types.cc, math calls in codegen_llvm_math.cc.
 #include "backends/llvm/codegen_llvm.h"
 
 #include <dlpack/dlpack.h>
@@ -17,45 +17,6 @@
 #include "ir/visitor.h"
 
 namespace cinn_like::backends {
-
-namespace {
-
-// Math functions by base name: the LLVM intrinsic when there is one, else libm.
-const std::map<std::string, llvm::Intrinsic::ID>& MathIntrinsics() {
-  static const auto* table = new std::map<std::string, llvm::Intrinsic::ID>{
-      {"exp", llvm::Intrinsic::exp},
-      {"exp2", llvm::Intrinsic::exp2},
-      {"log", llvm::Intrinsic::log},
-      {"log2", llvm::Intrinsic::log2},
-      {"log10", llvm::Intrinsic::log10},
-      {"sqrt", llvm::Intrinsic::sqrt},
-      {"sin", llvm::Intrinsic::sin},
-      {"cos", llvm::Intrinsic::cos},
-      {"fabs", llvm::Intrinsic::fabs},
-      {"abs", llvm::Intrinsic::fabs},
-      {"floor", llvm::Intrinsic::floor},
-      {"ceil", llvm::Intrinsic::ceil},
-      {"round", llvm::Intrinsic::round},
-      {"trunc", llvm::Intrinsic::trunc},
-      {"pow", llvm::Intrinsic::pow},
-      {"fma", llvm::Intrinsic::fma},
-      {"copysign", llvm::Intrinsic::copysign},
-      {"fmin", llvm::Intrinsic::minnum},
-      {"fmax", llvm::Intrinsic::maxnum},
-      {"rint", llvm::Intrinsic::rint},
-      {"nearbyint", llvm::Intrinsic::nearbyint},
-  };
-  return *table;
-}
-
-const std::set<std::string>& LibmFunctions() {
-  static const auto* table = new std::set<std::string>{
-      "tanh",  "tan",   "erf",   "erfc",  "asin",  "acos", "atan", "atan2", "sinh",   "cosh",
-      "asinh", "acosh", "atanh", "expm1", "log1p", "cbrt", "fmod", "hypot", "lgamma", "tgamma"};
-  return *table;
-}
-
-}  // namespace
 
 // Expressions
 
@@ -124,13 +85,24 @@ llvm::Value* CodeGenLLVM::EmitExpr(const ir::Expr& e) {
 }
 
 llvm::Value* CodeGenLLVM::EmitBinary(const ir::BinaryNode* op) {
-  auto& b = *builder_;
   llvm::Value* x = EmitExpr(op->a);
   llvm::Value* y = EmitExpr(op->b);
   const ir::Type& t = op->a.type();
+  if (t.is_low_precision_float()) {
+    // Promoted: computed in float32, rounded back (comparisons need no rounding).
+    ir::Type f32 = ir::Float(32, t.lanes());
+    llvm::Value* r = EmitBinaryOp(op->kind, WidenToFloat(x, t), WidenToFloat(y, t), f32);
+    return op->type.is_bool() ? r : NarrowFromFloat(r, t);
+  }
+  return EmitBinaryOp(op->kind, x, y, t);
+}
+
+llvm::Value* CodeGenLLVM::EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm::Value* y,
+                                       const ir::Type& t) {
+  auto& b = *builder_;
   bool is_float = t.is_float();
   bool is_signed = t.is_int();
-  switch (op->kind) {
+  switch (kind) {
     case ir::IrNodeKind::kAdd:
       return is_float ? b.CreateFAdd(x, y) : b.CreateAdd(x, y);
     case ir::IrNodeKind::kSub:
@@ -172,31 +144,9 @@ llvm::Value* CodeGenLLVM::EmitBinary(const ir::BinaryNode* op) {
     case ir::IrNodeKind::kOr:
       return b.CreateOr(x, y);
     default:
-      return Fail(absl::InternalError(absl::StrCat("not a binary node: ", ir::KindName(op->kind))),
-                  LLVMType(op->type));
+      return Fail(absl::InternalError(absl::StrCat("not a binary node: ", ir::KindName(kind))),
+                  x->getType());
   }
-}
-
-llvm::Value* CodeGenLLVM::EmitCast(const ir::Cast* op) {
-  auto& b = *builder_;
-  llvm::Value* v = EmitExpr(op->value);
-  const ir::Type& from = op->value.type();
-  const ir::Type& to = op->type;
-  llvm::Type* dst = LLVMType(to);
-  if (from.is_handle() || to.is_handle() || from.is_string() || to.is_string()) {
-    return Fail(absl::InvalidArgumentError(
-                    absl::StrCat("cannot cast ", from.ToString(), " to ", to.ToString())),
-                dst);
-  }
-  if (to.is_bool()) {
-    if (from.is_float()) return b.CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
-    return b.CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
-  }
-  if (from.is_bool()) return to.is_float() ? b.CreateUIToFP(v, dst) : b.CreateZExt(v, dst);
-  if (from.is_float() && to.is_float()) return b.CreateFPCast(v, dst);
-  if (from.is_float()) return to.is_int() ? b.CreateFPToSI(v, dst) : b.CreateFPToUI(v, dst);
-  if (to.is_float()) return from.is_int() ? b.CreateSIToFP(v, dst) : b.CreateUIToFP(v, dst);
-  return b.CreateIntCast(v, dst, from.is_int());
 }
 
 llvm::Value* CodeGenLLVM::BufferPointer(const ir::Buffer& buffer) {
@@ -301,69 +251,6 @@ llvm::Value* CodeGenLLVM::EmitRamp(const ir::Ramp* op) {
   llvm::Value* offsets =
       b.CreateMul(b.CreateVectorSplat(op->lanes, stride), llvm::ConstantVector::get(steps));
   return b.CreateAdd(b.CreateVectorSplat(op->lanes, base), offsets);
-}
-
-llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
-  auto& b = *builder_;
-  llvm::Type* ty = LLVMType(op->type);
-  const ir::Type& et = op->type.ElementOf();
-  if (!et.is_float() || (et.bits() != 32 && et.bits() != 64)) {
-    return Fail(absl::UnimplementedError(absl::StrCat("math function ", op->name, " on ",
-                                                      op->type.ToString(),
-                                                      ": only float32 and float64 are supported")),
-                ty);
-  }
-  std::vector<llvm::Value*> args;
-  for (auto& a : op->args) {
-    llvm::Value* v = EmitExpr(a);
-    if (v->getType() != ty) {
-      return Fail(absl::InvalidArgumentError(
-                      absl::StrCat("math function ", op->name, " of type ", op->type.ToString(),
-                                   " has an argument of type ", a.type().ToString())),
-                  ty);
-    }
-    args.push_back(v);
-  }
-  // Accept both "exp" and the C float spelling "expf".
-  std::string base = op->name;
-  auto known = [](const std::string& n) {
-    return MathIntrinsics().count(n) || LibmFunctions().count(n);
-  };
-  if (!known(base) && base.size() > 1 && base.back() == 'f' &&
-      known(base.substr(0, base.size() - 1))) {
-    base.pop_back();
-  }
-  auto intrinsic = MathIntrinsics().find(base);
-  if (intrinsic != MathIntrinsics().end()) {
-    llvm::Function* fn = llvm::Intrinsic::getDeclaration(module_.get(), intrinsic->second, {ty});
-    if (fn->getFunctionType()->getNumParams() != args.size()) {
-      return Fail(absl::InvalidArgumentError(absl::StrCat("math function ", op->name, " takes ",
-                                                          fn->getFunctionType()->getNumParams(),
-                                                          " arguments, got ", args.size())),
-                  ty);
-    }
-    return b.CreateCall(fn, args);
-  }
-  if (!LibmFunctions().count(base)) {
-    return Fail(absl::UnimplementedError(absl::StrCat("unknown math function ", op->name)), ty);
-  }
-  llvm::Type* scalar = LLVMType(et);
-  std::string libm = et.bits() == 32 ? base + "f" : base;
-  std::vector<llvm::Type*> params(args.size(), scalar);
-  auto callee = RuntimeFunction(libm, scalar, params);
-  if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
-    f->setDoesNotThrow();
-    f->setOnlyAccessesInaccessibleMemory();
-    f->setWillReturn();
-  }
-  if (op->type.is_scalar()) return b.CreateCall(callee, args);
-  llvm::Value* result = llvm::PoisonValue::get(ty);
-  for (int k = 0; k < op->type.lanes(); ++k) {
-    std::vector<llvm::Value*> lane_args;
-    for (auto* a : args) lane_args.push_back(b.CreateExtractElement(a, b.getInt32(k)));
-    result = b.CreateInsertElement(result, b.CreateCall(callee, lane_args), b.getInt32(k));
-  }
-  return result;
 }
 
 }  // namespace cinn_like::backends

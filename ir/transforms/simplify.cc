@@ -7,6 +7,7 @@
 #include <optional>
 #include <unordered_map>
 
+#include "ir/float16.h"
 #include "ir/mutator.h"
 #include "ir/substitute.h"
 
@@ -271,9 +272,9 @@ class Simplifier : public IRMutator {
     if (t.is_scalar()) {
       if (auto* i = AsConstInt(v)) {
         if (t.is_integer() || t.is_bool()) return IntImm::Make(t, Wrap(t, *i));
-        if (t.is_float()) return FloatImm::Make(t, static_cast<double>(*i));
+        if (t.is_float()) return FloatImm::Make(t, RoundToType(t, static_cast<double>(*i)));
       }
-      if (auto* f = AsConstFloat(v); f && t.is_float()) return FloatImm::Make(t, *f);
+      if (auto* f = AsConstFloat(v); f && t.is_float()) return FloatImm::Make(t, RoundToType(t, *f));
     }
     return v.same_as(op->value) ? self : Cast::Make(t, v);
   }
@@ -347,7 +348,10 @@ class Simplifier : public IRMutator {
         case IrNodeKind::kMax: r = std::max(x, y); break;
         default: return std::nullopt;
       }
-      if (t == Float(32)) r = static_cast<float>(r);
+      // Folding in double then rounding once equals the backends' float32 (or float16 and
+      // bfloat16 computed in float32 and rounded back) result: double keeps more than twice
+      // the mantissa bits plus two, so + - * / round exactly as the narrow type would.
+      r = RoundToType(t, r);
       return FloatImm::Make(t, r);
     }
     return std::nullopt;

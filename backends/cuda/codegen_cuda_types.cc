@@ -1,0 +1,123 @@
+/// \file CUDA spelling of the scalar types: __half and __nv_bfloat16, casts with defined
+/// rounding, and math function names (fast-math variants included).
+///
+/// Arithmetic on float16/bfloat16 is done in float32 and rounded back after each operation
+/// (CodeGenC::WidenToFloat), not with the native __half operators (sm_53+) or __nv_bfloat16
+/// ones (sm_80+): one path for every arch, and results equal to the x86 backend's.
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/codegen_cuda_dev.h"
+#include "ir/flags.h"
+
+namespace cinn_like::backends {
+
+std::string CodeGenCudaDev::TypeIncludes() const {
+  std::string s;
+  if (uses_fp16_) s += "#include <cuda_fp16.h>\n";
+  if (uses_bf16_) s += "#include <cuda_bf16.h>\n";
+  return s;
+}
+
+std::string CodeGenCudaDev::TypeName(const ir::Type& t) {
+  if (t.is_scalar() && t.is_float16()) {
+    uses_fp16_ = true;
+    return "__half";
+  }
+  if (t.is_scalar() && t.is_bfloat16()) {
+    uses_bf16_ = true;
+    return "__nv_bfloat16";
+  }
+  return CodeGenC::TypeName(t);
+}
+
+std::string CodeGenCudaDev::FloatLiteral(const ir::Type& t, double v) {
+  // The constant already holds a value of its 16-bit type, so the float literal is exact.
+  if (t.is_low_precision_float()) return NarrowFromFloat(t, FloatLiteral(ir::Float(32), v));
+  return CodeGenC::FloatLiteral(t, v);
+}
+
+std::string CodeGenCudaDev::WidenToFloat(const ir::Type& t, const std::string& e) {
+  if (t.is_float16()) {
+    uses_fp16_ = true;
+    return absl::StrCat("__half2float(", e, ")");
+  }
+  if (t.is_bfloat16()) {
+    uses_bf16_ = true;
+    return absl::StrCat("__bfloat162float(", e, ")");
+  }
+  return CodeGenC::WidenToFloat(t, e);
+}
+
+std::string CodeGenCudaDev::NarrowFromFloat(const ir::Type& t, const std::string& e) {
+  if (t.is_float16()) {
+    uses_fp16_ = true;
+    return absl::StrCat("__float2half_rn(", e, ")");
+  }
+  if (t.is_bfloat16()) {
+    uses_bf16_ = true;
+    return absl::StrCat("__float2bfloat16_rn(", e, ")");
+  }
+  return CodeGenC::NarrowFromFloat(t, e);
+}
+
+bool CodeGenCudaDev::FastMath() const { return FLAGS_cinn_like_fast_math; }
+
+std::string CodeGenCudaDev::MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) {
+  if (FastMath() && t.bits() == 32 && info.fast_f32) return info.fast_f32;
+  return CodeGenC::MathFunctionName(info, t);
+}
+
+namespace {
+
+/// The cuda_fp16.h / cuda_bf16.h suffix of an integer type: "int", "ll", "uint", "ull".
+const char* IntSuffix(const ir::Type& t) {
+  if (t.is_uint()) return t.bits() == 64 ? "ull" : "uint";
+  return t.bits() == 64 ? "ll" : "int";
+}
+
+}  // namespace
+
+// Casts. float->int truncates toward zero and int narrowing wraps (C casts on CUDA); to a
+// 16-bit float rounds to nearest even in one step from any source type (the _rn intrinsics,
+// __double2half); from a 16-bit float widens exactly to float32 first.
+void CodeGenCudaDev::VisitCast(const ir::Cast* op) {
+  const ir::Type& to = op->type;
+  const ir::Type& from = op->value.type();
+  if (!to.is_low_precision_float() && !from.is_low_precision_float()) {
+    CodeGenC::VisitCast(op);
+    return;
+  }
+  if (to.is_vector() || from.is_handle() || to.is_handle() || from.is_string() || to.is_string()) {
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat("cannot cast ", from.ToString(), " to ", to.ToString(), " in CUDA codegen")));
+    return;
+  }
+  std::string v = Print(op->value);
+  std::string operand = PrintOperand(op->value, 14);  // after a C cast
+  if (from.is_low_precision_float()) {
+    std::string f = WidenToFloat(from, v);
+    if (to.is_low_precision_float()) {
+      *expr_ << NarrowFromFloat(to, f);  // exact widening, one rounding
+    } else if (to == ir::Float(32)) {
+      *expr_ << f;
+    } else if (to.is_bool()) {
+      *expr_ << "(" << f << " != 0.0f)";
+    } else {
+      *expr_ << "(" << TypeName(to) << ")" << f;
+    }
+    return;
+  }
+  const char* target = to.is_float16() ? "half" : "bfloat16";
+  TypeName(to);  // notes the header
+  if (from == ir::Float(32) || from.is_bool()) {
+    *expr_ << NarrowFromFloat(to, from.is_bool() ? "(float)" + operand : v);
+  } else if (from.is_float()) {  // float64, one rounding
+    *expr_ << "__double2" << target << "(" << v << ")";
+  } else {
+    std::string arg = from.bits() < 32
+                          ? absl::StrCat("(", from.is_uint() ? "unsigned int" : "int", ")", operand)
+                          : v;
+    *expr_ << "__" << IntSuffix(from) << "2" << target << "_rn(" << arg << ")";
+  }
+}
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,78 @@
+/// \file CodeGenLLVM: math calls, lowered as the table in ir/math.h says: an LLVM intrinsic
+/// (vectors stay vectors), a libm symbol resolved in the ORC JIT (called lane by lane), or
+/// open code (rsqrt is 1 / sqrt). float16/bfloat16 calls compute in float32.
+#include <llvm/IR/Function.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "backends/llvm/codegen_llvm.h"
+#include "ir/math.h"
+
+namespace cinn_like::backends {
+
+llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
+  auto& b = *builder_;
+  llvm::Type* ty = LLVMType(op->type);
+  auto math = ir::MathOpFromName(op->name);
+  if (!math) return Fail(absl::UnimplementedError("unknown math function " + op->name), ty);
+  const ir::MathOpInfo& info = ir::GetMathOpInfo(*math);
+  if (!op->type.is_float()) {
+    return Fail(absl::InvalidArgumentError(absl::StrCat(
+                    "math function ", info.name,
+                    " takes a floating-point type (float16, bfloat16, float32, float64), got ",
+                    op->type.ToString())),
+                ty);
+  }
+  if (static_cast<int>(op->args.size()) != info.arity) {
+    return Fail(
+        absl::InvalidArgumentError(absl::StrCat("math function ", info.name, " takes ", info.arity,
+                                                " arguments, got ", op->args.size())),
+        ty);
+  }
+  ir::Type ct = ir::MathComputeType(op->type);
+  llvm::Type* cty = LLVMType(ct);
+  std::vector<llvm::Value*> args;
+  for (auto& a : op->args) {
+    if (a.type() != op->type) {
+      return Fail(absl::InvalidArgumentError(
+                      absl::StrCat("math function ", info.name, " of type ", op->type.ToString(),
+                                   " has an argument of type ", a.type().ToString())),
+                  ty);
+    }
+    llvm::Value* v = EmitExpr(a);
+    args.push_back(op->type.is_low_precision_float() ? WidenToFloat(v, op->type) : v);
+  }
+  llvm::Value* result = nullptr;
+  if (*math == ir::MathOp::kRsqrt) {
+    llvm::Value* root = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
+    result = b.CreateFDiv(llvm::ConstantFP::get(cty, 1.0), root);
+  } else if (absl::StartsWith(info.llvm, "llvm.")) {
+    llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(info.llvm);
+    llvm::Function* fn = llvm::Intrinsic::getDeclaration(module_.get(), id, {cty});
+    result = b.CreateCall(fn, args);
+  } else {
+    llvm::Type* scalar = LLVMType(ct.ElementOf());
+    std::string libm = ct.bits() == 32 ? absl::StrCat(info.llvm, "f") : info.llvm;
+    std::vector<llvm::Type*> params(args.size(), scalar);
+    auto callee = RuntimeFunction(libm, scalar, params);
+    if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {
+      f->setDoesNotThrow();
+      f->setOnlyAccessesInaccessibleMemory();
+      f->setWillReturn();
+    }
+    if (ct.is_scalar()) {
+      result = b.CreateCall(callee, args);
+    } else {
+      result = llvm::PoisonValue::get(cty);
+      for (int k = 0; k < ct.lanes(); ++k) {
+        std::vector<llvm::Value*> lane_args;
+        for (auto* a : args) lane_args.push_back(b.CreateExtractElement(a, b.getInt32(k)));
+        result = b.CreateInsertElement(result, b.CreateCall(callee, lane_args), b.getInt32(k));
+      }
+    }
+  }
+  return op->type.is_low_precision_float() ? NarrowFromFloat(result, op->type) : result;
+}
+
+}  // namespace cinn_like::backends
