@@ -69,6 +69,27 @@ absl::Status Copy(void* dst, const void* src, size_t bytes, bool to_device) {
 
 }  // namespace
 
+double RelativeError(const Example& example, const std::vector<std::vector<float>>& reference,
+                     const std::vector<std::vector<float>>& outputs, int64_t n) {
+  // The scale is the reference run on |inputs|: sum(|a|) for a sum, |A||B| for a matmul. An
+  // error relative to it stays meaningful when the true result nearly cancels to zero.
+  std::vector<std::vector<float>> scale = reference;
+  for (int i = 0; i < example.num_inputs; ++i) {
+    for (auto& v : scale[i]) v = std::fabs(v);
+  }
+  example.reference(scale, n);
+  double diff = 0, norm = 0;
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    size_t i = example.num_inputs + o;
+    for (size_t k = 0; k < outputs[o].size(); ++k) {
+      double d = static_cast<double>(outputs[o][k]) - reference[i][k];
+      diff += std::isnan(d) ? INFINITY : d * d;
+      norm += static_cast<double>(scale[i][k]) * scale[i][k];
+    }
+  }
+  return norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+}
+
 std::string RunReport::ToString() const {
   std::ostringstream os;
   os << "n=" << n << " rel_error=" << rel_error << (passed ? " ok" : " MISMATCH");
@@ -128,22 +149,17 @@ absl::StatusOr<RunReport> RunExample(const Example& example, backends::Compiler&
   std::vector<std::vector<float>> ref;
   for (auto& a : args) ref.push_back(a.host);
   example.reference(ref, n);
-  double diff = 0, norm = 0;
+  std::vector<std::vector<float>> outs;
   for (size_t i = example.num_inputs; i < args.size(); ++i) {
-    std::vector<float> out = args[i].host;
+    outs.push_back(args[i].host);
     if (on_gpu) {
-      st = Copy(out.data(), args[i].device, out.size() * sizeof(float), false);
+      st = Copy(outs.back().data(), args[i].device, outs.back().size() * sizeof(float), false);
       if (!st.ok()) return st;
-    }
-    for (size_t k = 0; k < out.size(); ++k) {
-      double d = static_cast<double>(out[k]) - ref[i][k];
-      diff += std::isnan(d) ? INFINITY : d * d;
-      norm += static_cast<double>(ref[i][k]) * ref[i][k];
     }
   }
   RunReport report;
   report.n = n;
-  report.rel_error = norm > 0 ? std::sqrt(diff / norm) : std::sqrt(diff);
+  report.rel_error = RelativeError(example, ref, outs, n);
   report.passed = report.rel_error <= example.tolerance;
 
   std::vector<double> times;

@@ -19,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
 #include "backends/compiler.h"
+#include "cinn_like/example_runner.h"
 #include "cinn_like/examples.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
@@ -167,10 +168,9 @@ absl::StatusOr<double> CheckAgainstReference(const std::string& example, Example
   std::vector<std::vector<float>> ref;
   for (auto& a : run.args) ref.push_back(a->host);
   ex->reference(ref, n);
-  double worst = 0;
-  for (size_t i = run.num_inputs; i < run.args.size(); ++i) {
-    worst = std::max(worst, RelError(run.args[i]->Download(), ref[i]));
-  }
+  std::vector<std::vector<float>> outs;
+  for (size_t i = run.num_inputs; i < run.args.size(); ++i) outs.push_back(run.args[i]->Download());
+  double worst = examples::RelativeError(*ex, ref, outs, n);
   if (!(worst <= ex->tolerance)) {
     return absl::InternalError(example + ": relative error " + std::to_string(worst) +
                                " over the tolerance " + std::to_string(ex->tolerance));
