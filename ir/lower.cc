@@ -90,7 +90,12 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
                          : stage->folded() ? "folded into its producer"
                          : stage->attach() ? "computed at another stage's loop"
                                            : nullptr;
-    if (hidden && arg_buffers.count(own.get())) {
+    if (stage->fold_buffer() && arg_buffers.count(own.get())) {
+      return absl::InvalidArgumentError("function " + name + ": tensor " + own->name +
+                                        " is an argument but its consumer was folded into it, "
+                                        "so it is never stored");
+    }
+    if (hidden && !stage->folded() && arg_buffers.count(own.get())) {
       return absl::InvalidArgumentError("function " + name + ": tensor " + own->name +
                                         " is an argument but is " + hidden +
                                         ", so it is never stored");

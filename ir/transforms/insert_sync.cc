@@ -64,19 +64,22 @@ Summary Leaf(const Stmt& s) {
   return out;
 }
 
-Summary ProcessBlock(const std::vector<Stmt>& stmts) {
+Summary ProcessBlock(const Stmt& self, const std::vector<Stmt>& stmts) {
   Summary out;
   std::vector<Stmt> seq;
+  bool changed = false;
   BufferSet reads, writes;  // since the last barrier
   for (const Stmt& s : stmts) {
     Summary c = Process(s);
     if (Intersects(c.first_reads, writes) || Intersects(c.first_writes, reads)) {
       seq.push_back(MakeSyncThreads());
+      changed = true;
       reads.clear();
       writes.clear();
       out.has_sync = true;
     }
     seq.push_back(c.stmt);
+    changed |= !c.stmt.same_as(s);
     if (!out.has_sync) {
       Merge(&out.first_reads, c.first_reads);
       Merge(&out.first_writes, c.first_writes);
@@ -92,15 +95,15 @@ Summary ProcessBlock(const std::vector<Stmt>& stmts) {
   }
   out.last_reads = reads;
   out.last_writes = writes;
-  out.stmt = Block::Make(seq);
+  out.stmt = changed ? Block::Make(seq) : self;
   return out;
 }
 
 Summary Process(const Stmt& s) {
-  if (auto* b = s.As<Block>()) return ProcessBlock(b->stmts);
+  if (auto* b = s.As<Block>()) return ProcessBlock(s, b->stmts);
   if (auto* a = s.As<Allocate>()) {
     Summary in = Process(a->body);
-    in.stmt = Allocate::Make(a->buffer, in.stmt);
+    in.stmt = in.stmt.same_as(a->body) ? s : Allocate::Make(a->buffer, in.stmt);
     return in;
   }
   if (auto* f = s.As<For>()) {
@@ -114,7 +117,10 @@ Summary Process(const Stmt& s) {
       body.last_reads.clear();
       body.last_writes.clear();
     }
-    body.stmt = For::Make(f->loop_var, f->min, f->extent, f->for_kind, body.stmt, f->bind_axis);
+    body.stmt = body.stmt.same_as(f->body)
+                    ? s
+                    : For::Make(f->loop_var, f->min, f->extent, f->for_kind, body.stmt,
+                                f->bind_axis);
     return body;
   }
   return Leaf(s);  // stores, evaluates, and ifs (no barrier inside divergent code)
