@@ -208,10 +208,11 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
                                                   const MatmulSharedConfig& config,
                                                   const std::string& name) {
   const int bt = config.block_tile, tt = config.thread_tile, kt = config.k_tile;
-  if (bt <= 0 || tt <= 0 || kt <= 0 || bt % tt != 0 || size % bt != 0 || size % kt != 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "matmul_shared: size ", size, " must be a multiple of the block tile ", bt,
-        " and the k tile ", kt, ", and the block tile of the thread tile ", tt));
+  if (bt <= 0 || tt <= 0 || kt <= 0 || bt % tt != 0 || size <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("matmul_shared: size ", size, ", block tile ",
+                                                   bt, ", thread tile ", tt, ", k tile ", kt,
+                                                   ": the block tile must be a multiple of the "
+                                                   "thread tile"));
   }
   const int threads = (bt / tt) * (bt / tt);
   if ((bt * kt) % threads != 0) {
@@ -267,6 +268,9 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
   for (const Tensor& cache : {a_shared, b_shared}) {
     ir::Stage& s = sch[cache];
     CINN_LIKE_RETURN_IF_ERROR(s.ComputeAt(sl, ks.first));
+    if (config.shared_row_pad > 0) {
+      CINN_LIKE_RETURN_IF_ERROR(s.StorageAlign(0, 1, config.shared_row_pad));
+    }
     CINN_LIKE_ASSIGN_OR_RETURN(x, s.LeafAxis(0));
     CINN_LIKE_ASSIGN_OR_RETURN(y, s.LeafAxis(1));
     CINN_LIKE_ASSIGN_OR_RETURN(fused, s.Fuse(x, y));

@@ -35,6 +35,7 @@ struct MatmulSharedConfig {
   int block_tile = 128;  // C rows and columns per thread block (NVGPU)
   int thread_tile = 8;   // C rows and columns per thread, in registers (cache_write local)
   int k_tile = 8;        // K slice staged in shared memory per step (cache_read + compute_at)
+  int shared_row_pad = 0;  // extra elements after each row of the shared tiles (storage_align)
 };
 
 /// C = A x B for size x size x size float32 matrices, the classic GPU schedule: one block per

@@ -134,7 +134,7 @@ TEST(X86Schedule, RfactorOfASumWithATail) {
       }));
 }
 
-Example Matmul(std::string name, int size, MatmulSharedConfig config, bool align) {
+Example Matmul(std::string name, int size, MatmulSharedConfig config) {
   Example ex;
   ex.name = name;
   ex.build = [=](const ir::Target& t) { return BuildMatmulShared(t, size, config, name); };
@@ -156,8 +156,13 @@ Example Matmul(std::string name, int size, MatmulSharedConfig config, bool align
 }
 
 TEST(X86Schedule, TiledMatmulWithCacheReadCacheWriteComputeAt) {
-  Check(Matmul("mm_small", 64, {32, 4, 8}, false));
-  Check(Matmul("mm_256", 256, {64, 8, 16}, false));
+  Check(Matmul("mm_small", 64, {32, 4, 8}));
+  Check(Matmul("mm_256", 256, {64, 8, 16}));
+  Check(Matmul("mm_tail", 100, {32, 4, 8}));  // partial block tiles and k slices
+}
+
+TEST(X86Schedule, TiledMatmulWithPaddedSharedRows) {
+  Check(Matmul("mm_padded", 96, {32, 4, 8, /*shared_row_pad=*/3}));
 }
 
 TEST(X86Schedule, MatmulSharedExample) {

@@ -44,9 +44,34 @@ TEST(CodeGenSchedule, SharedTilesBarriersAndRegisterAccumulators) {
   EXPECT_LT(src.find("C_local[0] = C_local[0] + A_shared[", first), second);
 }
 
+TEST(CodeGenSchedule, StorageAlignPadsTheSharedRows) {
+  std::string src = MatmulSharedSource(256, {64, 4, 8, /*shared_row_pad=*/1});
+  EXPECT_THAT(src, HasSubstr("__shared__ float A_shared[576];"));  // 64 rows of 8 + 1
+  EXPECT_THAT(src, HasSubstr("__shared__ float B_shared[520];"));  // 8 rows of 64 + 1
+  EXPECT_THAT(src, HasSubstr(" * 9 + "));
+}
+
+TEST(CodeGenSchedule, PartialTilesAreGuardedOutsideTheBarriers) {
+  std::string src = MatmulSharedSource(300, {64, 4, 8});
+  EXPECT_THAT(src, HasSubstr("if ("));
+  // Every barrier sits at the k loop's level, never inside a guard: its indentation is the
+  // loop body's.
+  size_t pos = 0;
+  int barriers = 0;
+  while ((pos = src.find("__syncthreads();", pos)) != std::string::npos) {
+    size_t line = src.rfind('\n', pos) + 1;
+    EXPECT_EQ(src.substr(line, pos - line), "    ");
+    ++pos;
+    ++barriers;
+  }
+  EXPECT_EQ(barriers, 2);
+}
+
 TEST(CodeGenSchedule, NvrtcCompilesTheSharedMatmulForSm90) {
-  for (auto config : {examples::MatmulSharedConfig{}, examples::MatmulSharedConfig{64, 4, 16}}) {
-    std::string src = MatmulSharedSource(1024, config);
+  for (auto [size, config] : {std::pair{1024, examples::MatmulSharedConfig{}},
+                              std::pair{1024, examples::MatmulSharedConfig{64, 4, 16, 1}},
+                              std::pair{300, examples::MatmulSharedConfig{64, 4, 8}}}) {
+    std::string src = MatmulSharedSource(size, config);
     ASSERT_FALSE(src.empty());
     nvrtc::Compiler nvrtc;
     auto ptx = nvrtc.Compile(src, 90, /*to_cubin=*/false, "mm");

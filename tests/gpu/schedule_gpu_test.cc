@@ -53,6 +53,10 @@ TEST(ScheduleGpu, SharedMatmul512WideKSlices) {
   RunOnGpu(MatmulExample("mm512", 512, {64, 8, 16}));
 }
 
+TEST(ScheduleGpu, SharedMatmulWithPartialTiles) {
+  RunOnGpu(MatmulExample("mm300", 300, {64, 4, 8}));
+}
+
 TEST(ScheduleGpu, MatmulSharedExample1024) {
   auto ex = Find("matmul_shared");
   ASSERT_TRUE(ex.ok()) << ex.status();
