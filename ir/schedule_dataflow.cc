@@ -164,8 +164,9 @@ absl::Status Stage::ComputeInline() {
         what + ": it is a reduction; its value needs its own loops (compute_at it instead)");
   }
   if (attach_ || folded() || fold_buffer_) {
-    return absl::InvalidArgumentError(what + ": it is already computed at or folded into "
-                                             "another stage");
+    return absl::InvalidArgumentError(what +
+                                      ": it is already computed at or folded into "
+                                      "another stage");
   }
   inlined_ = true;
   return absl::OkStatus();
@@ -189,30 +190,30 @@ absl::Status Stage::ReverseComputeInline() {
   if (producers.size() != 1) {
     std::vector<std::string> names;
     for (Stage* p : producers) names.push_back(p->tensor().name());
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": it reads ", producers.size(), " computed tensors (", absl::StrJoin(names, ", "),
-        "); it needs exactly one producer"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": it reads ", producers.size(), " computed tensors (",
+                     absl::StrJoin(names, ", "), "); it needs exactly one producer"));
   }
   Stage& p = *producers[0];
   std::string pname = p.tensor().name();
   if (p.reduce_ != ReduceKind::kNone) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": its producer ", pname,
-        " is a reduction, whose value is incomplete when it is stored"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": its producer ", pname,
+                     " is a reduction, whose value is incomplete when it is stored"));
   }
   if (p.attach_ || p.fold_buffer_ || p.folded()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": its producer ", pname, " is computed at or folded into another stage"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname,
+                                                   " is computed at or folded into another stage"));
   }
   if (p.rank_ != rank_) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname, " has rank ",
-                                                   p.rank_, ", not ", rank_));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": its producer ", pname, " has rank ", p.rank_, ", not ", rank_));
   }
   for (int d = 0; d < rank_; ++d) {
     if (ToString(p.axes_[d].extent) != ToString(axes_[d].extent)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": its producer ", pname, " has extent ", ToString(p.axes_[d].extent),
-          " in dimension ", d, ", not ", ToString(axes_[d].extent)));
+      return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname, " has extent ",
+                                                     ToString(p.axes_[d].extent), " in dimension ",
+                                                     d, ", not ", ToString(axes_[d].extent)));
     }
   }
   for (auto& idx : LoadsOf(body, p.tensor()->buffer.get())) {
@@ -231,16 +232,15 @@ absl::Status Stage::ReverseComputeInline() {
   }
   std::vector<std::string> others = OtherReaders(*state_, p.tensor()->buffer.get(), this);
   if (!others.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname,
-                                                   " is also read by ",
-                                                   absl::StrJoin(others, ", ")));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": its producer ", pname, " is also read by ", absl::StrJoin(others, ", ")));
   }
   p.fold_placeholder_ = Var(pname + "_value", p.tensor_->dtype);
   VarMap to_producer;
   for (int d = 0; d < rank_; ++d) to_producer[axes_[d].var.node()] = p.axes_[d].var;
-  p.fold_value_ = Substitute(
-      ReplaceLoads(p.tensor()->buffer.get(), nullptr, p.fold_placeholder_).Mutate(body),
-      to_producer);
+  p.fold_value_ =
+      Substitute(ReplaceLoads(p.tensor()->buffer.get(), nullptr, p.fold_placeholder_).Mutate(body),
+                 to_producer);
   p.fold_buffer_ = tensor_->buffer;
   folded_into_ = &p;
   return absl::OkStatus();
@@ -250,7 +250,8 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
   std::string loop_name = loop.defined() && loop.As<Variable>() ? loop.name() : "?";
   std::string what = absl::StrCat("compute_at of stage ", tensor_.name(), " at loop ", loop_name,
                                   " of stage ", consumer.tensor().name());
-  if (&consumer == this) return absl::InvalidArgumentError(what + ": a stage is not its own consumer");
+  if (&consumer == this)
+    return absl::InvalidArgumentError(what + ": a stage is not its own consumer");
   if (inlined_ || folded() || fold_buffer_ || attach_) {
     return absl::InvalidArgumentError(
         what + ": the stage is already inlined, folded or computed at a loop");
@@ -265,10 +266,9 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
   auto pos = std::find_if(consumer.leaves_.begin(), consumer.leaves_.end(),
                           [&](int idx) { return consumer.axes_[idx].var.same_as(loop); });
   if (pos == consumer.leaves_.end()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": ", loop_name,
-                                                   " is not a loop of stage ",
-                                                   consumer.tensor().name(), "; its loops are ",
-                                                   consumer.LeafNames()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", loop_name, " is not a loop of stage ", consumer.tensor().name(),
+                     "; its loops are ", consumer.LeafNames()));
   }
   const BufferNode* buffer = tensor_->buffer.get();
   Expr element = ElementInLeafVars(consumer);
@@ -292,8 +292,8 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
     if (!c) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": loop ", a.var.name(),
                                                      " runs inside the attach point and has "
-                                                     "extent ", ToString(a.extent),
-                                                     ", not a constant"));
+                                                     "extent ",
+                                                     ToString(a.extent), ", not a constant"));
     }
     relaxed[a.var.node()] = *c;
     return absl::OkStatus();
@@ -319,7 +319,8 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
     const Stage* up = s->attach_->consumer;
     const Var& up_loop = s->attach_->loop;
     end = std::find_if(up->leaves_.begin(), up->leaves_.end(),
-                       [&](int idx) { return up->axes_[idx].var.same_as(up_loop); }) + 1;
+                       [&](int idx) { return up->axes_[idx].var.same_as(up_loop); }) +
+          1;
     s = up;
   }
   auto region = InferRegion(accesses, relaxed, what);
@@ -350,9 +351,9 @@ absl::Status Stage::StorageAlign(int axis, int factor, int offset) {
         what + ": the stage is not computed at a consumer's loop; only region buffers are padded");
   }
   if (axis != rank_ - 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": axis ", axis, " is not the second-last dimension (", rank_ - 2,
-        "); only the row stride can be padded"));
+    return absl::InvalidArgumentError(absl::StrCat(what, ": axis ", axis,
+                                                   " is not the second-last dimension (", rank_ - 2,
+                                                   "); only the row stride can be padded"));
   }
   if (factor <= 0 || offset < 0) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": factor ", factor, " and offset ",
@@ -362,8 +363,8 @@ absl::Status Stage::StorageAlign(int axis, int factor, int offset) {
   int64_t row = attach_->extent[rank_ - 1];
   row = (row + factor - 1) / factor * factor + offset;
   shape[rank_ - 1] = Expr(static_cast<int>(row));
-  attach_->buffer = MakeBuffer(attach_->buffer->name, attach_->buffer->dtype, shape,
-                               attach_->buffer->scope);
+  attach_->buffer =
+      MakeBuffer(attach_->buffer->name, attach_->buffer->dtype, shape, attach_->buffer->scope);
   align_ = {axis, factor, offset};
   return absl::OkStatus();
 }
@@ -388,8 +389,8 @@ absl::StatusOr<Tensor> Schedule::CacheRead(const Tensor& tensor, const std::stri
   for (auto& r : readers) {
     auto it = state_->by_tensor.find(r.node().get());
     if (it == state_->by_tensor.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(what, ": reader ", r.name(),
-                                                     " is not a stage of this schedule"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": reader ", r.name(), " is not a stage of this schedule"));
     }
     if (LoadsOf(it->second->body(), tensor->buffer.get()).empty()) {
       return absl::InvalidArgumentError(

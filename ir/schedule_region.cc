@@ -113,8 +113,7 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
         } else if (!v && UsesAny(t.expr, relaxed)) {
           return absl::InvalidArgumentError(absl::StrCat(
               what, ": index ", ToString(index), " of dimension ", d,
-              " is not affine in the loops inside the attach point (term ", ToString(t.expr),
-              ")"));
+              " is not affine in the loops inside the attach point (term ", ToString(t.expr), ")"));
         } else {
           fixed.terms.push_back(t);
         }
@@ -126,9 +125,9 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
         lo = alo;
         hi = ahi;
       } else if (text != fixed_text) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, ": accesses disagree in dimension ", d, " (", fixed_text, " vs ", text,
-            "); the region would not have a constant shape"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": accesses disagree in dimension ", d, " (", fixed_text, " vs ",
+                         text, "); the region would not have a constant shape"));
       } else {
         lo = std::min(lo, alo);
         hi = std::max(hi, ahi);

@@ -32,16 +32,15 @@ absl::StatusOr<Tensor> Schedule::Rfactor(const Tensor& tensor, const Var& axis) 
   }
   if (!split) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, ": axis ", axis.name(), " is not one half of a split of a reduce axis; its loops are ",
-        stage.LeafNames()));
+        what, ": axis ", axis.name(),
+        " is not one half of a split of a reduce axis; its loops are ", stage.LeafNames()));
   }
   const Stage::Axis& factored = stage.axes_[*leaf];
   const Stage::Axis& other = stage.axes_[split->outer == *leaf ? split->inner : split->outer];
   const Stage::Axis& root = stage.axes_[split->parent];
   if (!AsConstInt(factored.extent)) {
     return absl::InvalidArgumentError(absl::StrCat(what, ": axis ", axis.name(), " has extent ",
-                                                   ToString(factored.extent),
-                                                   ", not a constant"));
+                                                   ToString(factored.extent), ", not a constant"));
   }
   // B_rf[v, i...] = reduce over (other, remaining reduce axes) of body(root = split value).
   auto rf = std::make_shared<TensorNode>();
@@ -74,8 +73,8 @@ absl::StatusOr<Tensor> Schedule::Rfactor(const Tensor& tensor, const Var& axis) 
     fresh[old.node()] = nv;
     rf->reduce_axes.push_back({nv, stage.axes_[a].extent});
   }
-  Expr root_value = split->outer == *leaf ? Expr(v) * split->factor + o
-                                          : Expr(o) * split->factor + v;
+  Expr root_value =
+      split->outer == *leaf ? Expr(v) * split->factor + o : Expr(o) * split->factor + v;
   fresh[root.var.node()] = root_value;
   Expr body = Substitute(stage.body_, fresh);
   if (!split->exact) {

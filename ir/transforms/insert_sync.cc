@@ -117,10 +117,9 @@ Summary Process(const Stmt& s) {
       body.last_reads.clear();
       body.last_writes.clear();
     }
-    body.stmt = body.stmt.same_as(f->body)
-                    ? s
-                    : For::Make(f->loop_var, f->min, f->extent, f->for_kind, body.stmt,
-                                f->bind_axis);
+    body.stmt = body.stmt.same_as(f->body) ? s
+                                           : For::Make(f->loop_var, f->min, f->extent, f->for_kind,
+                                                       body.stmt, f->bind_axis);
     return body;
   }
   return Leaf(s);  // stores, evaluates, and ifs (no barrier inside divergent code)

@@ -55,11 +55,11 @@ TEST(X86Schedule, ComputeInline) {
       "inline",
       [](const ir::Target& t) -> absl::StatusOr<ir::LoweredFunc> {
         Tensor a = ir::Placeholder("A", Float(32), {Expr(1000)});
-        Tensor b = ir::Compute({Expr(1000)},
-                               [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f + 1.0f; }, "B");
-        Tensor c = ir::Compute({Expr(1000)},
-                               [&](const std::vector<Expr>& i) { return b(i[0]) * b(i[0]) + a(i[0]); },
-                               "C");
+        Tensor b = ir::Compute(
+            {Expr(1000)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f + 1.0f; }, "B");
+        Tensor c = ir::Compute(
+            {Expr(1000)}, [&](const std::vector<Expr>& i) { return b(i[0]) * b(i[0]) + a(i[0]); },
+            "C");
         auto sch = ir::Schedule::Create({c});
         absl::Status st = sch[b].ComputeInline();
         if (!st.ok()) return st;
@@ -73,11 +73,11 @@ TEST(X86Schedule, ReverseComputeInline) {
       "reverse_inline",
       [](const ir::Target& t) -> absl::StatusOr<ir::LoweredFunc> {
         Tensor a = ir::Placeholder("A", Float(32), {Expr(777)});
-        Tensor b = ir::Compute({Expr(777)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 3.0f; },
-                               "B");
-        Tensor c = ir::Compute({Expr(777)},
-                               [&](const std::vector<Expr>& i) { return b(i[0]) * Expr(0.5f) - a(i[0]); },
-                               "C");
+        Tensor b = ir::Compute(
+            {Expr(777)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 3.0f; }, "B");
+        Tensor c = ir::Compute(
+            {Expr(777)}, [&](const std::vector<Expr>& i) { return b(i[0]) * Expr(0.5f) - a(i[0]); },
+            "C");
         auto sch = ir::Schedule::Create({c});
         auto parts = sch[b].Split(*sch[b].LeafAxis(0), 16);  // the producer's loops carry it
         if (!parts.ok()) return parts.status();
@@ -94,10 +94,10 @@ TEST(X86Schedule, ComputeAtWithAHaloAndATail) {
       "compute_at_halo",
       [](const ir::Target& t) -> absl::StatusOr<ir::LoweredFunc> {
         Tensor a = ir::Placeholder("A", Float(32), {Expr(61)});
-        Tensor b = ir::Compute({Expr(61)},
-                               [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f + 1.0f; }, "B");
-        Tensor c = ir::Compute({Expr(60)},
-                               [&](const std::vector<Expr>& i) { return b(i[0]) + b(i[0] + 1); }, "C");
+        Tensor b = ir::Compute(
+            {Expr(61)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f + 1.0f; }, "B");
+        Tensor c = ir::Compute(
+            {Expr(60)}, [&](const std::vector<Expr>& i) { return b(i[0]) + b(i[0] + 1); }, "C");
         auto sch = ir::Schedule::Create({c});
         auto parts = sch[c].Split(*sch[c].LeafAxis(0), 8);
         if (!parts.ok()) return parts.status();

@@ -24,8 +24,10 @@ std::string LowerToText(const std::string& name, const std::vector<Tensor>& args
 /// B = A * 2, C = B + 1 over 16 elements.
 struct Chain {
   Tensor a = Placeholder("A", Float(32), {Expr(16)});
-  Tensor b = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
-  Tensor c = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return b(i[0]) + 1.0f; }, "C");
+  Tensor b = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
+  Tensor c = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return b(i[0]) + 1.0f; }, "C");
   Schedule sch = Schedule::Create({c});
 };
 
@@ -50,9 +52,10 @@ TEST(ScheduleDataflow, ReverseComputeInlineStoresTheConsumerValueFromTheProducer
 TEST(ScheduleDataflow, ComputeAtComputesTheWindowOfOneOuterIteration) {
   // C[i] = B[i] + B[i + 1]: each 8-wide tile of C needs 9 elements of B.
   Tensor a = Placeholder("A", Float(32), {Expr(65)});
-  Tensor b = Compute({Expr(65)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
-  Tensor c = Compute({Expr(64)},
-                     [&](const std::vector<Expr>& i) { return b(i[0]) + b(i[0] + 1); }, "C");
+  Tensor b = Compute(
+      {Expr(65)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
+  Tensor c = Compute(
+      {Expr(64)}, [&](const std::vector<Expr>& i) { return b(i[0]) + b(i[0] + 1); }, "C");
   Schedule sch = Schedule::Create({c});
   auto parts = sch[c].Split(*sch[c].LeafAxis(0), 8);
   ASSERT_TRUE(parts.ok());
@@ -77,7 +80,8 @@ struct Matmul {
   Tensor b = Placeholder("B", Float(32), {n, n});
   IterVar k = ReduceAxis(n, "k");
   Tensor c = Compute(
-      {n, n}, [&](const std::vector<Expr>& i) { return ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k}); },
+      {n, n},
+      [&](const std::vector<Expr>& i) { return ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k}); },
       "C");
   Schedule sch = Schedule::Create({c});
 };
@@ -130,12 +134,13 @@ struct StagedMatmul : Matmul {
 TEST(ScheduleDataflow, CacheReadAtTheKOuterLoopStagesOneTile) {
   StagedMatmul m;
   std::string ir = LowerToText("f", {m.a, m.b, m.c}, m.sch);
-  EXPECT_THAT(ir, HasSubstr("    for (k_outer, 0, 4) {\n"
-                            "      allocate A_shared[float32 * 4 * 8] in shared\n"
-                            "      for (A_shared_i, 0, 4) {\n"
-                            "        for (A_shared_j, 0, 8) {\n"
-                            "          A_shared[((A_shared_i * 8) + A_shared_j)] = "
-                            "A[((((i_outer * 4) + A_shared_i) * 32) + ((k_outer * 8) + A_shared_j))]\n"));
+  EXPECT_THAT(
+      ir, HasSubstr("    for (k_outer, 0, 4) {\n"
+                    "      allocate A_shared[float32 * 4 * 8] in shared\n"
+                    "      for (A_shared_i, 0, 4) {\n"
+                    "        for (A_shared_j, 0, 8) {\n"
+                    "          A_shared[((A_shared_i * 8) + A_shared_j)] = "
+                    "A[((((i_outer * 4) + A_shared_i) * 32) + ((k_outer * 8) + A_shared_j))]\n"));
   EXPECT_THAT(ir, HasSubstr("(A_shared[((i_inner * 8) + k_inner)] * "
                             "B[((((k_outer * 8) + k_inner) * 32) + ((j_outer * 4) + j_inner))])"));
 }
@@ -152,8 +157,8 @@ TEST(ScheduleDataflow, StorageAlignPadsTheRowStride) {
 TEST(ScheduleDataflow, RfactorReducesPartialsThenThePartials) {
   Tensor a = Placeholder("A", Float(32), {Expr(64)});
   IterVar k = ReduceAxis(Expr(64), "k");
-  Tensor b = Compute({Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(a(k.var), {k}); },
-                     "B");
+  Tensor b = Compute(
+      {Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(a(k.var), {k}); }, "B");
   Schedule sch = Schedule::Create({b});
   auto ks = sch[b].Split(k.var, 8);
   ASSERT_TRUE(ks.ok());

@@ -14,11 +14,13 @@ using ::testing::HasSubstr;
 /// B = A * 2, C = B + 1, S[0] = sum_k A[k] over 16 elements.
 struct Graph {
   Tensor a = Placeholder("A", Float(32), {Expr(16)});
-  Tensor b = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
-  Tensor c = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return b(i[0]) + 1.0f; }, "C");
+  Tensor b = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
+  Tensor c = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return b(i[0]) + 1.0f; }, "C");
   IterVar k = ReduceAxis(Expr(16), "k");
-  Tensor s = Compute({Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(a(k.var), {k}); },
-                     "S");
+  Tensor s = Compute(
+      {Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(a(k.var), {k}); }, "S");
   Schedule sch = Schedule::Create({c, s});
 };
 
@@ -89,10 +91,12 @@ TEST(ScheduleErrors2, CacheWriteOfAScheduledStage) {
 
 TEST(ScheduleErrors2, ReverseComputeInlineNeedsOneElementwiseProducer) {
   Graph g;
-  Tensor d = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return g.b(i[0]) + g.c(i[0]); },
-                     "D");
-  Tensor e = Compute({Expr(8)}, [&](const std::vector<Expr>& i) { return g.b(i[0] * 2); }, "E");
-  Tensor r = Compute({Expr(1)}, [&](const std::vector<Expr>& i) { return g.s(i[0]) * 2.0f; }, "R");
+  Tensor d = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return g.b(i[0]) + g.c(i[0]); }, "D");
+  Tensor e = Compute(
+      {Expr(8)}, [&](const std::vector<Expr>& i) { return g.b(i[0] * 2); }, "E");
+  Tensor r = Compute(
+      {Expr(1)}, [&](const std::vector<Expr>& i) { return g.s(i[0]) * 2.0f; }, "R");
   Schedule sch = Schedule::Create({d, e, r});
   EXPECT_EQ(sch[d].ReverseComputeInline().message(),
             "reverse_compute_inline of stage D: it reads 2 computed tensors (B, C); it needs "
@@ -100,8 +104,9 @@ TEST(ScheduleErrors2, ReverseComputeInlineNeedsOneElementwiseProducer) {
   EXPECT_EQ(sch[r].ReverseComputeInline().message(),
             "reverse_compute_inline of stage R: its producer S is a reduction, whose value is "
             "incomplete when it is stored");
-  EXPECT_EQ(sch[e].ReverseComputeInline().message(),
-            "reverse_compute_inline of stage E: its producer B has extent 16 in dimension 0, not 8");
+  EXPECT_EQ(
+      sch[e].ReverseComputeInline().message(),
+      "reverse_compute_inline of stage E: its producer B has extent 16 in dimension 0, not 8");
   EXPECT_EQ(sch[g.c].ReverseComputeInline().message(),
             "reverse_compute_inline of stage C: its producer B is also read by D, E");
   EXPECT_EQ(sch[g.s].ReverseComputeInline().message(),
@@ -110,8 +115,10 @@ TEST(ScheduleErrors2, ReverseComputeInlineNeedsOneElementwiseProducer) {
 
 TEST(ScheduleErrors2, ReverseComputeInlineOfAStridedRead) {
   Tensor a = Placeholder("A", Float(32), {Expr(16)});
-  Tensor b = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
-  Tensor c = Compute({Expr(16)}, [&](const std::vector<Expr>& i) { return b(15 - i[0]); }, "C");
+  Tensor b = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
+  Tensor c = Compute(
+      {Expr(16)}, [&](const std::vector<Expr>& i) { return b(15 - i[0]); }, "C");
   Schedule sch = Schedule::Create({c});
   EXPECT_EQ(sch[c].ReverseComputeInline().message(),
             "reverse_compute_inline of stage C: it reads B[(15 - i)], not only the element at its "
