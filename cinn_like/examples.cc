@@ -191,8 +191,8 @@ std::vector<Example> MakeAll() {
                  },
                  RefAdd, 2, {16, 17, 100}});
   all.push_back({"matmul_shared",
-                 "C = A x B, 1024x1024, 128x128 block tiles, 8x8 register tiles, K slices of 8 "
-                 "in shared memory",
+                 "C = A x B, 1024x1024, 128x128 block tiles, 8x8 register tiles (thread-strided), K "
+                 "slices of 8 in shared memory",
                  [](const ir::Target& t) { return BuildMatmulShared(t, 1024); },
                  [](int64_t) {
                    return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
@@ -239,8 +239,19 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
   CINN_LIKE_ASSIGN_OR_RETURN(i, sc.LeafAxis(0));
   CINN_LIKE_ASSIGN_OR_RETURN(j, sc.LeafAxis(1));
   CINN_LIKE_ASSIGN_OR_RETURN(tiles, sc.Tile(i, j, bt, bt));
-  CINN_LIKE_ASSIGN_OR_RETURN(rows, sc.Split(tiles[2], tt));
-  CINN_LIKE_ASSIGN_OR_RETURN(cols, sc.Split(tiles[3], tt));
+  // rows/cols: (thread loop, loop within the thread's tile).
+  std::pair<Var, Var> rows, cols;
+  if (config.strided_threads) {
+    CINN_LIKE_ASSIGN_OR_RETURN(r, sc.Split(tiles[2], bt / tt));
+    CINN_LIKE_ASSIGN_OR_RETURN(c2, sc.Split(tiles[3], bt / tt));
+    rows = {r.second, r.first};
+    cols = {c2.second, c2.first};
+  } else {
+    CINN_LIKE_ASSIGN_OR_RETURN(r, sc.Split(tiles[2], tt));
+    CINN_LIKE_ASSIGN_OR_RETURN(c2, sc.Split(tiles[3], tt));
+    rows = r;
+    cols = c2;
+  }
   CINN_LIKE_RETURN_IF_ERROR(
       sc.Reorder({tiles[0], tiles[1], rows.first, cols.first, rows.second, cols.second}));
   CINN_LIKE_RETURN_IF_ERROR(sc.Unroll(rows.second));

@@ -41,7 +41,12 @@ class RebaseAttached : public IRMutator {
     if (it == producers_.end()) return changed ? Load::Make(op->buffer, idx) : self;
     const Stage::Attach& at = *it->second->attach();
     for (size_t d = 0; d < idx.size(); ++d) {
-      idx[d] = ToExpr(Subtract(Linearize(idx[d]), Linearize(at.min[d])));
+      AffineForm offset = Subtract(Linearize(idx[d]), Linearize(at.min[d]));
+      if (at.stride[d] != 1) {
+        for (auto& t : offset.terms) t.coeff /= at.stride[d];  // exact by construction
+        offset.constant /= at.stride[d];
+      }
+      idx[d] = ToExpr(offset);
     }
     return Load::Make(at.buffer, idx);
   }
@@ -99,7 +104,9 @@ VarMap BodyRootValues(const Stage& stage, const std::vector<Expr>& values) {
   const Stage::Attach* at = stage.attach();
   for (int a = 0; a < stage.num_root_axes(); ++a) {
     Expr v = values[a];
-    if (at && a < stage.rank()) v = at->min[a] + v;
+    if (at && a < stage.rank()) {
+      v = at->min[a] + (at->stride[a] == 1 ? v : v * Expr(static_cast<int>(at->stride[a])));
+    }
     root[stage.axes()[a].var.node()] = v;
   }
   return root;

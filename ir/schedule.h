@@ -10,7 +10,9 @@
 /// Limits of compute_at: the consumer's loops must be scheduled before the call (the region is
 /// inferred then, and lowering fails if they changed); the consumer's indices into the
 /// producer must be affine in the loop variables with constant coefficients, and the region
-/// must have a constant shape (the common split/tile cases).
+/// must have a constant shape (the common split/tile cases). A dimension the consumer steps
+/// through by one inner loop with a constant stride (a thread's strided share of a tile) gets
+/// a compact region of that stride.
 #pragma once
 
 #include <array>
@@ -63,6 +65,7 @@ class Stage {
     Var loop;                     // a leaf of the consumer
     std::vector<Expr> min;        // region origin per dimension, in enclosing loop variables
     std::vector<int64_t> extent;  // region shape
+    std::vector<int64_t> stride;  // element r of dimension d is index min[d] + stride[d] * r
     Buffer buffer;                // the region-shaped buffer the stage writes
     std::string signature;        // the consumer's loops when the region was inferred
     bool guard = false;           // the consumer's loops may run past the tensor's bounds

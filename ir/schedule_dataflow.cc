@@ -337,6 +337,7 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
   at.loop = loop;
   at.min = region->min;
   at.extent = region->extent;
+  at.stride = region->stride;
   at.buffer = MakeBuffer(tensor_.name(), tensor_->dtype, shape, scope);
   at.signature = consumer.LoopSignature();
   at.guard = guard;

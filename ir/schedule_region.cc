@@ -98,16 +98,30 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
     std::string fixed_text;
     AffineForm fixed_form;
     int64_t lo = 0, hi = 0;
+    // Strided when every access has one relaxed term, the same variable with the same
+    // coefficient > 1, and constants congruent modulo it.
+    bool strided = true;
+    std::string stride_key;
+    int64_t stride = 0, residue = 0;
     for (size_t a = 0; a < accesses.size(); ++a) {
       const Expr& index = accesses[a][d];
       AffineForm form = Linearize(index);
       AffineForm fixed;
       int64_t alo = form.constant, ahi = form.constant;
+      int relaxed_terms = 0;
       for (auto& t : form.terms) {
         if (t.coeff == 0) continue;
         auto* v = t.expr.As<Variable>();
         auto it = v ? relaxed.find(v) : relaxed.end();
         if (it != relaxed.end()) {
+          if (++relaxed_terms == 1 && a == 0) {
+            stride_key = t.key;
+            stride = t.coeff;
+            residue = stride > 1 ? form.constant % stride : 0;
+          } else if (relaxed_terms > 1 || t.key != stride_key || t.coeff != stride || stride <= 1 ||
+                     form.constant % stride != residue) {
+            strided = false;
+          }
           int64_t span = t.coeff * (it->second - 1);
           (span < 0 ? alo : ahi) += span;
         } else if (!v && UsesAny(t.expr, relaxed)) {
@@ -118,6 +132,7 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
           fixed.terms.push_back(t);
         }
       }
+      strided &= relaxed_terms == 1 && stride > 1;
       std::string text = ToString(ToExpr(fixed));
       if (a == 0) {
         fixed_text = text;
@@ -135,7 +150,8 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
     }
     fixed_form.constant = lo;
     region.min.push_back(ToExpr(fixed_form));
-    region.extent.push_back(hi - lo + 1);
+    region.stride.push_back(strided ? stride : 1);
+    region.extent.push_back(strided ? (hi - lo) / stride + 1 : hi - lo + 1);
   }
   return region;
 }

@@ -36,11 +36,15 @@ using RelaxedLoops = std::unordered_map<const Variable*, int64_t>;
 
 /// The box read by `accesses` (index lists of one buffer) while the variables of `relaxed`
 /// run over their ranges and every other variable is fixed: per dimension an origin (in
-/// the fixed variables) and a constant extent. An error (with `what` in front) when an
+/// the fixed variables), a constant extent and a stride: element r of the region is index
+/// min + stride * r. The stride is 1 except where every access steps by one relaxed loop
+/// with the same coefficient c > 1 (a thread's strided share of a tile): then it is c and the
+/// region holds only the elements touched. An error (with `what` in front) when an
 /// index is not affine in the relaxed variables or the accesses disagree on fixed terms.
 struct Region {
   std::vector<Expr> min;
   std::vector<int64_t> extent;
+  std::vector<int64_t> stride;
 };
 absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesses,
                                    const RelaxedLoops& relaxed, const std::string& what);

@@ -161,6 +161,13 @@ TEST(X86Schedule, TiledMatmulWithCacheReadCacheWriteComputeAt) {
   Check(Matmul("mm_tail", 100, {32, 4, 8}));  // partial block tiles and k slices
 }
 
+TEST(X86Schedule, TiledMatmulWithStridedThreadTiles) {
+  MatmulSharedConfig strided{32, 4, 8};
+  strided.strided_threads = true;
+  Check(Matmul("mm_strided", 64, strided));
+  Check(Matmul("mm_strided_tail", 100, strided));
+}
+
 TEST(X86Schedule, TiledMatmulWithPaddedSharedRows) {
   Check(Matmul("mm_padded", 96, {32, 4, 8, /*shared_row_pad=*/3}));
 }

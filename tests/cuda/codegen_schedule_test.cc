@@ -30,7 +30,13 @@ TEST(CodeGenSchedule, SharedTilesBarriersAndRegisterAccumulators) {
   EXPECT_THAT(src, HasSubstr("__shared__ float B_shared[1024];"));
   EXPECT_THAT(src, HasSubstr("  float C_local[64];\n"));
   EXPECT_THAT(src, HasSubstr("int32_t i_outer = blockIdx.y;"));
-  EXPECT_THAT(src, HasSubstr("int32_t j_inner_outer = threadIdx.x;"));
+  EXPECT_THAT(src, HasSubstr("int32_t j_inner_inner = threadIdx.x;"));
+  // Thread-strided tiles: neighbouring threads read neighbouring B_shared columns and store
+  // neighbouring C columns.
+  EXPECT_THAT(src, HasSubstr("C_local[1] = C_local[1] + A_shared[i_inner_inner * 8] * "
+                             "B_shared[j_inner_inner + 16];"));
+  EXPECT_THAT(src, HasSubstr("C[(i_outer * 128 + i_inner_inner) * 1024 + (j_outer * 128 + "
+                             "(j_inner_inner + 16))] = C_local[1];"));
   // Register accumulators: constant indices only (the tile loops are unrolled).
   EXPECT_THAT(src, HasSubstr("C_local[63] = C_local[63] + A_shared["));
   // Two barriers per k slice: after the copies, after the products.
@@ -69,7 +75,7 @@ TEST(CodeGenSchedule, PartialTilesAreGuardedOutsideTheBarriers) {
 
 TEST(CodeGenSchedule, NvrtcCompilesTheSharedMatmulForSm90) {
   for (auto [size, config] : {std::pair{1024, examples::MatmulSharedConfig{}},
-                              std::pair{1024, examples::MatmulSharedConfig{64, 4, 16, 1}},
+                              std::pair{1024, examples::MatmulSharedConfig{64, 4, 16, 1, false}},
                               std::pair{300, examples::MatmulSharedConfig{64, 4, 8}}}) {
     std::string src = MatmulSharedSource(size, config);
     ASSERT_FALSE(src.empty());

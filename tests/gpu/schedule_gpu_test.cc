@@ -49,6 +49,14 @@ void RunOnGpu(const Example& ex) {
 
 TEST(ScheduleGpu, SharedMatmul256SmallTiles) { RunOnGpu(MatmulExample("mm256", 256, {64, 4, 8})); }
 
+TEST(ScheduleGpu, SharedMatmul256ContiguousThreadTiles) {
+  RunOnGpu(MatmulExample("mm256c", 256, {64, 4, 8, 0, /*strided_threads=*/false}));
+}
+
+TEST(ScheduleGpu, SharedMatmul256PaddedSharedRows) {
+  RunOnGpu(MatmulExample("mm256p", 256, {64, 4, 8, /*shared_row_pad=*/1}));
+}
+
 TEST(ScheduleGpu, SharedMatmul512WideKSlices) {
   RunOnGpu(MatmulExample("mm512", 512, {64, 8, 16}));
 }
