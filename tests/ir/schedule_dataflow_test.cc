@@ -73,6 +73,30 @@ TEST(ScheduleDataflow, ComputeAtComputesTheWindowOfOneOuterIteration) {
             "}\n");
 }
 
+TEST(ScheduleDataflow, ComputeAtAStridedLoopKeepsOnlyTheTouchedElements) {
+  // Inside i_inner, C walks i = i_outer * 8 + i_inner over i_outer: every 8th element of B.
+  Tensor a = Placeholder("A", Float(32), {Expr(32)});
+  Tensor b = Compute(
+      {Expr(32)}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "B");
+  Tensor c = Compute(
+      {Expr(32)}, [&](const std::vector<Expr>& i) { return b(i[0]) + 1.0f; }, "C");
+  Schedule sch = Schedule::Create({c});
+  auto parts = sch[c].Split(*sch[c].LeafAxis(0), 8);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE(sch[c].Reorder({parts->second, parts->first}).ok());
+  ASSERT_TRUE(sch[b].ComputeAt(sch[c], parts->second).ok());
+  EXPECT_EQ(LowerToText("f", {a, c}, sch),
+            "for (i_inner, 0, 8) {\n"
+            "  allocate B[float32 * 4] in local\n"
+            "  for (B_i, 0, 4) {\n"
+            "    B[B_i] = (A[(i_inner + (B_i * 8))] * 2.0f)\n"
+            "  }\n"
+            "  for (i_outer, 0, 4) {\n"
+            "    C[((i_outer * 8) + i_inner)] = (B[i_outer] + 1.0f)\n"
+            "  }\n"
+            "}\n");
+}
+
 /// C = A x B for 32 x 32 x 32.
 struct Matmul {
   Expr n{32};
