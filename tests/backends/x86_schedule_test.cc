@@ -34,7 +34,8 @@ void Check(const Example& ex) {
 Example Elementwise(std::string name,
                     std::function<absl::StatusOr<ir::LoweredFunc>(const ir::Target&)> build,
                     std::function<double(double)> ref, int64_t in_size, int64_t out_size,
-                    std::function<double(const std::vector<float>&, int64_t)> ref_at = nullptr) {
+                    std::function<double(const std::vector<float>&, int64_t)> ref_at = nullptr,
+                    double tolerance = 1e-6) {
   Example ex;
   ex.name = std::move(name);
   ex.build = std::move(build);
@@ -46,7 +47,7 @@ Example Elementwise(std::string name,
   };
   ex.num_inputs = 1;
   ex.sizes = {out_size};
-  ex.tolerance = 1e-6;
+  ex.tolerance = tolerance;
   return ex;
 }
 
@@ -131,7 +132,10 @@ TEST(X86Schedule, RfactorOfASumWithATail) {
         double s = 0;
         for (float v : a) s += v;
         return s;
-      }));
+      },
+      // float32 partial sums of 1000 values in [-1, 1) whose total may be small: the error
+      // relative to the total is bounded by ~1000 * 2^-24 * sum|a| / |sum a|, not by 1e-6.
+      1e-4));
 }
 
 Example Matmul(std::string name, int size, MatmulSharedConfig config) {
