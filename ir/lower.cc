@@ -101,7 +101,20 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
                                         ", so it is never stored");
     }
     if (hidden) {
-      if (stage->attach()) computed.insert(stage->attach()->buffer.get());
+      if (const Stage::Attach* at = stage->attach()) {
+        const Stage& consumer = *at->consumer;
+        bool leaf = false;
+        for (int l : consumer.leaves()) leaf |= consumer.axes()[l].var.same_as(at->loop);
+        if (!leaf || consumer.inlined() || consumer.folded()) {
+          return absl::InvalidArgumentError(
+              "function " + name + ": stage " + stage->tensor().name() +
+              " is computed at loop " + at->loop.name() + " of stage " +
+              consumer.tensor().name() +
+              ", which was split, fused or inlined away afterwards; schedule the consumer's "
+              "loops before compute_at");
+        }
+        computed.insert(at->buffer.get());
+      }
       continue;
     }
     auto nest = LowerStage(*stage);

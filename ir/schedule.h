@@ -97,8 +97,9 @@ class Stage {
   Expr InlinedBody() const;
   /// Stages computed at leaf `loop` of this stage, in schedule order.
   std::vector<const Stage*> AttachedAt(const Var& loop) const;
-  /// This stage's loops and those of the stages it is computed at, as text; compute_at
-  /// records it to detect consumers rescheduled after the region was inferred.
+  /// This stage's loops (names, extents, thread bindings) and those of the stages it is
+  /// computed at, as text; compute_at records it to detect consumers rescheduled after the
+  /// region was inferred.
   std::string LoopSignature() const;
   /// (row dimension, factor, offset) from storage_align, or axis -1.
   std::array<int, 3> storage_align() const { return align_; }

@@ -136,8 +136,11 @@ std::string Stage::LoopSignature() const {
   std::string sig = tensor_.name() + "(";
   for (int leaf : leaves_) {
     const Axis& a = axes_[leaf];
-    absl::StrAppend(&sig, a.var.name(), ":", ToString(a.extent), ":", ForKindName(a.kind),
-                    a.bind_axis, " ");
+    // Only thread bindings change a region (shared buffers widen over threads); unroll,
+    // vectorize and parallel annotations after compute_at are fine.
+    bool thread = a.kind == ForKind::kGpuThread;
+    absl::StrAppend(&sig, a.var.name(), ":", ToString(a.extent), thread ? ":thread" : "",
+                    thread ? a.bind_axis : -1, " ");
   }
   absl::StrAppend(&sig, relations_.size(), ")");
   if (attach_) {

@@ -63,13 +63,29 @@ TEST(ScheduleErrors2, ComputeAtAfterSchedulingTheProducer) {
 TEST(ScheduleErrors2, ConsumerRescheduledAfterComputeAt) {
   Graph g;
   Var ci = *g.sch[g.c].LeafAxis(0);
-  ASSERT_TRUE(g.sch[g.b].ComputeAt(g.sch[g.c], ci).ok());
-  ASSERT_TRUE(g.sch[g.c].Unroll(ci).ok());
+  auto parts = g.sch[g.c].Split(ci, 4);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE(g.sch[g.b].ComputeAt(g.sch[g.c], parts->first).ok());
+  ASSERT_TRUE(g.sch[g.c].Unroll(parts->second).ok());  // annotations afterwards are fine
+  ASSERT_TRUE(Lower("f", {g.a, g.c, g.s}, g.sch, Target::X86()).ok());
+  ASSERT_TRUE(g.sch[g.c].Reorder({parts->second, parts->first}).ok());
   auto f = Lower("f", {g.a, g.c, g.s}, g.sch, Target::X86());
   ASSERT_FALSE(f.ok());
   EXPECT_EQ(f.status().message(),
-            "stage C's loops changed after stage B was computed at its loop i; schedule the "
-            "consumer's loops before compute_at");
+            "stage C's loops changed after stage B was computed at its loop i_outer; schedule "
+            "the consumer's loops before compute_at");
+}
+
+TEST(ScheduleErrors2, AttachLoopSplitAwayAfterComputeAt) {
+  Graph g;
+  Var ci = *g.sch[g.c].LeafAxis(0);
+  ASSERT_TRUE(g.sch[g.b].ComputeAt(g.sch[g.c], ci).ok());
+  ASSERT_TRUE(g.sch[g.c].Split(ci, 4).ok());
+  auto f = Lower("f", {g.a, g.c, g.s}, g.sch, Target::X86());
+  ASSERT_FALSE(f.ok());
+  EXPECT_EQ(f.status().message(),
+            "function f: stage B is computed at loop i of stage C, which was split, fused or "
+            "inlined away afterwards; schedule the consumer's loops before compute_at");
 }
 
 TEST(ScheduleErrors2, CacheReadWithAnUnknownScope) {
