@@ -155,6 +155,20 @@ absl::StatusOr<ir::LoweredFunc> BuildRowSum(const ir::Target& target) {
   return ir::Lower("row_sum", {a, b}, sch, target);
 }
 
+/// Reference matmul for square n x n matrices, float64 accumulation.
+void RefMatmul(std::vector<std::vector<float>>& args, int64_t n) {
+  std::vector<double> row(n);
+  for (int64_t i = 0; i < n; ++i) {
+    std::fill(row.begin(), row.end(), 0.0);
+    for (int64_t k = 0; k < n; ++k) {
+      double a = args[0][i * n + k];
+      const float* b = &args[1][k * n];
+      for (int64_t j = 0; j < n; ++j) row[j] += a * b[j];
+    }
+    for (int64_t j = 0; j < n; ++j) args[2][i * n + j] = static_cast<float>(row[j]);
+  }
+}
+
 void RefAdd(std::vector<std::vector<float>>& args, int64_t) {
   for (size_t i = 0; i < args[2].size(); ++i) args[2][i] = args[0][i] + args[1][i];
 }
@@ -214,10 +228,111 @@ std::vector<Example> MakeAll() {
                    }
                  },
                  1, {1, 7, 33, 512, 1000, 2048}, 1e-5});
+  all.push_back({"matmul_shared",
+                 "C = A x B, 1024x1024, 128x128 block tiles, 8x8 register tiles (thread-strided), K "
+                 "slices of 8 in shared memory",
+                 [](const ir::Target& t) { return BuildMatmulShared(t, 1024); },
+                 [](int64_t) {
+                   return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
+                 },
+                 [](std::vector<std::vector<float>>& args, int64_t) { RefMatmul(args, 1024); },
+                 2, {1024}, 1e-5});
   return all;
 }
 
 }  // namespace
+
+absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int size,
+                                                  const MatmulSharedConfig& config,
+                                                  const std::string& name) {
+  const int bt = config.block_tile, tt = config.thread_tile, kt = config.k_tile;
+  if (bt <= 0 || tt <= 0 || kt <= 0 || bt % tt != 0 || size <= 0) {
+    return absl::InvalidArgumentError(absl::StrCat("matmul_shared: size ", size, ", block tile ",
+                                                   bt, ", thread tile ", tt, ", k tile ", kt,
+                                                   ": the block tile must be a multiple of the "
+                                                   "thread tile"));
+  }
+  const int threads = (bt / tt) * (bt / tt);
+  if ((bt * kt) % threads != 0) {
+    return absl::InvalidArgumentError(absl::StrCat("matmul_shared: a ", bt, "x", kt,
+                                                   " shared tile does not spread over ", threads,
+                                                   " threads evenly"));
+  }
+  Expr n(size);
+  Tensor a = ir::Placeholder("A", Float(32), {n, n});
+  Tensor b = ir::Placeholder("B", Float(32), {n, n});
+  ir::IterVar k = ir::ReduceAxis(n, "k");
+  Tensor c = ir::Compute(
+      {n, n},
+      [&](const std::vector<Expr>& i) { return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k}); },
+      "C");
+  auto sch = ir::Schedule::Create({c});
+  CINN_LIKE_ASSIGN_OR_RETURN(c_local, sch.CacheWrite(c, "local"));
+  CINN_LIKE_ASSIGN_OR_RETURN(a_shared, sch.CacheRead(a, "shared", {c_local}));
+  CINN_LIKE_ASSIGN_OR_RETURN(b_shared, sch.CacheRead(b, "shared", {c_local}));
+  const bool gpu = target.is_nvgpu();
+
+  // C: block tiles, then thread tiles of contiguous rows and columns.
+  ir::Stage& sc = sch[c];
+  CINN_LIKE_ASSIGN_OR_RETURN(i, sc.LeafAxis(0));
+  CINN_LIKE_ASSIGN_OR_RETURN(j, sc.LeafAxis(1));
+  CINN_LIKE_ASSIGN_OR_RETURN(tiles, sc.Tile(i, j, bt, bt));
+  // rows/cols: (thread loop, loop within the thread's tile).
+  std::pair<Var, Var> rows, cols;
+  if (config.strided_threads) {
+    CINN_LIKE_ASSIGN_OR_RETURN(r, sc.Split(tiles[2], bt / tt));
+    CINN_LIKE_ASSIGN_OR_RETURN(c2, sc.Split(tiles[3], bt / tt));
+    rows = {r.second, r.first};
+    cols = {c2.second, c2.first};
+  } else {
+    CINN_LIKE_ASSIGN_OR_RETURN(r, sc.Split(tiles[2], tt));
+    CINN_LIKE_ASSIGN_OR_RETURN(c2, sc.Split(tiles[3], tt));
+    rows = r;
+    cols = c2;
+  }
+  CINN_LIKE_RETURN_IF_ERROR(
+      sc.Reorder({tiles[0], tiles[1], rows.first, cols.first, rows.second, cols.second}));
+  CINN_LIKE_RETURN_IF_ERROR(sc.Unroll(rows.second));
+  CINN_LIKE_RETURN_IF_ERROR(sc.Unroll(cols.second));
+  if (gpu) {
+    CINN_LIKE_RETURN_IF_ERROR(sc.Bind(tiles[0], "blockIdx.y"));
+    CINN_LIKE_RETURN_IF_ERROR(sc.Bind(tiles[1], "blockIdx.x"));
+    CINN_LIKE_RETURN_IF_ERROR(sc.Bind(rows.first, "threadIdx.y"));
+    CINN_LIKE_RETURN_IF_ERROR(sc.Bind(cols.first, "threadIdx.x"));
+  }
+
+  // C_local: the thread's tt x tt accumulators, k split into slices.
+  ir::Stage& sl = sch[c_local];
+  CINN_LIKE_RETURN_IF_ERROR(sl.ComputeAt(sc, cols.first));
+  CINN_LIKE_ASSIGN_OR_RETURN(li, sl.LeafAxis(0));
+  CINN_LIKE_ASSIGN_OR_RETURN(lj, sl.LeafAxis(1));
+  CINN_LIKE_ASSIGN_OR_RETURN(lk, sl.LeafAxis(2));
+  CINN_LIKE_ASSIGN_OR_RETURN(ks, sl.Split(lk, kt));
+  CINN_LIKE_RETURN_IF_ERROR(sl.Reorder({ks.first, ks.second, li, lj}));
+  CINN_LIKE_RETURN_IF_ERROR(sl.Unroll(ks.second));
+  CINN_LIKE_RETURN_IF_ERROR(sl.Unroll(li));
+  CINN_LIKE_RETURN_IF_ERROR(sl.Unroll(lj));
+
+  // A_shared (bt x kt) and B_shared (kt x bt): one slice per k step, copied by all threads.
+  for (const Tensor& cache : {a_shared, b_shared}) {
+    ir::Stage& s = sch[cache];
+    CINN_LIKE_RETURN_IF_ERROR(s.ComputeAt(sl, ks.first));
+    if (config.shared_row_pad > 0) {
+      CINN_LIKE_RETURN_IF_ERROR(s.StorageAlign(0, 1, config.shared_row_pad));
+    }
+    CINN_LIKE_ASSIGN_OR_RETURN(x, s.LeafAxis(0));
+    CINN_LIKE_ASSIGN_OR_RETURN(y, s.LeafAxis(1));
+    CINN_LIKE_ASSIGN_OR_RETURN(fused, s.Fuse(x, y));
+    if (gpu) {
+      CINN_LIKE_ASSIGN_OR_RETURN(per_thread, s.Split(fused, threads));
+      CINN_LIKE_RETURN_IF_ERROR(s.Unroll(per_thread.first));
+      CINN_LIKE_ASSIGN_OR_RETURN(t, s.Split(per_thread.second, bt / tt));
+      CINN_LIKE_RETURN_IF_ERROR(s.Bind(t.first, "threadIdx.y"));
+      CINN_LIKE_RETURN_IF_ERROR(s.Bind(t.second, "threadIdx.x"));
+    }
+  }
+  return ir::Lower(name, {a, b, c}, sch, target);
+}
 
 const std::vector<Example>& All() {
   static const std::vector<Example> all = MakeAll();

@@ -30,7 +30,28 @@ struct Example {
   double tolerance = 1e-6;
 };
 
-/// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized, row_sum.
+/// Tile sizes of the shared-memory matmul schedule (BuildMatmulShared).
+struct MatmulSharedConfig {
+  int block_tile = 128;  // C rows and columns per thread block (NVGPU)
+  int thread_tile = 8;   // C rows and columns per thread, in registers (cache_write local)
+  int k_tile = 8;        // K slice staged in shared memory per step (cache_read + compute_at)
+  int shared_row_pad = 0;  // extra elements after each row of the shared tiles (storage_align)
+  /// Thread (ty, tx) owns rows ty + r * T and columns tx + c * T (T = block_tile /
+  /// thread_tile threads per side) instead of a contiguous thread_tile^2 block: conflict-free
+  /// shared reads and coalesced stores of C, through compute_at's strided regions.
+  bool strided_threads = true;
+};
+
+/// C = A x B for size x size x size float32 matrices, the classic GPU schedule: one block per
+/// block_tile^2 tile of C (blockIdx.y/x), (block_tile/thread_tile)^2 threads each keeping a
+/// thread_tile^2 accumulator in registers, A and B staged through shared memory one k_tile
+/// slice at a time (copy loops spread over the threads), barriers from InsertSync. On x86 the
+/// same stages without bindings. `size` must be a multiple of block_tile and k_tile.
+absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int size,
+                                                  const MatmulSharedConfig& config = {},
+                                                  const std::string& name = "matmul_shared");
+
+/// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized, row_sum, matmul_shared.
 const std::vector<Example>& All();
 /// The example called `name`, or NotFound listing the names.
 absl::StatusOr<Example> Find(const std::string& name);

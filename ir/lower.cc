@@ -14,6 +14,7 @@
 #include "ir/math.h"
 #include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
+#include "ir/transforms/insert_sync.h"
 #include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/simplify.h"
 #include "ir/transforms/unroll.h"
@@ -81,14 +82,49 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
                                            : Argument::Output(t->buffer));
   }
 
-  // 1. Each stage's loop nest, producers first.
+  // 1. Each top-level stage's loop nest, producers first. Inlined and folded stages have no
+  // nest; stages computed at a consumer's loop are in that consumer's nest.
   std::vector<Stmt> nests;
   std::vector<Buffer> temporaries;
+  std::set<const BufferNode*> computed;
   for (auto& stage : schedule.stages()) {
+    const Buffer& own = stage->tensor()->buffer;
+    const char* hidden = stage->inlined()  ? "inlined"
+                         : stage->folded() ? "folded into its producer"
+                         : stage->attach() ? "computed at another stage's loop"
+                                           : nullptr;
+    if (stage->fold_buffer() && arg_buffers.count(own.get())) {
+      return absl::InvalidArgumentError("function " + name + ": tensor " + own->name +
+                                        " is an argument but its consumer was folded into it, "
+                                        "so it is never stored");
+    }
+    if (hidden && !stage->folded() && arg_buffers.count(own.get())) {
+      return absl::InvalidArgumentError("function " + name + ": tensor " + own->name +
+                                        " is an argument but is " + hidden +
+                                        ", so it is never stored");
+    }
+    if (hidden) {
+      if (const Stage::Attach* at = stage->attach()) {
+        const Stage& consumer = *at->consumer;
+        bool leaf = false;
+        for (int l : consumer.leaves()) leaf |= consumer.axes()[l].var.same_as(at->loop);
+        if (!leaf || consumer.inlined() || consumer.folded()) {
+          return absl::InvalidArgumentError(
+              "function " + name + ": stage " + stage->tensor().name() +
+              " is computed at loop " + at->loop.name() + " of stage " +
+              consumer.tensor().name() +
+              ", which was split, fused or inlined away afterwards; schedule the consumer's "
+              "loops before compute_at");
+        }
+        computed.insert(at->buffer.get());
+      }
+      continue;
+    }
     auto nest = LowerStage(*stage);
     if (!nest.ok()) return nest.status();
     nests.push_back(*nest);
-    const Buffer& out = stage->tensor()->buffer;
+    const Buffer& out = stage->store_buffer();
+    computed.insert(out.get());
     if (!arg_buffers.count(out.get())) {
       if (target.is_nvgpu()) {
         return absl::InvalidArgumentError(
@@ -101,9 +137,7 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   }
   Stmt body = Block::Make(nests);
   for (const BufferNode* read : ReadBuffers(body)) {
-    bool computed = false;
-    for (auto& stage : schedule.stages()) computed |= stage->tensor()->buffer.get() == read;
-    if (!computed && !arg_buffers.count(read)) {
+    if (!computed.count(read) && !arg_buffers.count(read)) {
       return absl::InvalidArgumentError("function " + name + ": tensor " + read->name +
                                         " is read but is neither an argument nor computed here");
     }
@@ -140,6 +174,7 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   }
   body = passes.Run("vectorize", VectorizeLoops, body);
   body = passes.Run("unroll", UnrollLoops, body);
+  if (target.is_nvgpu()) body = passes.Run("insert_sync", InsertSync, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);
   body = passes.Run("simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
   func->body = body;

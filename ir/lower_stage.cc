@@ -1,7 +1,10 @@
-/// \file Building a stage's loop nest from its leaves and relations.
+/// \file Building a stage's loop nest from its leaves and relations, with the nests of the
+/// stages computed at its loops.
 #include "ir/lower_stage.h"
 
 #include "absl/strings/str_cat.h"
+#include "ir/mutator.h"
+#include "ir/schedule_region.h"
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
@@ -18,53 +21,141 @@ Stmt WrapLoop(const Stage::Axis& a, Stmt body) {
   return For::Make(a.var, 0, a.extent, a.kind, std::move(body), a.bind_axis);
 }
 
+/// Loads of stages computed at this one read their region buffers, rebased to the origin.
+class RebaseAttached : public IRMutator {
+ public:
+  explicit RebaseAttached(const Stage& consumer) {
+    for (int leaf : consumer.leaves()) {
+      for (const Stage* p : consumer.AttachedAt(consumer.axes()[leaf].var)) {
+        producers_[p->tensor()->buffer.get()] = p;
+      }
+    }
+  }
+  using IRMutator::Mutate;
+
+ protected:
+  Expr MutateLoad(const Load* op, const Expr& self) override {
+    std::vector<Expr> idx;
+    bool changed = MutateAll(op->indices, &idx);
+    auto it = producers_.find(op->buffer.get());
+    if (it == producers_.end()) return changed ? Load::Make(op->buffer, idx) : self;
+    const Stage::Attach& at = *it->second->attach();
+    for (size_t d = 0; d < idx.size(); ++d) {
+      AffineForm offset = Subtract(Linearize(idx[d]), Linearize(at.min[d]));
+      if (at.stride[d] != 1) {
+        for (auto& t : offset.terms) t.coeff /= at.stride[d];  // exact by construction
+        offset.constant /= at.stride[d];
+      }
+      idx[d] = ToExpr(offset);
+    }
+    return Load::Make(at.buffer, idx);
+  }
+
+ private:
+  std::unordered_map<const BufferNode*, const Stage*> producers_;
+};
+
+/// Puts the nests of the stages computed at `axis` (a leaf of `stage`) before `body`.
+absl::StatusOr<Stmt> PlaceAttached(const Stage& stage, const Stage::Axis& axis, Stmt body) {
+  std::vector<const Stage*> attached = stage.AttachedAt(axis.var);
+  if (attached.empty()) return body;
+  std::string signature = stage.LoopSignature();
+  std::vector<Stmt> seq;
+  for (const Stage* p : attached) {
+    if (p->attach()->signature != signature) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "stage ", stage.tensor().name(), "'s loops changed after stage ", p->tensor().name(),
+          " was computed at its loop ", axis.var.name(),
+          "; schedule the consumer's loops before compute_at"));
+    }
+    auto nest = LowerStage(*p);
+    if (!nest.ok()) return nest.status();
+    seq.push_back(*nest);
+  }
+  seq.push_back(body);
+  Stmt out = Block::Make(seq);
+  for (auto it = attached.rbegin(); it != attached.rend(); ++it) {
+    out = Allocate::Make((*it)->attach()->buffer, out);
+  }
+  return out;
+}
+
 }  // namespace
 
-absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
+std::vector<Expr> AxisValues(const Stage& stage) {
   const auto& axes = stage.axes();
-  const TensorNode& t = *stage.tensor().operator->();
-  // Values of every axis in terms of the leaf loop variables.
   std::vector<Expr> value(axes.size());
   for (int leaf : stage.leaves()) value[leaf] = axes[leaf].var;
-  std::vector<Expr> spatial_guards, reduce_guards;
   for (auto it = stage.relations().rbegin(); it != stage.relations().rend(); ++it) {
     const Stage::Relation& r = *it;
     if (r.kind == Stage::Relation::Kind::kSplit) {
       value[r.parent] = value[r.outer] * r.factor + value[r.inner];
-      if (!r.exact) {
-        Expr guard = value[r.parent] < axes[r.parent].extent;
-        (axes[r.parent].is_reduce ? reduce_guards : spatial_guards).push_back(guard);
-      }
     } else {
       Expr inner_extent = axes[r.inner].extent;
       value[r.outer] = value[r.fused] / inner_extent;
       value[r.inner] = value[r.fused] % inner_extent;
     }
   }
-  // Root axes come first in axes(): the dimensions, then the reduce axes.
-  VarMap root_values;
-  std::vector<Expr> index;
-  for (size_t d = 0; d < t.axes.size(); ++d) {
-    root_values[axes[d].var.node()] = value[d];
-    index.push_back(value[d]);
+  return value;
+}
+
+VarMap BodyRootValues(const Stage& stage, const std::vector<Expr>& values) {
+  VarMap root;
+  const Stage::Attach* at = stage.attach();
+  for (int a = 0; a < stage.num_root_axes(); ++a) {
+    Expr v = values[a];
+    if (at && a < stage.rank()) {
+      v = at->min[a] + (at->stride[a] == 1 ? v : v * Expr(static_cast<int>(at->stride[a])));
+    }
+    root[stage.axes()[a].var.node()] = v;
   }
-  for (size_t r = 0; r < t.reduce_axes.size(); ++r) {
-    size_t a = t.axes.size() + r;
-    root_values[axes[a].var.node()] = value[a];
-  }
-  for (size_t a = 0; a < t.axes.size() + t.reduce_axes.size(); ++a) {
+  return root;
+}
+
+Expr ElementInLeafVars(const Stage& stage) {
+  return Substitute(stage.InlinedBody(), BodyRootValues(stage, AxisValues(stage)));
+}
+
+absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
+  const auto& axes = stage.axes();
+  const TensorNode& t = *stage.tensor().operator->();
+  std::vector<Expr> value = AxisValues(stage);
+  for (int a = 0; a < stage.num_root_axes(); ++a) {
     if (!value[a].defined()) {
       return absl::InternalError(absl::StrCat("stage ", t.name, ": axis ", axes[a].var.name(),
                                               " has no value after scheduling"));
     }
   }
-  Expr element = Substitute(t.body, root_values);
+  std::vector<Expr> spatial_guards, reduce_guards;
+  for (auto it = stage.relations().rbegin(); it != stage.relations().rend(); ++it) {
+    const Stage::Relation& r = *it;
+    if (r.kind != Stage::Relation::Kind::kSplit || r.exact) continue;
+    Expr guard = value[r.parent] < axes[r.parent].extent;
+    (axes[r.parent].is_reduce ? reduce_guards : spatial_guards).push_back(guard);
+  }
+  VarMap root_values = BodyRootValues(stage, value);
+  const Stage::Attach* at = stage.attach();
+  std::vector<Expr> index;
+  for (int d = 0; d < stage.rank(); ++d) {
+    index.push_back(value[d]);
+    if (at && at->guard) spatial_guards.push_back(root_values[axes[d].var.node()] < t.shape[d]);
+  }
+  Expr element = RebaseAttached(stage).Mutate(Substitute(stage.InlinedBody(), root_values));
+  Buffer out = stage.store_buffer();
+  if (stage.fold_buffer()) {
+    VarMap fold = root_values;
+    fold[stage.fold_placeholder().node()] = element;
+    element = Substitute(stage.fold_value(), fold);
+  }
   const auto& leaves = stage.leaves();
 
-  if (t.reduce == ReduceKind::kNone) {
-    std::vector<Expr> guards = spatial_guards;
-    Stmt body = WrapGuards(guards, Store::Make(t.buffer, index, element));
-    for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) body = WrapLoop(axes[*it], body);
+  if (stage.reduce() == ReduceKind::kNone) {
+    Stmt body = WrapGuards(spatial_guards, Store::Make(out, index, element));
+    for (auto it = leaves.rbegin(); it != leaves.rend(); ++it) {
+      auto placed = PlaceAttached(stage, axes[*it], body);
+      if (!placed.ok()) return placed.status();
+      body = WrapLoop(axes[*it], *placed);
+    }
     return body;
   }
 
@@ -77,17 +168,23 @@ absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
   }
   std::vector<Expr> all_guards = spatial_guards;
   all_guards.insert(all_guards.end(), reduce_guards.begin(), reduce_guards.end());
-  Expr acc = Load::Make(t.buffer, index);
+  Expr acc = Load::Make(out, index);
   Stmt update = WrapGuards(all_guards,
-                           Store::Make(t.buffer, index, ReduceCombine(t.reduce, acc, element)));
+                           Store::Make(out, index, ReduceCombine(stage.reduce(), acc, element)));
   Stmt init = WrapGuards(spatial_guards,
-                         Store::Make(t.buffer, index, ReduceInit(t.reduce, t.dtype)));
+                         Store::Make(out, index, ReduceInit(stage.reduce(), t.dtype)));
   for (size_t p = leaves.size(); p-- > first_reduce;) {
-    update = WrapLoop(axes[leaves[p]], update);
+    auto placed = PlaceAttached(stage, axes[leaves[p]], update);
+    if (!placed.ok()) return placed.status();
+    update = WrapLoop(axes[leaves[p]], *placed);
     if (!axes[leaves[p]].is_reduce) init = WrapLoop(axes[leaves[p]], init);
   }
   Stmt body = Block::Make({init, update});
-  for (size_t p = first_reduce; p-- > 0;) body = WrapLoop(axes[leaves[p]], body);
+  for (size_t p = first_reduce; p-- > 0;) {
+    auto placed = PlaceAttached(stage, axes[leaves[p]], body);
+    if (!placed.ok()) return placed.status();
+    body = WrapLoop(axes[leaves[p]], *placed);
+  }
   return body;
 }
 

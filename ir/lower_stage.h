@@ -1,9 +1,12 @@
 /// \file The first lowering step: one stage's schedule to its loop nest.
 #pragma once
 
+#include <vector>
+
 #include "absl/status/statusor.h"
 #include "ir/ir.h"
 #include "ir/schedule.h"
+#include "ir/substitute.h"
 
 namespace cinn_like::ir {
 
@@ -11,7 +14,20 @@ namespace cinn_like::ir {
 /// leaf axis in leaf order, root indices rebuilt from the leaves through the split and fuse
 /// relations, and a guard `root < extent` for every split whose factor does not divide the
 /// extent. A reduction initializes its element just before the first reduce loop, in a nest
-/// over the spatial loops that follow it.
+/// over the spatial loops that follow it. Loads of inlined stages are replaced by their
+/// bodies; the nests of stages computed at a leaf loop are placed (with their region buffer's
+/// Allocate) at the top of that loop's body, and loads of them read the region buffer.
 absl::StatusOr<Stmt> LowerStage(const Stage& stage);
+
+/// The value of every axis of `stage` (indexed as Stage::axes()) in its leaf loop variables.
+std::vector<Expr> AxisValues(const Stage& stage);
+
+/// What the stage's body reads its root axes as: the axis values, plus the region origin for
+/// the spatial axes of a stage computed at another's loop.
+VarMap BodyRootValues(const Stage& stage, const std::vector<Expr>& values);
+
+/// The stage's element (inlined loads expanded) in its leaf loop variables and those of the
+/// loops enclosing it.
+Expr ElementInLeafVars(const Stage& stage);
 
 }  // namespace cinn_like::ir

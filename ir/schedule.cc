@@ -19,11 +19,21 @@ const char* kThreadTags[] = {"blockIdx.x",  "blockIdx.y",  "blockIdx.z",
 
 }  // namespace
 
-Stage::Stage(Tensor tensor) : tensor_(std::move(tensor)) {
-  for (size_t i = 0; i < tensor_->axes.size(); ++i) {
-    leaves_.push_back(AddAxis(tensor_->axes[i], tensor_->shape[i], false));
+Stage::Stage(Tensor tensor, ScheduleState* state)
+    : tensor_(std::move(tensor)), state_(state), body_(tensor_->body), reduce_(tensor_->reduce) {
+  ResetAxes(tensor_->axes, tensor_->reduce_axes);
+}
+
+void Stage::ResetAxes(std::vector<Var> spatial, std::vector<IterVar> reduce_axes) {
+  axes_.clear();
+  relations_.clear();
+  leaves_.clear();
+  rank_ = static_cast<int>(spatial.size());
+  num_root_ = rank_ + static_cast<int>(reduce_axes.size());
+  for (size_t i = 0; i < spatial.size(); ++i) {
+    leaves_.push_back(AddAxis(spatial[i], tensor_->shape[i], false));
   }
-  for (auto& r : tensor_->reduce_axes) leaves_.push_back(AddAxis(r.var, r.extent, true));
+  for (auto& r : reduce_axes) leaves_.push_back(AddAxis(r.var, r.extent, true));
 }
 
 int Stage::AddAxis(Var var, Expr extent, bool is_reduce) {
@@ -264,16 +274,16 @@ Schedule Schedule::Create(const std::vector<Tensor>& outputs) {
       [&](const std::shared_ptr<TensorNode>& t) {
         if (t->is_placeholder || !visited.insert(t.get()).second) return;
         for (auto& in : t->inputs) visit(in);
-        s.stages_.push_back(std::make_unique<Stage>(Tensor(t)));
-        s.by_tensor_[t.get()] = s.stages_.back().get();
+        s.state_->stages.push_back(std::make_unique<Stage>(Tensor(t), s.state_.get()));
+        s.state_->by_tensor[t.get()] = s.state_->stages.back().get();
       };
   for (auto& o : outputs) visit(o.node());
   return s;
 }
 
 Stage& Schedule::operator[](const Tensor& t) {
-  auto it = by_tensor_.find(t.node().get());
-  CHECK(it != by_tensor_.end()) << "tensor " << t.name() << " is not a compute of this schedule";
+  auto it = state_->by_tensor.find(t.node().get());
+  CHECK(it != state_->by_tensor.end()) << "tensor " << t.name() << " is not a compute of this schedule";
   return *it->second;
 }
 

@@ -1,12 +1,24 @@
 /// \file Schedules: how each Compute tensor's loop nest is shaped. A Stage holds one tensor's
 /// axes (one per dimension, then one per reduce axis), the splits and fuses that derived new
 /// axes from them, the order of the leaf axes (outermost first) and how each leaf loop runs.
-/// Primitives check their arguments and return a status naming the stage and the axis.
+/// It also says where the nest goes: its own top-level nest (the default), nowhere (inlined
+/// into its consumers, or its consumer folded into its store), or inside a loop of a consumer
+/// (compute_at, over the region that consumer needs). The Schedule adds and rewires stages
+/// (cache_read, cache_write, rfactor). Primitives check their arguments and return a status
+/// naming the stage and the axis.
+///
+/// Limits of compute_at: the consumer's loops must be scheduled before the call (the region is
+/// inferred then, and lowering fails if they changed); the consumer's indices into the
+/// producer must be affine in the loop variables with constant coefficients, and the region
+/// must have a constant shape (the common split/tile cases). A dimension the consumer steps
+/// through by one inner loop with a constant stride (a thread's strided share of a tile) gets
+/// a compact region of that stride.
 #pragma once
 
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +29,17 @@
 #include "ir/tensor.h"
 
 namespace cinn_like::ir {
+
+class Stage;
+
+/// What the stages of one schedule share; stages point to it, so it outlives copies of the
+/// Schedule handle.
+struct ScheduleState {
+  std::vector<std::unique_ptr<Stage>> stages;  // producers first
+  std::map<const TensorNode*, Stage*> by_tensor;
+  /// The stage whose tensor owns `buffer`, or null.
+  Stage* ByBuffer(const BufferNode* buffer) const;
+};
 
 class Stage {
  public:
@@ -36,9 +59,50 @@ class Stage {
     bool exact = false;  // split: the parent extent is a multiple of factor (no tail guard)
   };
 
-  explicit Stage(Tensor tensor);
+  /// Where the nest of a stage computed at a consumer's loop goes, and over what region.
+  struct Attach {
+    const Stage* consumer = nullptr;
+    Var loop;                     // a leaf of the consumer
+    std::vector<Expr> min;        // region origin per dimension, in enclosing loop variables
+    std::vector<int64_t> extent;  // region shape
+    std::vector<int64_t> stride;  // element r of dimension d is index min[d] + stride[d] * r
+    Buffer buffer;                // the region-shaped buffer the stage writes
+    std::string signature;        // the consumer's loops when the region was inferred
+    bool guard = false;           // the consumer's loops may run past the tensor's bounds
+  };
+
+  Stage(Tensor tensor, ScheduleState* state);
 
   const Tensor& tensor() const { return tensor_; }
+  /// The element this stage computes, in terms of its root axes (the tensor's body unless
+  /// cache_read/cache_write/rfactor rewired it); for a reduction, the value combined.
+  const Expr& body() const { return body_; }
+  ReduceKind reduce() const { return reduce_; }
+  /// Number of spatial root axes (the tensor's rank); the reduce root axes follow them.
+  int rank() const { return rank_; }
+  int num_root_axes() const { return num_root_; }
+  /// The buffer the nest stores to: the tensor's, a region buffer after compute_at, or the
+  /// consumer's after reverse_compute_inline.
+  const Buffer& store_buffer() const;
+  bool inlined() const { return inlined_; }
+  /// True when this stage was folded into its producer's store (reverse_compute_inline).
+  bool folded() const { return folded_into_ != nullptr; }
+  const Attach* attach() const { return attach_ ? &*attach_ : nullptr; }
+  /// Where reverse_compute_inline folded a consumer in: the value stored is `fold_value`
+  /// with `fold_placeholder` standing for this stage's element; in terms of the root axes.
+  const Buffer& fold_buffer() const { return fold_buffer_; }
+  const Expr& fold_value() const { return fold_value_; }
+  const Var& fold_placeholder() const { return fold_placeholder_; }
+  /// body() with the loads of inlined stages replaced by their bodies.
+  Expr InlinedBody() const;
+  /// Stages computed at leaf `loop` of this stage, in schedule order.
+  std::vector<const Stage*> AttachedAt(const Var& loop) const;
+  /// This stage's loops (names, extents, thread bindings) and those of the stages it is
+  /// computed at, as text; compute_at records it to detect consumers rescheduled after the
+  /// region was inferred.
+  std::string LoopSignature() const;
+  /// (row dimension, factor, offset) from storage_align, or axis -1.
+  std::array<int, 3> storage_align() const { return align_; }
   const std::vector<Axis>& axes() const { return axes_; }
   const std::vector<Relation>& relations() const { return relations_; }
   /// Indices of the leaf axes, outermost loop first.
@@ -69,13 +133,48 @@ class Stage {
   /// Binds the loop to a GPU index: "blockIdx.x" .. "threadIdx.z".
   absl::Status Bind(const Var& axis, const std::string& thread_tag);
 
+  /// Does not materialize the tensor: its consumers compute its body in place of each load.
+  /// Reductions cannot be inlined.
+  absl::Status ComputeInline();
+  /// Folds this elementwise stage into its only computed producer: the producer's store
+  /// writes this stage's value of it to this stage's buffer. The producer must be read by no
+  /// other stage, elementwise (at this stage's own indices), and not be a reduction.
+  absl::Status ReverseComputeInline();
+  /// Computes this stage inside `consumer`'s leaf loop `loop`, only over the region that one
+  /// iteration of that loop reads, into a buffer of the region's shape (local scope unless
+  /// cache_read/cache_write chose shared). Loops bound to threadIdx enclosing the point are
+  /// widened over all threads when the buffer is shared. Call it before scheduling this
+  /// stage's own loops, after scheduling the consumer's; this stage's root axes become
+  /// `<tensor>_i`, `<tensor>_j`, ... over the region (read them with LeafAxis afterwards).
+  absl::Status ComputeAt(Stage& consumer, const Var& loop);
+  /// Pads the row stride of the region buffer of a stage computed at another: dimension
+  /// `axis` gets a stride of round_up(stride, factor) + offset elements (against shared
+  /// memory bank conflicts). Only for stages computed at a consumer's loop.
+  absl::Status StorageAlign(int axis, int factor, int offset);
+
  private:
+  friend class Schedule;
+  /// Rebuilds the root axes from the current body/reduce description (no scheduling kept).
+  void ResetAxes(std::vector<Var> spatial, std::vector<IterVar> reduce_axes);
+  /// Gives the root axes fresh variables named `<tensor>_<axis>` and rewrites the body.
+  void RenameRootAxes();
   /// The axis index of a leaf variable, or an error naming the stage and its leaves.
   absl::StatusOr<int> FindLeaf(const Var& axis, const char* primitive) const;
   absl::StatusOr<std::pair<Var, Var>> SplitImpl(const Var& axis, int amount, bool by_nparts);
   int AddAxis(Var var, Expr extent, bool is_reduce);
 
   Tensor tensor_;
+  ScheduleState* state_;
+  Expr body_;
+  ReduceKind reduce_ = ReduceKind::kNone;
+  int rank_ = 0, num_root_ = 0;
+  bool inlined_ = false;
+  Stage* folded_into_ = nullptr;
+  Buffer fold_buffer_;
+  Expr fold_value_;
+  Var fold_placeholder_;
+  std::optional<Attach> attach_;
+  std::array<int, 3> align_{-1, 0, 0};
   std::vector<Axis> axes_;
   std::vector<Relation> relations_;
   std::vector<int> leaves_;
@@ -87,11 +186,27 @@ class Schedule {
   static Schedule Create(const std::vector<Tensor>& outputs);
   /// The stage of a tensor of this schedule (a CHECK failure otherwise: a programming error).
   Stage& operator[](const Tensor& t);
-  const std::vector<std::unique_ptr<Stage>>& stages() const { return stages_; }
+  const std::vector<std::unique_ptr<Stage>>& stages() const { return state_->stages; }
+
+  /// A new stage `<tensor>_<scope>` copying `tensor` into a buffer of `scope` ("shared" or
+  /// "local"); each reader's loads of `tensor` read the copy instead. Returns the copy.
+  absl::StatusOr<Tensor> CacheRead(const Tensor& tensor, const std::string& scope,
+                                   const std::vector<Tensor>& readers);
+  /// A new stage `<tensor>_<scope>` that computes what `tensor` did (reduction included) into
+  /// a buffer of `scope`; `tensor`'s stage becomes a copy out of it. `tensor` must not be
+  /// scheduled yet. Returns the cache tensor.
+  absl::StatusOr<Tensor> CacheWrite(const Tensor& tensor, const std::string& scope);
+  /// Splits reduction `tensor` over its reduce axis `axis` (a leaf of its stage, made by a
+  /// split of a reduce axis): a new tensor `<tensor>_rf` holds partial results indexed by
+  /// `axis` first, then `tensor`'s dimensions, reducing over the other reduce axes; `tensor`
+  /// then reduces the partials over `axis`. `tensor`'s stage is rebuilt (its schedule is
+  /// dropped). Returns the partials tensor.
+  absl::StatusOr<Tensor> Rfactor(const Tensor& tensor, const Var& axis);
 
  private:
-  std::vector<std::unique_ptr<Stage>> stages_;
-  std::map<const TensorNode*, Stage*> by_tensor_;
+  /// Inserts a stage for `t` just before `before` in the schedule order.
+  Stage* InsertStage(Tensor t, const Stage* before);
+  std::shared_ptr<ScheduleState> state_ = std::make_shared<ScheduleState>();
 };
 
 }  // namespace cinn_like::ir

@@ -1,0 +1,471 @@
+/// \file The schedule primitives that move computation between stages: compute_inline,
+/// reverse_compute_inline, compute_at, storage_align, cache_read and cache_write.
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/lower_stage.h"
+#include "ir/mutator.h"
+#include "ir/printer.h"
+#include "ir/schedule.h"
+#include "ir/schedule_region.h"
+#include "ir/substitute.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+namespace {
+
+/// The index lists of every load of `buffer` in `e`.
+std::vector<std::vector<Expr>> LoadsOf(const Expr& e, const BufferNode* buffer) {
+  struct Finder : IRVisitor {
+    const BufferNode* buffer;
+    std::vector<std::vector<Expr>> found;
+    using IRVisitor::Visit;
+    void VisitLoad(const Load* op) override {
+      if (op->buffer.get() == buffer) found.push_back(op->indices);
+      IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.buffer = buffer;
+  f.Visit(e);
+  return f.found;
+}
+
+/// Loads of `from` become loads of `to` (same indices), or `value` when `to` is null.
+class ReplaceLoads : public IRMutator {
+ public:
+  ReplaceLoads(const BufferNode* from, Buffer to, Expr value = Expr())
+      : from_(from), to_(std::move(to)), value_(std::move(value)) {}
+  using IRMutator::Mutate;
+
+ protected:
+  Expr MutateLoad(const Load* op, const Expr& self) override {
+    std::vector<Expr> idx;
+    bool changed = MutateAll(op->indices, &idx);
+    if (op->buffer.get() == from_) return to_ ? Load::Make(to_, idx) : value_;
+    return changed ? Load::Make(op->buffer, idx) : self;
+  }
+
+ private:
+  const BufferNode* from_;
+  Buffer to_;
+  Expr value_;
+};
+
+/// Loads of inlined stages become their bodies at the loaded indices.
+class Inliner : public IRMutator {
+ public:
+  explicit Inliner(const ScheduleState* state) : state_(state) {}
+  using IRMutator::Mutate;
+
+ protected:
+  Expr MutateLoad(const Load* op, const Expr& self) override {
+    std::vector<Expr> idx;
+    bool changed = MutateAll(op->indices, &idx);
+    const Stage* p = state_ ? state_->ByBuffer(op->buffer.get()) : nullptr;
+    if (!p || !p->inlined()) return changed ? Load::Make(op->buffer, idx) : self;
+    VarMap m;
+    for (int d = 0; d < p->rank(); ++d) m[p->axes()[d].var.node()] = idx[d];
+    return Mutate(Substitute(p->body(), m));
+  }
+
+ private:
+  const ScheduleState* state_;
+};
+
+absl::StatusOr<MemoryScope> ParseScope(const std::string& scope, const std::string& what) {
+  if (scope == "shared") return MemoryScope::kShared;
+  if (scope == "local") return MemoryScope::kLocal;
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, ": unknown scope '", scope, "'; the scopes are \"shared\" and \"local\""));
+}
+
+/// Stages (other than `except`) whose element reads `buffer`, by name.
+std::vector<std::string> OtherReaders(const ScheduleState& state, const BufferNode* buffer,
+                                      const Stage* except) {
+  std::vector<std::string> names;
+  for (auto& s : state.stages) {
+    if (s.get() == except || s->inlined() || s->folded()) continue;
+    if (!LoadsOf(s->InlinedBody(), buffer).empty()) names.push_back(s->tensor().name());
+  }
+  return names;
+}
+
+bool IsScheduled(const Stage& s) {
+  if (!s.relations().empty()) return true;
+  for (int leaf : s.leaves()) {
+    if (s.axes()[leaf].kind != ForKind::kSerial) return true;
+  }
+  for (size_t i = 0; i < s.leaves().size(); ++i) {
+    if (s.leaves()[i] != static_cast<int>(i)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+Stage* ScheduleState::ByBuffer(const BufferNode* buffer) const {
+  for (auto& s : stages) {
+    if (s->tensor()->buffer.get() == buffer) return s.get();
+  }
+  return nullptr;
+}
+
+const Buffer& Stage::store_buffer() const {
+  if (attach_) return attach_->buffer;
+  if (fold_buffer_) return fold_buffer_;
+  return tensor_->buffer;
+}
+
+Expr Stage::InlinedBody() const { return Inliner(state_).Mutate(body_); }
+
+std::vector<const Stage*> Stage::AttachedAt(const Var& loop) const {
+  std::vector<const Stage*> out;
+  for (auto& s : state_->stages) {
+    if (s->attach_ && s->attach_->consumer == this && s->attach_->loop.same_as(loop)) {
+      out.push_back(s.get());
+    }
+  }
+  return out;
+}
+
+std::string Stage::LoopSignature() const {
+  std::string sig = tensor_.name() + "(";
+  for (int leaf : leaves_) {
+    const Axis& a = axes_[leaf];
+    // Only thread bindings change a region (shared buffers widen over threads); unroll,
+    // vectorize and parallel annotations after compute_at are fine.
+    bool thread = a.kind == ForKind::kGpuThread;
+    absl::StrAppend(&sig, a.var.name(), ":", ToString(a.extent), thread ? ":thread" : "",
+                    thread ? a.bind_axis : -1, " ");
+  }
+  absl::StrAppend(&sig, relations_.size(), ")");
+  if (attach_) {
+    absl::StrAppend(&sig, "@", attach_->loop.name(), " in ", attach_->consumer->LoopSignature());
+  }
+  return sig;
+}
+
+void Stage::RenameRootAxes() {
+  VarMap rename;
+  for (int a = 0; a < num_root_; ++a) {
+    Var fresh(tensor_.name() + "_" + axes_[a].var.name(), axes_[a].var.type());
+    rename[axes_[a].var.node()] = fresh;
+    axes_[a].var = fresh;
+  }
+  body_ = Substitute(body_, rename);
+  if (fold_value_.defined()) fold_value_ = Substitute(fold_value_, rename);
+}
+
+absl::Status Stage::ComputeInline() {
+  std::string what = "compute_inline of stage " + tensor_.name();
+  if (reduce_ != ReduceKind::kNone) {
+    return absl::InvalidArgumentError(
+        what + ": it is a reduction; its value needs its own loops (compute_at it instead)");
+  }
+  if (attach_ || folded() || fold_buffer_) {
+    return absl::InvalidArgumentError(what +
+                                      ": it is already computed at or folded into "
+                                      "another stage");
+  }
+  inlined_ = true;
+  return absl::OkStatus();
+}
+
+absl::Status Stage::ReverseComputeInline() {
+  std::string what = "reverse_compute_inline of stage " + tensor_.name();
+  if (reduce_ != ReduceKind::kNone) {
+    return absl::InvalidArgumentError(what + ": it is a reduction, not elementwise");
+  }
+  if (inlined_ || attach_ || folded() || fold_buffer_) {
+    return absl::InvalidArgumentError(what + ": it is already inlined, computed at or folded");
+  }
+  Expr body = InlinedBody();
+  std::vector<Stage*> producers;
+  for (auto& s : state_->stages) {
+    if (s.get() != this && !LoadsOf(body, s->tensor()->buffer.get()).empty()) {
+      producers.push_back(s.get());
+    }
+  }
+  if (producers.size() != 1) {
+    std::vector<std::string> names;
+    for (Stage* p : producers) names.push_back(p->tensor().name());
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": it reads ", producers.size(), " computed tensors (",
+                     absl::StrJoin(names, ", "), "); it needs exactly one producer"));
+  }
+  Stage& p = *producers[0];
+  std::string pname = p.tensor().name();
+  if (p.reduce_ != ReduceKind::kNone) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": its producer ", pname,
+                     " is a reduction, whose value is incomplete when it is stored"));
+  }
+  if (p.attach_ || p.fold_buffer_ || p.folded()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname,
+                                                   " is computed at or folded into another stage"));
+  }
+  if (p.rank_ != rank_) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": its producer ", pname, " has rank ", p.rank_, ", not ", rank_));
+  }
+  for (int d = 0; d < rank_; ++d) {
+    if (ToString(p.axes_[d].extent) != ToString(axes_[d].extent)) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname, " has extent ",
+                                                     ToString(p.axes_[d].extent), " in dimension ",
+                                                     d, ", not ", ToString(axes_[d].extent)));
+    }
+  }
+  for (auto& idx : LoadsOf(body, p.tensor()->buffer.get())) {
+    for (int d = 0; d < rank_; ++d) {
+      if (!idx[d].same_as(tensor_->axes[d]) && !idx[d].same_as(axes_[d].var)) {
+        std::vector<std::string> own, got;
+        for (int e = 0; e < rank_; ++e) {
+          own.push_back(axes_[e].var.name());
+          got.push_back(ToString(idx[e]));
+        }
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": it reads ", pname, "[", absl::StrJoin(got, ", "),
+            "], not only the element at its own index [", absl::StrJoin(own, ", "), "]"));
+      }
+    }
+  }
+  std::vector<std::string> others = OtherReaders(*state_, p.tensor()->buffer.get(), this);
+  if (!others.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": its producer ", pname, " is also read by ", absl::StrJoin(others, ", ")));
+  }
+  p.fold_placeholder_ = Var(pname + "_value", p.tensor_->dtype);
+  VarMap to_producer;
+  for (int d = 0; d < rank_; ++d) to_producer[axes_[d].var.node()] = p.axes_[d].var;
+  p.fold_value_ =
+      Substitute(ReplaceLoads(p.tensor()->buffer.get(), nullptr, p.fold_placeholder_).Mutate(body),
+                 to_producer);
+  p.fold_buffer_ = tensor_->buffer;
+  folded_into_ = &p;
+  return absl::OkStatus();
+}
+
+absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
+  std::string loop_name = loop.defined() && loop.As<Variable>() ? loop.name() : "?";
+  std::string what = absl::StrCat("compute_at of stage ", tensor_.name(), " at loop ", loop_name,
+                                  " of stage ", consumer.tensor().name());
+  if (&consumer == this)
+    return absl::InvalidArgumentError(what + ": a stage is not its own consumer");
+  if (inlined_ || folded() || fold_buffer_ || attach_) {
+    return absl::InvalidArgumentError(
+        what + ": the stage is already inlined, folded or computed at a loop");
+  }
+  if (consumer.inlined_ || consumer.folded()) {
+    return absl::InvalidArgumentError(what + ": the consumer is inlined or folded away");
+  }
+  if (IsScheduled(*this)) {
+    return absl::InvalidArgumentError(
+        what + ": schedule this stage's own loops after compute_at, not before");
+  }
+  auto pos = std::find_if(consumer.leaves_.begin(), consumer.leaves_.end(),
+                          [&](int idx) { return consumer.axes_[idx].var.same_as(loop); });
+  if (pos == consumer.leaves_.end()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": ", loop_name, " is not a loop of stage ", consumer.tensor().name(),
+                     "; its loops are ", consumer.LeafNames()));
+  }
+  const BufferNode* buffer = tensor_->buffer.get();
+  Expr element = ElementInLeafVars(consumer);
+  std::vector<std::vector<Expr>> accesses = LoadsOf(element, buffer);
+  if (accesses.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": stage ", consumer.tensor().name(),
+                                                   " does not read ", tensor_.name(),
+                                                   ", so its loops do not enclose a use of it"));
+  }
+  std::vector<std::string> others = OtherReaders(*state_, buffer, &consumer);
+  if (!others.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": ", tensor_.name(), " is also read by ", absl::StrJoin(others, ", "),
+        ", which would not see the region computed inside ", consumer.tensor().name()));
+  }
+  bool shared = tensor_->buffer->scope == MemoryScope::kShared;
+  RelaxedLoops relaxed;
+  bool guard = false;
+  auto relax = [&](const Axis& a) -> absl::Status {
+    const int64_t* c = AsConstInt(a.extent);
+    if (!c) {
+      return absl::InvalidArgumentError(absl::StrCat(what, ": loop ", a.var.name(),
+                                                     " runs inside the attach point and has "
+                                                     "extent ",
+                                                     ToString(a.extent), ", not a constant"));
+    }
+    relaxed[a.var.node()] = *c;
+    return absl::OkStatus();
+  };
+  for (auto it = pos + 1; it != consumer.leaves_.end(); ++it) {
+    absl::Status st = relax(consumer.axes_[*it]);
+    if (!st.ok()) return st;
+  }
+  // The attach loop and those enclosing it, up the chain of compute_at points.
+  const Stage* s = &consumer;
+  std::vector<int>::const_iterator end = pos + 1;
+  while (s) {
+    for (const Relation& r : s->relations_) guard |= r.kind == Relation::Kind::kSplit && !r.exact;
+    guard |= s->attach_ && s->attach_->guard;
+    for (auto it = s->leaves_.begin(); it != end; ++it) {
+      const Axis& a = s->axes_[*it];
+      if (shared && a.kind == ForKind::kGpuThread) {
+        absl::Status st = relax(a);
+        if (!st.ok()) return st;
+      }
+    }
+    if (!s->attach_) break;
+    const Stage* up = s->attach_->consumer;
+    const Var& up_loop = s->attach_->loop;
+    end = std::find_if(up->leaves_.begin(), up->leaves_.end(),
+                       [&](int idx) { return up->axes_[idx].var.same_as(up_loop); }) +
+          1;
+    s = up;
+  }
+  auto region = InferRegion(accesses, relaxed, what);
+  if (!region.ok()) return region.status();
+  RenameRootAxes();
+  std::vector<Expr> shape;
+  for (int d = 0; d < rank_; ++d) {
+    axes_[d].extent = Expr(static_cast<int>(region->extent[d]));
+    shape.push_back(axes_[d].extent);
+  }
+  MemoryScope scope = shared ? MemoryScope::kShared : MemoryScope::kLocal;
+  Attach at;
+  at.consumer = &consumer;
+  at.loop = loop;
+  at.min = region->min;
+  at.extent = region->extent;
+  at.stride = region->stride;
+  at.buffer = MakeBuffer(tensor_.name(), tensor_->dtype, shape, scope);
+  at.signature = consumer.LoopSignature();
+  at.guard = guard;
+  attach_ = at;
+  return absl::OkStatus();
+}
+
+absl::Status Stage::StorageAlign(int axis, int factor, int offset) {
+  std::string what = absl::StrCat("storage_align of stage ", tensor_.name());
+  if (!attach_) {
+    return absl::InvalidArgumentError(
+        what + ": the stage is not computed at a consumer's loop; only region buffers are padded");
+  }
+  if (axis != rank_ - 2) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": axis ", axis,
+                                                   " is not the second-last dimension (", rank_ - 2,
+                                                   "); only the row stride can be padded"));
+  }
+  if (factor <= 0 || offset < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": factor ", factor, " and offset ",
+                                                   offset, " must be positive and non-negative"));
+  }
+  std::vector<Expr> shape = attach_->buffer->shape;
+  int64_t row = attach_->extent[rank_ - 1];
+  row = (row + factor - 1) / factor * factor + offset;
+  shape[rank_ - 1] = Expr(static_cast<int>(row));
+  attach_->buffer =
+      MakeBuffer(attach_->buffer->name, attach_->buffer->dtype, shape, attach_->buffer->scope);
+  align_ = {axis, factor, offset};
+  return absl::OkStatus();
+}
+
+Stage* Schedule::InsertStage(Tensor t, const Stage* before) {
+  auto& stages = state_->stages;
+  auto it = std::find_if(stages.begin(), stages.end(),
+                         [&](const std::unique_ptr<Stage>& s) { return s.get() == before; });
+  const TensorNode* key = t.node().get();
+  it = stages.insert(it, std::make_unique<Stage>(std::move(t), state_.get()));
+  state_->by_tensor[key] = it->get();
+  return it->get();
+}
+
+absl::StatusOr<Tensor> Schedule::CacheRead(const Tensor& tensor, const std::string& scope,
+                                           const std::vector<Tensor>& readers) {
+  std::string what = "cache_read of " + (tensor.defined() ? tensor.name() : std::string("?"));
+  auto sc = ParseScope(scope, what);
+  if (!sc.ok()) return sc.status();
+  if (readers.empty()) return absl::InvalidArgumentError(what + ": no readers given");
+  std::vector<Stage*> stages;
+  for (auto& r : readers) {
+    auto it = state_->by_tensor.find(r.node().get());
+    if (it == state_->by_tensor.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": reader ", r.name(), " is not a stage of this schedule"));
+    }
+    if (LoadsOf(it->second->body(), tensor->buffer.get()).empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": stage ", r.name(), " does not read ", tensor.name()));
+    }
+    stages.push_back(it->second);
+  }
+  Tensor cache = Compute(
+      tensor->shape, [&](const std::vector<Expr>& i) { return tensor(i); },
+      tensor.name() + "_" + scope);
+  cache->buffer->scope = *sc;
+  const Stage* first = nullptr;
+  for (auto& s : state_->stages) {
+    if (std::find(stages.begin(), stages.end(), s.get()) != stages.end()) {
+      first = s.get();
+      break;
+    }
+  }
+  InsertStage(cache, first);
+  for (Stage* s : stages) {
+    s->body_ = ReplaceLoads(tensor->buffer.get(), cache->buffer).Mutate(s->body_);
+  }
+  return cache;
+}
+
+absl::StatusOr<Tensor> Schedule::CacheWrite(const Tensor& tensor, const std::string& scope) {
+  std::string what = "cache_write of " + tensor.name();
+  auto sc = ParseScope(scope, what);
+  if (!sc.ok()) return sc.status();
+  auto found = state_->by_tensor.find(tensor.node().get());
+  if (found == state_->by_tensor.end()) {
+    return absl::InvalidArgumentError(what + ": it is not a compute of this schedule");
+  }
+  Stage& stage = *found->second;
+  if (IsScheduled(stage) || stage.attach_ || stage.inlined_ || stage.folded() ||
+      stage.fold_buffer_) {
+    return absl::InvalidArgumentError(what + ": call it before scheduling the stage");
+  }
+  auto node = std::make_shared<TensorNode>();
+  node->name = tensor.name() + "_" + scope;
+  node->dtype = tensor->dtype;
+  node->shape = tensor->shape;
+  node->is_placeholder = false;
+  node->reduce = stage.reduce_;
+  node->inputs = tensor->inputs;
+  VarMap fresh;
+  for (int a = 0; a < stage.num_root_; ++a) {
+    const Var& old = stage.axes_[a].var;
+    Var v(old.name(), old.type());
+    fresh[old.node()] = v;
+    if (a < stage.rank_) {
+      node->axes.push_back(v);
+    } else {
+      node->reduce_axes.push_back({v, stage.axes_[a].extent});
+    }
+  }
+  node->body = Substitute(stage.body_, fresh);
+  node->buffer = MakeBuffer(node->name, node->dtype, node->shape, *sc);
+  node->buffer->defining_tensor = node;
+  Tensor cache(node);
+  InsertStage(cache, &stage);
+  std::vector<Expr> index;
+  std::vector<Var> spatial;
+  for (int d = 0; d < stage.rank_; ++d) {
+    index.push_back(stage.axes_[d].var);
+    spatial.push_back(stage.axes_[d].var);
+  }
+  stage.body_ = Load::Make(node->buffer, index);
+  stage.reduce_ = ReduceKind::kNone;
+  stage.ResetAxes(spatial, {});
+  return cache;
+}
+
+}  // namespace cinn_like::ir

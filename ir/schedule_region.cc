@@ -1,0 +1,159 @@
+/// \file Affine forms of index expressions and the regions compute_at infers from them.
+#include "ir/schedule_region.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "ir/printer.h"
+#include "ir/substitute.h"
+
+namespace cinn_like::ir {
+namespace {
+
+void AddTerm(AffineForm* f, const std::string& key, const Expr& e, int64_t coeff) {
+  for (auto& t : f->terms) {
+    if (t.key == key) {
+      t.coeff += coeff;
+      return;
+    }
+  }
+  f->terms.push_back({key, e, coeff});
+}
+
+void Accumulate(AffineForm* into, const AffineForm& f, int64_t scale) {
+  for (auto& t : f.terms) AddTerm(into, t.key, t.expr, t.coeff * scale);
+  into->constant += f.constant * scale;
+}
+
+bool IsConstant(const AffineForm& f) {
+  for (auto& t : f.terms) {
+    if (t.coeff != 0) return false;
+  }
+  return true;
+}
+
+std::string KeyOf(const Expr& e) {
+  if (auto* v = e.As<Variable>()) return absl::StrCat("v", reinterpret_cast<uintptr_t>(v));
+  return "e" + ToString(e);
+}
+
+bool UsesAny(const Expr& e, const RelaxedLoops& relaxed) {
+  for (auto& [v, ext] : relaxed) {
+    if (UsesVar(e, v)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+AffineForm Linearize(const Expr& e) {
+  AffineForm f;
+  if (auto* c = AsConstInt(e)) {
+    f.constant = *c;
+  } else if (auto* add = e.As<Add>()) {
+    Accumulate(&f, Linearize(add->a), 1);
+    Accumulate(&f, Linearize(add->b), 1);
+  } else if (auto* sub = e.As<Sub>()) {
+    Accumulate(&f, Linearize(sub->a), 1);
+    Accumulate(&f, Linearize(sub->b), -1);
+  } else if (auto* mul = e.As<Mul>()) {
+    AffineForm a = Linearize(mul->a), b = Linearize(mul->b);
+    if (IsConstant(b)) {
+      Accumulate(&f, a, b.constant);
+    } else if (IsConstant(a)) {
+      Accumulate(&f, b, a.constant);
+    } else {
+      AddTerm(&f, KeyOf(e), e, 1);
+    }
+  } else {
+    AddTerm(&f, KeyOf(e), e, 1);
+  }
+  return f;
+}
+
+Expr ToExpr(const AffineForm& form) {
+  Expr out;
+  for (auto& t : form.terms) {
+    if (t.coeff == 0) continue;
+    Expr term = t.coeff == 1 ? t.expr : t.expr * Expr(static_cast<int>(t.coeff));
+    out = out.defined() ? out + term : term;
+  }
+  if (!out.defined()) return Expr(static_cast<int>(form.constant));
+  if (form.constant != 0) out = out + Expr(static_cast<int>(form.constant));
+  return out;
+}
+
+AffineForm Subtract(const AffineForm& a, const AffineForm& b) {
+  AffineForm out = a;
+  Accumulate(&out, b, -1);
+  return out;
+}
+
+absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesses,
+                                   const RelaxedLoops& relaxed, const std::string& what) {
+  Region region;
+  if (accesses.empty()) return region;
+  size_t rank = accesses[0].size();
+  for (size_t d = 0; d < rank; ++d) {
+    std::string fixed_text;
+    AffineForm fixed_form;
+    int64_t lo = 0, hi = 0;
+    // Strided when every access has one relaxed term, the same variable with the same
+    // coefficient > 1, and constants congruent modulo it.
+    bool strided = true;
+    std::string stride_key;
+    int64_t stride = 0, residue = 0;
+    for (size_t a = 0; a < accesses.size(); ++a) {
+      const Expr& index = accesses[a][d];
+      AffineForm form = Linearize(index);
+      AffineForm fixed;
+      int64_t alo = form.constant, ahi = form.constant;
+      int relaxed_terms = 0;
+      for (auto& t : form.terms) {
+        if (t.coeff == 0) continue;
+        auto* v = t.expr.As<Variable>();
+        auto it = v ? relaxed.find(v) : relaxed.end();
+        if (it != relaxed.end()) {
+          if (++relaxed_terms == 1 && a == 0) {
+            stride_key = t.key;
+            stride = t.coeff;
+            residue = stride > 1 ? form.constant % stride : 0;
+          } else if (relaxed_terms > 1 || t.key != stride_key || t.coeff != stride || stride <= 1 ||
+                     form.constant % stride != residue) {
+            strided = false;
+          }
+          int64_t span = t.coeff * (it->second - 1);
+          (span < 0 ? alo : ahi) += span;
+        } else if (!v && UsesAny(t.expr, relaxed)) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              what, ": index ", ToString(index), " of dimension ", d,
+              " is not affine in the loops inside the attach point (term ", ToString(t.expr), ")"));
+        } else {
+          fixed.terms.push_back(t);
+        }
+      }
+      strided &= relaxed_terms == 1 && stride > 1;
+      std::string text = ToString(ToExpr(fixed));
+      if (a == 0) {
+        fixed_text = text;
+        fixed_form = fixed;
+        lo = alo;
+        hi = ahi;
+      } else if (text != fixed_text) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": accesses disagree in dimension ", d, " (", fixed_text, " vs ",
+                         text, "); the region would not have a constant shape"));
+      } else {
+        lo = std::min(lo, alo);
+        hi = std::max(hi, ahi);
+      }
+    }
+    fixed_form.constant = lo;
+    region.min.push_back(ToExpr(fixed_form));
+    region.stride.push_back(strided ? stride : 1);
+    region.extent.push_back(strided ? (hi - lo) / stride + 1 : hi - lo + 1);
+  }
+  return region;
+}
+
+}  // namespace cinn_like::ir
