@@ -339,6 +339,12 @@ const std::vector<Example>& All() {
   return all;
 }
 
+std::vector<std::string> Names() {
+  std::vector<std::string> names;
+  for (auto& e : All()) names.push_back(e.name);
+  return names;
+}
+
 absl::StatusOr<Example> Find(const std::string& name) {
   std::string names;
   for (auto& e : All()) {

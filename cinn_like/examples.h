@@ -53,6 +53,8 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
 
 /// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized, row_sum, matmul_shared.
 const std::vector<Example>& All();
+/// The names of All(), in order: what the example tests iterate over.
+std::vector<std::string> Names();
 /// The example called `name`, or NotFound listing the names.
 absl::StatusOr<Example> Find(const std::string& name);
 

@@ -5,7 +5,7 @@
 /// checked (against the example's float64 reference, or against cuBLAS) before it is timed.
 /// Workload names follow ../shared/bench/torch_anchor.py where a workload is shared.
 ///
-///   kernels_bench [--reps=50] [--only=name,name] [--matmul_example=matmul_shared]
+///   kernels_bench [--reps=50] [--only=name,name]
 #include <gflags/gflags.h>
 
 #include <algorithm>
@@ -33,7 +33,6 @@
 
 DEFINE_int32(reps, 50, "timed repetitions per workload (the median is reported)");
 DEFINE_string(only, "", "comma-separated workload names to run (default: all)");
-DEFINE_string(matmul_example, "matmul_shared", "the built-in example timed against cuBLAS");
 
 namespace cinn_like {
 namespace {
@@ -141,24 +140,25 @@ struct ExampleRun {
   }
 };
 
-absl::StatusOr<ExampleRun> Prepare(const std::string& example, int64_t n) {
-  auto ex = examples::Find(example);
-  if (!ex.ok()) return ex.status();
+using Builder = std::function<absl::StatusOr<ir::LoweredFunc>(const ir::Target&)>;
+
+/// Builds `build` for the GPU under `name` and allocates `shapes` (inputs random).
+absl::StatusOr<ExampleRun> Prepare(const std::string& name, const Builder& build,
+                                   const std::vector<std::vector<int64_t>>& shapes, int num_inputs) {
   auto compiler = backends::Compiler::Create(ir::Target::NVGPU());
   if (!compiler.ok()) return compiler.status();
-  auto func = ex->build((*compiler)->target());
+  auto func = build((*compiler)->target());
   if (!func.ok()) return func.status();
-  absl::Status built = (*compiler)->Build(ir::Module{ex->name, (*compiler)->target(), {*func}});
+  absl::Status built = (*compiler)->Build(ir::Module{name, (*compiler)->target(), {*func}});
   if (!built.ok()) return built;
   ExampleRun run;
   run.compiler = std::move(*compiler);
-  auto fn = run.compiler->Lookup(ex->name);
+  auto fn = run.compiler->Lookup(name);
   if (!fn.ok()) return fn.status();
   run.fn = *fn;
-  run.num_inputs = ex->num_inputs;
-  auto shapes = ex->shapes(n);
+  run.num_inputs = num_inputs;
   for (size_t i = 0; i < shapes.size(); ++i) {
-    run.args.push_back(std::make_unique<Array>(shapes[i], static_cast<int>(i) < ex->num_inputs, i + 1));
+    run.args.push_back(std::make_unique<Array>(shapes[i], static_cast<int>(i) < num_inputs, i + 1));
     run.ptrs.push_back(&run.args.back()->tensor);
   }
   return run;
@@ -200,7 +200,12 @@ double CopyBandwidth(int reps) {
 /// the copy bandwidth.
 Row MemoryBound(const std::string& name, const std::string& example, int64_t n, double bw) {
   Row row{name, "copy"};
-  auto run = Prepare(example, n);
+  auto ex = examples::Find(example);
+  if (!ex.ok()) {
+    row.note = "unavailable: " + std::string(ex.status().message());
+    return row;
+  }
+  auto run = Prepare(ex->name, ex->build, ex->shapes(n), ex->num_inputs);
   if (!run.ok()) {
     row.note = "unavailable: " + std::string(run.status().message());
     return row;
@@ -219,10 +224,14 @@ Row MemoryBound(const std::string& name, const std::string& example, int64_t n, 
   return row;
 }
 
-/// The float32 matmul example against cuBLAS SGEMM on the same buffers; checked against cuBLAS.
-Row MatmulVsCublas(const std::string& name, const std::string& example, int64_t n) {
+/// The shared-memory tiled float32 matmul (examples::BuildMatmulShared) at n^3 against cuBLAS
+/// SGEMM on the same buffers; checked against cuBLAS.
+Row MatmulVsCublas(const std::string& name, int64_t n) {
   Row row{name, "cuBLAS SGEMM"};
-  auto run = Prepare(example, n);
+  auto build = [n](const ir::Target& t) {
+    return examples::BuildMatmulShared(t, static_cast<int>(n), {}, "matmul_shared");
+  };
+  auto run = Prepare("matmul_shared", build, {{n, n}, {n, n}, {n, n}}, 2);
   if (!run.ok()) {
     row.note = "unavailable: " + std::string(run.status().message());
     return row;
@@ -373,7 +382,7 @@ int Main() {
   if (Selected("ew_chain_f16_2p28")) {
     rows.push_back(HalfChain("ew_chain_f16_2p28", int64_t{1} << 28, bw));
   }
-  if (Selected("matmul_f32_4096")) rows.push_back(MatmulVsCublas("matmul_f32_4096", FLAGS_matmul_example, 4096));
+  if (Selected("matmul_f32_4096")) rows.push_back(MatmulVsCublas("matmul_f32_4096", 4096));
   std::printf("\n%-20s %10s %14s %12s %9s %10s  %s\n", "workload", "ms", "baseline", "baseline_ms",
               "fraction", "rel_error", "note");
   for (auto& r : rows) {
