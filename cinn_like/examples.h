@@ -30,7 +30,7 @@ struct Example {
   double tolerance = 1e-6;
 };
 
-/// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized.
+/// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized, vadd.
 const std::vector<Example>& All();
 /// The example called `name`, or NotFound listing the names.
 absl::StatusOr<Example> Find(const std::string& name);

@@ -13,6 +13,8 @@
 #include "ir/lower_stage.h"
 #include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
+#include "ir/transforms/loop_partition.h"
+#include "ir/transforms/remove_redundant_guards.h"
 #include "ir/transforms/simplify.h"
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
@@ -110,7 +112,13 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   // 2. The passes, in order.
   PassRunner passes(name);
   passes.Dump("schedule", body);
+  // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
+  // then partition_loops splits serial/parallel loops so that their main part has no tail
+  // guard; both before vectorize, which turns each guard left inside a vectorized loop into a
+  // branch between the vector body and a scalar tail.
   body = passes.Run("simplify", [](const Stmt& s) { return Simplify(s); }, body);
+  body = passes.Run("remove_redundant_guards", RemoveRedundantGuards, body);
+  body = passes.Run("partition_loops", PartitionLoops, body);
   body = passes.Run("vectorize", VectorizeLoops, body);
   body = passes.Run("unroll", UnrollLoops, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);

@@ -29,7 +29,7 @@ TEST_P(ExamplesX86, MatchesReferenceAtEverySize) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesX86,
                          ::testing::Values("myadd", "sum_reduce", "add2d_reorder", "matmul_tiled",
-                                           "add_vectorized"),
+                                           "add_vectorized", "vadd"),
                          [](const auto& info) { return info.param; });
 
 TEST(ExamplesX86, LookupOfAnUnknownName) {

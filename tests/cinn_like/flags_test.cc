@@ -37,8 +37,9 @@ TEST(Flags, DumpDirReceivesEveryLoweringPassAndTheHostIR) {
   ASSERT_TRUE((*compiler)->Build({"myadd", ir::Target::X86(), {*func}}).ok());
   ASSERT_TRUE(SetFlag("cinn_like_dump_dir", "", &error));
 
-  const char* passes[] = {"00_schedule", "01_simplify", "02_vectorize", "03_unroll",
-                          "04_flatten_storage", "05_simplify_final"};
+  const char* passes[] = {"00_schedule",     "01_simplify", "02_remove_redundant_guards",
+                          "03_partition_loops", "04_vectorize", "05_unroll",
+                          "06_flatten_storage", "07_simplify_final"};
   for (const char* p : passes) {
     auto file = dir / (std::string("myadd.") + p + ".ir");
     ASSERT_TRUE(std::filesystem::exists(file)) << file;

@@ -89,7 +89,7 @@ TEST_P(SeedsToPtxAndCubin, NvrtcCompilesEverySeed) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, SeedsToPtxAndCubin,
                          ::testing::Values("myadd", "sum_reduce", "add2d_reorder", "matmul_tiled",
-                                           "add_vectorized"),
+                                           "add_vectorized", "vadd"),
                          [](const auto& info) { return info.param; });
 
 TEST(SeedCompilerNvgpuError, UnsupportedArchNamesTheArchAndTheNvrtcVersion) {

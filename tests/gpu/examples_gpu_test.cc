@@ -31,7 +31,7 @@ TEST_P(ExamplesGpu, MatchesReferenceAtEverySize) {
 
 INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesGpu,
                          ::testing::Values("myadd", "sum_reduce", "add2d_reorder", "matmul_tiled",
-                                           "add_vectorized"),
+                                           "add_vectorized", "vadd"),
                          [](const auto& info) { return info.param; });
 
 }  // namespace
