@@ -45,10 +45,10 @@ ir::Expr Lane(const ir::Expr& e, int k, const LoadHook& hook) {
     }
     case ir::IrNodeKind::kBroadcast:
       return e.As<ir::Broadcast>()->value;
-#define CINN_LIKE_LANE_BINARY(name, sym)                     \
-  case ir::IrNodeKind::k##name: {                            \
-    auto* op = e.As<ir::name>();                             \
-    return ir::name::Make(lane(op->a), lane(op->b));         \
+#define CINN_LIKE_LANE_BINARY(name, sym)             \
+  case ir::IrNodeKind::k##name: {                    \
+    auto* op = e.As<ir::name>();                     \
+    return ir::name::Make(lane(op->a), lane(op->b)); \
   }
       CINN_LIKE_BINARY_NODES(CINN_LIKE_LANE_BINARY)
 #undef CINN_LIKE_LANE_BINARY
@@ -174,8 +174,9 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* op) {
     if (!bytes) return std::nullopt;
     VectorType vt = CudaVectorType(buffer->dtype, bytes);
     if (vt.name.empty()) return std::nullopt;
-    return Access{&buffer, ramp->base, vt, bytes,
-                  absl::StrCat(buffer->name, "_v", vector_count_++), lanes / vt.lanes};
+    return Access{
+        &buffer,         ramp->base, vt, bytes, absl::StrCat(buffer->name, "_v", vector_count_++),
+        lanes / vt.lanes};
   };
   std::vector<const ir::Load*> loads = DenseLoads(op->value);
   std::vector<Access> load_access;

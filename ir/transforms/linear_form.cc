@@ -35,18 +35,24 @@ bool StructurallyEqual(const Expr& a, const Expr& b) {
     return StructurallyEqual(x->a, y->a) && StructurallyEqual(x->b, y->b);
   }
   switch (a.kind()) {
-    case IrNodeKind::kIntImm: return a.As<IntImm>()->value == b.As<IntImm>()->value;
-    case IrNodeKind::kFloatImm: return a.As<FloatImm>()->value == b.As<FloatImm>()->value;
-    case IrNodeKind::kStringImm: return a.As<StringImm>()->value == b.As<StringImm>()->value;
-    case IrNodeKind::kVariable: return false;  // identity, checked above
-    case IrNodeKind::kNot: return StructurallyEqual(a.As<Not>()->a, b.As<Not>()->a);
+    case IrNodeKind::kIntImm:
+      return a.As<IntImm>()->value == b.As<IntImm>()->value;
+    case IrNodeKind::kFloatImm:
+      return a.As<FloatImm>()->value == b.As<FloatImm>()->value;
+    case IrNodeKind::kStringImm:
+      return a.As<StringImm>()->value == b.As<StringImm>()->value;
+    case IrNodeKind::kVariable:
+      return false;  // identity, checked above
+    case IrNodeKind::kNot:
+      return StructurallyEqual(a.As<Not>()->a, b.As<Not>()->a);
     case IrNodeKind::kSelect: {
       auto *x = a.As<Select>(), *y = b.As<Select>();
       return StructurallyEqual(x->cond, y->cond) &&
              StructurallyEqual(x->true_value, y->true_value) &&
              StructurallyEqual(x->false_value, y->false_value);
     }
-    case IrNodeKind::kCast: return StructurallyEqual(a.As<Cast>()->value, b.As<Cast>()->value);
+    case IrNodeKind::kCast:
+      return StructurallyEqual(a.As<Cast>()->value, b.As<Cast>()->value);
     case IrNodeKind::kLoad:
       return a.As<Load>()->buffer == b.As<Load>()->buffer &&
              AllEqual(a.As<Load>()->indices, b.As<Load>()->indices);

@@ -11,8 +11,8 @@ namespace cinn_like::ir {
 /// `o * f + inner < extent`: finds the first o where the conjunct may fail for some value of
 /// the loops between o and the guard, and splits the loop there into a main loop without
 /// the conjunct and a tail loop that keeps it (iterations keep their order). Inner loops of
-/// the main part are partitioned in turn; the tail is left as it is. GPU-bound loops and loops around them (the launch has one
-/// shape), vectorized and unrolled loops are left whole.
+/// the main part are partitioned in turn; the tail is left as it is. GPU-bound loops and loops
+/// around them (the launch has one shape), vectorized and unrolled loops are left whole.
 Stmt PartitionLoops(const Stmt& s);
 
 }  // namespace cinn_like::ir

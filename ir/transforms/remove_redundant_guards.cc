@@ -107,8 +107,8 @@ class GuardRemover : public IRMutator {
   }
 
   RangeMap ranges_;
-  std::vector<LinearForm> facts_;   // each holds as `fact <= 0`
-  std::vector<Expr> known_exprs_;   // other conditions that hold (matched structurally)
+  std::vector<LinearForm> facts_;  // each holds as `fact <= 0`
+  std::vector<Expr> known_exprs_;  // other conditions that hold (matched structurally)
 };
 
 }  // namespace

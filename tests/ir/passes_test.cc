@@ -97,7 +97,8 @@ TEST_F(GuardPasses, RealTailGuardsStay) {
 
 TEST_F(GuardPasses, SerialSplitLoopGetsAGuardFreeMainPartAndATail) {
   Expr idx = o * 64 + i;
-  Stmt before = Serial(o, (n + 63) / 64, Serial(i, 64, IfThenElse::Make(idx < n, AddOne(c, a, idx))));
+  Stmt before =
+      Serial(o, (n + 63) / 64, Serial(i, 64, IfThenElse::Make(idx < n, AddOne(c, a, idx))));
   EXPECT_EQ(ToString(PartitionLoops(before)),
             "for (o, 0, (n / 64)) {\n"
             "  for (i, 0, 64) {\n"
@@ -128,10 +129,9 @@ TEST_F(GuardPasses, ParallelLoopsStayParallelInBothParts) {
 
 TEST_F(GuardPasses, PartitionDoesNotTouchGpuLoopsOrNonAffineGuards) {
   Expr idx = o * 64 + i;
-  Stmt gpu = For::Make(o, 0, (n + 63) / 64, ForKind::kGpuBlock,
-                       For::Make(i, 0, 64, ForKind::kGpuThread,
-                                 IfThenElse::Make(idx < n, AddOne(c, a, idx)), 0),
-                       0);
+  Stmt gpu = For::Make(
+      o, 0, (n + 63) / 64, ForKind::kGpuBlock,
+      For::Make(i, 0, 64, ForKind::kGpuThread, IfThenElse::Make(idx < n, AddOne(c, a, idx)), 0), 0);
   EXPECT_TRUE(PartitionLoops(gpu).same_as(gpu));
   Stmt square = Serial(o, n, IfThenElse::Make(o * o < n, AddOne(c, a, o)));
   EXPECT_TRUE(PartitionLoops(square).same_as(square));
@@ -144,9 +144,9 @@ TEST_F(GuardPasses, PartitionDoesNotTouchGpuLoopsOrNonAffineGuards) {
 
 TEST_F(GuardPasses, VectorizedLoopWithTailGuardBranchesToAScalarTail) {
   Expr idx = o * 4 + v;
-  Stmt before = Serial(o, (n + 3) / 4,
-                       For::Make(v, 0, 4, ForKind::kVectorized,
-                                 IfThenElse::Make(idx < n, AddOne(c, a, idx))));
+  Stmt before = Serial(
+      o, (n + 3) / 4,
+      For::Make(v, 0, 4, ForKind::kVectorized, IfThenElse::Make(idx < n, AddOne(c, a, idx))));
   EXPECT_EQ(ToString(Simplify(VectorizeLoops(before))),
             "for (o, 0, ((n + 3) / 4)) {\n"
             "  if ((((o * 4) + 3) < n)) {\n"
