@@ -260,7 +260,7 @@ void CodeGenC::VisitFor(const ir::For* op) {
     PrintBoundFor(op);
     return;
   }
-  if (op->for_kind == ir::ForKind::kUnrolled) {
+  if (op->for_kind == ir::ForKind::kUnrolled || op->for_kind == ir::ForKind::kUnrollHint) {
     Indent();
     out_ << "#pragma unroll\n";
   }

@@ -24,6 +24,7 @@ const char* ForKindName(ForKind kind) {
     case ForKind::kParallel: return "parallel";
     case ForKind::kVectorized: return "vectorize";
     case ForKind::kUnrolled: return "unroll";
+    case ForKind::kUnrollHint: return "unroll_hint";
     case ForKind::kGpuBlock: return "blockIdx";
     case ForKind::kGpuThread: return "threadIdx";
   }

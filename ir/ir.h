@@ -265,6 +265,7 @@ enum class ForKind : uint8_t {
   kParallel,    // iterations run on the CPU thread pool, in any order
   kVectorized,  // the body becomes vector code over the (constant) extent
   kUnrolled,    // the body is repeated for each (constant) iteration
+  kUnrollHint,  // a serial loop the backend unrolls (#pragma unroll, LLVM's unroll hint)
   kGpuBlock,    // bound to blockIdx.{x,y,z}
   kGpuThread,   // bound to threadIdx.{x,y,z}
 };

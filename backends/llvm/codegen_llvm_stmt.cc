@@ -102,6 +102,7 @@ void CodeGenLLVM::EmitFor(const ir::For* op) {
       EmitSerialFor(op, nullptr);
       return;
     case ir::ForKind::kUnrolled:
+    case ir::ForKind::kUnrollHint:
       EmitSerialFor(op, ir::AsConstInt(op->extent) ? "llvm.loop.unroll.full" : nullptr);
       return;
     case ir::ForKind::kVectorized:

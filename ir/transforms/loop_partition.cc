@@ -126,7 +126,8 @@ class Partitioner : public IRMutator {
  protected:
   Stmt MutateFor(const For* op, const Stmt& self) override {
     bool whole = IsBound(op->for_kind) || op->for_kind == ForKind::kVectorized ||
-                 op->for_kind == ForKind::kUnrolled || HasBoundLoop(op->body);
+                 op->for_kind == ForKind::kUnrolled || op->for_kind == ForKind::kUnrollHint ||
+                 HasBoundLoop(op->body);
     if (whole) return IRMutator::MutateFor(op, self);
     GuardCollector guards(op->loop_var);
     guards.Visit(op->body);
