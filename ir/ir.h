@@ -322,6 +322,18 @@ struct Allocate : StmtNode {
   const Stmt body;
 };
 
+/// let var = value in body: value is evaluated once, before body, and var names it inside
+/// body only (var is immutable; each Variable is bound by at most one LetStmt or loop).
+struct LetStmt : StmtNode {
+  static constexpr IrNodeKind kKind = IrNodeKind::kLetStmt;
+  LetStmt(Var v, Expr x, Stmt b)
+      : StmtNode(kKind), var(std::move(v)), value(std::move(x)), body(std::move(b)) {}
+  static Stmt Make(Var var, Expr value, Stmt body);
+  const Var var;
+  const Expr value;
+  const Stmt body;
+};
+
 // ---------------------------------------------------------------------------------------------
 // Building expressions. Mixed int/float operands: a constant adopts the other operand's type;
 // otherwise the types must already agree.

@@ -13,6 +13,7 @@
 #include "ir/lower_stage.h"
 #include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
+#include "ir/transforms/hoist_common_index.h"
 #include "ir/transforms/loop_partition.h"
 #include "ir/transforms/remove_redundant_guards.h"
 #include "ir/transforms/simplify.h"
@@ -123,6 +124,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   body = passes.Run("unroll", UnrollLoops, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);
   body = passes.Run("simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
+  // Last, on canonical flat indices; only for CUDA source: LLVM hoists and shares on its own.
+  if (target.is_nvgpu()) body = passes.Run("hoist_common_index", HoistCommonIndex, body);
   func->body = body;
   return func;
 }

@@ -56,6 +56,11 @@ class GuardCollector : public IRVisitor {
     IRVisitor::VisitFor(op);
     inner_.erase(op->loop_var.node());
   }
+  void VisitLetStmt(const LetStmt* op) override {
+    inner_[op->var.node()] = {op->value, op->value};
+    IRVisitor::VisitLetStmt(op);
+    inner_.erase(op->var.node());
+  }
   void VisitIfThenElse(const IfThenElse* op) override {
     if (!op->else_case.defined()) {
       for (const Expr& c : SplitConjunction(op->cond)) {

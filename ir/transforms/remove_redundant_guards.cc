@@ -21,6 +21,13 @@ class GuardRemover : public IRMutator {
     return For::Make(op->loop_var, op->min, op->extent, op->for_kind, body, op->bind_axis);
   }
 
+  Stmt MutateLetStmt(const LetStmt* op, const Stmt& self) override {
+    ranges_[op->var.node()] = {op->value, op->value};  // not a symbolic (>= 0) dimension
+    Stmt s = IRMutator::MutateLetStmt(op, self);
+    ranges_.erase(op->var.node());
+    return s;
+  }
+
   Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
     std::vector<Expr> kept = SplitConjunction(op->cond);
     bool dropped = false;

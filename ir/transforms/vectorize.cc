@@ -132,6 +132,14 @@ class Widener : public IRMutator {
     return s;
   }
 
+  Stmt MutateLetStmt(const LetStmt* op, const Stmt& self) override {
+    if (Mutate(op->value).type().is_vector()) {
+      failure = "it binds " + op->var.name() + " to a lane-dependent value";
+      return self;
+    }
+    return IRMutator::MutateLetStmt(op, self);
+  }
+
   Stmt MutateAllocate(const Allocate* op, const Stmt& self) override {
     failure = "it allocates " + op->buffer->name;
     return self;

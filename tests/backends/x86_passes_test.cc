@@ -13,7 +13,9 @@
 #include "ir/printer.h"
 #include "ir/schedule.h"
 #include "ir/tensor.h"
+#include "ir/transforms/hoist_common_index.h"
 #include "runtime/cinn_like_runtime.h"
+#include "tests/backends/host_funcs.h"
 #include "tests/test_util.h"
 
 namespace cinn_like::backends {
@@ -128,6 +130,40 @@ TEST(X86Passes, VectorBodyWithScalarTailIsRightAtEverySize) {
     for (int64_t k = 0; k < n; ++k) {
       double want = static_cast<double>(x[k]) * 3 - 1;
       ASSERT_NEAR(out[k], want, 1e-6 * (1 + std::fabs(want))) << "n=" << n << " k=" << k;
+    }
+  }
+}
+
+// LetStmt through LLVM, in a serial and in a parallel loop (the let is captured by the
+// parallel body's closure when outside it, defined inside it otherwise).
+TEST(X86Passes, HoistedIndicesRunOnX86) {
+  ir::Var n("n"), i("i"), j("j");
+  auto a = ir::MakeBuffer("A", ir::Float(32), {n, ir::Expr(4)});  // indexed flat below
+  auto c = ir::MakeBuffer("C", ir::Float(32), {n, ir::Expr(4)});
+  for (ir::ForKind kind : {ir::ForKind::kSerial, ir::ForKind::kParallel}) {
+    ir::Expr idx = i * 4 + j;
+    ir::Stmt body = ir::For::Make(
+        i, 0, n, kind,
+        ir::For::Make(j, 0, 4, ir::ForKind::kSerial,
+                      ir::Store::Make(c, {idx}, ir::Load::Make(a, {idx}) * 2.0f - 1.0f)));
+    body = ir::HoistCommonIndex(body);
+    ASSERT_THAT(ir::ToString(body), HasSubstr("let idx0 = (i * 4)"));
+    std::string name = kind == ir::ForKind::kSerial ? "let_serial" : "let_parallel";
+    auto compiler = Compiler::Create(ir::Target::X86());
+    ASSERT_TRUE(compiler.ok());
+    absl::Status built = (*compiler)->Build(
+        testing::MakeModule(name, {ir::Argument::Input(a), ir::Argument::Output(c)}, body));
+    ASSERT_TRUE(built.ok()) << built;
+    auto fn = (*compiler)->Lookup(name);
+    ASSERT_TRUE(fn.ok()) << fn.status();
+    int64_t rows = 37;
+    testing::HostTensor<float> ta({rows, 4}), tc({rows, 4});
+    ta.FillRandom();
+    tc.Poison();
+    DLTensor* args[] = {ta.dl(), tc.dl()};
+    ASSERT_EQ((*fn)(args, 2, nullptr), 0) << cinn_like_get_last_error();
+    for (int64_t k = 0; k < rows * 4; ++k) {
+      ASSERT_EQ(tc[k], ta[k] * 2.0f - 1.0f) << name << " k=" << k;
     }
   }
 }

@@ -52,7 +52,7 @@ TEST(CodeGenCudaUnroll, FullUnrollExpandsTheBody) {
   ASSERT_TRUE(src.ok()) << src.status();
   EXPECT_THAT(*src, Not(HasSubstr("#pragma unroll")));
   EXPECT_THAT(*src, Not(HasSubstr("for (int32_t j")));
-  EXPECT_THAT(*src, HasSubstr("* 8 + 7] * 2.0f;"));
+  EXPECT_THAT(*src, HasSubstr("C[idx1 + 7] = A[idx1 + 7] * 2.0f;"));
 }
 
 }  // namespace

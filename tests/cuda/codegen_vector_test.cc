@@ -46,10 +46,13 @@ absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes) {
 TEST(CodeGenCudaVector, VAddUsesFloat4LoadsAndStoresWithAScalarTail) {
   auto src = ExampleCuda("vadd");
   ASSERT_TRUE(src.ok()) << src.status();
-  // The vector path: both loads and the store are float4, behind one alignment test.
-  EXPECT_THAT(*src, HasSubstr("float4 A_v0 = *reinterpret_cast<const float4*>(&A["));
-  EXPECT_THAT(*src, HasSubstr("float4 B_v1 = *reinterpret_cast<const float4*>(&B["));
-  EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<float4*>(&C["));
+  // The vector path: both loads and the store are float4, behind one alignment test, at the
+  // element index the thread computes once (hoist_common_index).
+  EXPECT_THAT(*src, HasSubstr("const int32_t idx1 = (idx0 + i_outer_inner) * 4;\n"
+                              "  if (idx1 + 3 < n) {\n"));
+  EXPECT_THAT(*src, HasSubstr("float4 A_v0 = *reinterpret_cast<const float4*>(&A[idx1]);"));
+  EXPECT_THAT(*src, HasSubstr("float4 B_v1 = *reinterpret_cast<const float4*>(&B[idx1]);"));
+  EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<float4*>(&C[idx1]) = C_v2;"));
   EXPECT_THAT(*src, HasSubstr("C_v2.w = A_v0.w + B_v1.w;"));
   EXPECT_THAT(*src, HasSubstr(" % 16 == 0) {"));
   // The scalar tail of the non-exact split: a serial lane loop under the per-lane guard.
@@ -78,8 +81,10 @@ TEST(CodeGenCudaVector, AddVectorizedOnGpuUsesFloat4) {
   EXPECT_THAT(*src, Not(HasSubstr("< 4;")));
   // The row loop holds the thread loop: it is not partitioned on the GPU.
   EXPECT_THAT(*src, HasSubstr("for (int32_t i_inner = 0; i_inner < 16; ++i_inner) {\n"
+                              "    const int32_t idx2 = (idx0 + i_inner) * 256;\n"
                               "    int32_t j_inner_outer = threadIdx.x;\n"
-                              "    if (i_outer * 16 + i_inner < m) {\n"));
+                              "    const int32_t idx3 = idx2 + (idx1 + j_inner_outer * 4);\n"
+                              "    if (idx0 + i_inner < m) {\n"));
 }
 
 TEST(CodeGenCudaVector, DoublesUseDouble2Chunks) {

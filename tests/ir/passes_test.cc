@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "ir/printer.h"
+#include "ir/transforms/hoist_common_index.h"
 #include "ir/transforms/linear_form.h"
 #include "ir/transforms/loop_partition.h"
 #include "ir/transforms/remove_redundant_guards.h"
@@ -195,6 +196,54 @@ TEST(LinearForm, CollectsTermsAndBoundsOverRanges) {
   EXPECT_FALSE(ProvablyNonPositive(f, ranges));
   LinearForm g = LinearForm::Of(y * 2 - n * 2 + 4);
   EXPECT_TRUE(ProvablyNonPositive(g, ranges));
+}
+
+}  // namespace
+}  // namespace cinn_like::ir
+
+namespace cinn_like::ir {
+namespace {
+
+// ---- HoistCommonIndex
+
+TEST(HoistCommonIndex, InvariantIndexLeavesTheInnerLoopAndRepeatsShareOneName) {
+  Var i("i"), j("j"), k("k");
+  Buffer a = MakeBuffer("A", Float(32), {Expr(1 << 20)});
+  Buffer c = MakeBuffer("C", Float(32), {Expr(1 << 20)});
+  Expr row = i * 1024 + j * 32;
+  Stmt before =
+      Serial(i, 32,
+             Serial(j, 32,
+                    Serial(k, 32,
+                           Store::Make(c, {row + k},
+                                       Load::Make(a, {row + k}) + Load::Make(a, {row + k + 1})))));
+  EXPECT_EQ(ToString(HoistCommonIndex(before)),
+            "for (i, 0, 32) {\n"
+            "  let idx0 = (i * 1024)\n"
+            "  for (j, 0, 32) {\n"
+            "    let idx1 = (idx0 + (j * 32))\n"
+            "    for (k, 0, 32) {\n"
+            "      C[(idx1 + k)] = (A[(idx1 + k)] + A[((idx1 + k) + 1)])\n"
+            "    }\n"
+            "  }\n"
+            "}\n");
+}
+
+TEST(HoistCommonIndex, LeavesCheapOrUnsafeSubtermsAndTopLevelLoopsAlone) {
+  Var i("i"), j("j"), n("n");
+  Buffer a = MakeBuffer("A", Float(32), {n});
+  Buffer idx = MakeBuffer("Idx", Int(32), {n});
+  // Top level: nothing to hoist to; i + j has no multiplication; a division by a variable
+  // could fault where the loop would not run; a load may change inside the loop.
+  Stmt top = Serial(i, n, Store::Make(a, {i * 4}, Expr(1.0f)));
+  EXPECT_TRUE(HoistCommonIndex(top).same_as(top));
+  Stmt cheap = Serial(i, n, Serial(j, 4, Store::Make(a, {i + j}, Expr(1.0f))));
+  EXPECT_TRUE(HoistCommonIndex(cheap).same_as(cheap));
+  Stmt risky = Serial(i, n, Serial(j, 4, Store::Make(a, {i / n + j}, Expr(1.0f))));
+  EXPECT_TRUE(HoistCommonIndex(risky).same_as(risky));
+  Stmt gather =
+      Serial(i, n, Serial(j, 4, Store::Make(a, {Load::Make(idx, {i}) * 4 + j}, Expr(1.0f))));
+  EXPECT_TRUE(HoistCommonIndex(gather).same_as(gather));
 }
 
 }  // namespace
