@@ -299,7 +299,7 @@ void CodeGenC::VisitFor(const ir::For* op) {
     PrintBoundFor(op);
     return;
   }
-  if (op->for_kind == ir::ForKind::kUnrolled) {
+  if (op->for_kind == ir::ForKind::kUnrolled || op->for_kind == ir::ForKind::kUnrollHint) {
     Indent();
     out_ << "#pragma unroll\n";
   }
@@ -335,9 +335,11 @@ void CodeGenC::VisitBlock(const ir::Block* op) {
   for (auto& s : op->stmts) {
     // A bound loop beside other statements gets its own scope: its index declaration must
     // not collide with a sibling's.
-    bool scoped = op->stmts.size() > 1 && s.As<ir::For>() &&
-                  (s.As<ir::For>()->for_kind == ir::ForKind::kGpuBlock ||
-                   s.As<ir::For>()->for_kind == ir::ForKind::kGpuThread);
+    // So does a let: its name must not leak to the siblings.
+    bool scoped = op->stmts.size() > 1 &&
+                  ((s.As<ir::For>() && (s.As<ir::For>()->for_kind == ir::ForKind::kGpuBlock ||
+                                        s.As<ir::For>()->for_kind == ir::ForKind::kGpuThread)) ||
+                   s.As<ir::LetStmt>());
     if (scoped) {
       Indent();
       out_ << "{\n";
@@ -355,6 +357,13 @@ void CodeGenC::VisitBlock(const ir::Block* op) {
 void CodeGenC::VisitEvaluate(const ir::Evaluate* op) {
   Indent();
   out_ << Print(op->value) << ";\n";
+}
+
+void CodeGenC::VisitLetStmt(const ir::LetStmt* op) {
+  Indent();
+  out_ << "const " << TypeName(op->var.type()) << " " << op->var.name() << " = " << Print(op->value)
+       << ";\n";
+  PrintStmt(op->body);
 }
 
 void CodeGenC::VisitAllocate(const ir::Allocate* op) {

@@ -105,7 +105,8 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulTiled(const ir::Target& target) {
   return ir::Lower("matmul_tiled", {a, b, c}, sch, target);
 }
 
-/// C[i, j] = A[i, j] + B[i, j] over (m, 256), tiled 16x64 with the inner j loop vectorized by 8.
+/// C[i, j] = A[i, j] + B[i, j] over (m, 256), tiled 16x64 with the inner j loop vectorized by 8
+/// (x86) or split into 16 threads of 4 vectorized lanes (NVGPU).
 absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   Var m("m");
   Expr cols(256);
@@ -121,7 +122,10 @@ absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   if (target.is_nvgpu()) {
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[0], "blockIdx.y"));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[1], "blockIdx.x"));
-    CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[3], "threadIdx.x"));
+    // 16 threads, each with 4 lanes: float4 accesses.
+    CINN_LIKE_ASSIGN_OR_RETURN(parts, s.Split(tiles[3], 4));
+    CINN_LIKE_RETURN_IF_ERROR(s.Bind(parts.first, "threadIdx.x"));
+    CINN_LIKE_RETURN_IF_ERROR(s.Vectorize(parts.second));
   } else {
     CINN_LIKE_RETURN_IF_ERROR(s.Vectorize(tiles[3], 8).status());
   }
@@ -167,6 +171,30 @@ void RefMatmul(std::vector<std::vector<float>>& args, int64_t n) {
     }
     for (int64_t j = 0; j < n; ++j) args[2][i * n + j] = static_cast<float>(row[j]);
   }
+}
+
+/// C[i] = A[i] + B[i] over symbolic n, vectorized. NVGPU: split by 4 (vectorized: float4
+/// accesses), the rest by 256 threads (threadIdx.x) and blocks (blockIdx.x). x86: split by 8
+/// (vectorized: <8 x float>), the rest into parallel chunks of 1024 vectors.
+absl::StatusOr<ir::LoweredFunc> BuildVAdd(const ir::Target& target) {
+  Var n("n");
+  Tensor a = ir::Placeholder("A", Float(32), {n});
+  Tensor b = ir::Placeholder("B", Float(32), {n});
+  Tensor c = ir::Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  auto sch = ir::Schedule::Create({c});
+  ir::Stage& s = sch[c];
+  CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
+  bool gpu = target.is_nvgpu();
+  CINN_LIKE_ASSIGN_OR_RETURN(lanes, s.Split(i, gpu ? 4 : 8));
+  CINN_LIKE_RETURN_IF_ERROR(s.Vectorize(lanes.second));
+  CINN_LIKE_ASSIGN_OR_RETURN(outer, s.Split(lanes.first, gpu ? 256 : 1024));
+  if (gpu) {
+    CINN_LIKE_RETURN_IF_ERROR(s.Bind(outer.first, "blockIdx.x"));
+    CINN_LIKE_RETURN_IF_ERROR(s.Bind(outer.second, "threadIdx.x"));
+  } else {
+    CINN_LIKE_RETURN_IF_ERROR(s.Parallel(outer.first));
+  }
+  return ir::Lower("vadd", {a, b, c}, sch, target);
 }
 
 void RefAdd(std::vector<std::vector<float>>& args, int64_t) {
@@ -237,6 +265,11 @@ std::vector<Example> MakeAll() {
                  },
                  [](std::vector<std::vector<float>>& args, int64_t) { RefMatmul(args, 1024); },
                  2, {1024}, 1e-5});
+  all.push_back({"vadd",
+                 "C = A + B over symbolic n, vectorized (float4 under 256 threads on GPU, 8 "
+                 "lanes in parallel chunks on x86)",
+                 BuildVAdd, [](int64_t n) { return std::vector<std::vector<int64_t>>{{n}, {n}, {n}}; },
+                 RefAdd, 2, {1, 3, 4, 5, 1023, 1 << 20, (1 << 20) + 3}});
   return all;
 }
 

@@ -51,7 +51,7 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
                                                   const MatmulSharedConfig& config = {},
                                                   const std::string& name = "matmul_shared");
 
-/// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized, row_sum, matmul_shared.
+/// myadd, sum_reduce, add2d_reorder, matmul_tiled, add_vectorized, row_sum, matmul_shared, vadd.
 const std::vector<Example>& All();
 /// The names of All(), in order: what the example tests iterate over.
 std::vector<std::string> Names();

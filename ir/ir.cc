@@ -26,6 +26,7 @@ const char* ForKindName(ForKind kind) {
     case ForKind::kParallel: return "parallel";
     case ForKind::kVectorized: return "vectorize";
     case ForKind::kUnrolled: return "unroll";
+    case ForKind::kUnrollHint: return "unroll_hint";
     case ForKind::kGpuBlock: return "blockIdx";
     case ForKind::kGpuThread: return "threadIdx";
   }
@@ -183,6 +184,12 @@ Stmt Block::Make(std::vector<Stmt> stmts) {
 }
 
 Stmt Evaluate::Make(Expr value) { return Stmt(std::make_shared<Evaluate>(std::move(value))); }
+
+Stmt LetStmt::Make(Var var, Expr value, Stmt body) {
+  CHECK(var.type() == value.type()) << "let " << var.name() << " of " << var.type().ToString()
+                                    << " bound to a " << value.type().ToString();
+  return Stmt(std::make_shared<LetStmt>(std::move(var), std::move(value), std::move(body)));
+}
 
 Stmt Allocate::Make(Buffer buffer, Stmt body) {
   return Stmt(std::make_shared<Allocate>(std::move(buffer), std::move(body)));

@@ -266,6 +266,7 @@ enum class ForKind : uint8_t {
   kParallel,    // iterations run on the CPU thread pool, in any order
   kVectorized,  // the body becomes vector code over the (constant) extent
   kUnrolled,    // the body is repeated for each (constant) iteration
+  kUnrollHint,  // a serial loop the backend unrolls (#pragma unroll, LLVM's unroll hint)
   kGpuBlock,    // bound to blockIdx.{x,y,z}
   kGpuThread,   // bound to threadIdx.{x,y,z}
 };
@@ -319,6 +320,18 @@ struct Allocate : StmtNode {
   Allocate(Buffer b, Stmt s) : StmtNode(kKind), buffer(std::move(b)), body(std::move(s)) {}
   static Stmt Make(Buffer buffer, Stmt body);
   const Buffer buffer;
+  const Stmt body;
+};
+
+/// let var = value in body: value is evaluated once, before body, and var names it inside
+/// body only (var is immutable; each Variable is bound by at most one LetStmt or loop).
+struct LetStmt : StmtNode {
+  static constexpr IrNodeKind kKind = IrNodeKind::kLetStmt;
+  LetStmt(Var v, Expr x, Stmt b)
+      : StmtNode(kKind), var(std::move(v)), value(std::move(x)), body(std::move(b)) {}
+  static Stmt Make(Var var, Expr value, Stmt body);
+  const Var var;
+  const Expr value;
   const Stmt body;
 };
 

@@ -16,6 +16,9 @@
 #include "ir/transforms/flatten_storage.h"
 #include "ir/transforms/insert_sync.h"
 #include "ir/transforms/lower_thread_reduce.h"
+#include "ir/transforms/hoist_common_index.h"
+#include "ir/transforms/loop_partition.h"
+#include "ir/transforms/remove_redundant_guards.h"
 #include "ir/transforms/simplify.h"
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
@@ -172,11 +175,19 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   if (!target.is_nvgpu()) {
     body = passes.Run("vectorize_reduce", VectorizeReductions, body);
   }
+  // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
+  // then partition_loops splits serial/parallel loops so that their main part has no tail
+  // guard; both before vectorize, which turns each guard left inside a vectorized loop into a
+  // branch between the vector body and a scalar tail.
+  body = passes.Run("remove_redundant_guards", RemoveRedundantGuards, body);
+  body = passes.Run("partition_loops", PartitionLoops, body);
   body = passes.Run("vectorize", VectorizeLoops, body);
   body = passes.Run("unroll", UnrollLoops, body);
   if (target.is_nvgpu()) body = passes.Run("insert_sync", InsertSync, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);
   body = passes.Run("simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
+  // Last, on canonical flat indices; only for CUDA source: LLVM hoists and shares on its own.
+  if (target.is_nvgpu()) body = passes.Run("hoist_common_index", HoistCommonIndex, body);
   func->body = body;
   return func;
 }

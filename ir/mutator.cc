@@ -127,6 +127,12 @@ Stmt IRMutator::MutateEvaluate(const Evaluate* op, const Stmt& self) {
   return v.same_as(op->value) ? self : Evaluate::Make(v);
 }
 
+Stmt IRMutator::MutateLetStmt(const LetStmt* op, const Stmt& self) {
+  Expr v = Mutate(op->value);
+  Stmt b = Mutate(op->body);
+  return v.same_as(op->value) && b.same_as(op->body) ? self : LetStmt::Make(op->var, v, b);
+}
+
 Stmt IRMutator::MutateAllocate(const Allocate* op, const Stmt& self) {
   Stmt b = Mutate(op->body);
   return b.same_as(op->body) ? self : Allocate::Make(op->buffer, b);

@@ -37,7 +37,8 @@
   X(IfThenElse)                 \
   X(Block)                      \
   X(Evaluate)                   \
-  X(Allocate)
+  X(Allocate)                   \
+  X(LetStmt)
 
 #define CINN_LIKE_ALL_NODES(X) CINN_LIKE_EXPR_NODES(X) CINN_LIKE_STMT_NODES(X)
 

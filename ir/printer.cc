@@ -137,6 +137,13 @@ class Printer : public IRVisitor {
     os_ << "] in " << kScopes[static_cast<int>(op->buffer->scope)] << "\n";
     Visit(op->body);
   }
+  void VisitLetStmt(const LetStmt* op) override {
+    Indent();
+    os_ << "let " << op->var.name() << " = ";
+    Visit(op->value);
+    os_ << "\n";
+    Visit(op->body);
+  }
 
  private:
   void PrintBinary(const BinaryNode* op, const char* sym) {

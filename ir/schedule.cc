@@ -210,10 +210,14 @@ absl::StatusOr<Var> Stage::Vectorize(const Var& axis, int factor) {
   return parts->second;
 }
 
-absl::Status Stage::Unroll(const Var& axis) {
+absl::Status Stage::Unroll(const Var& axis, bool full) {
   auto found = FindLeaf(axis, "unroll");
   if (!found.ok()) return found.status();
   Axis& a = axes_[*found];
+  if (!full) {
+    a.kind = ForKind::kUnrollHint;
+    return absl::OkStatus();
+  }
   if (!AsConstInt(a.extent)) {
     return absl::InvalidArgumentError(absl::StrCat("unroll on stage ", tensor_.name(), ": axis ",
                                                    axis.name(), " has extent ",

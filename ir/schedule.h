@@ -126,8 +126,10 @@ class Stage {
   absl::Status Vectorize(const Var& axis);
   /// Splits off an inner loop of `factor` iterations and vectorizes it; returns it.
   absl::StatusOr<Var> Vectorize(const Var& axis, int factor);
-  /// Repeats the body for each iteration; the extent must be a constant.
-  absl::Status Unroll(const Var& axis);
+  /// Repeats the body for each iteration; the extent must be a constant. With `full` false
+  /// the loop stays a loop that the backend unrolls (CUDA `#pragma unroll`, an LLVM unroll
+  /// hint), and any extent is accepted.
+  absl::Status Unroll(const Var& axis, bool full = true);
   /// Runs iterations on the CPU thread pool.
   absl::Status Parallel(const Var& axis);
   /// Binds the loop to a GPU index: "blockIdx.x" .. "threadIdx.z".

@@ -72,5 +72,9 @@ void IRVisitor::VisitBlock(const Block* op) {
 }
 void IRVisitor::VisitEvaluate(const Evaluate* op) { Visit(op->value); }
 void IRVisitor::VisitAllocate(const Allocate* op) { Visit(op->body); }
+void IRVisitor::VisitLetStmt(const LetStmt* op) {
+  Visit(op->value);
+  Visit(op->body);
+}
 
 }  // namespace cinn_like::ir

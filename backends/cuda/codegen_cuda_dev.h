@@ -17,6 +17,16 @@ class CodeGenCudaDev : public CodeGenC {
   /// its extent is not the launch dimension itself.
   static absl::StatusOr<std::string> Generate(const ir::Module& device_module);
 
+  /// The CUDA vector type holding `bytes` (16, 8 or 4) of elements of `elem`, and how a
+  /// lane is spelled: float4 and `.x`..`.w`; double2; uint4 with a reinterpreting accessor
+  /// for elements without a native vector type (half, int8). Empty when there is none.
+  struct VectorType {
+    std::string name;
+    int lanes = 0;
+    bool native = false;  // components .x .y .z .w
+  };
+  static VectorType CudaVectorType(const ir::Type& elem, int bytes);
+
  protected:
   const char* Language() const override { return "CUDA"; }
   std::string ScopePrefix(ir::MemoryScope scope) override;
@@ -36,8 +46,19 @@ class CodeGenCudaDev : public CodeGenC {
   void VisitCast(const ir::Cast* op) override;
   /// The #include lines of the 16-bit float headers this translation unit needs.
   std::string TypeIncludes() const;
+  /// A store of a vector value goes to PrintVectorStore (codegen_cuda_vector.cc).
+  void VisitStore(const ir::Store* op) override;
 
  private:
+  /// A vector store `buf[ramp(base, 1, L)] = value` as 16-, 8- or 4-byte vector accesses
+  /// (float4, float2, double2, uint4 for 8 halves, ...) when every dense access of the
+  /// statement is aligned at run time, else as one scalar store per lane:
+  ///   if ((addr(&A[b]) | addr(&C[b])) % 16 == 0) {
+  ///     float4 A_v0 = *reinterpret_cast<const float4*>(&A[b]);  ...lane by lane on .x .y .z .w
+  ///     *reinterpret_cast<float4*>(&C[b]) = C_v1;
+  ///   } else { C[b] = A[b] + ...; C[b + 1] = ...; }
+  void PrintVectorStore(const ir::Store* op);
+  int vector_count_ = 0;  // numbers the vector temporaries of a kernel
   void AddKernel(const ir::LoweredFuncNode& kernel);
   const ir::LoweredFuncNode* kernel_ = nullptr;
   int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`

@@ -51,6 +51,10 @@ class FreeVars : public ir::IRVisitor {
     defined.insert(op->loop_var.node());
     ir::IRVisitor::VisitFor(op);
   }
+  void VisitLetStmt(const ir::LetStmt* op) override {
+    defined.insert(op->var.node());
+    ir::IRVisitor::VisitLetStmt(op);
+  }
   void VisitAllocate(const ir::Allocate* op) override {
     defined.insert(op->buffer->data.node());
     for (auto& d : op->buffer->shape) Visit(d);
@@ -90,6 +94,13 @@ void CodeGenLLVM::EmitStmt(const ir::Stmt& s) {
     case ir::IrNodeKind::kAllocate:
       EmitAllocate(s.As<ir::Allocate>());
       return;
+    case ir::IrNodeKind::kLetStmt: {
+      auto* let = s.As<ir::LetStmt>();
+      vars_[let->var.node()] = EmitExpr(let->value);
+      EmitStmt(let->body);
+      vars_.erase(let->var.node());
+      return;
+    }
     default:
       Fail(absl::InternalError(
           absl::StrCat("expression node ", ir::KindName(s.kind()), " used as a statement")));
@@ -102,6 +113,7 @@ void CodeGenLLVM::EmitFor(const ir::For* op) {
       EmitSerialFor(op, nullptr);
       return;
     case ir::ForKind::kUnrolled:
+    case ir::ForKind::kUnrollHint:
       EmitSerialFor(op, ir::AsConstInt(op->extent) ? "llvm.loop.unroll.full" : nullptr);
       return;
     case ir::ForKind::kVectorized:

@@ -299,6 +299,15 @@ class Simplifier : public IRMutator {
     return For::Make(op->loop_var, mn, ext, op->for_kind, body, op->bind_axis);
   }
 
+  Stmt MutateLetStmt(const LetStmt* op, const Stmt& self) override {
+    Expr v = Mutate(op->value);
+    bounds_[op->var.node()] = Bound(v);  // not the default: a let may be negative
+    Stmt body = Mutate(op->body);
+    bounds_.erase(op->var.node());
+    if (v.same_as(op->value) && body.same_as(op->body)) return self;
+    return LetStmt::Make(op->var, v, body);
+  }
+
   Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
     Expr c = Mutate(op->cond);
     if (auto* v = AsConstInt(c)) {

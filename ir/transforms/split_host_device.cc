@@ -30,6 +30,10 @@ class UseCollector : public IRVisitor {
     IRVisitor::VisitFor(op);
   }
   void VisitVariable(const Variable* op) override { vars.insert(op); }
+  void VisitLetStmt(const LetStmt* op) override {
+    loop_vars.insert(op->var.node());  // bound inside the kernel, like a loop index
+    IRVisitor::VisitLetStmt(op);
+  }
   void VisitLoad(const Load* op) override {
     read.insert(op->buffer.get());
     IRVisitor::VisitLoad(op);

@@ -7,6 +7,9 @@
 
 #include "ir/mutator.h"
 #include "ir/printer.h"
+#include "ir/substitute.h"
+#include "ir/transforms/linear_form.h"
+#include "ir/transforms/simplify.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -23,6 +26,8 @@ class Widener : public IRMutator {
   Widener(const Variable* var, Expr ramp) : var_(var), ramp_(std::move(ramp)) {}
   using IRMutator::Mutate;
   std::string failure;
+  /// Lane-dependent guards dropped from the vector body (scalar, as written).
+  std::vector<Expr> lane_guards;
 
  protected:
   Expr MutateVariable(const Variable* op, const Expr& self) override {
@@ -84,13 +89,35 @@ class Widener : public IRMutator {
     return Store::Make(op->buffer, idx, Widen(v, lanes));
   }
 
+  /// The lane-dependent conjuncts of a guard without else (the tail guard of a non-exact
+  /// split) are recorded in lane_guards and dropped: the vector body runs only where they hold
+  /// for every lane. The other conjuncts stay a scalar guard.
   Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
     Expr c = Mutate(op->cond);
-    if (c.type().is_vector()) {
-      failure = "its condition " + ToString(op->cond) + " depends on the lane";
+    if (!c.type().is_vector()) return IRMutator::MutateIfThenElse(op, self);
+    if (op->else_case.defined()) {
+      failure = "its condition " + ToString(op->cond) + " depends on the lane and has an else";
       return self;
     }
-    return IRMutator::MutateIfThenElse(op, self);
+    std::vector<Expr> scalar;
+    for (const Expr& conj : SplitConjunction(op->cond)) {
+      if (!UsesVar(conj, var_)) {
+        scalar.push_back(conj);
+        continue;
+      }
+      for (const Variable* v : inner_vars_) {
+        if (UsesVar(conj, v)) {
+          failure = "its condition " + ToString(conj) + " depends on the lane and on inner loop " +
+                    v->name;
+          return self;
+        }
+      }
+      bool seen = false;
+      for (auto& g : lane_guards) seen |= StructurallyEqual(g, conj);
+      if (!seen) lane_guards.push_back(conj);
+    }
+    Stmt then_case = Mutate(op->then_case);
+    return scalar.empty() ? then_case : IfThenElse::Make(JoinConjunction(scalar), then_case);
   }
 
   Stmt MutateFor(const For* op, const Stmt& self) override {
@@ -99,7 +126,18 @@ class Widener : public IRMutator {
       failure = "the bounds of inner loop " + op->loop_var.name() + " depend on the lane";
       return self;
     }
-    return IRMutator::MutateFor(op, self);
+    inner_vars_.push_back(op->loop_var.node());
+    Stmt s = IRMutator::MutateFor(op, self);
+    inner_vars_.pop_back();
+    return s;
+  }
+
+  Stmt MutateLetStmt(const LetStmt* op, const Stmt& self) override {
+    if (Mutate(op->value).type().is_vector()) {
+      failure = "it binds " + op->var.name() + " to a lane-dependent value";
+      return self;
+    }
+    return IRMutator::MutateLetStmt(op, self);
   }
 
   Stmt MutateAllocate(const Allocate* op, const Stmt& self) override {
@@ -117,7 +155,27 @@ class Widener : public IRMutator {
 
   const Variable* var_;
   Expr ramp_;
+  std::vector<const Variable*> inner_vars_;
 };
+
+/// A scalar condition that holds for every lane v in [min, min + lanes) when `guard` does,
+/// for guards that are conjunctions of comparisons affine in v (each is checked at the one
+/// end of the range where it is tightest); undefined when the guard is not of that form.
+Expr AllLanes(const Expr& guard, const Variable* v, const Expr& min, int lanes) {
+  std::vector<Expr> out;
+  for (const Expr& c : SplitConjunction(guard)) {
+    if (!UsesVar(c, v)) {
+      out.push_back(c);
+      continue;
+    }
+    // The claim form <= 0 is tightest where form is largest.
+    auto claim = AsNonPositiveClaim(c);
+    if (!claim || claim->UsesInsideAtom(v)) return Expr();
+    int64_t lane = claim->Coeff(v) > 0 ? lanes - 1 : 0;
+    out.push_back(Substitute(c, {{v, Simplify(min + Expr(static_cast<int>(lane)))}}));
+  }
+  return JoinConjunction(out);
+}
 
 class Vectorizer : public IRMutator {
  public:
@@ -138,12 +196,22 @@ class Vectorizer : public IRMutator {
     }
     Widener widen(op->loop_var.node(), Ramp::Make(op->min, Expr(1), static_cast<int>(*lanes)));
     Stmt vector_body = widen.Mutate(body);
+    Stmt serial = For::Make(op->loop_var, op->min, op->extent, ForKind::kSerial, body);
+    std::vector<Expr> all_lanes;
+    for (const Expr& g : widen.lane_guards) {
+      all_lanes.push_back(AllLanes(g, op->loop_var.node(), op->min, static_cast<int>(*lanes)));
+      if (!all_lanes.back().defined() && widen.failure.empty()) {
+        widen.failure = "its condition " + ToString(g) + " is not affine in the lane";
+      }
+    }
     if (!widen.failure.empty()) {
       LOG(WARNING) << "cannot vectorize loop " << op->loop_var.name() << ": " << widen.failure
                    << "; it stays serial";
-      return For::Make(op->loop_var, op->min, op->extent, ForKind::kSerial, body);
+      return serial;
     }
-    return vector_body;
+    if (all_lanes.empty()) return vector_body;
+    // Guarded lanes: the vector body where every lane is in bounds, else the scalar tail.
+    return IfThenElse::Make(JoinConjunction(all_lanes), vector_body, serial);
   }
 };
 

@@ -60,10 +60,10 @@ TEST(SeedCodeGenCuda, VectorAddIsOneReadableKernelWithAGuardedTail) {
                         "float* __restrict__ A, const float* __restrict__ B, float* __restrict__ "
                         "C, int32_t n) {\n"
                         "  int32_t i_outer = blockIdx.x;\n"
+                        "  const int32_t idx0 = i_outer * 64;\n"
                         "  int32_t i_inner = threadIdx.x;\n"
-                        "  if (i_outer * 64 + i_inner < n) {\n"
-                        "    C[i_outer * 64 + i_inner] = A[i_outer * 64 + i_inner] + "
-                        "B[i_outer * 64 + i_inner];\n"
+                        "  if (idx0 + i_inner < n) {\n"
+                        "    C[idx0 + i_inner] = A[idx0 + i_inner] + B[idx0 + i_inner];\n"
                         "  }\n"
                         "}\n"));
   EXPECT_THAT(*source, Not(HasSubstr("if (i_outer <")));  // launch dims need no guard

@@ -21,9 +21,15 @@ std::string LowerExample(const std::string& name, const Target& target) {
   return f.ok() ? ToString((*f)->body) : "";
 }
 
-TEST(Lower, VectorAddSplitBy64WithGuardedTail) {
+TEST(Lower, VectorAddSplitBy64IsPartitionedIntoAGuardFreeMainLoopAndAGuardedTail) {
   EXPECT_EQ(LowerExample("myadd", Target::X86()),
-            "for (i_outer, 0, ((n + 63) / 64)) {\n"
+            "for (i_outer, 0, (n / 64)) {\n"
+            "  for (i_inner, 0, 64) {\n"
+            "    C[((i_outer * 64) + i_inner)] = (A[((i_outer * 64) + i_inner)] + "
+            "B[((i_outer * 64) + i_inner)])\n"
+            "  }\n"
+            "}\n"
+            "for (i_outer, (n / 64), (((n + 63) / 64) - (n / 64))) {\n"
             "  for (i_inner, 0, 64) {\n"
             "    if ((((i_outer * 64) + i_inner) < n)) {\n"
             "      C[((i_outer * 64) + i_inner)] = (A[((i_outer * 64) + i_inner)] + "
@@ -35,15 +41,22 @@ TEST(Lower, VectorAddSplitBy64WithGuardedTail) {
 
 TEST(Lower, VectorAddBoundToBlocksAndThreadsOnNvgpu) {
   std::string ir = LowerExample("myadd", Target::NVGPU(90));
+  // The block's offset is computed once per block (hoist_common_index runs for NVGPU).
   EXPECT_THAT(ir, HasSubstr("blockIdx.x for (i_outer, 0, ((n + 63) / 64)) {\n"
+                            "  let idx0 = (i_outer * 64)\n"
                             "  threadIdx.x for (i_inner, 0, 64) {\n"
-                            "    if ((((i_outer * 64) + i_inner) < n)) {"));
+                            "    if (((idx0 + i_inner) < n)) {"));
 }
 
-TEST(Lower, SumReductionSplitBy32InitializesBeforeTheReduceLoops) {
+TEST(Lower, SumReductionSplitBy32InitializesBeforeThePartitionedReduceLoops) {
   EXPECT_EQ(LowerExample("sum_reduce", Target::X86()),
             "B[0] = 0.0f\n"
-            "for (k_outer, 0, ((n + 31) / 32)) {\n"
+            "for (k_outer, 0, (n / 32)) {\n"
+            "  for (k_inner, 0, 32) {\n"
+            "    B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
+            "  }\n"
+            "}\n"
+            "for (k_outer, (n / 32), (((n + 31) / 32) - (n / 32))) {\n"
             "  for (k_inner, 0, 32) {\n"
             "    if ((((k_outer * 32) + k_inner) < n)) {\n"
             "      B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
@@ -78,12 +91,14 @@ TEST(Lower, TiledMatmulHasTilesThenReductionThenPointsAndNoGuards) {
 
 TEST(Lower, VectorizedTiledAddUsesRampsOfEightLanes) {
   std::string ir = LowerExample("add_vectorized", Target::X86());
-  EXPECT_THAT(ir, HasSubstr("for (i_outer, 0, ((m + 15) / 16)) {\n"
+  // The rows split by 16 are partitioned: guard-free main loop, guarded tail.
+  EXPECT_THAT(ir, HasSubstr("for (i_outer, 0, (m / 16)) {\n"
                             "  for (j_outer, 0, 4) {\n"
                             "    for (i_inner, 0, 16) {\n"
                             "      for (j_inner_outer, 0, 8) {\n"));
   EXPECT_THAT(ir, HasSubstr("C[ramp(((((i_outer * 16) + i_inner) * 256) + ((j_outer * 64) + "
                             "(j_inner_outer * 8))), 1, 8)] = (A[ramp("));
+  EXPECT_THAT(ir, HasSubstr("for (i_outer, (m / 16), (((m + 15) / 16) - (m / 16))) {\n"));
   EXPECT_THAT(ir, Not(HasSubstr("j_inner_inner")));  // the vectorized loop is gone
 }
 

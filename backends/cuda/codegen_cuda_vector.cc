@@ -1,0 +1,259 @@
+/// \file CodeGenCudaDev's vector statements: 128-bit (or 64-, 32-bit) loads and stores through
+/// CUDA vector types, with an alignment check and a lane-by-lane scalar fallback.
+#include <functional>
+#include <map>
+#include <optional>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/codegen_cuda_dev.h"
+#include "ir/printer.h"
+#include "ir/transforms/linear_form.h"
+#include "ir/transforms/simplify.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::backends {
+namespace {
+
+const char kComponents[] = "xyzw";
+
+/// The widest access (16, 8 or 4 bytes, holding at least two lanes) that tiles `lanes`
+/// elements of `elem`; 0 when there is none.
+int ChunkBytes(const ir::Type& elem, int lanes) {
+  int bytes = elem.bytes();
+  for (int chunk : {16, 8, 4}) {
+    if (chunk % bytes == 0 && chunk / bytes >= 2 && (lanes * bytes) % chunk == 0) return chunk;
+  }
+  return 0;
+}
+
+const ir::Ramp* DenseRamp(const ir::Expr& index) {
+  auto* ramp = index.As<ir::Ramp>();
+  return ramp && ir::IsConstInt(ramp->stride, 1) ? ramp : nullptr;
+}
+
+/// Replaces a load (by lane) during lane extraction; returns an undefined Expr to keep it.
+using LoadHook = std::function<ir::Expr(const ir::Load*, int lane)>;
+
+/// Lane `k` of a vector expression as a scalar expression; scalars are returned as they are.
+ir::Expr Lane(const ir::Expr& e, int k, const LoadHook& hook) {
+  if (e.type().is_scalar()) return e;
+  auto lane = [&](const ir::Expr& x) { return Lane(x, k, hook); };
+  switch (e.kind()) {
+    case ir::IrNodeKind::kRamp: {
+      auto* op = e.As<ir::Ramp>();
+      return k == 0 ? op->base : ir::Simplify(op->base + op->stride * ir::Expr(k));
+    }
+    case ir::IrNodeKind::kBroadcast:
+      return e.As<ir::Broadcast>()->value;
+#define CINN_LIKE_LANE_BINARY(name, sym)             \
+  case ir::IrNodeKind::k##name: {                    \
+    auto* op = e.As<ir::name>();                     \
+    return ir::name::Make(lane(op->a), lane(op->b)); \
+  }
+      CINN_LIKE_BINARY_NODES(CINN_LIKE_LANE_BINARY)
+#undef CINN_LIKE_LANE_BINARY
+    case ir::IrNodeKind::kNot:
+      return ir::Not::Make(lane(e.As<ir::Not>()->a));
+    case ir::IrNodeKind::kSelect: {
+      auto* op = e.As<ir::Select>();
+      return ir::Select::Make(lane(op->cond), lane(op->true_value), lane(op->false_value));
+    }
+    case ir::IrNodeKind::kCast:
+      return ir::Cast::Make(e.type().WithLanes(1), lane(e.As<ir::Cast>()->value));
+    case ir::IrNodeKind::kCall: {
+      auto* op = e.As<ir::Call>();
+      std::vector<ir::Expr> args;
+      for (auto& a : op->args) args.push_back(lane(a));
+      return ir::Call::Make(e.type().WithLanes(1), op->name, args, op->call_kind);
+    }
+    case ir::IrNodeKind::kLoad: {
+      auto* op = e.As<ir::Load>();
+      if (hook) {
+        if (ir::Expr r = hook(op, k); r.defined()) return r;
+      }
+      return ir::Load::Make(op->buffer, {lane(op->indices[0])});
+    }
+    default:
+      return e;  // unreachable for well-typed IR: other nodes are scalar
+  }
+}
+
+/// The dense vector loads of an expression, without repeats.
+std::vector<const ir::Load*> DenseLoads(const ir::Expr& e) {
+  struct Finder : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    std::vector<const ir::Load*> found;
+    void VisitLoad(const ir::Load* op) override {
+      ir::IRVisitor::VisitLoad(op);
+      if (op->type.is_scalar() || op->indices.size() != 1 || !DenseRamp(op->indices[0])) return;
+      if (!ChunkBytes(op->buffer->dtype, op->type.lanes())) return;
+      for (const ir::Load* f : found) {
+        if (f->buffer == op->buffer && ir::StructurallyEqual(f->indices[0], op->indices[0])) return;
+      }
+      found.push_back(op);
+    }
+  } finder;
+  finder.Visit(e);
+  return finder.found;
+}
+
+}  // namespace
+
+CodeGenCudaDev::VectorType CodeGenCudaDev::CudaVectorType(const ir::Type& elem, int bytes) {
+  VectorType v;
+  if (elem.bytes() == 0 || bytes % elem.bytes() != 0) return v;
+  v.lanes = bytes / elem.bytes();
+  static const std::map<std::pair<int, int>, const char*> kNative = {
+      {{32, 2}, "2"}, {{32, 4}, "4"}, {{64, 2}, "2"}};
+  const char* prefix = nullptr;
+  if (elem.is_float() && elem.bits() == 32) prefix = "float";
+  if (elem.is_float() && elem.bits() == 64) prefix = "double";
+  if (elem.is_int() && elem.bits() == 32) prefix = "int";
+  if (elem.is_uint() && elem.bits() == 32) prefix = "uint";
+  if (elem.is_int() && elem.bits() == 64) prefix = "longlong";
+  if (elem.is_uint() && elem.bits() == 64) prefix = "ulonglong";
+  auto it = kNative.find({elem.bits(), v.lanes});
+  if (prefix && it != kNative.end()) {
+    v.name = absl::StrCat(prefix, it->second);
+    v.native = true;
+    return v;
+  }
+  v.name = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned int";
+  return v;
+}
+
+void CodeGenCudaDev::VisitStore(const ir::Store* op) {
+  if (op->value.type().is_vector()) {
+    PrintVectorStore(op);
+  } else {
+    CodeGenC::VisitStore(op);
+  }
+}
+
+void CodeGenCudaDev::PrintVectorStore(const ir::Store* op) {
+  const int lanes = op->value.type().lanes();
+  if (op->indices.size() != 1 || op->indices[0].type().lanes() != lanes) {
+    Fail(absl::InternalError(absl::StrCat("vector store to ", op->buffer->name, " of ", lanes,
+                                          " lanes needs one flat index of as many lanes")));
+    return;
+  }
+  const ir::Expr& index = op->indices[0];
+  auto scalar_lanes = [&](const LoadHook& hook) {
+    for (int k = 0; k < lanes; ++k) {
+      ir::Expr value = Lane(op->value, k, hook);
+      if (!hook) {
+        PrintStmt(ir::Store::Make(op->buffer, {Lane(index, k, nullptr)}, value));
+        continue;
+      }
+      Indent();
+      out_ << op->buffer->name << "[" << Print(Lane(index, k, nullptr)) << "] = " << Print(value)
+           << ";\n";
+    }
+  };
+
+  // Every dense access of the statement with a vector type becomes chunked vector accesses.
+  struct Access {
+    const ir::Buffer* buffer;
+    ir::Expr base;
+    VectorType type;
+    int chunk_bytes;
+    std::string name;  // the temporary; chunk c is name + "_" + c when there are several
+    int chunks;
+    std::string Temp(int c) const { return chunks == 1 ? name : absl::StrCat(name, "_", c); }
+    /// Lane k of the temporaries, as C.
+    std::string Component(int k, const std::string& elem_type) const {
+      std::string temp = Temp(k / type.lanes);
+      int c = k % type.lanes;
+      if (type.native) return absl::StrCat(temp, ".", std::string(1, kComponents[c]));
+      return absl::StrCat("reinterpret_cast<", elem_type, "*>(&", temp, ")[", c, "]");
+    }
+  };
+  auto make_access = [&](const ir::Buffer& buffer, const ir::Expr& idx) -> std::optional<Access> {
+    const ir::Ramp* ramp = DenseRamp(idx);
+    int bytes = ramp ? ChunkBytes(buffer->dtype, lanes) : 0;
+    if (!bytes) return std::nullopt;
+    VectorType vt = CudaVectorType(buffer->dtype, bytes);
+    if (vt.name.empty()) return std::nullopt;
+    return Access{
+        &buffer,         ramp->base, vt, bytes, absl::StrCat(buffer->name, "_v", vector_count_++),
+        lanes / vt.lanes};
+  };
+  std::vector<const ir::Load*> loads = DenseLoads(op->value);
+  std::vector<Access> load_access;
+  for (const ir::Load* l : loads) load_access.push_back(*make_access(l->buffer, l->indices[0]));
+  std::optional<Access> store = make_access(op->buffer, index);
+  if (load_access.empty() && !store) {
+    scalar_lanes(nullptr);
+    return;
+  }
+
+  // The vector path needs each access aligned to its width: one test per width.
+  std::map<int, std::vector<std::string>> by_width;
+  auto address = [&](const Access& a) {
+    return absl::StrCat("reinterpret_cast<unsigned long long>(&", (*a.buffer)->name, "[",
+                        Print(a.base), "])");
+  };
+  for (auto& a : load_access) by_width[a.chunk_bytes].push_back(address(a));
+  if (store) by_width[store->chunk_bytes].push_back(address(*store));
+  std::string aligned;
+  for (auto& [width, addrs] : by_width) {
+    std::string ored = addrs[0];
+    for (size_t i = 1; i < addrs.size(); ++i) absl::StrAppend(&ored, " | ", addrs[i]);
+    if (addrs.size() > 1) ored = "(" + ored + ")";
+    absl::StrAppend(&aligned, aligned.empty() ? "" : " && ", ored, " % ", width, " == 0");
+  }
+  Indent();
+  out_ << "if (" << aligned << ") {\n";
+  ++indent_;
+  auto chunk_address = [&](const Access& a, int c) {
+    ir::Expr base = c == 0 ? a.base : ir::Simplify(a.base + ir::Expr(c * a.type.lanes));
+    return absl::StrCat("&", (*a.buffer)->name, "[", Print(base), "]");
+  };
+  for (auto& a : load_access) {
+    for (int c = 0; c < a.chunks; ++c) {
+      Indent();
+      out_ << a.type.name << " " << a.Temp(c) << " = *reinterpret_cast<const " << a.type.name
+           << "*>(" << chunk_address(a, c) << ");\n";
+    }
+  }
+  LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
+    for (size_t i = 0; i < loads.size(); ++i) {
+      if (loads[i]->buffer != l->buffer ||
+          !ir::StructurallyEqual(loads[i]->indices[0], l->indices[0])) {
+        continue;
+      }
+      // A name the printer writes verbatim: the lane of the vector temporary.
+      ir::Type elem = l->buffer->dtype;
+      return ir::Var(load_access[i].Component(k, TypeName(elem)), elem);
+    }
+    return ir::Expr();
+  };
+  if (store) {
+    for (int c = 0; c < store->chunks; ++c) {
+      Indent();
+      out_ << store->type.name << " " << store->Temp(c) << ";\n";
+    }
+    std::string elem = TypeName(op->buffer->dtype);
+    for (int k = 0; k < lanes; ++k) {
+      Indent();
+      out_ << store->Component(k, elem) << " = " << Print(Lane(op->value, k, hook)) << ";\n";
+    }
+    for (int c = 0; c < store->chunks; ++c) {
+      Indent();
+      out_ << "*reinterpret_cast<" << store->type.name << "*>(" << chunk_address(*store, c)
+           << ") = " << store->Temp(c) << ";\n";
+    }
+  } else {
+    scalar_lanes(hook);
+  }
+  --indent_;
+  Indent();
+  out_ << "} else {\n";
+  ++indent_;
+  scalar_lanes(nullptr);
+  --indent_;
+  Indent();
+  out_ << "}\n";
+}
+
+}  // namespace cinn_like::backends

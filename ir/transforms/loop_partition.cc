@@ -1,0 +1,168 @@
+/// \file PartitionLoops: the bound where each guard starts to matter, found on affine forms.
+#include "ir/transforms/loop_partition.h"
+
+#include "ir/mutator.h"
+#include "ir/substitute.h"
+#include "ir/transforms/linear_form.h"
+#include "ir/transforms/simplify.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+namespace {
+
+bool IsBound(ForKind k) { return k == ForKind::kGpuBlock || k == ForKind::kGpuThread; }
+
+/// Whether a GPU-bound loop is nested in s: a loop around one keeps the kernel's shape.
+bool HasBoundLoop(const Stmt& s) {
+  struct Finder : IRVisitor {
+    using IRVisitor::Visit;
+    bool found = false;
+    void VisitFor(const For* op) override {
+      found |= IsBound(op->for_kind);
+      IRVisitor::VisitFor(op);
+    }
+  } f;
+  f.Visit(s);
+  return f.found;
+}
+
+/// min(a, b), decided when both are quotients (x + c1) / d and (x + c2) / d by one positive
+/// constant with non-negative numerators: the one with the smaller constant. The common case is
+/// a split's extent (n + f - 1) / f against the partition bound n / f.
+Expr MinOf(const Expr& a, const Expr& b) {
+  auto *da = a.As<Div>(), *db = b.As<Div>();
+  const int64_t* d = da ? AsConstInt(da->b) : nullptr;
+  if (d && *d > 0 && db && IsConstInt(db->b, *d) && ProvablyNonNegative(da->a, {}) &&
+      ProvablyNonNegative(db->a, {})) {
+    LinearForm diff = LinearForm::Of(da->a);
+    diff.Add(LinearForm::Of(db->a), -1);
+    if (diff.terms.empty()) return diff.constant <= 0 ? a : b;
+  }
+  return min(a, b);
+}
+
+/// The guard conjuncts under a loop over `o` that depend on o: for each, the value below which
+/// it holds for every iteration of the loops between o and the guard, or a failure.
+class GuardCollector : public IRVisitor {
+ public:
+  explicit GuardCollector(const Var& o) : o_(o) {}
+  using IRVisitor::Visit;
+  std::vector<std::pair<Expr, Expr>> holds_below;  // (conjunct, bound): holds when o < bound
+  std::vector<Expr> failed;
+
+ protected:
+  void VisitFor(const For* op) override {
+    inner_[op->loop_var.node()] = {op->min, op->min + op->extent - 1};
+    IRVisitor::VisitFor(op);
+    inner_.erase(op->loop_var.node());
+  }
+  void VisitLetStmt(const LetStmt* op) override {
+    inner_[op->var.node()] = {op->value, op->value};
+    IRVisitor::VisitLetStmt(op);
+    inner_.erase(op->var.node());
+  }
+  void VisitIfThenElse(const IfThenElse* op) override {
+    if (!op->else_case.defined()) {
+      for (const Expr& c : SplitConjunction(op->cond)) {
+        if (!UsesVar(c, o_.node())) continue;
+        Expr bound = HoldsBelow(c);
+        if (bound.defined()) {
+          holds_below.push_back({c, bound});
+        } else {
+          failed.push_back(c);
+        }
+      }
+    }
+    IRVisitor::VisitIfThenElse(op);
+  }
+
+ private:
+  /// For the claim a*o + rest <= 0 (rest bounded over the inner loops): o < (a - rest) / a.
+  Expr HoldsBelow(const Expr& c) {
+    auto claim = AsNonPositiveClaim(c);
+    if (!claim) return Expr();
+    LinearForm ub = UpperBound(*claim, inner_);
+    if (ub.UsesInsideAtom(o_.node())) return Expr();
+    int64_t a = ub.Coeff(o_.node());
+    if (a <= 0) return Expr();
+    LinearForm num;
+    num.Add(ub.Without(o_.node()), -1);
+    num.constant += a;
+    Type t = o_.type();
+    Expr bound = Max::Make(num.ToExpr(t), MakeConst(t, 0)) / MakeConst(t, static_cast<double>(a));
+    for (auto& [v, range] : inner_) {
+      if (UsesVar(bound, v)) return Expr();
+    }
+    return bound;
+  }
+
+  const Var o_;
+  RangeMap inner_;
+};
+
+/// Removes the given conjuncts from every guard without else; a guard left empty becomes its body.
+class ConjunctDropper : public IRMutator {
+ public:
+  explicit ConjunctDropper(std::vector<Expr> drop) : drop_(std::move(drop)) {}
+  using IRMutator::Mutate;
+
+ protected:
+  Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
+    if (op->else_case.defined()) return IRMutator::MutateIfThenElse(op, self);
+    std::vector<Expr> kept;
+    for (const Expr& c : SplitConjunction(op->cond)) {
+      bool drop = false;
+      for (const Expr& d : drop_) drop |= StructurallyEqual(c, d);
+      if (!drop) kept.push_back(c);
+    }
+    Stmt then_case = Mutate(op->then_case);
+    if (kept.empty()) return then_case;
+    return IfThenElse::Make(JoinConjunction(kept), then_case);
+  }
+
+ private:
+  std::vector<Expr> drop_;
+};
+
+class Partitioner : public IRMutator {
+ public:
+  using IRMutator::Mutate;
+
+ protected:
+  Stmt MutateFor(const For* op, const Stmt& self) override {
+    bool whole = IsBound(op->for_kind) || op->for_kind == ForKind::kVectorized ||
+                 op->for_kind == ForKind::kUnrolled || op->for_kind == ForKind::kUnrollHint ||
+                 HasBoundLoop(op->body);
+    if (whole) return IRMutator::MutateFor(op, self);
+    GuardCollector guards(op->loop_var);
+    guards.Visit(op->body);
+    std::vector<Expr> drop;
+    Expr limit;
+    for (auto& [c, bound] : guards.holds_below) {
+      bool failed = false;
+      for (const Expr& f : guards.failed) failed |= StructurallyEqual(c, f);
+      if (failed) continue;
+      drop.push_back(c);
+      bound = Simplify(bound);
+      limit = limit.defined() ? MinOf(limit, bound) : bound;
+    }
+    if (drop.empty()) return IRMutator::MutateFor(op, self);
+    Type t = op->loop_var.type();
+    Expr main_extent = MinOf(op->extent, Simplify(max(limit - op->min, MakeConst(t, 0))));
+    Stmt main_body = Mutate(ConjunctDropper(drop).Mutate(op->body));
+    // The tail keeps the guards and is not partitioned further (it runs few iterations). It
+    // gets its own variable (same name): each variable has one binding loop.
+    Var tail_var(op->loop_var.name(), t);
+    Stmt tail_body = Substitute(op->body, {{op->loop_var.node(), tail_var}});
+    return Block::Make(
+        {For::Make(op->loop_var, op->min, main_extent, op->for_kind, main_body, op->bind_axis),
+         For::Make(tail_var, Simplify(op->min + main_extent), Simplify(op->extent - main_extent),
+                   op->for_kind, tail_body, op->bind_axis)});
+  }
+};
+
+}  // namespace
+
+Stmt PartitionLoops(const Stmt& s) { return Partitioner().Mutate(s); }
+
+}  // namespace cinn_like::ir
