@@ -21,6 +21,22 @@ const char* OpPatternName(OpPattern p) {
   return "?";
 }
 
+ir::Type ToIrType(DType t) {
+  switch (t) {
+    case DType::kBool: return ir::Bool();
+    case DType::kInt8: return ir::Int(8);
+    case DType::kInt16: return ir::Int(16);
+    case DType::kInt32: return ir::Int(32);
+    case DType::kInt64: return ir::Int(64);
+    case DType::kUInt8: return ir::UInt(8);
+    case DType::kFloat16: return ir::Float16();
+    case DType::kBFloat16: return ir::BFloat16();
+    case DType::kFloat32: return ir::Float(32);
+    case DType::kFloat64: return ir::Float(64);
+  }
+  return ir::Float(32);
+}
+
 const OpRegistry& OpRegistry::Global() {
   static std::once_flag once;
   static OpRegistry* registry = nullptr;

@@ -16,6 +16,8 @@
 #include "hlir/attribute.h"
 #include "hlir/host_tensor.h"
 #include "hlir/shape.h"
+#include "ir/tensor.h"
+#include "ir/type.h"
 
 namespace cinn_like::hlir {
 
@@ -39,6 +41,19 @@ using ReferenceFn = std::function<absl::Status(const std::vector<const HostTenso
                                                const AttributeMap& attrs,
                                                std::vector<HostTensor>& outputs)>;
 
+/// What op lowering knows of one output before the compute exists: its IR element type and
+/// its shape as IR expressions (symbolic dims are the lowering's shared ir::Vars).
+struct ComputeOutput {
+  ir::Type type;
+  std::vector<ir::Expr> shape;
+};
+/// The op in lang: its output tensors (as many as the op has outputs, with the given types
+/// and shapes) from its input tensors, named `name` or `name_<k>`. The graph compiler inlines
+/// and schedules them; an op without a compute runs as an extern call or is unsupported.
+using ComputeFn = std::function<absl::StatusOr<std::vector<ir::Tensor>>(
+    const std::vector<ir::Tensor>& inputs, const AttributeMap& attrs,
+    const std::vector<ComputeOutput>& outputs, const std::string& name)>;
+
 struct OpDef {
   std::string name;
   OpPattern pattern = OpPattern::kElementwise;
@@ -47,7 +62,11 @@ struct OpDef {
   int num_outputs = 1;
   InferFn infer;
   ReferenceFn reference;
+  ComputeFn compute;  // may be null (see ComputeFn)
 };
+
+/// The IR element type of a dtype (bool is ir::Bool(), bfloat16 ir::BFloat16()).
+ir::Type ToIrType(DType t);
 
 class OpRegistry {
  public:
