@@ -178,7 +178,10 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
   // then partition_loops splits serial/parallel loops so that their main part has no tail
   // guard; both before vectorize, which turns each guard left inside a vectorized loop into a
-  // branch between the vector body and a scalar tail.
+  // branch between the vector body and a scalar tail. The guard lower_thread_reduce puts on
+  // the single final store (tx == 0) is an equality, which remove_redundant_guards never drops,
+  // and partition_loops leaves loops around thread loops whole; insert_sync comes after it, so
+  // it splits a loop with shared memory or a block reduce only where all threads agree.
   body = passes.Run("remove_redundant_guards", RemoveRedundantGuards, body);
   body = passes.Run("partition_loops", PartitionLoops, body);
   body = passes.Run("vectorize", VectorizeLoops, body);
@@ -187,6 +190,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   body = passes.Run("flatten_storage", FlattenStorage, body);
   body = passes.Run("simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
   // Last, on canonical flat indices; only for CUDA source: LLVM hoists and shares on its own.
+  // It names pure integer arithmetic only (no loads, no calls) and moves no statement, so the
+  // barriers and block reduce calls stay where insert_sync and lower_thread_reduce put them.
   if (target.is_nvgpu()) body = passes.Run("hoist_common_index", HoistCommonIndex, body);
   func->body = body;
   return func;

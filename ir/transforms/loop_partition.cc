@@ -4,6 +4,7 @@
 #include "ir/mutator.h"
 #include "ir/substitute.h"
 #include "ir/transforms/linear_form.h"
+#include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -20,6 +21,29 @@ bool HasBoundLoop(const Stmt& s) {
     void VisitFor(const For* op) override {
       found |= IsBound(op->for_kind);
       IRVisitor::VisitFor(op);
+    }
+  } f;
+  f.Visit(s);
+  return f.found;
+}
+
+/// Whether every thread of a block must run s in step: it touches shared memory (insert_sync,
+/// which runs later, may put a barrier in it) or calls a block reduce (which synchronizes).
+bool Synchronizes(const Stmt& s) {
+  struct Finder : IRVisitor {
+    using IRVisitor::Visit;
+    bool found = false;
+    void VisitLoad(const Load* op) override {
+      found |= op->buffer->scope == MemoryScope::kShared;
+      IRVisitor::VisitLoad(op);
+    }
+    void VisitStore(const Store* op) override {
+      found |= op->buffer->scope == MemoryScope::kShared;
+      IRVisitor::VisitStore(op);
+    }
+    void VisitCall(const Call* op) override {
+      found |= op->call_kind == Call::CallKind::kIntrinsic && IsBlockReduceIntrinsic(op->name);
+      IRVisitor::VisitCall(op);
     }
   } f;
   f.Visit(s);
@@ -133,14 +157,24 @@ class Partitioner : public IRMutator {
     bool whole = IsBound(op->for_kind) || op->for_kind == ForKind::kVectorized ||
                  op->for_kind == ForKind::kUnrolled || op->for_kind == ForKind::kUnrollHint ||
                  HasBoundLoop(op->body);
+    if (op->for_kind == ForKind::kGpuThread) {
+      thread_vars_.push_back(op->loop_var.node());
+      Stmt out = IRMutator::MutateFor(op, self);
+      thread_vars_.pop_back();
+      return out;
+    }
     if (whole) return IRMutator::MutateFor(op, self);
     GuardCollector guards(op->loop_var);
     guards.Visit(op->body);
+    // A split point that differs between threads would let them run a barrier of the body a
+    // different number of times in each part: such a body is split only where all agree.
+    bool in_step = Synchronizes(op->body);
     std::vector<Expr> drop;
     Expr limit;
     for (auto& [c, bound] : guards.holds_below) {
       bool failed = false;
       for (const Expr& f : guards.failed) failed |= StructurallyEqual(c, f);
+      for (const Variable* t : thread_vars_) failed |= in_step && UsesVar(bound, t);
       if (failed) continue;
       drop.push_back(c);
       bound = Simplify(bound);
@@ -159,6 +193,9 @@ class Partitioner : public IRMutator {
          For::Make(tail_var, Simplify(op->min + main_extent), Simplify(op->extent - main_extent),
                    op->for_kind, tail_body, op->bind_axis)});
   }
+
+ private:
+  std::vector<const Variable*> thread_vars_;  // of the enclosing threadIdx loops
 };
 
 }  // namespace

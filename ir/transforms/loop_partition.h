@@ -12,7 +12,10 @@ namespace cinn_like::ir {
 /// the loops between o and the guard, and splits the loop there into a main loop without
 /// the conjunct and a tail loop that keeps it (iterations keep their order). Inner loops of
 /// the main part are partitioned in turn; the tail is left as it is. GPU-bound loops and loops
-/// around them (the launch has one shape), vectorized and unrolled loops are left whole.
+/// around them (the launch has one shape), vectorized and unrolled loops are left whole. A loop
+/// whose body touches shared memory or calls a block reduce (barriers, now or after
+/// insert_sync) is not split where the split point depends on a threadIdx variable: all
+/// threads must run its barriers together.
 Stmt PartitionLoops(const Stmt& s);
 
 }  // namespace cinn_like::ir

@@ -9,6 +9,7 @@
 #include "cinn_like/examples.h"
 #include "ir/printer.h"
 #include "ir/transforms/lower_thread_reduce.h"
+#include "tests/cuda/index_names.h"
 #include "tests/cuda/row_reduce_module.h"
 
 namespace cinn_like::backends {
@@ -37,8 +38,9 @@ TEST(LowerThreadReduce, PartialPerThreadThenOneBlockReduceAndOneStore) {
   ASSERT_TRUE(f.ok()) << f.status();
   std::string ir = ir::ToString(**f);
   // The accumulation goes to a private partial, never to B, inside the thread loop.
-  EXPECT_THAT(
-      ir, HasSubstr("B_partial[0] = (B_partial[0] + A[((i * n) + ((j_outer * 256) + j_inner))])"))
+  std::string row = testing::IrIndexName(ir, "(i * n)");
+  EXPECT_THAT(ir, HasSubstr("B_partial[0] = (B_partial[0] + A[(" + row +
+                            " + ((j_outer * 256) + j_inner))])"))
       << ir;
   EXPECT_THAT(ir, HasSubstr("B_partial[0] = cinn_like_block_reduce_sum(B_partial[0])")) << ir;
   EXPECT_THAT(ir, HasSubstr("if ((j_inner == 0))")) << ir;
@@ -101,9 +103,9 @@ TEST_P(CodeGenReduceCases, CompilesToPtxForSm90) {
   if (c.rows_per_block) {
     EXPECT_THAT(src, HasSubstr("int32_t i_inner = threadIdx.y;"));
     // Thread 0 of a row stores only rows that exist.
-    EXPECT_THAT(src, HasSubstr("if (j_inner == 0 && i_outer * " + std::to_string(c.rows_per_block) +
-                               " + i_inner < m) {"))
-        << src;
+    std::string first_row =
+        testing::CudaIndexName(src, "i_outer * " + std::to_string(c.rows_per_block));
+    EXPECT_THAT(src, HasSubstr("if (j_inner == 0 && " + first_row + " + i_inner < m) {")) << src;
   }
   std::string ptx = Ptx(src, "rr");
   EXPECT_THAT(ptx, HasSubstr(".entry rr_kernel"));
@@ -133,8 +135,9 @@ TEST(CodeGenReduce, RowSumExampleIsABlockReducePerRow) {
   EXPECT_THAT(src, HasSubstr("int32_t i = blockIdx.x;"));
   // Coalesced: consecutive threads read consecutive elements of the row; four loads unrolled.
   EXPECT_THAT(src, HasSubstr("int32_t j_inner_inner = threadIdx.x;")) << src;
-  EXPECT_THAT(src, HasSubstr("A[i * n + (j_outer * 2048 + j_inner_inner)]")) << src;
-  EXPECT_THAT(src, HasSubstr("A[i * n + (j_outer * 2048 + (j_inner_inner + 1536))]")) << src;
+  std::string row = testing::CudaIndexName(src, "i * n");
+  EXPECT_THAT(src, HasSubstr("A[" + row + " + (j_outer * 2048 + j_inner_inner)]")) << src;
+  EXPECT_THAT(src, HasSubstr("A[" + row + " + (j_outer * 2048 + (j_inner_inner + 1536))]")) << src;
   EXPECT_THAT(src, HasSubstr("cinn_like_block_reduce_sum(B_partial[0])"));
   EXPECT_THAT(Ptx(src, "row_sum"), HasSubstr(".entry row_sum_kernel"));
 }
@@ -194,7 +197,8 @@ TEST(LowerThreadReduce, UpdatesOutsideThreadLoopsAreLeftAlone) {
   ASSERT_TRUE(f.ok()) << f.status();
   std::string ir = ir::ToString(**f);
   EXPECT_THAT(ir, Not(HasSubstr("partial"))) << ir;
-  EXPECT_THAT(ir, HasSubstr("B[i] = (B[i] + A[((k_outer * 32) + k_inner)])")) << ir;
+  std::string chunk = testing::IrIndexName(ir, "(k_outer * 32)");
+  EXPECT_THAT(ir, HasSubstr("B[i] = (B[i] + A[(" + chunk + " + k_inner)])")) << ir;
 }
 
 }  // namespace

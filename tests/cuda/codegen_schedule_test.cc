@@ -6,6 +6,7 @@
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "cinn_like/examples.h"
+#include "tests/cuda/index_names.h"
 
 namespace cinn_like::backends {
 namespace {
@@ -33,10 +34,16 @@ TEST(CodeGenSchedule, SharedTilesBarriersAndRegisterAccumulators) {
   EXPECT_THAT(src, HasSubstr("int32_t j_inner_inner = threadIdx.x;"));
   // Thread-strided tiles: neighbouring threads read neighbouring B_shared columns and store
   // neighbouring C columns.
-  EXPECT_THAT(src, HasSubstr("C_local[1] = C_local[1] + A_shared[i_inner_inner * 8] * "
-                             "B_shared[j_inner_inner + 16];"));
-  EXPECT_THAT(src, HasSubstr("C[(i_outer * 128 + i_inner_inner) * 1024 + (j_outer * 128 + "
-                             "(j_inner_inner + 16))] = C_local[1];"));
+  std::string a_row = testing::CudaIndexName(src, "i_inner_inner * 8");
+  EXPECT_THAT(src, HasSubstr("C_local[1] = C_local[1] + A_shared[" + a_row + "] * " +
+                             "B_shared[j_inner_inner + 16];"))
+      << src;
+  std::string block_row = testing::CudaIndexName(src, "i_outer * 128");
+  std::string block_col = testing::CudaIndexName(src, "j_outer * 128");
+  std::string c_row = testing::CudaIndexName(src, "(" + block_row + " + i_inner_inner) * 1024");
+  EXPECT_THAT(
+      src, HasSubstr("C[" + c_row + " + (" + block_col + " + (j_inner_inner + 16))] = C_local[1];"))
+      << src;
   // Register accumulators: constant indices only (the tile loops are unrolled).
   EXPECT_THAT(src, HasSubstr("C_local[63] = C_local[63] + A_shared["));
   // Two barriers per k slice: after the copies, after the products.

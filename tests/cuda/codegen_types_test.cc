@@ -7,6 +7,7 @@
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "ir/flags.h"
+#include "tests/cuda/index_names.h"
 #include "tests/typed_kernels.h"
 
 namespace cinn_like::backends {
@@ -100,9 +101,10 @@ TEST(CodeGenCudaTypes, EveryIntegerTypeAndBoolCompiles) {
   }
   std::string b = UnaryKernel("to_bool", ir::Float16(),
                               [](Expr x) { return x > ir::MakeConst(ir::Float16(), 0.5); });
-  EXPECT_THAT(b,
-              AllOf(HasSubstr("bool* __restrict__ C"),
-                    HasSubstr("__half2float(A[i * 16 + j]) > __half2float(__float2half_rn(0.5f))")))
+  std::string row = testing::CudaIndexName(b, "i * 16");
+  EXPECT_THAT(
+      b, AllOf(HasSubstr("bool* __restrict__ C"), HasSubstr("__half2float(A[" + row + " + j]) > " +
+                                                            "__half2float(__float2half_rn(0.5f))")))
       << b;
 }
 
@@ -117,8 +119,9 @@ TEST(CodeGenCudaTypes, MathPerTypeAndFastMath) {
       << f64;
   std::string f16 = UnaryKernel("math_f16", ir::Float16(),
                                 [](Expr x) { return ir::Tanh(x) * ir::Pow(x, Expr(2.0)); });
+  std::string row = testing::CudaIndexName(f16, "i * 16");
   EXPECT_THAT(f16, AllOf(HasSubstr("__float2half_rn(tanhf(__half2float(A["),
-                         HasSubstr("__float2half_rn(powf(__half2float(A[i * 16 + j]), "
+                         HasSubstr("__float2half_rn(powf(__half2float(A[" + row + " + j]), " +
                                    "__half2float(__float2half_rn(2.0f))))")))
       << f16;
   FLAGS_cinn_like_fast_math = true;

@@ -141,6 +141,24 @@ TEST_F(GuardPasses, PartitionDoesNotTouchGpuLoopsOrNonAffineGuards) {
   EXPECT_TRUE(PartitionLoops(lower).same_as(lower));
 }
 
+TEST_F(GuardPasses, ThreadDependentSplitOfALoopWithSharedMemoryIsNotMade) {
+  // for o: S[t] = A[o * 64 + t] (guarded); C[..] = S[63 - t]. insert_sync puts barriers in the
+  // o loop; split at a t-dependent point, threads would run them a different number of times
+  // in each part. The same loop on a local buffer may be split per thread.
+  Var t("t");
+  Expr idx = o * 64 + t;
+  auto body = [&](const Buffer& staged) {
+    Stmt copy = IfThenElse::Make(idx < n, Store::Make(staged, {t}, Load::Make(a, {idx})));
+    Stmt use = IfThenElse::Make(idx < n, Store::Make(c, {idx}, Load::Make(staged, {63 - t})));
+    return For::Make(t, 0, 64, ForKind::kGpuThread,
+                     Serial(o, (n + 63) / 64, Block::Make({copy, use})), 0);
+  };
+  Stmt shared = body(MakeBuffer("S", Float(32), {Expr(64)}, MemoryScope::kShared));
+  EXPECT_TRUE(PartitionLoops(shared).same_as(shared)) << ToString(PartitionLoops(shared));
+  Stmt local = body(MakeBuffer("S", Float(32), {Expr(64)}, MemoryScope::kLocal));
+  EXPECT_THAT(ToString(PartitionLoops(local)), HasSubstr("for (o, 0, min(")) << ToString(local);
+}
+
 // ---- VectorizeLoops with a lane-dependent guard
 
 TEST_F(GuardPasses, VectorizedLoopWithTailGuardBranchesToAScalarTail) {
