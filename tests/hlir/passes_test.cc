@@ -110,6 +110,10 @@ FusedGraph Pipeline(const Graph& g, const PassOptions& options = {}) {
   if (!fused.ok()) return FusedGraph{};
   ExpectSameResults(g, fused->graph);
   ExpectValidGroups(*fused);
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    EXPECT_EQ(g.values()[g.outputs()[o]].name,
+              fused->graph.values()[fused->graph.outputs()[o]].name);
+  }
   return *std::move(fused);
 }
 
@@ -261,6 +265,11 @@ TEST(GraphPasses, BatchNormWithConstantParametersFoldsToOneMulAndAdd) {
   std::vector<std::string> ops;
   for (const Node& n : f.graph.nodes()) ops.push_back(n.op);
   EXPECT_EQ(ops, (std::vector<std::string>{"constant", "constant", "mul", "add", "relu"}));
+  // Constants are data, each alone; the scale, shift and relu are one group.
+  ASSERT_EQ(f.groups.size(), 3u) << GroupsString(f);
+  EXPECT_EQ(f.groups[0].pattern, OpPattern::kOpaque);
+  EXPECT_EQ(f.groups[1].pattern, OpPattern::kOpaque);
+  EXPECT_EQ(f.groups[2].nodes, (std::vector<int>{2, 3, 4}));
 }
 
 TEST(Fusion, BiasGeluIsOneGroup) {
@@ -306,6 +315,21 @@ TEST(Fusion, ReductionsOverDifferentAxesAreTwoGroups) {
   b.MarkOutput(b.ReduceSum(c, {0}));
   FusedGraph f = Pipeline(Build(b));
   EXPECT_EQ(f.groups.size(), 2u) << GroupsString(f);
+}
+
+TEST(Fusion, InjectiveProducersFuseIntoAReductionButNotAfterIt) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({6, 10}), "x");
+  Var s = b.ReduceSum(b.Transpose(b.Exp(x), {1, 0}), {1});  // exp, transpose: its input
+  // The relu joins the reshape first (consumers decide first), and then the reduction may not
+  // join a group holding an injective op.
+  b.MarkOutput(b.Reshape(b.Relu(s), {2, 5}));
+  FusedGraph f = Pipeline(Build(b));
+  ASSERT_EQ(f.groups.size(), 2u) << GroupsString(f);
+  EXPECT_EQ(f.groups[0].nodes, (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(f.graph.nodes()[f.groups[0].master].op, "reduce_sum");
+  EXPECT_EQ(f.groups[1].nodes, (std::vector<int>{3, 4}));
+  EXPECT_EQ(f.groups[1].pattern, OpPattern::kInjective);
 }
 
 TEST(Fusion, LayerNormOpAndDecomposedAreOneGroup) {
