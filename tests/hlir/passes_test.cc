@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "frontend/net_builder.h"
@@ -254,6 +255,29 @@ TEST(GraphPasses, BatchNormBecomesScaleAndShiftWithTheSameResults) {
   ExpectSameResults(gc, *outc, 1e-5);
 }
 
+TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
+  Var p[4];
+  for (int i = 0; i < 4; ++i) {
+    p[i] = b.CreateInput(DType::kFloat32, MakeShape({3}), i == 3 ? "var" : "p" + std::to_string(i));
+  }
+  std::vector<Var> y = b.Op("batch_norm", {x, p[0], p[1], p[2], p[3]}, {});
+  ASSERT_EQ(y.size(), 1u);
+  // The name the simplification would pick first for an intermediate is taken.
+  Var taken = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), y[0].name + "_bn0_0");
+  Var later = b.Op("exp", {taken}, {})[0];
+  b.MarkOutput(y[0]);
+  b.MarkOutput(later);
+  Graph g = Build(b);
+  auto out = SimplifyBatchNorm(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::set<std::string> names;
+  for (const Value& v : out->values()) EXPECT_TRUE(names.insert(v.name).second) << v.name;
+  EXPECT_EQ(out->values()[out->outputs()[0]].name, y[0].name);
+  ExpectSameResults(g, *out);
+}
+
 TEST(GraphPasses, BatchNormWithConstantParametersFoldsToOneMulAndAdd) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 4, 4}), "x");
@@ -438,6 +462,34 @@ TEST(Fusion, AValueReadByTwoGroupsEndsItsGroup) {
   b.MarkOutput(b.Add(e, b.Matmul(e, w)));
   FusedGraph f = Pipeline(Build(b));
   EXPECT_EQ(f.groups.size(), 3u) << GroupsString(f);  // exp | matmul | add
+}
+
+TEST(Fusion, SymbolicShapesFuseAndKeepResults) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, {Dim::Symbol("n"), Dim::Known(3), Dim::Known(4)}, "x");
+  Var p[4];
+  for (int i = 0; i < 4; ++i) {
+    p[i] = b.CreateInput(DType::kFloat32, MakeShape({3}), i == 3 ? "var" : "p" + std::to_string(i));
+  }
+  b.MarkOutput(b.Softmax(b.Relu(b.BatchNorm(x, p[0], p[1], p[2], p[3]))));
+  Graph g = Build(b);
+  auto f = RunGraphPasses(g, {});
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->groups.size(), 1u) << GroupsString(*f);
+  std::vector<HostTensor> inputs;
+  for (int v : g.inputs()) {
+    bool is_x = g.values()[v].name == "x";
+    HostTensor t(DType::kFloat32, is_x ? std::vector<int64_t>{5, 3, 4} : std::vector<int64_t>{3});
+    std::uniform_real_distribution<double> dist(0.5, 2.0);
+    for (double& e : t.data) e = RoundToDType(dist(Rng()), t.dtype);
+    inputs.push_back(std::move(t));
+  }
+  auto before = RunReference(g, inputs);
+  auto after = RunReference(f->graph, inputs);
+  ASSERT_TRUE(before.ok() && after.ok()) << before.status() << after.status();
+  for (int64_t i = 0; i < (*before)[0].size(); ++i) {
+    EXPECT_NEAR((*before)[0].data[i], (*after)[0].data[i], 1e-5);
+  }
 }
 
 TEST(Fusion, FlagOffGivesOneGroupPerNode) {
