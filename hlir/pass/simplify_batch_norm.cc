@@ -25,13 +25,12 @@ absl::StatusOr<int> EmitScaleShift(GraphRewriter& rw, const Node& node) {
   // Emits one node with a single output (named after the batch_norm output when `final`);
   // after the first error it emits nothing and `status` keeps that error.
   absl::Status status;
-  int step = 0;
   auto emit = [&](const std::string& op, const std::vector<int>& in, const AttributeMap& attrs,
                   bool final = false) -> int {
     if (!status.ok()) return -1;
     std::vector<std::string> names;
     if (final) names.push_back(out_name);
-    auto outs = rw.AddNode(op, in, attrs, absl::StrCat(out_name, "_bn", step++), names);
+    auto outs = rw.AddNode(op, in, attrs, out_name + "_bn", names);
     if (!outs.ok()) status = outs.status();
     return outs.ok() ? (*outs)[0] : -1;
   };

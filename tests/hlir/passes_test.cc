@@ -265,7 +265,7 @@ TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
   std::vector<Var> y = b.Op("batch_norm", {x, p[0], p[1], p[2], p[3]}, {});
   ASSERT_EQ(y.size(), 1u);
   // The name the simplification would pick first for an intermediate is taken.
-  Var taken = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), y[0].name + "_bn0_0");
+  Var taken = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), y[0].name + "_bn_0");
   Var later = b.Op("exp", {taken}, {})[0];
   b.MarkOutput(y[0]);
   b.MarkOutput(later);
