@@ -1,6 +1,7 @@
 /// \file Graph: the graph level's view of a subgraph: values (named tensors with dtype and
 /// shape) and op nodes in topological order. Nodes are added only after their op's inference
-/// accepted the inputs, so a Graph is always well typed.
+/// accepted the inputs, so a Graph is always well typed. It is append-only: graph passes build a
+/// new Graph from an old one with hlir/pass/graph_rewriter.h.
 #pragma once
 
 #include <map>

@@ -52,6 +52,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterReductionOps(registry);
   RegisterMatmulOps(registry);
   RegisterShapeOps(registry);
+  RegisterConstantOps(registry);
 }
 
 void OpRegistry::Register(OpDef def) {

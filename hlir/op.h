@@ -95,5 +95,6 @@ void RegisterElementwiseOps(OpRegistry& registry);
 void RegisterReductionOps(OpRegistry& registry);
 void RegisterMatmulOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
+void RegisterConstantOps(OpRegistry& registry);
 
 }  // namespace cinn_like::hlir

@@ -13,6 +13,8 @@ DECLARE_string(cinn_like_source_save_path);  // where generated CUDA source and 
 // CUDA code generation.
 DECLARE_bool(cinn_like_nvrtc_compile_to_cubin);  // CUBIN (true) or PTX (false)
 DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
+// Graph passes.
+DECLARE_bool(cinn_like_fusion);  // fuse ops into groups (false: one kernel per op)
 // Numerics.
 DECLARE_bool(cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
 

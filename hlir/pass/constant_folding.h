@@ -1,0 +1,18 @@
+/// \file Constant folding on graphs.
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "hlir/graph.h"
+
+namespace cinn_like::hlir {
+
+/// Evaluates, with the reference interpreter, every node whose inputs are all constants (the
+/// outputs of input-less ops such as fill, arange and constant, or of nodes folded before) and
+/// whose outputs are static with at most `max_elements` elements each, and replaces it by
+/// `constant` nodes (hlir/ops/constant.cc) with the same output names. Input-less nodes stay as
+/// they are; those left unused are dead code for EliminateDeadCode.
+absl::StatusOr<Graph> FoldConstants(const Graph& graph, int64_t max_elements = 4096);
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,188 @@
+/// \file Operator fusion: producers join their consumers' group, from the last node back.
+#include "hlir/pass/fusion.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "hlir/ops/op_util.h"
+#include "hlir/pass/graph_rewriter.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+/// What a reduction reduces: its (first) input's shape and the reduced axes, or nothing for a
+/// reduction op this pass does not know (which then fuses with no other reduction).
+using ReduceKey = std::pair<Shape, std::vector<int>>;
+std::optional<ReduceKey> ReductionKey(const Graph& graph, const Node& node) {
+  if (node.inputs.empty()) return std::nullopt;
+  const Shape& shape = graph.values()[node.inputs[0]].desc.shape;
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int> axes;
+  if (node.op.rfind("reduce_", 0) == 0) {
+    auto a = ops::ReduceAxes(node.op, node.attrs, "axes", rank);
+    if (!a.ok()) return std::nullopt;
+    axes = *a;
+  } else if (node.op == "softmax" || node.op == "log_softmax" || node.op == "argmax" ||
+             node.op == "argmin" || node.op == "layer_norm" || node.op == "rms_norm") {
+    auto axis = GetInt(node.attrs, "axis", node.op, -1);
+    if (!axis.ok()) return std::nullopt;
+    auto a = NormalizeAxis(*axis, rank, node.op);
+    if (!a.ok()) return std::nullopt;
+    axes.push_back(*a);
+    bool to_end = node.op == "layer_norm" || node.op == "rms_norm";  // [axis, rank)
+    for (int d = *a + 1; to_end && d < rank; ++d) axes.push_back(d);
+  } else {
+    return std::nullopt;
+  }
+  return ReduceKey{shape, axes};
+}
+
+class Fuser {
+ public:
+  Fuser(const Graph& graph, const FusionOptions& options)
+      : graph_(graph), options_(options), consumers_(ValueConsumers(graph)) {
+    for (const Node& n : graph.nodes())
+      pattern_.push_back((*OpRegistry::Global().Find(n.op))->pattern);
+  }
+
+  std::vector<FusionGroup> Run() {
+    const int num_nodes = static_cast<int>(graph_.nodes().size());
+    group_of_.assign(num_nodes, -1);
+    for (int n = num_nodes - 1; n >= 0; --n) {
+      int target = options_.enabled ? JoinableGroup(n) : -1;
+      if (target < 0) {
+        target = static_cast<int>(members_.size());
+        members_.emplace_back();
+      }
+      members_[target].push_back(n);
+      group_of_[n] = target;
+    }
+    std::vector<FusionGroup> groups;
+    for (auto& m : members_) groups.push_back(Describe(m));
+    // A group's last node is the one that started it, and only it may feed other groups, so
+    // ordering by last node puts producers first.
+    std::sort(groups.begin(), groups.end(), [](const FusionGroup& a, const FusionGroup& b) {
+      return a.nodes.back() < b.nodes.back();
+    });
+    return groups;
+  }
+
+ private:
+  /// The group node `n` may join, or -1: all consumers of its outputs must be in one group.
+  int JoinableGroup(int n) {
+    std::vector<int> consumers;
+    for (int v : graph_.nodes()[n].outputs) {
+      consumers.insert(consumers.end(), consumers_[v].begin(), consumers_[v].end());
+    }
+    if (consumers.empty() || pattern_[n] == OpPattern::kOpaque) return -1;
+    int g = group_of_[consumers[0]];
+    for (int c : consumers) {
+      if (group_of_[c] != g) return -1;
+    }
+    return CanJoin(n, consumers, g) ? g : -1;
+  }
+
+  bool CanJoin(int n, const std::vector<int>& consumers, int g) const {
+    bool has_out_fusible = false, has_reduction = false, only_elementwise = true;
+    for (int m : members_[g]) {
+      OpPattern p = pattern_[m];
+      if (p == OpPattern::kOpaque) return false;
+      has_out_fusible = has_out_fusible || p == OpPattern::kOutFusible;
+      has_reduction = has_reduction || p == OpPattern::kReduction;
+      bool input_less = graph_.nodes()[m].inputs.empty();
+      if (p != OpPattern::kElementwise && p != OpPattern::kBroadcast &&
+          p != OpPattern::kReduction && !input_less) {
+        only_elementwise = false;
+      }
+    }
+    switch (pattern_[n]) {
+      case OpPattern::kElementwise:
+      case OpPattern::kBroadcast:
+      case OpPattern::kInjective:
+        // Nothing fuses into an out-fusible op's inputs (no prologue fusion).
+        for (int c : consumers) {
+          if (pattern_[c] == OpPattern::kOutFusible) return false;
+        }
+        return true;
+      case OpPattern::kReduction: {
+        if (has_out_fusible || !only_elementwise) return false;
+        if (!has_reduction) return true;
+        auto key = ReductionKey(graph_, graph_.nodes()[n]);
+        if (!key) return false;
+        for (int m : members_[g]) {
+          if (pattern_[m] != OpPattern::kReduction) continue;
+          auto other = ReductionKey(graph_, graph_.nodes()[m]);
+          if (!other || *other != *key) return false;
+        }
+        return true;
+      }
+      case OpPattern::kOutFusible:
+        return options_.fuse_epilogue_into_extern && !has_out_fusible && !has_reduction &&
+               only_elementwise;
+      case OpPattern::kOpaque:
+        return false;
+    }
+    return false;
+  }
+
+  FusionGroup Describe(std::vector<int> nodes) const {
+    std::sort(nodes.begin(), nodes.end());
+    FusionGroup group;
+    group.nodes = nodes;
+    group.master = nodes.back();
+    int rank = 0;  // elementwise < broadcast < injective < reduction < out-fusible, opaque
+    auto order = [](OpPattern p) {
+      switch (p) {
+        case OpPattern::kElementwise:
+          return 0;
+        case OpPattern::kBroadcast:
+          return 1;
+        case OpPattern::kInjective:
+          return 2;
+        case OpPattern::kReduction:
+          return 3;
+        case OpPattern::kOutFusible:
+          return 4;
+        case OpPattern::kOpaque:
+          return 5;
+      }
+      return 0;
+    };
+    group.pattern = pattern_[nodes[0]];
+    rank = order(group.pattern);
+    int master_rank = -1;
+    for (int n : nodes) {
+      OpPattern p = pattern_[n];
+      if (order(p) > rank) {
+        rank = order(p);
+        group.pattern = p;
+      }
+      // The out-fusible node, else the last reduction, else the last node.
+      int m = p == OpPattern::kOutFusible ? 2 : p == OpPattern::kReduction ? 1 : 0;
+      if (m >= master_rank) {
+        master_rank = m;
+        group.master = n;
+      }
+    }
+    return group;
+  }
+
+  const Graph& graph_;
+  const FusionOptions& options_;
+  std::vector<std::vector<int>> consumers_;
+  std::vector<OpPattern> pattern_;
+  std::vector<int> group_of_;
+  std::vector<std::vector<int>> members_;
+};
+
+}  // namespace
+
+FusedGraph FuseOperators(Graph graph, const FusionOptions& options) {
+  std::vector<FusionGroup> groups = Fuser(graph, options).Run();
+  return FusedGraph{std::move(graph), std::move(groups)};
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,29 @@
+/// \file The graph pass pipeline: the one place that lists the graph passes in order.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hlir/graph.h"
+#include "hlir/pass/fusion.h"
+
+namespace cinn_like::hlir {
+
+struct PassOptions {
+  /// Constant folding evaluates nodes whose outputs have at most this many elements.
+  int64_t constant_fold_max_elements = 4096;
+  /// Let elementwise epilogues join out-fusible (extern) groups (see hlir/pass/fusion.h).
+  bool fuse_epilogue_into_extern = false;
+  /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
+  std::string dump_name = "graph";
+};
+
+/// Runs, in order: batch_norm simplification, common-subexpression elimination, constant
+/// folding, dead-code elimination, and operator fusion (off when the flag cinn_like_fusion is
+/// false: one group per node). With the flag cinn_like_dump_dir set, the graph is dumped as
+/// text before the first pass and after each, and the fusion groups also as Graphviz.
+/// Every pass preserves the graph's inputs, outputs (names and order) and results.
+absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions& options);
+
+}  // namespace cinn_like::hlir
