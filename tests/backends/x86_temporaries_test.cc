@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <tuple>
 
 #include "backends/compiler.h"
 #include "backends/llvm/host_ir.h"
@@ -20,10 +21,12 @@ namespace {
 using ::testing::HasSubstr;
 using testing::HostTensor;
 
-class X86Temporaries : public ::testing::TestWithParam<int> {
+/// The number of stages (2 or 3) and whether the loops run on the thread pool.
+class X86Temporaries : public ::testing::TestWithParam<std::tuple<int, bool>> {
  protected:
+  int stages() const { return std::get<0>(GetParam()); }
   void SetUp() override {
-    auto f = testing::BuildTemporaries(ir::Target::X86(), GetParam());
+    auto f = testing::BuildTemporaries(ir::Target::X86(), stages(), std::get<1>(GetParam()));
     ASSERT_TRUE(f.ok()) << f.status();
     func_ = *f;
     auto compiler = Compiler::Create(ir::Target::X86());
@@ -47,7 +50,7 @@ class X86Temporaries : public ::testing::TestWithParam<int> {
     if (rc != 0) return rc;
     for (int64_t i = 0; i < n; ++i) {
       double t = 2.0 * a[i];
-      double want = GetParam() == 2 ? t + b[i] : (t + b[i]) * t;
+      double want = stages() == 2 ? t + b[i] : (t + b[i]) * t;
       EXPECT_NEAR(c[i], want, 1e-5 * (1 + std::abs(want))) << "n=" << n << " i=" << i;
       if (std::abs(c[i] - want) > 1e-5 * (1 + std::abs(want))) break;
     }
@@ -68,7 +71,7 @@ TEST_P(X86Temporaries, MatchesTheReferenceWithTheDefaultAllocator) {
 TEST_P(X86Temporaries, WorkspacesGoThroughTheInstalledHook) {
   testing::CountingAllocator counter;
   ASSERT_TRUE(counter.installed()) << cinn_like_get_last_error();
-  int per_call = GetParam() - 1;  // one workspace per intermediate
+  int per_call = stages() - 1;  // one workspace per intermediate
   int calls = 0;
   for (int64_t n : {int64_t{1}, int64_t{1000}, int64_t{1} << 20}) {
     ASSERT_EQ(RunAndCheck(n), 0) << "n=" << n << ": " << cinn_like_get_last_error();
@@ -83,7 +86,7 @@ TEST_P(X86Temporaries, WorkspacesGoThroughTheInstalledHook) {
 
 TEST_P(X86Temporaries, RefusedAllocationReturnsAnErrorAndFreesTheOthers) {
   // The last workspace is refused: those allocated before it are freed on the error path.
-  testing::CountingAllocator counter(/*fail_at=*/GetParam() - 1);
+  testing::CountingAllocator counter(/*fail_at=*/stages() - 1);
   ASSERT_TRUE(counter.installed());
   cinn_like_clear_last_error();
   EXPECT_NE(RunAndCheck(1000), 0);
@@ -91,11 +94,12 @@ TEST_P(X86Temporaries, RefusedAllocationReturnsAnErrorAndFreesTheOthers) {
               HasSubstr("allocation of a 4000-byte workspace on cpu failed: the allocator "
                         "installed by cinn_like_set_allocator returned null"));
   EXPECT_EQ(counter.refused, 1);
-  EXPECT_EQ(counter.allocs, GetParam() - 2);
+  EXPECT_EQ(counter.allocs, stages() - 2);
   EXPECT_EQ(counter.frees, counter.allocs);
 }
 
-INSTANTIATE_TEST_SUITE_P(Stages, X86Temporaries, ::testing::Values(2, 3));
+INSTANTIATE_TEST_SUITE_P(StagesAndParallel, X86Temporaries,
+                         ::testing::Combine(::testing::Values(2, 3), ::testing::Bool()));
 
 TEST(X86TemporariesCodeGen, HostIrCallsTheHookAroundTheLoops) {
   auto f = testing::BuildTemporaries(ir::Target::X86(), 3);
@@ -110,6 +114,23 @@ TEST(X86TemporariesCodeGen, HostIrCallsTheHookAroundTheLoops) {
   EXPECT_THAT(*ir, HasSubstr("call i32 @cinn_like_free_workspace(i32 1, ptr %T, ptr %stream)"));
   EXPECT_THAT(*ir, HasSubstr("call i32 @cinn_like_free_workspace(i32 1, ptr %U, ptr %stream)"));
   EXPECT_THAT(*ir, ::testing::Not(HasSubstr("@malloc")));
+}
+
+TEST(X86TemporariesCodeGen, ParallelLoopsCaptureTheWorkspaceAndAFailedLoopFreesIt) {
+  auto f = testing::BuildTemporaries(ir::Target::X86(), 2, /*parallel=*/true);
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto ir = X86HostIR({"temps2", ir::Target::X86(), {*f}});
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("call i32 @cinn_like_parallel_for("));
+  // The outlined bodies see T through their closure; the entry frees it after each parallel
+  // loop's failure and at the end.
+  EXPECT_THAT(*ir, HasSubstr("define internal void @temps2_parallel_0_"));
+  int frees = 0;
+  const std::string free_t = "@cinn_like_free_workspace(i32 1, ptr %T, ptr %stream)";
+  for (size_t at = ir->find(free_t); at != std::string::npos; at = ir->find(free_t, at + 1)) {
+    ++frees;
+  }
+  EXPECT_EQ(frees, 2 + 1) << *ir;
 }
 
 TEST(X86TemporariesRuntime, AbsurdSizeIsAnErrorNamingTheBytes) {

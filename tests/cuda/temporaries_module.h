@@ -15,8 +15,9 @@ namespace cinn_like::testing {
 ///   stages 2: "temps2"(A, B, C): T = A * 2; C = T + B                 (C = 2a + b)
 ///   stages 3: "temps3"(A, B, C): T = A * 2; U = T + B; C = U * T      (C = (2a + b) * 2a)
 /// On NVGPU every stage is split by 256 and bound to blockIdx.x/threadIdx.x (one kernel each);
-/// on x86 the loops stay serial.
-inline absl::StatusOr<ir::LoweredFunc> BuildTemporaries(const ir::Target& target, int stages) {
+/// on x86 the loops stay serial, or with `parallel` each stage's loop runs on the thread pool.
+inline absl::StatusOr<ir::LoweredFunc> BuildTemporaries(const ir::Target& target, int stages,
+                                                        bool parallel = false) {
   ir::Var n("n");
   ir::Tensor a = ir::Placeholder("A", ir::Float(32), {n});
   ir::Tensor b = ir::Placeholder("B", ir::Float(32), {n});
@@ -34,13 +35,17 @@ inline absl::StatusOr<ir::LoweredFunc> BuildTemporaries(const ir::Target& target
         {n}, [&](const Idx& i) { return u(i[0]) * t(i[0]); }, "C");
   }
   auto sch = ir::Schedule::Create({c});
-  if (target.is_nvgpu()) {
-    std::vector<ir::Tensor> computed = {t, c};
-    if (u.defined()) computed = {t, u, c};
-    for (auto& tensor : computed) {
-      ir::Stage& s = sch[tensor];
-      auto axis = s.LeafAxis(0);
-      if (!axis.ok()) return axis.status();
+  std::vector<ir::Tensor> computed = {t, c};
+  if (u.defined()) computed = {t, u, c};
+  for (auto& tensor : computed) {
+    ir::Stage& s = sch[tensor];
+    auto axis = s.LeafAxis(0);
+    if (!axis.ok()) return axis.status();
+    if (!target.is_nvgpu() && parallel) {
+      absl::Status p = s.Parallel(*axis);
+      if (!p.ok()) return p;
+    }
+    if (target.is_nvgpu()) {
       auto parts = s.Split(*axis, 256);
       if (!parts.ok()) return parts.status();
       absl::Status bound = s.Bind(parts->first, "blockIdx.x");
