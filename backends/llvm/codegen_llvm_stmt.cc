@@ -288,11 +288,17 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
     vars_.erase(buf->data.node());
     return;
   }
-  llvm::Value* count = b.getInt64(1);
+  // The byte count, saturated to SIZE_MAX on overflow (large symbolic dims multiplied), which
+  // the allocator then refuses with a message naming it.
+  llvm::Value* size = b.getInt64(buf->dtype.bytes());
+  llvm::Value* overflow = b.getFalse();
   for (auto& d : buf->shape) {
-    count = b.CreateMul(count, b.CreateIntCast(EmitExpr(d), i64(), true));
+    llvm::Value* mul = b.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size,
+                                               b.CreateIntCast(EmitExpr(d), i64(), true));
+    size = b.CreateExtractValue(mul, 0);
+    overflow = b.CreateOr(overflow, b.CreateExtractValue(mul, 1));
   }
-  llvm::Value* size = b.CreateMul(count, b.getInt64(buf->dtype.bytes()), buf->name + ".bytes");
+  size = b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
   auto alloc_fn = RuntimeFunction("cinn_like_alloc_workspace", ptr(), {i32(), i64(), ptr()});
   auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
   llvm::Value* device = b.getInt32(DeviceType());

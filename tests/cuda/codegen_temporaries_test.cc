@@ -64,7 +64,10 @@ TEST(CodeGenTemporaries, HostIrAllocatesAroundTheLaunchesAndFreesOnEveryPath) {
   auto ir = CudaHostIR(split->host);
   ASSERT_TRUE(ir.ok()) << ir.status();
   // Device type 2 (kDLCUDA), bytes computed from n, the caller's stream.
-  EXPECT_THAT(*ir, HasSubstr("%T.bytes = mul i64"));
+  // Bytes from n, saturated to SIZE_MAX (refused by the allocator) when the product overflows.
+  EXPECT_THAT(*ir, HasSubstr("call { i64, i1 } @llvm.umul.with.overflow.i64(i64 4, i64 "));
+  EXPECT_THAT(*ir, HasSubstr("%T.bytes = select i1 "));
+  EXPECT_THAT(*ir, HasSubstr("i64 -1, i64 "));
   EXPECT_THAT(*ir, HasSubstr("%T = call ptr @cinn_like_alloc_workspace(i32 2, i64 %T.bytes, ptr "
                              "%stream)"));
   size_t alloc_at = ir->find("@cinn_like_alloc_workspace(i32 2");
