@@ -128,15 +128,9 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     nests.push_back(*nest);
     const Buffer& out = stage->store_buffer();
     computed.insert(out.get());
-    if (!arg_buffers.count(out.get())) {
-      if (target.is_nvgpu()) {
-        return absl::InvalidArgumentError(
-            "function " + name + ": tensor " + out->name +
-            " is computed but is not an argument; on NVGPU every computed tensor must be an "
-            "argument for now");
-      }
-      temporaries.push_back(out);
-    }
+    // An intermediate: an Allocate around the body (on NVGPU device memory that the host
+    // allocates through the runtime's hook around the kernels; see split_host_device.h).
+    if (!arg_buffers.count(out.get())) temporaries.push_back(out);
   }
   Stmt body = Block::Make(nests);
   for (const BufferNode* read : ReadBuffers(body)) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <dlpack/dlpack.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -36,6 +37,29 @@ int cinn_like_check_dim(const char* func, const char* tensor, int32_t dim, int64
 
 /// Fails when a symbolic dimension does not fit the int32 index type.
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got);
+
+/// A framework's allocator for the workspaces (intermediate buffers) of compiled functions.
+/// `device_type` is a DLPack device type (kDLCPU = 1, kDLCUDA = 2), `device_id` the device
+/// (0 today), `stream` the stream the function was called on (a CUstream for CUDA: the buffer
+/// may be used by work queued on it until that work ends; null on CPU). `alloc` returns null
+/// on failure; `free` is given what `alloc` returned, with the same device and stream.
+typedef void* (*cinn_like_alloc_fn)(void* ctx, size_t bytes, int32_t device_type, int32_t device_id,
+                                    void* stream);
+typedef void (*cinn_like_free_fn)(void* ctx, void* ptr, int32_t device_type, int32_t device_id,
+                                  void* stream);
+
+/// Installs the allocation hook for every device (both functions, or both null to restore the
+/// defaults: CPU aligned_alloc(64), CUDA cinn_like_cuda_workspace_alloc); `ctx` is passed back
+/// to them. Install it before calling compiled functions: a buffer is freed by the hook
+/// installed when it is freed. Fails when only one of the two functions is null.
+int cinn_like_set_allocator(cinn_like_alloc_fn alloc, cinn_like_free_fn free, void* ctx);
+
+/// What JIT-compiled host code calls around the kernels that use an intermediate buffer:
+/// `bytes` (0 allowed) through the installed hook on `stream`, at least 64-byte aligned. Null
+/// on failure, with the last error naming the bytes and the device; never aborts.
+void* cinn_like_alloc_workspace(int32_t device_type, size_t bytes, void* stream);
+/// Gives back what cinn_like_alloc_workspace returned (null is a no-op).
+int cinn_like_free_workspace(int32_t device_type, void* ptr, void* stream);
 
 #ifdef __cplusplus
 }

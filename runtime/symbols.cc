@@ -18,7 +18,8 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_check_tensor),      CINN_LIKE_SYMBOL(cinn_like_tensor_data),
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),        CINN_LIKE_SYMBOL(cinn_like_check_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_index_range), CINN_LIKE_SYMBOL(cinn_like_parallel_for),
-      CINN_LIKE_SYMBOL(cinn_like_num_threads),
+      CINN_LIKE_SYMBOL(cinn_like_num_threads),      CINN_LIKE_SYMBOL(cinn_like_alloc_workspace),
+      CINN_LIKE_SYMBOL(cinn_like_free_workspace),
 #ifdef CINN_LIKE_WITH_CUDA
       CINN_LIKE_SYMBOL(cinn_like_cuda_launch),
 #endif

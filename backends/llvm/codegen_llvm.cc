@@ -126,8 +126,20 @@ void CodeGenLLVM::ReturnIfNonzero(llvm::Value* code) {
   llvm::MDBuilder md(*context_);
   b.CreateCondBr(b.CreateICmpNE(code, b.getInt32(0)), fail, ok, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(fail);
+  if (!workspaces_.empty()) {
+    // The error stays the one being returned: a failing free would overwrite its message.
+    auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
+    for (auto it = workspaces_.rbegin(); it != workspaces_.rend(); ++it) {
+      b.CreateCall(free_fn, {b.getInt32(DeviceType()), *it, CurrentStream()});
+    }
+  }
   b.CreateRet(code);
   b.SetInsertPoint(ok);
+}
+
+llvm::Value* CodeGenLLVM::CurrentStream() {
+  if (stream_ && function_ == llvm::cast<llvm::Argument>(stream_)->getParent()) return stream_;
+  return llvm::ConstantPointerNull::get(builder_->getPtrTy());
 }
 
 llvm::AllocaInst* CodeGenLLVM::EntryAlloca(llvm::Type* type, llvm::Value* count,
@@ -177,6 +189,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto& b = *builder_;
   func_name_ = func.name;
   vars_.clear();
+  workspaces_.clear();
+  loop_depth_ = 0;
   parallel_count_ = 0;
   auto* fty = llvm::FunctionType::get(i32(), {ptr(), i32(), ptr()}, false);
   if (module_->getFunction(func.name)) {

@@ -62,8 +62,11 @@ class CodeGenLLVM {
                                        std::vector<llvm::Type*> params);
   /// A private constant C string.
   llvm::Value* ConstString(const std::string& s);
-  /// When `code` is nonzero, returns it from the current function (an i32 function).
+  /// When `code` is nonzero, returns it from the current function (an i32 function), first
+  /// freeing the workspaces live at this point (innermost first).
   void ReturnIfNonzero(llvm::Value* code);
+  /// The entry's stream argument, or a null pointer inside an outlined parallel body.
+  llvm::Value* CurrentStream();
   /// A stack slot in the current function's entry block.
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, llvm::Value* count = nullptr,
                                 const std::string& name = "");
@@ -81,8 +84,7 @@ class CodeGenLLVM {
   void EmitHostEntry(const ir::LoweredFuncNode& func);
   llvm::Value* EmitBinary(const ir::BinaryNode* op);
   /// The binary operation `kind` on emitted operands of element type `t` (not 16-bit floats).
-  llvm::Value* EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm::Value* y,
-                            const ir::Type& t);
+  llvm::Value* EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm::Value* y, const ir::Type& t);
   // Types and casts (codegen_llvm_types.cc). float16/bfloat16 arithmetic is promoted to
   // float32 and each result rounded back to nearest even, as on CUDA.
   llvm::Value* EmitCast(const ir::Cast* op);
@@ -102,6 +104,8 @@ class CodeGenLLVM {
   void EmitSerialFor(const ir::For* op, const char* loop_hint);
   void EmitParallelFor(const ir::For* op);
   void EmitIfThenElse(const ir::IfThenElse* op);
+  /// A buffer on the stack (small, constant, CPU, local or inside a loop) or a workspace from
+  /// the runtime's hook (cinn_like_alloc_workspace/free_workspace on the entry's stream).
   void EmitAllocate(const ir::Allocate* op);
   llvm::Value* BufferPointer(const ir::Buffer& buffer);
   llvm::Value* ElementPointer(const ir::Buffer& buffer, llvm::Value* index);
@@ -115,6 +119,10 @@ class CodeGenLLVM {
   llvm::Function* function_ = nullptr;
   llvm::Value* stream_ = nullptr;
   int parallel_count_ = 0;
+  int loop_depth_ = 0;  // host loops around the statement being emitted
+  // Workspaces (from cinn_like_alloc_workspace) live at the current point of the entry,
+  // outermost first: every early return frees them.
+  std::vector<llvm::Value*> workspaces_;
   // Values of the variables in scope: loop indices, symbolic dims, buffer base addresses.
   std::unordered_map<const ir::Variable*, llvm::Value*> vars_;
 };

@@ -148,7 +148,9 @@ void CodeGenLLVM::EmitSerialFor(const ir::For* op, const char* loop_hint) {
   b.CreateCondBr(b.CreateICmpSLT(iv, end), body, exit);
   b.SetInsertPoint(body);
   vars_[op->loop_var.node()] = iv;
+  ++loop_depth_;
   EmitStmt(op->body);
+  --loop_depth_;
   vars_.erase(op->loop_var.node());
   llvm::Value* next = b.CreateAdd(iv, llvm::ConstantInt::get(ity, 1), "", true, true);
   iv->addIncoming(next, b.GetInsertBlock());
@@ -205,6 +207,8 @@ void CodeGenLLVM::EmitParallelFor(const ir::For* op) {
   llvm::Function* saved_fn = function_;
   llvm::IRBuilderBase::InsertPoint saved_ip = b.saveIP();
   auto saved_vars = vars_;
+  auto saved_workspaces = std::move(workspaces_);
+  workspaces_.clear();  // the outlined body never returns an error, so it frees none of them
   function_ = body_fn;
   b.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", body_fn));
   llvm::Value* in = body_fn->getArg(1);
@@ -217,10 +221,13 @@ void CodeGenLLVM::EmitParallelFor(const ir::For* op) {
   }
   llvm::Value* index = b.CreateIntCast(body_fn->getArg(0), ity, true);
   vars_[op->loop_var.node()] = b.CreateAdd(fmin, index, op->loop_var.name());
+  ++loop_depth_;
   EmitStmt(op->body);
+  --loop_depth_;
   b.CreateRetVoid();
   function_ = saved_fn;
   vars_ = std::move(saved_vars);
+  workspaces_ = std::move(saved_workspaces);
   b.restoreIP(saved_ip);
 
   auto parallel_for = RuntimeFunction("cinn_like_parallel_for", i32(), {i32(), ptr(), ptr()});
@@ -266,7 +273,13 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
   }
   llvm::Type* elem = MemoryType(buf->dtype);
   int64_t bytes = elems * buf->dtype.bytes();
-  bool on_stack = constant && (buf->scope != ir::MemoryScope::kGlobal || bytes <= kMaxStackBytes);
+  // The stack for small constant buffers of the CPU: local ones, and global ones inside a
+  // loop (compute_at regions). The function's own intermediates (global, at the top level),
+  // everything of variable size and every device buffer are workspaces from the runtime's
+  // allocation hook.
+  bool global = buf->scope == ir::MemoryScope::kGlobal;
+  bool on_stack = DeviceType() == kDLCPU && constant &&
+                  (!global || (loop_depth_ > 0 && bytes <= kMaxStackBytes));
   if (on_stack) {
     llvm::AllocaInst* a = EntryAlloca(elem, b.getInt64(std::max<int64_t>(elems, 1)), buf->name);
     a->setAlignment(llvm::Align(64));
@@ -275,18 +288,47 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
     vars_.erase(buf->data.node());
     return;
   }
-  llvm::Value* count = b.getInt64(1);
+  // The byte count, saturated to SIZE_MAX on overflow (large symbolic dims multiplied), which
+  // the allocator then refuses with a message naming it.
+  llvm::Value* size = b.getInt64(buf->dtype.bytes());
+  llvm::Value* overflow = b.getFalse();
   for (auto& d : buf->shape) {
-    count = b.CreateMul(count, b.CreateIntCast(EmitExpr(d), i64(), true));
+    llvm::Value* mul = b.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size,
+                                               b.CreateIntCast(EmitExpr(d), i64(), true));
+    size = b.CreateExtractValue(mul, 0);
+    overflow = b.CreateOr(overflow, b.CreateExtractValue(mul, 1));
   }
-  llvm::Value* size = b.CreateMul(count, b.getInt64(buf->dtype.bytes()));
-  auto malloc_fn = RuntimeFunction("malloc", ptr(), {i64()});
-  auto free_fn = RuntimeFunction("free", b.getVoidTy(), {ptr()});
-  llvm::Value* p = b.CreateCall(malloc_fn, {size}, buf->name);
+  size = b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
+  auto alloc_fn = RuntimeFunction("cinn_like_alloc_workspace", ptr(), {i32(), i64(), ptr()});
+  auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
+  llvm::Value* device = b.getInt32(DeviceType());
+  llvm::Value* stream = CurrentStream();
+  llvm::Value* p = b.CreateCall(alloc_fn, {device, size, stream}, buf->name);
+  llvm::Value* failed = b.CreateIsNull(p);
+  if (function_->getReturnType()->isIntegerTy(32)) {
+    // The entry: a failed allocation returns -1 (the runtime named the bytes), freeing the
+    // enclosing workspaces; so does any failure inside the body.
+    ReturnIfNonzero(b.CreateSelect(failed, b.getInt32(-1), b.getInt32(0)));
+    vars_[buf->data.node()] = p;
+    workspaces_.push_back(p);
+    EmitStmt(op->body);
+    workspaces_.pop_back();
+    vars_.erase(buf->data.node());
+    ReturnIfNonzero(b.CreateCall(free_fn, {device, p, stream}));
+    return;
+  }
+  // Inside a parallel loop's outlined body, which cannot return an error: the body is skipped
+  // when the allocation fails (the message is in that thread's last error).
+  auto* body_bb = llvm::BasicBlock::Create(*context_, buf->name + ".allocated", function_);
+  auto* end_bb = llvm::BasicBlock::Create(*context_, buf->name + ".end", function_);
+  b.CreateCondBr(failed, end_bb, body_bb);
+  b.SetInsertPoint(body_bb);
   vars_[buf->data.node()] = p;
   EmitStmt(op->body);
   vars_.erase(buf->data.node());
-  b.CreateCall(free_fn, {p});
+  b.CreateCall(free_fn, {device, p, stream});
+  b.CreateBr(end_bb);
+  b.SetInsertPoint(end_bb);
 }
 
 }  // namespace cinn_like::backends

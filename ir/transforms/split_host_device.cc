@@ -58,11 +58,31 @@ absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
     if (f->kind != LoweredFuncNode::Kind::kHostEntry) {
       return absl::InvalidArgumentError("function " + f->name + " is already a device kernel");
     }
+    // The function's intermediates (global Allocates around the whole body) stay on the host,
+    // around the launches; each kernel that touches one takes its pointer as an argument.
+    std::vector<Buffer> workspaces;
+    Stmt body = f->body;
+    while (auto* alloc = body.As<Allocate>()) {
+      if (alloc->buffer->scope != MemoryScope::kGlobal) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("function ", f->name, ": buffer ", alloc->buffer->name, " in ",
+                         alloc->buffer->scope == MemoryScope::kShared ? "shared" : "local",
+                         " memory is allocated outside every kernel; compute it at a loop of a "
+                         "GPU-bound stage"));
+      }
+      workspaces.push_back(alloc->buffer);
+      body = alloc->body;
+    }
+    std::vector<Argument> buffers;
+    for (const Argument& arg : f->args) {
+      if (arg.is_buffer()) buffers.push_back(arg);
+    }
+    for (const Buffer& w : workspaces) buffers.push_back(Argument::Output(w));
     std::vector<Stmt> top;
-    if (auto* block = f->body.As<Block>()) {
+    if (auto* block = body.As<Block>()) {
       top = block->stmts;
     } else {
-      top = {f->body};
+      top = {body};
     }
     std::vector<Var> shape_vars = ShapeVars(*f);
     std::vector<Stmt> launches;
@@ -86,9 +106,9 @@ absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
       for (auto& d : kernel->grid_dims) launch.push_back(d);
       for (auto& d : kernel->block_dims) launch.push_back(d);
       launch.push_back(Expr(kernel->shared_mem_bytes));
-      for (const Argument& arg : f->args) {
+      for (const Argument& arg : buffers) {
         const BufferNode* b = arg.buffer.get();
-        if (!arg.is_buffer() || (!uses.read.count(b) && !uses.written.count(b))) continue;
+        if (!uses.read.count(b) && !uses.written.count(b)) continue;
         kernel->args.push_back(uses.written.count(b) ? Argument::Output(arg.buffer)
                                                      : Argument::Input(arg.buffer));
         launch.push_back(arg.buffer->data);
@@ -114,6 +134,9 @@ absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
     }
     auto host = std::make_shared<LoweredFuncNode>(*f);
     host->body = Block::Make(launches);
+    for (auto it = workspaces.rbegin(); it != workspaces.rend(); ++it) {
+      host->body = Allocate::Make(*it, host->body);
+    }
     out.host.functions.push_back(host);
   }
   return out;

@@ -19,6 +19,9 @@ struct HostDeviceModules {
 /// its bound loops (the largest when an axis is bound more than once). `f` keeps its
 /// arguments and launches the kernels in order (intrinsic kLaunchKernel). A top-level loop
 /// nest without any GPU binding is an error naming the function and the buffer it writes.
+/// The function's intermediates (global-scope Allocates wrapping its body, as ir::Lower makes
+/// them) stay in `f` around the launches (the host allocates them in device memory through
+/// the runtime's hook); a kernel touching one takes it after f's buffers, in allocation order.
 absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module);
 
 }  // namespace cinn_like::ir

@@ -61,6 +61,12 @@ Loaded LoadDriver() {
   resolve(a.EventSynchronize, "cuEventSynchronize");
   resolve(a.EventElapsedTime, "cuEventElapsedTime");
   resolve(a.EventDestroy, "cuEventDestroy_v2");
+  if (out.status.ok()) {
+    // Optional: the workspace allocator falls back to cuMemAlloc/cuMemFree without them.
+    a.MemAllocAsync = reinterpret_cast<decltype(a.MemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));
+    a.MemFreeAsync = reinterpret_cast<decltype(a.MemFreeAsync)>(dlsym(lib, "cuMemFreeAsync"));
+    if (!a.MemAllocAsync || !a.MemFreeAsync) a.MemAllocAsync = nullptr, a.MemFreeAsync = nullptr;
+  }
   return out;
 }
 

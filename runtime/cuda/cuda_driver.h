@@ -42,6 +42,9 @@ struct DriverApi {
   CUresult (*EventSynchronize)(CUevent event);
   CUresult (*EventElapsedTime)(float* ms, CUevent start, CUevent end);
   CUresult (*EventDestroy)(CUevent event);  // _v2
+  // Stream-ordered allocation (CUDA 11.2+); optional: null when the driver lacks them.
+  CUresult (*MemAllocAsync)(CUdeviceptr* ptr, size_t bytes, CUstream stream);
+  CUresult (*MemFreeAsync)(CUdeviceptr ptr, CUstream stream);
 };
 
 /// The resolved API, loaded on the first call (thread-safe, cached, success or failure), or

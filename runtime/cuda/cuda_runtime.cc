@@ -1,6 +1,7 @@
 /// \file The CUDA runtime C ABI over the dlopen()ed driver.
 #include "runtime/cuda/cuda_runtime.h"
 
+#include <atomic>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +34,11 @@ int Check(CUresult r, const std::string& what) {
   if (r == CUDA_SUCCESS) return 0;
   return Fail(absl::StrCat(what, " failed: ", cuda::ErrorText(r)));
 }
+
+/// Set when the device refuses memory pools (cuMemAllocAsync gives CUDA_ERROR_NOT_SUPPORTED,
+/// at the first workspace allocation, so no pool pointer exists yet): from then on both the
+/// workspace allocation and its free use the synchronous calls.
+std::atomic<bool> no_pools{false};
 
 }  // namespace
 
@@ -78,6 +84,41 @@ int cinn_like_cuda_free(void* ptr) {
   const cuda::DriverApi* d = Ready("cinn_like_cuda_free");
   if (!d) return -1;
   return Check(d->MemFree(reinterpret_cast<CUdeviceptr>(ptr)), "cinn_like_cuda_free");
+}
+
+int cinn_like_cuda_workspace_alloc(void** ptr, size_t bytes, void* stream) {
+  *ptr = nullptr;
+  std::string what = absl::StrCat("cuda workspace allocation of ", bytes, " bytes");
+  const cuda::DriverApi* d = Ready(what);
+  if (!d) return -1;
+  CUdeviceptr p = 0;
+  size_t size = bytes == 0 ? 1 : bytes;
+  if (d->MemAllocAsync && !no_pools.load()) {
+    CUresult r = d->MemAllocAsync(&p, size, static_cast<CUstream>(stream));
+    if (r != CUDA_ERROR_NOT_SUPPORTED) {
+      if (Check(r, what + ": cuMemAllocAsync")) return -1;
+      *ptr = reinterpret_cast<void*>(p);
+      return 0;
+    }
+    no_pools.store(true);
+  }
+  if (Check(d->MemAlloc(&p, size), what + ": cuMemAlloc")) return -1;
+  *ptr = reinterpret_cast<void*>(p);
+  return 0;
+}
+
+int cinn_like_cuda_workspace_free(void* ptr, void* stream) {
+  if (ptr == nullptr) return 0;
+  const cuda::DriverApi* d = Ready("cuda workspace free");
+  if (!d) return -1;
+  auto dptr = reinterpret_cast<CUdeviceptr>(ptr);
+  auto s = static_cast<CUstream>(stream);
+  if (d->MemFreeAsync && !no_pools.load()) {
+    return Check(d->MemFreeAsync(dptr, s), "cuda workspace free: cuMemFreeAsync");
+  }
+  // Kernels on `stream` may still read the buffer: wait for them before a synchronous free.
+  if (Check(d->StreamSynchronize(s), "cuda workspace free: cuStreamSynchronize")) return -1;
+  return Check(d->MemFree(dptr), "cuda workspace free: cuMemFree");
 }
 
 int cinn_like_cuda_memcpy_to_device(void* dst, const void* src, size_t bytes) {

@@ -24,6 +24,12 @@ int cinn_like_cuda_malloc(void** ptr, size_t bytes);
 int cinn_like_cuda_free(void* ptr);
 int cinn_like_cuda_memcpy_to_device(void* dst, const void* src, size_t bytes);
 int cinn_like_cuda_memcpy_to_host(void* dst, const void* src, size_t bytes);
+/// The default CUDA workspace allocator of cinn_like_alloc_workspace: stream-ordered
+/// (cuMemAllocAsync/cuMemFreeAsync on `stream`) where the driver and device support memory
+/// pools, else cuMemAlloc, and cuStreamSynchronize(stream) before cuMemFree. `bytes` 0 still
+/// gives a valid pointer. Frameworks install their own through cinn_like_set_allocator.
+int cinn_like_cuda_workspace_alloc(void** ptr, size_t bytes, void* stream);
+int cinn_like_cuda_workspace_free(void* ptr, void* stream);
 /// Waits for all work of the current context (cuCtxSynchronize): where asynchronous kernel
 /// faults are reported.
 int cinn_like_cuda_synchronize(void);

@@ -113,7 +113,7 @@ TEST(Lower, MissingArgumentIsAnError) {
               HasSubstr("function scale: tensor A is read but is neither an argument nor computed"));
 }
 
-TEST(Lower, IntermediateTensorOnX86IsAllocated) {
+TEST(Lower, IntermediateTensorIsAllocatedOnBothTargets) {
   Var n("n");
   Tensor a = Placeholder("A", Float(32), {n});
   Tensor t = Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "T");
@@ -122,9 +122,10 @@ TEST(Lower, IntermediateTensorOnX86IsAllocated) {
   auto f = Lower("chain", {a, c}, sch, Target::X86());
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_THAT(ToString((*f)->body), HasSubstr("allocate T[float32 * n] in global"));
+  // On NVGPU too: a global buffer the host allocates around the kernels (split_host_device).
   auto g = Lower("chain", {a, c}, sch, Target::NVGPU(90));
-  ASSERT_FALSE(g.ok());
-  EXPECT_THAT(g.status().message(), HasSubstr("tensor T is computed but is not an argument"));
+  ASSERT_TRUE(g.ok()) << g.status();
+  EXPECT_THAT(ToString((*g)->body), HasSubstr("allocate T[float32 * n] in global"));
 }
 
 }  // namespace

@@ -1,0 +1,143 @@
+/// \file The workspace allocation hook: what JIT host code calls to allocate intermediates,
+/// and the defaults it falls back to (aligned_alloc on CPU, the CUDA driver on GPU).
+#include <dlpack/dlpack.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cinn_like_runtime.h"
+#ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cuda_runtime.h"
+#endif
+
+namespace {
+
+constexpr size_t kAlignment = 64;
+
+struct Hook {
+  cinn_like_alloc_fn alloc = nullptr;  // null: the defaults
+  cinn_like_free_fn free = nullptr;
+  void* ctx = nullptr;
+};
+
+std::mutex hook_mutex;
+Hook hook;
+
+Hook CurrentHook() {
+  std::lock_guard<std::mutex> lock(hook_mutex);
+  return hook;
+}
+
+const char* DeviceName(int32_t type) {
+  switch (type) {
+    case kDLCPU:
+      return "cpu";
+    case kDLCUDA:
+      return "cuda";
+    default:
+      return "an unsupported device";
+  }
+}
+
+std::string What(int32_t device_type, size_t bytes) {
+  return absl::StrCat("allocation of a ", bytes, "-byte workspace on ", DeviceName(device_type));
+}
+
+void* Fail(const std::string& message) {
+  cinn_like_set_last_error(message.c_str());
+  return nullptr;
+}
+
+void* DefaultAlloc(int32_t device_type, size_t bytes, void* stream) {
+  switch (device_type) {
+    case kDLCPU: {
+      if (bytes > SIZE_MAX - kAlignment) {
+        return Fail(What(device_type, bytes) + " failed: the size is out of range");
+      }
+      // aligned_alloc wants a multiple of the alignment; 0 bytes still gives a pointer.
+      size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
+      void* p = std::aligned_alloc(kAlignment, rounded);
+      if (!p) return Fail(What(device_type, bytes) + " failed: out of host memory");
+      return p;
+    }
+#ifdef CINN_LIKE_WITH_CUDA
+    case kDLCUDA: {
+      void* p = nullptr;
+      if (cinn_like_cuda_workspace_alloc(&p, bytes, stream) != 0) {
+        // Keep the driver's message, in front of which the failed size is named.
+        return Fail(
+            absl::StrCat(What(device_type, bytes), " failed: ", cinn_like_get_last_error()));
+      }
+      return p;
+    }
+#endif
+    default:
+      return Fail(What(device_type, bytes) + " failed: this build has no allocator for it");
+  }
+}
+
+int DefaultFree(int32_t device_type, void* ptr, void* stream) {
+  switch (device_type) {
+    case kDLCPU:
+      std::free(ptr);
+      return 0;
+#ifdef CINN_LIKE_WITH_CUDA
+    case kDLCUDA:
+      return cinn_like_cuda_workspace_free(ptr, stream);
+#endif
+    default:
+      cinn_like_set_last_error(absl::StrCat("free of a workspace on ", DeviceName(device_type),
+                                            " failed: this build has no allocator for it")
+                                   .c_str());
+      return -1;
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+int cinn_like_set_allocator(cinn_like_alloc_fn alloc, cinn_like_free_fn free, void* ctx) {
+  if ((alloc == nullptr) != (free == nullptr)) {
+    cinn_like_set_last_error(
+        "cinn_like_set_allocator: give both an alloc and a free function, or neither (to "
+        "restore the default allocators)");
+    return -1;
+  }
+  std::lock_guard<std::mutex> lock(hook_mutex);
+  hook = Hook{alloc, free, alloc ? ctx : nullptr};
+  return 0;
+}
+
+void* cinn_like_alloc_workspace(int32_t device_type, size_t bytes, void* stream) {
+  Hook h = CurrentHook();
+  if (!h.alloc) return DefaultAlloc(device_type, bytes, stream);
+  // At least 1 byte: some allocators (PyTorch's) return null for 0.
+  void* p = h.alloc(h.ctx, std::max<size_t>(bytes, 1), device_type, /*device_id=*/0, stream);
+  if (!p) {
+    return Fail(What(device_type, bytes) +
+                " failed: the allocator installed by cinn_like_set_allocator returned null");
+  }
+  if (reinterpret_cast<uintptr_t>(p) % kAlignment != 0) {
+    h.free(h.ctx, p, device_type, 0, stream);
+    return Fail(absl::StrCat(What(device_type, bytes),
+                             " failed: the allocator installed by cinn_like_set_allocator "
+                             "returned a pointer that is not ",
+                             kAlignment, "-byte aligned"));
+  }
+  return p;
+}
+
+int cinn_like_free_workspace(int32_t device_type, void* ptr, void* stream) {
+  if (ptr == nullptr) return 0;
+  Hook h = CurrentHook();
+  if (!h.alloc) return DefaultFree(device_type, ptr, stream);
+  h.free(h.ctx, ptr, device_type, /*device_id=*/0, stream);
+  return 0;
+}
+
+}  // extern "C"
