@@ -9,6 +9,7 @@
 #include <random>
 
 #include "frontend/net_builder.h"
+#include "frontend/program_json.h"
 #include "hlir/op.h"
 #include "hlir/reference_interpreter.h"
 
@@ -343,6 +344,33 @@ TEST(ConvOps, ErrorsNameTheOpTheInputAndWhatWasExpected) {
   auto hot = RunProgram(h, {labels});
   ASSERT_FALSE(hot.ok());
   EXPECT_THAT(hot.status().message(), HasSubstr("op one_hot: index -1 (at flat position 1"));
+}
+
+TEST(ConvOps, JsonRoundTripKeepsEveryOutputOfSplitAndTheListAttributes) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({1, 2, 6, 6}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({4, 1, 3, 3}), "w");
+  Var y = b.Conv2d(x, w, {2, 1}, {1, 0, 1, 1}, {1, 1}, 2);
+  // conv: H (6 + 1 - 3) / 2 + 1 = 3, W 6 + 2 - 3 + 1 = 6; pool 2x2 stride 1: [1, 4, 2, 5].
+  std::vector<Var> parts = b.Split(b.MaxPool2d(y, {2, 2}, {1, 1}), {1, 3}, 1);
+  ASSERT_EQ(parts.size(), 2u);
+  b.MarkOutput(parts[1]);
+  b.MarkOutput(parts[0]);
+  auto program = b.Build();
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto loaded = frontend::ProgramFromJson(frontend::ProgramToJson(*program));
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ(frontend::ProgramToJson(*loaded), frontend::ProgramToJson(*program));
+  std::vector<HostTensor> in = {Random(DType::kFloat32, {1, 2, 6, 6}),
+                                Random(DType::kFloat32, {4, 1, 3, 3})};
+  auto g0 = frontend::BuildGraph(*program), g1 = frontend::BuildGraph(*loaded);
+  ASSERT_TRUE(g0.ok() && g1.ok());
+  auto r0 = RunReference(*g0, in), r1 = RunReference(*g1, in);
+  ASSERT_TRUE(r0.ok() && r1.ok()) << r0.status() << r1.status();
+  ASSERT_EQ(r1->size(), 2u);
+  EXPECT_EQ((*r1)[0].shape, (std::vector<int64_t>{1, 3, 2, 5}));
+  EXPECT_EQ((*r1)[1].shape, (std::vector<int64_t>{1, 1, 2, 5}));
+  for (size_t k = 0; k < 2; ++k) EXPECT_EQ((*r0)[k].data, (*r1)[k].data);
 }
 
 }  // namespace

@@ -61,20 +61,24 @@ Buffer MakeBuffer(DType t, const std::vector<int64_t>& shape) {
 
 /// Runs `op`'s compute on x86 and the reference on `inputs`; every output element must agree
 /// within tol * max(1, |reference|). Unwritten output elements keep a poison value and fail.
+/// With `symbolic_batch`, dim 0 of input 0 and of every output is one symbolic ir::Var (bound
+/// from the DLTensor at the call), as a graph with a symbolic batch lowers it.
 void CheckOp(const std::string& op, const std::vector<HostTensor>& inputs,
-             const AttributeMap& attrs, double tol) {
+             const AttributeMap& attrs, double tol, bool symbolic_batch = false) {
   SCOPED_TRACE(op);
   const OpRegistry& registry = OpRegistry::Global();
   const OpDef* def = *registry.Find(op);
   ASSERT_TRUE(def->compute) << op << " has no compute";
   std::vector<TensorDesc> descs;
   std::vector<ir::Tensor> args;
+  ir::Var batch("n");
   Graph graph;
   std::vector<int> ids;
   for (size_t i = 0; i < inputs.size(); ++i) {
     descs.push_back(TensorDesc{inputs[i].dtype, MakeShape(inputs[i].shape)});
     std::vector<ir::Expr> shape;
     for (int64_t d : inputs[i].shape) shape.push_back(ir::Expr(static_cast<int>(d)));
+    if (symbolic_batch && i == 0) shape[0] = batch;
     args.push_back(ir::Placeholder("in" + std::to_string(i), ToIrType(inputs[i].dtype), shape));
     ids.push_back(*graph.AddInput("in" + std::to_string(i), descs.back()));
   }
@@ -84,6 +88,10 @@ void CheckOp(const std::string& op, const std::vector<HostTensor>& inputs,
   for (const TensorDesc& d : *out_descs) {
     ComputeOutput o{ToIrType(d.dtype), {}};
     for (int64_t v : StaticDims(d.shape)) o.shape.push_back(ir::Expr(static_cast<int>(v)));
+    if (symbolic_batch) {
+      ASSERT_EQ(d.shape[0], descs[0].shape[0]) << "the batch dim must pass through " << op;
+      o.shape[0] = batch;
+    }
     outs.push_back(o);
   }
   auto tensors = def->compute(args, attrs, outs, "out");
@@ -186,6 +194,19 @@ TEST(ConvOpsX86, GatherSplitPadOneHot) {
           {{"paddings", Ints{1, 0, 0, 0, 2, 3}}, {"value", 1.5}}, 0);
   CheckOp("pad", {Random(DType::kInt32, {2, 3})}, {{"paddings", Ints{0, 2, 1, 1}}, {"value", -7.0}},
           0);
+}
+
+TEST(ConvOpsX86, SymbolicBatchDimBoundAtTheCall) {
+  CheckOp("conv2d",
+          {Random(DType::kFloat32, {3, 2, 6, 5}), Random(DType::kFloat32, {4, 2, 3, 3}),
+           Random(DType::kFloat32, {4})},
+          {{"paddings", Ints{1, 1}}}, kF32, /*symbolic_batch=*/true);
+  AttributeMap pool{{"kernel_size", Ints{3, 3}}, {"strides", Ints{2, 2}}, {"paddings", Ints{1, 1}}};
+  CheckOp("max_pool2d", {Random(DType::kFloat32, {2, 3, 7, 6})}, pool, 0, true);
+  CheckOp("avg_pool2d", {Random(DType::kFloat32, {2, 3, 7, 6})}, pool, 1e-6, true);
+  CheckOp("pad", {Random(DType::kFloat32, {3, 4})}, {{"paddings", Ints{0, 0, 2, 1}}}, 0, true);
+  CheckOp("split", {Random(DType::kFloat32, {3, 5})},
+          {{"axis", int64_t{1}}, {"sections", Ints{3, 2}}}, 0, true);
 }
 
 }  // namespace
