@@ -174,20 +174,22 @@ class NetBuilder {
     return One("conv2d", {x, w}, ConvAttrs(strides, paddings, dilations, groups));
   }
   /// With a bias [out_channels].
-  Var Conv2d(const Var& x, const Var& w, const Var& bias, const std::vector<int64_t>& strides = {1, 1},
+  Var Conv2d(const Var& x, const Var& w, const Var& bias,
+             const std::vector<int64_t>& strides = {1, 1},
              const std::vector<int64_t>& paddings = {0, 0},
              const std::vector<int64_t>& dilations = {1, 1}, int64_t groups = 1) {
     return One("conv2d", {x, w, bias}, ConvAttrs(strides, paddings, dilations, groups));
   }
   /// strides empty: the kernel size (PyTorch's default).
   Var MaxPool2d(const Var& x, const std::vector<int64_t>& kernel_size,
-                const std::vector<int64_t>& strides = {}, const std::vector<int64_t>& paddings = {0, 0}) {
+                const std::vector<int64_t>& strides = {},
+                const std::vector<int64_t>& paddings = {0, 0}) {
     return One("max_pool2d", {x}, PoolAttrs(kernel_size, strides, paddings));
   }
   /// count_include_pad: divide by the whole window (PyTorch's default) or its part inside x.
   Var AvgPool2d(const Var& x, const std::vector<int64_t>& kernel_size,
-                const std::vector<int64_t>& strides = {}, const std::vector<int64_t>& paddings = {0, 0},
-                bool count_include_pad = true) {
+                const std::vector<int64_t>& strides = {},
+                const std::vector<int64_t>& paddings = {0, 0}, bool count_include_pad = true) {
     hlir::AttributeMap a = PoolAttrs(kernel_size, strides, paddings);
     a["count_include_pad"] = count_include_pad;
     return One("avg_pool2d", {x}, a);
@@ -208,14 +210,16 @@ class NetBuilder {
     return One("pad", {x}, {{"paddings", paddings}, {"value", value}});
   }
   Var OneHot(const Var& index, int64_t depth, hlir::DType dtype = hlir::DType::kFloat32) {
-    return One("one_hot", {index}, {{"depth", depth}, {"dtype", std::string(hlir::DTypeName(dtype))}});
+    return One("one_hot", {index},
+               {{"depth", depth}, {"dtype", std::string(hlir::DTypeName(dtype))}});
   }
 
  private:
   static hlir::AttributeMap ConvAttrs(const std::vector<int64_t>& strides,
                                       const std::vector<int64_t>& paddings,
                                       const std::vector<int64_t>& dilations, int64_t groups) {
-    return {{"strides", strides}, {"paddings", paddings}, {"dilations", dilations}, {"groups", groups}};
+    return {{"strides", strides}, {"paddings", paddings}, {"dilations", dilations},
+            {"groups", groups}};
   }
   static hlir::AttributeMap PoolAttrs(const std::vector<int64_t>& kernel_size,
                                       const std::vector<int64_t>& strides,
