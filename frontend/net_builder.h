@@ -166,7 +166,68 @@ class NetBuilder {
                               {"dtype", std::string(hlir::DTypeName(dtype))}});
   }
 
+  // Convolution and pooling (NCHW; paddings {ph, pw} or {top, bottom, left, right}).
+  /// weight [out_channels, in_channels / groups, kh, kw], PyTorch's layout and semantics.
+  Var Conv2d(const Var& x, const Var& w, const std::vector<int64_t>& strides = {1, 1},
+             const std::vector<int64_t>& paddings = {0, 0},
+             const std::vector<int64_t>& dilations = {1, 1}, int64_t groups = 1) {
+    return One("conv2d", {x, w}, ConvAttrs(strides, paddings, dilations, groups));
+  }
+  /// With a bias [out_channels].
+  Var Conv2d(const Var& x, const Var& w, const Var& bias,
+             const std::vector<int64_t>& strides = {1, 1},
+             const std::vector<int64_t>& paddings = {0, 0},
+             const std::vector<int64_t>& dilations = {1, 1}, int64_t groups = 1) {
+    return One("conv2d", {x, w, bias}, ConvAttrs(strides, paddings, dilations, groups));
+  }
+  /// strides empty: the kernel size (PyTorch's default).
+  Var MaxPool2d(const Var& x, const std::vector<int64_t>& kernel_size,
+                const std::vector<int64_t>& strides = {},
+                const std::vector<int64_t>& paddings = {0, 0}) {
+    return One("max_pool2d", {x}, PoolAttrs(kernel_size, strides, paddings));
+  }
+  /// count_include_pad: divide by the whole window (PyTorch's default) or its part inside x.
+  Var AvgPool2d(const Var& x, const std::vector<int64_t>& kernel_size,
+                const std::vector<int64_t>& strides = {},
+                const std::vector<int64_t>& paddings = {0, 0}, bool count_include_pad = true) {
+    hlir::AttributeMap a = PoolAttrs(kernel_size, strides, paddings);
+    a["count_include_pad"] = count_include_pad;
+    return One("avg_pool2d", {x}, a);
+  }
+
+  // Indexing.
+  /// torch.index_select / Paddle's gather: x's slices at `index` (int32/int64 vector) along axis.
+  Var Gather(const Var& x, const Var& index, int64_t axis = 0) {
+    return One("gather", {x, index}, {{"axis", axis}});
+  }
+  Var IndexSelect(const Var& x, int64_t axis, const Var& index) { return Gather(x, index, axis); }
+  /// One output per size in `sections` (one may be -1: the rest of the axis).
+  std::vector<Var> Split(const Var& x, const std::vector<int64_t>& sections, int64_t axis = 0) {
+    return Op("split", {x}, {{"sections", sections}, {"axis", axis}});
+  }
+  /// paddings: [before, after] for each dim in order; the new elements are `value`.
+  Var Pad(const Var& x, const std::vector<int64_t>& paddings, double value = 0) {
+    return One("pad", {x}, {{"paddings", paddings}, {"value", value}});
+  }
+  Var OneHot(const Var& index, int64_t depth, hlir::DType dtype = hlir::DType::kFloat32) {
+    return One("one_hot", {index},
+               {{"depth", depth}, {"dtype", std::string(hlir::DTypeName(dtype))}});
+  }
+
  private:
+  static hlir::AttributeMap ConvAttrs(const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& paddings,
+                                      const std::vector<int64_t>& dilations, int64_t groups) {
+    return {{"strides", strides}, {"paddings", paddings}, {"dilations", dilations},
+            {"groups", groups}};
+  }
+  static hlir::AttributeMap PoolAttrs(const std::vector<int64_t>& kernel_size,
+                                      const std::vector<int64_t>& strides,
+                                      const std::vector<int64_t>& paddings) {
+    hlir::AttributeMap a{{"kernel_size", kernel_size}, {"paddings", paddings}};
+    if (!strides.empty()) a["strides"] = strides;
+    return a;
+  }
   /// Op with a single output.
   Var One(const std::string& op, const std::vector<Var>& inputs, const hlir::AttributeMap& attrs = {});
 

@@ -53,6 +53,8 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterMatmulOps(registry);
   RegisterShapeOps(registry);
   RegisterConstantOps(registry);
+  RegisterConvOps(registry);
+  RegisterIndexOps(registry);
 }
 
 void OpRegistry::Register(OpDef def) {
@@ -97,7 +99,11 @@ absl::StatusOr<std::vector<TensorDesc>> OpRegistry::Infer(const std::string& op,
     return absl::InvalidArgumentError(
         absl::StrCat("op ", op, ": takes ", expected, " inputs, got ", n));
   }
-  return (*def)->infer(inputs, attrs);
+  auto out = (*def)->infer(inputs, attrs);
+  CHECK(!out.ok() || (*def)->num_outputs < 0 ||
+        static_cast<int>(out->size()) == (*def)->num_outputs)
+      << "op " << op << " inferred " << out->size() << " outputs, declares " << (*def)->num_outputs;
+  return out;
 }
 
 }  // namespace cinn_like::hlir

@@ -59,7 +59,7 @@ struct OpDef {
   OpPattern pattern = OpPattern::kElementwise;
   int min_inputs = 1;
   int max_inputs = 1;  // -1: any number (concat)
-  int num_outputs = 1;
+  int num_outputs = 1;  // -1: as many as the inference returns (split)
   InferFn infer;
   ReferenceFn reference;
   ComputeFn compute;  // may be null (see ComputeFn)
@@ -96,5 +96,7 @@ void RegisterReductionOps(OpRegistry& registry);
 void RegisterMatmulOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
 void RegisterConstantOps(OpRegistry& registry);
+void RegisterConvOps(OpRegistry& registry);
+void RegisterIndexOps(OpRegistry& registry);
 
 }  // namespace cinn_like::hlir

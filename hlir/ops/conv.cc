@@ -1,0 +1,362 @@
+/// \file Sliding-window ops on NCHW tensors: conv2d (PyTorch semantics: strides, symmetric or
+/// per-side paddings, dilations, groups, optional bias; out-fusible) and max_pool2d /
+/// avg_pool2d (kernel_size, strides defaulting to the kernel, paddings, ceil_mode false;
+/// avg counts the padding by default as PyTorch does). The pools are kReduction: their
+/// computes are a ReduceMax / ReduceSum over the window, which the graph compiler schedules
+/// like any reduction (it is not a pure index mapping, so kInjective would not describe it).
+///
+/// Paddings are [top/bottom, left/right] (2 entries, symmetric) or [top, bottom, left, right]
+/// (4 entries, Paddle's order). H, W and C must be static; N may be symbolic.
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hlir/op.h"
+#include "hlir/ops/op_util.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+using ops::DTypeClass;
+using Descs = absl::StatusOr<std::vector<TensorDesc>>;
+using Inputs = std::vector<const HostTensor*>;
+
+/// The geometry of a 2-d window: kernel, stride, dilation and the four paddings.
+struct Window {
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, dh = 1, dw = 1;
+  int64_t top = 0, bottom = 0, left = 0, right = 0;
+  /// Output size along H (W) for an input of `h` (`w`); may be <= 0 when the window does not fit.
+  int64_t OutH(int64_t h) const { return (h + top + bottom - dh * (kh - 1) - 1) / sh + 1; }
+  int64_t OutW(int64_t w) const { return (w + left + right - dw * (kw - 1) - 1) / sw + 1; }
+};
+
+/// A 2-entry int list attribute (or `fallback` when absent); each entry must be >= `min`.
+absl::StatusOr<std::vector<int64_t>> Pair(const std::string& op, const AttributeMap& attrs,
+                                          const std::string& name, std::vector<int64_t> fallback,
+                                          int64_t min) {
+  auto v = fallback.empty() ? GetInts(attrs, name, op) : GetInts(attrs, name, op, fallback);
+  if (!v.ok()) return v.status();
+  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min) {
+    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute '", name, "' is [",
+                                                   absl::StrJoin(*v, ", "),
+                                                   "], expected 2 entries >= ", min));
+  }
+  return v;
+}
+
+/// Reads paddings ([2] symmetric or [4] top, bottom, left, right; default zeros) into `w`.
+absl::Status ReadPaddings(const std::string& op, const AttributeMap& attrs, Window& w) {
+  auto p = GetInts(attrs, "paddings", op, std::vector<int64_t>{0, 0});
+  if (!p.ok()) return p.status();
+  bool ok = p->size() == 2 || p->size() == 4;
+  for (int64_t v : *p) ok = ok && v >= 0;
+  if (!ok) {
+    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'paddings' is [",
+                                                   absl::StrJoin(*p, ", "),
+                                                   "], expected 2 (symmetric) or 4 (top, bottom, "
+                                                   "left, right) entries >= 0"));
+  }
+  if (p->size() == 2) {
+    w.top = w.bottom = (*p)[0];
+    w.left = w.right = (*p)[1];
+  } else {
+    w.top = (*p)[0], w.bottom = (*p)[1], w.left = (*p)[2], w.right = (*p)[3];
+  }
+  return absl::OkStatus();
+}
+
+/// Checks an NCHW input: float dtype, rank 4, static C, H, W.
+absl::Status CheckNCHW(const std::string& op, int i, const TensorDesc& x) {
+  absl::Status s = ops::CheckDType(op, i, x, DTypeClass::kFloat);
+  if (!s.ok()) return s;
+  if (x.shape.size() != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": input ", i, " (", x.ToString(), ") must be NCHW (rank 4)"));
+  }
+  for (int d = 1; d < 4; ++d) {
+    if (x.shape[d].is_symbolic()) {
+      return absl::InvalidArgumentError(absl::StrCat("op ", op, ": input ", i, " (", x.ToString(),
+                                                     ") needs static C, H and W for now"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+/// The output [N, channels, OH, OW], or an error when the (dilated) kernel is larger than the
+/// padded input.
+absl::StatusOr<Shape> WindowOutput(const std::string& op, const TensorDesc& x, const Window& w,
+                                   Dim channels) {
+  int64_t h = x.shape[2].value, wd = x.shape[3].value;
+  int64_t eh = w.dh * (w.kh - 1) + 1, ew = w.dw * (w.kw - 1) + 1;
+  if (h + w.top + w.bottom < eh || wd + w.left + w.right < ew) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": the kernel (", eh, " x ", ew,
+                     " with dilation) is larger than the padded input ", h + w.top + w.bottom,
+                     " x ", wd + w.left + w.right, " of ", x.ToString()));
+  }
+  return Shape{x.shape[0], channels, Dim::Known(w.OutH(h)), Dim::Known(w.OutW(wd))};
+}
+
+// ----------------------------------------------------------------------------------------------
+// conv2d(x [N, C, H, W], weight [O, C/groups, KH, KW], [bias [O]])
+
+absl::StatusOr<Window> ConvWindow(const AttributeMap& attrs) {
+  const std::string op = "conv2d";
+  Window w;
+  auto s = Pair(op, attrs, "strides", {1, 1}, 1);
+  if (!s.ok()) return s.status();
+  auto d = Pair(op, attrs, "dilations", {1, 1}, 1);
+  if (!d.ok()) return d.status();
+  w.sh = (*s)[0], w.sw = (*s)[1], w.dh = (*d)[0], w.dw = (*d)[1];
+  absl::Status st = ReadPaddings(op, attrs, w);
+  if (!st.ok()) return st;
+  return w;
+}
+
+Descs InferConv2d(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+  const std::string op = "conv2d";
+  absl::Status s = CheckNCHW(op, 0, in[0]);
+  if (!s.ok()) return s;
+  s = ops::CheckSameDType(op, in);
+  if (!s.ok()) return s;
+  const TensorDesc &x = in[0], &wt = in[1];
+  if (wt.shape.size() != 4 || !IsStatic(wt.shape)) {
+    return absl::InvalidArgumentError(absl::StrCat("op conv2d: weight (input 1, ", wt.ToString(),
+                                                   ") must be static [out_channels, in_channels / "
+                                                   "groups, kh, kw]"));
+  }
+  auto groups = GetInt(attrs, "groups", op, 1);
+  if (!groups.ok()) return groups.status();
+  int64_t c = x.shape[1].value, o = wt.shape[0].value, g = *groups;
+  if (g < 1 || c % g != 0 || o % g != 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op conv2d: groups = ", g, " must be >= 1 and divide both the input channels (", c,
+        " of x ", x.ToString(), ") and the output channels (", o, " of weight ", wt.ToString(),
+        ")"));
+  }
+  if (wt.shape[1].value != c / g) {
+    return absl::InvalidArgumentError(absl::StrCat("op conv2d: channels mismatch: x ", x.ToString(),
+                                                   " has ", c, " channels, so with groups = ", g,
+                                                   " weight ", wt.ToString(), " needs ", c / g,
+                                                   " in dim 1, not ", wt.shape[1].value));
+  }
+  if (in.size() == 3 && in[2].shape != Shape{wt.shape[0]}) {
+    return absl::InvalidArgumentError(absl::StrCat("op conv2d: bias (input 2, ", in[2].ToString(),
+                                                   ") must have shape [", o, "]"));
+  }
+  auto w = ConvWindow(attrs);
+  if (!w.ok()) return w.status();
+  w->kh = wt.shape[2].value, w->kw = wt.shape[3].value;
+  auto out = WindowOutput(op, x, *w, wt.shape[0]);
+  if (!out.ok()) return out.status();
+  return std::vector<TensorDesc>{TensorDesc{x.dtype, *out}};
+}
+
+absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
+                             std::vector<HostTensor>& outs) {
+  Window w = *ConvWindow(attrs);
+  const HostTensor &x = *in[0], &wt = *in[1];
+  HostTensor& o = outs[0];
+  int64_t n = x.shape[0], c = x.shape[1], h = x.shape[2], wd = x.shape[3];
+  int64_t oc = o.shape[1], oh = o.shape[2], ow = o.shape[3];
+  int64_t g = *GetInt(attrs, "groups", "conv2d", 1), cg = c / g, og = oc / g;
+  w.kh = wt.shape[2], w.kw = wt.shape[3];
+  int64_t flat = 0;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t f = 0; f < oc; ++f) {
+      int64_t c0 = (f / og) * cg;
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          double acc = in.size() == 3 ? in[2]->data[f] : 0.0;
+          for (int64_t k = 0; k < cg; ++k) {
+            for (int64_t p = 0; p < w.kh; ++p) {
+              int64_t y = i * w.sh - w.top + p * w.dh;
+              if (y < 0 || y >= h) continue;
+              for (int64_t q = 0; q < w.kw; ++q) {
+                int64_t xx = j * w.sw - w.left + q * w.dw;
+                if (xx < 0 || xx >= wd) continue;
+                acc += x.data[((b * c + c0 + k) * h + y) * wd + xx] *
+                       wt.data[((f * cg + k) * w.kh + p) * w.kw + q];
+              }
+            }
+          }
+          o.data[flat++] = acc;
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+/// x(n, c, h, w) with (h, w) possibly in the padding: the indices are clamped into the tensor
+/// so that the load never leaves the buffer (both branches of a Select are evaluated), and the
+/// Select yields `pad` outside it.
+ir::Expr PaddedRead(const ir::Tensor& x, ir::Expr n, ir::Expr c, ir::Expr h, ir::Expr w,
+                    ir::Expr pad) {
+  ir::Expr hs = x->shape[2], ws = x->shape[3];
+  ir::Expr inside = h >= 0 && h < hs && w >= 0 && w < ws;
+  ir::Expr v = x(n, c, ir::max(ir::min(h, hs - 1), 0), ir::max(ir::min(w, ws - 1), 0));
+  return ir::Select::Make(inside, v, pad);
+}
+
+absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tensor>& in,
+                                                      const AttributeMap& attrs,
+                                                      const std::vector<ComputeOutput>& outs,
+                                                      const std::string& name) {
+  auto w = ConvWindow(attrs);
+  if (!w.ok()) return w.status();
+  auto groups = GetInt(attrs, "groups", "conv2d", 1);
+  if (!groups.ok()) return groups.status();
+  const ir::Tensor &x = in[0], &wt = in[1];
+  const int64_t* cg = ir::AsConstInt(wt->shape[1]);
+  const int64_t* oc = ir::AsConstInt(wt->shape[0]);
+  if (!cg || !oc) return absl::InvalidArgumentError("op conv2d: the weight's shape must be static");
+  int og = static_cast<int>(*oc / *groups);
+  ir::IterVar rc = ir::ReduceAxis(wt->shape[1], "rc");
+  ir::IterVar rh = ir::ReduceAxis(wt->shape[2], "rh");
+  ir::IterVar rw = ir::ReduceAxis(wt->shape[3], "rw");
+  ir::Type t = outs[0].type;
+  const Window win = *w;
+  bool has_bias = in.size() == 3;
+  ir::Tensor acc = ir::Compute(
+      outs[0].shape,
+      [&](const std::vector<ir::Expr>& i) {
+        ir::Expr c = i[1] / og * static_cast<int>(*cg) + rc.var;
+        ir::Expr h = i[2] * static_cast<int>(win.sh) - static_cast<int>(win.top) +
+                     rh.var * static_cast<int>(win.dh);
+        ir::Expr v = i[3] * static_cast<int>(win.sw) - static_cast<int>(win.left) +
+                     rw.var * static_cast<int>(win.dw);
+        return ir::ReduceSum(
+            PaddedRead(x, i[0], c, h, v, ir::MakeConst(t, 0)) * wt(i[1], rc.var, rh.var, rw.var),
+            {rc, rh, rw});
+      },
+      has_bias ? name + "_acc" : name);
+  if (!has_bias) return std::vector<ir::Tensor>{acc};
+  const ir::Tensor& bias = in[2];
+  return std::vector<ir::Tensor>{ir::Compute(
+      outs[0].shape, [&](const std::vector<ir::Expr>& i) { return acc(i) + bias(i[1]); }, name)};
+}
+
+// ----------------------------------------------------------------------------------------------
+// max_pool2d / avg_pool2d (x [N, C, H, W])
+
+absl::StatusOr<Window> PoolWindow(const std::string& op, const AttributeMap& attrs) {
+  Window w;
+  auto k = Pair(op, attrs, "kernel_size", {}, 1);
+  if (!k.ok()) return k.status();
+  auto s = Pair(op, attrs, "strides", *k, 1);
+  if (!s.ok()) return s.status();
+  w.kh = (*k)[0], w.kw = (*k)[1], w.sh = (*s)[0], w.sw = (*s)[1];
+  absl::Status st = ReadPaddings(op, attrs, w);
+  if (!st.ok()) return st;
+  auto ceil_mode = GetBool(attrs, "ceil_mode", op, false);
+  if (!ceil_mode.ok()) return ceil_mode.status();
+  if (*ceil_mode)
+    return absl::UnimplementedError(absl::StrCat("op ", op, ": ceil_mode = true is not supported"));
+  // PyTorch's rule; it also keeps every window at least one real element wide.
+  if (std::max(w.top, w.bottom) * 2 > w.kh || std::max(w.left, w.right) * 2 > w.kw) {
+    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": paddings (", w.top, ", ", w.bottom,
+                                                   ", ", w.left, ", ", w.right,
+                                                   ") must be at most half of "
+                                                   "the kernel size ",
+                                                   w.kh, " x ", w.kw));
+  }
+  return w;
+}
+
+void RegisterPool(OpRegistry& r, const std::string& name, bool is_max) {
+  OpDef def;
+  def.name = name;
+  def.pattern = OpPattern::kReduction;
+  def.infer = [name](const std::vector<TensorDesc>& in, const AttributeMap& attrs) -> Descs {
+    absl::Status s = CheckNCHW(name, 0, in[0]);
+    if (!s.ok()) return s;
+    auto w = PoolWindow(name, attrs);
+    if (!w.ok()) return w.status();
+    auto count = GetBool(attrs, "count_include_pad", name, true);
+    if (!count.ok()) return count.status();
+    auto out = WindowOutput(name, in[0], *w, in[0].shape[1]);
+    if (!out.ok()) return out.status();
+    return std::vector<TensorDesc>{TensorDesc{in[0].dtype, *out}};
+  };
+  def.reference = [name, is_max](const Inputs& in, const AttributeMap& attrs,
+                                 std::vector<HostTensor>& outs) -> absl::Status {
+    Window w = *PoolWindow(name, attrs);
+    bool count_pad = *GetBool(attrs, "count_include_pad", name, true);
+    const HostTensor& x = *in[0];
+    HostTensor& o = outs[0];
+    int64_t planes = x.shape[0] * x.shape[1], h = x.shape[2], wd = x.shape[3];
+    int64_t oh = o.shape[2], ow = o.shape[3], flat = 0;
+    for (int64_t pl = 0; pl < planes; ++pl) {
+      const double* src = x.data.data() + pl * h * wd;
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+          int64_t real = 0;
+          for (int64_t p = 0; p < w.kh; ++p) {
+            for (int64_t q = 0; q < w.kw; ++q) {
+              int64_t y = i * w.sh - w.top + p, xx = j * w.sw - w.left + q;
+              if (y < 0 || y >= h || xx < 0 || xx >= wd) continue;  // -inf or 0: no effect
+              double v = src[y * wd + xx];
+              ++real;
+              acc = !is_max ? acc + v : (std::isnan(acc) || std::isnan(v)) ? NAN : std::max(acc, v);
+            }
+          }
+          o.data[flat++] = is_max ? acc : acc / static_cast<double>(count_pad ? w.kh * w.kw : real);
+        }
+      }
+    }
+    return absl::OkStatus();
+  };
+  def.compute = [name, is_max](
+                    const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                    const std::vector<ComputeOutput>& outs,
+                    const std::string& tname) -> absl::StatusOr<std::vector<ir::Tensor>> {
+    auto win = PoolWindow(name, attrs);
+    if (!win.ok()) return win.status();
+    auto count_pad = GetBool(attrs, "count_include_pad", name, true);
+    if (!count_pad.ok()) return count_pad.status();
+    const Window w = *win;
+    const ir::Tensor& x = in[0];
+    ir::Type t = outs[0].type;
+    ir::IterVar rh = ir::ReduceAxis(static_cast<int>(w.kh), "rh");
+    ir::IterVar rw = ir::ReduceAxis(static_cast<int>(w.kw), "rw");
+    auto h0 = [&](ir::Expr i) { return i * static_cast<int>(w.sh) - static_cast<int>(w.top); };
+    auto w0 = [&](ir::Expr j) { return j * static_cast<int>(w.sw) - static_cast<int>(w.left); };
+    ir::Expr pad = is_max ? ir::ReduceInit(ir::ReduceKind::kMax, t) : ir::MakeConst(t, 0);
+    ir::Tensor acc = ir::Compute(
+        outs[0].shape,
+        [&](const std::vector<ir::Expr>& i) {
+          ir::Expr v = PaddedRead(x, i[0], i[1], h0(i[2]) + rh.var, w0(i[3]) + rw.var, pad);
+          return is_max ? ir::ReduceMax(v, {rh, rw}) : ir::ReduceSum(v, {rh, rw});
+        },
+        is_max ? tname : tname + "_sum");
+    if (is_max) return std::vector<ir::Tensor>{acc};
+    bool count = *count_pad;
+    return std::vector<ir::Tensor>{ir::Compute(
+        outs[0].shape,
+        [&](const std::vector<ir::Expr>& i) {
+          if (count) return acc(i) / ir::MakeConst(t, static_cast<double>(w.kh * w.kw));
+          // The window's part inside the input.
+          ir::Expr hs = x->shape[2], ws = x->shape[3];
+          ir::Expr rows = ir::min(h0(i[2]) + static_cast<int>(w.kh), hs) - ir::max(h0(i[2]), 0);
+          ir::Expr cols = ir::min(w0(i[3]) + static_cast<int>(w.kw), ws) - ir::max(w0(i[3]), 0);
+          return acc(i) / ir::Cast::Make(t, rows * cols);
+        },
+        tname)};
+  };
+  r.Register(std::move(def));
+}
+
+}  // namespace
+
+void RegisterConvOps(OpRegistry& r) {
+  OpDef conv{"conv2d",        OpPattern::kOutFusible, 2, 3, 1, InferConv2d,
+             ReferenceConv2d, ComputeConv2d};
+  r.Register(std::move(conv));
+  RegisterPool(r, "max_pool2d", true);
+  RegisterPool(r, "avg_pool2d", false);
+}
+
+}  // namespace cinn_like::hlir
