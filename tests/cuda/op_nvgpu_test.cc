@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <tuple>
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
@@ -30,12 +31,12 @@ TEST(OpNVGPU, EveryOpAndDTypeCompilesToPtx) {
   auto compiler = backends::Compiler::Create(target);
   ASSERT_TRUE(compiler.ok()) << compiler.status();
   backends::nvrtc::Compiler nvrtc;
-  std::set<std::pair<std::string, DType>> seen;
+  std::set<std::tuple<std::string, DType, size_t>> seen;
   std::set<std::string> compiled_ops;
   int compiled = 0, pending = 0;
   for (const OpCase& c : AllOpCases()) {
     DType t = c.dtypes.empty() ? DType::kFloat32 : c.dtypes.back();
-    if (!seen.insert({c.op, t}).second) continue;
+    if (!seen.insert({c.op, t, c.shapes.size()}).second) continue;  // linear with/without bias
     SCOPED_TRACE(c.Describe());
     auto graph = CaseGraph(c);
     ASSERT_TRUE(graph.ok()) << graph.status();
