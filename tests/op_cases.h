@@ -250,6 +250,16 @@ inline std::vector<OpCase> AllOpCases() {
       }
     }
   }
+  for (const char* op : {"argmax", "argmin"}) {
+    for (DType t : Numerics()) {
+      add({op, {t}, {S({5, 9})}, {{"axis", int64_t{1}}}, {Domain::kSmallInt}});  // ties
+      if (t == DType::kFloat32) {
+        add({op, {t}, {S({5, 9})}, {{"axis", int64_t{-1}}}, {Domain::kWithNaN}});
+        add({op, {t}, {S({6, 4, 3})}, {{"axis", int64_t{1}}, {"keepdim", true}}, {}});
+        add({op, {t}, {S({300, 2})}, {{"axis", int64_t{0}}}, {}});
+      }
+    }
+  }
   for (const char* op : {"softmax", "log_softmax"}) {
     for (DType t : Floats()) {
       add({op, {t}, {S({4, 33})}, {}, {Domain::kWide}});

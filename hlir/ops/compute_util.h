@@ -35,6 +35,7 @@ ComputeFn BinaryCompute(const std::string& op);
 ComputeFn CastCompute();
 ComputeFn WhereCompute();
 ComputeFn ReduceCompute(const std::string& op);
+ComputeFn ArgReduceCompute(bool is_max);
 ComputeFn SoftmaxCompute(bool log);
 ComputeFn NormCompute(bool rms);
 ComputeFn BatchNormCompute();

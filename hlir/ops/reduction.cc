@@ -96,6 +96,7 @@ void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kReduction;
+  def.compute = ops::ArgReduceCompute(is_max);
   def.infer = [name](const std::vector<TensorDesc>& in,
                      const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kNumeric);

@@ -122,6 +122,55 @@ ComputeFn ReduceCompute(const std::string& op) {
   };
 }
 
+/// argmax / argmin in two reductions: the extreme value (`<name>_best`), then the first index
+/// holding it, where a NaN (extreme in the reference) anywhere wins: the reduction `<name>_key`
+/// takes the minimum of k for a NaN, n + k for an element equal to the extreme, 2n otherwise.
+ComputeFn ArgReduceCompute(bool is_max) {
+  const std::string op = is_max ? "argmax" : "argmin";
+  return [op, is_max](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                      const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    Tensor x = in[0];
+    int rank = static_cast<int>(x->shape.size());
+    auto axis = GetInt(attrs, "axis", op);
+    if (!axis.ok()) return axis.status();
+    auto a = NormalizeAxis(*axis, rank, op);
+    if (!a.ok()) return a.status();
+    auto keepdim = GetBool(attrs, "keepdim", op, false);
+    if (!keepdim.ok()) return keepdim.status();
+    std::vector<int> axes{*a};
+    std::vector<IterVar> ks = MakeReduceAxes(x, axes);
+    const auto& shape = outs[0].shape;
+    const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
+    auto at = [](const Indices& i) { return i.empty() ? Indices{Expr(0)} : i; };
+    auto read = [&, keep = *keepdim](const Indices& i) {
+      return Widen(x(ReducedIndex(rank, axes, ks, keep, i)));
+    };
+    Tensor best = ir::Compute(
+        inner_shape,
+        [&](const Indices& i) {
+          return is_max ? ir::ReduceMax(read(i), ks) : ir::ReduceMin(read(i), ks);
+        },
+        name + "_best");
+    Expr n = x->shape[*a];
+    Tensor key = ir::Compute(
+        inner_shape,
+        [&](const Indices& i) {
+          Expr v = read(i), k = ks[0].var;
+          Expr hit = ir::Select::Make(v == best(at(i)), n + k, n + n);
+          return ir::ReduceMin(ir::Select::Make(IsNan(v), k, hit), ks);
+        },
+        name + "_key");
+    const ir::Type t = outs[0].type;
+    return std::vector<Tensor>{ir::Compute(
+        shape,
+        [&](const Indices& i) {
+          Expr r = key(at(i));
+          return ir::Cast::Make(t, ir::Select::Make(r < n, r, r - n));
+        },
+        name)};
+  };
+}
+
 ComputeFn SoftmaxCompute(bool log) {
   const std::string op = log ? "log_softmax" : "softmax";
   return [op, log](const std::vector<Tensor>& in, const AttributeMap& attrs,

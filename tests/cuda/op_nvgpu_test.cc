@@ -22,7 +22,7 @@ using ::testing::HasSubstr;
 const std::set<std::string>& MayNeedDeviceTemporaries() {
   static const std::set<std::string> ops = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
                                             "softmax",    "log_softmax", "layer_norm", "rms_norm",
-                                            "matmul",     "linear"};
+                                            "matmul",     "linear",      "argmax",     "argmin"};
   return ops;
 }
 
@@ -63,7 +63,7 @@ TEST(OpNVGPU, EveryOpAndDTypeCompilesToPtx) {
     const hlir::OpDef* def = *hlir::OpRegistry::Global().Find(op);
     if (!def->compute) continue;
     if (op == "softmax" || op == "log_softmax" || op == "layer_norm" || op == "rms_norm" ||
-        op == "reduce_mean") {
+        op == "reduce_mean" || op == "argmax" || op == "argmin") {
       continue;
     }
     EXPECT_TRUE(compiled_ops.count(op)) << op << " compiled for no dtype";
