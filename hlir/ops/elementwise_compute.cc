@@ -100,12 +100,16 @@ Expr IntDiv(Expr a, Expr b, const std::string& mode) {
 /// Python's remainder (the divisor's sign); 0 for integers where b is 0.
 Expr Remainder(Expr a, Expr b) {
   Expr zero = C(b, 0);
-  bool flt = a.type().is_float();
-  Expr safe = flt ? b : Select::Make(b == zero, C(b, 1), b);
+  if (a.type().is_float()) {  // fmod, then moved to the divisor's sign
+    Expr r = a % b;
+    return Select::Make(r != zero && ((r < zero) != (b < zero)), r + b, r);
+  }
+  Expr safe = Select::Make(b == zero, C(b, 1), b);
   Expr r = a % safe;
-  Expr fixed = Select::Make(r != zero && ((r < zero) != (safe < zero)), r + safe, r);
-  if (!a.type().is_int()) fixed = flt ? fixed : r;  // unsigned: no sign fix-up
-  return flt ? fixed : Select::Make(b == zero, zero, fixed);
+  if (a.type().is_int()) {
+    r = Select::Make(r != zero && ((r < zero) != (safe < zero)), r + safe, r);
+  }
+  return Select::Make(b == zero, zero, r);
 }
 
 absl::StatusOr<Expr> BinaryExpr(const std::string& op, Expr a, Expr b, const AttributeMap& attrs) {
