@@ -120,6 +120,10 @@ Expr ReduceInit(ReduceKind kind, Type t) {
       return MakeConst(t, t.is_uint() ? 0.0 : -std::ldexp(1.0, t.bits() - 1));
     case ReduceKind::kMin:
       if (t.is_float()) return MakeConst(t, inf);
+      // 2^63 - 1 is not a double: int64's highest value is built exactly.
+      if (t.is_int() && t.bits() == 64 && t.is_scalar()) {
+        return IntImm::Make(t, std::numeric_limits<int64_t>::max());
+      }
       return MakeConst(t, std::ldexp(1.0, t.bits() - (t.is_uint() ? 0 : 1)) - 1);
     case ReduceKind::kNone: break;
   }

@@ -30,7 +30,7 @@ __device__ __forceinline__ T cinn_like_block_reduce(T v, Op op) {
     const unsigned mask = lanes == 32 ? 0xffffffffu : (1u << lanes) - 1u;
     __syncwarp(mask);
     for (int offset = n >> 1; offset > 0; offset >>= 1) {
-      v = op(v, __shfl_xor_sync(mask, v, offset, n));
+      v = op(v, static_cast<T>(__shfl_xor_sync(mask, v, offset, n)));  // int8: shuffles are int
     }
     return v;
   }
@@ -43,7 +43,7 @@ __device__ __forceinline__ T cinn_like_block_reduce(T v, Op op) {
     const int lane = threadIdx.x & 31;
     __syncthreads();
     for (int offset = 16; offset > 0; offset >>= 1) {
-      v = op(v, __shfl_xor_sync(0xffffffffu, v, offset));
+      v = op(v, static_cast<T>(__shfl_xor_sync(0xffffffffu, v, offset)));
     }
     if (lane == 0) warp_partials[tid >> 5] = v;
     __syncthreads();

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
+#include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
 
 namespace cinn_like::hlir {
@@ -44,6 +45,7 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kElementwise;
+  def.compute = ops::UnaryCompute(name);
   def.infer = [name, accepts, out, make](const std::vector<TensorDesc>& in,
                                          const AttributeMap& attrs)
       -> absl::StatusOr<std::vector<TensorDesc>> {
@@ -69,6 +71,7 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
   def.name = name;
   def.pattern = OpPattern::kBroadcast;
   def.min_inputs = def.max_inputs = 2;
+  def.compute = ops::BinaryCompute(name);
   def.infer = [=](const std::vector<TensorDesc>& in,
                   const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     for (int i = 0; i < 2; ++i) {
@@ -179,6 +182,7 @@ void RegisterCast(OpRegistry& r) {
   OpDef def;
   def.name = "cast";
   def.pattern = OpPattern::kElementwise;
+  def.compute = ops::CastCompute();
   def.infer = [](const std::vector<TensorDesc>& in,
                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     auto name = GetString(attrs, "dtype", "cast");
@@ -201,6 +205,7 @@ void RegisterWhere(OpRegistry& r) {
   def.name = "where";
   def.pattern = OpPattern::kBroadcast;
   def.min_inputs = def.max_inputs = 3;
+  def.compute = ops::WhereCompute();
   def.infer = [](const std::vector<TensorDesc>& in,
                  const AttributeMap&) -> absl::StatusOr<std::vector<TensorDesc>> {
     if (in[0].dtype != DType::kBool) {

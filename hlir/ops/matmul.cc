@@ -3,6 +3,7 @@
 /// elementwise epilogues may fuse into them.
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
+#include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
 
 namespace cinn_like::hlir {
@@ -134,8 +135,10 @@ absl::Status ReferenceLinear(const std::vector<const HostTensor*>& in, const Att
 
 void RegisterMatmulOps(OpRegistry& r) {
   OpDef matmul{"matmul", OpPattern::kOutFusible, 2, 2, 1, InferMatmul, ReferenceMatmul};
+  matmul.compute = ops::MatmulCompute();
   r.Register(std::move(matmul));
   OpDef linear{"linear", OpPattern::kOutFusible, 2, 3, 1, InferLinear, ReferenceLinear};
+  linear.compute = ops::LinearCompute();
   r.Register(std::move(linear));
 }
 

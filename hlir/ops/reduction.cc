@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
+#include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
 
 namespace cinn_like::hlir {
@@ -50,6 +51,7 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kReduction;
+  def.compute = ops::ReduceCompute(name);
   DTypeClass accepts = kind == Reducer::kMean ? DTypeClass::kFloat : DTypeClass::kNumeric;
   def.infer = [name, accepts](const std::vector<TensorDesc>& in,
                               const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
@@ -94,6 +96,7 @@ void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kReduction;
+  def.compute = ops::ArgReduceCompute(is_max);
   def.infer = [name](const std::vector<TensorDesc>& in,
                      const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kNumeric);
@@ -135,6 +138,7 @@ void RegisterSoftmax(OpRegistry& r, const std::string& name, bool log) {
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kReduction;
+  def.compute = ops::SoftmaxCompute(log);
   def.infer = [name](const std::vector<TensorDesc>& in,
                      const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
@@ -183,6 +187,7 @@ void RegisterNorm(OpRegistry& r, const std::string& name, bool rms) {
   def.name = name;
   def.pattern = OpPattern::kReduction;
   def.max_inputs = rms ? 2 : 3;
+  def.compute = ops::NormCompute(rms);
   def.infer = [name](const std::vector<TensorDesc>& in,
                      const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
@@ -231,6 +236,7 @@ void RegisterBatchNorm(OpRegistry& r) {
   OpDef def;
   def.name = "batch_norm";
   def.pattern = OpPattern::kBroadcast;
+  def.compute = ops::BatchNormCompute();
   def.min_inputs = def.max_inputs = 5;
   def.infer = [](const std::vector<TensorDesc>& in,
                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {

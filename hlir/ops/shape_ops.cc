@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlir/op.h"
+#include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
 
 namespace cinn_like::hlir {
@@ -253,6 +254,29 @@ absl::Status ReferenceSlice(const Inputs& in, const AttributeMap& attrs, std::ve
   return absl::OkStatus();
 }
 
+/// slice in lang: in[start + out * step] per dim.
+absl::StatusOr<std::vector<ir::Tensor>> ComputeSlice(const std::vector<ir::Tensor>& in,
+                                                     const AttributeMap& attrs,
+                                                     const std::vector<ComputeOutput>& outs,
+                                                     const std::string& name) {
+  TensorDesc x;
+  for (const ir::Expr& e : in[0]->shape) x.shape.push_back(Dim::Known(*ir::AsConstInt(e)));
+  Shape out;
+  auto spec = ParseSlice(x, attrs, &out);
+  if (!spec.ok()) return spec.status();
+  return std::vector<ir::Tensor>{ir::Compute(
+      outs[0].shape,
+      [&](const std::vector<ir::Expr>& o) {
+        std::vector<ir::Expr> idx;
+        for (size_t d = 0; d < o.size(); ++d) {
+          idx.push_back(ir::Expr(static_cast<int>(spec->start[d])) +
+                        o[d] * ir::Expr(static_cast<int>(spec->step[d])));
+        }
+        return in[0](idx);
+      },
+      name)};
+}
+
 // fill: no inputs; attributes shape, value, dtype (default float32).
 Descs InferFill(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   auto shape = GetInts(attrs, "shape", "fill");
@@ -298,7 +322,9 @@ absl::Status ReferenceArange(const Inputs&, const AttributeMap& attrs, std::vect
 }
 
 void Add(OpRegistry& r, const char* name, int min_in, int max_in, InferFn infer, ReferenceFn ref) {
-  r.Register(OpDef{name, OpPattern::kInjective, min_in, max_in, 1, std::move(infer), std::move(ref)});
+  OpDef def{name, OpPattern::kInjective, min_in, max_in, 1, std::move(infer), std::move(ref)};
+  def.compute = std::string(name) == "slice" ? ComputeFn(ComputeSlice) : ops::ShapeOpCompute(name);
+  r.Register(std::move(def));
 }
 
 }  // namespace

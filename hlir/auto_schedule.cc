@@ -1,0 +1,108 @@
+/// \file The default schedules.
+#include "hlir/auto_schedule.h"
+
+#include <vector>
+
+namespace cinn_like::hlir {
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kVectorLanes = 8;
+constexpr int64_t kParallelMinElements = 4096;
+
+struct Leaves {
+  std::vector<ir::Var> spatial, reduce;
+};
+
+Leaves SplitLeaves(const ir::Stage& s) {
+  Leaves l;
+  for (int idx : s.leaves()) {
+    const ir::Stage::Axis& a = s.axes()[idx];
+    (a.is_reduce ? l.reduce : l.spatial).push_back(a.var);
+  }
+  return l;
+}
+
+/// The product of the extents of `vars`' axes, or -1 when one is symbolic.
+int64_t StaticExtent(const ir::Stage& s, const std::vector<ir::Var>& vars) {
+  int64_t n = 1;
+  for (const ir::Var& v : vars) {
+    for (const ir::Stage::Axis& a : s.axes()) {
+      if (a.var.get() != v.get()) continue;
+      const int64_t* c = ir::AsConstInt(a.extent);
+      if (!c) return -1;
+      n *= *c;
+    }
+  }
+  return n;
+}
+
+/// Fuses adjacent leaves `vars` (outermost first) into one loop.
+absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) {
+  ir::Var fused = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i) {
+    auto f = s.Fuse(fused, vars[i]);
+    if (!f.ok()) return f.status();
+    fused = *f;
+  }
+  return fused;
+}
+
+absl::Status ScheduleX86(ir::Stage& s, StageKind kind) {
+  Leaves l = SplitLeaves(s);
+  if (l.spatial.empty()) return absl::OkStatus();
+  int64_t total = StaticExtent(s, l.spatial);
+  ir::Var outer = l.spatial[0];
+  if (kind == StageKind::kElementwise) {
+    int64_t inner = StaticExtent(s, {l.spatial.back()});
+    if (inner > 0 && inner % kVectorLanes == 0) {
+      auto v = s.Vectorize(l.spatial.back(), kVectorLanes);
+      if (!v.ok()) return v.status();
+      if (l.spatial.size() == 1) outer = *s.LeafAxis(0);
+    }
+  }
+  if (total < 0 || total >= kParallelMinElements) return s.Parallel(outer);
+  return absl::OkStatus();
+}
+
+absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
+  auto parts = s.Split(fused, threads);
+  if (!parts.ok()) return parts.status();
+  absl::Status st = s.Bind(parts->first, "blockIdx.x");
+  if (st.ok()) st = s.Bind(parts->second, "threadIdx.x");
+  return st;
+}
+
+absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
+  Leaves l = SplitLeaves(s);
+  if (kind != StageKind::kReduction) {
+    if (l.spatial.empty()) return absl::OkStatus();
+    auto fused = FuseAll(s, l.spatial);
+    if (!fused.ok()) return fused.status();
+    return BindThreads(s, *fused, kThreads);
+  }
+  if (!l.spatial.empty()) {
+    auto fused = FuseAll(s, l.spatial);
+    if (!fused.ok()) return fused.status();
+    absl::Status st = s.Bind(*fused, "blockIdx.x");
+    if (!st.ok()) return st;
+  }
+  if (l.reduce.empty()) return absl::OkStatus();
+  auto r = FuseAll(s, l.reduce);
+  if (!r.ok()) return r.status();
+  // Fewer threads for short reductions: a multiple of the warp size covering the extent.
+  int64_t extent = StaticExtent(s, {*r});
+  int threads = kThreads;
+  if (extent > 0 && extent < kThreads) threads = static_cast<int>((extent + 31) / 32 * 32);
+  auto parts = s.Split(*r, threads);
+  if (!parts.ok()) return parts.status();
+  return s.Bind(parts->second, "threadIdx.x");
+}
+
+}  // namespace
+
+absl::Status AutoSchedule(ir::Stage& stage, StageKind kind, const ir::Target& target) {
+  return target.is_nvgpu() ? ScheduleNVGPU(stage, kind) : ScheduleX86(stage, kind);
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,35 @@
+/// \file The graph compiler: a Graph to one ir::Module for a target. Each node's op builds its
+/// tensors in lang (OpDef::compute); every computed stage gets a default schedule by target and
+/// kind (hlir/auto_schedule.h); ir::Lower makes the host entry. Without fusion groups (another
+/// stage of issue 4) the whole graph is one group: LowerNodes lowers a list of nodes as one
+/// function, the unit fusion groups will reuse.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlir/graph.h"
+#include "ir/module.h"
+#include "ir/target.h"
+
+namespace cinn_like::hlir {
+
+/// Lowers `nodes` (ids in topological order) of `graph` as one function `name` whose
+/// arguments are the values `inputs` (placeholders; every value the nodes read and do not
+/// produce must be among them) then `outputs` (values the nodes produce). Values the nodes
+/// produce that are not outputs are intermediates: temporaries on x86; on NVGPU elementwise,
+/// broadcast and injective ones are inlined into their consumers, and an intermediate
+/// reduction is Unimplemented until device temporaries exist. Symbolic dims share one
+/// ir::Var per symbol name.
+absl::StatusOr<ir::LoweredFunc> LowerNodes(const Graph& graph, const std::vector<int>& nodes,
+                                           const std::vector<int>& inputs,
+                                           const std::vector<int>& outputs,
+                                           const ir::Target& target, const std::string& name);
+
+/// One ir::Module holding one host entry `name` whose arguments are the graph's inputs then
+/// its outputs (DESIGN.md's calling convention). Errors name the op or value at fault.
+absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& target,
+                                        const std::string& name);
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,274 @@
+/// \file The reductions and normalizations in lang. float16 and bfloat16 accumulate in
+/// float32 (a reduction tensor `<name>_acc`, then a cast back), so the result matches the
+/// reference's wide accumulation within the dtype's rounding. max/min of floats propagate NaN
+/// through a second reduction (`<name>_nan`, the sum of the NaNs) added to the result.
+#include <cmath>
+
+#include "absl/strings/str_cat.h"
+#include "hlir/ops/compute_util.h"
+#include "hlir/ops/op_util.h"
+#include "ir/math.h"
+
+namespace cinn_like::hlir::ops {
+namespace {
+
+using ir::Expr;
+using ir::IterVar;
+using ir::Tensor;
+using Tensors = absl::StatusOr<std::vector<Tensor>>;
+
+/// The type a reduction of `t` accumulates in.
+ir::Type AccType(const ir::Type& t) { return t.is_low_precision_float() ? ir::Float(32) : t; }
+
+/// The index of `x` for output index `out` of a reduction over `axes` (sorted), whose reduce
+/// variables are `ks`; with keepdim, the reduced dims are present (size 1) in `out`.
+Indices ReducedIndex(int rank, const std::vector<int>& axes, const std::vector<IterVar>& ks,
+                     bool keepdim, const Indices& out) {
+  Indices idx;
+  size_t k = 0, o = 0;
+  for (int d = 0; d < rank; ++d) {
+    if (k < axes.size() && axes[k] == d) {
+      idx.push_back(ks[k++].var);
+      if (keepdim) ++o;
+    } else {
+      idx.push_back(out[o++]);
+    }
+  }
+  return idx;
+}
+
+/// `idx` without the dims in `axes` (sorted).
+Indices DropAxes(const Indices& idx, const std::vector<int>& axes) {
+  Indices out;
+  size_t k = 0;
+  for (int d = 0; d < static_cast<int>(idx.size()); ++d) {
+    if (k < axes.size() && axes[k] == d) {
+      ++k;
+    } else {
+      out.push_back(idx[d]);
+    }
+  }
+  return out;
+}
+
+std::vector<Expr> DropShape(const std::vector<Expr>& shape, const std::vector<int>& axes) {
+  return DropAxes(shape, axes);
+}
+
+std::vector<IterVar> MakeReduceAxes(const Tensor& x, const std::vector<int>& axes) {
+  std::vector<IterVar> ks;
+  for (int a : axes) ks.push_back(ir::ReduceAxis(x->shape[a], absl::StrCat("k", a)));
+  return ks;
+}
+
+/// The element count of `axes` of `x`, as a value of type t.
+Expr Count(const Tensor& x, const std::vector<int>& axes, const ir::Type& t) {
+  Expr n(1);
+  for (int a : axes) n = n * x->shape[a];
+  return ir::Cast::Make(t, n);
+}
+
+}  // namespace
+
+ComputeFn ReduceCompute(const std::string& op) {
+  if (op == "reduce_prod") return nullptr;  // lang has no product reduction
+  return [op](const std::vector<Tensor>& in, const AttributeMap& attrs,
+              const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    Tensor x = in[0];
+    int rank = static_cast<int>(x->shape.size());
+    auto axes = ops::ReduceAxes(op, attrs, "axes", rank);
+    if (!axes.ok()) return axes.status();
+    auto keepdim = GetBool(attrs, "keepdim", op, false);
+    if (!keepdim.ok()) return keepdim.status();
+    std::vector<IterVar> ks = MakeReduceAxes(x, *axes);
+    const ir::Type t = outs[0].type, acc = AccType(t);
+    const auto& shape = outs[0].shape;
+    bool is_max = op == "reduce_max", is_min = op == "reduce_min";
+    auto read = [&, keep = *keepdim](const Indices& i) {
+      return Widen(x(ReducedIndex(rank, *axes, ks, keep, i)));
+    };
+    auto reduce = [&](const Indices& i) {
+      Expr v = read(i);
+      return is_max ? ir::ReduceMax(v, ks) : is_min ? ir::ReduceMin(v, ks) : ir::ReduceSum(v, ks);
+    };
+    bool nan_check = (is_max || is_min) && t.is_float();
+    if (acc == t && !nan_check && op != "reduce_mean") {
+      return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
+    }
+    // Loads need an index: a scalar result's intermediates have shape [1].
+    const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
+    auto at = [](const Indices& i) { return i.empty() ? Indices{Expr(0)} : i; };
+    Tensor r = ir::Compute(inner_shape, reduce, name + "_acc");
+    Tensor nan;
+    if (nan_check) {
+      nan = ir::Compute(
+          inner_shape,
+          [&](const Indices& i) {
+            Expr v = read(i);
+            return ir::ReduceSum(ir::Select::Make(IsNan(v), v, Const(acc, 0)), ks);
+          },
+          name + "_nan");
+    }
+    Expr count = Count(x, *axes, acc);
+    return std::vector<Tensor>{ir::Compute(
+        shape,
+        [&](const Indices& i) {
+          Expr v = r(at(i));
+          if (op == "reduce_mean") v = v / count;
+          if (nan.defined()) v = v + nan(at(i));
+          return CastTo(t, v);
+        },
+        name)};
+  };
+}
+
+/// argmax / argmin in two reductions: the extreme value (`<name>_best`), then the first index
+/// holding it, where a NaN (extreme in the reference) anywhere wins: the reduction `<name>_key`
+/// takes the minimum of k for a NaN, n + k for an element equal to the extreme, 2n otherwise.
+ComputeFn ArgReduceCompute(bool is_max) {
+  const std::string op = is_max ? "argmax" : "argmin";
+  return [op, is_max](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                      const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    Tensor x = in[0];
+    int rank = static_cast<int>(x->shape.size());
+    auto axis = GetInt(attrs, "axis", op);
+    if (!axis.ok()) return axis.status();
+    auto a = NormalizeAxis(*axis, rank, op);
+    if (!a.ok()) return a.status();
+    auto keepdim = GetBool(attrs, "keepdim", op, false);
+    if (!keepdim.ok()) return keepdim.status();
+    std::vector<int> axes{*a};
+    std::vector<IterVar> ks = MakeReduceAxes(x, axes);
+    const auto& shape = outs[0].shape;
+    const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
+    auto at = [](const Indices& i) { return i.empty() ? Indices{Expr(0)} : i; };
+    auto read = [&, keep = *keepdim](const Indices& i) {
+      return Widen(x(ReducedIndex(rank, axes, ks, keep, i)));
+    };
+    Tensor best = ir::Compute(
+        inner_shape,
+        [&](const Indices& i) {
+          return is_max ? ir::ReduceMax(read(i), ks) : ir::ReduceMin(read(i), ks);
+        },
+        name + "_best");
+    Expr n = x->shape[*a];
+    Tensor key = ir::Compute(
+        inner_shape,
+        [&](const Indices& i) {
+          Expr v = read(i), k = ks[0].var;
+          Expr hit = ir::Select::Make(v == best(at(i)), n + k, n + n);
+          return ir::ReduceMin(ir::Select::Make(IsNan(v), k, hit), ks);
+        },
+        name + "_key");
+    const ir::Type t = outs[0].type;
+    return std::vector<Tensor>{ir::Compute(
+        shape,
+        [&](const Indices& i) {
+          Expr r = key(at(i));
+          return ir::Cast::Make(t, ir::Select::Make(r < n, r, r - n));
+        },
+        name)};
+  };
+}
+
+ComputeFn SoftmaxCompute(bool log) {
+  const std::string op = log ? "log_softmax" : "softmax";
+  return [op, log](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                   const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    Tensor x = in[0];
+    int rank = static_cast<int>(x->shape.size());
+    auto axis = GetInt(attrs, "axis", op, -1);
+    if (!axis.ok()) return axis.status();
+    auto a = NormalizeAxis(*axis, rank, op);
+    if (!a.ok()) return a.status();
+    std::vector<int> axes{*a};
+    std::vector<IterVar> ks = MakeReduceAxes(x, axes);
+    std::vector<Expr> reduced = DropShape(x->shape, axes);
+    auto read = [&](const Indices& i) { return Widen(x(ReducedIndex(rank, axes, ks, false, i))); };
+    Tensor mx = ir::Compute(
+        reduced, [&](const Indices& i) { return ir::ReduceMax(read(i), ks); }, name + "_max");
+    Tensor sum = ir::Compute(
+        reduced, [&](const Indices& i) { return ir::ReduceSum(ir::Exp(read(i) - mx(i)), ks); },
+        name + "_sum");
+    const ir::Type t = outs[0].type;
+    return std::vector<Tensor>{ir::Compute(
+        x->shape,
+        [&](const Indices& i) {
+          Indices r = DropAxes(i, axes);
+          Expr shifted = Widen(x(i)) - mx(r);
+          return CastTo(t, log ? shifted - ir::Log(sum(r)) : ir::Exp(shifted) / sum(r));
+        },
+        name)};
+  };
+}
+
+ComputeFn NormCompute(bool rms) {
+  const std::string op = rms ? "rms_norm" : "layer_norm";
+  return [op, rms](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                   const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    Tensor x = in[0];
+    int rank = static_cast<int>(x->shape.size());
+    auto axis = GetInt(attrs, "axis", op, -1);
+    if (!axis.ok()) return axis.status();
+    auto a = NormalizeAxis(*axis, rank, op);
+    if (!a.ok()) return a.status();
+    auto eps = GetFloat(attrs, "epsilon", op, 1e-5);
+    if (!eps.ok()) return eps.status();
+    std::vector<int> axes;
+    for (int d = *a; d < rank; ++d) axes.push_back(d);
+    std::vector<IterVar> ks = MakeReduceAxes(x, axes);
+    std::vector<Expr> outer = DropShape(x->shape, axes);
+    const ir::Type t = outs[0].type, acc = AccType(t);
+    Expr n = Count(x, axes, acc);
+    auto read = [&](const Indices& i) { return Widen(x(ReducedIndex(rank, axes, ks, false, i))); };
+    Tensor sum;
+    if (!rms) {
+      sum = ir::Compute(
+          outer, [&](const Indices& i) { return ir::ReduceSum(read(i), ks); }, name + "_sum");
+    }
+    auto mean = [&](const Indices& o) { return rms ? Const(acc, 0) : sum(o) / n; };
+    Tensor sq = ir::Compute(
+        outer,
+        [&](const Indices& i) {
+          Expr c = read(i) - mean(i);
+          return ir::ReduceSum(c * c, ks);
+        },
+        name + "_sqsum");
+    return std::vector<Tensor>{ir::Compute(
+        x->shape,
+        [&](const Indices& i) {
+          Indices o(i.begin(), i.begin() + *a), inner(i.begin() + *a, i.end());
+          Expr y =
+              (Widen(x(i)) - mean(o)) * (Const(acc, 1) / ir::Sqrt(sq(o) / n + Const(acc, *eps)));
+          if (in.size() > 1) y = y * Widen(in[1](inner));
+          if (in.size() > 2) y = y + Widen(in[2](inner));
+          return CastTo(t, y);
+        },
+        name)};
+  };
+}
+
+ComputeFn BatchNormCompute() {
+  return [](const std::vector<Tensor>& in, const AttributeMap& attrs,
+            const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    int rank = static_cast<int>(in[0]->shape.size());
+    auto axis = GetInt(attrs, "axis", "batch_norm", 1);
+    if (!axis.ok()) return axis.status();
+    auto a = NormalizeAxis(*axis, rank, "batch_norm");
+    if (!a.ok()) return a.status();
+    auto eps = GetFloat(attrs, "epsilon", "batch_norm", 1e-5);
+    if (!eps.ok()) return eps.status();
+    const ir::Type t = outs[0].type, acc = AccType(t);
+    return std::vector<Tensor>{ir::Compute(
+        in[0]->shape,
+        [&](const Indices& i) {
+          Expr c = i[*a];
+          Expr inv = Const(acc, 1) / ir::Sqrt(Widen(in[4](c)) + Const(acc, *eps));
+          return CastTo(
+              t, (Widen(in[0](i)) - Widen(in[3](c))) * inv * Widen(in[1](c)) + Widen(in[2](c)));
+        },
+        name)};
+  };
+}
+
+}  // namespace cinn_like::hlir::ops

@@ -1,0 +1,470 @@
+/// \file The table of single-op cases the op tests run on every target (tests/hlir on x86,
+/// tests/gpu on the GPU): each registered op with a compute, over every dtype it accepts and
+/// several shapes (broadcasting, size-1, odd sizes, symbolic dims), with fresh random inputs
+/// in a domain the op is defined on; and the comparison with the reference interpreter, with
+/// per-dtype tolerances stated in one place (Tolerance).
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "frontend/net_builder.h"
+#include "frontend/program.h"
+#include "hlir/graph_compiler.h"
+#include "hlir/op.h"
+#include "hlir/reference_interpreter.h"
+#include "tests/typed_kernels.h"
+
+namespace cinn_like::testing {
+
+using hlir::AttributeMap;
+using hlir::Dim;
+using hlir::DType;
+using hlir::Shape;
+
+/// Where an input's random values come from.
+enum class Domain : uint8_t {
+  kUniform,   // floats in [-2, 2]; integers in [-5, 5] (unsigned [0, 10]); bool 0/1
+  kPositive,  // floats in [0.1, 3]; integers in [1, 5]
+  kHalves,    // multiples of 0.5 in [-4, 4] (round's ties)
+  kSmallInt,  // whole numbers in [-2, 2] of any dtype (equal values are common)
+  kWithNaN,   // kUniform with about one NaN in eight (floats)
+  kWide,      // floats in [-300, 300] (casts that wrap)
+};
+
+struct OpCase {
+  std::string op;
+  std::vector<DType> dtypes;  // per input
+  std::vector<Shape> shapes;  // per input; symbols are bound by `symbols`
+  AttributeMap attrs;
+  std::vector<Domain> domains;  // per input; missing entries are kUniform
+  std::string Describe() const {
+    std::string s = op + "(";
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      s += (i ? ", " : "") + std::string(hlir::DTypeName(dtypes[i])) +
+           hlir::ShapeToString(shapes[i]);
+    }
+    s += ")";
+    for (const auto& [k, v] : attrs) s += " " + k + "=" + hlir::AttributeToString(v);
+    return s;
+  }
+};
+
+/// The sizes symbols take at run time.
+inline int64_t SymbolValue(const std::string& symbol) { return symbol == "n" ? 7 : 5; }
+
+inline std::vector<int64_t> Concrete(const Shape& s) {
+  std::vector<int64_t> out;
+  for (const Dim& d : s) out.push_back(d.is_symbolic() ? SymbolValue(d.symbol) : d.value);
+  return out;
+}
+
+/// The tolerances of every comparison: |got - want| <= atol + rtol * scale, where scale is
+/// |want|, or for sum-like ops (SumLike) the reference on |inputs| (cancellation). Integer and
+/// bool results are exact. float16 and bfloat16 allow about two units in the last place.
+struct Tolerance {
+  double rtol, atol;
+};
+inline Tolerance ToleranceFor(DType t) {
+  switch (t) {
+    case DType::kFloat64:
+      return {1e-10, 1e-12};
+    case DType::kFloat32:
+      return {3e-5, 1e-6};
+    case DType::kFloat16:
+      return {2.5e-3, 1e-3};
+    case DType::kBFloat16:
+      return {1.6e-2, 1e-2};
+    default:
+      return {0, 0};
+  }
+}
+inline bool SumLike(const std::string& op) {
+  return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear";
+}
+
+inline std::vector<DType> Floats() {
+  return {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kBFloat16};
+}
+inline std::vector<DType> Numerics() {
+  std::vector<DType> v = Floats();
+  for (DType t : {DType::kInt32, DType::kInt64, DType::kInt8, DType::kUInt8}) v.push_back(t);
+  return v;
+}
+inline std::vector<DType> AllDTypes() {
+  std::vector<DType> v = Numerics();
+  v.push_back(DType::kBool);
+  return v;
+}
+
+inline Shape S(std::initializer_list<int64_t> dims) { return hlir::MakeShape(dims); }
+inline Dim Sym(const std::string& s) { return Dim::Symbol(s); }
+
+/// Every case of the table.
+inline std::vector<OpCase> AllOpCases() {
+  std::vector<OpCase> cases;
+  auto add = [&](OpCase c) {
+    if (c.domains.size() < c.shapes.size()) c.domains.resize(c.shapes.size(), Domain::kUniform);
+    cases.push_back(std::move(c));
+  };
+  const Shape sym_shape{Sym("n"), Dim::Known(3)};
+  // Unary ops: dtype class, domain.
+  struct Unary {
+    const char* op;
+    std::vector<DType> dtypes;
+    Domain domain;
+    AttributeMap attrs;
+  };
+  std::vector<Unary> unary = {
+      {"neg", Numerics(), Domain::kUniform, {}},
+      {"abs", Numerics(), Domain::kUniform, {}},
+      {"exp", Floats(), Domain::kUniform, {}},
+      {"log", Floats(), Domain::kPositive, {}},
+      {"log1p", Floats(), Domain::kPositive, {}},
+      {"sqrt", Floats(), Domain::kPositive, {}},
+      {"rsqrt", Floats(), Domain::kPositive, {}},
+      {"reciprocal", Floats(), Domain::kPositive, {}},
+      {"sin", Floats(), Domain::kUniform, {}},
+      {"cos", Floats(), Domain::kUniform, {}},
+      {"tanh", Floats(), Domain::kUniform, {}},
+      {"sigmoid", Floats(), Domain::kUniform, {}},
+      {"relu", Numerics(), Domain::kWithNaN, {}},
+      {"relu6", Numerics(), Domain::kWide, {}},
+      {"leaky_relu", Floats(), Domain::kUniform, {{"negative_slope", 0.2}}},
+      {"gelu", Floats(), Domain::kUniform, {}},
+      {"gelu", Floats(), Domain::kUniform, {{"approximate", std::string("tanh")}}},
+      {"silu", Floats(), Domain::kUniform, {}},
+      {"softplus", Floats(), Domain::kUniform, {}},
+      {"softplus", Floats(), Domain::kUniform, {{"beta", 2.0}, {"threshold", 1.0}}},
+      {"floor", Numerics(), Domain::kUniform, {}},
+      {"ceil", Numerics(), Domain::kUniform, {}},
+      {"round", Numerics(), Domain::kHalves, {}},
+      {"sign", Numerics(), Domain::kWithNaN, {}},
+      {"logical_not", AllDTypes(), Domain::kSmallInt, {}},
+      {"isnan", AllDTypes(), Domain::kWithNaN, {}},
+      {"clip", Numerics(), Domain::kWithNaN, {{"min", -0.5}, {"max", 1.25}}},
+      {"clip", Numerics(), Domain::kUniform, {{"max", 2.0}}},
+  };
+  for (const Unary& u : unary) {
+    for (DType t : u.dtypes) {
+      add({u.op, {t}, {S({5, 7})}, u.attrs, {u.domain}});
+      if (t == DType::kFloat32) {
+        add({u.op, {t}, {S({1})}, u.attrs, {u.domain}});
+        add({u.op, {t}, {S({2, 3, 19})}, u.attrs, {u.domain}});
+        add({u.op, {t}, {sym_shape}, u.attrs, {u.domain}});
+      }
+    }
+  }
+  for (DType from : AllDTypes()) {
+    for (DType to : AllDTypes()) {
+      add({"cast",
+           {from},
+           {S({4, 9})},
+           {{"dtype", std::string(hlir::DTypeName(to))}},
+           {Domain::kWide}});
+    }
+  }
+  // Binary ops.
+  struct Binary {
+    const char* op;
+    std::vector<DType> dtypes;
+    Domain a, b;
+    AttributeMap attrs;
+  };
+  std::vector<Binary> binary = {
+      {"add", Numerics(), Domain::kUniform, Domain::kUniform, {}},
+      {"sub", Numerics(), Domain::kUniform, Domain::kUniform, {}},
+      {"mul", Numerics(), Domain::kUniform, Domain::kUniform, {}},
+      {"div", Floats(), Domain::kUniform, Domain::kPositive, {}},
+      {"div",
+       Numerics(),
+       Domain::kUniform,
+       Domain::kUniform,
+       {{"rounding_mode", std::string("trunc")}}},
+      {"div",
+       Numerics(),
+       Domain::kUniform,
+       Domain::kUniform,
+       {{"rounding_mode", std::string("floor")}}},
+      {"pow", Floats(), Domain::kPositive, Domain::kUniform, {}},
+      {"pow",
+       {DType::kInt32, DType::kInt64, DType::kInt8, DType::kUInt8},
+       Domain::kSmallInt,
+       Domain::kSmallInt,
+       {}},
+      {"maximum", Numerics(), Domain::kWithNaN, Domain::kWithNaN, {}},
+      {"minimum", Numerics(), Domain::kWithNaN, Domain::kWithNaN, {}},
+      {"mod", Numerics(), Domain::kUniform, Domain::kUniform, {}},
+      {"equal", AllDTypes(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"not_equal", AllDTypes(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"less", Numerics(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"less_equal", Numerics(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"greater", Numerics(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"greater_equal", Numerics(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"logical_and", AllDTypes(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"logical_or", AllDTypes(), Domain::kSmallInt, Domain::kSmallInt, {}},
+      {"logical_xor", AllDTypes(), Domain::kSmallInt, Domain::kSmallInt, {}},
+  };
+  for (const Binary& b : binary) {
+    for (DType t : b.dtypes) {
+      add({b.op, {t, t}, {S({3, 1, 5}), S({4, 5})}, b.attrs, {b.a, b.b}});
+      if (t == DType::kFloat32 || t == DType::kInt32) {
+        add({b.op, {t, t}, {S({6, 17}), S({6, 17})}, b.attrs, {b.a, b.b}});
+        add({b.op, {t, t}, {S({1}), S({2, 3, 1})}, b.attrs, {b.a, b.b}});
+        add({b.op, {t, t}, {sym_shape, S({1, 3})}, b.attrs, {b.a, b.b}});
+      }
+    }
+  }
+  add({"logical_and",
+       {DType::kBool, DType::kFloat32},
+       {S({4, 5}), S({5})},
+       {},
+       {Domain::kSmallInt, Domain::kSmallInt}});
+  for (DType t : AllDTypes()) {
+    add({"where", {DType::kBool, t, t}, {S({4, 1}), S({4, 6}), S({6})}, {}, {}});
+  }
+  // Reductions.
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
+    bool mean = std::string(op) == "reduce_mean";
+    bool maxmin = std::string(op) == "reduce_max" || std::string(op) == "reduce_min";
+    Domain d = maxmin ? Domain::kWithNaN : Domain::kUniform;
+    for (DType t : mean ? Floats() : Numerics()) {
+      add({op, {t}, {S({4, 7})}, {{"axes", std::vector<int64_t>{1}}}, {d}});
+      if (t == DType::kFloat32 || t == DType::kInt32) {
+        add({op, {t}, {S({5, 3})}, {{"axes", std::vector<int64_t>{0}}}, {d}});
+        add({op,
+             {t},
+             {S({3, 4, 5})},
+             {{"axes", std::vector<int64_t>{0, 2}}, {"keepdim", true}},
+             {d}});
+        add({op, {t}, {S({2, 300})}, {{"axes", std::vector<int64_t>{-1}}}, {d}});
+        add({op, {t}, {Shape{Sym("n"), Dim::Known(9)}}, {{"axes", std::vector<int64_t>{1}}}, {d}});
+        add({op, {t}, {S({3, 11})}, {{"keepdim", true}}, {d}});  // every axis
+      }
+    }
+  }
+  for (const char* op : {"argmax", "argmin"}) {
+    for (DType t : Numerics()) {
+      add({op, {t}, {S({5, 9})}, {{"axis", int64_t{1}}}, {Domain::kSmallInt}});  // ties
+      if (t == DType::kFloat32) {
+        add({op, {t}, {S({5, 9})}, {{"axis", int64_t{-1}}}, {Domain::kWithNaN}});
+        add({op, {t}, {S({6, 4, 3})}, {{"axis", int64_t{1}}, {"keepdim", true}}, {}});
+        add({op, {t}, {S({300, 2})}, {{"axis", int64_t{0}}}, {}});
+      }
+    }
+  }
+  for (const char* op : {"softmax", "log_softmax"}) {
+    for (DType t : Floats()) {
+      add({op, {t}, {S({4, 33})}, {}, {Domain::kWide}});
+      if (t == DType::kFloat32) add({op, {t}, {S({3, 5, 7})}, {{"axis", int64_t{1}}}, {}});
+    }
+  }
+  for (DType t : Floats()) {
+    add({"layer_norm", {t, t, t}, {S({4, 16}), S({16}), S({16})}, {}, {}});
+    add({"rms_norm", {t, t}, {S({4, 16}), S({16})}, {}, {}});
+    add({"batch_norm",
+         {t, t, t, t, t},
+         {S({2, 3, 4, 5}), S({3}), S({3}), S({3}), S({3})},
+         {},
+         {Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform,
+          Domain::kPositive}});
+    if (t == DType::kFloat32) {
+      add({"layer_norm", {t}, {S({2, 3, 8})}, {{"axis", int64_t{1}}, {"epsilon", 1e-3}}, {}});
+      add({"rms_norm", {t}, {S({3, 33})}, {}, {}});
+      add({"batch_norm",
+           {t, t, t, t, t},
+           {S({6, 4}), S({4}), S({4}), S({4}), S({4})},
+           {{"axis", int64_t{-1}}},
+           {Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform,
+            Domain::kPositive}});
+    }
+  }
+  // matmul and linear.
+  for (DType t : Numerics()) {
+    add({"matmul", {t, t}, {S({3, 4}), S({4, 5})}, {}, {Domain::kSmallInt, Domain::kSmallInt}});
+    if (t == DType::kFloat32) {
+      add({"matmul",
+           {t, t},
+           {S({4, 3}), S({5, 4})},
+           {{"transpose_x", true}, {"transpose_y", true}},
+           {}});
+      add({"matmul", {t, t}, {S({2, 1, 3, 4}), S({3, 4, 6})}, {}, {}});
+      add({"matmul", {t, t}, {Shape{Sym("n"), Dim::Known(8)}, S({8, 3})}, {}, {}});
+    }
+  }
+  for (DType t : Floats()) {
+    add({"linear", {t, t, t}, {S({3, 8}), S({5, 8}), S({5})}, {}, {}});
+    add({"linear", {t, t}, {S({2, 3, 8}), S({5, 8})}, {}, {}});
+  }
+  // Shape ops.
+  for (DType t : AllDTypes()) {
+    add({"reshape", {t}, {S({2, 3, 4})}, {{"shape", std::vector<int64_t>{4, -1}}}, {}});
+    add({"transpose", {t}, {S({2, 3, 4})}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, {}});
+    add({"broadcast_to", {t}, {S({3, 1})}, {{"shape", std::vector<int64_t>{2, 3, 4}}}, {}});
+    add({"expand_dims", {t}, {S({3, 4})}, {{"axes", std::vector<int64_t>{0, -1}}}, {}});
+    add({"squeeze", {t}, {S({3, 1, 4, 1})}, {}, {}});
+    add({"concat", {t, t, t}, {S({2, 3}), S({2, 5}), S({2, 1})}, {{"axis", int64_t{1}}}, {}});
+    add({"slice",
+         {t},
+         {S({7, 9})},
+         {{"axes", std::vector<int64_t>{0, 1}},
+          {"starts", std::vector<int64_t>{1, -8}},
+          {"ends", std::vector<int64_t>{6, 100}},
+          {"steps", std::vector<int64_t>{2, 3}}},
+         {}});
+    add({"fill",
+         {},
+         {},
+         {{"shape", std::vector<int64_t>{3, 5}},
+          {"value", 2.75},
+          {"dtype", std::string(hlir::DTypeName(t))}},
+         {}});
+  }
+  add({"squeeze", {DType::kFloat32}, {S({3, 1, 4, 1})}, {{"axes", std::vector<int64_t>{1}}}, {}});
+  add({"concat",
+       {DType::kFloat32, DType::kFloat32},
+       {S({1, 4}), S({3, 4})},
+       {{"axis", int64_t{0}}},
+       {}});
+  add({"transpose",
+       {DType::kFloat32},
+       {Shape{Sym("n"), Dim::Known(3)}},
+       {{"perm", std::vector<int64_t>{1, 0}}},
+       {}});
+  add({"broadcast_to", {DType::kFloat16}, {S({5})}, {{"shape", std::vector<int64_t>{4, 5}}}, {}});
+  for (DType t :
+       {DType::kInt64, DType::kInt32, DType::kFloat32, DType::kFloat64, DType::kFloat16}) {
+    add({"arange",
+         {},
+         {},
+         {{"start", 1.5}, {"end", 9.0}, {"step", 0.7}, {"dtype", std::string(hlir::DTypeName(t))}},
+         {}});
+  }
+  add({"arange", {}, {}, {{"end", 10.0}, {"step", 3.0}}, {}});
+  return cases;
+}
+
+/// Random values of `domain` into `t`.
+inline void FillDomain(TypedTensor& t, Domain domain, std::mt19937_64& rng) {
+  const ir::Type& type = t.type();
+  std::uniform_real_distribution<double> unit(0, 1);
+  for (int64_t i = 0; i < t.size(); ++i) {
+    double u = unit(rng), v;
+    if (type.is_bool()) {
+      v = u < 0.5;
+    } else if (domain == Domain::kSmallInt) {
+      v = std::floor(u * 5) - 2;
+    } else if (domain == Domain::kHalves) {
+      v = (std::floor(u * 17) - 8) * 0.5;
+    } else if (!type.is_float()) {
+      v = domain == Domain::kPositive ? 1 + std::floor(u * 5) : std::floor(u * 11) - 5;
+    } else if (domain == Domain::kPositive) {
+      v = 0.1 + 2.9 * u;
+    } else if (domain == Domain::kWide) {
+      v = -300 + 600 * u;
+    } else {
+      v = -2 + 4 * u;
+      if (domain == Domain::kWithNaN && unit(rng) < 0.125) v = NAN;
+    }
+    if (type.is_uint() && v < 0) v = -v;
+    t.Set(i, v);
+  }
+}
+
+/// Runs a compiled entry on host tensors (inputs then outputs); x86 calls it directly, the GPU
+/// test copies through the device.
+using Executor = std::function<void(const ir::Module&, std::vector<TypedTensor*>&)>;
+
+/// The graph of the one-op program of `c` (inputs in0, in1, ...; every op output an output).
+inline absl::StatusOr<hlir::Graph> CaseGraph(const OpCase& c) {
+  frontend::NetBuilder b;
+  std::vector<frontend::Var> in;
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    in.push_back(b.CreateInput(c.dtypes[i], c.shapes[i], "in" + std::to_string(i)));
+  }
+  for (const auto& v : b.Op(c.op, in, c.attrs)) b.MarkOutput(v);
+  auto program = b.Build();
+  if (!program.ok()) return program.status();
+  return frontend::BuildGraph(*program);
+}
+
+/// Whether `s` is the graph compiler's error for an intermediate reduction on NVGPU (until
+/// device temporaries exist).
+inline bool NeedsDeviceTemporary(const absl::Status& s) {
+  return s.code() == absl::StatusCode::kUnimplemented &&
+         std::string(s.message()).find("needs a device temporary") != std::string::npos;
+}
+
+/// Builds the one-op program of `c`, compiles it for `target`, runs it with `exec` on fresh
+/// random inputs and compares every output with the reference interpreter. Returns false
+/// (without failing) when the module needs device temporaries and `allow_pending` is set.
+inline bool RunOpCase(const OpCase& c, const ir::Target& target, const Executor& exec,
+                      bool allow_pending = false) {
+  SCOPED_TRACE(c.Describe());
+  auto graph = CaseGraph(c);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  if (!graph.ok()) return true;
+  auto module = hlir::CompileGraph(*graph, target, "op_case");
+  if (allow_pending && !module.ok() && NeedsDeviceTemporary(module.status())) return false;
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return true;
+
+  static std::random_device rd;
+  uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<std::unique_ptr<TypedTensor>> owned;
+  std::vector<TypedTensor*> args;
+  std::vector<hlir::HostTensor> ref_in, abs_in;
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    std::vector<int64_t> dims = Concrete(c.shapes[i]);
+    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(c.dtypes[i]), dims));
+    FillDomain(*owned.back(), c.domains[i], rng);
+    hlir::HostTensor h(c.dtypes[i], dims);
+    for (int64_t k = 0; k < h.size(); ++k) h.data[k] = owned.back()->Get(k);
+    ref_in.push_back(h);
+    for (double& v : h.data) v = std::fabs(v);
+    abs_in.push_back(h);
+    args.push_back(owned.back().get());
+  }
+  auto want = hlir::RunReference(*graph, ref_in);
+  EXPECT_TRUE(want.ok()) << want.status();
+  if (!want.ok()) return true;
+  absl::StatusOr<std::vector<hlir::HostTensor>> scale = want;
+  if (SumLike(c.op)) scale = hlir::RunReference(*graph, abs_in);
+  EXPECT_TRUE(scale.ok()) << scale.status();
+  if (!scale.ok()) return true;
+  for (const hlir::HostTensor& w : *want) {
+    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(w.dtype), w.shape));
+    for (int64_t k = 0; k < w.size(); ++k) owned.back()->Set(k, -12345);  // poison
+    args.push_back(owned.back().get());
+  }
+  exec(*module, args);
+  if (::testing::Test::HasFatalFailure()) return true;
+  for (size_t o = 0; o < want->size(); ++o) {
+    const hlir::HostTensor& w = (*want)[o];
+    const TypedTensor& got = *args[c.shapes.size() + o];
+    Tolerance tol = ToleranceFor(w.dtype);
+    int bad = 0;
+    for (int64_t k = 0; k < w.size() && bad < 5; ++k) {
+      double g = got.Get(k), e = w.data[k];
+      double s = std::max(std::fabs(e), std::fabs((*scale)[o].data[k]));
+      bool ok =
+          (std::isnan(g) && std::isnan(e)) || g == e || std::fabs(g - e) <= tol.atol + tol.rtol * s;
+      if (!ok) {
+        ++bad;
+        ADD_FAILURE() << "output " << o << " element " << k << ": got " << g << ", want " << e;
+      }
+    }
+  }
+  return true;
+}
+
+}  // namespace cinn_like::testing
