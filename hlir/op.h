@@ -63,6 +63,10 @@ struct OpDef {
   InferFn infer;
   ReferenceFn reference;
   ComputeFn compute;  // may be null (see ComputeFn)
+  /// The op as a library call (cuBLAS, cuDNN) producing extern tensors (ir::TensorNode::
+  /// extern_body); the graph compiler uses it instead of `compute` where the target has the
+  /// library and FLAGS_cinn_like_extern_libs is on. May be null.
+  ComputeFn extern_compute;
 };
 
 /// The IR element type of a dtype (bool is ir::Bool(), bfloat16 ir::BFloat16()).

@@ -20,6 +20,9 @@ DEFINE_string(cinn_like_cuda_arch, "",
               "force the CUDA architecture (sm_90 or 90); empty: read it from the device");
 DEFINE_bool(cinn_like_fusion, true,
             "fuse graph ops into groups, one kernel per group (false: one group per op)");
+DEFINE_bool(cinn_like_extern_libs, true,
+            "run matmul, linear and conv2d through cuBLAS/cuDNN on NVGPU (false: generated "
+            "kernels, as on x86)");
 DEFINE_bool(cinn_like_fast_math, false,
             "trade accuracy for speed in float math: CUDA uses __expf/__logf/__powf and rsqrtf "
             "and NVRTC gets --use_fast_math; LLVM sets the fast-math flags on float operations");

@@ -43,6 +43,10 @@ struct TensorNode {
   ReduceKind reduce = ReduceKind::kNone;
   std::vector<IterVar> reduce_axes;
   std::vector<std::shared_ptr<TensorNode>> inputs;
+  /// Extern tensors (a library call such as cuBLAS, TVM's ExternOp): when set, the tensor is
+  /// computed by the statement this returns, given the buffers of `inputs` and of this tensor;
+  /// it has no axes or body to schedule, and stays in host code on NVGPU.
+  std::function<Stmt(const std::vector<Buffer>& inputs, const Buffer& output)> extern_body;
 };
 
 class Tensor {

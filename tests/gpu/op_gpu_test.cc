@@ -42,12 +42,13 @@ void RunOnGpu(const ir::Module& module, std::vector<TypedTensor*>& tensors) {
 }
 
 TEST(OpGpu, EveryCaseMatchesReference) {
-  int ran = 0, pending = 0;
+  int ran = 0;
   for (const OpCase& c : AllOpCases()) {
-    (RunOpCase(c, ir::Target::NVGPU(), RunOnGpu, /*allow_pending=*/true) ? ran : pending)++;
+    RunOpCase(c, ir::Target::NVGPU(), RunOnGpu);
+    ++ran;
   }
   EXPECT_GT(ran, 100);
-  std::cout << "GPU: " << ran << " cases ran, " << pending << " wait for device temporaries\n";
+  std::cout << "GPU: " << ran << " op cases ran against the reference\n";
 }
 
 }  // namespace

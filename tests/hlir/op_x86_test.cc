@@ -28,7 +28,9 @@ void RunOnX86(const ir::Module& module, std::vector<TypedTensor*>& args) {
 
 /// The ops registered without a compute (and why: see the report of hlir/ops).
 const std::set<std::string>& OpsWithoutCompute() {
-  static const std::set<std::string> ops = {"reduce_prod"};
+  // reduce_prod: lang has no product reduction; constant: folded data, copied in by the
+  // graph compiler rather than computed.
+  static const std::set<std::string> ops = {"reduce_prod", "constant"};
   return ops;
 }
 

@@ -1,0 +1,102 @@
+/// \file The C API over CompileProgram. Every entry catches what C++ could throw, so a failure
+/// is a return code and a message, never an abort in the host.
+#include "cinn_like/c_api.h"
+
+#include <exception>
+#include <memory>
+#include <string>
+
+#include "cinn_like/compile.h"
+#include "frontend/program_json.h"
+#include "ir/flags.h"
+#include "runtime/cinn_like_runtime.h"
+
+struct cinn_like_module_s {
+  std::unique_ptr<cinn_like::CompiledProgram> program;
+};
+
+namespace {
+
+int Fail(const std::string& message) {
+  cinn_like_set_last_error(message.c_str());
+  return -1;
+}
+
+int Fail(const absl::Status& status) { return Fail(std::string(status.message())); }
+
+/// Runs `body`, turning an escaped exception into an error return.
+template <typename Body>
+int Guarded(const char* what, Body&& body) {
+  try {
+    return body();
+  } catch (const std::exception& e) {
+    return Fail(std::string(what) + ": internal error: " + e.what());
+  } catch (...) {
+    return Fail(std::string(what) + ": internal error");
+  }
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* cinn_like_version(void) { return "0.1.0"; }
+
+int cinn_like_compile(const char* program_json, const char* target, const char* name,
+                      cinn_like_module* out) {
+  return Guarded("cinn_like_compile", [&] {
+    if (!program_json || !target || !name || !out) {
+      return Fail("cinn_like_compile: program_json, target, name and out must not be null");
+    }
+    *out = nullptr;
+    cinn_like::InitFlagsFromEnv();
+    auto program = cinn_like::frontend::ProgramFromJson(program_json);
+    if (!program.ok()) return Fail(program.status());
+    auto parsed = cinn_like::ir::Target::Parse(target);
+    if (!parsed.ok()) return Fail(parsed.status());
+    auto compiled = cinn_like::CompileProgram(*program, *parsed, name);
+    if (!compiled.ok()) return Fail(compiled.status());
+    *out = new cinn_like_module_s{std::move(*compiled)};
+    return 0;
+  });
+}
+
+int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like_function* out) {
+  return Guarded("cinn_like_module_lookup", [&] {
+    if (!module || !name || !out) return Fail("cinn_like_module_lookup: null argument");
+    auto fn = module->program->Lookup(name);
+    if (!fn.ok()) return Fail(fn.status());
+    *out = *fn;
+    return 0;
+  });
+}
+
+int cinn_like_module_source(cinn_like_module module, const char** out) {
+  if (!module || !out) return Fail("cinn_like_module_source: null argument");
+  *out = module->program->source().c_str();
+  return 0;
+}
+
+int cinn_like_module_signature(cinn_like_module module, const char** out) {
+  if (!module || !out) return Fail("cinn_like_module_signature: null argument");
+  *out = module->program->signature().c_str();
+  return 0;
+}
+
+int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream) {
+  if (!fn) return Fail("cinn_like_call: the function is null");
+  return fn(args, num_args, stream);
+}
+
+void cinn_like_module_free(cinn_like_module module) { delete module; }
+
+int cinn_like_set_flag(const char* name, const char* value) {
+  return Guarded("cinn_like_set_flag", [&] {
+    if (!name || !value) return Fail("cinn_like_set_flag: name and value must not be null");
+    std::string error;
+    if (!cinn_like::SetFlag(name, value, &error)) return Fail(error);
+    return 0;
+  });
+}
+
+}  // extern "C"

@@ -1,0 +1,59 @@
+/* \file The C API of cinn_like: what a host framework that is not C++ (Python through ctypes,
+ * a C runtime, another language's FFI) calls. Compile a Program in its JSON form for a target,
+ * look functions up, call them with DLTensors on a stream, set flags, read the last error.
+ * Every function returns 0 on success, else nonzero with the message in
+ * cinn_like_get_last_error(); none aborts the process on bad input.
+ *
+ *   cinn_like_module m;
+ *   if (cinn_like_compile(json, "x86", "f", &m) != 0) puts(cinn_like_get_last_error());
+ *   cinn_like_function f;
+ *   cinn_like_module_lookup(m, "f", &f);
+ *   f(args, num_args, stream);  // inputs then outputs, as the Program declares them
+ *   cinn_like_module_free(m);
+ */
+#ifndef CINN_LIKE_C_API_H_
+#define CINN_LIKE_C_API_H_
+
+#include <dlpack/dlpack.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A compiled Program: its functions stay callable until the module is freed. */
+typedef struct cinn_like_module_s* cinn_like_module;
+/* DESIGN.md's calling convention: the Program's inputs then outputs; 0 or nonzero. */
+typedef int (*cinn_like_function)(DLTensor** args, int32_t num_args, void* stream);
+
+/* The version of this library, "<major>.<minor>.<patch>". */
+const char* cinn_like_version(void);
+
+/* Compiles the Program in `program_json` (frontend/program_json.h) for `target` ("x86",
+ * "cuda", "cuda -arch=sm_90") into one host entry called `name`. */
+int cinn_like_compile(const char* program_json, const char* target, const char* name,
+                      cinn_like_module* out);
+/* The host entry `name` of a module. */
+int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like_function* out);
+/* Readable generated code (CUDA C for the device part, or LLVM IR); owned by the module. */
+int cinn_like_module_source(cinn_like_module module, const char** out);
+/* The entry's arguments as JSON, owned by the module:
+ *   {"inputs": [{"name": "x", "dtype": "float32", "shape": ["n", 64]}], "outputs": [...]}
+ * Symbolic dims are names; callers bind them from the inputs they pass. */
+int cinn_like_module_signature(cinn_like_module module, const char** out);
+/* Calls `fn` (for hosts whose FFI cannot call a function pointer). */
+int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
+void cinn_like_module_free(cinn_like_module module);
+
+/* Sets a cinn_like flag by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...). */
+int cinn_like_set_flag(const char* name, const char* value);
+
+/* The message of the last failed call on this thread ("" when none). */
+const char* cinn_like_get_last_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* CINN_LIKE_C_API_H_ */

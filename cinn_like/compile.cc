@@ -1,0 +1,59 @@
+/// \file CompileProgram: Program -> Graph -> passes -> Module -> Compiler::Build.
+#include "cinn_like/compile.h"
+
+#include <nlohmann/json.hpp>
+
+#include "hlir/graph_compiler.h"
+
+namespace cinn_like {
+namespace {
+
+std::string Signature(const hlir::Graph& graph) {
+  auto describe = [&](const std::vector<int>& ids) {
+    nlohmann::json list = nlohmann::json::array();
+    for (int id : ids) {
+      const hlir::Value& v = graph.values()[id];
+      nlohmann::json shape = nlohmann::json::array();
+      for (const hlir::Dim& d : v.desc.shape) {
+        if (d.is_symbolic()) {
+          shape.push_back(d.symbol);
+        } else {
+          shape.push_back(d.value);
+        }
+      }
+      list.push_back({{"name", v.name}, {"dtype", hlir::DTypeName(v.desc.dtype)}, {"shape", shape}});
+    }
+    return list;
+  };
+  return nlohmann::json{{"inputs", describe(graph.inputs())}, {"outputs", describe(graph.outputs())}}
+      .dump();
+}
+
+}  // namespace
+
+absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::string& name) const {
+  return compiler_->Lookup(name);
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
+                                                                const ir::Target& target,
+                                                                const std::string& name) {
+  auto graph = frontend::BuildGraph(program);
+  if (!graph.ok()) return graph.status();
+  auto module = hlir::CompileGraph(*graph, target, name);
+  if (!module.ok()) return module.status();
+  auto compiler = backends::Compiler::Create(target);
+  if (!compiler.ok()) return compiler.status();
+  auto source = (*compiler)->GetSourceCode(*module);
+  if (!source.ok()) return source.status();
+  absl::Status built = (*compiler)->Build(*module);
+  if (!built.ok()) return built;
+  auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
+  out->compiler_ = std::move(*compiler);
+  out->module_ = *module;
+  out->source_ = *source;
+  out->signature_ = Signature(*graph);
+  return out;
+}
+
+}  // namespace cinn_like

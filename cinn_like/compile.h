@@ -1,0 +1,42 @@
+/// \file The C++ face of cinn_like for frameworks: compile a Program for a target and call
+/// its functions. The C API (cinn_like/c_api.h) and the Python package sit on top of it.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "backends/compiler.h"
+#include "frontend/program.h"
+#include "ir/module.h"
+#include "ir/target.h"
+
+namespace cinn_like {
+
+/// A compiled Program: a backend Compiler holding the built module, and what callers need to
+/// know of it.
+class CompiledProgram {
+ public:
+  /// The host entry `name` (the name given to CompileProgram).
+  absl::StatusOr<backends::EntryFunction> Lookup(const std::string& name) const;
+  /// CUDA C of the device part (NVGPU) or LLVM IR (X86).
+  const std::string& source() const { return source_; }
+  /// The arguments as JSON: {"inputs": [{"name", "dtype", "shape"}], "outputs": [...]}.
+  const std::string& signature() const { return signature_; }
+  const ir::Module& module() const { return module_; }
+
+ private:
+  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(
+      const frontend::Program&, const ir::Target&, const std::string&);
+  std::unique_ptr<backends::Compiler> compiler_;
+  ir::Module module_;
+  std::string source_, signature_;
+};
+
+/// Graph passes, op lowering, then Compiler::Build for `target`: one host entry `name` taking
+/// the Program's inputs then its outputs. Errors name the op, tensor and shapes at fault.
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
+                                                                const ir::Target& target,
+                                                                const std::string& name);
+
+}  // namespace cinn_like

@@ -1,0 +1,72 @@
+"""cinn_like: a JIT subgraph compiler, from Python through its C API (ctypes).
+
+    import cinn_like, numpy as np
+    mod = cinn_like.compile(program_json, target="x86", name="f")
+    mod(x, w, out)                # DLPack tensors: inputs then outputs, no copies
+    cinn_like.set_flags(cinn_like_fast_math=True)
+
+One build of libcinn_like.so serves every Python version: nothing here is compiled.
+"""
+import ctypes
+import json
+
+from ._dlpack import dltensor_pointer
+from ._lib import CinnLikeError, check, lib
+from .program import ProgramBuilder
+
+__all__ = ["compile", "set_flags", "Module", "CinnLikeError", "ProgramBuilder", "version"]
+
+
+def version():
+    return lib.cinn_like_version().decode()
+
+
+def set_flags(**flags):
+    """Sets cinn_like flags by name (the same as FLAGS_<name> in the environment)."""
+    for name, value in flags.items():
+        if isinstance(value, bool):
+            value = "true" if value else "false"
+        check(lib.cinn_like_set_flag(name.encode(), str(value).encode()), f"set_flags({name})")
+
+
+class Module:
+    """A compiled Program; calling it runs its entry on DLPack tensors (inputs then outputs)."""
+
+    def __init__(self, handle, name):
+        self._handle = handle
+        self.name = name
+        fn = ctypes.c_void_p()
+        check(lib.cinn_like_module_lookup(handle, name.encode(), ctypes.byref(fn)), f"lookup {name}")
+        self._fn = fn
+        sig = ctypes.c_char_p()
+        check(lib.cinn_like_module_signature(handle, ctypes.byref(sig)), "signature")
+        self.signature = json.loads(sig.value.decode())
+
+    @property
+    def source(self):
+        src = ctypes.c_char_p()
+        check(lib.cinn_like_module_source(self._handle, ctypes.byref(src)), "source")
+        return src.value.decode()
+
+    def __call__(self, *tensors, stream=None):
+        keep = []
+        ptrs = (ctypes.c_void_p * len(tensors))(*[dltensor_pointer(t, keep) for t in tensors])
+        check(lib.cinn_like_call(self._fn, ptrs, len(tensors), stream), f"call {self.name}")
+
+    def __del__(self):
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            lib.cinn_like_module_free(handle)
+
+
+def compile(program, target="x86", name="main"):  # noqa: A001 (the package's verb)
+    """Compiles a Program (its JSON text, a dict, or a ProgramBuilder) for `target`
+    ("x86", "cuda", "cuda -arch=sm_90") into a Module whose entry is `name`."""
+    if isinstance(program, ProgramBuilder):
+        program = program.to_json()
+    elif isinstance(program, dict):
+        program = json.dumps(program)
+    handle = ctypes.c_void_p()
+    check(lib.cinn_like_compile(program.encode(), target.encode(), name.encode(), ctypes.byref(handle)),
+          "compile")
+    return Module(handle, name)

@@ -1,0 +1,69 @@
+"""ProgramBuilder: writes the JSON form of a Program (frontend/program_json.h) from Python.
+
+    b = ProgramBuilder()
+    x = b.input("x", "float32", ["n", 64])
+    y = b.op("relu", [x])
+    b.output(y)
+    b.to_json()
+
+Attribute values keep their kind: bool, int, float, str, a list of ints, a list of floats.
+Shapes and dtypes are checked by cinn_like when the Program is compiled.
+"""
+import json
+import math
+
+
+def _attr(value):
+    if isinstance(value, bool):
+        return {"bool": value}
+    if isinstance(value, int):
+        return {"int": value}
+    if isinstance(value, float):
+        return {"float": _float(value)}
+    if isinstance(value, str):
+        return {"string": value}
+    if isinstance(value, (list, tuple)):
+        # An empty list is an int list (axes, shapes): the common case.
+        if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
+            return {"ints": list(value)}
+        return {"floats": [_float(float(v)) for v in value]}
+    raise TypeError(f"attribute value {value!r} has no Program kind")
+
+
+def _float(v):
+    if math.isnan(v):
+        return "nan"
+    if math.isinf(v):
+        return "inf" if v > 0 else "-inf"
+    return v
+
+
+class ProgramBuilder:
+    def __init__(self):
+        self._inputs, self._instructions, self._outputs = [], [], []
+        self._count = 0
+
+    def _fresh(self, op):
+        self._count += 1
+        return f"{op}_{self._count}"
+
+    def input(self, name, dtype, shape):
+        self._inputs.append({"name": name, "dtype": dtype, "shape": list(shape)})
+        return name
+
+    def op(self, op, inputs, attrs=None, num_outputs=1, names=None):
+        """Adds an instruction; returns its output name (or names when num_outputs > 1)."""
+        outs = list(names) if names else [self._fresh(op) for _ in range(num_outputs)]
+        self._instructions.append({"op": op, "inputs": list(inputs), "outputs": outs,
+                                   "attrs": {k: _attr(v) for k, v in (attrs or {}).items()}})
+        return outs[0] if num_outputs == 1 and not names else outs
+
+    def output(self, name):
+        self._outputs.append(name)
+
+    def to_dict(self):
+        return {"format": "cinn_like.program", "version": 1, "inputs": self._inputs,
+                "instructions": self._instructions, "outputs": self._outputs}
+
+    def to_json(self):
+        return json.dumps(self.to_dict())

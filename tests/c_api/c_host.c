@@ -1,0 +1,105 @@
+/* \file A host written in C, as a non-Python framework would be: it compiles a Program JSON
+ * through the C API, calls the function on fresh random data and checks it against values it
+ * computes itself, then checks that bad input comes back as errors, not aborts. Exit 0: pass. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cinn_like/c_api.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                \
+  do {                                                  \
+    if (!(cond)) {                                      \
+      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
+      fprintf(stderr, __VA_ARGS__);                     \
+      fprintf(stderr, "\n");                            \
+      ++failures;                                       \
+    }                                                   \
+  } while (0)
+
+/* y = relu(x * w + b): x [n, 16], w [16], b [16] broadcast over rows; n symbolic. */
+static const char* kProgram =
+    "{\"format\": \"cinn_like.program\", \"version\": 1,"
+    " \"inputs\": [{\"name\": \"x\", \"dtype\": \"float32\", \"shape\": [\"n\", 16]},"
+    "              {\"name\": \"w\", \"dtype\": \"float32\", \"shape\": [16]},"
+    "              {\"name\": \"b\", \"dtype\": \"float32\", \"shape\": [16]}],"
+    " \"instructions\": ["
+    "  {\"op\": \"mul\", \"inputs\": [\"x\", \"w\"], \"outputs\": [\"t\"], \"attrs\": {}},"
+    "  {\"op\": \"add\", \"inputs\": [\"t\", \"b\"], \"outputs\": [\"u\"], \"attrs\": {}},"
+    "  {\"op\": \"relu\", \"inputs\": [\"u\"], \"outputs\": [\"y\"], \"attrs\": {}}],"
+    " \"outputs\": [\"y\"]}";
+
+static DLTensor Tensor(float* data, int ndim, int64_t* shape) {
+  DLTensor t;
+  memset(&t, 0, sizeof(t));
+  t.data = data;
+  t.device.device_type = kDLCPU;
+  t.ndim = ndim;
+  t.dtype.code = kDLFloat;
+  t.dtype.bits = 32;
+  t.dtype.lanes = 1;
+  t.shape = shape;
+  return t;
+}
+
+static float Uniform(void) { return (float)rand() / (float)RAND_MAX * 4.0f - 2.0f; }
+
+int main(void) {
+  srand((unsigned)time(NULL));
+  cinn_like_module m = NULL;
+  int rc = cinn_like_compile(kProgram, "x86", "bias_relu", &m);
+  CHECK(rc == 0, "compile: %s", cinn_like_get_last_error());
+  if (rc != 0) return 1;
+  cinn_like_function f = NULL;
+  CHECK(cinn_like_module_lookup(m, "bias_relu", &f) == 0, "lookup: %s", cinn_like_get_last_error());
+  const char* signature = NULL;
+  CHECK(cinn_like_module_signature(m, &signature) == 0 && strstr(signature, "\"n\"") != NULL,
+        "signature names the symbolic dim: %s", signature ? signature : "(null)");
+
+  int64_t n = 37, x_shape[2] = {n, 16}, v_shape[1] = {16}, y_shape[2] = {n, 16};
+  float* x = malloc(sizeof(float) * n * 16);
+  float* y = malloc(sizeof(float) * n * 16);
+  float w[16], b[16];
+  for (int64_t i = 0; i < n * 16; ++i) x[i] = Uniform(), y[i] = NAN;
+  for (int j = 0; j < 16; ++j) w[j] = Uniform(), b[j] = Uniform();
+  DLTensor tx = Tensor(x, 2, x_shape), tw = Tensor(w, 1, v_shape), tb = Tensor(b, 1, v_shape),
+           ty = Tensor(y, 2, y_shape);
+  DLTensor* args[4] = {&tx, &tw, &tb, &ty};
+  rc = cinn_like_call(f, args, 4, NULL);
+  CHECK(rc == 0, "call: %s", cinn_like_get_last_error());
+  int wrong = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int j = 0; j < 16; ++j) {
+      float expect = x[i * 16 + j] * w[j] + b[j];
+      expect = expect > 0 ? expect : 0;
+      if (!(fabsf(y[i * 16 + j] - expect) <= 1e-6f * (1 + fabsf(expect)))) ++wrong;
+    }
+  }
+  CHECK(wrong == 0, "%d of %lld outputs differ from relu(x * w + b)", wrong, (long long)(n * 16));
+
+  /* Bad calls: each an error with a message; the module stays usable. */
+  CHECK(cinn_like_call(f, args, 3, NULL) != 0 && strstr(cinn_like_get_last_error(), "expected 4") != NULL,
+        "wrong argument count: %s", cinn_like_get_last_error());
+  int64_t bad_shape[1] = {17};
+  DLTensor tw_bad = Tensor(w, 1, bad_shape);
+  args[1] = &tw_bad;
+  CHECK(cinn_like_call(f, args, 4, NULL) != 0, "a [17] weight must be rejected");
+  args[1] = &tw;
+  CHECK(cinn_like_call(f, args, 4, NULL) == 0, "the module works after errors: %s", cinn_like_get_last_error());
+
+  cinn_like_module bad = NULL;
+  CHECK(cinn_like_compile("{not json", "x86", "f", &bad) != 0 && bad == NULL, "bad JSON must fail");
+  CHECK(strstr(cinn_like_get_last_error(), "not valid JSON") != NULL, "message: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_compile(kProgram, "tpu", "f", &bad) != 0, "unknown target must fail");
+  CHECK(cinn_like_set_flag("cinn_like_no_such_flag", "1") != 0, "unknown flag must fail");
+  CHECK(cinn_like_set_flag("cinn_like_fast_math", "false") == 0, "set a flag: %s", cinn_like_get_last_error());
+
+  cinn_like_module_free(m);
+  free(x);
+  free(y);
+  if (failures == 0) printf("c_api_host: all checks passed (n=%lld)\n", (long long)n);
+  return failures == 0 ? 0 : 1;
+}

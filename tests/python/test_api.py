@@ -1,0 +1,55 @@
+"""The Python package over the C API: compile a Program, call it on numpy arrays through DLPack
+(no copies: outputs are written in place), errors as exceptions, flags by name."""
+import unittest
+
+import numpy as np
+
+import cinn_like
+
+
+def bias_gelu_program():
+    b = cinn_like.ProgramBuilder()
+    x = b.input("x", "float32", ["n", 16])
+    w = b.input("w", "float32", [16])
+    b.output(b.op("gelu", [b.op("add", [x, w])], {"approximate": "tanh"}))
+    return b
+
+
+class ApiTest(unittest.TestCase):
+    def test_compile_and_call_on_numpy_in_place(self):
+        m = cinn_like.compile(bias_gelu_program(), "x86", "f")
+        self.assertEqual(m.signature["inputs"][0]["shape"], ["n", 16])
+        rng = np.random.default_rng()
+        for n in (1, 5, 33):
+            x = rng.standard_normal((n, 16)).astype(np.float32)
+            w = rng.standard_normal(16).astype(np.float32)
+            out = np.full((n, 16), np.nan, np.float32)
+            m(x, w, out)
+            v = (x + w).astype(np.float64)
+            ref = 0.5 * v * (1 + np.tanh(np.sqrt(2 / np.pi) * (v + 0.044715 * v ** 3)))
+            np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+    def test_errors_are_exceptions_naming_the_cause(self):
+        m = cinn_like.compile(bias_gelu_program(), "x86", "f")
+        x, w = np.ones((2, 16), np.float32), np.ones(16, np.float32)
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "expected 3 tensor arguments"):
+            m(x, w)
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "float64"):
+            m(x, w.astype(np.float64), np.empty((2, 16), np.float32))
+        bad = cinn_like.ProgramBuilder()
+        a = bad.input("a", "float32", [4, 3])
+        c = bad.input("c", "float32", [5, 3])
+        bad.output(bad.op("add", [a, c]))
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, r"\[4, 3\] and \[5, 3\] do not broadcast"):
+            cinn_like.compile(bad, "x86", "g")
+        with self.assertRaisesRegex(TypeError, "DLPack"):
+            m([1.0], w, x)
+
+    def test_flags_by_name(self):
+        cinn_like.set_flags(cinn_like_fast_math=False)
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "unknown flag"):
+            cinn_like.set_flags(cinn_like_no_such_flag=1)
+
+
+if __name__ == "__main__":
+    unittest.main()
