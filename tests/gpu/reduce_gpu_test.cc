@@ -18,34 +18,14 @@
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/cuda/row_reduce_module.h"
+#include "tests/gpu/device_buffer.h"
 #include "tests/test_util.h"
 
 namespace cinn_like::backends {
 namespace {
 
-/// Device memory for `bytes`, freed at scope exit.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) {
-    EXPECT_EQ(cinn_like_cuda_malloc(&ptr_, std::max<size_t>(bytes, 4)), 0)
-        << cinn_like_get_last_error();
-  }
-  ~DeviceBuffer() { cinn_like_cuda_free(ptr_); }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-DLTensor DeviceTensor(void* data, std::vector<int64_t>& shape, DLDataType dtype) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCUDA, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = dtype;
-  t.shape = shape.data();
-  return t;
-}
+using testing::DeviceBuffer;
+using testing::DeviceTensor;
 
 /// Builds `f` for the device and returns its entry.
 EntryFunction BuildOnDevice(Compiler& compiler, const ir::LoweredFunc& f) {

@@ -12,6 +12,7 @@
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/counting_allocator.h"
 #include "tests/cuda/temporaries_module.h"
+#include "tests/gpu/device_buffer.h"
 #include "tests/test_util.h"
 
 namespace cinn_like::backends {
@@ -20,28 +21,8 @@ namespace {
 using ::testing::HasSubstr;
 using testing::HostTensor;
 
-/// Device memory for `bytes`, freed at scope exit.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) {
-    EXPECT_EQ(cinn_like_cuda_malloc(&ptr_, bytes), 0) << cinn_like_get_last_error();
-  }
-  ~DeviceBuffer() { cinn_like_cuda_free(ptr_); }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-DLTensor DeviceTensor(void* data, int64_t* n) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCUDA, 0};
-  t.ndim = 1;
-  t.dtype = {kDLFloat, 32, 1};
-  t.shape = n;
-  return t;
-}
+using testing::DeviceBuffer;
+using testing::DeviceTensor;
 
 class TemporariesGpu : public ::testing::TestWithParam<int> {
  protected:

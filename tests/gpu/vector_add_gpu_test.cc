@@ -11,34 +11,14 @@
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/cuda/vector_add_module.h"
+#include "tests/gpu/device_buffer.h"
 #include "tests/test_util.h"
 
 namespace cinn_like::backends {
 namespace {
 
-/// Device memory for `bytes`, freed at scope exit.
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) {
-    EXPECT_EQ(cinn_like_cuda_malloc(&ptr_, bytes), 0) << cinn_like_get_last_error();
-  }
-  ~DeviceBuffer() { cinn_like_cuda_free(ptr_); }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
-
-/// A DLTensor view of device memory: dtype `dtype`, shape {*n}.
-DLTensor DeviceTensor(void* data, int64_t* n, DLDataType dtype = {kDLFloat, 32, 1}) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCUDA, 0};
-  t.ndim = 1;
-  t.dtype = dtype;
-  t.shape = n;
-  return t;
-}
+using testing::DeviceBuffer;
+using testing::DeviceTensor;
 
 class VectorAddGpu : public ::testing::Test {
  protected:
@@ -92,7 +72,7 @@ TEST_F(VectorAddGpu, MatchesCpuAtEverySize) {
 TEST_F(VectorAddGpu, WrongDtypeIsAnErrorNotACrash) {
   int64_t n = 100;
   DeviceBuffer da(n * 8), db(n * 4), dc(n * 4);
-  DLTensor ta = DeviceTensor(da.get(), &n, {kDLFloat, 64, 1});
+  DLTensor ta = DeviceTensor(da.get(), &n, 1, {kDLFloat, 64, 1});
   DLTensor tb = DeviceTensor(db.get(), &n), tc = DeviceTensor(dc.get(), &n);
   DLTensor* args[] = {&ta, &tb, &tc};
   EXPECT_NE(fn_(args, 3, nullptr), 0);
