@@ -3,6 +3,7 @@
 /// function between their launches, with the intermediates as device workspaces; the CUDA
 /// compiles to PTX. Extern inputs must be stored, not inlined.
 #include <gmock/gmock.h>
+#include <glog/logging.h>
 #include <gtest/gtest.h>
 
 #include "backends/compiler.h"
