@@ -14,10 +14,10 @@
 #include "ir/math.h"
 #include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
-#include "ir/transforms/insert_sync.h"
-#include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/hoist_common_index.h"
+#include "ir/transforms/insert_sync.h"
 #include "ir/transforms/loop_partition.h"
+#include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/remove_redundant_guards.h"
 #include "ir/transforms/simplify.h"
 #include "ir/transforms/unroll.h"
@@ -49,8 +49,8 @@ class PassRunner {
   Stmt Run(const char* pass, const std::function<Stmt(const Stmt&)>& fn, const Stmt& in) {
     auto start = std::chrono::steady_clock::now();
     Stmt out = fn(in);
-    double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() -
-                                                          start).count();
+    double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     VLOG(2) << "lower " << func_ << ": " << pass << " took " << ms << " ms";
     Dump(pass, out);
     return out;
@@ -113,9 +113,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
         for (int l : consumer.leaves()) leaf |= consumer.axes()[l].var.same_as(at->loop);
         if (!leaf || consumer.inlined() || consumer.folded()) {
           return absl::InvalidArgumentError(
-              "function " + name + ": stage " + stage->tensor().name() +
-              " is computed at loop " + at->loop.name() + " of stage " +
-              consumer.tensor().name() +
+              "function " + name + ": stage " + stage->tensor().name() + " is computed at loop " +
+              at->loop.name() + " of stage " + consumer.tensor().name() +
               ", which was split, fused or inlined away afterwards; schedule the consumer's "
               "loops before compute_at");
         }
@@ -123,9 +122,28 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
       }
       continue;
     }
-    auto nest = LowerStage(*stage);
-    if (!nest.ok()) return nest.status();
-    nests.push_back(*nest);
+    if (stage->tensor()->extern_body) {
+      // An extern: its statement on the buffers of its inputs, which must be stored whole.
+      std::vector<Buffer> inputs;
+      for (auto& in : stage->tensor()->inputs) {
+        const Stage* producer = nullptr;
+        for (auto& p : schedule.stages()) {
+          if (p->tensor().node() == in) producer = p.get();
+        }
+        if (producer && (producer->inlined() || producer->folded() || producer->attach())) {
+          return absl::InvalidArgumentError("function " + name + ": tensor " + in->name +
+                                            " is an input of extern " + stage->tensor().name() +
+                                            " but is inlined, folded or computed at a loop; an " +
+                                            "extern call reads whole stored buffers");
+        }
+        inputs.push_back(in->buffer);
+      }
+      nests.push_back(stage->tensor()->extern_body(inputs, own));
+    } else {
+      auto nest = LowerStage(*stage);
+      if (!nest.ok()) return nest.status();
+      nests.push_back(*nest);
+    }
     const Buffer& out = stage->store_buffer();
     computed.insert(out.get());
     // An intermediate: an Allocate around the body (on NVGPU device memory that the host
@@ -146,7 +164,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   // 2. The passes, in order.
   PassRunner passes(name);
   passes.Dump("schedule", body);
-  body = passes.Run("simplify", [](const Stmt& s) { return Simplify(s); }, body);
+  body = passes.Run(
+      "simplify", [](const Stmt& s) { return Simplify(s); }, body);
   if (target.is_nvgpu()) {
     // Reductions raced by threadIdx.x: per-thread partials and one block reduce, while the
     // loops are still whole (before flattening; the bound loops stay for the host/device split).
@@ -182,7 +201,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   body = passes.Run("unroll", UnrollLoops, body);
   if (target.is_nvgpu()) body = passes.Run("insert_sync", InsertSync, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);
-  body = passes.Run("simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
+  body = passes.Run(
+      "simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
   // Last, on canonical flat indices; only for CUDA source: LLVM hoists and shares on its own.
   // It names pure integer arithmetic only (no loads, no calls) and moves no statement, so the
   // barriers and block reduce calls stay where insert_sync and lower_thread_reduce put them.

@@ -120,7 +120,10 @@ const Buffer& Stage::store_buffer() const {
   return tensor_->buffer;
 }
 
-Expr Stage::InlinedBody() const { return Inliner(state_).Mutate(body_); }
+Expr Stage::InlinedBody() const {
+  if (!body_.defined()) return body_;  // an extern stage: no element expression
+  return Inliner(state_).Mutate(body_);
+}
 
 std::vector<const Stage*> Stage::AttachedAt(const Var& loop) const {
   std::vector<const Stage*> out;
@@ -162,6 +165,9 @@ void Stage::RenameRootAxes() {
 
 absl::Status Stage::ComputeInline() {
   std::string what = "compute_inline of stage " + tensor_.name();
+  if (tensor_->extern_body) {
+    return absl::InvalidArgumentError(what + ": it is an extern call, not an expression");
+  }
   if (reduce_ != ReduceKind::kNone) {
     return absl::InvalidArgumentError(
         what + ": it is a reduction; its value needs its own loops (compute_at it instead)");

@@ -101,6 +101,27 @@ Tensor Compute(const std::vector<Expr>& shape,
   return Tensor(t);
 }
 
+Tensor ExternTensor(const std::string& name, Type dtype, const std::vector<Expr>& shape,
+                    const std::vector<Tensor>& inputs,
+                    std::function<Stmt(const std::vector<Buffer>&, const Buffer&)> body) {
+  auto t = std::make_shared<TensorNode>();
+  t->name = name;
+  t->dtype = dtype;
+  t->shape = shape;
+  t->is_placeholder = false;
+  t->buffer = MakeBuffer(name, dtype, shape);
+  t->buffer->defining_tensor = t;
+  for (const Tensor& in : inputs) t->inputs.push_back(in.node());
+  t->extern_body = std::move(body);
+  return Tensor(t);
+}
+
+Stmt ExternCall(const std::string& function, const std::vector<Expr>& args) {
+  std::vector<Expr> call_args{StringImm::Make(function)};
+  call_args.insert(call_args.end(), args.begin(), args.end());
+  return Evaluate::Make(Call::Make(Int(32), kExternCall, call_args, Call::CallKind::kIntrinsic));
+}
+
 Expr ReduceSum(Expr body, const std::vector<IterVar>& axes) {
   return MakeReduceMarker(ReduceKind::kSum, std::move(body), axes);
 }
@@ -114,7 +135,8 @@ Expr ReduceMin(Expr body, const std::vector<IterVar>& axes) {
 Expr ReduceInit(ReduceKind kind, Type t) {
   double inf = t.is_float() ? std::numeric_limits<double>::infinity() : 0;
   switch (kind) {
-    case ReduceKind::kSum: return MakeConst(t, 0);
+    case ReduceKind::kSum:
+      return MakeConst(t, 0);
     case ReduceKind::kMax:
       if (t.is_float()) return MakeConst(t, -inf);
       return MakeConst(t, t.is_uint() ? 0.0 : -std::ldexp(1.0, t.bits() - 1));
@@ -125,7 +147,8 @@ Expr ReduceInit(ReduceKind kind, Type t) {
         return IntImm::Make(t, std::numeric_limits<int64_t>::max());
       }
       return MakeConst(t, std::ldexp(1.0, t.bits() - (t.is_uint() ? 0 : 1)) - 1);
-    case ReduceKind::kNone: break;
+    case ReduceKind::kNone:
+      break;
   }
   LOG(FATAL) << "no init for a non-reduction";
   return Expr();
@@ -133,10 +156,14 @@ Expr ReduceInit(ReduceKind kind, Type t) {
 
 Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value) {
   switch (kind) {
-    case ReduceKind::kSum: return acc + value;
-    case ReduceKind::kMax: return max(acc, value);
-    case ReduceKind::kMin: return min(acc, value);
-    case ReduceKind::kNone: break;
+    case ReduceKind::kSum:
+      return acc + value;
+    case ReduceKind::kMax:
+      return max(acc, value);
+    case ReduceKind::kMin:
+      return min(acc, value);
+    case ReduceKind::kNone:
+      break;
   }
   LOG(FATAL) << "no combine for a non-reduction";
   return Expr();

@@ -77,6 +77,23 @@ Tensor Placeholder(const std::string& name, Type dtype, const std::vector<Expr>&
 Tensor Compute(const std::vector<Expr>& shape,
                const std::function<Expr(const std::vector<Expr>&)>& fn, const std::string& name);
 
+/// A tensor computed by a library call (TVM's ExternOp): `body` returns the statement that
+/// writes the output buffer given the buffers of `inputs` (in order) and of the tensor, usually
+/// an Evaluate of an ExternCall. It has no loops to schedule; on NVGPU it stays in host code,
+/// in order with the kernel launches, and its inputs must be stored (not inlined).
+Tensor ExternTensor(const std::string& name, Type dtype, const std::vector<Expr>& shape,
+                    const std::vector<Tensor>& inputs,
+                    std::function<Stmt(const std::vector<Buffer>&, const Buffer&)> body);
+
+/// The intrinsic of an extern call: `cinn_like_extern_call(name, args...)` calls the runtime C
+/// function `int name(args..., void* stream)`: buffer data variables become pointers, integer
+/// expressions int64, float expressions double, and the entry's stream comes last. A nonzero
+/// return makes the entry return it.
+constexpr const char kExternCall[] = "cinn_like_extern_call";
+
+/// Evaluate(cinn_like_extern_call(function, args...)), see kExternCall.
+Stmt ExternCall(const std::string& function, const std::vector<Expr>& args);
+
 /// Reduction markers, valid only as the whole result of a Compute function.
 Expr ReduceSum(Expr body, const std::vector<IterVar>& axes);
 Expr ReduceMax(Expr body, const std::vector<IterVar>& axes);

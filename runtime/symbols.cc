@@ -4,7 +4,9 @@
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/thread_pool.h"
 #ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cublas.h"
 #include "runtime/cuda/cuda_runtime.h"
+#include "runtime/cuda/cudnn.h"
 #endif
 
 namespace cinn_like::runtime {
@@ -18,10 +20,11 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_check_tensor),      CINN_LIKE_SYMBOL(cinn_like_tensor_data),
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),        CINN_LIKE_SYMBOL(cinn_like_check_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_index_range), CINN_LIKE_SYMBOL(cinn_like_parallel_for),
-      CINN_LIKE_SYMBOL(cinn_like_num_threads),      CINN_LIKE_SYMBOL(cinn_like_alloc_workspace),
+      CINN_LIKE_SYMBOL(cinn_like_num_threads),       CINN_LIKE_SYMBOL(cinn_like_alloc_workspace),
       CINN_LIKE_SYMBOL(cinn_like_free_workspace),
 #ifdef CINN_LIKE_WITH_CUDA
-      CINN_LIKE_SYMBOL(cinn_like_cuda_launch),
+      CINN_LIKE_SYMBOL(cinn_like_cuda_launch),       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),
 #endif
   };
 #undef CINN_LIKE_SYMBOL

@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
+#include "ir/tensor.h"
 #include "ir/transforms/vectorize_reduce.h"
 #include "ir/visitor.h"
 
@@ -53,9 +54,44 @@ int32_t CodeGenLLVM::DeviceType() const { return kDLCPU; }
 
 llvm::Value* CodeGenLLVM::EmitIntrinsicCall(const ir::Call* op) {
   if (ir::IsVectorReduceIntrinsic(op->name)) return EmitVectorReduce(op);
+  if (op->name == ir::kExternCall) return EmitExternCall(op);
   return Fail(absl::UnimplementedError(
                   absl::StrCat("intrinsic call '", op->name, "' is not supported by this target")),
               op->type.is_void() ? nullptr : LLVMType(op->type));
+}
+
+llvm::Value* CodeGenLLVM::EmitExternCall(const ir::Call* op) {
+  auto* callee = op->args.empty() ? nullptr : op->args[0].As<ir::StringImm>();
+  if (!callee) {
+    return Fail(absl::InvalidArgumentError(
+        absl::StrCat(ir::kExternCall, " needs the runtime function's name first")));
+  }
+  auto& b = builder();
+  std::vector<llvm::Type*> params;
+  std::vector<llvm::Value*> values;
+  for (size_t k = 1; k < op->args.size(); ++k) {
+    const ir::Expr& e = op->args[k];
+    if (e.type().is_vector()) {
+      return Fail(absl::InvalidArgumentError(absl::StrCat(
+          "extern call ", callee->value, ": argument ", k, " is a vector ", e.type().ToString())));
+    }
+    llvm::Value* v = EmitExpr(e);
+    if (e.type().is_handle()) {
+      params.push_back(ptr());
+    } else if (e.type().is_float()) {
+      v = CastValue(v, e.type(), ir::Float(64));
+      params.push_back(b.getDoubleTy());
+    } else {
+      v = b.CreateIntCast(v, i64(), e.type().is_int());
+      params.push_back(i64());
+    }
+    values.push_back(v);
+  }
+  params.push_back(ptr());
+  values.push_back(CurrentStream());
+  llvm::Value* rc = b.CreateCall(RuntimeFunction(callee->value, i32(), params), values);
+  if (function()->getReturnType()->isIntegerTy(32)) ReturnIfNonzero(rc);
+  return rc;
 }
 
 llvm::Value* CodeGenLLVM::Fail(absl::Status status, llvm::Type* placeholder_type) {

@@ -47,6 +47,9 @@ class CodeGenLLVM {
   /// A horizontal reduce of ir/transforms/vectorize_reduce.h: llvm.vector.reduce.* (float sums
   /// reassociate; float max/min are maxnum/minnum, as the scalar Max/Min).
   llvm::Value* EmitVectorReduce(const ir::Call* op);
+  /// An extern call (ir::kExternCall): `i32 name(args..., ptr stream)` with buffers as
+  /// pointers, integers as i64 and floats as double; a nonzero result returns from the entry.
+  llvm::Value* EmitExternCall(const ir::Call* op);
 
   // Helpers for subclasses.
   llvm::Value* EmitExpr(const ir::Expr& e);

@@ -41,6 +41,11 @@ ComputeFn NormCompute(bool rms);
 ComputeFn BatchNormCompute();
 ComputeFn MatmulCompute();
 ComputeFn LinearCompute();
+/// Library-call computes for NVGPU (OpDef::extern_compute); `fallback` serves the cases the
+/// library call cannot express (hlir/ops/matmul_extern.cc, conv_extern.cc).
+ComputeFn MatmulExternCompute(ComputeFn fallback);
+ComputeFn LinearExternCompute(ComputeFn fallback);
+ComputeFn Conv2dExternCompute(ComputeFn fallback);
 ComputeFn ShapeOpCompute(const std::string& op);
 
 }  // namespace cinn_like::hlir::ops

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "ir/tensor.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -43,6 +44,12 @@ class UseCollector : public IRVisitor {
     IRVisitor::VisitStore(op);
   }
 };
+
+bool IsExternCall(const Stmt& s) {
+  auto* eval = s.As<Evaluate>();
+  auto* call = eval ? eval->value.As<Call>() : nullptr;
+  return call && call->call_kind == Call::CallKind::kIntrinsic && call->name == kExternCall;
+}
 
 std::string WrittenName(const UseCollector& uses) {
   return uses.written.empty() ? std::string("nothing") : (*uses.written.begin())->name;
@@ -87,6 +94,10 @@ absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
     std::vector<Var> shape_vars = ShapeVars(*f);
     std::vector<Stmt> launches;
     for (size_t k = 0; k < top.size(); ++k) {
+      if (IsExternCall(top[k])) {  // a library call: host code, in order with the launches
+        launches.push_back(top[k]);
+        continue;
+      }
       UseCollector uses;
       uses.Visit(top[k]);
       if (!uses.bound) {

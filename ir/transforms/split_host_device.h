@@ -17,7 +17,9 @@ struct HostDeviceModules {
 /// there are several) taking the buffers it touches (in f's argument order; written ones as
 /// outputs) and then the symbolic dimensions it reads; its launch dims are the extents of
 /// its bound loops (the largest when an axis is bound more than once). `f` keeps its
-/// arguments and launches the kernels in order (intrinsic kLaunchKernel). A top-level loop
+/// arguments and launches the kernels in order (intrinsic kLaunchKernel); a top-level extern
+/// call (Evaluate of intrinsic kExternCall, ir/tensor.h) stays in `f` in its place between
+/// the launches. A top-level loop
 /// nest without any GPU binding is an error naming the function and the buffer it writes.
 /// The function's intermediates (global-scope Allocates wrapping its body, as ir::Lower makes
 /// them) stay in `f` around the launches (the host allocates them in device memory through

@@ -1,6 +1,6 @@
 /// \file cuBLAS, loaded with dlopen at first use like the driver, so binaries start where it
-/// is absent. Today the benchmarks use it as the SGEMM baseline; the graph level's matmul
-/// externs will call it through the same loader.
+/// is absent: the SGEMM baseline of the benchmarks and the matmul extern that JIT host code
+/// calls (cinn_like_cublas_matmul).
 #pragma once
 
 #include <cstdint>
@@ -15,4 +15,35 @@ namespace cinn_like::runtime::cuda {
 absl::Status CublasSgemmRowMajor(const float* a, const float* b, float* c, int64_t m, int64_t n,
                                  int64_t k, void* stream);
 
+/// Element types of the matmul extern (its `dtype` argument).
+enum MatmulDType : int64_t { kMatmulFloat32 = 0, kMatmulFloat16 = 1, kMatmulBFloat16 = 2 };
+
+/// Row-major, batched: C[b] (m x n) = op(A[b]) op(B[b]) (+ bias[n] on every row), with A[b] at
+/// a + b * batch_stride_a (m x k, or k x m when trans_a), B[b] likewise (k x n, or n x k), C
+/// contiguous. A batch stride of 0 broadcasts that operand. Float32 accumulates in true FP32
+/// (no TF32); float16/bfloat16 in FP32. Device pointers; `stream` a CUstream.
+struct MatmulArgs {
+  const void* a;
+  const void* b;
+  const void* bias;  // null: none
+  void* c;
+  int64_t dtype;
+  int64_t batch, m, n, k;
+  bool trans_a, trans_b;
+  int64_t batch_stride_a, batch_stride_b;
+  void* stream;
+};
+
+/// cublasGemmStridedBatchedEx (the bias first through a rank-1 cublasGemmEx); errors name the
+/// sizes, the dtype and the cuBLAS status; Unavailable when cuBLAS cannot be loaded.
+absl::Status CublasMatmul(const MatmulArgs& args);
+
 }  // namespace cinn_like::runtime::cuda
+
+/// The matmul extern (C ABI, a JIT runtime symbol): MatmulArgs spelled out, bias used when
+/// has_bias; 0 on success, else -1 with the message in cinn_like_get_last_error().
+extern "C" int cinn_like_cublas_matmul(const void* a, const void* b, const void* bias, void* c,
+                                       int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
+                                       int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
+                                       int64_t batch_stride_a, int64_t batch_stride_b,
+                                       void* stream);

@@ -1,0 +1,119 @@
+/// \file matmul and linear as cuBLAS calls (extern tensors calling cinn_like_cublas_matmul,
+/// runtime/cuda/cublas.h): row-major strided-batched GEMM; linear's weight is read transposed
+/// and its bias added by the same call. Cases one strided batch cannot express (a batch
+/// partly broadcast, other dtypes) use the generated compute given as fallback.
+#include "hlir/ops/compute_util.h"
+
+namespace cinn_like::hlir::ops {
+namespace {
+
+using ir::Expr;
+using ir::Stmt;
+using ir::Tensor;
+using Tensors = absl::StatusOr<std::vector<Tensor>>;
+
+/// The runtime's dtype code (MatmulDType), or -1 when cuBLAS is not used for `t`.
+int64_t DTypeCode(const ir::Type& t) {
+  if (t.is_vector()) return -1;
+  if (t == ir::Float(32)) return 0;
+  if (t == ir::Float16()) return 1;
+  if (t == ir::BFloat16()) return 2;
+  return -1;
+}
+
+Expr Product(const std::vector<Expr>& dims, size_t begin, size_t end) {
+  Expr p = ir::Expr(int64_t{1});
+  for (size_t d = begin; d < end; ++d) p = p * ir::Cast::Make(ir::Int(64), dims[d]);
+  return p;
+}
+
+/// The batch stride of operand `t` (rank >= 2, matrix of `elems` elements) for an output
+/// with batch dims `out_batch`: 0 when every batch dim of t is 1, `elems` when t's batch dims
+/// are the output's; false when only some are broadcast.
+bool BatchStride(const Tensor& t, const std::vector<Expr>& out_shape, Expr elems, Expr* stride) {
+  size_t rt = t->shape.size(), ro = out_shape.size();
+  bool all_one = true, full = rt == ro;
+  for (size_t d = 0; d + 2 < rt; ++d) {
+    bool one = ir::IsConstInt(t->shape[d], 1);
+    all_one &= one;
+    if (full && one && !ir::IsConstInt(out_shape[d], 1)) full = false;
+  }
+  if (all_one) {
+    *stride = ir::Expr(int64_t{0});
+    return true;
+  }
+  if (!full) return false;
+  *stride = elems;
+  return true;
+}
+
+Stmt MatmulCall(const std::vector<Expr>& operands, int64_t dtype, Expr batch, Expr m, Expr n,
+                Expr k, bool ta, bool tb, Expr stride_a, Expr stride_b) {
+  std::vector<Expr> args = operands;  // a, b, bias, c, has_bias
+  args.push_back(ir::Expr(dtype));
+  for (Expr e : {batch, m, n, k}) args.push_back(e);
+  args.push_back(ir::Expr(int64_t{ta}));
+  args.push_back(ir::Expr(int64_t{tb}));
+  args.push_back(stride_a);
+  args.push_back(stride_b);
+  return ir::ExternCall("cinn_like_cublas_matmul", args);
+}
+
+}  // namespace
+
+ComputeFn MatmulExternCompute(ComputeFn fallback) {
+  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    auto tx = GetBool(attrs, "transpose_x", "matmul", false);
+    if (!tx.ok()) return tx.status();
+    auto ty = GetBool(attrs, "transpose_y", "matmul", false);
+    if (!ty.ok()) return ty.status();
+    const Tensor &x = in[0], &y = in[1];
+    const auto& shape = outs[0].shape;
+    int64_t dtype = DTypeCode(outs[0].type);
+    size_t ro = shape.size(), rx = x->shape.size();
+    if (dtype < 0 || ro < 2 || x->dtype != outs[0].type || y->dtype != outs[0].type) {
+      return fallback(in, attrs, outs, name);
+    }
+    Expr m = ir::Cast::Make(ir::Int(64), shape[ro - 2]);
+    Expr n = ir::Cast::Make(ir::Int(64), shape[ro - 1]);
+    Expr k = ir::Cast::Make(ir::Int(64), *tx ? x->shape[rx - 2] : x->shape[rx - 1]);
+    Expr sa, sb;
+    if (!BatchStride(x, shape, m * k, &sa) || !BatchStride(y, shape, k * n, &sb)) {
+      return fallback(in, attrs, outs, name);
+    }
+    Expr batch = Product(shape, 0, ro - 2);
+    bool ta = *tx, tb = *ty;
+    return std::vector<Tensor>{ir::ExternTensor(
+        name, outs[0].type, shape, {x, y},
+        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
+          return MatmulCall({b[0]->data, b[1]->data, c->data, c->data, ir::Expr(int64_t{0})}, dtype,
+                            batch, m, n, k, ta, tb, sa, sb);
+        })};
+  };
+}
+
+ComputeFn LinearExternCompute(ComputeFn fallback) {
+  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    const auto& shape = outs[0].shape;
+    int64_t dtype = DTypeCode(outs[0].type);
+    bool alike = true;
+    for (const Tensor& t : in) alike &= t->dtype == outs[0].type;
+    if (dtype < 0 || !alike) return fallback(in, attrs, outs, name);
+    // x [..., K] as [M, K]; w [N, K] read transposed; bias [N] on every row.
+    Expr m = Product(shape, 0, shape.size() - 1);
+    Expr n = ir::Cast::Make(ir::Int(64), in[1]->shape[0]);
+    Expr k = ir::Cast::Make(ir::Int(64), in[1]->shape[1]);
+    bool bias = in.size() == 3;
+    Expr zero(int64_t{0});
+    return std::vector<Tensor>{ir::ExternTensor(
+        name, outs[0].type, shape, in, [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
+          return MatmulCall({b[0]->data, b[1]->data, bias ? b[2]->data : c->data, c->data,
+                             ir::Expr(int64_t{bias})},
+                            dtype, ir::Expr(int64_t{1}), m, n, k, false, true, zero, zero);
+        })};
+  };
+}
+
+}  // namespace cinn_like::hlir::ops

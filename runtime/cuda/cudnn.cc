@@ -1,0 +1,254 @@
+/// \file Loading cuDNN 9 by dlopen, its one handle per process, and the conv2d extern.
+#include "runtime/cuda/cudnn.h"
+
+// Types and enums only, from the toolkit's cudnn.h (cuDNN 9): no cuDNN symbol is linked. The
+// legacy convolution API used here is marked deprecated in cuDNN 9 but still shipped.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#include <cudnn.h>
+#include <dlfcn.h>
+
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/cuda/cuda_driver.h"
+
+namespace cinn_like::runtime::cuda {
+namespace {
+
+#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                               \
+  X(cudnnCreate)                                                                                   \
+  X(cudnnSetStream) X(cudnnGetErrorString) X(cudnnCreateTensorDescriptor)                          \
+      X(cudnnSetTensor4dDescriptor) X(cudnnDestroyTensorDescriptor) X(cudnnCreateFilterDescriptor) \
+          X(cudnnSetFilter4dDescriptor) X(cudnnDestroyFilterDescriptor)                            \
+              X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)               \
+                  X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                  \
+                      X(cudnnDestroyConvolutionDescriptor)                                         \
+                          X(cudnnGetConvolutionForwardAlgorithm_v7)                                \
+                              X(cudnnGetConvolutionForwardWorkspaceSize)                           \
+                                  X(cudnnConvolutionForward) X(cudnnAddTensor)
+
+struct Cudnn {
+  absl::Status status;
+  cudnnHandle_t handle = nullptr;
+#define CINN_LIKE_DECLARE(fn) decltype(&::fn) fn = nullptr;
+  CINN_LIKE_CUDNN_FUNCTIONS(CINN_LIKE_DECLARE)
+#undef CINN_LIKE_DECLARE
+};
+
+/// libcudnn.so.9 from the loader's path, the toolkit or PyTorch's wheel. The cuDNN 9 shim
+/// loads its sub-libraries by name, so those next to it are loaded first (global).
+void* OpenCudnn(std::string* tried) {
+  std::vector<std::string> dirs{"", "/usr/local/cuda/lib64/"};
+  for (const char* py : {"3.12", "3.11", "3.10", "3.13"}) {
+    dirs.push_back(
+        absl::StrCat("/opt/torch/.venv/lib/python", py, "/site-packages/nvidia/cudnn/lib/"));
+  }
+  for (const std::string& dir : dirs) {
+    std::string path = dir + "libcudnn.so.9";
+    if (!dir.empty()) {
+      for (const char* sub : {"libcudnn_graph.so.9", "libcudnn_engines_precompiled.so.9",
+                              "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9",
+                              "libcudnn_ops.so.9", "libcudnn_cnn.so.9"}) {
+        dlopen((dir + sub).c_str(), RTLD_NOW | RTLD_GLOBAL);  // absent ones are fine
+      }
+    }
+    if (void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) return lib;
+    const char* why = dlerror();
+    absl::StrAppend(tried, tried->empty() ? "" : "; ", why ? why : path);
+  }
+  return nullptr;
+}
+
+Cudnn Load() {
+  Cudnn out;
+  absl::Status ctx = EnsureContext();
+  if (!ctx.ok()) {
+    out.status = ctx;
+    return out;
+  }
+  std::string tried;
+  void* lib = OpenCudnn(&tried);
+  if (!lib) {
+    out.status = absl::UnavailableError("cuDNN 9 could not be loaded: " + tried +
+                                        "; run with FLAGS_cinn_like_extern_libs=false to use "
+                                        "generated convolution kernels");
+    return out;
+  }
+#define CINN_LIKE_RESOLVE(fn)                                           \
+  out.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, #fn));          \
+  if (!out.fn) {                                                        \
+    out.status = absl::UnavailableError("the loaded cuDNN lacks " #fn); \
+    return out;                                                         \
+  }
+  CINN_LIKE_CUDNN_FUNCTIONS(CINN_LIKE_RESOLVE)
+#undef CINN_LIKE_RESOLVE
+  if (cudnnStatus_t rc = out.cudnnCreate(&out.handle); rc != CUDNN_STATUS_SUCCESS) {
+    out.status =
+        absl::InternalError(absl::StrCat("cudnnCreate failed: ", out.cudnnGetErrorString(rc)));
+  }
+  return out;
+}
+
+const Cudnn& Get() {
+  static std::once_flag once;
+  static Cudnn* cudnn = nullptr;
+  std::call_once(once, [] { cudnn = new Cudnn(Load()); });
+  return *cudnn;
+}
+
+/// Descriptors of one call, destroyed on every path.
+struct Descriptors {
+  const Cudnn& dnn;
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  ~Descriptors() {
+    if (x) dnn.cudnnDestroyTensorDescriptor(x);
+    if (y) dnn.cudnnDestroyTensorDescriptor(y);
+    if (bias) dnn.cudnnDestroyTensorDescriptor(bias);
+    if (w) dnn.cudnnDestroyFilterDescriptor(w);
+    if (conv) dnn.cudnnDestroyConvolutionDescriptor(conv);
+  }
+};
+
+}  // namespace
+
+absl::Status CudnnConv2d(const Conv2dArgs& a) {
+  std::string what = absl::StrCat(
+      "cuDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [", a.k, ", ",
+      a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s, "], y [", a.n, ", ", a.k, ", ",
+      a.out_h, ", ", a.out_w, "], pad ", a.pad_h, "x", a.pad_w, ", stride ", a.stride_h, "x",
+      a.stride_w, ", dilation ", a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ")");
+  if (a.dtype != kConvFloat32 && a.dtype != kConvFloat16) {
+    return absl::InvalidArgumentError(absl::StrCat(what, ": unsupported dtype code ", a.dtype));
+  }
+  if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
+    return absl::InvalidArgumentError(what + ": groups must divide the channels");
+  }
+  if (a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0) return absl::OkStatus();
+  const Cudnn& dnn = Get();
+  if (!dnn.status.ok()) {
+    return absl::Status(dnn.status.code(), what + ": " + std::string(dnn.status.message()));
+  }
+  static std::mutex* mutex = new std::mutex;  // the stream is a property of the handle
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto check = [&](cudnnStatus_t rc, const char* call) {
+    return rc == CUDNN_STATUS_SUCCESS
+               ? absl::OkStatus()
+               : absl::InternalError(
+                     absl::StrCat(what, ": ", call, " failed: ", dnn.cudnnGetErrorString(rc)));
+  };
+  cudnnDataType_t type = a.dtype == kConvFloat32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
+  auto i = [](int64_t v) { return static_cast<int>(v); };
+  Descriptors d{dnn};
+  absl::Status st =
+      check(dnn.cudnnSetStream(dnn.handle, static_cast<cudaStream_t>(a.stream)), "cudnnSetStream");
+  if (st.ok()) st = check(dnn.cudnnCreateTensorDescriptor(&d.x), "cudnnCreateTensorDescriptor");
+  if (st.ok()) st = check(dnn.cudnnCreateTensorDescriptor(&d.y), "cudnnCreateTensorDescriptor");
+  if (st.ok()) st = check(dnn.cudnnCreateFilterDescriptor(&d.w), "cudnnCreateFilterDescriptor");
+  if (st.ok()) {
+    st = check(dnn.cudnnCreateConvolutionDescriptor(&d.conv), "cudnnCreateConvolutionDescriptor");
+  }
+  if (st.ok()) {
+    st = check(dnn.cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.c), i(a.h),
+                                              i(a.w_dim)),
+               "cudnnSetTensor4dDescriptor (x)");
+  }
+  if (st.ok()) {
+    st = check(dnn.cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.k),
+                                              i(a.out_h), i(a.out_w)),
+               "cudnnSetTensor4dDescriptor (y)");
+  }
+  if (st.ok()) {
+    st = check(dnn.cudnnSetFilter4dDescriptor(d.w, type, CUDNN_TENSOR_NCHW, i(a.k),
+                                              i(a.c / a.groups), i(a.r), i(a.s)),
+               "cudnnSetFilter4dDescriptor");
+  }
+  if (st.ok()) {
+    st = check(dnn.cudnnSetConvolution2dDescriptor(d.conv, i(a.pad_h), i(a.pad_w), i(a.stride_h),
+                                                   i(a.stride_w), i(a.dilation_h), i(a.dilation_w),
+                                                   CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+               "cudnnSetConvolution2dDescriptor");
+  }
+  if (st.ok()) {
+    st = check(dnn.cudnnSetConvolutionGroupCount(d.conv, i(a.groups)),
+               "cudnnSetConvolutionGroupCount");
+  }
+  if (st.ok()) {
+    // Float32 stays true FP32 (no TF32), as the cuBLAS extern.
+    st = check(dnn.cudnnSetConvolutionMathType(
+                   d.conv, a.dtype == kConvFloat32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
+               "cudnnSetConvolutionMathType");
+  }
+  if (!st.ok()) return st;
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int found = 0;
+  st = check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(
+                 dnn.handle, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
+             "cudnnGetConvolutionForwardAlgorithm_v7");
+  if (!st.ok()) return st;
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  for (int p = 0; p < found; ++p) {
+    if (perf[p].status == CUDNN_STATUS_SUCCESS) {
+      algo = perf[p].algo;
+      break;
+    }
+  }
+  size_t bytes = 0;
+  st = check(
+      dnn.cudnnGetConvolutionForwardWorkspaceSize(dnn.handle, d.x, d.w, d.conv, d.y, algo, &bytes),
+      "cudnnGetConvolutionForwardWorkspaceSize");
+  if (!st.ok()) return st;
+  void* workspace = nullptr;
+  if (bytes > 0) {
+    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, bytes, a.stream);
+    if (!workspace) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat(what, ": workspace of ", bytes, " bytes: ", cinn_like_get_last_error()));
+    }
+  }
+  const float one = 1.f, zero = 0.f;
+  st = check(dnn.cudnnConvolutionForward(dnn.handle, &one, d.x, a.x, d.w, a.w, d.conv, algo,
+                                         workspace, bytes, &zero, d.y, a.y),
+             "cudnnConvolutionForward");
+  if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
+  if (!st.ok() || !a.bias) return st;
+  st = check(dnn.cudnnCreateTensorDescriptor(&d.bias), "cudnnCreateTensorDescriptor");
+  if (st.ok()) {
+    st = check(dnn.cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, type, 1, i(a.k), 1, 1),
+               "cudnnSetTensor4dDescriptor (bias)");
+  }
+  if (st.ok()) {
+    st = check(dnn.cudnnAddTensor(dnn.handle, &one, d.bias, a.bias, &one, d.y, a.y),
+               "cudnnAddTensor (bias)");
+  }
+  return st;
+}
+
+}  // namespace cinn_like::runtime::cuda
+
+extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* bias, void* y,
+                                      int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
+                                      int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
+                                      int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
+                                      int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                                      int64_t dilation_w, int64_t groups, void* stream) {
+  namespace cu = cinn_like::runtime::cuda;
+  cu::Conv2dArgs args{x,          w,          has_bias ? bias : nullptr,
+                      y,          dtype,      n,
+                      c,          h,          w_dim,
+                      k,          r,          s,
+                      out_h,      out_w,      pad_h,
+                      pad_w,      stride_h,   stride_w,
+                      dilation_h, dilation_w, groups,
+                      stream};
+  absl::Status st = cu::CudnnConv2d(args);
+  if (st.ok()) return 0;
+  cinn_like_set_last_error(std::string(st.message()).c_str());
+  return -1;
+}
+#pragma GCC diagnostic pop

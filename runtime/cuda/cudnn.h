@@ -1,0 +1,43 @@
+/// \file cuDNN, loaded with dlopen at first use (binaries start where it is absent): the conv2d
+/// extern that JIT host code calls (cinn_like_cudnn_conv2d).
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+
+namespace cinn_like::runtime::cuda {
+
+/// Element types of the conv2d extern (its `dtype` argument), as the matmul extern's.
+enum ConvDType : int64_t { kConvFloat32 = 0, kConvFloat16 = 1 };
+
+/// NCHW forward convolution y = conv(x, w) (+ bias[k] per output channel): x [n, c, h, w],
+/// w [k, c / groups, r, s], y [n, k, out_h, out_w]. Float32 runs without TF32 (FMA math),
+/// float16 accumulates in FP32. Device pointers; `stream` a CUstream.
+struct Conv2dArgs {
+  const void* x;
+  const void* w;
+  const void* bias;  // null: none
+  void* y;
+  int64_t dtype;
+  int64_t n, c, h, w_dim, k, r, s, out_h, out_w;
+  int64_t pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups;
+  void* stream;
+};
+
+/// cudnnConvolutionForward with the algorithm cudnnGetConvolutionForwardAlgorithm_v7 ranks
+/// first, its workspace from cinn_like_alloc_workspace, the bias by cudnnAddTensor. Errors
+/// name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be loaded
+/// (from the loader's path, /usr/local/cuda/lib64 or PyTorch's nvidia/cudnn/lib).
+absl::Status CudnnConv2d(const Conv2dArgs& args);
+
+}  // namespace cinn_like::runtime::cuda
+
+/// The conv2d extern (C ABI, a JIT runtime symbol): Conv2dArgs spelled out, bias used when
+/// has_bias; 0 on success, else -1 with the message in cinn_like_get_last_error().
+extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* bias, void* y,
+                                      int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
+                                      int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
+                                      int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
+                                      int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                                      int64_t dilation_w, int64_t groups, void* stream);

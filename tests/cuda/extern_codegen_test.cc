@@ -1,0 +1,121 @@
+/// \file Extern library calls on NVGPU without a GPU: a matmul (cuBLAS) or conv2d (cuDNN)
+/// extern between two elementwise stages lowers to two kernels and a host call of the runtime
+/// function between their launches, with the intermediates as device workspaces; the CUDA
+/// compiles to PTX. Extern inputs must be stored, not inlined.
+#include <gmock/gmock.h>
+#include <glog/logging.h>
+#include <gtest/gtest.h>
+
+#include "backends/compiler.h"
+#include "backends/cuda/nvrtc_compiler.h"
+#include "backends/llvm/host_ir.h"
+#include "ir/printer.h"
+#include "ir/transforms/split_host_device.h"
+#include "tests/cuda/extern_module.h"
+
+namespace cinn_like::backends {
+namespace {
+
+using ::testing::HasSubstr;
+
+const hlir::OpDef& Op(const std::string& name) {
+  auto op = hlir::OpRegistry::Global().Find(name);
+  CHECK(op.ok()) << op.status();
+  return **op;
+}
+
+absl::StatusOr<ir::LoweredFunc> MatmulSandwich() {
+  ir::Tensor b = ir::Placeholder("B", ir::Float(32), {32, 16});
+  return testing::BuildExternSandwich("mm", Op("matmul").extern_compute, {}, ir::Float(32),
+                                      {64, 32}, {b}, {64, 16}, ir::Target::NVGPU(90));
+}
+
+absl::StatusOr<ir::LoweredFunc> ConvSandwich() {
+  ir::Tensor w = ir::Placeholder("W", ir::Float(32), {16, 3, 3, 3});
+  hlir::AttributeMap attrs{{"paddings", std::vector<int64_t>{1, 1}}};
+  return testing::BuildExternSandwich("conv", Op("conv2d").extern_compute, attrs, ir::Float(32),
+                                      {1, 3, 224, 224}, {w}, {1, 16, 224, 224},
+                                      ir::Target::NVGPU(90));
+}
+
+/// Host IR positions of the first launch, the extern call and the second launch, in order.
+void ExpectLaunchCallLaunch(const ir::LoweredFunc& f, const std::string& callee) {
+  auto split = ir::SplitHostDevice({f->name, ir::Target::NVGPU(90), {f}});
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_EQ(split->device.functions.size(), 2u) << ir::ToString(f->body);
+  std::string host_text = ir::ToString(split->host.functions[0]->body);
+  EXPECT_THAT(host_text, HasSubstr("allocate Pre[")) << host_text;
+  EXPECT_THAT(host_text, HasSubstr("allocate E[")) << host_text;
+  auto ir = CudaHostIR(split->host);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  size_t first = ir->find("call i32 @cinn_like_cuda_launch(");
+  size_t call = ir->find("call i32 @" + callee + "(ptr %Pre, ptr ");
+  size_t second = ir->find("call i32 @cinn_like_cuda_launch(", first + 1);
+  ASSERT_NE(first, std::string::npos) << *ir;
+  ASSERT_NE(call, std::string::npos) << *ir;
+  ASSERT_NE(second, std::string::npos) << *ir;
+  EXPECT_LT(first, call);
+  EXPECT_LT(call, second);
+  EXPECT_THAT(*ir, HasSubstr("declare i32 @" + callee + "(ptr, ptr, ptr, ptr, i64"));
+  EXPECT_THAT(*ir, HasSubstr("ptr %stream)")) << *ir;
+  // The workspaces come from the runtime's hook on the device (type 2).
+  EXPECT_THAT(*ir, HasSubstr("%E = call ptr @cinn_like_alloc_workspace(i32 2"));
+
+  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  auto src = (*compiler)->GetSourceCode({f->name, ir::Target::NVGPU(90), {f}});
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_THAT(*src, ::testing::Not(HasSubstr(callee)));
+  nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, f->name);
+  ASSERT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
+  EXPECT_THAT(*ptx, HasSubstr(".entry " + f->name + "_kernel_0"));
+  EXPECT_THAT(*ptx, HasSubstr(".entry " + f->name + "_kernel_2"));
+}
+
+TEST(ExternCodegen, MatmulIsAHostCublasCallBetweenTwoKernels) {
+  auto f = MatmulSandwich();
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::string body = ir::ToString((*f)->body);
+  EXPECT_THAT(body, HasSubstr("cinn_like_extern_call(\"cinn_like_cublas_matmul\""));
+  ExpectLaunchCallLaunch(*f, "cinn_like_cublas_matmul");
+}
+
+TEST(ExternCodegen, Conv2dIsAHostCudnnCallBetweenTwoKernels) {
+  auto f = ConvSandwich();
+  ASSERT_TRUE(f.ok()) << f.status();
+  ExpectLaunchCallLaunch(*f, "cinn_like_cudnn_conv2d");
+}
+
+TEST(ExternCodegen, MatmulPartlyBroadcastBatchFallsBackToGeneratedCompute) {
+  ir::Tensor x = ir::Placeholder("X", ir::Float(32), {2, 1, 4, 8});
+  ir::Tensor y = ir::Placeholder("Y", ir::Float(32), {1, 3, 8, 5});
+  auto t = Op("matmul").extern_compute({x, y}, {}, {{ir::Float(32), {2, 3, 4, 5}}}, "M");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_FALSE((*t)[0]->extern_body);
+  auto e = Op("matmul").extern_compute({x, x}, {{"transpose_y", true}},
+                                       {{ir::Float(32), {2, 1, 4, 4}}}, "M");
+  ASSERT_TRUE(e.ok()) << e.status();
+  EXPECT_TRUE((*e)[0]->extern_body);
+}
+
+TEST(ExternCodegenError, InlinedInputOfAnExternIsAnError) {
+  ir::Tensor x = ir::Placeholder("X", ir::Float(32), {4, 8});
+  ir::Tensor b = ir::Placeholder("B", ir::Float(32), {8, 2});
+  ir::Tensor pre = ir::Compute(
+      {4, 8}, [&](const std::vector<ir::Expr>& i) { return x(i) * 2.0f; }, "Pre");
+  auto e = Op("matmul").extern_compute({pre, b}, {}, {{ir::Float(32), {4, 2}}}, "E");
+  ASSERT_TRUE(e.ok()) << e.status();
+  auto sch = ir::Schedule::Create({(*e)[0]});
+  ASSERT_TRUE(sch[pre].ComputeInline().ok());
+  absl::Status inl = sch[(*e)[0]].ComputeInline();
+  EXPECT_THAT(std::string(inl.message()),
+              HasSubstr("compute_inline of stage E: it is an extern call, not an expression"));
+  auto f = ir::Lower("bad", {x, b, (*e)[0]}, sch, ir::Target::NVGPU(90));
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(std::string(f.status().message()),
+              HasSubstr("function bad: tensor Pre is an input of extern E but is inlined"));
+}
+
+}  // namespace
+}  // namespace cinn_like::backends
