@@ -306,6 +306,35 @@ def _batch_norm(c, n):
     return [y, None, None]
 
 
+@converts(aten._native_batch_norm_legit_functional.default)
+def _batch_norm_train(c, n):
+    """Training batch norm: batch statistics over every axis but 1, the outputs (y, mean, rstd,
+    new running mean, new running var) as PyTorch defines them."""
+    x, w, b, rm, rv, training, momentum, eps = n.args
+    xt = val(x)
+    _no_rank0(x)
+    if not training or w is None or b is None or xt.dtype != torch.float32 or xt.dim() < 2:
+        raise Unsupported("batch_norm (training) without affine parameters or not float32")
+    axes = [d for d in range(xt.dim()) if d != 1]
+    count = xt.numel() // int(xt.shape[1])
+    if count < 2:
+        raise Unsupported("batch_norm (training) over one value per channel")
+    bshape = [1, int(xt.shape[1])] + [1] * (xt.dim() - 2)
+    f = lambda v: c.tensor(float(v), torch.float32)  # noqa: E731
+    xs = c.tensor(x)
+    mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
+    d = c.op("sub", [xs, mean])
+    var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": axes, "keepdim": True})
+    rstd = c.op("rsqrt", [c.op("add", [var, f(eps)])])
+    ch = lambda t: c.op("reshape", [t], {"shape": bshape})  # noqa: E731
+    y = c.op("add", [c.op("mul", [c.op("mul", [d, rstd]), ch(c.tensor(w))]), ch(c.tensor(b))])
+    flat = lambda t: c.op("reshape", [t], {"shape": [int(xt.shape[1])]})  # noqa: E731
+    new_rm = c.op("add", [c.op("mul", [c.tensor(rm), f(1 - momentum)]), c.op("mul", [flat(mean), f(momentum)])])
+    unbiased = c.op("mul", [flat(var), f(momentum * count / (count - 1))])
+    new_rv = c.op("add", [c.op("mul", [c.tensor(rv), f(1 - momentum)]), unbiased])
+    return [y, flat(mean), flat(rstd), new_rm, new_rv]
+
+
 # ---- matmul
 @converts(aten.mm.default, aten.bmm.default)
 def _mm(c, n):
@@ -404,6 +433,28 @@ def _select(c, n):
     index %= int(shape[dim])
     s = c.op("slice", [c.tensor(x)], {"axes": [dim], "starts": [index], "ends": [index + 1]})
     return c.op("reshape", [s], {"shape": pshape(val(n))})
+
+
+@converts(aten.split_with_sizes.default, aten.split.Tensor)
+def _split(c, n):
+    x = n.args[0]
+    _no_rank0(x)
+    shape = val(x).shape
+    dim = (n.args[2] if len(n.args) > 2 else n.kwargs.get("dim", 0)) % len(shape)
+    sizes = [int(t.shape[dim]) for t in val(n)]
+    if any(s == 0 for s in sizes):
+        raise Unsupported("split into an empty part")
+    if len(sizes) == 1:
+        return [c.op("reshape", [c.tensor(x)], {"shape": pshape(val(n)[0])})]
+    return c.op("split", [c.tensor(x)], {"sections": sizes, "axis": dim}, num_outputs=len(sizes),
+                names=[c.b._fresh("split") for _ in sizes])
+
+
+@converts(aten.bitwise_not.default)
+def _bitwise_not(c, n):
+    if val(n).dtype != torch.bool:
+        raise Unsupported("bitwise_not of an integer tensor")
+    return c.op("logical_not", [c.tensor(n.args[0])])
 
 
 @converts(aten.index_select.default)
