@@ -56,17 +56,17 @@ def op_name(node):
 def check_node(node):
     """None when cinn_like can run `node`, else the reason it cannot."""
     try:
-        _check_values(node)
-        c = Converter()
-        for i, a in enumerate(node.all_input_nodes):
-            if a.target == operator.getitem or isinstance(val(a), torch.Tensor):
-                c.add_input(a, f"in{i}")
-        if node.target == operator.getitem:
-            src = node.args[0]
-            reason = check_node(src)
+        if node.target == operator.getitem:  # supported with its producer
+            if not isinstance(val(node), torch.Tensor):
+                raise Unsupported("getitem of a non-tensor")
+            reason = check_node(node.args[0])
             if reason:
                 raise Unsupported(reason)
             return None
+        _check_values(node)
+        c = Converter()
+        for i, a in enumerate(node.all_input_nodes):
+            c.add_input(a, f"in{i}")
         convert_node(c, node)
         return None
     except Unsupported as e:
