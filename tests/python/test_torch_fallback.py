@@ -114,3 +114,38 @@ class TorchFallbackTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@needs_torch
+class TorchAllocatorTest(unittest.TestCase):
+    def test_workspaces_from_pytorch(self):
+        # In a child process: the hook is global and stays installed.
+        import subprocess  # noqa: PLC0415
+        import sys  # noqa: PLC0415
+        code = (
+            "import torch, torch_util as u\n"
+            "from cinn_like.torch import allocator\n"
+            "assert allocator.install()\n"
+            "torch.manual_seed(0); m = u.GPT2Block().eval(); c = u.compiled(m)\n"
+            "x = torch.randn(2, 8, 32)\n"
+            "with torch.no_grad(): torch.testing.assert_close(c(x), m(x), rtol=1e-4, atol=1e-4)\n"
+            "assert allocator.counts['alloc'] > 0, allocator.counts\n"
+            "assert allocator.counts['alloc'] == allocator.counts['free'], allocator.counts\n"
+            "assert not allocator._cpu_buffers\n"
+            "print('workspaces through PyTorch:', allocator.counts)\n")
+        import os  # noqa: PLC0415
+        r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                           cwd=os.path.dirname(os.path.abspath(__file__)))
+        self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
+        print("\n" + r.stdout.strip())
+
+
+@needs_torch
+@unittest.skipUnless(HAVE_TORCH and torch.cuda.is_available(), "needs a CUDA device")
+class TorchCrossDeviceTest(unittest.TestCase):
+    def test_cpu_scalar_tensor_with_cuda_tensor(self):
+        def f(x, s):
+            return torch.relu(x) * s + 1  # s: a 0-d CPU tensor, legal with a CUDA x
+        cf = compiled(f)
+        x, s = torch.randn(8, 8, device="cuda"), torch.tensor(3.0)
+        torch.testing.assert_close(cf(x, s), f(x, s))

@@ -59,6 +59,10 @@ if HAVE_TORCH:
             x = x + self.proj(y)
             return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
+    # Eager references in full float32 on CUDA too (no TF32 in cuBLAS/cuDNN).
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+
     def compiled(model):
         torch._dynamo.reset()
         return torch.compile(model, backend="cinn_like", dynamic=False)

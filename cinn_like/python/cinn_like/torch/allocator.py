@@ -18,9 +18,11 @@ _FREE = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int32,
 _KDLCPU, _KDLCUDA = 1, 2
 _cpu_buffers = {}  # address -> the tensor that owns it
 _installed = []
+counts = {"alloc": 0, "free": 0}  # calls through the hook
 
 
 def _alloc(_ctx, nbytes, device_type, device_id, stream):
+    counts["alloc"] += 1
     try:
         if device_type == _KDLCUDA:
             return torch.cuda.caching_allocator_alloc(max(int(nbytes), 1), device_id, stream or 0)
@@ -35,6 +37,7 @@ def _alloc(_ctx, nbytes, device_type, device_id, stream):
 def _free(_ctx, ptr, device_type, _device_id, _stream):
     if not ptr:
         return
+    counts["free"] += 1
     try:
         if device_type == _KDLCUDA:
             torch.cuda.caching_allocator_delete(ptr)
