@@ -79,7 +79,7 @@ def _no_rank0(*tensors):
 
 
 def _meta(arg):
-    """A value for torch.result_type: a meta tensor with the node's rank and dtype, or the scalar."""
+    """For torch.result_type: a meta tensor of the node's rank and dtype, or the scalar."""
     if isinstance(arg, torch.fx.Node):
         t = val(arg)
         return torch.empty(t.shape, dtype=t.dtype, device="meta")
@@ -144,7 +144,8 @@ def _binary(op_name):
         a, b = n.args[0], n.args[1]
         out = val(n)
         if op_name in COMPARISONS:
-            dt = torch.bool if op_name.startswith("logical") else torch.result_type(_meta(a), _meta(b))
+            logical = op_name.startswith("logical")
+            dt = torch.bool if logical else torch.result_type(_meta(a), _meta(b))
         else:
             dt = out.dtype
         attrs = {}
@@ -342,7 +343,7 @@ def _full(c, n):
     value = n.args[1]
     if isinstance(value, torch.fx.Node):
         raise Unsupported("full with a tensor value")
-    return c.op("fill", [], {"shape": pshape(out), "value": float(value), "dtype": dtype_name(out.dtype)})
+    return _fill(c, pshape(out), value, out.dtype)
 
 
 @converts(aten.full_like.default)
@@ -350,12 +351,16 @@ def _full_like(c, n):
     out = val(n)
     if isinstance(n.args[1], torch.fx.Node):
         raise Unsupported("full_like with a tensor value")
-    return c.op("fill", [], {"shape": pshape(out), "value": float(n.args[1]), "dtype": dtype_name(out.dtype)})
+    return _fill(c, pshape(out), n.args[1], out.dtype)
 
 
 @converts(aten.scalar_tensor.default)
 def _scalar_tensor(c, n):
-    return c.op("fill", [], {"shape": [1], "value": float(n.args[0]), "dtype": dtype_name(val(n).dtype)})
+    return _fill(c, [1], n.args[0], val(n).dtype)
+
+
+def _fill(c, shape, value, dtype):
+    return c.op("fill", [], {"shape": shape, "value": float(value), "dtype": dtype_name(dtype)})
 
 
 @converts(aten.arange.start_step, aten.arange.default, aten.arange.start)

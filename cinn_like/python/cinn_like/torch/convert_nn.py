@@ -82,7 +82,8 @@ def _layer_norm(c, n):
     if 0 in users:
         if w is None or b is None:
             raise Unsupported("layer_norm without weight or bias")
-        outs[0] = c.op("layer_norm", [xs, c.tensor(w), c.tensor(b)], {"axis": axis, "epsilon": float(eps)})
+        outs[0] = c.op("layer_norm", [xs, c.tensor(w), c.tensor(b)],
+                       {"axis": axis, "epsilon": float(eps)})
     if 1 in users or 2 in users:  # mean and rstd (kept dims), saved for backward
         mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
         d = c.op("sub", [xs, mean])
@@ -129,7 +130,8 @@ def _batch_norm_train(c, n):
     ch = lambda t: c.op("reshape", [t], {"shape": bshape})  # noqa: E731
     y = c.op("add", [c.op("mul", [c.op("mul", [d, rstd]), ch(c.tensor(w))]), ch(c.tensor(b))])
     flat = lambda t: c.op("reshape", [t], {"shape": [int(xt.shape[1])]})  # noqa: E731
-    new_rm = c.op("add", [c.op("mul", [c.tensor(rm), f(1 - momentum)]), c.op("mul", [flat(mean), f(momentum)])])
+    new_rm = c.op("add", [c.op("mul", [c.tensor(rm), f(1 - momentum)]),
+                          c.op("mul", [flat(mean), f(momentum)])])
     unbiased = c.op("mul", [flat(var), f(momentum * count / (count - 1))])
     new_rv = c.op("add", [c.op("mul", [c.tensor(rv), f(1 - momentum)]), unbiased])
     return [y, flat(mean), flat(rstd), new_rm, new_rv]
@@ -176,8 +178,8 @@ def _max_pool(c, n):
         raise Unsupported("max_pool2d indices used (backward)")
     if ceil_mode or any(d != 1 for d in dilation) or val(x).dim() != 4:
         raise Unsupported("max_pool2d with ceil_mode, dilation or a 3-d input")
-    return [c.op("max_pool2d", [c.tensor(x)], {"kernel_size": _pair(kernel), "strides": _pair(stride),
-                                                "paddings": _pair(padding)}), None]
+    attrs = {"kernel_size": _pair(kernel), "strides": _pair(stride), "paddings": _pair(padding)}
+    return [c.op("max_pool2d", [c.tensor(x)], attrs), None]
 
 
 @converts(aten.avg_pool2d.default)

@@ -68,15 +68,17 @@ class CinnLikeKernel(torch.nn.Module):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"cinn_like.torch: input {i} is {type(t).__name__}, expected a tensor")
         if t.device != meta.device or t.dtype != meta.dtype or tuple(t.shape) != tuple(meta.shape):
-            raise ValueError(f"cinn_like.torch: input {i} is {t.dtype}{list(t.shape)} on {t.device}, "
-                             f"the kernel was compiled for {meta.dtype}{list(meta.shape)} on {meta.device}")
+            raise ValueError(f"cinn_like.torch: input {i} is {t.dtype}{list(t.shape)} on "
+                             f"{t.device}, the kernel was compiled for {meta.dtype}"
+                             f"{list(meta.shape)} on {meta.device}")
         if not t.is_contiguous():
             t = t.contiguous()
         return t.reshape(1) if t.dim() == 0 else t
 
     def forward(self, *args):
         ins = [self._prepare(i, t, m) for i, (t, m) in enumerate(zip(args, self.inputs))]
-        outs = [torch.empty(shape or (1,), dtype=dt, device=self.device) for shape, dt in self.out_specs]
+        outs = [torch.empty(shape or (1,), dtype=dt, device=self.device)
+                for shape, dt in self.out_specs]
         keep = []
         tensors = ins + outs
         ptrs = (ctypes.c_void_p * len(tensors))()
@@ -87,7 +89,8 @@ class CinnLikeKernel(torch.nn.Module):
         stream = None
         if self.device.type == "cuda":
             stream = ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)
-        check(lib.cinn_like_call(self.module._fn, ptrs, len(tensors), stream), "cinn_like.torch kernel")
+        rc = lib.cinn_like_call(self.module._fn, ptrs, len(tensors), stream)
+        check(rc, "cinn_like.torch kernel")
         results = []
         for o in self.outputs:
             if o[0] == "none":

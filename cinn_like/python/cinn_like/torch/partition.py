@@ -44,7 +44,8 @@ def _check_values(node):
         raise Unsupported(f"tensors on several devices {sorted(map(str, devices))}")
     for t in outs:
         if any(not isinstance(d, int) for d in t.shape):
-            raise Unsupported("symbolic shape: torch.compile(..., dynamic=False) keeps shapes static")
+            raise Unsupported("symbolic shape: torch.compile(..., dynamic=False) keeps shapes "
+                              "static")
     return devices.pop()
 
 
