@@ -39,6 +39,24 @@ class TorchModelsTest(unittest.TestCase):
         self.check("TransformerEncoderLayer", lambda: nn.TransformerEncoderLayer(
             32, 4, dim_feedforward=64, dropout=0.0, batch_first=True), (2, 8, 32), rtol=1e-4, atol=1e-4)
 
+    def test_transformer_encoder_layer_no_grad(self):
+        # Under no_grad nn.TransformerEncoderLayer takes its fused fast path (one op, no
+        # mapping) unless it is switched off: then the math compiles.
+        torch.backends.mha.set_fastpath_enabled(False)
+        try:
+            torch.manual_seed(0)
+            model = nn.TransformerEncoderLayer(32, 4, 64, 0.0, batch_first=True).eval()
+            before = ct.stats()
+            cmodel = compiled(model)
+            with torch.no_grad():
+                for _ in range(2):
+                    x = torch.randn(2, 8, 32)
+                    torch.testing.assert_close(cmodel(x), model(x), rtol=1e-4, atol=1e-4)
+            d = report("TransformerEncoderLayer no_grad", before, ct.stats())
+            self.assertEqual(d["ops_fallback"], 0, ct.fallback_report())
+        finally:
+            torch.backends.mha.set_fastpath_enabled(True)
+
     def test_small_cnn(self):
         self.check("CNN", SmallCNN, (2, 3, 16, 16))
 

@@ -45,6 +45,8 @@ if HAVE_TORCH:
         ("reduce", lambda x: (x.sum(1), x.mean((0, 2), keepdim=True), x.amax(-1), x.amin(0),
                               x.sum(), x.argmax(1), x.argmin(-1, keepdim=True)),
          lambda: (r(3, 4, 5),), ["sum", "mean", "amax", "amin", "argmax", "argmin"]),
+        ("any", lambda x: ((x > 1).any(1), (x > 1).any(), (x > 0.5).any(-1, keepdim=True)),
+         lambda: (r(5, 6),), ["any"]),
         ("softmax", lambda x: (torch.softmax(x, 1), torch.log_softmax(x, -1)), lambda: (r(3, 7, 5),),
          ["_softmax", "_log_softmax"]),
         ("layer_norm", lambda x, w, b: F.layer_norm(x, (6,), w, b, 1e-5), lambda: (r(2, 3, 6), r(6), r(6)),

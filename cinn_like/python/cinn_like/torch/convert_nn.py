@@ -45,6 +45,22 @@ def _sum_all(c, n):
     return c.op("reshape", [r], {"shape": [1]})
 
 
+@converts(aten.any.dim, aten.any.dims, aten.any.default)
+def _any(c, n):
+    """any: the maximum of the input as int32, then nonzero as bool."""
+    x = n.args[0]
+    _no_rank0(x)
+    rank = val(x).dim()
+    dims = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+    dims = [dims] if isinstance(dims, int) else dims
+    keepdim = n.args[2] if len(n.args) > 2 else n.kwargs.get("keepdim", False)
+    m = c.op("reduce_max", [c.tensor(x, torch.int32)],
+             {"axes": _axes(dims, rank), "keepdim": bool(keepdim) or val(n).dim() == 0})
+    if val(n).dim() == 0:
+        m = c.op("reshape", [m], {"shape": [1]})
+    return c.op("cast", [m], {"dtype": "bool"})
+
+
 @converts(aten.argmax.default, aten.argmin.default)
 def _arg_extreme(c, n):
     x = n.args[0]
