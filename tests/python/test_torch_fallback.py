@@ -6,7 +6,6 @@ from torch_util import HAVE_TORCH, needs_torch, report
 
 if HAVE_TORCH:
     import torch
-    import torch.nn as nn
     import cinn_like.torch as ct
     from torch_util import MLP, compiled
 

@@ -8,7 +8,7 @@ from torch_util import HAVE_TORCH, needs_torch, report
 if HAVE_TORCH:
     import torch
     import cinn_like.torch as ct
-    from torch_util import MLP, SmallCNN, compiled, devices
+    from torch_util import GPT2Block, MLP, SmallCNN, compiled, devices
 
 
 @needs_torch
@@ -45,6 +45,16 @@ class TorchTrainingTest(unittest.TestCase):
 
     def test_mlp_sgd(self):
         self.train("MLP", MLP, (16, 32))
+
+    def test_gpt2_block_sgd(self):
+        class Head(torch.nn.Module):  # the block, then a classifier over the mean token
+            def __init__(self):
+                super().__init__()
+                self.block, self.fc = GPT2Block(), torch.nn.Linear(32, 10)
+
+            def forward(self, x):
+                return self.fc(self.block(x).mean(1))
+        self.train("GPT-2 block", Head, (4, 8, 32), steps=10)
 
     def test_cnn_sgd(self):
         self.train("CNN", SmallCNN, (4, 3, 16, 16))

@@ -4,7 +4,7 @@ import unittest
 try:
     import torch
     import torch.nn as nn
-    import cinn_like.torch as ct
+    import cinn_like.torch  # noqa: F401 (registers backend="cinn_like")
     HAVE_TORCH = True
 except ImportError as e:  # only PyTorch's absence skips; a broken cinn_like.torch fails
     if "torch" != getattr(e, "name", None):
