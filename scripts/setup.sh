@@ -22,3 +22,11 @@ if ((${#missing[@]})); then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 python3 -m pip show numpy >/dev/null 2>&1 || python3 -m pip install -q numpy
+# PyTorch for the torch.compile backend tests (tests/python/test_torch_*.py skip without it).
+# The CPU-only wheel (~200 MB) from PyTorch's index when that is reachable, else PyPI's wheel
+# (with CUDA libraries: ~4 GB, about 5.5 minutes here). CINN_LIKE_SKIP_TORCH=1 skips it.
+if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && ! python3 -c 'import torch' >/dev/null 2>&1; then
+  python3 -m pip install -q --retries 0 --timeout 15 \
+      --index-url https://download.pytorch.org/whl/cpu torch 2>/dev/null ||
+    python3 -m pip install -q torch
+fi

@@ -1,0 +1,216 @@
+"""Converters of the reductions, normalizations, matmuls, convolutions and pools (the rest of
+convert.py's table; importing convert registers them)."""
+import operator
+
+import torch
+
+from .convert import CONVERTERS, Unsupported, _no_rank0, converts, val
+
+aten = torch.ops.aten
+
+# ---- reductions
+def _axes(dims, rank):
+    if dims is None or len(dims) == 0:
+        return list(range(rank))
+    return sorted(d % rank for d in dims)
+
+
+def _reduce(op_name):
+    def conv(c, n):
+        x = n.args[0]
+        _no_rank0(x)
+        rank = val(x).dim()
+        dims = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+        keepdim = n.args[2] if len(n.args) > 2 else n.kwargs.get("keepdim", False)
+        out = val(n)
+        src = c.tensor(x, out.dtype if op_name in ("reduce_sum", "reduce_mean") else None)
+        if out.dim() == 0:  # everything reduced: keep the dims, then shape [1]
+            r = c.op(op_name, [src], {"axes": _axes(dims, rank), "keepdim": True})
+            return c.op("reshape", [r], {"shape": [1]})
+        return c.op(op_name, [src], {"axes": _axes(dims, rank), "keepdim": bool(keepdim)})
+    return conv
+
+
+CONVERTERS[aten.sum.dim_IntList] = _reduce("reduce_sum")
+CONVERTERS[aten.mean.dim] = _reduce("reduce_mean")
+CONVERTERS[aten.amax.default] = _reduce("reduce_max")
+CONVERTERS[aten.amin.default] = _reduce("reduce_min")
+
+
+@converts(aten.sum.default)
+def _sum_all(c, n):
+    _no_rank0(n.args[0])
+    x = c.tensor(n.args[0], val(n).dtype)
+    r = c.op("reduce_sum", [x], {"axes": list(range(val(n.args[0]).dim())), "keepdim": True})
+    return c.op("reshape", [r], {"shape": [1]})
+
+
+@converts(aten.any.dim, aten.any.dims, aten.any.default)
+def _any(c, n):
+    """any: the maximum of the input as int32, then nonzero as bool."""
+    x = n.args[0]
+    _no_rank0(x)
+    rank = val(x).dim()
+    dims = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+    dims = [dims] if isinstance(dims, int) else dims
+    keepdim = n.args[2] if len(n.args) > 2 else n.kwargs.get("keepdim", False)
+    m = c.op("reduce_max", [c.tensor(x, torch.int32)],
+             {"axes": _axes(dims, rank), "keepdim": bool(keepdim) or val(n).dim() == 0})
+    if val(n).dim() == 0:
+        m = c.op("reshape", [m], {"shape": [1]})
+    return c.op("cast", [m], {"dtype": "bool"})
+
+
+@converts(aten.argmax.default, aten.argmin.default)
+def _arg_extreme(c, n):
+    x = n.args[0]
+    _no_rank0(x)
+    dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim")
+    if dim is None:
+        raise Unsupported("argmax/argmin over the flattened tensor")
+    keepdim = n.args[2] if len(n.args) > 2 else n.kwargs.get("keepdim", False)
+    name = "argmax" if n.target == aten.argmax.default else "argmin"
+    if val(n).dim() == 0:
+        raise Unsupported("argmax/argmin to a rank-0 result")
+    return c.op(name, [c.tensor(x)], {"axis": dim % val(x).dim(), "keepdim": bool(keepdim)})
+
+
+@converts(aten._softmax.default, aten._log_softmax.default)
+def _softmax(c, n):
+    x, dim, half_to_float = n.args[0], n.args[1], n.args[2]
+    _no_rank0(x)
+    if half_to_float:
+        raise Unsupported("half_to_float softmax")
+    name = "softmax" if n.target == aten._softmax.default else "log_softmax"
+    return c.op(name, [c.tensor(x)], {"axis": dim % val(x).dim()})
+
+
+@converts(aten.native_layer_norm.default)
+def _layer_norm(c, n):
+    x, normalized_shape, w, b, eps = n.args
+    _no_rank0(x)
+    xt = val(x)
+    axis = xt.dim() - len(normalized_shape)
+    axes = list(range(axis, xt.dim()))
+    xs = c.tensor(x)
+    users = {u.args[1] for u in n.users if u.target == operator.getitem}
+    outs = [None, None, None]
+    if 0 in users:
+        if w is None or b is None:
+            raise Unsupported("layer_norm without weight or bias")
+        outs[0] = c.op("layer_norm", [xs, c.tensor(w), c.tensor(b)],
+                       {"axis": axis, "epsilon": float(eps)})
+    if 1 in users or 2 in users:  # mean and rstd (kept dims), saved for backward
+        mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
+        d = c.op("sub", [xs, mean])
+        var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": axes, "keepdim": True})
+        rstd = c.op("rsqrt", [c.op("add", [var, c.tensor(float(eps), xt.dtype)])])
+        outs[1], outs[2] = mean, rstd
+    if xt.dtype != torch.float32 and (1 in users or 2 in users):
+        raise Unsupported("layer_norm statistics for a dtype other than float32")
+    return outs
+
+
+@converts(aten._native_batch_norm_legit_no_training.default)
+def _batch_norm(c, n):
+    x, w, b, mean, var, _momentum, eps = n.args
+    if w is None or b is None:
+        raise Unsupported("batch_norm without weight or bias")
+    if any(u.args[1] != 0 for u in n.users if u.target == operator.getitem):
+        raise Unsupported("batch_norm saved statistics used")
+    y = c.op("batch_norm", [c.tensor(x), c.tensor(w), c.tensor(b), c.tensor(mean), c.tensor(var)],
+             {"epsilon": float(eps), "axis": 1})
+    return [y, None, None]
+
+
+@converts(aten._native_batch_norm_legit_functional.default)
+def _batch_norm_train(c, n):
+    """Training batch norm: batch statistics over every axis but 1, the outputs (y, mean, rstd,
+    new running mean, new running var) as PyTorch defines them."""
+    x, w, b, rm, rv, training, momentum, eps = n.args
+    xt = val(x)
+    _no_rank0(x)
+    if not training or w is None or b is None or xt.dtype != torch.float32 or xt.dim() < 2:
+        raise Unsupported("batch_norm (training) without affine parameters or not float32")
+    axes = [d for d in range(xt.dim()) if d != 1]
+    count = xt.numel() // int(xt.shape[1])
+    if count < 2:
+        raise Unsupported("batch_norm (training) over one value per channel")
+    bshape = [1, int(xt.shape[1])] + [1] * (xt.dim() - 2)
+    f = lambda v: c.tensor(float(v), torch.float32)  # noqa: E731
+    xs = c.tensor(x)
+    mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
+    d = c.op("sub", [xs, mean])
+    var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": axes, "keepdim": True})
+    rstd = c.op("rsqrt", [c.op("add", [var, f(eps)])])
+    ch = lambda t: c.op("reshape", [t], {"shape": bshape})  # noqa: E731
+    y = c.op("add", [c.op("mul", [c.op("mul", [d, rstd]), ch(c.tensor(w))]), ch(c.tensor(b))])
+    flat = lambda t: c.op("reshape", [t], {"shape": [int(xt.shape[1])]})  # noqa: E731
+    new_rm = c.op("add", [c.op("mul", [c.tensor(rm), f(1 - momentum)]),
+                          c.op("mul", [flat(mean), f(momentum)])])
+    unbiased = c.op("mul", [flat(var), f(momentum * count / (count - 1))])
+    new_rv = c.op("add", [c.op("mul", [c.tensor(rv), f(1 - momentum)]), unbiased])
+    return [y, flat(mean), flat(rstd), new_rm, new_rv]
+
+
+# ---- matmul
+@converts(aten.mm.default, aten.bmm.default)
+def _mm(c, n):
+    return c.op("matmul", [c.tensor(n.args[0]), c.tensor(n.args[1])],
+                {"transpose_x": False, "transpose_y": False})
+
+
+@converts(aten.addmm.default)
+def _addmm(c, n):
+    bias, x, y = n.args[:3]
+    if n.kwargs.get("beta", 1) != 1 or n.kwargs.get("alpha", 1) != 1:
+        raise Unsupported("addmm with beta or alpha")
+    m = c.op("matmul", [c.tensor(x), c.tensor(y)], {"transpose_x": False, "transpose_y": False})
+    return c.op("add", [m, c.tensor(bias)])
+
+
+# ---- convolution and pooling
+@converts(aten.convolution.default)
+def _conv(c, n):
+    x, w, b, stride, padding, dilation, transposed, _output_padding, groups = n.args
+    if transposed:
+        raise Unsupported("transposed convolution")
+    if val(x).dim() != 4:
+        raise Unsupported(f"convolution of rank {val(x).dim()} (only 2-d, NCHW)")
+    attrs = {"strides": list(stride), "paddings": list(padding), "dilations": list(dilation),
+             "groups": int(groups)}
+    inputs = [c.tensor(x), c.tensor(w)] + ([c.tensor(b)] if b is not None else [])
+    return c.op("conv2d", inputs, attrs)
+
+
+@converts(aten.max_pool2d_with_indices.default)
+def _max_pool(c, n):
+    x, kernel = n.args[0], list(n.args[1])
+    stride = list(n.args[2]) if len(n.args) > 2 and n.args[2] else kernel
+    padding = list(n.args[3]) if len(n.args) > 3 else [0, 0]
+    dilation = list(n.args[4]) if len(n.args) > 4 else [1, 1]
+    ceil_mode = n.args[5] if len(n.args) > 5 else False
+    if any(u.args[1] != 0 for u in n.users if u.target == operator.getitem):
+        raise Unsupported("max_pool2d indices used (backward)")
+    if ceil_mode or any(d != 1 for d in dilation) or val(x).dim() != 4:
+        raise Unsupported("max_pool2d with ceil_mode, dilation or a 3-d input")
+    attrs = {"kernel_size": _pair(kernel), "strides": _pair(stride), "paddings": _pair(padding)}
+    return [c.op("max_pool2d", [c.tensor(x)], attrs), None]
+
+
+@converts(aten.avg_pool2d.default)
+def _avg_pool(c, n):
+    a = list(n.args) + [None] * 7
+    x, kernel = a[0], _pair(list(a[1]))
+    stride = _pair(list(a[2])) if a[2] else kernel
+    padding = _pair(list(a[3])) if a[3] is not None else [0, 0]
+    ceil_mode, count_include_pad, divisor = a[4] or False, a[5] if a[5] is not None else True, a[6]
+    if ceil_mode or divisor is not None or val(x).dim() != 4:
+        raise Unsupported("avg_pool2d with ceil_mode, divisor_override or a 3-d input")
+    return c.op("avg_pool2d", [c.tensor(x)], {"kernel_size": kernel, "strides": stride,
+                                               "paddings": padding,
+                                               "count_include_pad": bool(count_include_pad)})
+
+
+def _pair(v):
+    return list(v) * 2 if len(v) == 1 else list(v)

@@ -1,0 +1,117 @@
+"""A fused partition (an fx GraphModule of supported aten nodes) as one compiled Program, and
+the module that runs it in place of the partition.
+
+The Program has static shapes (the fake tensors'); rank-0 tensors travel as shape [1]. At
+run time inputs are checked (device, dtype, shape), made contiguous when they are not, outputs
+are allocated with torch.empty (PyTorch's allocator) and the entry runs on PyTorch's current
+stream for CUDA.
+"""
+import ctypes
+
+import torch
+import torch.utils.dlpack
+
+from .. import _dlpack
+from .._lib import check, lib
+from . import cache
+from .convert import Converter, DTYPES, pshape, val
+
+
+def build_program(sub):
+    """(ProgramBuilder, inputs [(name, tensor meta)], outputs [("prog", name, meta) |
+    ("input", index, None) | ("none",)]) of a fused partition GraphModule."""
+    c = Converter()
+    inputs = []
+    outputs = []
+    placeholders = [n for n in sub.graph.nodes if n.op == "placeholder"]
+    for i, p in enumerate(placeholders):
+        c.add_input(p, f"in{i}")
+        inputs.append(val(p))
+    names = {}
+    for n in sub.graph.nodes:
+        if n.op == "call_function":
+            from .convert import convert_node  # noqa: PLC0415 (one import site)
+            c.env[n] = convert_node(c, n)
+        elif n.op == "output":
+            res = n.args[0]
+            res = list(res) if isinstance(res, (list, tuple)) else [res]
+            for r in res:
+                if r is None:
+                    outputs.append(("none",))
+                elif r.op == "placeholder":
+                    outputs.append(("input", placeholders.index(r), None))
+                else:
+                    name = c.env[r]
+                    if name not in names:
+                        names[name] = len(names)
+                        c.b.output(name)
+                    outputs.append(("prog", names[name], val(r)))
+    return c.b, inputs, outputs, len(names)
+
+
+class CinnLikeKernel(torch.nn.Module):
+    def __init__(self, module, inputs, outputs, num_prog_outputs, single):
+        super().__init__()
+        self.module = module
+        self.inputs = inputs
+        self.outputs = outputs
+        self.num_prog_outputs = num_prog_outputs
+        self.single = single
+        self.device = inputs[0].device if inputs else next(
+            o[2].device for o in outputs if o[0] == "prog")
+        self.out_specs = [None] * num_prog_outputs
+        for o in outputs:
+            if o[0] == "prog":
+                self.out_specs[o[1]] = (tuple(o[2].shape), o[2].dtype)
+
+    def _prepare(self, i, t, meta):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"cinn_like.torch: input {i} is {type(t).__name__}, expected a tensor")
+        if t.device != meta.device or t.dtype != meta.dtype or tuple(t.shape) != tuple(meta.shape):
+            raise ValueError(f"cinn_like.torch: input {i} is {t.dtype}{list(t.shape)} on "
+                             f"{t.device}, the kernel was compiled for {meta.dtype}"
+                             f"{list(meta.shape)} on {meta.device}")
+        if not t.is_contiguous():
+            t = t.contiguous()
+        return t.reshape(1) if t.dim() == 0 else t
+
+    def forward(self, *args):
+        ins = [self._prepare(i, t, m) for i, (t, m) in enumerate(zip(args, self.inputs))]
+        outs = [torch.empty(shape or (1,), dtype=dt, device=self.device)
+                for shape, dt in self.out_specs]
+        keep = []
+        tensors = ins + outs
+        ptrs = (ctypes.c_void_p * len(tensors))()
+        for k, t in enumerate(tensors):
+            cap = torch.utils.dlpack.to_dlpack(t)  # no stream handshake: we run on its stream
+            keep.append(cap)
+            ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
+        stream = None
+        if self.device.type == "cuda":
+            stream = ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)
+        rc = lib.cinn_like_call(self.module._fn, ptrs, len(tensors), stream)
+        check(rc, "cinn_like.torch kernel")
+        results = []
+        for o in self.outputs:
+            if o[0] == "none":
+                results.append(None)
+            elif o[0] == "input":
+                results.append(args[o[1]])
+            else:
+                t = outs[o[1]]
+                results.append(t.reshape(()) if o[2].dim() == 0 else t)
+        return results[0] if self.single else tuple(results)
+
+
+def compile_partition(sub, target):
+    """A CinnLikeKernel for the fused partition `sub`, or raises (CinnLikeError, Unsupported)."""
+    b, inputs, outputs, n = build_program(sub)
+    if n == 0:
+        raise ValueError("partition computes nothing")
+    module = cache.get_module(b.to_json(), target)
+    out_node = next(x for x in sub.graph.nodes if x.op == "output")
+    single = not isinstance(out_node.args[0], (list, tuple))
+    return CinnLikeKernel(module, inputs, outputs, n, single)
+
+
+__all__ = ["compile_partition", "CinnLikeKernel", "DTYPES", "pshape"]

@@ -1,0 +1,110 @@
+"""Partitioning an aten graph: which nodes cinn_like runs, and the maximal supported partitions.
+
+A node is supported when its op is in convert.CONVERTERS and its converter accepts it on a
+scratch Converter (attributes, dtypes, ranks), every tensor it reads and makes has metadata
+and a supported dtype, and all of them live on one CPU or CUDA device. Everything else runs in
+PyTorch; each refusal is recorded (cache.record_fallback) with its reason.
+"""
+import operator
+
+import torch
+from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
+from torch.fx.passes.operator_support import OperatorSupport
+
+from . import cache
+from .convert import DTYPES, Converter, Unsupported, convert_node, val
+
+
+def _tensor_values(v):
+    if isinstance(v, torch.Tensor):
+        return [v]
+    if isinstance(v, (list, tuple)):
+        return [t for t in v if isinstance(t, torch.Tensor)]
+    return []
+
+
+def _check_values(node):
+    """The node's input and output tensors: metadata, dtype, device; returns the device."""
+    devices = set()
+    outs = _tensor_values(val(node))
+    if not outs:
+        raise Unsupported("produces no tensor")
+    ins = [a for a in node.all_input_nodes]
+    for t in outs + [val(a) for a in ins]:
+        for x in _tensor_values(t):
+            if x.dtype not in DTYPES:
+                raise Unsupported(f"dtype {x.dtype} is not supported by cinn_like")
+            if x.device.type not in ("cpu", "cuda"):
+                raise Unsupported(f"device {x.device} is not supported")
+            devices.add(x.device)
+    for a in ins:
+        if not isinstance(val(a), torch.Tensor):
+            raise Unsupported("reads a non-tensor value")
+    if len(devices) != 1:
+        raise Unsupported(f"tensors on several devices {sorted(map(str, devices))}")
+    for t in outs:
+        if any(not isinstance(d, int) for d in t.shape):
+            raise Unsupported("symbolic shape: torch.compile(..., dynamic=False) keeps shapes "
+                              "static")
+    return devices.pop()
+
+
+def op_name(node):
+    t = node.target
+    return getattr(t, "__name__", str(t)) if node.op == "call_function" else node.op
+
+
+def check_node(node):
+    """None when cinn_like can run `node`, else the reason it cannot."""
+    try:
+        if node.target == operator.getitem:  # supported with its producer
+            if not isinstance(val(node), torch.Tensor):
+                raise Unsupported("getitem of a non-tensor")
+            reason = check_node(node.args[0])
+            if reason:
+                raise Unsupported(reason)
+            return None
+        _check_values(node)
+        c = Converter()
+        for i, a in enumerate(node.all_input_nodes):
+            c.add_input(a, f"in{i}")
+        convert_node(c, node)
+        return None
+    except Unsupported as e:
+        return str(e)
+    except Exception as e:  # noqa: BLE001 (a converter surprised by an argument)
+        return f"{type(e).__name__}: {e}"
+
+
+class CinnLikeSupport(OperatorSupport):
+    def __init__(self):
+        super().__init__()
+        self.verdicts = {}
+
+    def is_node_supported(self, submodules, node):
+        if node.op != "call_function":
+            return False
+        if node not in self.verdicts:
+            reason = check_node(node)
+            self.verdicts[node] = reason
+            if reason is not None and node.target != operator.getitem:
+                cache.record_fallback(op_name(node), reason)
+        return self.verdicts[node] is None
+
+
+def partition(gm):
+    """Fuses each maximal supported partition of gm into a submodule named fused_<i>; returns
+    (gm, support) so the caller can count what was supported."""
+    support = CinnLikeSupport()
+    partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
+    parts = partitioner.propose_partitions()
+    # A partition of views alone copies data and saves nothing: leave it to PyTorch.
+    pure_views = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+                  torch.ops.aten.permute.default, torch.ops.aten.t.default,
+                  torch.ops.aten.expand.default, torch.ops.aten.unsqueeze.default,
+                  torch.ops.aten.squeeze.dim, torch.ops.aten.alias.default,
+                  torch.ops.aten.slice.Tensor, torch.ops.aten.select.int,
+                  torch.ops.aten.squeeze.dims, torch.ops.aten.reshape.default, operator.getitem}
+    parts = [p for p in parts if not all(n.target in pure_views for n in p.nodes)]
+    fused = partitioner.fuse_partitions(parts) if parts else gm
+    return fused, support
