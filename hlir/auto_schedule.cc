@@ -3,11 +3,15 @@
 
 #include <vector>
 
+#include "ir/substitute.h"
+#include "ir/visitor.h"
+
 namespace cinn_like::hlir {
 namespace {
 
 constexpr int kThreads = 256;
 constexpr int kVectorLanes = 8;
+constexpr int kGpuVectorLanes = 4;
 constexpr int64_t kParallelMinElements = 4096;
 
 struct Leaves {
@@ -73,12 +77,46 @@ absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
   return st;
 }
 
+/// True when no load of the reduction's body indexes its last dimension with a reduce axis:
+/// the reduced axis is not the contiguous one (a column reduction).
+bool IsColumnReduction(const ir::Stage& s) {
+  struct Finder : ir::IRVisitor {
+    std::vector<const ir::Variable*> reduce;
+    bool row = false;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      for (const ir::Variable* v : reduce) {
+        if (!op->indices.empty() && ir::UsesVar(op->indices.back(), v)) row = true;
+      }
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  for (int d = s.rank(); d < s.num_root_axes(); ++d)
+    f.reduce.push_back(s.axes()[d].var.As<ir::Variable>());
+  f.Visit(s.InlinedBody());
+  return !f.row;
+}
+
 absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
   Leaves l = SplitLeaves(s);
+  if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
+    // Threads over the contiguous spatial axis, each reducing serially (coalesced loads).
+    kind = StageKind::kMatmul;
+  }
   if (kind != StageKind::kReduction) {
     if (l.spatial.empty()) return absl::OkStatus();
     auto fused = FuseAll(s, l.spatial);
     if (!fused.ok()) return fused.status();
+    int64_t inner = StaticExtent(s, {l.spatial.back()});
+    if (kind == StageKind::kElementwise && s.tensor()->dtype == ir::Float(32) && inner > 0 &&
+        inner % kGpuVectorLanes == 0) {
+      // 4 lanes per thread (float4 where the accesses are contiguous).
+      auto parts = s.Split(*fused, kGpuVectorLanes);
+      if (!parts.ok()) return parts.status();
+      absl::Status st = s.Vectorize(parts->second);
+      if (!st.ok()) return st;
+      return BindThreads(s, parts->first, kThreads);
+    }
     return BindThreads(s, *fused, kThreads);
   }
   if (!l.spatial.empty()) {
@@ -91,15 +129,18 @@ absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
   auto r = FuseAll(s, l.reduce);
   if (!r.ok()) return r.status();
   // Fewer threads for short reductions: a multiple of the warp size covering the extent.
-  int64_t extent = StaticExtent(s, {*r});
-  int threads = kThreads;
-  if (extent > 0 && extent < kThreads) threads = static_cast<int>((extent + 31) / 32 * 32);
+  int threads = RowThreads(StaticExtent(s, {*r}));
   auto parts = s.Split(*r, threads);
   if (!parts.ok()) return parts.status();
   return s.Bind(parts->second, "threadIdx.x");
 }
 
 }  // namespace
+
+int RowThreads(int64_t extent) {
+  if (extent > 0 && extent < kThreads) return static_cast<int>((extent + 31) / 32 * 32);
+  return kThreads;
+}
 
 absl::Status AutoSchedule(ir::Stage& stage, StageKind kind, const ir::Target& target) {
   return target.is_nvgpu() ? ScheduleNVGPU(stage, kind) : ScheduleX86(stage, kind);

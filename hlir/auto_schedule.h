@@ -14,9 +14,16 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 ///  - x86: the outermost loop parallel when the stage is large (or symbolic); elementwise
 ///    stages vectorize their innermost loop by 8 when its extent is a known multiple of 8.
 ///  - NVGPU: elementwise and matmul stages fuse their spatial axes, split them by 256 and
-///    bind blockIdx.x / threadIdx.x (matmul: each thread runs its k loop); reductions bind
-///    the fused spatial axes to blockIdx.x and the inner split of the fused reduce axes to
-///    threadIdx.x (a block reduce, as the row_sum example).
+///    bind blockIdx.x / threadIdx.x (matmul: each thread runs its k loop); float32
+///    elementwise stages whose innermost extent is a known multiple of 4 first split off 4
+///    vector lanes per thread. Row reductions (a reduce axis indexes the last dimension of a
+///    load) bind the fused spatial axes to blockIdx.x and the inner split of the fused reduce
+///    axes to threadIdx.x (a block reduce, as the row_sum example); column reductions are
+///    scheduled as matmul (threads over the contiguous spatial axis, a serial reduce loop).
+/// Threads of a block reducing `extent` elements per row (-1: unknown): 256, or fewer for a
+/// short row (a multiple of the warp size covering it).
+int RowThreads(int64_t extent);
+
 absl::Status AutoSchedule(ir::Stage& stage, StageKind kind, const ir::Target& target);
 
 }  // namespace cinn_like::hlir
