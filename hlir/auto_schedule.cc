@@ -77,26 +77,6 @@ absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
   return st;
 }
 
-/// True when no load of the reduction's body indexes its last dimension with a reduce axis:
-/// the reduced axis is not the contiguous one (a column reduction).
-bool IsColumnReduction(const ir::Stage& s) {
-  struct Finder : ir::IRVisitor {
-    std::vector<const ir::Variable*> reduce;
-    bool row = false;
-    using ir::IRVisitor::Visit;
-    void VisitLoad(const ir::Load* op) override {
-      for (const ir::Variable* v : reduce) {
-        if (!op->indices.empty() && ir::UsesVar(op->indices.back(), v)) row = true;
-      }
-      ir::IRVisitor::VisitLoad(op);
-    }
-  } f;
-  for (int d = s.rank(); d < s.num_root_axes(); ++d)
-    f.reduce.push_back(s.axes()[d].var.As<ir::Variable>());
-  f.Visit(s.InlinedBody());
-  return !f.row;
-}
-
 absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
   Leaves l = SplitLeaves(s);
   if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
@@ -136,6 +116,24 @@ absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
 }
 
 }  // namespace
+
+bool IsColumnReduction(const ir::Stage& s) {
+  struct Finder : ir::IRVisitor {
+    std::vector<const ir::Variable*> reduce;
+    bool row = false;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      for (const ir::Variable* v : reduce) {
+        if (!op->indices.empty() && ir::UsesVar(op->indices.back(), v)) row = true;
+      }
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  for (int d = s.rank(); d < s.num_root_axes(); ++d)
+    f.reduce.push_back(s.axes()[d].var.As<ir::Variable>());
+  f.Visit(s.InlinedBody());
+  return !f.row;
+}
 
 int RowThreads(int64_t extent) {
   if (extent > 0 && extent < kThreads) return static_cast<int>((extent + 31) / 32 * 32);

@@ -20,6 +20,10 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 ///    load) bind the fused spatial axes to blockIdx.x and the inner split of the fused reduce
 ///    axes to threadIdx.x (a block reduce, as the row_sum example); column reductions are
 ///    scheduled as matmul (threads over the contiguous spatial axis, a serial reduce loop).
+/// True when no load of the reduction stage's body indexes its last dimension with a reduce
+/// axis: the reduced axes are not the contiguous one (a column reduction).
+bool IsColumnReduction(const ir::Stage& s);
+
 /// Threads of a block reducing `extent` elements per row (-1: unknown): 256, or fewer for a
 /// short row (a multiple of the warp size covering it).
 int RowThreads(int64_t extent);

@@ -325,11 +325,12 @@ class GroupLowering {
     return consumer;
   }
 
-  /// Reductions computed by each thread for its own element (matmul/conv accumulators, short
-  /// windows such as pools) rather than by a block per row.
+  /// Reductions computed by each thread for its own element (matmul/conv accumulators, column
+  /// reductions, short windows such as pools) rather than by a block per row.
   bool PerThread(const std::vector<ir::Stage*>& reductions) {
     const ir::Stage& r = *reductions[0];
     if (info_[r.tensor().node().get()].pattern == OpPattern::kOutFusible) return true;
+    if (r.rank() > 0 && IsColumnReduction(r)) return true;  // coalesced over the columns
     int64_t extent = 1;
     for (int d = r.rank(); d < r.num_root_axes(); ++d) {
       const int64_t* c = ir::AsConstInt(r.axes()[d].extent);
