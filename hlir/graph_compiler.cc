@@ -260,7 +260,12 @@ class GroupLowering {
         kind =
             info_[t].pattern == OpPattern::kOutFusible ? StageKind::kMatmul : StageKind::kReduction;
       }
-      absl::Status s = AutoSchedule(*stage, kind, target_);
+      absl::Status s;
+      if (kind == StageKind::kMatmul && target_.is_nvgpu() && CanTileMatmul(sch, *stage)) {
+        s = TileMatmul(sch, stage->tensor());
+      } else {
+        s = AutoSchedule(*stage, kind, target_);
+      }
       if (!s.ok()) {
         return absl::Status(s.code(), absl::StrCat("graph compiler: default schedule of ", t->name,
                                                    ": ", s.message()));

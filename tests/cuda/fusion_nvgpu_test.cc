@@ -87,5 +87,29 @@ TEST(FusionNVGPU, ConvBatchNormReluAndMlpCompileToPtx) {
   FLAGS_cinn_like_extern_libs = saved;
 }
 
+/// x [m, k] times y [k, n] (or linear x [m, k], w [n, k]) with generated kernels.
+Program MatmulProgram(const Shape& x, const Shape& y, bool linear) {
+  NetBuilder b;
+  auto a = b.CreateInput(DType::kFloat32, x, "x");
+  auto w = b.CreateInput(DType::kFloat32, y, "w");
+  b.MarkOutput(linear ? b.Linear(a, w) : b.Matmul(a, w));
+  return *b.Build();
+}
+
+TEST(FusionNVGPU, StaticTileMultipleMatmulsUseSharedMemoryTilesOthersTheSimpleSchedule) {
+  const bool saved = FLAGS_cinn_like_extern_libs;
+  FLAGS_cinn_like_extern_libs = false;
+  std::string tiled = CompiledSource(MatmulProgram(S({128, 64}), S({64, 192}), false));
+  EXPECT_THAT(tiled, HasSubstr("__shared__ float x_shared"));
+  EXPECT_THAT(tiled, HasSubstr("__shared__ float w_shared"));
+  EXPECT_THAT(tiled, HasSubstr("threadIdx.y"));
+  std::string linear = CompiledSource(MatmulProgram(S({64, 32}), S({128, 32}), true));
+  EXPECT_THAT(linear, HasSubstr("__shared__ float w_shared"));
+  std::string odd = CompiledSource(MatmulProgram(S({100, 64}), S({64, 192}), false));
+  EXPECT_EQ(CountKernels(odd), 1);
+  EXPECT_THAT(odd, Not(HasSubstr("__shared__")));
+  FLAGS_cinn_like_extern_libs = saved;
+}
+
 }  // namespace
 }  // namespace cinn_like::testing

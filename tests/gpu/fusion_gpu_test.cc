@@ -4,6 +4,7 @@
 /// rows and columns, rows longer than a block, and a symbolic batch (n = 7 at run time).
 #include <gtest/gtest.h>
 
+#include "ir/flags.h"
 #include "tests/fusion_cases.h"
 #include "tests/gpu_executor.h"
 
@@ -51,6 +52,24 @@ TEST(FusionGpu, ReduceThenElementwiseAndMlpMatchReference) {
   b.MarkOutput(b.Sqrt(b.Abs(b.ReduceSum(x, {1}))));
   RunProgramCase(*b.Build(), kGpu, RunOnGpu);
   RunProgramCase(Mlp(9, 32, 64, 16), kGpu, RunOnGpu);
+}
+
+TEST(FusionGpu, GeneratedMatmulsTiledAndSimpleMatchReference) {
+  const bool saved = FLAGS_cinn_like_extern_libs;
+  FLAGS_cinn_like_extern_libs = false;  // generated kernels: tiled at 128x64x192, simple at 100
+  for (int64_t m : {128, 100}) {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({m, 64}), "x");
+    auto w = b.CreateInput(DType::kFloat32, S({64, 192}), "w");
+    b.MarkOutput(b.Matmul(x, w));
+    RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+  }
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({64, 32}), "x");
+  auto w = b.CreateInput(DType::kFloat32, S({128, 32}), "w");
+  b.MarkOutput(b.Linear(x, w));
+  RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+  FLAGS_cinn_like_extern_libs = saved;
 }
 
 }  // namespace
