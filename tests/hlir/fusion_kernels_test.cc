@@ -3,10 +3,11 @@
 /// source (block reduces in shared memory for a row), every graph run on x86 against the
 /// reference interpreter, the seed network on x86, constants, and a Program JSON round trip
 /// through a file compiling to the same CUDA source and x86 LLVM IR.
+#include <gflags/gflags.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -193,26 +194,32 @@ TEST(FusionKernels, SmallConstantsAreInlinedLargeOnesAreUnimplemented) {
   }
 }
 
-TEST(FusionKernels, ProgramJsonThroughAFileCompilesToTheSameSource) {
+TEST(FusionKernels, ProgramJsonDumpedByOneCompileCompilesToTheSameSourceWhenLoaded) {
   Program p = LayerNormProgram(RowsCols(Sym("n"), 64), 64, true);
-  std::string path = ::testing::TempDir() + "/fusion_program.json";
+  std::string dir = ::testing::TempDir() + "/cinn_like_program_dump";
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<CompiledProgram> first;
   {
-    std::ofstream f(path);
-    f << frontend::ProgramToJson(p);
+    gflags::FlagSaver saver;
+    FLAGS_cinn_like_dump_dir = dir;
+    auto a = CompileProgram(p, ir::Target::X86(), "ln");
+    ASSERT_TRUE(a.ok()) << a.status();
+    first = std::move(*a);
   }
+  // The dumped text, as another run would load it.
+  std::ifstream in(dir + "/ln.program.json");
+  ASSERT_TRUE(in.good()) << "missing " << dir << "/ln.program.json";
   std::stringstream text;
-  text << std::ifstream(path).rdbuf();
-  std::remove(path.c_str());
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), frontend::ProgramToJson(p));
   auto loaded = frontend::ProgramFromJson(text.str());
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   // x86: CompileProgram's LLVM IR; NVGPU: the CUDA source of the same pipeline (Build needs
   // a driver, which the GPU machine's tests have).
-  auto a = CompileProgram(p, ir::Target::X86(), "ln");
-  ASSERT_TRUE(a.ok()) << a.status();
   auto b = CompileProgram(*loaded, ir::Target::X86(), "ln");
   ASSERT_TRUE(b.ok()) << b.status();
-  EXPECT_THAT((*a)->source(), HasSubstr("define"));
-  EXPECT_EQ((*a)->source(), (*b)->source());
+  EXPECT_THAT(first->source(), HasSubstr("define"));
+  EXPECT_EQ(first->source(), (*b)->source());
   std::string cuda = NVGPUSource(p);
   EXPECT_EQ(CountKernels(cuda), 1);
   EXPECT_EQ(cuda, NVGPUSource(*loaded));
