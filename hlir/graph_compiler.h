@@ -1,8 +1,9 @@
-/// \file The graph compiler: a Graph to one ir::Module for a target. Each node's op builds its
-/// tensors in lang (OpDef::compute); every computed stage gets a default schedule by target and
-/// kind (hlir/auto_schedule.h); ir::Lower makes the host entry. Without fusion groups (another
-/// stage of issue 4) the whole graph is one group: LowerNodes lowers a list of nodes as one
-/// function, the unit fusion groups will reuse.
+/// \file The graph compiler: a Graph (or a FusedGraph, after hlir/pass/pipeline.h) to one
+/// ir::Module for a target with one host entry. Each node's op builds its tensors in lang
+/// (OpDef::compute, or OpDef::extern_compute for library calls); the stages get automatic
+/// schedules by group pattern and target (hlir/auto_schedule.h); ir::Lower makes the host
+/// entry, and on NVGPU each fusion group becomes one kernel. LowerNodes lowers a list of nodes
+/// as one function without groups (every stage scheduled on its own).
 #pragma once
 
 #include <string>

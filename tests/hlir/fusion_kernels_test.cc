@@ -111,6 +111,19 @@ TEST(FusionKernels, SymbolicRowsAndOddSizesMatchTheReferenceOnX86) {
   RunProgramCase(BiasGelu(RowsCols(Sym("n"), 7), 7), ir::Target::X86(), RunOnX86);
 }
 
+TEST(FusionKernels, TheGpuTestGridMatchesTheReferenceOnX86) {
+  // The shapes of tests/gpu/fusion_gpu_test.cc, so that a GPU failure is the GPU's.
+  for (int64_t cols : {1, 7, 33, 1000}) {
+    for (const Shape& s : {S({1, cols}), S({37, cols}), RowsCols(Sym("n"), cols),
+                           Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}}) {
+      SCOPED_TRACE(hlir::ShapeToString(s));
+      RunProgramCase(SoftmaxProgram(s), ir::Target::X86(), RunOnX86);
+      RunProgramCase(LayerNormProgram(s, cols, true), ir::Target::X86(), RunOnX86);
+      RunProgramCase(BiasGelu(s, cols), ir::Target::X86(), RunOnX86);
+    }
+  }
+}
+
 TEST(FusionKernels, SoftmaxIsOneBlockPerRowWithBlockReducesInSharedMemory) {
   std::string src = NVGPUSource(SoftmaxProgram(RowsCols(Sym("n"), 1000)));
   EXPECT_EQ(CountKernels(src), 1) << src;
