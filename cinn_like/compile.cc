@@ -3,7 +3,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "frontend/program_json.h"
 #include "hlir/graph_compiler.h"
+#include "hlir/pass/pipeline.h"
+#include "ir/flags.h"
 
 namespace cinn_like {
 namespace {
@@ -21,11 +24,13 @@ std::string Signature(const hlir::Graph& graph) {
           shape.push_back(d.value);
         }
       }
-      list.push_back({{"name", v.name}, {"dtype", hlir::DTypeName(v.desc.dtype)}, {"shape", shape}});
+      list.push_back(
+          {{"name", v.name}, {"dtype", hlir::DTypeName(v.desc.dtype)}, {"shape", shape}});
     }
     return list;
   };
-  return nlohmann::json{{"inputs", describe(graph.inputs())}, {"outputs", describe(graph.outputs())}}
+  return nlohmann::json{{"inputs", describe(graph.inputs())},
+                        {"outputs", describe(graph.outputs())}}
       .dump();
 }
 
@@ -38,9 +43,15 @@ absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::strin
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name) {
+  InitFlagsFromEnv();
+  DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
-  auto module = hlir::CompileGraph(*graph, target, name);
+  hlir::PassOptions options;
+  options.dump_name = name;
+  auto fused = hlir::RunGraphPasses(*graph, options);
+  if (!fused.ok()) return fused.status();
+  auto module = hlir::CompileFusedGraph(*fused, target, name);
   if (!module.ok()) return module.status();
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();

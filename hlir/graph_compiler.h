@@ -1,8 +1,9 @@
-/// \file The graph compiler: a Graph to one ir::Module for a target. Each node's op builds its
-/// tensors in lang (OpDef::compute); every computed stage gets a default schedule by target and
-/// kind (hlir/auto_schedule.h); ir::Lower makes the host entry. Without fusion groups (another
-/// stage of issue 4) the whole graph is one group: LowerNodes lowers a list of nodes as one
-/// function, the unit fusion groups will reuse.
+/// \file The graph compiler: a Graph (or a FusedGraph, after hlir/pass/pipeline.h) to one
+/// ir::Module for a target with one host entry. Each node's op builds its tensors in lang
+/// (OpDef::compute, or OpDef::extern_compute for library calls); the stages get automatic
+/// schedules by group pattern and target (hlir/auto_schedule.h); ir::Lower makes the host
+/// entry, and on NVGPU each fusion group becomes one kernel. LowerNodes lowers a list of nodes
+/// as one function without groups (every stage scheduled on its own).
 #pragma once
 
 #include <string>
@@ -10,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "hlir/graph.h"
+#include "hlir/pass/fusion.h"
 #include "ir/module.h"
 #include "ir/target.h"
 
@@ -31,5 +33,19 @@ absl::StatusOr<ir::LoweredFunc> LowerNodes(const Graph& graph, const std::vector
 /// its outputs (DESIGN.md's calling convention). Errors name the op or value at fault.
 absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& target,
                                         const std::string& name);
+
+/// The graph compiler on fusion groups: one ir::Module with one host entry `name` (the
+/// graph's inputs then outputs). Values read across groups (and outputs) are materialized;
+/// on NVGPU each group is one kernel: its elementwise/broadcast/injective stages are inlined,
+/// and its reductions are computed inside the kernel of the group's one materialized
+/// consumer, one block per row (rows on blockIdx.x, the row's reduce axes and the epilogue's
+/// columns on threadIdx.x, block reduces through shared memory) when every reduction keeps
+/// a leading prefix of that consumer's dims; otherwise a reduction writes a device temporary
+/// in a kernel of its own. On x86 intermediates other than constants stay temporaries, each
+/// its own loop nest. The `constant` op is inlined as a select chain (at most 64 elements;
+/// larger: Unimplemented). Ops with an extern_compute use it on NVGPU when
+/// FLAGS_cinn_like_extern_libs is on; extern tensors are never scheduled or inlined.
+absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
+                                             const std::string& name);
 
 }  // namespace cinn_like::hlir

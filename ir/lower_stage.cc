@@ -24,10 +24,14 @@ Stmt WrapLoop(const Stage::Axis& a, Stmt body) {
 /// Loads of stages computed at this one read their region buffers, rebased to the origin.
 class RebaseAttached : public IRMutator {
  public:
+  /// The stages computed at `consumer`'s loops, and at the loops of the stages it is itself
+  /// computed at (siblings computed at the same loop may read each other).
   explicit RebaseAttached(const Stage& consumer) {
-    for (int leaf : consumer.leaves()) {
-      for (const Stage* p : consumer.AttachedAt(consumer.axes()[leaf].var)) {
-        producers_[p->tensor()->buffer.get()] = p;
+    for (const Stage* s = &consumer; s; s = s->attach() ? s->attach()->consumer : nullptr) {
+      for (int leaf : s->leaves()) {
+        for (const Stage* p : s->AttachedAt(s->axes()[leaf].var)) {
+          if (p != &consumer) producers_[p->tensor()->buffer.get()] = p;
+        }
       }
     }
   }
@@ -63,10 +67,10 @@ absl::StatusOr<Stmt> PlaceAttached(const Stage& stage, const Stage::Axis& axis, 
   std::vector<Stmt> seq;
   for (const Stage* p : attached) {
     if (p->attach()->signature != signature) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "stage ", stage.tensor().name(), "'s loops changed after stage ", p->tensor().name(),
-          " was computed at its loop ", axis.var.name(),
-          "; schedule the consumer's loops before compute_at"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("stage ", stage.tensor().name(), "'s loops changed after stage ",
+                       p->tensor().name(), " was computed at its loop ", axis.var.name(),
+                       "; schedule the consumer's loops before compute_at"));
     }
     auto nest = LowerStage(*p);
     if (!nest.ok()) return nest.status();
@@ -169,10 +173,10 @@ absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
   std::vector<Expr> all_guards = spatial_guards;
   all_guards.insert(all_guards.end(), reduce_guards.begin(), reduce_guards.end());
   Expr acc = Load::Make(out, index);
-  Stmt update = WrapGuards(all_guards,
-                           Store::Make(out, index, ReduceCombine(stage.reduce(), acc, element)));
-  Stmt init = WrapGuards(spatial_guards,
-                         Store::Make(out, index, ReduceInit(stage.reduce(), t.dtype)));
+  Stmt update =
+      WrapGuards(all_guards, Store::Make(out, index, ReduceCombine(stage.reduce(), acc, element)));
+  Stmt init =
+      WrapGuards(spatial_guards, Store::Make(out, index, ReduceInit(stage.reduce(), t.dtype)));
   for (size_t p = leaves.size(); p-- > first_reduce;) {
     auto placed = PlaceAttached(stage, axes[leaves[p]], update);
     if (!placed.ok()) return placed.status();

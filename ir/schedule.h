@@ -148,6 +148,9 @@ class Stage {
   /// widened over all threads when the buffer is shared. Call it before scheduling this
   /// stage's own loops, after scheduling the consumer's; this stage's root axes become
   /// `<tensor>_i`, `<tensor>_j`, ... over the region (read them with LeafAxis afterwards).
+  /// Other readers must be stages already computed at the same loop (their reads count in the
+  /// region: a softmax's row sum reading the row max). Loops inside the attach point need
+  /// constant extents only where an access uses their variable.
   absl::Status ComputeAt(Stage& consumer, const Var& loop);
   /// Pads the row stride of the region buffer of a stage computed at another: dimension
   /// `axis` gets a stride of round_up(stride, factor) + offset elements (against shared

@@ -287,17 +287,55 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
                                                    " does not read ", tensor_.name(),
                                                    ", so its loops do not enclose a use of it"));
   }
-  std::vector<std::string> others = OtherReaders(*state_, buffer, &consumer);
+  // Readers already computed at the same loop of `consumer` (a softmax's row sum reading the
+  // row max, both inside the row's block loop) run inside the region too: their loads count,
+  // their region-relative root axes mapped back to indices and relaxed over the region.
+  std::vector<std::string> others;
+  RelaxedLoops relaxed;
+  for (auto& s : state_->stages) {
+    if (s.get() == &consumer || s.get() == this || s->inlined() || s->folded()) continue;
+    std::vector<std::vector<Expr>> reads = LoadsOf(s->InlinedBody(), buffer);
+    if (reads.empty()) continue;
+    const Attach* sa = s->attach();
+    if (!sa || sa->consumer != &consumer || !sa->loop.same_as(loop)) {
+      others.push_back(s->tensor().name());
+      continue;
+    }
+    VarMap to_index;
+    for (int d = 0; d < s->rank(); ++d) {
+      const Var& v = s->axes()[d].var;
+      to_index[v.node()] = sa->min[d] + v * Expr(static_cast<int>(sa->stride[d]));
+      relaxed[v.node()] = sa->extent[d];
+    }
+    for (int d = s->rank(); d < s->num_root_axes(); ++d) {
+      const int64_t* c = AsConstInt(s->axes()[d].extent);
+      if (c) relaxed[s->axes()[d].var.node()] = *c;
+    }
+    for (auto& idx : reads) {
+      for (Expr& e : idx) e = Substitute(e, to_index);
+      accesses.push_back(idx);
+    }
+  }
   if (!others.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ", tensor_.name(), " is also read by ", absl::StrJoin(others, ", "),
         ", which would not see the region computed inside ", consumer.tensor().name()));
   }
   bool shared = tensor_->buffer->scope == MemoryScope::kShared;
-  RelaxedLoops relaxed;
   bool guard = false;
+  // A loop inside the attach point whose variable no access uses needs no constant extent
+  // (a row's symbolic column loop around a read of the row's reduction).
+  auto used = [&](const Var& v) {
+    for (auto& idx : accesses) {
+      for (auto& e : idx) {
+        if (UsesVar(e, v.As<Variable>())) return true;
+      }
+    }
+    return false;
+  };
   auto relax = [&](const Axis& a) -> absl::Status {
     const int64_t* c = AsConstInt(a.extent);
+    if (!c && !used(a.var)) return absl::OkStatus();
     if (!c) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": loop ", a.var.name(),
                                                      " runs inside the attach point and has "

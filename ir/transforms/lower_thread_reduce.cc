@@ -2,6 +2,8 @@
 /// private partial and combine the partials with one block-reduce intrinsic.
 #include "ir/transforms/lower_thread_reduce.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -80,10 +82,18 @@ class ThreadReduceLowerer : public IRMutator {
     return For::Make(op->loop_var, op->min, op->extent, op->for_kind, body, op->bind_axis);
   }
 
+  Stmt MutateAllocate(const Allocate* op, const Stmt& self) override {
+    alloc_depth_[op->buffer.get()] = loops_.size();
+    return IRMutator::MutateAllocate(op, self);
+  }
+
   Stmt MutateStore(const Store* op, const Stmt& self) override {
     Region region;
     if (!MatchReduceUpdate(op, &region.kind, &region.value)) return self;
     size_t r = ReductionRegionStart(loops_, op);
+    // A buffer allocated inside a loop (a stage computed at it) is reduced only within it.
+    auto alloc = alloc_depth_.find(op->buffer.get());
+    if (alloc != alloc_depth_.end()) r = std::max(r, alloc->second);
     for (size_t k = r; k < loops_.size(); ++k) {
       const For* loop = loops_[k];
       region.loop_vars.insert(loop->loop_var.node());
@@ -144,6 +154,7 @@ class ThreadReduceLowerer : public IRMutator {
   }
 
   std::vector<const For*> loops_;
+  std::map<const BufferNode*, size_t> alloc_depth_;  // loops enclosing each Allocate
   Region pending_;
 };
 

@@ -21,7 +21,7 @@ bool IsBlockReduceIntrinsic(const std::string& name);
 /// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min) that
 /// sits under a loop bound to threadIdx.x whose variable does not occur in idx. Each such
 /// update is a race between threads; its reduction region (the innermost enclosing loops whose
-/// variables do not occur in idx) becomes
+/// variables do not occur in idx, inside X's Allocate when X is allocated in a loop) becomes
 ///
 ///   for tx in threadIdx.x:                  // the bound loop, hoisted over the region
 ///     X_partial[0] = identity

@@ -95,7 +95,7 @@ TEST(GraphCompilerError, ScalarValuesAreUnimplemented) {
   auto module = hlir::CompileGraph(*graph, ir::Target::X86(), "f");
   ASSERT_FALSE(module.ok());
   EXPECT_THAT(std::string(module.status().message()),
-              HasSubstr("graph compiler: op reduce_sum makes the scalar (rank-0) value"));
+              HasSubstr("graph compiler: op reduce_sum makes the scalar (rank-0) output"));
 }
 
 /// Multi-op graphs: the program from `build`, run on x86 against the reference.

@@ -1,0 +1,115 @@
+/// \file Fused groups for NVGPU (sm_90 forced, no GPU needed): the CUDA source of every graph
+/// the GPU fusion tests run (odd rows and columns, rows longer than a block, symbolic batch and
+/// symbolic columns) compiles to PTX with NVRTC as one kernel, and the schedules by pattern
+/// are what the source shows (block reduces for rows, a serial loop per thread for columns).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/compiler.h"
+#include "backends/cuda/nvrtc_compiler.h"
+#include "ir/flags.h"
+#include "tests/fusion_cases.h"
+
+namespace cinn_like::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+int CountKernels(const std::string& source) {
+  int n = 0;
+  for (size_t p = source.find("__global__"); p != std::string::npos;
+       p = source.find("__global__", p + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+/// The CUDA source of `program`, after checking it compiles to PTX.
+std::string CompiledSource(const Program& program) {
+  const ir::Target target = ir::Target::NVGPU(90);
+  auto module = CompileProgramModule(program, target, "fused");
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  auto compiler = backends::Compiler::Create(target);
+  auto src = (*compiler)->GetSourceCode(*module);
+  EXPECT_TRUE(src.ok()) << src.status();
+  if (!src.ok()) return "";
+  backends::nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "fused");
+  EXPECT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
+  return *src;
+}
+
+TEST(FusionNVGPU, RowGroupsAtEveryShapeCompileToPtxAsOneKernel) {
+  for (int64_t cols : {1, 7, 33, 256, 1000, 4099}) {
+    for (const Shape& s : {S({1, cols}), S({37, cols}), Shape{Sym("n"), Dim::Known(cols)},
+                           Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}}) {
+      SCOPED_TRACE(hlir::ShapeToString(s));
+      EXPECT_EQ(CountKernels(CompiledSource(SoftmaxProgram(s))), 1);
+      EXPECT_EQ(CountKernels(CompiledSource(LayerNormProgram(s, cols, false))), 1);
+      EXPECT_EQ(CountKernels(CompiledSource(LayerNormProgram(s, cols, true))), 1);
+      EXPECT_EQ(CountKernels(CompiledSource(BiasGelu(s, cols))), 1);
+    }
+  }
+}
+
+TEST(FusionNVGPU, SymbolicColumnsStayOneBlockPerRow) {
+  std::string src = CompiledSource(SoftmaxProgram(Shape{Dim::Known(6), Sym("m")}));
+  EXPECT_EQ(CountKernels(src), 1);
+  EXPECT_THAT(src, HasSubstr("cinn_like_block_reduce_sum"));
+}
+
+TEST(FusionNVGPU, ColumnReductionGroupIsOneCoalescedKernelWithoutBlockReduce) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({300, 70}), "x");
+  b.MarkOutput(b.Sqrt(b.Abs(b.ReduceSum(x, {0}))));
+  std::string src = CompiledSource(*b.Build());
+  EXPECT_EQ(CountKernels(src), 1);
+  EXPECT_THAT(src, Not(HasSubstr("cinn_like_block_reduce_sum(")));
+  EXPECT_THAT(src, HasSubstr("threadIdx.x"));
+}
+
+TEST(FusionNVGPU, RootColumnReductionIsAThreadPerColumn) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({300, 70}), "x");
+  b.MarkOutput(b.ReduceSum(x, {0}));
+  std::string src = CompiledSource(*b.Build());
+  EXPECT_EQ(CountKernels(src), 1);
+  EXPECT_THAT(src, Not(HasSubstr("cinn_like_block_reduce_sum(")));
+}
+
+TEST(FusionNVGPU, ConvBatchNormReluAndMlpCompileToPtx) {
+  const bool saved = FLAGS_cinn_like_extern_libs;
+  FLAGS_cinn_like_extern_libs = false;
+  EXPECT_EQ(CountKernels(CompiledSource(ConvBnRelu(1, 3, 224, 16))), 2);
+  EXPECT_EQ(CountKernels(CompiledSource(Mlp(9, 32, 64, 16))), 3);
+  FLAGS_cinn_like_extern_libs = saved;
+}
+
+/// x [m, k] times y [k, n] (or linear x [m, k], w [n, k]) with generated kernels.
+Program MatmulProgram(const Shape& x, const Shape& y, bool linear) {
+  NetBuilder b;
+  auto a = b.CreateInput(DType::kFloat32, x, "x");
+  auto w = b.CreateInput(DType::kFloat32, y, "w");
+  b.MarkOutput(linear ? b.Linear(a, w) : b.Matmul(a, w));
+  return *b.Build();
+}
+
+TEST(FusionNVGPU, StaticTileMultipleMatmulsUseSharedMemoryTilesOthersTheSimpleSchedule) {
+  const bool saved = FLAGS_cinn_like_extern_libs;
+  FLAGS_cinn_like_extern_libs = false;
+  std::string tiled = CompiledSource(MatmulProgram(S({128, 64}), S({64, 192}), false));
+  EXPECT_THAT(tiled, HasSubstr("__shared__ float x_shared"));
+  EXPECT_THAT(tiled, HasSubstr("__shared__ float w_shared"));
+  EXPECT_THAT(tiled, HasSubstr("threadIdx.y"));
+  std::string linear = CompiledSource(MatmulProgram(S({64, 32}), S({128, 32}), true));
+  EXPECT_THAT(linear, HasSubstr("__shared__ float w_shared"));
+  std::string odd = CompiledSource(MatmulProgram(S({100, 64}), S({64, 192}), false));
+  EXPECT_EQ(CountKernels(odd), 1);
+  EXPECT_THAT(odd, Not(HasSubstr("__shared__")));
+  FLAGS_cinn_like_extern_libs = saved;
+}
+
+}  // namespace
+}  // namespace cinn_like::testing

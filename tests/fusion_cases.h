@@ -1,0 +1,136 @@
+/// \file Multi-op programs for the fusion tests (tests/hlir on x86 and NVGPU source, tests/gpu
+/// on the device): builders for the fused patterns and the seed network, and one runner that
+/// compiles a Program through the graph passes and the fused graph compiler, runs it with an
+/// Executor on fresh random inputs and compares every output with the reference interpreter.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "frontend/net_builder.h"
+#include "hlir/graph_compiler.h"
+#include "hlir/pass/pipeline.h"
+#include "tests/op_cases.h"
+
+namespace cinn_like::testing {
+
+using frontend::NetBuilder;
+using frontend::Program;
+
+inline Program BiasGelu(const Shape& x_shape, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, x_shape, "x");
+  auto bias = b.CreateInput(DType::kFloat32, S({cols}), "bias");
+  b.MarkOutput(b.Gelu(b.Add(x, bias)));
+  return *b.Build();
+}
+
+inline Program SoftmaxProgram(const Shape& x_shape) {
+  NetBuilder b;
+  b.MarkOutput(b.Softmax(b.CreateInput(DType::kFloat32, x_shape, "x")));
+  return *b.Build();
+}
+
+inline Program LayerNormProgram(const Shape& x_shape, int64_t cols, bool residual) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, x_shape, "x");
+  auto gamma = b.CreateInput(DType::kFloat32, S({cols}), "gamma");
+  auto beta = b.CreateInput(DType::kFloat32, S({cols}), "beta");
+  if (residual) x = b.Add(x, b.CreateInput(DType::kFloat32, x_shape, "residual"));
+  b.MarkOutput(b.LayerNorm(x, gamma, beta));
+  return *b.Build();
+}
+
+/// conv 3x3 (pad 1) with `oc` output channels, batch_norm with its parameters as graph inputs,
+/// relu (the seed network at 1x3x224x224, 16 channels).
+inline Program ConvBnRelu(int64_t n, int64_t c, int64_t hw, int64_t oc) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({n, c, hw, hw}), "x");
+  auto w = b.CreateInput(DType::kFloat32, S({oc, c, 3, 3}), "w");
+  auto scale = b.CreateInput(DType::kFloat32, S({oc}), "scale");
+  auto bias = b.CreateInput(DType::kFloat32, S({oc}), "bias");
+  auto mean = b.CreateInput(DType::kFloat32, S({oc}), "mean");
+  auto var = b.CreateInput(DType::kFloat32, S({oc}), "var");
+  auto y = b.Conv2d(x, w, {1, 1}, {1, 1});
+  b.MarkOutput(b.Relu(b.BatchNorm(y, scale, bias, mean, var)));
+  return *b.Build();
+}
+
+inline Program Mlp(int64_t rows, int64_t in, int64_t hidden, int64_t out) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, in}), "x");
+  auto w1 = b.CreateInput(DType::kFloat32, S({hidden, in}), "w1");
+  auto b1 = b.CreateInput(DType::kFloat32, S({hidden}), "b1");
+  auto w2 = b.CreateInput(DType::kFloat32, S({out, hidden}), "w2");
+  auto b2 = b.CreateInput(DType::kFloat32, S({out}), "b2");
+  b.MarkOutput(b.Linear(b.Gelu(b.Linear(x, w1, b1)), w2, b2));
+  return *b.Build();
+}
+
+/// The graph passes (fusion as FLAGS_cinn_like_fusion says) and the fused graph compiler.
+inline absl::StatusOr<ir::Module> CompileProgramModule(const Program& program,
+                                                       const ir::Target& target,
+                                                       const std::string& name) {
+  auto graph = frontend::BuildGraph(program);
+  if (!graph.ok()) return graph.status();
+  hlir::PassOptions options;
+  options.dump_name = name;
+  auto fused = hlir::RunGraphPasses(*graph, options);
+  if (!fused.ok()) return fused.status();
+  return hlir::CompileFusedGraph(*fused, target, name);
+}
+
+/// Compiles `program` for `target`, runs it with `exec` on fresh random inputs (variance-like
+/// inputs named "var" positive) and compares every output with the reference interpreter
+/// (float32: |got - want| <= 1e-4 + 1e-4 * max(|want|, reference on |inputs|)).
+inline void RunProgramCase(const Program& program, const ir::Target& target, const Executor& exec) {
+  auto graph = frontend::BuildGraph(program);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto module = CompileProgramModule(program, target, "fused");
+  ASSERT_TRUE(module.ok()) << module.status();
+  static std::random_device rd;
+  uint64_t seed = (static_cast<uint64_t>(rd()) << 32) ^ rd();
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  std::vector<std::unique_ptr<TypedTensor>> owned;
+  std::vector<TypedTensor*> args;
+  std::vector<hlir::HostTensor> ref_in, abs_in;
+  for (int v : graph->inputs()) {
+    const hlir::Value& value = graph->values()[v];
+    std::vector<int64_t> dims = Concrete(value.desc.shape);
+    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(value.desc.dtype), dims));
+    FillDomain(*owned.back(), value.name == "var" ? Domain::kPositive : Domain::kUniform, rng);
+    hlir::HostTensor h(value.desc.dtype, dims);
+    for (int64_t k = 0; k < h.size(); ++k) h.data[k] = owned.back()->Get(k);
+    ref_in.push_back(h);
+    for (double& x : h.data) x = std::fabs(x);
+    abs_in.push_back(h);
+    args.push_back(owned.back().get());
+  }
+  auto want = hlir::RunReference(*graph, ref_in);
+  ASSERT_TRUE(want.ok()) << want.status();
+  auto scale = hlir::RunReference(*graph, abs_in);
+  ASSERT_TRUE(scale.ok()) << scale.status();
+  for (const hlir::HostTensor& w : *want) {
+    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(w.dtype), w.shape));
+    for (int64_t k = 0; k < w.size(); ++k) owned.back()->Set(k, -12345);  // poison
+    args.push_back(owned.back().get());
+  }
+  exec(*module, args);
+  if (::testing::Test::HasFatalFailure()) return;
+  for (size_t o = 0; o < want->size(); ++o) {
+    const hlir::HostTensor& w = (*want)[o];
+    const TypedTensor& got = *args[graph->inputs().size() + o];
+    int bad = 0;
+    for (int64_t k = 0; k < w.size() && bad < 5; ++k) {
+      double g = got.Get(k), e = w.data[k];
+      double s = std::max(std::fabs(e), std::fabs((*scale)[o].data[k]));
+      if (!(std::fabs(g - e) <= 1e-4 + 1e-4 * s)) {
+        ++bad;
+        ADD_FAILURE() << "output " << o << " element " << k << ": got " << g << ", want " << e;
+      }
+    }
+  }
+}
+
+}  // namespace cinn_like::testing

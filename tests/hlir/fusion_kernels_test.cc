@@ -1,0 +1,242 @@
+/// \file Fusion groups lowered to kernels: kernels counted in the NVGPU source (`__global__`,
+/// sm_90 forced, no GPU needed, with fusion on and off), the fused schedules promised in the
+/// source (block reduces in shared memory for a row), every graph run on x86 against the
+/// reference interpreter, the seed network on x86, constants, and a Program JSON round trip
+/// through a file compiling to the same CUDA source and x86 LLVM IR.
+#include <gflags/gflags.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "backends/compiler.h"
+#include "cinn_like/compile.h"
+#include "frontend/program_json.h"
+#include "ir/flags.h"
+#include "tests/fusion_cases.h"
+
+namespace cinn_like::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// Sets a bool flag for the scope.
+class FlagScope {
+ public:
+  FlagScope(bool* flag, bool value) : flag_(flag), saved_(*flag) { *flag = value; }
+  ~FlagScope() { *flag_ = saved_; }
+
+ private:
+  bool* flag_;
+  bool saved_;
+};
+
+int CountKernels(const std::string& source) {
+  int n = 0;
+  for (size_t p = source.find("__global__"); p != std::string::npos;
+       p = source.find("__global__", p + 1)) {
+    ++n;
+  }
+  return n;
+}
+
+std::string NVGPUSource(const Program& program) {
+  const ir::Target target = ir::Target::NVGPU(90);
+  auto module = CompileProgramModule(program, target, "fused");
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  auto compiler = backends::Compiler::Create(target);
+  EXPECT_TRUE(compiler.ok()) << compiler.status();
+  auto src = (*compiler)->GetSourceCode(*module);
+  EXPECT_TRUE(src.ok()) << src.status();
+  return src.ok() ? *src : "";
+}
+
+int Kernels(const Program& program) { return CountKernels(NVGPUSource(program)); }
+
+void RunOnX86(const ir::Module& module, std::vector<TypedTensor*>& args) {
+  auto compiler = backends::Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  absl::Status s = (*compiler)->Build(module);
+  ASSERT_TRUE(s.ok()) << s << "\n" << ir::ToString(module);
+  auto fn = (*compiler)->Lookup(module.name);
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  std::vector<DLTensor*> dl;
+  for (TypedTensor* t : args) dl.push_back(t->dl());
+  ASSERT_EQ((*fn)(dl.data(), static_cast<int32_t>(dl.size()), nullptr), 0);
+}
+
+Shape RowsCols(Dim rows, int64_t cols) { return Shape{rows, Dim::Known(cols)}; }
+
+struct Pattern {
+  std::string name;
+  Program program;
+  int fused_kernels;    // with fusion on
+  int unfused_kernels;  // with FLAGS_cinn_like_fusion off: one per op (op-internal reductions
+                        // stay in their op's kernel)
+};
+
+std::vector<Pattern> Patterns() {
+  return {
+      {"bias_gelu", BiasGelu(S({37, 96}), 96), 1, 2},
+      {"softmax", SoftmaxProgram(S({37, 100})), 1, 1},
+      {"layer_norm", LayerNormProgram(S({37, 100}), 100, false), 1, 1},
+      {"add_layer_norm", LayerNormProgram(S({37, 100}), 100, true), 1, 2},
+  };
+}
+
+TEST(FusionKernels, EachPatternIsOneKernelAndOneKernelPerOpWithoutFusion) {
+  for (const Pattern& p : Patterns()) {
+    SCOPED_TRACE(p.name);
+    EXPECT_EQ(Kernels(p.program), p.fused_kernels);
+    FlagScope off(&FLAGS_cinn_like_fusion, false);
+    EXPECT_EQ(Kernels(p.program), p.unfused_kernels);
+  }
+}
+
+TEST(FusionKernels, EachPatternMatchesTheReferenceOnX86FusedAndUnfused) {
+  for (const Pattern& p : Patterns()) {
+    SCOPED_TRACE(p.name);
+    RunProgramCase(p.program, ir::Target::X86(), RunOnX86);
+    FlagScope off(&FLAGS_cinn_like_fusion, false);
+    RunProgramCase(p.program, ir::Target::X86(), RunOnX86);
+  }
+}
+
+TEST(FusionKernels, SymbolicRowsAndOddSizesMatchTheReferenceOnX86) {
+  RunProgramCase(SoftmaxProgram(RowsCols(Sym("n"), 33)), ir::Target::X86(), RunOnX86);
+  RunProgramCase(LayerNormProgram(RowsCols(Sym("n"), 513), 513, true), ir::Target::X86(), RunOnX86);
+  RunProgramCase(BiasGelu(RowsCols(Sym("n"), 7), 7), ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, TheGpuTestGridMatchesTheReferenceOnX86) {
+  // The shapes of tests/gpu/fusion_gpu_test.cc, so that a GPU failure is the GPU's.
+  for (int64_t cols : {1, 7, 33, 1000}) {
+    for (const Shape& s : {S({1, cols}), S({37, cols}), RowsCols(Sym("n"), cols),
+                           Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}}) {
+      SCOPED_TRACE(hlir::ShapeToString(s));
+      RunProgramCase(SoftmaxProgram(s), ir::Target::X86(), RunOnX86);
+      RunProgramCase(LayerNormProgram(s, cols, true), ir::Target::X86(), RunOnX86);
+      RunProgramCase(BiasGelu(s, cols), ir::Target::X86(), RunOnX86);
+    }
+  }
+}
+
+TEST(FusionKernels, SoftmaxIsOneBlockPerRowWithBlockReducesInSharedMemory) {
+  std::string src = NVGPUSource(SoftmaxProgram(RowsCols(Sym("n"), 1000)));
+  EXPECT_EQ(CountKernels(src), 1) << src;
+  EXPECT_THAT(src, HasSubstr("cinn_like_block_reduce_max"));
+  EXPECT_THAT(src, HasSubstr("cinn_like_block_reduce_sum"));
+  EXPECT_THAT(src, HasSubstr("__shared__"));
+  EXPECT_THAT(src, HasSubstr("blockIdx.x"));
+}
+
+TEST(FusionKernels, ReduceThenElementwiseIsOneKernel) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({19, 300}), "x");
+  b.MarkOutput(b.Sqrt(b.Abs(b.ReduceSum(x, {1}))));
+  Program p = *b.Build();
+  EXPECT_EQ(Kernels(p), 1);
+  RunProgramCase(p, ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, ConvBatchNormReluIsTheConvAndAtMostOneMore) {
+  // With extern libraries off the conv is a generated kernel: conv + at most 1 = at most 2
+  // generated kernels (the conv's accumulator is computed per thread in its group's kernel).
+  FlagScope externs(&FLAGS_cinn_like_extern_libs, false);
+  Program p = ConvBnRelu(1, 3, 12, 4);
+  int k = Kernels(p);
+  EXPECT_GE(k, 1);
+  EXPECT_LE(k, 2);
+  RunProgramCase(p, ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, MlpIsTwoMatmulsAndAtMostTwoMoreKernels) {
+  Program p = Mlp(9, 32, 64, 16);
+  const hlir::OpDef* linear = *hlir::OpRegistry::Global().Find("linear");
+  {
+    // Generated matmuls: linear1 (+bias), gelu, linear2 (+bias): 3 kernels (gelu cannot fuse
+    // into linear2's input; epilogue fusion into externs is off).
+    FlagScope externs(&FLAGS_cinn_like_extern_libs, false);
+    EXPECT_EQ(Kernels(p), 3);
+  }
+  if (linear->extern_compute) {
+    // Two extern calls on the host; the generated kernels are the epilogues (at most 2).
+    FlagScope externs(&FLAGS_cinn_like_extern_libs, true);
+    EXPECT_LE(Kernels(p), 2);
+  }
+  RunProgramCase(p, ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, SeedNetworkMatchesTheReferenceOnX86) {
+  RunProgramCase(ConvBnRelu(1, 3, 224, 16), ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, SmallConstantsAreInlinedLargeOnesAreUnimplemented) {
+  for (int64_t n : {int64_t{5}, int64_t{65}}) {
+    hlir::Graph g;
+    int x = *g.AddInput("x", hlir::TensorDesc{DType::kFloat32, S({3, n})});
+    std::vector<double> values;
+    for (int64_t i = 0; i < n; ++i) values.push_back(0.25 * static_cast<double>(i) - 1);
+    auto c = g.AddNode(
+        "constant", {},
+        {{"values", values}, {"shape", std::vector<int64_t>{n}}, {"dtype", std::string("float32")}},
+        {"c"});
+    ASSERT_TRUE(c.ok()) << c.status();
+    auto y = g.AddNode("mul", {x, (*c)[0]}, {}, {"y"});
+    ASSERT_TRUE(y.ok()) << y.status();
+    ASSERT_TRUE(g.MarkOutput((*y)[0]).ok());
+    auto fused = hlir::RunGraphPasses(g, hlir::PassOptions{});
+    ASSERT_TRUE(fused.ok()) << fused.status();
+    auto module = hlir::CompileFusedGraph(*fused, ir::Target::X86(), "with_constant");
+    if (n > 64) {
+      ASSERT_FALSE(module.ok());
+      EXPECT_THAT(module.status().message(), HasSubstr("op constant (c) has 65 elements"));
+      continue;
+    }
+    ASSERT_TRUE(module.ok()) << module.status();
+    TypedTensor in(ir::Float(32), {3, n}), out(ir::Float(32), {3, n});
+    for (int64_t i = 0; i < 3 * n; ++i) in.Set(i, 1.5 + static_cast<double>(i));
+    std::vector<TypedTensor*> args{&in, &out};
+    RunOnX86(*module, args);
+    for (int64_t i = 0; i < 3 * n; ++i) {
+      EXPECT_FLOAT_EQ(out.Get(i), (1.5 + static_cast<double>(i)) * values[i % n]) << i;
+    }
+  }
+}
+
+TEST(FusionKernels, ProgramJsonDumpedByOneCompileCompilesToTheSameSourceWhenLoaded) {
+  Program p = LayerNormProgram(RowsCols(Sym("n"), 64), 64, true);
+  std::string dir = ::testing::TempDir() + "/cinn_like_program_dump";
+  std::filesystem::remove_all(dir);
+  std::unique_ptr<CompiledProgram> first;
+  {
+    gflags::FlagSaver saver;
+    FLAGS_cinn_like_dump_dir = dir;
+    auto a = CompileProgram(p, ir::Target::X86(), "ln");
+    ASSERT_TRUE(a.ok()) << a.status();
+    first = std::move(*a);
+  }
+  // The dumped text, as another run would load it.
+  std::ifstream in(dir + "/ln.program.json");
+  ASSERT_TRUE(in.good()) << "missing " << dir << "/ln.program.json";
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(), frontend::ProgramToJson(p));
+  auto loaded = frontend::ProgramFromJson(text.str());
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  // x86: CompileProgram's LLVM IR; NVGPU: the CUDA source of the same pipeline (Build needs
+  // a driver, which the GPU machine's tests have).
+  auto b = CompileProgram(*loaded, ir::Target::X86(), "ln");
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_THAT(first->source(), HasSubstr("define"));
+  EXPECT_EQ(first->source(), (*b)->source());
+  std::string cuda = NVGPUSource(p);
+  EXPECT_EQ(CountKernels(cuda), 1);
+  EXPECT_EQ(cuda, NVGPUSource(*loaded));
+}
+
+}  // namespace
+}  // namespace cinn_like::testing
