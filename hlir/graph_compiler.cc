@@ -1,6 +1,8 @@
 /// \file The graph compiler's flow: placeholders, computes, default schedules, Lower.
 #include "hlir/graph_compiler.h"
 
+#include "hlir/pass/constant_folding.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -34,7 +36,7 @@ struct TensorInfo {
 };
 
 /// Constants with at most this many elements become a select chain in lang.
-constexpr int64_t kMaxInlineConstant = 64;
+constexpr int64_t kMaxInlineConstant = kMaxFoldedConstantElements;
 /// Reductions of at most this many elements per output are computed per thread on NVGPU.
 constexpr int64_t kPerThreadMaxReduce = 32;
 

@@ -6,13 +6,14 @@
 
 #include "absl/status/statusor.h"
 #include "hlir/graph.h"
+#include "hlir/pass/constant_folding.h"
 #include "hlir/pass/fusion.h"
 
 namespace cinn_like::hlir {
 
 struct PassOptions {
   /// Constant folding evaluates nodes whose outputs have at most this many elements.
-  int64_t constant_fold_max_elements = 4096;
+  int64_t constant_fold_max_elements = kMaxFoldedConstantElements;
   /// Let elementwise epilogues join out-fusible (extern) groups (see hlir/pass/fusion.h).
   bool fuse_epilogue_into_extern = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).

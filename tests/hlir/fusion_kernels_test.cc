@@ -238,5 +238,23 @@ TEST(FusionKernels, ProgramJsonDumpedByOneCompileCompilesToTheSameSourceWhenLoad
   EXPECT_EQ(cuda, NVGPUSource(*loaded));
 }
 
+/// A causal mask built from arange (the GPT-2 block's pattern, as torch.compile hands it over)
+/// is a constant subgraph of 16x16 elements: larger than the graph compiler inlines, so
+/// constant folding must leave it as ops, and the program compiles and matches the reference.
+TEST(LargeConstants, AMaskFromArangeStaysOpsAndCompiles) {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({3, 16, 16}), "x");
+  auto rows = b.Reshape(b.Arange(0, 16, 1, DType::kInt64), {16, 1});
+  auto cols = b.Reshape(b.Arange(0, 16, 1, DType::kInt64), {1, 16});
+  auto keep = b.GreaterEqual(rows, cols);  // lower triangle, 256 elements
+  auto masked = b.Where(keep, x, b.Fill({1}, -1e9, DType::kFloat32));
+  b.MarkOutput(b.Softmax(masked));
+  auto program = b.Build();
+  ASSERT_TRUE(program.ok()) << program.status();
+  RunProgramCase(*program, ir::Target::X86(), RunOnX86);
+  auto module = CompileProgramModule(*program, ir::Target::NVGPU(90), "masked_softmax");
+  ASSERT_TRUE(module.ok()) << module.status();
+}
+
 }  // namespace
 }  // namespace cinn_like::testing
