@@ -3,6 +3,7 @@
 # Idempotent: packages already present are skipped by apt. The CUDA toolkit is expected at
 # /usr/local/cuda (CUDA_HOME overrides); without it the NVGPU target builds as unavailable.
 set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
 
 pkgs=(
   build-essential cmake ninja-build pkg-config python3 python3-pip xz-utils patchelf
@@ -30,3 +31,6 @@ if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && ! python3 -c 'import torch' >/dev/nu
       --index-url https://download.pytorch.org/whl/cpu torch 2>/dev/null ||
     python3 -m pip install -q torch
 fi
+# The Python package (cinn_like, cinn_like.torch and the torch.compile entry point), editable:
+# it loads the libcinn_like.so that scripts/build.sh makes in build/.
+python3 -m pip install -q -e "$root/cinn_like/python"

@@ -51,6 +51,11 @@ def models(device):
     yield "transformer_encoder_layer", layer, (torch.randn(16, 128, 256),)
     yield "small_cnn", SmallCNN(), (torch.randn(256, 3, 16, 16),)
     yield "gpt2_block", GPT2Block(256, 8), (torch.randn(8, 128, 256),)
+    try:
+        import torchvision  # noqa: PLC0415 (optional: present on the GPU machine)
+        yield "resnet18", torchvision.models.resnet18(weights=None), (torch.randn(16, 3, 224, 224),)
+    except ImportError:
+        pass
 
 
 def main():
