@@ -56,6 +56,10 @@ AffineForm Linearize(const Expr& e) {
   } else if (auto* sub = e.As<Sub>()) {
     Accumulate(&f, Linearize(sub->a), 1);
     Accumulate(&f, Linearize(sub->b), -1);
+  } else if (auto* div = e.As<Div>(); div && IsConstInt(div->b, 1)) {
+    return Linearize(div->a);  // x / 1, left by fusing an axis with a size-1 one
+  } else if (auto* mod = e.As<Mod>(); mod && IsConstInt(mod->b, 1)) {
+    return f;  // x % 1 == 0
   } else if (auto* mul = e.As<Mul>()) {
     AffineForm a = Linearize(mul->a), b = Linearize(mul->b);
     if (IsConstant(b)) {

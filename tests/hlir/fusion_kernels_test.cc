@@ -256,5 +256,20 @@ TEST(LargeConstants, AMaskFromArangeStaysOpsAndCompiles) {
   ASSERT_TRUE(module.ok()) << module.status();
 }
 
+/// ResNet's head: a mean over H and W (7x7, keepdim) feeding an elementwise epilogue. The
+/// group's reduction is computed per row inside the consumer's kernel, where fusing the two
+/// reduce axes leaves an index divided by 1 that region inference must see through.
+TEST(FusedReductions, MeanOverSpatialDimsWithAnEpilogue) {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({2, 16, 7, 7}), "x");
+  auto mean = b.ReduceMean(b.Relu(x), {2, 3}, true);
+  b.MarkOutput(b.Mul(mean, b.Fill({1}, 2.0, DType::kFloat32)));
+  auto program = b.Build();
+  ASSERT_TRUE(program.ok()) << program.status();
+  RunProgramCase(*program, ir::Target::X86(), RunOnX86);
+  auto module = CompileProgramModule(*program, ir::Target::NVGPU(90), "mean_hw");
+  ASSERT_TRUE(module.ok()) << module.status();
+}
+
 }  // namespace
 }  // namespace cinn_like::testing
