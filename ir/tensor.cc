@@ -12,7 +12,8 @@
 namespace cinn_like::ir {
 namespace {
 
-constexpr const char* kReduceMarker[] = {"", "reduce_sum", "reduce_max", "reduce_min"};
+constexpr const char* kReduceMarker[] = {"", "reduce_sum", "reduce_max", "reduce_min",
+                                         "reduce_prod"};
 
 Expr MakeReduceMarker(ReduceKind kind, Expr body, const std::vector<IterVar>& axes) {
   // The marker carries the axes and their extents as arguments: body, var0, ext0, var1, ...
@@ -80,7 +81,7 @@ Tensor Compute(const std::vector<Expr>& shape,
   }
   Expr value = fn(index);
   auto* call = value.As<Call>();
-  for (int k = 1; k <= 3 && call; ++k) {
+  for (int k = 1; k < static_cast<int>(std::size(kReduceMarker)) && call; ++k) {
     if (call->name != kReduceMarker[k]) continue;
     t->reduce = static_cast<ReduceKind>(k);
     value = call->args[0];
@@ -131,6 +132,9 @@ Expr ReduceMax(Expr body, const std::vector<IterVar>& axes) {
 Expr ReduceMin(Expr body, const std::vector<IterVar>& axes) {
   return MakeReduceMarker(ReduceKind::kMin, std::move(body), axes);
 }
+Expr ReduceProd(Expr body, const std::vector<IterVar>& axes) {
+  return MakeReduceMarker(ReduceKind::kProd, std::move(body), axes);
+}
 
 Expr ReduceInit(ReduceKind kind, Type t) {
   double inf = t.is_float() ? std::numeric_limits<double>::infinity() : 0;
@@ -147,6 +151,8 @@ Expr ReduceInit(ReduceKind kind, Type t) {
         return IntImm::Make(t, std::numeric_limits<int64_t>::max());
       }
       return MakeConst(t, std::ldexp(1.0, t.bits() - (t.is_uint() ? 0 : 1)) - 1);
+    case ReduceKind::kProd:
+      return MakeConst(t, 1);
     case ReduceKind::kNone:
       break;
   }
@@ -162,6 +168,8 @@ Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value) {
       return max(acc, value);
     case ReduceKind::kMin:
       return min(acc, value);
+    case ReduceKind::kProd:
+      return acc * value;
     case ReduceKind::kNone:
       break;
   }

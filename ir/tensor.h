@@ -1,6 +1,6 @@
 /// \file `lang`: tensors described as functions of their indices, in the style of TVM's te and
 /// CINN's lang. A Placeholder is an input; a Compute defines each element by an expression of
-/// its index variables; a reduction (ReduceSum/Max/Min over reduce axes) is a Compute whose
+/// its index variables; a reduction (ReduceSum/Max/Min/Prod over reduce axes) is a Compute whose
 /// expression is a reduction.
 ///
 ///   Var n("n");
@@ -24,10 +24,10 @@ struct IterVar {
   Expr extent;
 };
 
-/// A reduction axis of the given extent, for ReduceSum/ReduceMax/ReduceMin.
+/// A reduction axis of the given extent, for ReduceSum/ReduceMax/ReduceMin/ReduceProd.
 IterVar ReduceAxis(Expr extent, std::string name = "k");
 
-enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin };
+enum class ReduceKind : uint8_t { kNone, kSum, kMax, kMin, kProd };
 
 struct TensorNode {
   std::string name;
@@ -72,8 +72,8 @@ class Tensor {
 /// An input tensor.
 Tensor Placeholder(const std::string& name, Type dtype, const std::vector<Expr>& shape);
 
-/// A tensor whose element at index i is fn(i). If fn returns ReduceSum/Max/Min(...) at its top
-/// level, the tensor is a reduction over those axes (initialized with 0, -inf, +inf).
+/// A tensor whose element at index i is fn(i). If fn returns ReduceSum/Max/Min/Prod(...) at its
+/// top level, the tensor is a reduction over those axes (initialized with 0, -inf, +inf, 1).
 Tensor Compute(const std::vector<Expr>& shape,
                const std::function<Expr(const std::vector<Expr>&)>& fn, const std::string& name);
 
@@ -98,8 +98,9 @@ Stmt ExternCall(const std::string& function, const std::vector<Expr>& args);
 Expr ReduceSum(Expr body, const std::vector<IterVar>& axes);
 Expr ReduceMax(Expr body, const std::vector<IterVar>& axes);
 Expr ReduceMin(Expr body, const std::vector<IterVar>& axes);
+Expr ReduceProd(Expr body, const std::vector<IterVar>& axes);
 
-/// The identity of a reduction for `t` (0, lowest, highest).
+/// The identity of a reduction for `t` (0, lowest, highest, 1).
 Expr ReduceInit(ReduceKind kind, Type t);
 /// combine(acc, value) of a reduction.
 Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value);

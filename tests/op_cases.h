@@ -38,6 +38,7 @@ enum class Domain : uint8_t {
   kWithNaN,   // kUniform with about one NaN in eight (floats)
   kWide,      // floats in [-300, 300] (casts that wrap)
   kIndex,     // whole numbers in [0, 2]: valid indices of any axis of size >= 3
+  kNearOne,   // floats in [0.5, 1.5]; integers -1 or 1 (unsigned 1 or 2): products stay finite
 };
 
 struct OpCase {
@@ -232,10 +233,11 @@ inline std::vector<OpCase> AllOpCases() {
     add({"where", {DType::kBool, t, t}, {S({4, 1}), S({4, 6}), S({6})}, {}, {}});
   }
   // Reductions.
-  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min"}) {
+  for (const char* op : {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"}) {
     bool mean = std::string(op) == "reduce_mean";
     bool maxmin = std::string(op) == "reduce_max" || std::string(op) == "reduce_min";
-    Domain d = maxmin ? Domain::kWithNaN : Domain::kUniform;
+    bool prod = std::string(op) == "reduce_prod";
+    Domain d = maxmin ? Domain::kWithNaN : prod ? Domain::kNearOne : Domain::kUniform;
     for (DType t : mean ? Floats() : Numerics()) {
       add({op, {t}, {S({4, 7})}, {{"axes", std::vector<int64_t>{1}}}, {d}});
       if (t == DType::kFloat32 || t == DType::kInt32) {
@@ -396,6 +398,12 @@ inline void FillDomain(TypedTensor& t, Domain domain, std::mt19937_64& rng) {
       v = std::floor(u * 5) - 2;
     } else if (domain == Domain::kIndex) {
       v = std::floor(u * 3);
+    } else if (domain == Domain::kNearOne) {
+      if (type.is_float()) {
+        v = 0.5 + u;
+      } else {
+        v = type.is_uint() ? (u < 0.5 ? 1 : 2) : (u < 0.5 ? -1 : 1);
+      }
     } else if (domain == Domain::kHalves) {
       v = (std::floor(u * 17) - 8) * 0.5;
     } else if (!type.is_float()) {

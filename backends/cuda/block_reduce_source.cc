@@ -17,6 +17,10 @@ struct cinn_like_min_op {
   template <typename T>
   __device__ __forceinline__ T operator()(T a, T b) const { return min(a, b); }
 };
+struct cinn_like_prod_op {
+  template <typename T>
+  __device__ __forceinline__ T operator()(T a, T b) const { return a * b; }
+};
 
 template <typename T, typename Op>
 __device__ __forceinline__ T cinn_like_block_reduce(T v, Op op) {
@@ -80,6 +84,9 @@ template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_max(T 
 }
 template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_min(T v) {
   return cinn_like_block_reduce(v, cinn_like_min_op());
+}
+template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_prod(T v) {
+  return cinn_like_block_reduce(v, cinn_like_prod_op());
 }
 
 )cuda";

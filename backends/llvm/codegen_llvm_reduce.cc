@@ -21,11 +21,14 @@ llvm::Value* CodeGenLLVM::EmitVectorReduce(const ir::Call* op) {
   llvm::Value* v = EmitExpr(op->args[0]);
   const ir::Type& t = op->type;
   bool sum = op->name == ir::kVectorReduceSum, max = op->name == ir::kVectorReduceMax;
+  bool prod = op->name == ir::kVectorReduceProd;
   if (t.is_float()) {
-    if (sum) {
-      // Lanes are partial sums of a reassociated reduction already: the order is free.
-      llvm::Value* start = llvm::ConstantFP::getNegativeZero(ty);
-      auto* call = llvm::cast<llvm::CallInst>(b.CreateFAddReduce(start, v));
+    if (sum || prod) {
+      // Lanes are partials of a reassociated reduction already: the order is free. The start
+      // values are the identities (-0.0 keeps a sum of -0.0 lanes -0.0).
+      auto* call = llvm::cast<llvm::CallInst>(
+          sum ? b.CreateFAddReduce(llvm::ConstantFP::getNegativeZero(ty), v)
+              : b.CreateFMulReduce(llvm::ConstantFP::get(ty, 1.0), v));
       llvm::FastMathFlags flags;
       flags.setAllowReassoc();
       call->setFastMathFlags(flags);
@@ -34,6 +37,7 @@ llvm::Value* CodeGenLLVM::EmitVectorReduce(const ir::Call* op) {
     return max ? b.CreateFPMaxReduce(v) : b.CreateFPMinReduce(v);
   }
   if (sum) return b.CreateAddReduce(v);
+  if (prod) return b.CreateMulReduce(v);
   bool is_signed = t.is_int();
   return max ? b.CreateIntMaxReduce(v, is_signed) : b.CreateIntMinReduce(v, is_signed);
 }

@@ -71,7 +71,6 @@ Expr Count(const Tensor& x, const std::vector<int>& axes, const ir::Type& t) {
 }  // namespace
 
 ComputeFn ReduceCompute(const std::string& op) {
-  if (op == "reduce_prod") return nullptr;  // lang has no product reduction
   return [op](const std::vector<Tensor>& in, const AttributeMap& attrs,
               const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
     Tensor x = in[0];
@@ -83,12 +82,13 @@ ComputeFn ReduceCompute(const std::string& op) {
     std::vector<IterVar> ks = MakeReduceAxes(x, *axes);
     const ir::Type t = outs[0].type, acc = AccType(t);
     const auto& shape = outs[0].shape;
-    bool is_max = op == "reduce_max", is_min = op == "reduce_min";
+    bool is_max = op == "reduce_max", is_min = op == "reduce_min", is_prod = op == "reduce_prod";
     auto read = [&, keep = *keepdim](const Indices& i) {
       return Widen(x(ReducedIndex(rank, *axes, ks, keep, i)));
     };
     auto reduce = [&](const Indices& i) {
       Expr v = read(i);
+      if (is_prod) return ir::ReduceProd(v, ks);
       return is_max ? ir::ReduceMax(v, ks) : is_min ? ir::ReduceMin(v, ks) : ir::ReduceSum(v, ks);
     };
     bool nan_check = (is_max || is_min) && t.is_float();

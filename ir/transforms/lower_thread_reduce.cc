@@ -19,6 +19,8 @@ const char* IntrinsicOf(ReduceKind kind) {
       return kBlockReduceSum;
     case ReduceKind::kMax:
       return kBlockReduceMax;
+    case ReduceKind::kProd:
+      return kBlockReduceProd;
     default:
       return kBlockReduceMin;
   }
@@ -161,7 +163,8 @@ class ThreadReduceLowerer : public IRMutator {
 }  // namespace
 
 bool IsBlockReduceIntrinsic(const std::string& name) {
-  return name == kBlockReduceSum || name == kBlockReduceMax || name == kBlockReduceMin;
+  return name == kBlockReduceSum || name == kBlockReduceMax || name == kBlockReduceMin ||
+         name == kBlockReduceProd;
 }
 
 absl::StatusOr<Stmt> LowerThreadReduce(const Stmt& s) {

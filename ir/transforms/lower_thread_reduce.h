@@ -14,11 +14,12 @@ namespace cinn_like::ir {
 inline constexpr const char* kBlockReduceSum = "cinn_like_block_reduce_sum";
 inline constexpr const char* kBlockReduceMax = "cinn_like_block_reduce_max";
 inline constexpr const char* kBlockReduceMin = "cinn_like_block_reduce_min";
+inline constexpr const char* kBlockReduceProd = "cinn_like_block_reduce_prod";
 
 /// True for the names above.
 bool IsBlockReduceIntrinsic(const std::string& name);
 
-/// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min) that
+/// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min, *) that
 /// sits under a loop bound to threadIdx.x whose variable does not occur in idx. Each such
 /// update is a race between threads; its reduction region (the innermost enclosing loops whose
 /// variables do not occur in idx, inside X's Allocate when X is allocated in a loop) becomes

@@ -45,7 +45,8 @@ bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
   };
   return match(op->value.As<Add>(), ReduceKind::kSum) ||
          match(op->value.As<Max>(), ReduceKind::kMax) ||
-         match(op->value.As<Min>(), ReduceKind::kMin);
+         match(op->value.As<Min>(), ReduceKind::kMin) ||
+         match(op->value.As<Mul>(), ReduceKind::kProd);
 }
 
 size_t ReductionRegionStart(const std::vector<const For*>& loops, const Store* update) {

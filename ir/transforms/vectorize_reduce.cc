@@ -19,6 +19,8 @@ const char* IntrinsicOf(ReduceKind kind) {
       return kVectorReduceSum;
     case ReduceKind::kMax:
       return kVectorReduceMax;
+    case ReduceKind::kProd:
+      return kVectorReduceProd;
     default:
       return kVectorReduceMin;
   }
@@ -198,7 +200,8 @@ class ReductionVectorizer : public IRMutator {
 }  // namespace
 
 bool IsVectorReduceIntrinsic(const std::string& name) {
-  return name == kVectorReduceSum || name == kVectorReduceMax || name == kVectorReduceMin;
+  return name == kVectorReduceSum || name == kVectorReduceMax || name == kVectorReduceMin ||
+         name == kVectorReduceProd;
 }
 
 Stmt VectorizeReductions(const Stmt& s) { return ReductionVectorizer().Mutate(s); }

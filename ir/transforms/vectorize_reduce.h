@@ -13,11 +13,12 @@ namespace cinn_like::ir {
 inline constexpr const char* kVectorReduceSum = "cinn_like_vector_reduce_sum";
 inline constexpr const char* kVectorReduceMax = "cinn_like_vector_reduce_max";
 inline constexpr const char* kVectorReduceMin = "cinn_like_vector_reduce_min";
+inline constexpr const char* kVectorReduceProd = "cinn_like_vector_reduce_prod";
 
 /// True for the names above.
 bool IsVectorReduceIntrinsic(const std::string& name);
 
-/// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min) under a
+/// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min, *) under a
 /// kVectorized loop `v` of constant extent L whose variable does not occur in idx. Its reduction
 /// region (the innermost enclosing loops whose variables do not occur in idx) becomes
 ///

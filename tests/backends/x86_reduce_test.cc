@@ -40,6 +40,7 @@ absl::StatusOr<ir::LoweredFunc> RowReduceX86(const std::string& name, ir::Reduce
         ir::Expr v = a(i[0], j.var);
         if (kind == ir::ReduceKind::kMax) return ir::ReduceMax(v, {j});
         if (kind == ir::ReduceKind::kMin) return ir::ReduceMin(v, {j});
+        if (kind == ir::ReduceKind::kProd) return ir::ReduceProd(v, {j});
         return ir::ReduceSum(v, {j});
       },
       "B");
@@ -138,6 +139,21 @@ TEST(X86Reduce, LlvmIrHasEightLaneVectorsAVectorReduceAndTheThreadPool) {
   ASSERT_TRUE(fmax.ok() && imin.ok());
   EXPECT_THAT(Build(*fmax).llvm_ir, HasSubstr("@llvm.vector.reduce.fmax.v8f32("));
   EXPECT_THAT(Build(*imin).llvm_ir, HasSubstr("@llvm.vector.reduce.smin.v4i32("));
+}
+
+TEST(X86Reduce, ProductPartialsStartAtOneAndEndInAVectorReduceMul) {
+  auto f = RowReduceX86("rp", ir::ReduceKind::kProd, 8);
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::string ir = ir::ToString(**f);
+  EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = broadcast(1.0f, 8)")) << ir;
+  EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = (B_vacc[ramp(0, 1, 8)] * A[ramp(")) << ir;
+  EXPECT_THAT(ir, HasSubstr("B[i] = (B[i] * cinn_like_vector_reduce_prod(B_vacc[ramp(0, 1, 8)]))"))
+      << ir;
+  EXPECT_THAT(Build(*f).llvm_ir,
+              HasSubstr("call reassoc float @llvm.vector.reduce.fmul.v8f32(float 1.000000e+00, "));
+  auto iprod = RowReduceX86("rpi", ir::ReduceKind::kProd, 4, ir::Int(32));
+  ASSERT_TRUE(iprod.ok()) << iprod.status();
+  EXPECT_THAT(Build(*iprod).llvm_ir, HasSubstr("@llvm.vector.reduce.mul.v4i32("));
 }
 
 TEST(X86Reduce, ExactSplitNeedsNoTail) {

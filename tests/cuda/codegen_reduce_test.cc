@@ -122,7 +122,10 @@ INSTANTIATE_TEST_SUITE_P(
         Case{ir::ReduceKind::kMax, 96, 0, ir::Int(32), "cinn_like_block_reduce_max"},
         Case{ir::ReduceKind::kSum, 24, 0, ir::Float(32), "cinn_like_block_reduce_sum"},
         Case{ir::ReduceKind::kSum, 32, 4, ir::Float(32), "cinn_like_block_reduce_sum"},
-        Case{ir::ReduceKind::kMin, 8, 16, ir::Float(32), "cinn_like_block_reduce_min"}),
+        Case{ir::ReduceKind::kMin, 8, 16, ir::Float(32), "cinn_like_block_reduce_min"},
+        Case{ir::ReduceKind::kProd, 256, 0, ir::Float(32), "cinn_like_block_reduce_prod"},
+        Case{ir::ReduceKind::kProd, 24, 0, ir::Int(32), "cinn_like_block_reduce_prod"},
+        Case{ir::ReduceKind::kProd, 16, 8, ir::Float(64), "cinn_like_block_reduce_prod"}),
     [](const auto& info) { return "case" + std::to_string(info.index); });
 
 TEST(CodeGenReduce, RowSumExampleIsABlockReducePerRow) {

@@ -26,6 +26,7 @@ inline absl::StatusOr<ir::LoweredFunc> RowReduce(const std::string& name, ir::Re
         ir::Expr v = a(i[0], j.var);
         if (kind == ir::ReduceKind::kMax) return ir::ReduceMax(v, {j});
         if (kind == ir::ReduceKind::kMin) return ir::ReduceMin(v, {j});
+        if (kind == ir::ReduceKind::kProd) return ir::ReduceProd(v, {j});
         return ir::ReduceSum(v, {j});
       },
       "B");
