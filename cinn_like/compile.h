@@ -26,8 +26,9 @@ class CompiledProgram {
   const ir::Module& module() const { return module_; }
 
  private:
-  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(
-      const frontend::Program&, const ir::Target&, const std::string&);
+  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program&,
+                                                                         const ir::Target&,
+                                                                         const std::string&);
   std::unique_ptr<backends::Compiler> compiler_;
   ir::Module module_;
   std::string source_, signature_;

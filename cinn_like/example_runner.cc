@@ -38,7 +38,8 @@ class DeviceBuffers {
   absl::StatusOr<void*> Alloc(size_t bytes) {
 #ifdef CINN_LIKE_WITH_CUDA
     void* p = nullptr;
-    absl::Status st = CudaCall(cinn_like_cuda_malloc(&p, std::max<size_t>(bytes, 4)), "cuda malloc");
+    absl::Status st =
+        CudaCall(cinn_like_cuda_malloc(&p, std::max<size_t>(bytes, 4)), "cuda malloc");
     if (!st.ok()) return st;
     ptrs_.push_back(p);
     return p;
@@ -60,7 +61,8 @@ absl::Status Synchronize(bool on_gpu) {
 
 absl::Status Copy(void* dst, const void* src, size_t bytes, bool to_device) {
 #ifdef CINN_LIKE_WITH_CUDA
-  if (to_device) return CudaCall(cinn_like_cuda_memcpy_to_device(dst, src, bytes), "copy to device");
+  if (to_device)
+    return CudaCall(cinn_like_cuda_memcpy_to_device(dst, src, bytes), "copy to device");
   return CudaCall(cinn_like_cuda_memcpy_to_host(dst, src, bytes), "copy to host");
 #else
   return absl::UnavailableError("this build has no CUDA");
@@ -171,7 +173,8 @@ absl::StatusOr<RunReport> RunExample(const Example& example, backends::Compiler&
     st = Synchronize(on_gpu);
     if (!st.ok()) return st;
     times.push_back(
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count());
   }
   if (!times.empty()) {
     std::sort(times.begin(), times.end());

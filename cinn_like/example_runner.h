@@ -15,7 +15,7 @@ struct RunReport {
   int64_t n = 0;
   double rel_error = 0;  // ||out - ref|| / ||ref(|inputs|)|| over all outputs (RelativeError)
   bool passed = false;
-  double run_ms = 0;     // median of the timed calls (synchronized)
+  double run_ms = 0;  // median of the timed calls (synchronized)
   std::string ToString() const;
 };
 

@@ -19,8 +19,8 @@ using ir::Var;
     absl::Status _st = (expr);          \
     if (!_st.ok()) return _st;          \
   } while (0)
-#define CINN_LIKE_ASSIGN_OR_RETURN(lhs, expr) \
-  auto lhs##_or = (expr);                     \
+#define CINN_LIKE_ASSIGN_OR_RETURN(lhs, expr)   \
+  auto lhs##_or = (expr);                       \
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
@@ -29,7 +29,8 @@ absl::StatusOr<ir::LoweredFunc> BuildMyAdd(const ir::Target& target) {
   Var n("n");
   Tensor a = ir::Placeholder("A", Float(32), {n});
   Tensor b = ir::Placeholder("B", Float(32), {n});
-  Tensor c = ir::Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  Tensor c = ir::Compute(
+      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -86,7 +87,9 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulTiled(const ir::Target& target) {
   ir::IterVar k = ir::ReduceAxis(size, "k");
   Tensor c = ir::Compute(
       {size, size},
-      [&](const std::vector<Expr>& i) { return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k}); },
+      [&](const std::vector<Expr>& i) {
+        return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k});
+      },
       "C");
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
@@ -180,7 +183,8 @@ absl::StatusOr<ir::LoweredFunc> BuildVAdd(const ir::Target& target) {
   Var n("n");
   Tensor a = ir::Placeholder("A", Float(32), {n});
   Tensor b = ir::Placeholder("B", Float(32), {n});
-  Tensor c = ir::Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  Tensor c = ir::Compute(
+      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -203,51 +207,76 @@ void RefAdd(std::vector<std::vector<float>>& args, int64_t) {
 
 std::vector<Example> MakeAll() {
   std::vector<Example> all;
-  all.push_back({"myadd", "C[i] = A[i] + B[i] over symbolic n, split by 64 (bound on GPU)",
-                 BuildMyAdd, [](int64_t n) { return std::vector<std::vector<int64_t>>{{n}, {n}, {n}}; },
-                 RefAdd, 2, {1, 63, 64, 65, 1000, 1 << 20}});
-  all.push_back({"sum_reduce", "B[0] = sum(A) over symbolic n, reduce axis split by 32",
+  all.push_back({"myadd",
+                 "C[i] = A[i] + B[i] over symbolic n, split by 64 (bound on GPU)",
+                 BuildMyAdd,
+                 [](int64_t n) {
+                   return std::vector<std::vector<int64_t>>{{n}, {n}, {n}};
+                 },
+                 RefAdd,
+                 2,
+                 {1, 63, 64, 65, 1000, 1 << 20}});
+  all.push_back({"sum_reduce",
+                 "B[0] = sum(A) over symbolic n, reduce axis split by 32",
                  BuildSumReduce,
-                 [](int64_t n) { return std::vector<std::vector<int64_t>>{{n}, {1}}; },
+                 [](int64_t n) {
+                   return std::vector<std::vector<int64_t>>{{n}, {1}};
+                 },
                  [](std::vector<std::vector<float>>& args, int64_t) {
                    double acc = 0;
                    for (float v : args[0]) acc += v;
                    args[1][0] = static_cast<float>(acc);
                  },
-                 1, {1, 31, 32, 33, 1000, 4097}, 1e-5});
-  all.push_back({"add2d_reorder", "C = A + B over (m, 64), loops reordered to (j, i)",
+                 1,
+                 {1, 31, 32, 33, 1000, 4097},
+                 1e-5});
+  all.push_back({"add2d_reorder",
+                 "C = A + B over (m, 64), loops reordered to (j, i)",
                  BuildAdd2DReorder,
                  [](int64_t m) {
                    return std::vector<std::vector<int64_t>>{{m, 64}, {m, 64}, {m, 64}};
                  },
-                 RefAdd, 2, {1, 7, 100}});
-  all.push_back({"matmul_tiled", "C = A x B, 1024x1024, tiled 32x32", BuildMatmulTiled,
-                 [](int64_t) {
-                   return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
-                 },
-                 [](std::vector<std::vector<float>>& args, int64_t) {
-                   const int n = 1024;
-                   std::vector<double> row(n);
-                   for (int i = 0; i < n; ++i) {
-                     std::fill(row.begin(), row.end(), 0.0);
-                     for (int k = 0; k < n; ++k) {
-                       double a = args[0][i * n + k];
-                       const float* b = &args[1][k * n];
-                       for (int j = 0; j < n; ++j) row[j] += a * b[j];
-                     }
-                     for (int j = 0; j < n; ++j) args[2][i * n + j] = static_cast<float>(row[j]);
-                   }
-                 },
-                 2, {1024}, 1e-5});
-  all.push_back({"add_vectorized", "C = A + B over (m, 256), tiled 16x64, inner loop vectorized by 8",
+                 RefAdd,
+                 2,
+                 {1, 7, 100}});
+  all.push_back(
+      {"matmul_tiled",
+       "C = A x B, 1024x1024, tiled 32x32",
+       BuildMatmulTiled,
+       [](int64_t) {
+         return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
+       },
+       [](std::vector<std::vector<float>>& args, int64_t) {
+         const int n = 1024;
+         std::vector<double> row(n);
+         for (int i = 0; i < n; ++i) {
+           std::fill(row.begin(), row.end(), 0.0);
+           for (int k = 0; k < n; ++k) {
+             double a = args[0][i * n + k];
+             const float* b = &args[1][k * n];
+             for (int j = 0; j < n; ++j) row[j] += a * b[j];
+           }
+           for (int j = 0; j < n; ++j) args[2][i * n + j] = static_cast<float>(row[j]);
+         }
+       },
+       2,
+       {1024},
+       1e-5});
+  all.push_back({"add_vectorized",
+                 "C = A + B over (m, 256), tiled 16x64, inner loop vectorized by 8",
                  BuildAddVectorized,
                  [](int64_t m) {
                    return std::vector<std::vector<int64_t>>{{m, 256}, {m, 256}, {m, 256}};
                  },
-                 RefAdd, 2, {16, 17, 100}});
-  all.push_back({"row_sum", "B[i] = sum_j A[i, j] over (n, n); a block reduce per row on GPU",
+                 RefAdd,
+                 2,
+                 {16, 17, 100}});
+  all.push_back({"row_sum",
+                 "B[i] = sum_j A[i, j] over (n, n); a block reduce per row on GPU",
                  BuildRowSum,
-                 [](int64_t n) { return std::vector<std::vector<int64_t>>{{n, n}, {n}}; },
+                 [](int64_t n) {
+                   return std::vector<std::vector<int64_t>>{{n, n}, {n}};
+                 },
                  [](std::vector<std::vector<float>>& args, int64_t n) {
                    for (int64_t i = 0; i < n; ++i) {
                      double acc = 0;
@@ -255,21 +284,31 @@ std::vector<Example> MakeAll() {
                      args[1][i] = static_cast<float>(acc);
                    }
                  },
-                 1, {1, 7, 33, 512, 1000, 2048}, 1e-5});
-  all.push_back({"matmul_shared",
-                 "C = A x B, 1024x1024, 128x128 block tiles, 8x8 register tiles (thread-strided), K "
-                 "slices of 8 in shared memory",
-                 [](const ir::Target& t) { return BuildMatmulShared(t, 1024); },
-                 [](int64_t) {
-                   return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
-                 },
-                 [](std::vector<std::vector<float>>& args, int64_t) { RefMatmul(args, 1024); },
-                 2, {1024}, 1e-5});
+                 1,
+                 {1, 7, 33, 512, 1000, 2048},
+                 1e-5});
+  all.push_back(
+      {"matmul_shared",
+       "C = A x B, 1024x1024, 128x128 block tiles, 8x8 register tiles (thread-strided), K "
+       "slices of 8 in shared memory",
+       [](const ir::Target& t) { return BuildMatmulShared(t, 1024); },
+       [](int64_t) {
+         return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
+       },
+       [](std::vector<std::vector<float>>& args, int64_t) { RefMatmul(args, 1024); },
+       2,
+       {1024},
+       1e-5});
   all.push_back({"vadd",
                  "C = A + B over symbolic n, vectorized (float4 under 256 threads on GPU, 8 "
                  "lanes in parallel chunks on x86)",
-                 BuildVAdd, [](int64_t n) { return std::vector<std::vector<int64_t>>{{n}, {n}, {n}}; },
-                 RefAdd, 2, {1, 3, 4, 5, 1023, 1 << 20, (1 << 20) + 3}});
+                 BuildVAdd,
+                 [](int64_t n) {
+                   return std::vector<std::vector<int64_t>>{{n}, {n}, {n}};
+                 },
+                 RefAdd,
+                 2,
+                 {1, 3, 4, 5, 1023, 1 << 20, (1 << 20) + 3}});
   return all;
 }
 
@@ -297,7 +336,9 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
   ir::IterVar k = ir::ReduceAxis(n, "k");
   Tensor c = ir::Compute(
       {n, n},
-      [&](const std::vector<Expr>& i) { return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k}); },
+      [&](const std::vector<Expr>& i) {
+        return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k});
+      },
       "C");
   auto sch = ir::Schedule::Create({c});
   CINN_LIKE_ASSIGN_OR_RETURN(c_local, sch.CacheWrite(c, "local"));

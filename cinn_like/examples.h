@@ -32,9 +32,9 @@ struct Example {
 
 /// Tile sizes of the shared-memory matmul schedule (BuildMatmulShared).
 struct MatmulSharedConfig {
-  int block_tile = 128;  // C rows and columns per thread block (NVGPU)
-  int thread_tile = 8;   // C rows and columns per thread, in registers (cache_write local)
-  int k_tile = 8;        // K slice staged in shared memory per step (cache_read + compute_at)
+  int block_tile = 128;    // C rows and columns per thread block (NVGPU)
+  int thread_tile = 8;     // C rows and columns per thread, in registers (cache_write local)
+  int k_tile = 8;          // K slice staged in shared memory per step (cache_read + compute_at)
   int shared_row_pad = 0;  // extra elements after each row of the shared tiles (storage_align)
   /// Thread (ty, tx) owns rows ty + r * T and columns tx + c * T (T = block_tile /
   /// thread_tile threads per side) instead of a contiguous thread_tile^2 block: conflict-free

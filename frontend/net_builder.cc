@@ -26,8 +26,8 @@ std::vector<Var> NetBuilder::Op(const std::string& op, const std::vector<Var>& i
     auto id = inputs[i].valid() ? graph_.Find(inputs[i].name)
                                 : absl::StatusOr<int>(absl::NotFoundError("an invalid Var"));
     if (!id.ok()) {
-      status_ = absl::InvalidArgumentError(absl::StrCat("op ", op, ": input ", i, " ",
-                                                        id.status().message()));
+      status_ = absl::InvalidArgumentError(
+          absl::StrCat("op ", op, ": input ", i, " ", id.status().message()));
       return {};
     }
     ids.push_back(*id);
@@ -57,7 +57,8 @@ Var NetBuilder::One(const std::string& op, const std::vector<Var>& inputs,
 
 void NetBuilder::MarkOutput(const Var& v) {
   if (!status_.ok()) return;
-  auto id = v.valid() ? graph_.Find(v.name) : absl::StatusOr<int>(absl::NotFoundError("invalid Var"));
+  auto id =
+      v.valid() ? graph_.Find(v.name) : absl::StatusOr<int>(absl::NotFoundError("invalid Var"));
   absl::Status s = id.ok() ? graph_.MarkOutput(*id) : id.status();
   if (!s.ok()) {
     status_ = absl::InvalidArgumentError("MarkOutput: " + std::string(s.message()));
@@ -68,7 +69,8 @@ void NetBuilder::MarkOutput(const Var& v) {
 
 absl::StatusOr<Program> NetBuilder::Build() const {
   if (!status_.ok()) return status_;
-  if (program_.outputs.empty()) return absl::InvalidArgumentError("the program has no outputs; call MarkOutput");
+  if (program_.outputs.empty())
+    return absl::InvalidArgumentError("the program has no outputs; call MarkOutput");
   return program_;
 }
 

@@ -71,7 +71,9 @@ class NetBuilder {
   Var Cast(const Var& x, hlir::DType to) {
     return One("cast", {x}, {{"dtype", std::string(hlir::DTypeName(to))}});
   }
-  Var Clip(const Var& x, double lo, double hi) { return One("clip", {x}, {{"min", lo}, {"max", hi}}); }
+  Var Clip(const Var& x, double lo, double hi) {
+    return One("clip", {x}, {{"min", lo}, {"max", hi}});
+  }
 
   // Binary (numpy broadcasting) and where.
   Var Add(const Var& a, const Var& b) { return One("add", {a, b}); }
@@ -120,7 +122,9 @@ class NetBuilder {
     return One("argmin", {x}, {{"axis", axis}, {"keepdim", keepdim}});
   }
   Var Softmax(const Var& x, int64_t axis = -1) { return One("softmax", {x}, {{"axis", axis}}); }
-  Var LogSoftmax(const Var& x, int64_t axis = -1) { return One("log_softmax", {x}, {{"axis", axis}}); }
+  Var LogSoftmax(const Var& x, int64_t axis = -1) {
+    return One("log_softmax", {x}, {{"axis", axis}});
+  }
   /// Normalizes over [axis, rank); scale and bias have that trailing shape.
   Var LayerNorm(const Var& x, const Var& scale, const Var& bias, int64_t axis = -1,
                 double epsilon = 1e-5) {
@@ -132,7 +136,8 @@ class NetBuilder {
   /// Inference batch norm over the channel axis (1 for NCHW).
   Var BatchNorm(const Var& x, const Var& scale, const Var& bias, const Var& mean,
                 const Var& variance, double epsilon = 1e-5, int64_t axis = 1) {
-    return One("batch_norm", {x, scale, bias, mean, variance}, {{"epsilon", epsilon}, {"axis", axis}});
+    return One("batch_norm", {x, scale, bias, mean, variance},
+               {{"epsilon", epsilon}, {"axis", axis}});
   }
 
   // Matmul.
@@ -144,26 +149,42 @@ class NetBuilder {
   Var Linear(const Var& x, const Var& w, const Var& b) { return One("linear", {x, w, b}); }
 
   // Shape.
-  Var Reshape(const Var& x, const std::vector<int64_t>& shape) { return One("reshape", {x}, {{"shape", shape}}); }
-  Var Transpose(const Var& x, const std::vector<int64_t>& perm) { return One("transpose", {x}, {{"perm", perm}}); }
+  Var Reshape(const Var& x, const std::vector<int64_t>& shape) {
+    return One("reshape", {x}, {{"shape", shape}});
+  }
+  Var Transpose(const Var& x, const std::vector<int64_t>& perm) {
+    return One("transpose", {x}, {{"perm", perm}});
+  }
   Var BroadcastTo(const Var& x, const std::vector<int64_t>& shape) {
     return One("broadcast_to", {x}, {{"shape", shape}});
   }
-  Var ExpandDims(const Var& x, const std::vector<int64_t>& axes) { return One("expand_dims", {x}, {{"axes", axes}}); }
-  Var Squeeze(const Var& x, const std::vector<int64_t>& axes = {}) { return One("squeeze", {x}, {{"axes", axes}}); }
-  Var Concat(const std::vector<Var>& xs, int64_t axis = 0) { return One("concat", xs, {{"axis", axis}}); }
+  Var ExpandDims(const Var& x, const std::vector<int64_t>& axes) {
+    return One("expand_dims", {x}, {{"axes", axes}});
+  }
+  Var Squeeze(const Var& x, const std::vector<int64_t>& axes = {}) {
+    return One("squeeze", {x}, {{"axes", axes}});
+  }
+  Var Concat(const std::vector<Var>& xs, int64_t axis = 0) {
+    return One("concat", xs, {{"axis", axis}});
+  }
   Var Slice(const Var& x, const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
             const std::vector<int64_t>& ends, const std::vector<int64_t>& steps = {}) {
     hlir::AttributeMap a{{"axes", axes}, {"starts", starts}, {"ends", ends}};
     if (!steps.empty()) a["steps"] = steps;
     return One("slice", {x}, a);
   }
-  Var Fill(const std::vector<int64_t>& shape, double value, hlir::DType dtype = hlir::DType::kFloat32) {
-    return One("fill", {}, {{"shape", shape}, {"value", value}, {"dtype", std::string(hlir::DTypeName(dtype))}});
+  Var Fill(const std::vector<int64_t>& shape, double value,
+           hlir::DType dtype = hlir::DType::kFloat32) {
+    return One(
+        "fill", {},
+        {{"shape", shape}, {"value", value}, {"dtype", std::string(hlir::DTypeName(dtype))}});
   }
   Var Arange(double start, double end, double step = 1, hlir::DType dtype = hlir::DType::kInt64) {
-    return One("arange", {}, {{"start", start}, {"end", end}, {"step", step},
-                              {"dtype", std::string(hlir::DTypeName(dtype))}});
+    return One("arange", {},
+               {{"start", start},
+                {"end", end},
+                {"step", step},
+                {"dtype", std::string(hlir::DTypeName(dtype))}});
   }
 
   // Convolution and pooling (NCHW; paddings {ph, pw} or {top, bottom, left, right}).
@@ -218,8 +239,8 @@ class NetBuilder {
   static hlir::AttributeMap ConvAttrs(const std::vector<int64_t>& strides,
                                       const std::vector<int64_t>& paddings,
                                       const std::vector<int64_t>& dilations, int64_t groups) {
-    return {{"strides", strides}, {"paddings", paddings}, {"dilations", dilations},
-            {"groups", groups}};
+    return {
+        {"strides", strides}, {"paddings", paddings}, {"dilations", dilations}, {"groups", groups}};
   }
   static hlir::AttributeMap PoolAttrs(const std::vector<int64_t>& kernel_size,
                                       const std::vector<int64_t>& strides,
@@ -229,7 +250,8 @@ class NetBuilder {
     return a;
   }
   /// Op with a single output.
-  Var One(const std::string& op, const std::vector<Var>& inputs, const hlir::AttributeMap& attrs = {});
+  Var One(const std::string& op, const std::vector<Var>& inputs,
+          const hlir::AttributeMap& attrs = {});
 
   Program program_;
   hlir::Graph graph_;  // kept in step with program_: inference and name checks

@@ -17,9 +17,8 @@ absl::StatusOr<hlir::Graph> BuildGraph(const Program& program) {
     for (const std::string& name : inst.inputs) {
       auto id = graph.Find(name);
       if (!id.ok()) {
-        return absl::InvalidArgumentError(absl::StrCat("instruction ", i, " (", inst.op,
-                                                       "): input '", name,
-                                                       "' is not defined before it"));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "instruction ", i, " (", inst.op, "): input '", name, "' is not defined before it"));
       }
       inputs.push_back(*id);
     }

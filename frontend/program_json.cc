@@ -52,23 +52,29 @@ class Reader {
     return absl::InvalidArgumentError(absl::StrCat("program JSON: ", path, ": ", what));
   }
 
-  absl::StatusOr<const json*> Field(const json& obj, const std::string& key, const std::string& path,
-                                    json::value_t type) {
+  absl::StatusOr<const json*> Field(const json& obj, const std::string& key,
+                                    const std::string& path, json::value_t type) {
     if (!obj.is_object() || !obj.contains(key)) return Error(path, "missing field '" + key + "'");
     const json& v = obj.at(key);
-    bool ok = v.type() == type ||
-              (type == json::value_t::number_integer && v.is_number_unsigned());
-    if (!ok) return Error(path + "." + key, std::string("expected ") + TypeName(type) + ", got " + v.type_name());
+    bool ok = v.type() == type || (type == json::value_t::number_integer && v.is_number_unsigned());
+    if (!ok)
+      return Error(path + "." + key,
+                   std::string("expected ") + TypeName(type) + ", got " + v.type_name());
     return &v;
   }
 
   static const char* TypeName(json::value_t t) {
     switch (t) {
-      case json::value_t::array: return "an array";
-      case json::value_t::object: return "an object";
-      case json::value_t::string: return "a string";
-      case json::value_t::number_integer: return "an integer";
-      default: return "another type";
+      case json::value_t::array:
+        return "an array";
+      case json::value_t::object:
+        return "an object";
+      case json::value_t::string:
+        return "a string";
+      case json::value_t::number_integer:
+        return "an integer";
+      default:
+        return "another type";
     }
   }
 
@@ -84,7 +90,8 @@ class Reader {
   }
 
   absl::StatusOr<hlir::Attribute> Attr(const json& v, const std::string& path) {
-    if (!v.is_object() || v.size() != 1) return Error(path, "an attribute is an object with one kind key");
+    if (!v.is_object() || v.size() != 1)
+      return Error(path, "an attribute is an object with one kind key");
     const std::string& kind = v.begin().key();
     const json& x = v.begin().value();
     if (kind == "bool" && x.is_boolean()) return hlir::Attribute(x.get<bool>());
@@ -138,7 +145,8 @@ class Reader {
     std::vector<std::string> out;
     for (size_t i = 0; i < (*arr)->size(); ++i) {
       const json& e = (**arr)[i];
-      if (!e.is_string()) return Error(absl::StrCat(path, ".", key, "[", i, "]"), "expected a name");
+      if (!e.is_string())
+        return Error(absl::StrCat(path, ".", key, "[", i, "]"), "expected a name");
       out.push_back(e.get<std::string>());
     }
     return out;
@@ -161,10 +169,8 @@ std::string ProgramToJson(const Program& program) {
   for (auto& inst : program.instructions) {
     json attrs = json::object();
     for (auto& [name, value] : inst.attrs) attrs[name] = AttrToJson(value);
-    j["instructions"].push_back(json{{"op", inst.op},
-                                     {"inputs", inst.inputs},
-                                     {"outputs", inst.outputs},
-                                     {"attrs", attrs}});
+    j["instructions"].push_back(json{
+        {"op", inst.op}, {"inputs", inst.inputs}, {"outputs", inst.outputs}, {"attrs", attrs}});
   }
   j["outputs"] = program.outputs;
   return j.dump(1);
@@ -181,8 +187,9 @@ absl::StatusOr<Program> ProgramFromJson(const std::string& text) {
   if (!version.ok()) return version.status();
   int64_t v = (*version)->get<int64_t>();
   if (v < 1 || v > kProgramJsonVersion) {
-    return r.Error("$.version", absl::StrCat("version ", v, " is not supported; this build reads versions 1 to ",
-                                             kProgramJsonVersion));
+    return r.Error("$.version",
+                   absl::StrCat("version ", v, " is not supported; this build reads versions 1 to ",
+                                kProgramJsonVersion));
   }
   Program p;
   auto inputs = r.Field(j, "inputs", "$", json::value_t::array);

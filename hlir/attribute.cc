@@ -36,10 +36,9 @@ absl::StatusOr<T> Read(const AttributeMap& attrs, const std::string& name, const
   if constexpr (std::is_same_v<T, double>) {
     if (const int64_t* v = std::get_if<int64_t>(&it->second)) return static_cast<double>(*v);
   }
-  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute '", name, "' is ",
-                                                 AttributeKindName(it->second), " ",
-                                                 AttributeToString(it->second), ", expected ",
-                                                 KindOf<T>()));
+  return absl::InvalidArgumentError(
+      absl::StrCat("op ", op, ": attribute '", name, "' is ", AttributeKindName(it->second), " ",
+                   AttributeToString(it->second), ", expected ", KindOf<T>()));
 }
 
 }  // namespace
@@ -64,14 +63,14 @@ std::string AttributeToString(const Attribute& a) {
   return std::visit(Printer{}, a);
 }
 
-#define CINN_LIKE_DEFINE_GETTERS(Name, T)                                                    \
-  absl::StatusOr<T> Name(const AttributeMap& attrs, const std::string& name,                \
-                         const std::string& op) {                                           \
-    return Read<T>(attrs, name, op, nullptr);                                               \
-  }                                                                                         \
-  absl::StatusOr<T> Name(const AttributeMap& attrs, const std::string& name,                \
-                         const std::string& op, const T& default_value) {                   \
-    return Read<T>(attrs, name, op, &default_value);                                        \
+#define CINN_LIKE_DEFINE_GETTERS(Name, T)                                    \
+  absl::StatusOr<T> Name(const AttributeMap& attrs, const std::string& name, \
+                         const std::string& op) {                            \
+    return Read<T>(attrs, name, op, nullptr);                                \
+  }                                                                          \
+  absl::StatusOr<T> Name(const AttributeMap& attrs, const std::string& name, \
+                         const std::string& op, const T& default_value) {    \
+    return Read<T>(attrs, name, op, &default_value);                         \
   }
 CINN_LIKE_DEFINE_GETTERS(GetInt, int64_t)
 CINN_LIKE_DEFINE_GETTERS(GetFloat, double)

@@ -12,8 +12,8 @@
 namespace cinn_like::hlir {
 
 /// One attribute value. Integers are int64, reals double; lists keep their element kind.
-using Attribute = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>,
-                               std::vector<double>>;
+using Attribute =
+    std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
 /// Ordered by name, so printing and JSON are deterministic.
 using AttributeMap = std::map<std::string, Attribute>;
 

@@ -10,8 +10,8 @@
 namespace cinn_like::hlir {
 namespace {
 
-constexpr DType kAll[] = {DType::kBool,   DType::kInt8,    DType::kInt16,    DType::kInt32,
-                          DType::kInt64,  DType::kUInt8,   DType::kFloat16,  DType::kBFloat16,
+constexpr DType kAll[] = {DType::kBool,    DType::kInt8,   DType::kInt16,   DType::kInt32,
+                          DType::kInt64,   DType::kUInt8,  DType::kFloat16, DType::kBFloat16,
                           DType::kFloat32, DType::kFloat64};
 
 /// Rounds a float32 to a narrower float with `mantissa` explicit bits and exponent range of
@@ -45,16 +45,26 @@ double WrapInteger(double v) {
 
 const char* DTypeName(DType t) {
   switch (t) {
-    case DType::kBool: return "bool";
-    case DType::kInt8: return "int8";
-    case DType::kInt16: return "int16";
-    case DType::kInt32: return "int32";
-    case DType::kInt64: return "int64";
-    case DType::kUInt8: return "uint8";
-    case DType::kFloat16: return "float16";
-    case DType::kBFloat16: return "bfloat16";
-    case DType::kFloat32: return "float32";
-    case DType::kFloat64: return "float64";
+    case DType::kBool:
+      return "bool";
+    case DType::kInt8:
+      return "int8";
+    case DType::kInt16:
+      return "int16";
+    case DType::kInt32:
+      return "int32";
+    case DType::kInt64:
+      return "int64";
+    case DType::kUInt8:
+      return "uint8";
+    case DType::kFloat16:
+      return "float16";
+    case DType::kBFloat16:
+      return "bfloat16";
+    case DType::kFloat32:
+      return "float32";
+    case DType::kFloat64:
+      return "float64";
   }
   return "?";
 }
@@ -81,30 +91,49 @@ bool IsInteger(DType t) {
 
 int DTypeBits(DType t) {
   switch (t) {
-    case DType::kBool: return 8;
-    case DType::kInt8: case DType::kUInt8: return 8;
-    case DType::kInt16: case DType::kFloat16: case DType::kBFloat16: return 16;
-    case DType::kInt32: case DType::kFloat32: return 32;
-    case DType::kInt64: case DType::kFloat64: return 64;
+    case DType::kBool:
+      return 8;
+    case DType::kInt8:
+    case DType::kUInt8:
+      return 8;
+    case DType::kInt16:
+    case DType::kFloat16:
+    case DType::kBFloat16:
+      return 16;
+    case DType::kInt32:
+    case DType::kFloat32:
+      return 32;
+    case DType::kInt64:
+    case DType::kFloat64:
+      return 64;
   }
   return 0;
 }
 
 double RoundToDType(double v, DType t) {
   switch (t) {
-    case DType::kBool: return v != 0 ? 1.0 : 0.0;  // NaN is true, as in C
-    case DType::kInt8: return WrapInteger<int8_t>(v);
-    case DType::kInt16: return WrapInteger<int16_t>(v);
-    case DType::kInt32: return WrapInteger<int32_t>(v);
+    case DType::kBool:
+      return v != 0 ? 1.0 : 0.0;  // NaN is true, as in C
+    case DType::kInt8:
+      return WrapInteger<int8_t>(v);
+    case DType::kInt16:
+      return WrapInteger<int16_t>(v);
+    case DType::kInt32:
+      return WrapInteger<int32_t>(v);
     case DType::kInt64: {
       if (!std::isfinite(v)) return 0;
       return std::trunc(v);  // doubles hold int64 exactly up to 2^53: the documented limit
     }
-    case DType::kUInt8: return WrapInteger<uint8_t>(v);
-    case DType::kFloat16: return RoundToFloatFormat(v, 10, 15, -14);
-    case DType::kBFloat16: return RoundToFloatFormat(v, 7, 127, -126);
-    case DType::kFloat32: return static_cast<double>(static_cast<float>(v));
-    case DType::kFloat64: return v;
+    case DType::kUInt8:
+      return WrapInteger<uint8_t>(v);
+    case DType::kFloat16:
+      return RoundToFloatFormat(v, 10, 15, -14);
+    case DType::kBFloat16:
+      return RoundToFloatFormat(v, 7, 127, -126);
+    case DType::kFloat32:
+      return static_cast<double>(static_cast<float>(v));
+    case DType::kFloat64:
+      return v;
   }
   return v;
 }

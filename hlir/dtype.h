@@ -33,7 +33,8 @@ int DTypeBits(DType t);
 
 /// `v` as the dtype stores it: floats rounded to nearest even at their precision (float16 and
 /// bfloat16 included, with overflow to infinity), integers truncated toward zero and wrapped,
-/// bool as 0 or 1; NaN and infinities become 0 in integer dtypes. The reference interpreter keeps every value as a double rounded by this.
+/// bool as 0 or 1; NaN and infinities become 0 in integer dtypes. The reference interpreter keeps
+/// every value as a double rounded by this.
 double RoundToDType(double v, DType t);
 
 }  // namespace cinn_like::hlir

@@ -10,7 +10,8 @@ namespace cinn_like::hlir {
 
 absl::StatusOr<int> Graph::AddInput(const std::string& name, const TensorDesc& desc) {
   if (name.empty() || by_name_.count(name)) {
-    return absl::InvalidArgumentError(absl::StrCat("input name '", name, "' is empty or already used"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input name '", name, "' is empty or already used"));
   }
   int id = static_cast<int>(values_.size());
   values_.push_back(Value{name, desc, -1});
@@ -26,7 +27,8 @@ absl::StatusOr<std::vector<int>> Graph::AddNode(const std::string& op,
   std::vector<TensorDesc> descs;
   for (int v : inputs) {
     if (v < 0 || v >= static_cast<int>(values_.size())) {
-      return absl::InvalidArgumentError(absl::StrCat("op ", op, ": input value id ", v, " does not exist"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("op ", op, ": input value id ", v, " does not exist"));
     }
     descs.push_back(values_[v].desc);
   }
@@ -41,13 +43,13 @@ absl::StatusOr<std::vector<int>> Graph::AddNode(const std::string& op,
     names.push_back(fresh);
   }
   if (out->size() != names.size()) {
-    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": has ", out->size(),
-                                                   " outputs, ", names.size(), " names given"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": has ", out->size(), " outputs, ", names.size(), " names given"));
   }
   for (auto& name : names) {
     if (name.empty() || by_name_.count(name)) {
-      return absl::InvalidArgumentError(absl::StrCat("op ", op, ": output name '", name,
-                                                     "' is empty or already used"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("op ", op, ": output name '", name, "' is empty or already used"));
     }
   }
   Node node{op, inputs, {}, attrs};
@@ -67,7 +69,8 @@ absl::Status Graph::MarkOutput(int value) {
     return absl::InvalidArgumentError(absl::StrCat("output value id ", value, " does not exist"));
   }
   if (std::find(outputs_.begin(), outputs_.end(), value) != outputs_.end()) {
-    return absl::InvalidArgumentError("value " + values_[value].name + " is marked as an output twice");
+    return absl::InvalidArgumentError("value " + values_[value].name +
+                                      " is marked as an output twice");
   }
   outputs_.push_back(value);
   return absl::OkStatus();
@@ -75,7 +78,8 @@ absl::Status Graph::MarkOutput(int value) {
 
 absl::StatusOr<int> Graph::Find(const std::string& name) const {
   auto it = by_name_.find(name);
-  if (it == by_name_.end()) return absl::NotFoundError("no value named '" + name + "' in the graph");
+  if (it == by_name_.end())
+    return absl::NotFoundError("no value named '" + name + "' in the graph");
   return it->second;
 }
 

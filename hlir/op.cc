@@ -11,28 +11,44 @@ namespace cinn_like::hlir {
 
 const char* OpPatternName(OpPattern p) {
   switch (p) {
-    case OpPattern::kElementwise: return "elementwise";
-    case OpPattern::kBroadcast: return "broadcast";
-    case OpPattern::kInjective: return "injective";
-    case OpPattern::kReduction: return "reduction";
-    case OpPattern::kOutFusible: return "out_fusible";
-    case OpPattern::kOpaque: return "opaque";
+    case OpPattern::kElementwise:
+      return "elementwise";
+    case OpPattern::kBroadcast:
+      return "broadcast";
+    case OpPattern::kInjective:
+      return "injective";
+    case OpPattern::kReduction:
+      return "reduction";
+    case OpPattern::kOutFusible:
+      return "out_fusible";
+    case OpPattern::kOpaque:
+      return "opaque";
   }
   return "?";
 }
 
 ir::Type ToIrType(DType t) {
   switch (t) {
-    case DType::kBool: return ir::Bool();
-    case DType::kInt8: return ir::Int(8);
-    case DType::kInt16: return ir::Int(16);
-    case DType::kInt32: return ir::Int(32);
-    case DType::kInt64: return ir::Int(64);
-    case DType::kUInt8: return ir::UInt(8);
-    case DType::kFloat16: return ir::Float16();
-    case DType::kBFloat16: return ir::BFloat16();
-    case DType::kFloat32: return ir::Float(32);
-    case DType::kFloat64: return ir::Float(64);
+    case DType::kBool:
+      return ir::Bool();
+    case DType::kInt8:
+      return ir::Int(8);
+    case DType::kInt16:
+      return ir::Int(16);
+    case DType::kInt32:
+      return ir::Int(32);
+    case DType::kInt64:
+      return ir::Int(64);
+    case DType::kUInt8:
+      return ir::UInt(8);
+    case DType::kFloat16:
+      return ir::Float16();
+    case DType::kBFloat16:
+      return ir::BFloat16();
+    case DType::kFloat32:
+      return ir::Float(32);
+    case DType::kFloat64:
+      return ir::Float(64);
   }
   return ir::Float(32);
 }
@@ -74,8 +90,8 @@ absl::StatusOr<const OpDef*> OpRegistry::Find(const std::string& name) const {
     }
   }
   return absl::NotFoundError(absl::StrCat("unknown op '", name, "'",
-                                          similar.empty() ? "" : "; similar ops: " + similar,
-                                          " (", ops_.size(), " ops are registered)"));
+                                          similar.empty() ? "" : "; similar ops: " + similar, " (",
+                                          ops_.size(), " ops are registered)"));
 }
 
 std::vector<std::string> OpRegistry::Names() const {

@@ -37,9 +37,9 @@ using InferFn = std::function<absl::StatusOr<std::vector<TensorDesc>>(
     const std::vector<TensorDesc>& inputs, const AttributeMap& attrs)>;
 /// Fills `outputs` (already shaped and typed by InferFn on the concrete shapes) from `inputs`,
 /// computing in double; the interpreter rounds to the output dtype afterwards.
-using ReferenceFn = std::function<absl::Status(const std::vector<const HostTensor*>& inputs,
-                                               const AttributeMap& attrs,
-                                               std::vector<HostTensor>& outputs)>;
+using ReferenceFn =
+    std::function<absl::Status(const std::vector<const HostTensor*>& inputs,
+                               const AttributeMap& attrs, std::vector<HostTensor>& outputs)>;
 
 /// What op lowering knows of one output before the compute exists: its IR element type and
 /// its shape as IR expressions (symbolic dims are the lowering's shared ir::Vars).
@@ -58,7 +58,7 @@ struct OpDef {
   std::string name;
   OpPattern pattern = OpPattern::kElementwise;
   int min_inputs = 1;
-  int max_inputs = 1;  // -1: any number (concat)
+  int max_inputs = 1;   // -1: any number (concat)
   int num_outputs = 1;  // -1: as many as the inference returns (split)
   InferFn infer;
   ReferenceFn reference;

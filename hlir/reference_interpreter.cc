@@ -12,24 +12,23 @@ namespace {
 /// Checks an input tensor against its declared desc, binding symbolic dims.
 absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int64_t>& symbols) {
   if (t.dtype != v.desc.dtype || t.rank() != static_cast<int>(v.desc.shape.size())) {
-    return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(),
-                                                   ", expected ", v.desc.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("input ", v.name, " is ", t.Describe(), ", expected ", v.desc.ToString()));
   }
   for (int d = 0; d < t.rank(); ++d) {
     const Dim& dim = v.desc.shape[d];
     if (!dim.is_symbolic()) {
       if (dim.value != t.shape[d]) {
-        return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(),
-                                                       ", expected ", v.desc.ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("input ", v.name, " is ", t.Describe(), ", expected ", v.desc.ToString()));
       }
       continue;
     }
     auto [it, fresh] = symbols.emplace(dim.symbol, t.shape[d]);
     if (!fresh && it->second != t.shape[d]) {
-      return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(), ": dim ",
-                                                     d, " (", dim.symbol, ") is ", t.shape[d],
-                                                     " but another input bound ", dim.symbol,
-                                                     " to ", it->second));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "input ", v.name, " is ", t.Describe(), ": dim ", d, " (", dim.symbol, ") is ",
+          t.shape[d], " but another input bound ", dim.symbol, " to ", it->second));
     }
   }
   return absl::OkStatus();
@@ -40,8 +39,8 @@ absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int
 absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
                                                      const std::vector<HostTensor>& inputs) {
   if (inputs.size() != graph.inputs().size()) {
-    return absl::InvalidArgumentError(absl::StrCat("the graph takes ", graph.inputs().size(),
-                                                   " inputs, got ", inputs.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the graph takes ", graph.inputs().size(), " inputs, got ", inputs.size()));
   }
   std::vector<HostTensor> values(graph.values().size());
   std::map<std::string, int64_t> symbols;

@@ -59,9 +59,8 @@ absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b) {
       out[i] = *da;
     } else {
       return absl::InvalidArgumentError(absl::StrCat(
-          "shapes ", ShapeToString(a), " and ", ShapeToString(b),
-          " do not broadcast: dim ", da->ToString(), " against ", db->ToString(),
-          " (sizes must match or one of them be 1)"));
+          "shapes ", ShapeToString(a), " and ", ShapeToString(b), " do not broadcast: dim ",
+          da->ToString(), " against ", db->ToString(), " (sizes must match or one of them be 1)"));
     }
   }
   return out;

@@ -52,7 +52,8 @@ bool SetFlag(const std::string& name, const std::string& value, std::string* err
     return false;
   }
   if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
-    if (error) *error = "invalid value '" + value + "' for flag '" + name + "' of type " + info.type;
+    if (error)
+      *error = "invalid value '" + value + "' for flag '" + name + "' of type " + info.type;
     return false;
   }
   return true;

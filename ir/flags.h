@@ -15,9 +15,11 @@ DECLARE_bool(cinn_like_nvrtc_compile_to_cubin);  // CUBIN (true) or PTX (false)
 DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
 // Graph passes.
 DECLARE_bool(cinn_like_fusion);  // fuse ops into groups (false: one kernel per op)
-DECLARE_bool(cinn_like_extern_libs);  // matmul/conv through cuBLAS/cuDNN on NVGPU (false: generated)
+DECLARE_bool(
+    cinn_like_extern_libs);  // matmul/conv through cuBLAS/cuDNN on NVGPU (false: generated)
 // Numerics.
-DECLARE_bool(cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
+DECLARE_bool(
+    cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
 
 namespace cinn_like {
 

@@ -22,13 +22,20 @@ const char* KindName(IrNodeKind kind) {
 
 const char* ForKindName(ForKind kind) {
   switch (kind) {
-    case ForKind::kSerial: return "serial";
-    case ForKind::kParallel: return "parallel";
-    case ForKind::kVectorized: return "vectorize";
-    case ForKind::kUnrolled: return "unroll";
-    case ForKind::kUnrollHint: return "unroll_hint";
-    case ForKind::kGpuBlock: return "blockIdx";
-    case ForKind::kGpuThread: return "threadIdx";
+    case ForKind::kSerial:
+      return "serial";
+    case ForKind::kParallel:
+      return "parallel";
+    case ForKind::kVectorized:
+      return "vectorize";
+    case ForKind::kUnrolled:
+      return "unroll";
+    case ForKind::kUnrollHint:
+      return "unroll_hint";
+    case ForKind::kGpuBlock:
+      return "blockIdx";
+    case ForKind::kGpuThread:
+      return "threadIdx";
   }
   return "?";
 }
@@ -54,8 +61,7 @@ Expr FloatImm::Make(Type t, double v) {
 
 Expr StringImm::Make(std::string v) { return Expr(std::make_shared<StringImm>(std::move(v))); }
 
-Var::Var(std::string name, Type type)
-    : Expr(std::make_shared<Variable>(type, std::move(name))) {}
+Var::Var(std::string name, Type type) : Expr(std::make_shared<Variable>(type, std::move(name))) {}
 
 Var::Var(const Expr& e) : Expr(e) { CHECK(e.As<Variable>()) << "Var from a non-variable"; }
 
@@ -63,8 +69,14 @@ namespace {
 
 bool IsComparisonOrLogic(IrNodeKind k) {
   switch (k) {
-    case IrNodeKind::kEQ: case IrNodeKind::kNE: case IrNodeKind::kLT: case IrNodeKind::kLE:
-    case IrNodeKind::kGT: case IrNodeKind::kGE: case IrNodeKind::kAnd: case IrNodeKind::kOr:
+    case IrNodeKind::kEQ:
+    case IrNodeKind::kNE:
+    case IrNodeKind::kLT:
+    case IrNodeKind::kLE:
+    case IrNodeKind::kGT:
+    case IrNodeKind::kGE:
+    case IrNodeKind::kAnd:
+    case IrNodeKind::kOr:
       return true;
     default:
       return false;
@@ -165,8 +177,8 @@ Stmt For::Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body, int
 
 Stmt IfThenElse::Make(Expr cond, Stmt then_case, Stmt else_case) {
   CHECK(cond.type() == Bool()) << "if condition of type " << cond.type().ToString();
-  return Stmt(std::make_shared<IfThenElse>(std::move(cond), std::move(then_case),
-                                           std::move(else_case)));
+  return Stmt(
+      std::make_shared<IfThenElse>(std::move(cond), std::move(then_case), std::move(else_case)));
 }
 
 Stmt Block::Make(std::vector<Stmt> stmts) {
@@ -226,10 +238,12 @@ void Unify(Expr& a, Expr& b) {
   if (a.type() == b.type()) return;
   if (a.type().ElementOf() != b.type().ElementOf()) {
     if (IsConst(a) && a.type().is_scalar()) {
-      double v = a.As<IntImm>() ? static_cast<double>(a.As<IntImm>()->value) : a.As<FloatImm>()->value;
+      double v =
+          a.As<IntImm>() ? static_cast<double>(a.As<IntImm>()->value) : a.As<FloatImm>()->value;
       a = MakeConst(b.type().ElementOf(), v);
     } else if (IsConst(b) && b.type().is_scalar()) {
-      double v = b.As<IntImm>() ? static_cast<double>(b.As<IntImm>()->value) : b.As<FloatImm>()->value;
+      double v =
+          b.As<IntImm>() ? static_cast<double>(b.As<IntImm>()->value) : b.As<FloatImm>()->value;
       b = MakeConst(a.type().ElementOf(), v);
     }
   }
@@ -241,9 +255,9 @@ void Unify(Expr& a, Expr& b) {
 
 }  // namespace
 
-#define CINN_LIKE_DEFINE_OPERATOR(op, node)  \
-  Expr operator op(Expr a, Expr b) {         \
-    Unify(a, b);                             \
+#define CINN_LIKE_DEFINE_OPERATOR(op, node)        \
+  Expr operator op(Expr a, Expr b) {               \
+    Unify(a, b);                                   \
     return node::Make(std::move(a), std::move(b)); \
   }
 CINN_LIKE_DEFINE_OPERATOR(+, Add)

@@ -144,15 +144,16 @@ class Var : public Expr {
 /// Two operands of one type. Arithmetic yields that type; comparisons and logic yield bool
 /// with the operands' lane count.
 struct BinaryNode : ExprNode {
-  BinaryNode(IrNodeKind k, Type t, Expr x, Expr y) : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
+  BinaryNode(IrNodeKind k, Type t, Expr x, Expr y)
+      : ExprNode(k, t), a(std::move(x)), b(std::move(y)) {}
   const Expr a, b;
 };
 
-#define CINN_LIKE_DECLARE_BINARY(name, sym)                                  \
-  struct name : BinaryNode {                                                 \
-    static constexpr IrNodeKind kKind = IrNodeKind::k##name;                 \
+#define CINN_LIKE_DECLARE_BINARY(name, sym)                                            \
+  struct name : BinaryNode {                                                           \
+    static constexpr IrNodeKind kKind = IrNodeKind::k##name;                           \
     name(Type t, Expr x, Expr y) : BinaryNode(kKind, t, std::move(x), std::move(y)) {} \
-    static Expr Make(Expr a, Expr b);                                        \
+    static Expr Make(Expr a, Expr b);                                                  \
   };
 CINN_LIKE_BINARY_NODES(CINN_LIKE_DECLARE_BINARY)
 #undef CINN_LIKE_DECLARE_BINARY
@@ -169,7 +170,10 @@ struct Not : ExprNode {
 struct Select : ExprNode {
   static constexpr IrNodeKind kKind = IrNodeKind::kSelect;
   Select(Type t, Expr c, Expr x, Expr y)
-      : ExprNode(kKind, t), cond(std::move(c)), true_value(std::move(x)), false_value(std::move(y)) {}
+      : ExprNode(kKind, t),
+        cond(std::move(c)),
+        true_value(std::move(x)),
+        false_value(std::move(y)) {}
   static Expr Make(Expr cond, Expr t, Expr f);
   const Expr cond, true_value, false_value;
 };
@@ -276,8 +280,13 @@ const char* ForKindName(ForKind kind);
 struct For : StmtNode {
   static constexpr IrNodeKind kKind = IrNodeKind::kFor;
   For(Var v, Expr mn, Expr ext, ForKind k, int axis, Stmt b)
-      : StmtNode(kKind), loop_var(std::move(v)), min(std::move(mn)), extent(std::move(ext)),
-        for_kind(k), bind_axis(axis), body(std::move(b)) {}
+      : StmtNode(kKind),
+        loop_var(std::move(v)),
+        min(std::move(mn)),
+        extent(std::move(ext)),
+        for_kind(k),
+        bind_axis(axis),
+        body(std::move(b)) {}
   static Stmt Make(Var loop_var, Expr min, Expr extent, ForKind kind, Stmt body,
                    int bind_axis = -1);
   const Var loop_var;

@@ -11,7 +11,8 @@ Expr IRMutator::Mutate(const Expr& e) {
     return Mutate##name(static_cast<const name*>(e.get()), e);
     CINN_LIKE_EXPR_NODES(CINN_LIKE_DISPATCH)
 #undef CINN_LIKE_DISPATCH
-    default: return e;
+    default:
+      return e;
   }
 }
 
@@ -23,7 +24,8 @@ Stmt IRMutator::Mutate(const Stmt& s) {
     return Mutate##name(static_cast<const name*>(s.get()), s);
     CINN_LIKE_STMT_NODES(CINN_LIKE_DISPATCH)
 #undef CINN_LIKE_DISPATCH
-    default: return s;
+    default:
+      return s;
   }
 }
 
@@ -42,11 +44,11 @@ Expr IRMutator::MutateFloatImm(const FloatImm*, const Expr& self) { return self;
 Expr IRMutator::MutateStringImm(const StringImm*, const Expr& self) { return self; }
 Expr IRMutator::MutateVariable(const Variable*, const Expr& self) { return self; }
 
-#define CINN_LIKE_MUTATE_BINARY(name, sym)                          \
-  Expr IRMutator::Mutate##name(const name* op, const Expr& self) {  \
-    Expr a = Mutate(op->a), b = Mutate(op->b);                      \
-    if (a.same_as(op->a) && b.same_as(op->b)) return self;          \
-    return name::Make(a, b);                                        \
+#define CINN_LIKE_MUTATE_BINARY(name, sym)                         \
+  Expr IRMutator::Mutate##name(const name* op, const Expr& self) { \
+    Expr a = Mutate(op->a), b = Mutate(op->b);                     \
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;         \
+    return name::Make(a, b);                                       \
   }
 CINN_LIKE_BINARY_NODES(CINN_LIKE_MUTATE_BINARY)
 #undef CINN_LIKE_MUTATE_BINARY

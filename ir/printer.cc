@@ -94,7 +94,8 @@ class Printer : public IRVisitor {
   void VisitFor(const For* op) override {
     Indent();
     if (op->bind_axis >= 0) {
-      os_ << ForKindName(op->for_kind) << "." << "xyz"[op->bind_axis] << " ";
+      os_ << ForKindName(op->for_kind) << "."
+          << "xyz"[op->bind_axis] << " ";
     } else if (op->for_kind != ForKind::kSerial) {
       os_ << ForKindName(op->for_kind) << " ";
     }

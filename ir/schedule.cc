@@ -67,14 +67,13 @@ absl::StatusOr<int> Stage::FindLeaf(const Var& axis, const char* primitive) cons
   }
   bool replaced = false;
   for (auto& a : axes_) replaced |= a.var.same_as(axis);
-  return absl::InvalidArgumentError(absl::StrCat(
-      primitive, " on stage ", tensor_.name(), ": axis ", axis.name(),
-      replaced ? " was already split or fused away" : " is not an axis of this stage",
-      "; its loops are ", LeafNames()));
+  return absl::InvalidArgumentError(
+      absl::StrCat(primitive, " on stage ", tensor_.name(), ": axis ", axis.name(),
+                   replaced ? " was already split or fused away" : " is not an axis of this stage",
+                   "; its loops are ", LeafNames()));
 }
 
-absl::StatusOr<std::pair<Var, Var>> Stage::SplitImpl(const Var& axis, int amount,
-                                                     bool by_nparts) {
+absl::StatusOr<std::pair<Var, Var>> Stage::SplitImpl(const Var& axis, int amount, bool by_nparts) {
   const char* what = by_nparts ? "split by nparts" : "split";
   auto found = FindLeaf(axis, what);
   if (!found.ok()) return found.status();
@@ -129,12 +128,12 @@ absl::Status Stage::Reorder(const std::vector<Var>& order) {
     auto found = FindLeaf(v, "reorder");
     if (!found.ok()) return found.status();
     if (!seen.insert(*found).second) {
-      return absl::InvalidArgumentError(absl::StrCat("reorder on stage ", tensor_.name(),
-                                                     ": axis ", v.name(), " is listed twice"));
+      return absl::InvalidArgumentError(absl::StrCat("reorder on stage ", tensor_.name(), ": axis ",
+                                                     v.name(), " is listed twice"));
     }
     idx.push_back(*found);
-    positions.push_back(static_cast<int>(
-        std::find(leaves_.begin(), leaves_.end(), *found) - leaves_.begin()));
+    positions.push_back(
+        static_cast<int>(std::find(leaves_.begin(), leaves_.end(), *found) - leaves_.begin()));
   }
   std::sort(positions.begin(), positions.end());
   for (size_t i = 0; i < idx.size(); ++i) leaves_[positions[i]] = idx[i];
@@ -160,9 +159,9 @@ absl::StatusOr<Var> Stage::Fuse(const Var& outer, const Var& inner) {
   if (!i.ok()) return i.status();
   auto po = std::find(leaves_.begin(), leaves_.end(), *o);
   if (po + 1 == leaves_.end() || *(po + 1) != *i) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("fuse on stage ", tensor_.name(), ": ", outer.name(),
-                     " must directly enclose ", inner.name(), "; the loops are ", LeafNames()));
+    return absl::InvalidArgumentError(absl::StrCat("fuse on stage ", tensor_.name(), ": ",
+                                                   outer.name(), " must directly enclose ",
+                                                   inner.name(), "; the loops are ", LeafNames()));
   }
   if (axes_[*o].is_reduce != axes_[*i].is_reduce) {
     return absl::InvalidArgumentError(absl::StrCat("fuse on stage ", tensor_.name(),
@@ -188,13 +187,13 @@ absl::Status Stage::Vectorize(const Var& axis) {
   Axis& a = axes_[*found];
   const int64_t* c = AsConstInt(a.extent);
   if (!c) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "vectorize on stage ", tensor_.name(), ": axis ", axis.name(), " has extent ",
-        ToString(a.extent), ", not a constant; split it by a constant factor first"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("vectorize on stage ", tensor_.name(), ": axis ", axis.name(), " has extent ",
+                     ToString(a.extent), ", not a constant; split it by a constant factor first"));
   }
   if (*c < 2 || *c > 64) {
-    return absl::InvalidArgumentError(absl::StrCat("vectorize on stage ", tensor_.name(),
-                                                   ": axis ", axis.name(), " has extent ", *c,
+    return absl::InvalidArgumentError(absl::StrCat("vectorize on stage ", tensor_.name(), ": axis ",
+                                                   axis.name(), " has extent ", *c,
                                                    "; vector widths from 2 to 64 are supported"));
   }
   // A vectorized reduce axis gets vector partials on CPUs (ir/transforms/vectorize_reduce.h).
@@ -220,8 +219,8 @@ absl::Status Stage::Unroll(const Var& axis, bool full) {
   }
   if (!AsConstInt(a.extent)) {
     return absl::InvalidArgumentError(absl::StrCat("unroll on stage ", tensor_.name(), ": axis ",
-                                                   axis.name(), " has extent ",
-                                                   ToString(a.extent), ", not a constant"));
+                                                   axis.name(), " has extent ", ToString(a.extent),
+                                                   ", not a constant"));
   }
   a.kind = ForKind::kUnrolled;
   return absl::OkStatus();
@@ -231,8 +230,8 @@ absl::Status Stage::Parallel(const Var& axis) {
   auto found = FindLeaf(axis, "parallel");
   if (!found.ok()) return found.status();
   if (axes_[*found].is_reduce) {
-    return absl::InvalidArgumentError(absl::StrCat("parallel on stage ", tensor_.name(),
-                                                   ": axis ", axis.name(),
+    return absl::InvalidArgumentError(absl::StrCat("parallel on stage ", tensor_.name(), ": axis ",
+                                                   axis.name(),
                                                    " is a reduce axis; its iterations conflict"));
   }
   axes_[*found].kind = ForKind::kParallel;
@@ -287,7 +286,8 @@ Schedule Schedule::Create(const std::vector<Tensor>& outputs) {
 
 Stage& Schedule::operator[](const Tensor& t) {
   auto it = state_->by_tensor.find(t.node().get());
-  CHECK(it != state_->by_tensor.end()) << "tensor " << t.name() << " is not a compute of this schedule";
+  CHECK(it != state_->by_tensor.end())
+      << "tensor " << t.name() << " is not a compute of this schedule";
   return *it->second;
 }
 

@@ -55,7 +55,7 @@ class Stage {
   struct Relation {
     enum class Kind : uint8_t { kSplit, kFuse } kind;
     int parent = -1, outer = -1, inner = -1, fused = -1;
-    Expr factor;  // split: the inner extent
+    Expr factor;         // split: the inner extent
     bool exact = false;  // split: the parent extent is a multiple of factor (no tail guard)
   };
 

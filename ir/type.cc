@@ -6,14 +6,27 @@ namespace cinn_like::ir {
 std::string Type::ToString() const {
   std::string s;
   switch (code_) {
-    case Code::kInt: s = "int" + std::to_string(bits_); break;
-    case Code::kUInt: s = "uint" + std::to_string(bits_); break;
-    case Code::kFloat: s = "float" + std::to_string(bits_); break;
-    case Code::kBFloat: s = "bfloat" + std::to_string(bits_); break;
-    case Code::kBool: s = "bool"; break;
-    case Code::kHandle: return "handle";
-    case Code::kString: return "string";
-    case Code::kVoid: return "void";
+    case Code::kInt:
+      s = "int" + std::to_string(bits_);
+      break;
+    case Code::kUInt:
+      s = "uint" + std::to_string(bits_);
+      break;
+    case Code::kFloat:
+      s = "float" + std::to_string(bits_);
+      break;
+    case Code::kBFloat:
+      s = "bfloat" + std::to_string(bits_);
+      break;
+    case Code::kBool:
+      s = "bool";
+      break;
+    case Code::kHandle:
+      return "handle";
+    case Code::kString:
+      return "string";
+    case Code::kVoid:
+      return "void";
   }
   if (lanes_ > 1) s += "x" + std::to_string(lanes_);
   return s;

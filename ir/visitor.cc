@@ -11,7 +11,8 @@ void IRVisitor::Visit(const Expr& e) {
     return Visit##name(static_cast<const name*>(e.get()));
     CINN_LIKE_EXPR_NODES(CINN_LIKE_DISPATCH)
 #undef CINN_LIKE_DISPATCH
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -23,7 +24,8 @@ void IRVisitor::Visit(const Stmt& s) {
     return Visit##name(static_cast<const name*>(s.get()));
     CINN_LIKE_STMT_NODES(CINN_LIKE_DISPATCH)
 #undef CINN_LIKE_DISPATCH
-    default: break;
+    default:
+      break;
   }
 }
 
@@ -31,8 +33,11 @@ void IRVisitor::VisitIntImm(const IntImm*) {}
 void IRVisitor::VisitFloatImm(const FloatImm*) {}
 void IRVisitor::VisitStringImm(const StringImm*) {}
 void IRVisitor::VisitVariable(const Variable*) {}
-#define CINN_LIKE_VISIT_BINARY(name, sym) \
-  void IRVisitor::Visit##name(const name* op) { Visit(op->a); Visit(op->b); }
+#define CINN_LIKE_VISIT_BINARY(name, sym)       \
+  void IRVisitor::Visit##name(const name* op) { \
+    Visit(op->a);                               \
+    Visit(op->b);                               \
+  }
 CINN_LIKE_BINARY_NODES(CINN_LIKE_VISIT_BINARY)
 #undef CINN_LIKE_VISIT_BINARY
 void IRVisitor::VisitNot(const Not* op) { Visit(op->a); }

@@ -17,21 +17,35 @@ int Fail(const std::string& message) {
 const char* DTypeName(int code, int bits) {
   static thread_local std::string name;
   switch (code) {
-    case kDLInt: name = "int" + std::to_string(bits); break;
-    case kDLUInt: name = "uint" + std::to_string(bits); break;
-    case kDLFloat: name = "float" + std::to_string(bits); break;
-    case kDLBfloat: name = "bfloat" + std::to_string(bits); break;
-    case 6: name = bits == 8 ? "bool" : "bool" + std::to_string(bits); break;  // kDLBool
-    default: name = "dtype(code=" + std::to_string(code) + ", bits=" + std::to_string(bits) + ")";
+    case kDLInt:
+      name = "int" + std::to_string(bits);
+      break;
+    case kDLUInt:
+      name = "uint" + std::to_string(bits);
+      break;
+    case kDLFloat:
+      name = "float" + std::to_string(bits);
+      break;
+    case kDLBfloat:
+      name = "bfloat" + std::to_string(bits);
+      break;
+    case 6:
+      name = bits == 8 ? "bool" : "bool" + std::to_string(bits);
+      break;  // kDLBool
+    default:
+      name = "dtype(code=" + std::to_string(code) + ", bits=" + std::to_string(bits) + ")";
   }
   return name.c_str();
 }
 
 const char* DeviceName(int type) {
   switch (type) {
-    case kDLCPU: return "cpu";
-    case kDLCUDA: return "cuda";
-    default: return "another device";
+    case kDLCPU:
+      return "cpu";
+    case kDLCUDA:
+      return "cuda";
+    default:
+      return "another device";
   }
 }
 
@@ -70,8 +84,7 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
     return Fail(os.str());
   }
   if (t->device.device_type != device_type) {
-    os << "is on " << DeviceName(t->device.device_type) << ", expected "
-       << DeviceName(device_type);
+    os << "is on " << DeviceName(t->device.device_type) << ", expected " << DeviceName(device_type);
     return Fail(os.str());
   }
   if (t->data == nullptr) {

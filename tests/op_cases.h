@@ -355,34 +355,71 @@ inline std::vector<OpCase> AllOpCases() {
   // Convolution and pooling (NCHW), index ops.
   using I64s = std::vector<int64_t>;
   for (DType t : {DType::kFloat32, DType::kFloat64}) {
-    add({"conv2d", {t, t}, {S({2, 3, 9, 8}), S({4, 3, 3, 3})},
-         {{"paddings", I64s{1, 1}}, {"strides", I64s{2, 1}}}, {}});
-    add({"conv2d", {t, t, t}, {S({1, 4, 7, 7}), S({4, 2, 3, 3}), S({4})},
-         {{"groups", int64_t{2}}, {"dilations", I64s{2, 2}}}, {}});
-    add({"max_pool2d", {t}, {S({2, 3, 9, 7})},
-         {{"kernel_size", I64s{3, 3}}, {"strides", I64s{2, 2}}, {"paddings", I64s{1, 1}}}, {}});
-    add({"avg_pool2d", {t}, {S({1, 2, 8, 9})},
-         {{"kernel_size", I64s{2, 3}}, {"paddings", I64s{1, 1}}}, {}});
+    add({"conv2d",
+         {t, t},
+         {S({2, 3, 9, 8}), S({4, 3, 3, 3})},
+         {{"paddings", I64s{1, 1}}, {"strides", I64s{2, 1}}},
+         {}});
+    add({"conv2d",
+         {t, t, t},
+         {S({1, 4, 7, 7}), S({4, 2, 3, 3}), S({4})},
+         {{"groups", int64_t{2}}, {"dilations", I64s{2, 2}}},
+         {}});
+    add({"max_pool2d",
+         {t},
+         {S({2, 3, 9, 7})},
+         {{"kernel_size", I64s{3, 3}}, {"strides", I64s{2, 2}}, {"paddings", I64s{1, 1}}},
+         {}});
+    add({"avg_pool2d",
+         {t},
+         {S({1, 2, 8, 9})},
+         {{"kernel_size", I64s{2, 3}}, {"paddings", I64s{1, 1}}},
+         {}});
   }
-  add({"conv2d", {DType::kFloat32, DType::kFloat32}, {Shape{Sym("n"), Dim::Known(2), Dim::Known(5), Dim::Known(5)}, S({3, 2, 3, 3})},
-       {{"paddings", I64s{1, 1}}}, {}});
-  add({"avg_pool2d", {DType::kFloat32}, {S({1, 2, 8, 9})},
-       {{"kernel_size", I64s{3, 3}}, {"strides", I64s{2, 2}}, {"paddings", I64s{1, 1}},
-        {"count_include_pad", false}}, {}});
+  add({"conv2d",
+       {DType::kFloat32, DType::kFloat32},
+       {Shape{Sym("n"), Dim::Known(2), Dim::Known(5), Dim::Known(5)}, S({3, 2, 3, 3})},
+       {{"paddings", I64s{1, 1}}},
+       {}});
+  add({"avg_pool2d",
+       {DType::kFloat32},
+       {S({1, 2, 8, 9})},
+       {{"kernel_size", I64s{3, 3}},
+        {"strides", I64s{2, 2}},
+        {"paddings", I64s{1, 1}},
+        {"count_include_pad", false}},
+       {}});
   for (DType index : {DType::kInt32, DType::kInt64}) {
-    add({"gather", {DType::kFloat32, index}, {S({4, 5}), S({7})}, {{"axis", int64_t{0}}},
+    add({"gather",
+         {DType::kFloat32, index},
+         {S({4, 5}), S({7})},
+         {{"axis", int64_t{0}}},
          {Domain::kUniform, Domain::kIndex}});
     add({"one_hot", {index}, {S({3, 4})}, {{"depth", int64_t{5}}}, {Domain::kIndex}});
   }
-  add({"gather", {DType::kFloat16, DType::kInt64}, {S({3, 6}), S({4})}, {{"axis", int64_t{1}}},
+  add({"gather",
+       {DType::kFloat16, DType::kInt64},
+       {S({3, 6}), S({4})},
+       {{"axis", int64_t{1}}},
        {Domain::kUniform, Domain::kIndex}});
-  add({"one_hot", {DType::kInt64}, {S({6})}, {{"depth", int64_t{3}}, {"dtype", std::string("int32")}},
+  add({"one_hot",
+       {DType::kInt64},
+       {S({6})},
+       {{"depth", int64_t{3}}, {"dtype", std::string("int32")}},
        {Domain::kIndex}});
   for (DType t : {DType::kFloat32, DType::kInt32, DType::kFloat16}) {
     add({"pad", {t}, {S({3, 4})}, {{"paddings", I64s{1, 0, 2, 3}}, {"value", 1.5}}, {}});
   }
-  add({"split", {DType::kFloat32}, {S({3, 10})}, {{"axis", int64_t{1}}, {"sections", I64s{3, -1, 2}}}, {}});
-  add({"split", {DType::kInt64}, {S({6, 2})}, {{"axis", int64_t{0}}, {"sections", I64s{2, 4}}}, {}});
+  add({"split",
+       {DType::kFloat32},
+       {S({3, 10})},
+       {{"axis", int64_t{1}}, {"sections", I64s{3, -1, 2}}},
+       {}});
+  add({"split",
+       {DType::kInt64},
+       {S({6, 2})},
+       {{"axis", int64_t{0}}, {"sections", I64s{2, 4}}},
+       {}});
   return cases;
 }
 

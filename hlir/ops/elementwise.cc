@@ -27,7 +27,9 @@ enum class OutDType : uint8_t { kSame, kBool };
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 
 UnaryMaker Plain(double (*fn)(double)) {
-  return [fn](const AttributeMap&, const std::string&) -> absl::StatusOr<UnaryFn> { return UnaryFn(fn); };
+  return [fn](const AttributeMap&, const std::string&) -> absl::StatusOr<UnaryFn> {
+    return UnaryFn(fn);
+  };
 }
 BinaryMaker Plain2(double (*fn)(double, double)) {
   return [fn](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<BinaryFn> {
@@ -46,9 +48,9 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
   def.name = name;
   def.pattern = OpPattern::kElementwise;
   def.compute = ops::UnaryCompute(name);
-  def.infer = [name, accepts, out, make](const std::vector<TensorDesc>& in,
-                                         const AttributeMap& attrs)
-      -> absl::StatusOr<std::vector<TensorDesc>> {
+  def.infer = [name, accepts, out, make](
+                  const std::vector<TensorDesc>& in,
+                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], accepts);
     if (!s.ok()) return s;
     auto fn = make(attrs, name);  // validates the attributes
@@ -124,8 +126,8 @@ absl::StatusOr<UnaryFn> MakeGelu(const AttributeMap& attrs, const std::string& o
       return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
     });
   }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "op ", op, ": attribute 'approximate' is \"", *approx, "\", expected \"none\" or \"tanh\""));
+  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'approximate' is \"",
+                                                 *approx, "\", expected \"none\" or \"tanh\""));
 }
 
 /// softplus with PyTorch's beta (default 1) and threshold (default 20, linear above it).
@@ -163,8 +165,9 @@ absl::StatusOr<BinaryFn> MakeDiv(const AttributeMap& attrs, const std::string& o
   if (mode->empty()) return BinaryFn([](double a, double b) { return a / b; });
   if (*mode == "trunc") return BinaryFn([](double a, double b) { return std::trunc(a / b); });
   if (*mode == "floor") return BinaryFn([](double a, double b) { return std::floor(a / b); });
-  return absl::InvalidArgumentError(absl::StrCat(
-      "op ", op, ": attribute 'rounding_mode' is \"", *mode, "\", expected \"\", \"trunc\" or \"floor\""));
+  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'rounding_mode' is \"",
+                                                 *mode,
+                                                 "\", expected \"\", \"trunc\" or \"floor\""));
 }
 
 /// mod: Python's and PyTorch's remainder (the sign of the divisor), not C's fmod.
@@ -249,9 +252,11 @@ void RegisterElementwiseOps(OpRegistry& r) {
   RegisterUnary(r, "cos", kF, same, Plain([](double x) { return std::cos(x); }));
   RegisterUnary(r, "tanh", kF, same, Plain([](double x) { return std::tanh(x); }));
   RegisterUnary(r, "sigmoid", kF, same, Plain(Sigmoid));
-  RegisterUnary(r, "relu", kN, same, Plain([](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); }));
-  RegisterUnary(r, "relu6", kN, same,
-                Plain([](double x) { return std::isnan(x) ? x : std::min(std::max(x, 0.0), 6.0); }));
+  RegisterUnary(r, "relu", kN, same,
+                Plain([](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); }));
+  RegisterUnary(r, "relu6", kN, same, Plain([](double x) {
+                  return std::isnan(x) ? x : std::min(std::max(x, 0.0), 6.0);
+                }));
   RegisterUnary(r, "leaky_relu", kF, same, MakeLeakyRelu);
   RegisterUnary(r, "gelu", kF, same, MakeGelu);
   RegisterUnary(r, "silu", kF, same, Plain([](double x) { return x * Sigmoid(x); }));
@@ -271,15 +276,21 @@ void RegisterElementwiseOps(OpRegistry& r) {
   RegisterBinary(r, "sub", kN, same, true, Plain2([](double a, double b) { return a - b; }));
   RegisterBinary(r, "mul", kN, same, true, Plain2([](double a, double b) { return a * b; }));
   RegisterBinary(r, "div", kN, same, true, MakeDiv);
-  RegisterBinary(r, "pow", kN, same, true, Plain2([](double a, double b) { return std::pow(a, b); }));
+  RegisterBinary(r, "pow", kN, same, true,
+                 Plain2([](double a, double b) { return std::pow(a, b); }));
   RegisterBinary(r, "maximum", kN, same, true, Plain2(Maximum));
   RegisterBinary(r, "minimum", kN, same, true, Plain2(Minimum));
   RegisterBinary(r, "mod", kN, same, true, Plain2(Remainder));
-  RegisterBinary(r, "equal", kA, boolean, true, Plain2([](double a, double b) { return double(a == b); }));
-  RegisterBinary(r, "not_equal", kA, boolean, true, Plain2([](double a, double b) { return double(a != b); }));
-  RegisterBinary(r, "less", kN, boolean, true, Plain2([](double a, double b) { return double(a < b); }));
-  RegisterBinary(r, "less_equal", kN, boolean, true, Plain2([](double a, double b) { return double(a <= b); }));
-  RegisterBinary(r, "greater", kN, boolean, true, Plain2([](double a, double b) { return double(a > b); }));
+  RegisterBinary(r, "equal", kA, boolean, true,
+                 Plain2([](double a, double b) { return double(a == b); }));
+  RegisterBinary(r, "not_equal", kA, boolean, true,
+                 Plain2([](double a, double b) { return double(a != b); }));
+  RegisterBinary(r, "less", kN, boolean, true,
+                 Plain2([](double a, double b) { return double(a < b); }));
+  RegisterBinary(r, "less_equal", kN, boolean, true,
+                 Plain2([](double a, double b) { return double(a <= b); }));
+  RegisterBinary(r, "greater", kN, boolean, true,
+                 Plain2([](double a, double b) { return double(a > b); }));
   RegisterBinary(r, "greater_equal", kN, boolean, true,
                  Plain2([](double a, double b) { return double(a >= b); }));
   RegisterBinary(r, "logical_and", kA, boolean, false,

@@ -45,15 +45,17 @@ absl::StatusOr<std::vector<TensorDesc>> InferMatmul(const std::vector<TensorDesc
   if (!ty.ok()) return ty.status();
   MatmulDims d = Dims(in[0].shape, in[1].shape, *tx, *ty);
   if (d.k != d.k2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "op matmul: inner dims differ: x ", in[0].ToString(), *tx ? " (transposed)" : "",
-        " has k = ", d.k.ToString(), ", y ", in[1].ToString(), *ty ? " (transposed)" : "",
-        " has k = ", d.k2.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op matmul: inner dims differ: x ", in[0].ToString(),
+                     *tx ? " (transposed)" : "", " has k = ", d.k.ToString(), ", y ",
+                     in[1].ToString(), *ty ? " (transposed)" : "", " has k = ", d.k2.ToString()));
   }
-  Shape bx(in[0].shape.begin(), in[0].shape.end() - 2), by(in[1].shape.begin(), in[1].shape.end() - 2);
+  Shape bx(in[0].shape.begin(), in[0].shape.end() - 2),
+      by(in[1].shape.begin(), in[1].shape.end() - 2);
   auto batch = BroadcastShapes(bx, by);
   if (!batch.ok()) {
-    return absl::InvalidArgumentError("op matmul: batch dims: " + std::string(batch.status().message()));
+    return absl::InvalidArgumentError("op matmul: batch dims: " +
+                                      std::string(batch.status().message()));
   }
   Shape out = *batch;
   out.push_back(d.m);
@@ -71,7 +73,8 @@ absl::Status ReferenceMatmul(const std::vector<const HostTensor*>& in, const Att
   int64_t m = o.shape[ro - 2], n = o.shape[ro - 1];
   int64_t k = tx ? x.shape[rx - 2] : x.shape[rx - 1];
   std::vector<int64_t> batch(o.shape.begin(), o.shape.end() - 2);
-  std::vector<int64_t> xb(x.shape.begin(), x.shape.end() - 2), yb(y.shape.begin(), y.shape.end() - 2);
+  std::vector<int64_t> xb(x.shape.begin(), x.shape.end() - 2),
+      yb(y.shape.begin(), y.shape.end() - 2);
   int64_t b = 0;
   ForEachIndex(batch, [&](const std::vector<int64_t>& idx) {
     const double* xp = x.data.data() + BroadcastIndex(xb, idx) * x.shape[rx - 2] * x.shape[rx - 1];
@@ -98,19 +101,19 @@ absl::StatusOr<std::vector<TensorDesc>> InferLinear(const std::vector<TensorDesc
   s = ops::CheckSameDType(op, in);
   if (!s.ok()) return s;
   if (in[0].shape.empty() || in[1].shape.size() != 2) {
-    return absl::InvalidArgumentError(absl::StrCat("op linear: x (", in[0].ToString(),
-                                                   ") needs rank >= 1 and weight (", in[1].ToString(),
-                                                   ") rank 2 [out_features, in_features]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op linear: x (", in[0].ToString(), ") needs rank >= 1 and weight (",
+                     in[1].ToString(), ") rank 2 [out_features, in_features]"));
   }
   if (in[0].shape.back() != in[1].shape[1]) {
-    return absl::InvalidArgumentError(absl::StrCat("op linear: x ", in[0].ToString(), " has ",
-                                                   in[0].shape.back().ToString(),
-                                                   " features but weight ", in[1].ToString(),
-                                                   " expects ", in[1].shape[1].ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op linear: x ", in[0].ToString(), " has ", in[0].shape.back().ToString(),
+        " features but weight ", in[1].ToString(), " expects ", in[1].shape[1].ToString()));
   }
   if (in.size() == 3 && in[2].shape != Shape{in[1].shape[0]}) {
     return absl::InvalidArgumentError(absl::StrCat("op linear: bias ", in[2].ToString(),
-                                                   " must have shape [", in[1].shape[0].ToString(), "]"));
+                                                   " must have shape [", in[1].shape[0].ToString(),
+                                                   "]"));
   }
   Shape out = in[0].shape;
   out.back() = in[1].shape[0];

@@ -9,36 +9,41 @@ namespace cinn_like::hlir::ops {
 
 const char* DTypeClassName(DTypeClass c) {
   switch (c) {
-    case DTypeClass::kFloat: return "float16, bfloat16, float32 and float64";
-    case DTypeClass::kNumeric: return "floating-point and integer dtypes";
-    case DTypeClass::kAny: return "every dtype";
+    case DTypeClass::kFloat:
+      return "float16, bfloat16, float32 and float64";
+    case DTypeClass::kNumeric:
+      return "floating-point and integer dtypes";
+    case DTypeClass::kAny:
+      return "every dtype";
   }
   return "?";
 }
 
 bool InClass(DType t, DTypeClass c) {
   switch (c) {
-    case DTypeClass::kFloat: return IsFloat(t);
-    case DTypeClass::kNumeric: return IsFloat(t) || IsInteger(t);
-    case DTypeClass::kAny: return true;
+    case DTypeClass::kFloat:
+      return IsFloat(t);
+    case DTypeClass::kNumeric:
+      return IsFloat(t) || IsInteger(t);
+    case DTypeClass::kAny:
+      return true;
   }
   return false;
 }
 
 absl::Status CheckDType(const std::string& op, int input, const TensorDesc& desc, DTypeClass c) {
   if (InClass(desc.dtype, c)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": input ", input, " (",
-                                                 desc.ToString(), ") has dtype ",
-                                                 DTypeName(desc.dtype), "; ", op, " supports ",
-                                                 DTypeClassName(c)));
+  return absl::InvalidArgumentError(
+      absl::StrCat("op ", op, ": input ", input, " (", desc.ToString(), ") has dtype ",
+                   DTypeName(desc.dtype), "; ", op, " supports ", DTypeClassName(c)));
 }
 
 absl::Status CheckSameDType(const std::string& op, const std::vector<TensorDesc>& inputs) {
   for (size_t i = 1; i < inputs.size(); ++i) {
     if (inputs[i].dtype != inputs[0].dtype) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "op ", op, ": input 0 (", inputs[0].ToString(), ") and input ", i, " (",
-          inputs[i].ToString(), ") have different dtypes; insert a cast"));
+      return absl::InvalidArgumentError(absl::StrCat("op ", op, ": input 0 (", inputs[0].ToString(),
+                                                     ") and input ", i, " (", inputs[i].ToString(),
+                                                     ") have different dtypes; insert a cast"));
     }
   }
   return absl::OkStatus();
@@ -49,8 +54,8 @@ absl::StatusOr<Shape> BroadcastAll(const std::string& op, const std::vector<Tens
   for (size_t i = 1; i < inputs.size(); ++i) {
     auto b = BroadcastShapes(out, inputs[i].shape);
     if (!b.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat("op ", op, ": input ", i, " (",
-                                                     inputs[i].ToString(), "): ", b.status().message()));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op ", op, ": input ", i, " (", inputs[i].ToString(), "): ", b.status().message()));
     }
     out = *b;
   }

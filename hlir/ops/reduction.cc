@@ -33,7 +33,8 @@ Shape ReducedShape(const Shape& in, const std::vector<int>& axes, bool keepdim) 
 }
 
 /// For every input element, the flat index of the output element it reduces into.
-std::vector<int64_t> ReductionTargets(const std::vector<int64_t>& shape, const std::vector<int>& axes) {
+std::vector<int64_t> ReductionTargets(const std::vector<int64_t>& shape,
+                                      const std::vector<int>& axes) {
   std::vector<bool> reduced(shape.size(), false);
   for (int a : axes) reduced[a] = true;
   std::vector<int64_t> targets;
@@ -53,15 +54,17 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
   def.pattern = OpPattern::kReduction;
   def.compute = ops::ReduceCompute(name);
   DTypeClass accepts = kind == Reducer::kMean ? DTypeClass::kFloat : DTypeClass::kNumeric;
-  def.infer = [name, accepts](const std::vector<TensorDesc>& in,
-                              const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+  def.infer = [name, accepts](
+                  const std::vector<TensorDesc>& in,
+                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], accepts);
     if (!s.ok()) return s;
     auto axes = ops::ReduceAxes(name, attrs, "axes", static_cast<int>(in[0].shape.size()));
     if (!axes.ok()) return axes.status();
     auto keepdim = GetBool(attrs, "keepdim", name, false);
     if (!keepdim.ok()) return keepdim.status();
-    return std::vector<TensorDesc>{TensorDesc{in[0].dtype, ReducedShape(in[0].shape, *axes, *keepdim)}};
+    return std::vector<TensorDesc>{
+        TensorDesc{in[0].dtype, ReducedShape(in[0].shape, *axes, *keepdim)}};
   };
   def.reference = [name, kind](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                                std::vector<HostTensor>& outs) -> absl::Status {
@@ -69,18 +72,29 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
     if (!axes.ok()) return axes.status();
     HostTensor& o = outs[0];
     const double inf = std::numeric_limits<double>::infinity();
-    double init = kind == Reducer::kMax ? -inf : kind == Reducer::kMin ? inf
-                  : kind == Reducer::kProd ? 1.0 : 0.0;
+    double init = kind == Reducer::kMax    ? -inf
+                  : kind == Reducer::kMin  ? inf
+                  : kind == Reducer::kProd ? 1.0
+                                           : 0.0;
     o.data.assign(o.size(), init);
     std::vector<int64_t> targets = ReductionTargets(in[0]->shape, *axes);
     for (int64_t i = 0; i < in[0]->size(); ++i) {
       double v = in[0]->data[i];
       double& acc = o.data[targets[i]];
       switch (kind) {
-        case Reducer::kSum: case Reducer::kMean: acc += v; break;
-        case Reducer::kProd: acc *= v; break;
-        case Reducer::kMax: acc = std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v); break;
-        case Reducer::kMin: acc = std::isnan(acc) || std::isnan(v) ? NAN : std::min(acc, v); break;
+        case Reducer::kSum:
+        case Reducer::kMean:
+          acc += v;
+          break;
+        case Reducer::kProd:
+          acc *= v;
+          break;
+        case Reducer::kMax:
+          acc = std::isnan(acc) || std::isnan(v) ? NAN : std::max(acc, v);
+          break;
+        case Reducer::kMin:
+          acc = std::isnan(acc) || std::isnan(v) ? NAN : std::min(acc, v);
+          break;
       }
     }
     if (kind == Reducer::kMean) {
@@ -107,9 +121,11 @@ void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
     if (!a.ok()) return a.status();
     auto keepdim = GetBool(attrs, "keepdim", name, false);
     if (!keepdim.ok()) return keepdim.status();
-    return std::vector<TensorDesc>{TensorDesc{DType::kInt64, ReducedShape(in[0].shape, {*a}, *keepdim)}};
+    return std::vector<TensorDesc>{
+        TensorDesc{DType::kInt64, ReducedShape(in[0].shape, {*a}, *keepdim)}};
   };
-  def.reference = [name, is_max](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
+  def.reference = [name, is_max](const std::vector<const HostTensor*>& in,
+                                 const AttributeMap& attrs,
                                  std::vector<HostTensor>& outs) -> absl::Status {
     int axis = static_cast<int>(*NormalizeAxis(*GetInt(attrs, "axis", name), in[0]->rank(), name));
     std::vector<int64_t> targets = ReductionTargets(in[0]->shape, {axis});
@@ -160,8 +176,8 @@ void RegisterSoftmax(OpRegistry& r, const std::string& name, bool log) {
     for (int64_t i = 0; i < in[0]->size(); ++i) sum[targets[i]] += std::exp(x[i] - mx[targets[i]]);
     for (int64_t i = 0; i < in[0]->size(); ++i) {
       double shifted = x[i] - mx[targets[i]];
-      outs[0].data[i] = log ? shifted - std::log(sum[targets[i]])
-                            : std::exp(shifted) / sum[targets[i]];
+      outs[0].data[i] =
+          log ? shifted - std::log(sum[targets[i]]) : std::exp(shifted) / sum[targets[i]];
     }
     return absl::OkStatus();
   };
@@ -173,9 +189,9 @@ absl::Status CheckParam(const std::string& op, const std::vector<TensorDesc>& in
                         const Shape& expected, const char* what) {
   if (i >= in.size()) return absl::OkStatus();
   if (in[i].dtype != in[0].dtype || in[i].shape != expected) {
-    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": ", what, " (input ", i, ") is ",
-                                                   in[i].ToString(), ", expected ",
-                                                   DTypeName(in[0].dtype), ShapeToString(expected)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": ", what, " (input ", i, ") is ", in[i].ToString(), ", expected ",
+                     DTypeName(in[0].dtype), ShapeToString(expected)));
   }
   return absl::OkStatus();
 }

@@ -35,7 +35,8 @@ Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
     if (d == -1 && infer_at < 0) {
       infer_at = static_cast<int>(i);
     } else if (d < 0) {
-      return absl::InvalidArgumentError(absl::StrCat("op reshape: target shape [", absl::StrJoin(*shape, ", "),
+      return absl::InvalidArgumentError(absl::StrCat("op reshape: target shape [",
+                                                     absl::StrJoin(*shape, ", "),
                                                      "] may hold one -1 and sizes >= 0"));
     } else {
       known *= d;
@@ -48,7 +49,8 @@ Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
   if (total != count || (infer_at >= 0 && known == 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "op reshape: cannot reshape ", in[0].ToString(), " (", count, " elements) to [",
-        absl::StrJoin(*shape, ", "), "] (", infer_at >= 0 ? "no size for -1 fits" : absl::StrCat(total, " elements"), ")"));
+        absl::StrJoin(*shape, ", "), "] (",
+        infer_at >= 0 ? "no size for -1 fits" : absl::StrCat(total, " elements"), ")"));
   }
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, MakeShape(out)}};
 }
@@ -67,9 +69,9 @@ absl::StatusOr<std::vector<int64_t>> Permutation(const TensorDesc& x, const Attr
   bool ok = static_cast<int>(sorted.size()) == rank;
   for (int i = 0; ok && i < rank; ++i) ok = sorted[i] == i;
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat("op transpose: perm [", absl::StrJoin(*perm, ", "),
-                                                   "] is not a permutation of the ", rank,
-                                                   " axes of ", x.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("op transpose: perm [", absl::StrJoin(*perm, ", "),
+                     "] is not a permutation of the ", rank, " axes of ", x.ToString()));
   }
   return *perm;
 }
@@ -82,7 +84,8 @@ Descs InferTranspose(const std::vector<TensorDesc>& in, const AttributeMap& attr
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
 }
 
-absl::Status ReferenceTranspose(const Inputs& in, const AttributeMap& attrs, std::vector<HostTensor>& outs) {
+absl::Status ReferenceTranspose(const Inputs& in, const AttributeMap& attrs,
+                                std::vector<HostTensor>& outs) {
   std::vector<int64_t> perm = *GetInts(attrs, "perm", "transpose");
   std::vector<int64_t> strides = RowMajorStrides(in[0]->shape);
   int64_t flat = 0;
@@ -100,13 +103,14 @@ Descs InferBroadcastTo(const std::vector<TensorDesc>& in, const AttributeMap& at
   Shape target = MakeShape(*shape);
   auto b = BroadcastShapes(in[0].shape, target);
   if (!b.ok() || *b != target) {
-    return absl::InvalidArgumentError(absl::StrCat("op broadcast_to: ", in[0].ToString(),
-                                                   " cannot be broadcast to ", ShapeToString(target)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op broadcast_to: ", in[0].ToString(), " cannot be broadcast to ", ShapeToString(target)));
   }
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, target}};
 }
 
-absl::Status ReferenceBroadcastTo(const Inputs& in, const AttributeMap&, std::vector<HostTensor>& outs) {
+absl::Status ReferenceBroadcastTo(const Inputs& in, const AttributeMap&,
+                                  std::vector<HostTensor>& outs) {
   int64_t flat = 0;
   ForEachIndex(outs[0].shape, [&](const std::vector<int64_t>& idx) {
     outs[0].data[flat++] = in[0]->data[BroadcastIndex(in[0]->shape, idx)];
@@ -123,7 +127,8 @@ Descs InferExpandDims(const std::vector<TensorDesc>& in, const AttributeMap& att
   for (int64_t a : *axes) {
     auto n = NormalizeAxis(a, rank, "expand_dims");
     if (!n.ok()) return n.status();
-    if (inserted[*n]) return absl::InvalidArgumentError("op expand_dims: attribute 'axes' names an axis twice");
+    if (inserted[*n])
+      return absl::InvalidArgumentError("op expand_dims: attribute 'axes' names an axis twice");
     inserted[*n] = true;
   }
   Shape out;
@@ -142,8 +147,9 @@ Descs InferSqueeze(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
     auto n = NormalizeAxis(a, rank, "squeeze");
     if (!n.ok()) return n.status();
     if (!in[0].shape[*n].is_one()) {
-      return absl::InvalidArgumentError(absl::StrCat("op squeeze: dim ", *n, " of ", in[0].ToString(),
-                                                     " has size ", in[0].shape[*n].ToString(), ", not 1"));
+      return absl::InvalidArgumentError(absl::StrCat("op squeeze: dim ", *n, " of ",
+                                                     in[0].ToString(), " has size ",
+                                                     in[0].shape[*n].ToString(), ", not 1"));
     }
     drop[*n] = true;
   }
@@ -180,7 +186,8 @@ Descs InferConcat(const std::vector<TensorDesc>& in, const AttributeMap& attrs) 
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
 }
 
-absl::Status ReferenceConcat(const Inputs& in, const AttributeMap& attrs, std::vector<HostTensor>& outs) {
+absl::Status ReferenceConcat(const Inputs& in, const AttributeMap& attrs,
+                             std::vector<HostTensor>& outs) {
   int axis = *NormalizeAxis(*GetInt(attrs, "axis", "concat", 0), in[0]->rank(), "concat");
   int64_t outer = 1;
   for (int d = 0; d < axis; ++d) outer *= in[0]->shape[d];
@@ -208,8 +215,10 @@ absl::StatusOr<SliceSpec> ParseSlice(const TensorDesc& x, const AttributeMap& at
   if (!ends.ok()) return ends.status();
   auto steps = GetInts(attrs, "steps", op, std::vector<int64_t>(axes->size(), 1));
   if (!steps.ok()) return steps.status();
-  if (starts->size() != axes->size() || ends->size() != axes->size() || steps->size() != axes->size()) {
-    return absl::InvalidArgumentError("op slice: axes, starts, ends and steps must have one entry each");
+  if (starts->size() != axes->size() || ends->size() != axes->size() ||
+      steps->size() != axes->size()) {
+    return absl::InvalidArgumentError(
+        "op slice: axes, starts, ends and steps must have one entry each");
   }
   absl::Status s = NeedStatic(op, x);
   if (!s.ok()) return s;
@@ -221,9 +230,12 @@ absl::StatusOr<SliceSpec> ParseSlice(const TensorDesc& x, const AttributeMap& at
     if (!a.ok()) return a.status();
     int64_t size = x.shape[*a].value, step = (*steps)[i];
     if (step <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("op slice: step ", step, " on axis ", *a, " must be positive"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("op slice: step ", step, " on axis ", *a, " must be positive"));
     }
-    auto clamp = [size](int64_t v) { return std::min(std::max(v < 0 ? v + size : v, int64_t{0}), size); };
+    auto clamp = [size](int64_t v) {
+      return std::min(std::max(v < 0 ? v + size : v, int64_t{0}), size);
+    };
     int64_t b = clamp((*starts)[i]), e = clamp((*ends)[i]);
     spec.start[*a] = b;
     spec.step[*a] = step;
@@ -239,7 +251,8 @@ Descs InferSlice(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
 }
 
-absl::Status ReferenceSlice(const Inputs& in, const AttributeMap& attrs, std::vector<HostTensor>& outs) {
+absl::Status ReferenceSlice(const Inputs& in, const AttributeMap& attrs,
+                            std::vector<HostTensor>& outs) {
   Shape out;
   TensorDesc x{in[0]->dtype, MakeShape(in[0]->shape)};
   auto spec = ParseSlice(x, attrs, &out);
@@ -248,7 +261,8 @@ absl::Status ReferenceSlice(const Inputs& in, const AttributeMap& attrs, std::ve
   int64_t flat = 0;
   ForEachIndex(outs[0].shape, [&](const std::vector<int64_t>& idx) {
     int64_t src = 0;
-    for (size_t d = 0; d < idx.size(); ++d) src += (spec->start[d] + idx[d] * spec->step[d]) * strides[d];
+    for (size_t d = 0; d < idx.size(); ++d)
+      src += (spec->start[d] + idx[d] * spec->step[d]) * strides[d];
     outs[0].data[flat++] = in[0]->data[src];
   });
   return absl::OkStatus();
@@ -293,7 +307,8 @@ Descs InferFill(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   return std::vector<TensorDesc>{TensorDesc{*t, MakeShape(*shape)}};
 }
 
-absl::Status ReferenceFill(const Inputs&, const AttributeMap& attrs, std::vector<HostTensor>& outs) {
+absl::Status ReferenceFill(const Inputs&, const AttributeMap& attrs,
+                           std::vector<HostTensor>& outs) {
   outs[0].data.assign(outs[0].size(), *GetFloat(attrs, "value", "fill"));
   return absl::OkStatus();
 }
@@ -315,8 +330,10 @@ Descs InferArange(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   return std::vector<TensorDesc>{TensorDesc{*t, MakeShape({n})}};
 }
 
-absl::Status ReferenceArange(const Inputs&, const AttributeMap& attrs, std::vector<HostTensor>& outs) {
-  double start = *GetFloat(attrs, "start", "arange", 0.0), step = *GetFloat(attrs, "step", "arange", 1.0);
+absl::Status ReferenceArange(const Inputs&, const AttributeMap& attrs,
+                             std::vector<HostTensor>& outs) {
+  double start = *GetFloat(attrs, "start", "arange", 0.0),
+         step = *GetFloat(attrs, "step", "arange", 1.0);
   for (int64_t i = 0; i < outs[0].size(); ++i) outs[0].data[i] = start + i * step;
   return absl::OkStatus();
 }

@@ -161,8 +161,8 @@ class Simplifier : public IRMutator {
       Interval ia = Bound(a);
       if (ia.non_negative() && ia.hi < *c) return MakeConst(a.type(), 0);
       // (x * k*c) / c -> x * k, and (x * k*c + y) / c -> x * k + y / c, for x, y >= 0.
-      if (auto* m = a.As<Mul>(); m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 &&
-                                 Bound(m->a).non_negative()) {
+      if (auto* m = a.As<Mul>();
+          m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 && Bound(m->a).non_negative()) {
         return Mutate(m->a * MakeConst(a.type(), *AsConstInt(m->b) / *c));
       }
       if (auto* add = a.As<Add>()) {
@@ -184,8 +184,8 @@ class Simplifier : public IRMutator {
       if (*c == 1) return MakeConst(a.type(), 0);
       Interval ia = Bound(a);
       if (ia.non_negative() && ia.hi < *c) return a;
-      if (auto* m = a.As<Mul>(); m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 &&
-                                 Bound(m->a).non_negative()) {
+      if (auto* m = a.As<Mul>();
+          m && AsConstInt(m->b) && *AsConstInt(m->b) % *c == 0 && Bound(m->a).non_negative()) {
         return MakeConst(a.type(), 0);
       }
       if (auto* add = a.As<Add>()) {
@@ -274,7 +274,8 @@ class Simplifier : public IRMutator {
         if (t.is_integer() || t.is_bool()) return IntImm::Make(t, Wrap(t, *i));
         if (t.is_float()) return FloatImm::Make(t, RoundToType(t, static_cast<double>(*i)));
       }
-      if (auto* f = AsConstFloat(v); f && t.is_float()) return FloatImm::Make(t, RoundToType(t, *f));
+      if (auto* f = AsConstFloat(v); f && t.is_float())
+        return FloatImm::Make(t, RoundToType(t, *f));
     }
     return v.same_as(op->value) ? self : Cast::Make(t, v);
   }
@@ -334,14 +335,31 @@ class Simplifier : public IRMutator {
     if (ia && ib) {
       int64_t x = *ia, y = *ib, r;
       switch (k) {
-        case IrNodeKind::kAdd: r = x + y; break;
-        case IrNodeKind::kSub: r = x - y; break;
-        case IrNodeKind::kMul: r = x * y; break;
-        case IrNodeKind::kDiv: if (y == 0) return std::nullopt; r = x / y; break;
-        case IrNodeKind::kMod: if (y == 0) return std::nullopt; r = x % y; break;
-        case IrNodeKind::kMin: r = std::min(x, y); break;
-        case IrNodeKind::kMax: r = std::max(x, y); break;
-        default: return std::nullopt;
+        case IrNodeKind::kAdd:
+          r = x + y;
+          break;
+        case IrNodeKind::kSub:
+          r = x - y;
+          break;
+        case IrNodeKind::kMul:
+          r = x * y;
+          break;
+        case IrNodeKind::kDiv:
+          if (y == 0) return std::nullopt;
+          r = x / y;
+          break;
+        case IrNodeKind::kMod:
+          if (y == 0) return std::nullopt;
+          r = x % y;
+          break;
+        case IrNodeKind::kMin:
+          r = std::min(x, y);
+          break;
+        case IrNodeKind::kMax:
+          r = std::max(x, y);
+          break;
+        default:
+          return std::nullopt;
       }
       return IntImm::Make(t, Wrap(t, r));
     }
@@ -349,13 +367,26 @@ class Simplifier : public IRMutator {
     if (fa && fb) {
       double x = *fa, y = *fb, r;
       switch (k) {
-        case IrNodeKind::kAdd: r = x + y; break;
-        case IrNodeKind::kSub: r = x - y; break;
-        case IrNodeKind::kMul: r = x * y; break;
-        case IrNodeKind::kDiv: r = x / y; break;
-        case IrNodeKind::kMin: r = std::min(x, y); break;
-        case IrNodeKind::kMax: r = std::max(x, y); break;
-        default: return std::nullopt;
+        case IrNodeKind::kAdd:
+          r = x + y;
+          break;
+        case IrNodeKind::kSub:
+          r = x - y;
+          break;
+        case IrNodeKind::kMul:
+          r = x * y;
+          break;
+        case IrNodeKind::kDiv:
+          r = x / y;
+          break;
+        case IrNodeKind::kMin:
+          r = std::min(x, y);
+          break;
+        case IrNodeKind::kMax:
+          r = std::max(x, y);
+          break;
+        default:
+          return std::nullopt;
       }
       // Folding in double then rounding once equals the backends' float32 (or float16 and
       // bfloat16 computed in float32 and rounded back) result: double keeps more than twice
@@ -395,22 +426,30 @@ class Simplifier : public IRMutator {
           return Ramp::Make(Mutate(rb->base * ba->value), Mutate(rb->stride * ba->value), lanes);
         }
         break;
-      default: break;
+      default:
+        break;
     }
     return std::nullopt;
   }
 
   std::optional<bool> DecideCompare(IrNodeKind k, const Expr& a, const Expr& b) {
     if (!a.type().is_scalar()) return std::nullopt;
-    if (auto *fa = AsConstFloat(a), *fb = AsConstFloat(b); fa && fb) {
+    if (auto* fa = AsConstFloat(a), *fb = AsConstFloat(b); fa && fb) {
       switch (k) {
-        case IrNodeKind::kEQ: return *fa == *fb;
-        case IrNodeKind::kNE: return *fa != *fb;
-        case IrNodeKind::kLT: return *fa < *fb;
-        case IrNodeKind::kLE: return *fa <= *fb;
-        case IrNodeKind::kGT: return *fa > *fb;
-        case IrNodeKind::kGE: return *fa >= *fb;
-        default: return std::nullopt;
+        case IrNodeKind::kEQ:
+          return *fa == *fb;
+        case IrNodeKind::kNE:
+          return *fa != *fb;
+        case IrNodeKind::kLT:
+          return *fa < *fb;
+        case IrNodeKind::kLE:
+          return *fa <= *fb;
+        case IrNodeKind::kGT:
+          return *fa > *fb;
+        case IrNodeKind::kGE:
+          return *fa >= *fb;
+        default:
+          return std::nullopt;
       }
     }
     if (!a.type().is_integer()) return std::nullopt;
@@ -421,13 +460,32 @@ class Simplifier : public IRMutator {
     if (ia.known_lo() && ib.known_hi()) d.lo = std::max(d.lo, ia.lo - ib.hi);
     if (a.same_as(b)) d = {0, 0};
     switch (k) {
-      case IrNodeKind::kLT: if (d.hi < 0) return true; if (d.lo >= 0) return false; break;
-      case IrNodeKind::kLE: if (d.hi <= 0) return true; if (d.lo > 0) return false; break;
-      case IrNodeKind::kGT: if (d.lo > 0) return true; if (d.hi <= 0) return false; break;
-      case IrNodeKind::kGE: if (d.lo >= 0) return true; if (d.hi < 0) return false; break;
-      case IrNodeKind::kEQ: if (d.lo == 0 && d.hi == 0) return true; if (d.lo > 0 || d.hi < 0) return false; break;
-      case IrNodeKind::kNE: if (d.lo == 0 && d.hi == 0) return false; if (d.lo > 0 || d.hi < 0) return true; break;
-      default: break;
+      case IrNodeKind::kLT:
+        if (d.hi < 0) return true;
+        if (d.lo >= 0) return false;
+        break;
+      case IrNodeKind::kLE:
+        if (d.hi <= 0) return true;
+        if (d.lo > 0) return false;
+        break;
+      case IrNodeKind::kGT:
+        if (d.lo > 0) return true;
+        if (d.hi <= 0) return false;
+        break;
+      case IrNodeKind::kGE:
+        if (d.lo >= 0) return true;
+        if (d.hi < 0) return false;
+        break;
+      case IrNodeKind::kEQ:
+        if (d.lo == 0 && d.hi == 0) return true;
+        if (d.lo > 0 || d.hi < 0) return false;
+        break;
+      case IrNodeKind::kNE:
+        if (d.lo == 0 && d.hi == 0) return false;
+        if (d.lo > 0 || d.hi < 0) return true;
+        break;
+      default:
+        break;
     }
     return std::nullopt;
   }

@@ -34,12 +34,12 @@ class Widener : public IRMutator {
     return op == var_ ? ramp_ : self;
   }
 
-#define CINN_LIKE_WIDEN_BINARY(name, sym)                            \
-  Expr Mutate##name(const name* op, const Expr& self) override {     \
-    Expr a = Mutate(op->a), b = Mutate(op->b);                       \
-    if (a.same_as(op->a) && b.same_as(op->b)) return self;           \
-    int lanes = std::max(a.type().lanes(), b.type().lanes());        \
-    return name::Make(Widen(a, lanes), Widen(b, lanes));             \
+#define CINN_LIKE_WIDEN_BINARY(name, sym)                        \
+  Expr Mutate##name(const name* op, const Expr& self) override { \
+    Expr a = Mutate(op->a), b = Mutate(op->b);                   \
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;       \
+    int lanes = std::max(a.type().lanes(), b.type().lanes());    \
+    return name::Make(Widen(a, lanes), Widen(b, lanes));         \
   }
   CINN_LIKE_BINARY_NODES(CINN_LIKE_WIDEN_BINARY)
 #undef CINN_LIKE_WIDEN_BINARY
@@ -82,8 +82,8 @@ class Widener : public IRMutator {
     idx = WidenAll(idx);
     int lanes = idx[0].type().lanes();
     if (lanes == 1 && v.type().is_vector()) {
-      failure = "it stores a lane-dependent value to the single element " + op->buffer->name +
-                "[" + ToString(op->indices[0]) + (op->indices.size() > 1 ? ", ..." : "") + "]";
+      failure = "it stores a lane-dependent value to the single element " + op->buffer->name + "[" +
+                ToString(op->indices[0]) + (op->indices.size() > 1 ? ", ..." : "") + "]";
       return self;
     }
     return Store::Make(op->buffer, idx, Widen(v, lanes));

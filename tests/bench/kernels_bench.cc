@@ -39,13 +39,13 @@ namespace {
 
 namespace cuda = runtime::cuda;
 
-#define BENCH_CHECK_OK(expr)                                                    \
-  do {                                                                         \
-    absl::Status _st = (expr);                                                 \
-    if (!_st.ok()) {                                                           \
+#define BENCH_CHECK_OK(expr)                                                           \
+  do {                                                                                 \
+    absl::Status _st = (expr);                                                         \
+    if (!_st.ok()) {                                                                   \
       std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, _st.ToString().c_str()); \
-      std::exit(1);                                                            \
-    }                                                                          \
+      std::exit(1);                                                                    \
+    }                                                                                  \
   } while (0)
 
 absl::Status Rc(int rc, const char* what) {
@@ -144,7 +144,8 @@ using Builder = std::function<absl::StatusOr<ir::LoweredFunc>(const ir::Target&)
 
 /// Builds `build` for the GPU under `name` and allocates `shapes` (inputs random).
 absl::StatusOr<ExampleRun> Prepare(const std::string& name, const Builder& build,
-                                   const std::vector<std::vector<int64_t>>& shapes, int num_inputs) {
+                                   const std::vector<std::vector<int64_t>>& shapes,
+                                   int num_inputs) {
   auto compiler = backends::Compiler::Create(ir::Target::NVGPU());
   if (!compiler.ok()) return compiler.status();
   auto func = build((*compiler)->target());
@@ -165,7 +166,8 @@ absl::StatusOr<ExampleRun> Prepare(const std::string& name, const Builder& build
 }
 
 /// Checks the example's outputs against its float64 reference.
-absl::StatusOr<double> CheckAgainstReference(const std::string& example, ExampleRun& run, int64_t n) {
+absl::StatusOr<double> CheckAgainstReference(const std::string& example, ExampleRun& run,
+                                             int64_t n) {
   auto ex = examples::Find(example);
   BENCH_CHECK_OK(run.Call());
   BENCH_CHECK_OK(Rc(cinn_like_cuda_synchronize(), "synchronize"));
@@ -184,7 +186,8 @@ absl::StatusOr<double> CheckAgainstReference(const std::string& example, Example
 
 double CopyBandwidth(int reps) {
   const size_t bytes = size_t{1} << 30;
-  Array a({static_cast<int64_t>(bytes / 4)}, true, 7), b({static_cast<int64_t>(bytes / 4)}, false, 8);
+  Array a({static_cast<int64_t>(bytes / 4)}, true, 7),
+      b({static_cast<int64_t>(bytes / 4)}, false, 8);
   const cuda::DriverApi& d = **cuda::Driver();
   double ms = MedianMs(
       [&] {
@@ -245,8 +248,9 @@ Row MatmulVsCublas(const std::string& name, int64_t n) {
   Array expect(args[2]->shape, false, 99);
   // A poison unlike the output's: a kernel that writes nothing cannot match the other.
   std::fill(expect.host.begin(), expect.host.end(), NAN);
-  BENCH_CHECK_OK(Rc(cinn_like_cuda_memcpy_to_device(expect.device, expect.host.data(), expect.bytes()),
-                    "copy to device"));
+  BENCH_CHECK_OK(
+      Rc(cinn_like_cuda_memcpy_to_device(expect.device, expect.host.data(), expect.bytes()),
+         "copy to device"));
   auto cublas = [&] {
     return cuda::CublasSgemmRowMajor(static_cast<const float*>(args[0]->device),
                                      static_cast<const float*>(args[1]->device),
@@ -310,8 +314,9 @@ Row HalfChain(const std::string& name, int64_t n, double bw) {
   auto compiler = backends::Compiler::Create(ir::Target::NVGPU());
   BENCH_CHECK_OK(compiler.status());
   auto func = BuildHalfChain((*compiler)->target());
-  absl::Status st = func.ok() ? (*compiler)->Build(ir::Module{"ew_chain_f16", (*compiler)->target(), {*func}})
-                              : func.status();
+  absl::Status st =
+      func.ok() ? (*compiler)->Build(ir::Module{"ew_chain_f16", (*compiler)->target(), {*func}})
+                : func.status();
   if (!st.ok()) {
     row.note = "unavailable: " + std::string(st.message());
     return row;
@@ -381,7 +386,8 @@ int Main() {
   double bw = CopyBandwidth(20);
   std::printf("copy bandwidth (device to device, read + write): %.3f TB/s\n", bw / 1e12);
   std::vector<Row> rows;
-  if (Selected("reduce_sum_f32")) rows.push_back(MemoryBound("reduce_sum_f32", "row_sum", 8192, bw));
+  if (Selected("reduce_sum_f32"))
+    rows.push_back(MemoryBound("reduce_sum_f32", "row_sum", 8192, bw));
   if (Selected("vadd_f32_2p28")) rows.push_back(MemoryBound("vadd_f32_2p28", "vadd", 1 << 28, bw));
   if (Selected("ew_chain_f16_2p28")) {
     rows.push_back(HalfChain("ew_chain_f16_2p28", int64_t{1} << 28, bw));

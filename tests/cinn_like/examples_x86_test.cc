@@ -27,8 +27,7 @@ TEST_P(ExamplesX86, MatchesReferenceAtEverySize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesX86,
-                         ::testing::ValuesIn(Names()),
+INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesX86, ::testing::ValuesIn(Names()),
                          [](const auto& info) { return info.param; });
 
 TEST(ExamplesX86, LookupOfAnUnknownName) {

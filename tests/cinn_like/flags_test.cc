@@ -24,8 +24,8 @@ std::string ReadFile(const std::filesystem::path& p) {
 }
 
 TEST(Flags, DumpDirReceivesEveryLoweringPassAndTheHostIR) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("cinn_like_dump_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("cinn_like_dump_" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::string error;
   ASSERT_TRUE(SetFlag("cinn_like_dump_dir", dir.string(), &error)) << error;
@@ -37,9 +37,10 @@ TEST(Flags, DumpDirReceivesEveryLoweringPassAndTheHostIR) {
   ASSERT_TRUE((*compiler)->Build({"myadd", ir::Target::X86(), {*func}}).ok());
   ASSERT_TRUE(SetFlag("cinn_like_dump_dir", "", &error));
 
-  const char* passes[] = {"00_schedule",          "01_simplify",     "02_vectorize_reduce",
-                          "03_remove_redundant_guards", "04_partition_loops", "05_vectorize",
-                          "06_unroll",            "07_flatten_storage", "08_simplify_final"};
+  const char* passes[] = {
+      "00_schedule",        "01_simplify",  "02_vectorize_reduce", "03_remove_redundant_guards",
+      "04_partition_loops", "05_vectorize", "06_unroll",           "07_flatten_storage",
+      "08_simplify_final"};
   for (const char* p : passes) {
     auto file = dir / (std::string("myadd.") + p + ".ir");
     ASSERT_TRUE(std::filesystem::exists(file)) << file;
@@ -54,7 +55,8 @@ TEST(Flags, SetFlagRejectsUnknownNamesAndBadValues) {
   EXPECT_FALSE(SetFlag("cinn_like_no_such_flag", "1", &error));
   EXPECT_EQ(error, "unknown flag 'cinn_like_no_such_flag'");
   EXPECT_FALSE(SetFlag("cinn_like_nvrtc_compile_to_cubin", "maybe", &error));
-  EXPECT_THAT(error, HasSubstr("invalid value 'maybe' for flag 'cinn_like_nvrtc_compile_to_cubin'"));
+  EXPECT_THAT(error,
+              HasSubstr("invalid value 'maybe' for flag 'cinn_like_nvrtc_compile_to_cubin'"));
 }
 
 }  // namespace

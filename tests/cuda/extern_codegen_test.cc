@@ -2,8 +2,8 @@
 /// extern between two elementwise stages lowers to two kernels and a host call of the runtime
 /// function between their launches, with the intermediates as device workspaces; the CUDA
 /// compiles to PTX. Extern inputs must be stored, not inlined.
-#include <gmock/gmock.h>
 #include <glog/logging.h>
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "backends/compiler.h"

@@ -87,7 +87,9 @@ TEST(OpNVGPU, ReductionBindsTheReduceAxisToThreads) {
 /// The number of __global__ functions in CUDA source.
 int CountKernels(const std::string& src) {
   int n = 0;
-  for (size_t at = src.find("__global__"); at != std::string::npos; at = src.find("__global__", at + 1)) ++n;
+  for (size_t at = src.find("__global__"); at != std::string::npos;
+       at = src.find("__global__", at + 1))
+    ++n;
   return n;
 }
 

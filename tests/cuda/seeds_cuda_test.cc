@@ -87,8 +87,7 @@ TEST_P(SeedsToPtxAndCubin, NvrtcCompilesEverySeed) {
             "ELF");
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, SeedsToPtxAndCubin,
-                         ::testing::ValuesIn(examples::Names()),
+INSTANTIATE_TEST_SUITE_P(Seeds, SeedsToPtxAndCubin, ::testing::ValuesIn(examples::Names()),
                          [](const auto& info) { return info.param; });
 
 TEST(SeedCompilerNvgpuError, UnsupportedArchNamesTheArchAndTheNvrtcVersion) {

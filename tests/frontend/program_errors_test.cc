@@ -34,8 +34,9 @@ TEST(ProgramErrors, MatmulWithIncompatibleInnerDims) {
   Var x = b.CreateInput(DType::kFloat32, MakeShape({8, 16}), "x");
   Var y = b.CreateInput(DType::kFloat32, MakeShape({15, 4}), "y");
   b.MarkOutput(b.Matmul(x, y));
-  EXPECT_THAT(ErrorOf(b), AllOf(HasSubstr("op matmul: inner dims differ"), HasSubstr("float32[8, 16]"),
-                                HasSubstr("k = 16"), HasSubstr("float32[15, 4]"), HasSubstr("k = 15")));
+  EXPECT_THAT(ErrorOf(b),
+              AllOf(HasSubstr("op matmul: inner dims differ"), HasSubstr("float32[8, 16]"),
+                    HasSubstr("k = 16"), HasSubstr("float32[15, 4]"), HasSubstr("k = 15")));
 }
 
 TEST(ProgramErrors, UnknownOpName) {
@@ -53,21 +54,26 @@ TEST(ProgramErrors, MissingAttribute) {
   NetBuilder c;
   Var y = c.CreateInput(DType::kFloat32, MakeShape({4, 4}), "y");
   c.Op("softmax", {y}, {{"axis", std::string("last")}});
-  EXPECT_THAT(ErrorOf(c), HasSubstr("op softmax: attribute 'axis' is string \"last\", expected int"));
+  EXPECT_THAT(ErrorOf(c),
+              HasSubstr("op softmax: attribute 'axis' is string \"last\", expected int"));
 }
 
 TEST(ProgramErrors, ReshapeThatChangesTheElementCount) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
   b.MarkOutput(b.Reshape(x, {4, 2}));
-  EXPECT_THAT(ErrorOf(b), HasSubstr("op reshape: cannot reshape float32[2, 3] (6 elements) to [4, 2] (8 elements)"));
+  EXPECT_THAT(
+      ErrorOf(b),
+      HasSubstr("op reshape: cannot reshape float32[2, 3] (6 elements) to [4, 2] (8 elements)"));
 }
 
 TEST(ProgramErrors, AxisOutOfRange) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
   b.MarkOutput(b.ReduceSum(x, {2}));
-  EXPECT_THAT(ErrorOf(b), HasSubstr("reduce_sum: axis 2 is out of range for a tensor of rank 2 (valid: -2 to 1)"));
+  EXPECT_THAT(
+      ErrorOf(b),
+      HasSubstr("reduce_sum: axis 2 is out of range for a tensor of rank 2 (valid: -2 to 1)"));
 }
 
 TEST(ProgramErrors, DTypeTheOpDoesNotSupport) {
@@ -99,7 +105,8 @@ TEST(ProgramErrors, JsonErrorsNameThePath) {
     "instructions": [{"op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {"k": {"complex": 1}}}],
     "outputs": ["y"]})");
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("instructions[0].attrs.k: unknown attribute kind 'complex'"));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("instructions[0].attrs.k: unknown attribute kind 'complex'"));
   auto future = ProgramFromJson(R"({"format": "cinn_like.program", "version": 99})");
   ASSERT_FALSE(future.ok());
   EXPECT_THAT(future.status().message(), HasSubstr("version 99 is not supported"));
@@ -108,7 +115,8 @@ TEST(ProgramErrors, JsonErrorsNameThePath) {
   ASSERT_TRUE(undefined.ok()) << undefined.status();
   auto graph = BuildGraph(*undefined);
   ASSERT_FALSE(graph.ok());
-  EXPECT_THAT(graph.status().message(), HasSubstr("instruction 0 (relu): input 'ghost' is not defined before it"));
+  EXPECT_THAT(graph.status().message(),
+              HasSubstr("instruction 0 (relu): input 'ghost' is not defined before it"));
   EXPECT_FALSE(ProgramFromJson("{not json").ok());
 }
 

@@ -39,9 +39,10 @@ TEST(ProgramJson, RoundTripsExactly) {
   ASSERT_TRUE(back.ok()) << back.status();
   EXPECT_EQ(ProgramToJson(*back), text);
   const auto& a = back->instructions[0].attrs;
-  EXPECT_EQ(std::get<double>(a.at("f")), awkward);  // bit-exact
+  EXPECT_EQ(std::get<double>(a.at("f")), awkward);             // bit-exact
   EXPECT_TRUE(std::holds_alternative<double>(a.at("whole")));  // 2.0 stays a float
-  EXPECT_TRUE(std::holds_alternative<std::vector<int64_t>>(a.at("is")));  // empty list keeps its kind
+  EXPECT_TRUE(
+      std::holds_alternative<std::vector<int64_t>>(a.at("is")));  // empty list keeps its kind
   EXPECT_TRUE(std::isnan(std::get<std::vector<double>>(a.at("fs"))[1]));
   EXPECT_EQ(std::get<double>(a.at("inf")), -INFINITY);
   EXPECT_EQ(back->inputs[0].desc, p.inputs[0].desc);

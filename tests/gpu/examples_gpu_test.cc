@@ -29,8 +29,7 @@ TEST_P(ExamplesGpu, MatchesReferenceAtEverySize) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesGpu,
-                         ::testing::ValuesIn(Names()),
+INSTANTIATE_TEST_SUITE_P(Seeds, ExamplesGpu, ::testing::ValuesIn(Names()),
                          [](const auto& info) { return info.param; });
 
 }  // namespace

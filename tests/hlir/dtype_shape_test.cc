@@ -18,7 +18,8 @@ TEST(RoundToDType, Float16RoundsToNearestEvenAndOverflows) {
   EXPECT_EQ(RoundToDType(2051.0, DType::kFloat16), 2052.0);  // tie between 2050 and 2052: even
   EXPECT_EQ(RoundToDType(65504.0, DType::kFloat16), 65504.0);
   EXPECT_TRUE(std::isinf(RoundToDType(65520.0, DType::kFloat16)));
-  EXPECT_EQ(RoundToDType(std::ldexp(1.0, -24), DType::kFloat16), std::ldexp(1.0, -24));  // subnormal
+  EXPECT_EQ(RoundToDType(std::ldexp(1.0, -24), DType::kFloat16),
+            std::ldexp(1.0, -24));  // subnormal
   EXPECT_EQ(RoundToDType(std::ldexp(1.0, -26), DType::kFloat16), 0.0);
   EXPECT_TRUE(std::isnan(RoundToDType(NAN, DType::kFloat16)));
 }
@@ -59,7 +60,8 @@ TEST(Broadcast, NumpyRulesWithSymbols) {
   EXPECT_EQ(ShapeToString(*sym), "[n, 8]");
   auto bad = BroadcastShapes(MakeShape({2, 3}), MakeShape({4, 3}));
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("shapes [2, 3] and [4, 3] do not broadcast: dim 2 against 4"));
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("shapes [2, 3] and [4, 3] do not broadcast: dim 2 against 4"));
   EXPECT_FALSE(BroadcastShapes({Dim::Symbol("n")}, {Dim::Symbol("m")}).ok());
 }
 

@@ -88,7 +88,8 @@ TEST(ReferenceOps, GeluBothFormsAndCastRoundTrip) {
   for (int64_t i = 0; i < 64; ++i) {
     double v = in.data[i];
     EXPECT_NEAR((*out)[0].data[i], 0.5 * v * (1 + std::erf(v / std::sqrt(2.0))), 1e-6);
-    EXPECT_NEAR((*out)[1].data[i], 0.5 * v * (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v))), 1e-6);
+    EXPECT_NEAR((*out)[1].data[i],
+                0.5 * v * (1 + std::tanh(0.7978845608 * (v + 0.044715 * v * v * v))), 1e-6);
     EXPECT_NEAR((*out)[0].data[i], (*out)[1].data[i], 2e-3);  // the approximation is close
     EXPECT_EQ((*out)[2].data[i], RoundToDType(v, DType::kFloat16));
   }
@@ -141,7 +142,8 @@ TEST(ReferenceOps, ReductionsOverAnyAxesWithKeepdim) {
   ASSERT_EQ((*out)[0].shape, (std::vector<int64_t>{1, 5, 1}));
   for (int j = 0; j < 5; ++j) {
     double s = 0;
-    for (int i = 0; i < 4; ++i) for (int k = 0; k < 6; ++k) s += at(i, j, k);
+    for (int i = 0; i < 4; ++i)
+      for (int k = 0; k < 6; ++k) s += at(i, j, k);
     EXPECT_NEAR((*out)[0].data[j], s, 1e-5);
   }
   ASSERT_EQ((*out)[1].shape, (std::vector<int64_t>{4, 5}));
@@ -181,7 +183,8 @@ TEST(ReferenceOps, SoftmaxAndLayerNormRows) {
     for (int k = 0; k < 17; ++k) {
       EXPECT_NEAR((*out)[0].data[r * 17 + k], std::exp(hx.data[r * 17 + k]) / z, 1e-12);
       EXPECT_NEAR((*out)[1].data[r * 17 + k],
-                  (hx.data[r * 17 + k] - mean) / std::sqrt(var + 1e-5) * hg.data[k] + hb.data[k], 1e-12);
+                  (hx.data[r * 17 + k] - mean) / std::sqrt(var + 1e-5) * hg.data[k] + hb.data[k],
+                  1e-12);
     }
   }
 }
@@ -198,7 +201,8 @@ TEST(ReferenceOps, BatchedMatmulWithTransposesAndLinear) {
       for (int i = 0; i < 3; ++i) {
         for (int j = 0; j < 6; ++j) {
           double acc = 0;
-          for (int k = 0; k < 5; ++k) acc += hx.data[(p * 5 + k) * 3 + i] * hy.data[(q * 5 + k) * 6 + j];
+          for (int k = 0; k < 5; ++k)
+            acc += hx.data[(p * 5 + k) * 3 + i] * hy.data[(q * 5 + k) * 6 + j];
           EXPECT_NEAR(out.data[((p * 4 + q) * 3 + i) * 6 + j], acc, 1e-12);
         }
       }
@@ -226,8 +230,8 @@ TEST(ReferenceOps, ShapeOpsMoveTheRightElements) {
   Var d = c.CreateInput(DType::kFloat32, MakeShape({2, 1}), "d");
   HostTensor ha = Random(DType::kFloat32, {2, 3}), hd = Random(DType::kFloat32, {2, 1});
   HostTensor cat = RunOne(c, c.Concat({a, d}, 1), {ha, hd});
-  EXPECT_EQ(cat.data, (std::vector<double>{ha.data[0], ha.data[1], ha.data[2], hd.data[0], ha.data[3],
-                                           ha.data[4], ha.data[5], hd.data[1]}));
+  EXPECT_EQ(cat.data, (std::vector<double>{ha.data[0], ha.data[1], ha.data[2], hd.data[0],
+                                           ha.data[3], ha.data[4], ha.data[5], hd.data[1]}));
 }
 
 }  // namespace

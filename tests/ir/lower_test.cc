@@ -105,19 +105,23 @@ TEST(Lower, VectorizedTiledAddUsesRampsOfEightLanes) {
 TEST(Lower, MissingArgumentIsAnError) {
   Var n("n");
   Tensor a = Placeholder("A", Float(32), {n});
-  Tensor c = Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "C");
+  Tensor c = Compute(
+      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "C");
   auto sch = Schedule::Create({c});
   auto f = Lower("scale", {c}, sch, Target::X86());
   ASSERT_FALSE(f.ok());
-  EXPECT_THAT(f.status().message(),
-              HasSubstr("function scale: tensor A is read but is neither an argument nor computed"));
+  EXPECT_THAT(
+      f.status().message(),
+      HasSubstr("function scale: tensor A is read but is neither an argument nor computed"));
 }
 
 TEST(Lower, IntermediateTensorIsAllocatedOnBothTargets) {
   Var n("n");
   Tensor a = Placeholder("A", Float(32), {n});
-  Tensor t = Compute({n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "T");
-  Tensor c = Compute({n}, [&](const std::vector<Expr>& i) { return t(i[0]) + 1.0f; }, "C");
+  Tensor t = Compute(
+      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) * 2.0f; }, "T");
+  Tensor c = Compute(
+      {n}, [&](const std::vector<Expr>& i) { return t(i[0]) + 1.0f; }, "C");
   auto sch = Schedule::Create({c});
   auto f = Lower("chain", {a, c}, sch, Target::X86());
   ASSERT_TRUE(f.ok()) << f.status();

@@ -15,8 +15,8 @@ using ::testing::HasSubstr;
 struct AddFixture {
   Var n{"n"};
   Tensor a = Placeholder("A", Float(32), {n, Expr(128)});
-  Tensor c = Compute({n, Expr(128)},
-                     [&](const std::vector<Expr>& i) { return a(i[0], i[1]) + 1.0f; }, "C");
+  Tensor c = Compute(
+      {n, Expr(128)}, [&](const std::vector<Expr>& i) { return a(i[0], i[1]) + 1.0f; }, "C");
   Schedule sch = Schedule::Create({c});
   Stage& s = sch[c];
   Var i = *s.LeafAxis(0);
@@ -34,7 +34,8 @@ TEST(Schedule, SplitByNPartsAndFuse) {
   ASSERT_TRUE(nest.ok());
   std::string ir = ToString(*nest);
   EXPECT_THAT(ir, HasSubstr("for (j_outer_j_inner_fused, 0, 128) {"));
-  EXPECT_THAT(ir, HasSubstr("(((j_outer_j_inner_fused / 32) * 32) + (j_outer_j_inner_fused % 32))"));
+  EXPECT_THAT(ir,
+              HasSubstr("(((j_outer_j_inner_fused / 32) * 32) + (j_outer_j_inner_fused % 32))"));
 }
 
 TEST(Schedule, SplitOfAnAxisNotInTheStage) {
@@ -89,8 +90,8 @@ TEST(Schedule, ReduceAxisIsNeitherParallelNorBoundBeyondThreadIdxX) {
   Var n("n");
   Tensor a = Placeholder("A", Float(32), {n});
   IterVar k = ReduceAxis(n, "k");
-  Tensor b = Compute({Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(a(k.var), {k}); },
-                     "B");
+  Tensor b = Compute(
+      {Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(a(k.var), {k}); }, "B");
   auto sch = Schedule::Create({b});
   EXPECT_THAT(sch[b].Parallel(k.var).message(), HasSubstr("k is a reduce axis"));
   EXPECT_THAT(sch[b].Bind(k.var, "blockIdx.x").message(),
