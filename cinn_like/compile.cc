@@ -36,6 +36,14 @@ std::string Signature(const hlir::Graph& graph) {
 
 }  // namespace
 
+const std::string& CompiledProgram::source() const {
+  std::call_once(source_once_, [this] {
+    auto source = compiler_->GetSourceCode(module_);
+    source_ = source.ok() ? *source : std::string();
+  });
+  return source_;
+}
+
 absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::string& name) const {
   return compiler_->Lookup(name);
 }
@@ -55,14 +63,11 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   if (!module.ok()) return module.status();
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();
-  auto source = (*compiler)->GetSourceCode(*module);
-  if (!source.ok()) return source.status();
   absl::Status built = (*compiler)->Build(*module);
   if (!built.ok()) return built;
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
   out->compiler_ = std::move(*compiler);
   out->module_ = *module;
-  out->source_ = *source;
   out->signature_ = Signature(*graph);
   return out;
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -19,8 +20,9 @@ class CompiledProgram {
  public:
   /// The host entry `name` (the name given to CompileProgram).
   absl::StatusOr<backends::EntryFunction> Lookup(const std::string& name) const;
-  /// CUDA C of the device part (NVGPU) or LLVM IR (X86).
-  const std::string& source() const { return source_; }
+  /// CUDA C of the device part (NVGPU) or LLVM IR (X86), generated on the first request (a
+  /// compile does not pay for it) and kept; an empty string if generation fails.
+  const std::string& source() const;
   /// The arguments as JSON: {"inputs": [{"name", "dtype", "shape"}], "outputs": [...]}.
   const std::string& signature() const { return signature_; }
   const ir::Module& module() const { return module_; }
@@ -31,7 +33,9 @@ class CompiledProgram {
                                                                          const std::string&);
   std::unique_ptr<backends::Compiler> compiler_;
   ir::Module module_;
-  std::string source_, signature_;
+  std::string signature_;
+  mutable std::once_flag source_once_;
+  mutable std::string source_;
 };
 
 /// Graph passes, op lowering, then Compiler::Build for `target`: one host entry `name` taking

@@ -22,14 +22,14 @@ namespace {
 #define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                               \
   X(cudnnCreate)                                                                                   \
   X(cudnnSetStream)                                                                                \
-  X(cudnnGetErrorString) X(cudnnCreateTensorDescriptor) X(cudnnSetTensor4dDescriptor)              \
-      X(cudnnDestroyTensorDescriptor) X(cudnnCreateFilterDescriptor) X(cudnnSetFilter4dDescriptor) \
-          X(cudnnDestroyFilterDescriptor) X(cudnnCreateConvolutionDescriptor)                      \
-              X(cudnnSetConvolution2dDescriptor) X(cudnnSetConvolutionGroupCount)                  \
-                  X(cudnnSetConvolutionMathType) X(cudnnDestroyConvolutionDescriptor)              \
-                      X(cudnnGetConvolutionForwardAlgorithm_v7)                                    \
-                          X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)    \
-                              X(cudnnAddTensor)
+  X(cudnnGetErrorString)                                                                           \
+  X(cudnnCreateTensorDescriptor) X(cudnnSetTensor4dDescriptor) X(cudnnDestroyTensorDescriptor)     \
+      X(cudnnCreateFilterDescriptor) X(cudnnSetFilter4dDescriptor) X(cudnnDestroyFilterDescriptor) \
+          X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                   \
+              X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                      \
+                  X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7)   \
+                      X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)        \
+                          X(cudnnAddTensor)
 
 struct Cudnn {
   absl::Status status;
