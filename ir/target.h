@@ -31,6 +31,27 @@ struct Target {
 
   bool is_x86() const { return arch == Arch::kX86; }
   bool is_nvgpu() const { return arch == Arch::kNVGPU; }
+
+  // Traits: what ir/ and hlir/ ask instead of comparing target kinds. A new device answers
+  // them here (docs/architecture.md, "Adding a target").
+
+  /// A device with its own memory and a grid of thread blocks: kernels are split from the host
+  /// entry (split_host_device), loops bind to blocks and threads, reductions across threads
+  /// become block reduces, and intermediates are device workspaces.
+  bool is_gpu() const { return arch == Arch::kNVGPU; }
+  /// Block-shared on-chip memory (cache_read/cache_write into "shared", barriers).
+  bool has_shared_memory() const { return is_gpu(); }
+  /// Threads that run in lockstep and exchange values by shuffles; 1 on CPUs.
+  int warp_size() const { return is_gpu() ? 32 : 1; }
+  /// The most threads one block may have; 1 on CPUs.
+  int max_threads_per_block() const { return is_gpu() ? 1024 : 1; }
+  /// The widest vector load or store one thread issues, in bytes: 16 (float4) on GPUs, one AVX2
+  /// register (32) on x86.
+  int vector_bytes() const { return is_gpu() ? 16 : 32; }
+  /// How many lanes of `bits`-wide scalars fill one such vector.
+  int vector_lanes(int bits) const { return vector_bytes() * 8 / bits; }
+  /// Loops may run on the runtime's CPU thread pool (ForKind::kParallel).
+  bool has_parallel_loops() const { return arch == Arch::kX86; }
   /// "x86" or "cuda -arch=sm_90".
   std::string ToString() const;
   bool operator==(const Target& o) const {
