@@ -13,8 +13,8 @@ import torch.utils.dlpack
 
 from .. import _dlpack
 from .._lib import check, lib
-from . import cache
-from .convert import Converter, DTYPES, pshape, val
+from . import cache, ops  # noqa: F401 (ops registers the converters)
+from .registry import DTYPES, Converter, convert_node, pshape, val
 
 
 def build_program(sub):
@@ -30,8 +30,7 @@ def build_program(sub):
     names = {}
     for n in sub.graph.nodes:
         if n.op == "call_function":
-            from .convert import convert_node  # noqa: PLC0415 (one import site)
-            c.env[n] = convert_node(c, n)
+            c.env[n] = convert_node(c, n)  # replays the partitioner's conversion
         elif n.op == "output":
             res = n.args[0]
             res = list(res) if isinstance(res, (list, tuple)) else [res]

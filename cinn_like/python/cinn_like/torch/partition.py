@@ -1,7 +1,8 @@
 """Partitioning an aten graph: which nodes cinn_like runs, and the maximal supported partitions.
 
-A node is supported when its op is in convert.CONVERTERS and its converter accepts it on a
-scratch Converter (attributes, dtypes, ranks), every tensor it reads and makes has metadata
+A node is supported when its op is in registry.CONVERTERS and its converter accepts it on a
+scratch Converter (attributes, dtypes, ranks; what it wrote stays in the node's metadata, so
+the kernel builder does not convert it again), every tensor it reads and makes has metadata
 and a supported dtype, and all of them live on one CPU or CUDA device. Everything else runs in
 PyTorch; each refusal is recorded (cache.record_fallback) with its reason.
 """
@@ -12,7 +13,8 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupport
 
 from . import cache
-from .convert import DTYPES, Converter, Unsupported, convert_node, val
+from . import ops  # noqa: F401 (registers the converters)
+from .registry import DTYPES, Unsupported, convert_alone, val
 
 
 def _tensor_values(v):
@@ -55,20 +57,11 @@ def op_name(node):
 
 
 def check_node(node):
-    """None when cinn_like can run `node`, else the reason it cannot."""
+    """None when cinn_like can run `node` (a getitem excepted: see CinnLikeSupport), else the
+    reason it cannot."""
     try:
-        if node.target == operator.getitem:  # supported with its producer
-            if not isinstance(val(node), torch.Tensor):
-                raise Unsupported("getitem of a non-tensor")
-            reason = check_node(node.args[0])
-            if reason:
-                raise Unsupported(reason)
-            return None
         _check_values(node)
-        c = Converter()
-        for i, a in enumerate(node.all_input_nodes):
-            c.add_input(a, f"in{i}")
-        convert_node(c, node)
+        convert_alone(node)
         return None
     except Unsupported as e:
         return str(e)
@@ -81,15 +74,25 @@ class CinnLikeSupport(OperatorSupport):
         super().__init__()
         self.verdicts = {}
 
-    def is_node_supported(self, submodules, node):
+    def verdict(self, node):
+        """None when supported, else the reason; each node is checked (converted) once. A
+        getitem is supported with its producer."""
         if node.op != "call_function":
-            return False
+            return f"{node.op} node"
         if node not in self.verdicts:
-            reason = check_node(node)
+            if node.target == operator.getitem:
+                v = node.meta.get("val")
+                reason = ("getitem of a non-tensor" if not isinstance(v, torch.Tensor)
+                          else self.verdict(node.args[0]))
+            else:
+                reason = check_node(node)
+                if reason is not None:
+                    cache.record_fallback(op_name(node), reason)
             self.verdicts[node] = reason
-            if reason is not None and node.target != operator.getitem:
-                cache.record_fallback(op_name(node), reason)
-        return self.verdicts[node] is None
+        return self.verdicts[node]
+
+    def is_node_supported(self, submodules, node):
+        return self.verdict(node) is None
 
 
 def partition(gm):

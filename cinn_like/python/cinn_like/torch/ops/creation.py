@@ -1,0 +1,46 @@
+"""Converters of the ops that make tensors from scalars: full, full_like, scalar_tensor, arange."""
+import torch
+
+from ..registry import Unsupported, converts, dtype_name, pshape, val
+
+aten = torch.ops.aten
+
+
+@converts(aten.full.default)
+def _full(c, n):
+    out = val(n)
+    value = n.args[1]
+    if isinstance(value, torch.fx.Node):
+        raise Unsupported("full with a tensor value")
+    return _fill(c, pshape(out), value, out.dtype)
+
+
+@converts(aten.full_like.default)
+def _full_like(c, n):
+    out = val(n)
+    if isinstance(n.args[1], torch.fx.Node):
+        raise Unsupported("full_like with a tensor value")
+    return _fill(c, pshape(out), n.args[1], out.dtype)
+
+
+@converts(aten.scalar_tensor.default)
+def _scalar_tensor(c, n):
+    return _fill(c, [1], n.args[0], val(n).dtype)
+
+
+def _fill(c, shape, value, dtype):
+    return c.op("fill", [], {"shape": shape, "value": float(value), "dtype": dtype_name(dtype)})
+
+
+@converts(aten.arange.start_step, aten.arange.default, aten.arange.start)
+def _arange(c, n):
+    args = list(n.args)
+    if n.target == aten.arange.default:
+        start, end, step = 0, args[0], 1
+    else:
+        start, end = args[0], args[1]
+        step = args[2] if len(args) > 2 else n.kwargs.get("step", 1)
+    if val(n).numel() == 0:
+        raise Unsupported("empty arange")
+    return c.op("arange", [], {"start": float(start), "end": float(end), "step": float(step),
+                               "dtype": dtype_name(val(n).dtype)})

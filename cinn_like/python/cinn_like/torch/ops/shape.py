@@ -1,0 +1,128 @@
+"""Converters of the shape ops: views and reshapes, transposes, expand, concat, slice, select,
+split, index_select and constant padding."""
+import torch
+
+from ..registry import Unsupported, converts, no_rank0, pshape, val
+
+aten = torch.ops.aten
+
+
+@converts(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+def _reshape(c, n):
+    return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
+
+
+@converts(aten.permute.default)
+def _permute(c, n):
+    no_rank0(n.args[0])
+    rank = val(n.args[0]).dim()
+    return c.op("transpose", [c.tensor(n.args[0])], {"perm": [d % rank for d in n.args[1]]})
+
+
+@converts(aten.t.default)
+def _t(c, n):
+    no_rank0(n.args[0])
+    if val(n.args[0]).dim() == 1:
+        return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
+    return c.op("transpose", [c.tensor(n.args[0])], {"perm": [1, 0]})
+
+
+@converts(aten.transpose.int)
+def _transpose(c, n):
+    no_rank0(n.args[0])
+    rank = val(n.args[0]).dim()
+    perm = list(range(rank))
+    a, b = n.args[1] % rank, n.args[2] % rank
+    perm[a], perm[b] = perm[b], perm[a]
+    return c.op("transpose", [c.tensor(n.args[0])], {"perm": perm})
+
+
+@converts(aten.expand.default)
+def _expand(c, n):
+    return c.op("broadcast_to", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
+
+
+@converts(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default)
+def _unsqueeze(c, n):
+    # A reshape to the result's shape: the same for every rank, rank 0 included.
+    return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
+
+
+@converts(aten.cat.default)
+def _cat(c, n):
+    xs = [x for x in n.args[0] if not (isinstance(x, torch.fx.Node) and val(x).numel() == 0)]
+    no_rank0(*xs)
+    dim = n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)
+    dt = val(n).dtype
+    if len(xs) == 1:
+        return c.op("reshape", [c.tensor(xs[0], dt)], {"shape": pshape(val(n))})
+    return c.op("concat", [c.tensor(x, dt) for x in xs], {"axis": dim % val(n).dim()})
+
+
+@converts(aten.slice.Tensor)
+def _slice(c, n):
+    x = n.args[0]
+    no_rank0(x)
+    shape = val(x).shape
+    dim = (n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)) % len(shape)
+    start = n.args[2] if len(n.args) > 2 else n.kwargs.get("start")
+    end = n.args[3] if len(n.args) > 3 else n.kwargs.get("end")
+    step = n.args[4] if len(n.args) > 4 else n.kwargs.get("step", 1)
+    size = int(shape[dim])
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = max(0, min(size, start + size if start < 0 else start))
+    end = max(start, min(size, end + size if end < 0 else end))
+    if val(n).numel() == 0:
+        raise Unsupported("empty slice")
+    return c.op("slice", [c.tensor(x)], {"axes": [dim], "starts": [start], "ends": [end],
+                                          "steps": [step]})
+
+
+@converts(aten.select.int)
+def _select(c, n):
+    x, dim, index = n.args
+    no_rank0(x)
+    shape = val(x).shape
+    dim %= len(shape)
+    index %= int(shape[dim])
+    s = c.op("slice", [c.tensor(x)], {"axes": [dim], "starts": [index], "ends": [index + 1]})
+    return c.op("reshape", [s], {"shape": pshape(val(n))})
+
+
+@converts(aten.split_with_sizes.default, aten.split.Tensor)
+def _split(c, n):
+    x = n.args[0]
+    no_rank0(x)
+    shape = val(x).shape
+    dim = (n.args[2] if len(n.args) > 2 else n.kwargs.get("dim", 0)) % len(shape)
+    sizes = [int(t.shape[dim]) for t in val(n)]
+    if any(s == 0 for s in sizes):
+        raise Unsupported("split into an empty part")
+    if len(sizes) == 1:
+        return [c.op("reshape", [c.tensor(x)], {"shape": pshape(val(n)[0])})]
+    return c.op("split", [c.tensor(x)], {"sections": sizes, "axis": dim}, num_outputs=len(sizes))
+
+
+
+
+@converts(aten.index_select.default)
+def _index_select(c, n):
+    x, dim, index = n.args
+    no_rank0(x, index)
+    return c.op("gather", [c.tensor(x), c.tensor(index)], {"axis": dim % val(x).dim()})
+
+
+@converts(aten.constant_pad_nd.default)
+def _pad(c, n):
+    x, pad = n.args[0], n.args[1]
+    value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
+    no_rank0(x)
+    if any(p < 0 for p in pad):
+        raise Unsupported("negative padding (cropping)")
+    rank = val(x).dim()
+    paddings = [0] * (2 * rank)
+    for i in range(len(pad) // 2):  # pad lists the last dim first
+        d = rank - 1 - i
+        paddings[2 * d], paddings[2 * d + 1] = pad[2 * i], pad[2 * i + 1]
+    return c.op("pad", [c.tensor(x)], {"paddings": paddings, "value": float(value)})

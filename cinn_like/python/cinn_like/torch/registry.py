@@ -1,0 +1,159 @@
+"""The converter registry: aten op -> a function that writes cinn_like ops for one fx node.
+
+A converter gets the Converter (builder, values so far) and the fx node; it returns the
+Program name of the node's value (a list for multi-output ops, None where an output is not
+computed) or raises Unsupported with a reason. Converters live in one module per op family
+(cinn_like.torch.ops.*); importing cinn_like.torch.ops registers them all. Rank-0 tensors are
+shape [1] inside a Program (cinn_like rejects rank 0); ops whose meaning depends on the rank
+refuse them.
+
+Each node is converted once: the partitioner converts it on a scratch Converter to decide
+support and keeps what it wrote as a Fragment in the node's metadata; the kernel builder
+replays the fragments into the partition's Program (fragments survive the partitioner's copy
+of the nodes, which copies node.meta).
+"""
+import operator
+
+import torch
+
+from ..program import ProgramBuilder
+
+DTYPES = {
+    torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32",
+    torch.float64: "float64", torch.int8: "int8", torch.int16: "int16", torch.int32: "int32",
+    torch.int64: "int64", torch.uint8: "uint8", torch.bool: "bool",
+}
+
+FRAGMENT = "cinn_like_fragment"  # the node.meta key of a node's Fragment
+
+
+class Unsupported(Exception):
+    """The reason a node stays in PyTorch."""
+
+
+def val(node):
+    v = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+    if v is None:
+        raise Unsupported("no tensor metadata (node.meta['val'])")
+    return v
+
+
+def pshape(t):
+    """The Program shape of a tensor value: rank 0 becomes [1]."""
+    return [int(d) for d in t.shape] or [1]
+
+
+def dtype_name(dt):
+    if dt not in DTYPES:
+        raise Unsupported(f"dtype {dt} is not supported by cinn_like")
+    return DTYPES[dt]
+
+
+def no_rank0(*tensors):
+    for t in tensors:
+        if isinstance(t, torch.fx.Node) and val(t).dim() == 0:
+            raise Unsupported("rank-0 tensor in a rank-dependent op")
+
+
+def meta(arg):
+    """For torch.result_type: a meta tensor of the node's rank and dtype, or the scalar."""
+    if isinstance(arg, torch.fx.Node):
+        t = val(arg)
+        return torch.empty(t.shape, dtype=t.dtype, device="meta")
+    return arg
+
+
+class Converter:
+    def __init__(self):
+        self.b = ProgramBuilder()
+        self.env = {}  # fx node -> Program name (or list of names)
+        self.written = []  # (op, inputs, attrs, outputs) in order, for Fragment
+
+    def add_input(self, node, name):
+        t = val(node)
+        self.env[node] = self.b.input(name, dtype_name(t.dtype), pshape(t))
+
+    def op(self, name, inputs, attrs=None, num_outputs=1):
+        """Adds op `name`; its output name, or a list of names when num_outputs > 1."""
+        outs = self.b.op(name, inputs, attrs, num_outputs=num_outputs)
+        outs_list = outs if isinstance(outs, list) else [outs]
+        self.written.append((name, list(inputs), attrs, outs_list))
+        return outs
+
+    def tensor(self, arg, dtype=None):
+        """The Program name of a node's value (cast to dtype when given) or a scalar as a
+        shape-[1] fill of dtype."""
+        if isinstance(arg, torch.fx.Node):
+            name = self.env[arg]
+            if dtype is not None and val(arg).dtype != dtype:
+                name = self.op("cast", [name], {"dtype": dtype_name(dtype)})
+            return name
+        if isinstance(arg, (bool, int, float)):
+            dt = dtype or torch.float32
+            v = float(arg)
+            if not dt.is_floating_point and dt != torch.bool and v != int(v):
+                raise Unsupported(f"float scalar {arg} in an integer op")
+            return self.op("fill", [], {"shape": [1], "value": v, "dtype": dtype_name(dt)})
+        raise Unsupported(f"argument {arg!r} is not a tensor or a scalar")
+
+
+class Fragment:
+    """What one node's converter wrote, with its inputs named by position: replayable into
+    any Converter whose env holds the node's inputs."""
+
+    def __init__(self, node, converter, result):
+        self.inputs = [converter.env[a] for a in node.all_input_nodes]
+        self.ops = list(converter.written)
+        self.result = result
+
+    def replay(self, c, node):
+        names = dict(zip(self.inputs, (c.env[a] for a in node.all_input_nodes)))
+        for op, inputs, attrs, outs in self.ops:
+            new = c.op(op, [names[i] for i in inputs], attrs, num_outputs=len(outs))
+            names.update(zip(outs, new if isinstance(new, list) else [new]))
+        if isinstance(self.result, list):
+            return [None if r is None else names[r] for r in self.result]
+        return names[self.result]
+
+
+CONVERTERS = {}
+
+
+def converts(*ops):
+    """Registers the decorated converter for each aten overload in `ops`."""
+    def wrap(fn):
+        for o in ops:
+            CONVERTERS[o] = fn
+        return fn
+    return wrap
+
+
+def convert_node(c, node):
+    """Writes `node` into c (its tensor inputs already in c.env); raises Unsupported. Replays
+    the node's Fragment when the partitioner left one."""
+    if node.op != "call_function":
+        raise Unsupported(f"{node.op} node")
+    if node.target == operator.getitem:
+        src = c.env[node.args[0]]
+        out = src[node.args[1]] if isinstance(src, list) else None
+        if out is None:
+            raise Unsupported("output of a multi-output op not computed")
+        return out
+    fragment = node.meta.get(FRAGMENT)
+    if fragment is not None:
+        return fragment.replay(c, node)
+    fn = CONVERTERS.get(node.target)
+    if fn is None:
+        raise Unsupported("no cinn_like mapping")
+    return fn(c, node)
+
+
+def convert_alone(node):
+    """Converts `node` on a scratch Converter (its inputs as placeholders) and keeps the
+    Fragment in node.meta; raises Unsupported."""
+    c = Converter()
+    for i, a in enumerate(node.all_input_nodes):
+        c.add_input(a, f"in{i}")
+    node.meta.pop(FRAGMENT, None)
+    result = convert_node(c, node)
+    node.meta[FRAGMENT] = Fragment(node, c, result)
