@@ -8,9 +8,9 @@
 #include <iostream>
 
 #include "backends/compiler.h"
-#include "cinn_like/example_runner.h"
-#include "cinn_like/examples.h"
 #include "ir/printer.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 DEFINE_string(example, "myadd", "a built-in example name, or 'all'");
 DEFINE_string(target, "x86", "x86, cuda, 'cuda -arch=sm_90', or 'all' (cuda only with a GPU)");
