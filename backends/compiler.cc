@@ -12,7 +12,6 @@
 namespace cinn_like::backends {
 
 absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(const ir::Target& target) {
-  InitFlagsFromEnv();
   switch (target.arch) {
     case ir::Target::Arch::kX86:
       return CompilerX86::Create(target);

@@ -49,7 +49,6 @@ int cinn_like_compile(const char* program_json, const char* target, const char* 
       return Fail("cinn_like_compile: program_json, target, name and out must not be null");
     }
     *out = nullptr;
-    cinn_like::InitFlagsFromEnv();
     auto program = cinn_like::frontend::ProgramFromJson(program_json);
     if (!program.ok()) return Fail(program.status());
     auto parsed = cinn_like::ir::Target::Parse(target);

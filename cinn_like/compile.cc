@@ -51,7 +51,6 @@ absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::strin
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name) {
-  InitFlagsFromEnv();
   DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();

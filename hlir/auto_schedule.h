@@ -30,7 +30,7 @@ int RowThreads(int64_t extent);
 
 absl::Status AutoSchedule(ir::Stage& stage, StageKind kind, const ir::Target& target);
 
-/// NVGPU matmul tiles (as the matmul_shared example, cinn_like/examples.h): 64x64 output tiles
+/// NVGPU matmul tiles (as the matmul_shared example, tools/examples.h): 64x64 output tiles
 /// per block of 16x16 threads, 4x4 accumulators per thread in registers (cache_write local),
 /// k slices of 8 staged in shared memory (cache_read + compute_at). Applies when
 /// CanTileMatmul: a float32 sum over one reduce axis into a rank-2 output whose extents are

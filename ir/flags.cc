@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <mutex>
 #include <vector>
 
 DEFINE_string(cinn_like_dump_dir, "",
@@ -29,21 +28,28 @@ DEFINE_bool(cinn_like_fast_math, false,
 
 namespace cinn_like {
 
-void InitFlagsFromEnv() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    std::vector<gflags::CommandLineFlagInfo> flags;
-    gflags::GetAllFlags(&flags);
-    for (auto& f : flags) {
-      if (f.name.rfind("cinn_like_", 0) != 0) continue;
-      const char* v = std::getenv(("FLAGS_" + f.name).c_str());
-      if (!v) continue;
-      if (gflags::SetCommandLineOption(f.name.c_str(), v).empty()) {
-        LOG(WARNING) << "ignoring FLAGS_" << f.name << "=" << v << ": not a valid value";
-      }
+namespace {
+
+/// Sets every cinn_like flag whose FLAGS_<name> environment variable is set.
+bool SetFlagsFromEnv() {
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  for (auto& f : flags) {
+    if (f.name.rfind("cinn_like_", 0) != 0) continue;
+    const char* v = std::getenv(("FLAGS_" + f.name).c_str());
+    if (!v) continue;
+    if (gflags::SetCommandLineOption(f.name.c_str(), v).empty()) {
+      LOG(WARNING) << "ignoring FLAGS_" << f.name << "=" << v << ": not a valid value";
     }
-  });
+  }
+  return true;
 }
+
+/// The one initialisation from the environment, when the library is loaded: defined after the
+/// flags in this file, so it runs after they are registered (one file initialises in order).
+[[maybe_unused]] const bool flags_from_env = SetFlagsFromEnv();
+
+}  // namespace
 
 bool SetFlag(const std::string& name, const std::string& value, std::string* error) {
   gflags::CommandLineFlagInfo info;
@@ -60,7 +66,6 @@ bool SetFlag(const std::string& name, const std::string& value, std::string* err
 }
 
 std::string DumpDir() {
-  InitFlagsFromEnv();
   if (FLAGS_cinn_like_dump_dir.empty()) return "";
   std::error_code ec;
   std::filesystem::create_directories(FLAGS_cinn_like_dump_dir, ec);

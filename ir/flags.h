@@ -1,6 +1,12 @@
 /// \file Every behaviour switch of cinn_like, as gflags. All flags live in this one file; ir is
 /// the lowest layer every compiler layer already includes, so any layer may read them.
-/// Each flag may also be set from the environment as FLAGS_<name> (see InitFlagsFromEnv).
+///
+/// Flags from the environment, in one place: when libcinn_like is loaded (before the host's
+/// main, before any command line is parsed), every cinn_like flag whose FLAGS_<name> variable
+/// is set takes that value, once (a bad value is ignored with a warning). Nothing needs to call
+/// anything: every entry (CompileProgram, the C API, Python, Compiler::Create, the tools, the
+/// tests) sees them. Whatever sets a flag afterwards (a tool's command line, SetFlag, the C
+/// API's cinn_like_set_flag, an assignment in a test) overrides the environment.
 #pragma once
 
 #include <gflags/gflags.h>
@@ -22,10 +28,6 @@ DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
 
 namespace cinn_like {
-
-/// Sets every cinn_like flag whose FLAGS_<name> environment variable is set. Idempotent and
-/// thread-safe; called by Compiler::Create, so users rarely need it.
-void InitFlagsFromEnv();
 
 /// Sets a flag by name; returns false (with a message in *error) when the name is unknown or
 /// the value does not parse.

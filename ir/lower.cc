@@ -3,16 +3,12 @@
 
 #include <glog/logging.h>
 
-#include <chrono>
-#include <cstdio>
-#include <functional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "ir/flags.h"
 #include "ir/lower_stage.h"
 #include "ir/math.h"
-#include "ir/printer.h"
+#include "ir/pass_runner.h"
 #include "ir/transforms/flatten_storage.h"
 #include "ir/transforms/hoist_common_index.h"
 #include "ir/transforms/insert_sync.h"
@@ -41,30 +37,6 @@ std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
   f.Visit(s);
   return f.found;
 }
-
-/// Runs a pass, times it, and dumps its result under a numbered name.
-class PassRunner {
- public:
-  explicit PassRunner(std::string func) : func_(std::move(func)) {}
-  Stmt Run(const char* pass, const std::function<Stmt(const Stmt&)>& fn, const Stmt& in) {
-    auto start = std::chrono::steady_clock::now();
-    Stmt out = fn(in);
-    double ms =
-        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
-    VLOG(2) << "lower " << func_ << ": " << pass << " took " << ms << " ms";
-    Dump(pass, out);
-    return out;
-  }
-  void Dump(const char* pass, const Stmt& s) {
-    char prefix[8];
-    std::snprintf(prefix, sizeof(prefix), "%02d", step_++);
-    DumpToFile(absl::StrCat(func_, ".", prefix, "_", pass, ".ir"), ToString(s));
-  }
-
- private:
-  std::string func_;
-  int step_ = 0;
-};
 
 }  // namespace
 

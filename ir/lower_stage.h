@@ -1,12 +1,9 @@
 /// \file The first lowering step: one stage's schedule to its loop nest.
 #pragma once
 
-#include <vector>
-
 #include "absl/status/statusor.h"
 #include "ir/ir.h"
 #include "ir/schedule.h"
-#include "ir/substitute.h"
 
 namespace cinn_like::ir {
 
@@ -18,16 +15,5 @@ namespace cinn_like::ir {
 /// bodies; the nests of stages computed at a leaf loop are placed (with their region buffer's
 /// Allocate) at the top of that loop's body, and loads of them read the region buffer.
 absl::StatusOr<Stmt> LowerStage(const Stage& stage);
-
-/// The value of every axis of `stage` (indexed as Stage::axes()) in its leaf loop variables.
-std::vector<Expr> AxisValues(const Stage& stage);
-
-/// What the stage's body reads its root axes as: the axis values, plus the region origin for
-/// the spatial axes of a stage computed at another's loop.
-VarMap BodyRootValues(const Stage& stage, const std::vector<Expr>& values);
-
-/// The stage's element (inlined loads expanded) in its leaf loop variables and those of the
-/// loops enclosing it.
-Expr ElementInLeafVars(const Stage& stage);
 
 }  // namespace cinn_like::ir

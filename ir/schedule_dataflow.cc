@@ -7,10 +7,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "ir/lower_stage.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"
+#include "ir/schedule_axes.h"
 #include "ir/schedule_region.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"

@@ -1,9 +1,12 @@
-/// \file The last-error slot and the argument checks of the host calling convention.
+/// \file The last-error slot and the argument checks of the host calling convention, and the
+/// device names of their messages.
 #include "runtime/cinn_like_runtime.h"
 
 #include <cstdint>
 #include <sstream>
 #include <string>
+
+#include "runtime/device_name.h"
 
 namespace {
 
@@ -38,18 +41,22 @@ const char* DTypeName(int code, int bits) {
   return name.c_str();
 }
 
-const char* DeviceName(int type) {
-  switch (type) {
+}  // namespace
+
+namespace cinn_like::runtime {
+
+std::string DeviceName(int32_t device_type) {
+  switch (device_type) {
     case kDLCPU:
       return "cpu";
     case kDLCUDA:
       return "cuda";
     default:
-      return "another device";
+      return "device type " + std::to_string(device_type);
   }
 }
 
-}  // namespace
+}  // namespace cinn_like::runtime
 
 extern "C" {
 
@@ -84,7 +91,8 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
     return Fail(os.str());
   }
   if (t->device.device_type != device_type) {
-    os << "is on " << DeviceName(t->device.device_type) << ", expected " << DeviceName(device_type);
+    os << "is on " << cinn_like::runtime::DeviceName(t->device.device_type) << ", expected "
+       << cinn_like::runtime::DeviceName(device_type);
     return Fail(os.str());
   }
   if (t->data == nullptr) {

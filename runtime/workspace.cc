@@ -10,11 +10,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
+#include "runtime/device_name.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cuda_runtime.h"
 #endif
 
 namespace {
+
+using cinn_like::runtime::DeviceName;
 
 constexpr size_t kAlignment = 64;
 
@@ -30,17 +33,6 @@ Hook hook;
 Hook CurrentHook() {
   std::lock_guard<std::mutex> lock(hook_mutex);
   return hook;
-}
-
-const char* DeviceName(int32_t type) {
-  switch (type) {
-    case kDLCPU:
-      return "cpu";
-    case kDLCUDA:
-      return "cuda";
-    default:
-      return "an unsupported device";
-  }
 }
 
 std::string What(int32_t device_type, size_t bytes) {

@@ -8,10 +8,9 @@
 #include <iostream>
 
 #include "backends/compiler.h"
-#include "cinn_like/example_runner.h"
-#include "cinn_like/examples.h"
-#include "ir/flags.h"
 #include "ir/printer.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 DEFINE_string(example, "myadd", "a built-in example name, or 'all'");
 DEFINE_string(target, "x86", "x86, cuda, 'cuda -arch=sm_90', or 'all' (cuda only with a GPU)");
@@ -73,7 +72,6 @@ int main(int argc, char** argv) {
   gflags::SetUsageMessage("print every compilation stage of a built-in example and run it");
   gflags::ParseCommandLineFlags(&argc, &argv, true);
   google::InitGoogleLogging(argv[0]);
-  cinn_like::InitFlagsFromEnv();
 
   if (FLAGS_example != "all") {
     auto found = cinn_like::examples::Find(FLAGS_example);

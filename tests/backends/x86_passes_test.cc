@@ -7,8 +7,8 @@
 #include <cmath>
 
 #include "backends/compiler.h"
-#include "cinn_like/example_runner.h"
-#include "cinn_like/examples.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"

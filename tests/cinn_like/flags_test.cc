@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "backends/compiler.h"
-#include "cinn_like/examples.h"
 #include "ir/flags.h"
+#include "tools/examples.h"
 
 namespace cinn_like {
 namespace {

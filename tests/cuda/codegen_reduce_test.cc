@@ -6,7 +6,7 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "ir/printer.h"
 #include "ir/transforms/lower_thread_reduce.h"
 #include "tests/cuda/index_names.h"

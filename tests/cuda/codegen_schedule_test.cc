@@ -5,7 +5,7 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "tests/cuda/index_names.h"
 
 namespace cinn_like::backends {

@@ -7,7 +7,7 @@
 #include "backends/compiler.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "ir/transforms/split_host_device.h"
 
 namespace cinn_like::backends {

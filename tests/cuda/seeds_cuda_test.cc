@@ -5,7 +5,7 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/transforms/split_host_device.h"

@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 
 #include "backends/compiler.h"
-#include "cinn_like/example_runner.h"
-#include "cinn_like/examples.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 

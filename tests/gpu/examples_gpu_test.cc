@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "backends/compiler.h"
-#include "cinn_like/example_runner.h"
-#include "cinn_like/examples.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 namespace cinn_like::examples {
 namespace {

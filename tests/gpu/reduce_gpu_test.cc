@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/cuda/row_reduce_module.h"

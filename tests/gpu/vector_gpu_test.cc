@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "backends/compiler.h"
-#include "cinn_like/example_runner.h"
-#include "cinn_like/examples.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/test_util.h"

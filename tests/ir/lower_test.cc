@@ -4,7 +4,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "ir/printer.h"
 
 namespace cinn_like::ir {

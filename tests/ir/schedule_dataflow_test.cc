@@ -3,7 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"

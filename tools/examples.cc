@@ -1,5 +1,5 @@
 /// \file The seed examples, written with lang and schedule primitives.
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 
 #include "absl/strings/str_cat.h"
 #include "ir/lower.h"
@@ -24,13 +24,37 @@ using ir::Var;
   if (!lhs##_or.ok()) return lhs##_or.status(); \
   auto lhs = *std::move(lhs##_or)
 
+/// The float32 tensors of a binary example: inputs A and B, result C.
+struct Operands {
+  Tensor a, b, c;
+};
+
+/// A and B of `shape` and C = A + B.
+Operands AddOf(const std::vector<Expr>& shape) {
+  Tensor a = ir::Placeholder("A", Float(32), shape);
+  Tensor b = ir::Placeholder("B", Float(32), shape);
+  Tensor c = ir::Compute(
+      shape, [&](const std::vector<Expr>& i) { return a(i) + b(i); }, "C");
+  return {a, b, c};
+}
+
+/// A and B of size x size and C = A x B, reducing over k.
+Operands MatmulOf(const Expr& size) {
+  Tensor a = ir::Placeholder("A", Float(32), {size, size});
+  Tensor b = ir::Placeholder("B", Float(32), {size, size});
+  ir::IterVar k = ir::ReduceAxis(size, "k");
+  Tensor c = ir::Compute(
+      {size, size},
+      [&](const std::vector<Expr>& i) {
+        return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k});
+      },
+      "C");
+  return {a, b, c};
+}
+
 /// C[i] = A[i] + B[i] over symbolic n; split by 64, bound to blockIdx.x/threadIdx.x on NVGPU.
 absl::StatusOr<ir::LoweredFunc> BuildMyAdd(const ir::Target& target) {
-  Var n("n");
-  Tensor a = ir::Placeholder("A", Float(32), {n});
-  Tensor b = ir::Placeholder("B", Float(32), {n});
-  Tensor c = ir::Compute(
-      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  auto [a, b, c] = AddOf({Var("n")});
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -61,12 +85,7 @@ absl::StatusOr<ir::LoweredFunc> BuildSumReduce(const ir::Target& target) {
 
 /// C[i, j] = A[i, j] + B[i, j] over (m, 64) with the loops reordered to (j, i).
 absl::StatusOr<ir::LoweredFunc> BuildAdd2DReorder(const ir::Target& target) {
-  Var m("m");
-  Tensor a = ir::Placeholder("A", Float(32), {m, Expr(64)});
-  Tensor b = ir::Placeholder("B", Float(32), {m, Expr(64)});
-  Tensor c = ir::Compute(
-      {m, Expr(64)}, [&](const std::vector<Expr>& i) { return a(i[0], i[1]) + b(i[0], i[1]); },
-      "C");
+  auto [a, b, c] = AddOf({Var("m"), Expr(64)});
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -81,16 +100,7 @@ absl::StatusOr<ir::LoweredFunc> BuildAdd2DReorder(const ir::Target& target) {
 
 /// C = A * B for 1024x1024 matrices, tiled 32x32 with the k loop between tiles and points.
 absl::StatusOr<ir::LoweredFunc> BuildMatmulTiled(const ir::Target& target) {
-  Expr size(1024);
-  Tensor a = ir::Placeholder("A", Float(32), {size, size});
-  Tensor b = ir::Placeholder("B", Float(32), {size, size});
-  ir::IterVar k = ir::ReduceAxis(size, "k");
-  Tensor c = ir::Compute(
-      {size, size},
-      [&](const std::vector<Expr>& i) {
-        return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k});
-      },
-      "C");
+  auto [a, b, c] = MatmulOf(Expr(1024));
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -111,12 +121,7 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulTiled(const ir::Target& target) {
 /// C[i, j] = A[i, j] + B[i, j] over (m, 256), tiled 16x64 with the inner j loop vectorized by 8
 /// (x86) or split into 16 threads of 4 vectorized lanes (NVGPU).
 absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
-  Var m("m");
-  Expr cols(256);
-  Tensor a = ir::Placeholder("A", Float(32), {m, cols});
-  Tensor b = ir::Placeholder("B", Float(32), {m, cols});
-  Tensor c = ir::Compute(
-      {m, cols}, [&](const std::vector<Expr>& i) { return a(i[0], i[1]) + b(i[0], i[1]); }, "C");
+  auto [a, b, c] = AddOf({Var("m"), Expr(256)});
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -176,15 +181,17 @@ void RefMatmul(std::vector<std::vector<float>>& args, int64_t n) {
   }
 }
 
+void RefMatmul1024(std::vector<std::vector<float>>& args, int64_t) { RefMatmul(args, 1024); }
+
+std::vector<std::vector<int64_t>> MatmulShapes1024(int64_t) {
+  return {{1024, 1024}, {1024, 1024}, {1024, 1024}};
+}
+
 /// C[i] = A[i] + B[i] over symbolic n, vectorized. NVGPU: split by 4 (vectorized: float4
 /// accesses), the rest by 256 threads (threadIdx.x) and blocks (blockIdx.x). x86: split by 8
 /// (vectorized: <8 x float>), the rest into parallel chunks of 1024 vectors.
 absl::StatusOr<ir::LoweredFunc> BuildVAdd(const ir::Target& target) {
-  Var n("n");
-  Tensor a = ir::Placeholder("A", Float(32), {n});
-  Tensor b = ir::Placeholder("B", Float(32), {n});
-  Tensor c = ir::Compute(
-      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  auto [a, b, c] = AddOf({Var("n")});
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
@@ -205,17 +212,22 @@ void RefAdd(std::vector<std::vector<float>>& args, int64_t) {
   for (size_t i = 0; i < args[2].size(); ++i) args[2][i] = args[0][i] + args[1][i];
 }
 
+/// An example of C = A + B over n elements (`cols` 0) or n x cols.
+Example AddExample(std::string name, std::string description,
+                   absl::StatusOr<ir::LoweredFunc> (*build)(const ir::Target&), int64_t cols,
+                   std::vector<int64_t> sizes) {
+  auto shapes = [cols](int64_t n) {
+    std::vector<int64_t> shape = cols ? std::vector<int64_t>{n, cols} : std::vector<int64_t>{n};
+    return std::vector<std::vector<int64_t>>{shape, shape, shape};
+  };
+  return {std::move(name), std::move(description), build, shapes, RefAdd, 2, std::move(sizes)};
+}
+
 std::vector<Example> MakeAll() {
   std::vector<Example> all;
-  all.push_back({"myadd",
-                 "C[i] = A[i] + B[i] over symbolic n, split by 64 (bound on GPU)",
-                 BuildMyAdd,
-                 [](int64_t n) {
-                   return std::vector<std::vector<int64_t>>{{n}, {n}, {n}};
-                 },
-                 RefAdd,
-                 2,
-                 {1, 63, 64, 65, 1000, 1 << 20}});
+  all.push_back(AddExample("myadd",
+                           "C[i] = A[i] + B[i] over symbolic n, split by 64 (bound on GPU)",
+                           BuildMyAdd, 0, {1, 63, 64, 65, 1000, 1 << 20}));
   all.push_back({"sum_reduce",
                  "B[0] = sum(A) over symbolic n, reduce axis split by 32",
                  BuildSumReduce,
@@ -230,47 +242,19 @@ std::vector<Example> MakeAll() {
                  1,
                  {1, 31, 32, 33, 1000, 4097},
                  1e-5});
-  all.push_back({"add2d_reorder",
-                 "C = A + B over (m, 64), loops reordered to (j, i)",
-                 BuildAdd2DReorder,
-                 [](int64_t m) {
-                   return std::vector<std::vector<int64_t>>{{m, 64}, {m, 64}, {m, 64}};
-                 },
-                 RefAdd,
+  all.push_back(AddExample("add2d_reorder", "C = A + B over (m, 64), loops reordered to (j, i)",
+                           BuildAdd2DReorder, 64, {1, 7, 100}));
+  all.push_back({"matmul_tiled",
+                 "C = A x B, 1024x1024, tiled 32x32",
+                 BuildMatmulTiled,
+                 MatmulShapes1024,
+                 RefMatmul1024,
                  2,
-                 {1, 7, 100}});
-  all.push_back(
-      {"matmul_tiled",
-       "C = A x B, 1024x1024, tiled 32x32",
-       BuildMatmulTiled,
-       [](int64_t) {
-         return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
-       },
-       [](std::vector<std::vector<float>>& args, int64_t) {
-         const int n = 1024;
-         std::vector<double> row(n);
-         for (int i = 0; i < n; ++i) {
-           std::fill(row.begin(), row.end(), 0.0);
-           for (int k = 0; k < n; ++k) {
-             double a = args[0][i * n + k];
-             const float* b = &args[1][k * n];
-             for (int j = 0; j < n; ++j) row[j] += a * b[j];
-           }
-           for (int j = 0; j < n; ++j) args[2][i * n + j] = static_cast<float>(row[j]);
-         }
-       },
-       2,
-       {1024},
-       1e-5});
-  all.push_back({"add_vectorized",
-                 "C = A + B over (m, 256), tiled 16x64, inner loop vectorized by 8",
-                 BuildAddVectorized,
-                 [](int64_t m) {
-                   return std::vector<std::vector<int64_t>>{{m, 256}, {m, 256}, {m, 256}};
-                 },
-                 RefAdd,
-                 2,
-                 {16, 17, 100}});
+                 {1024},
+                 1e-5});
+  all.push_back(AddExample("add_vectorized",
+                           "C = A + B over (m, 256), tiled 16x64, inner loop vectorized by 8",
+                           BuildAddVectorized, 256, {16, 17, 100}));
   all.push_back({"row_sum",
                  "B[i] = sum_j A[i, j] over (n, n); a block reduce per row on GPU",
                  BuildRowSum,
@@ -292,23 +276,15 @@ std::vector<Example> MakeAll() {
        "C = A x B, 1024x1024, 128x128 block tiles, 8x8 register tiles (thread-strided), K "
        "slices of 8 in shared memory",
        [](const ir::Target& t) { return BuildMatmulShared(t, 1024); },
-       [](int64_t) {
-         return std::vector<std::vector<int64_t>>{{1024, 1024}, {1024, 1024}, {1024, 1024}};
-       },
-       [](std::vector<std::vector<float>>& args, int64_t) { RefMatmul(args, 1024); },
+       MatmulShapes1024,
+       RefMatmul1024,
        2,
        {1024},
        1e-5});
-  all.push_back({"vadd",
-                 "C = A + B over symbolic n, vectorized (float4 under 256 threads on GPU, 8 "
-                 "lanes in parallel chunks on x86)",
-                 BuildVAdd,
-                 [](int64_t n) {
-                   return std::vector<std::vector<int64_t>>{{n}, {n}, {n}};
-                 },
-                 RefAdd,
-                 2,
-                 {1, 3, 4, 5, 1023, 1 << 20, (1 << 20) + 3}});
+  all.push_back(AddExample("vadd",
+                           "C = A + B over symbolic n, vectorized (float4 under 256 threads on "
+                           "GPU, 8 lanes in parallel chunks on x86)",
+                           BuildVAdd, 0, {1, 3, 4, 5, 1023, 1 << 20, (1 << 20) + 3}));
   return all;
 }
 
@@ -330,16 +306,7 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
                                                    " shared tile does not spread over ", threads,
                                                    " threads evenly"));
   }
-  Expr n(size);
-  Tensor a = ir::Placeholder("A", Float(32), {n, n});
-  Tensor b = ir::Placeholder("B", Float(32), {n, n});
-  ir::IterVar k = ir::ReduceAxis(n, "k");
-  Tensor c = ir::Compute(
-      {n, n},
-      [&](const std::vector<Expr>& i) {
-        return ir::ReduceSum(a(i[0], k.var) * b(k.var, i[1]), {k});
-      },
-      "C");
+  auto [a, b, c] = MatmulOf(Expr(size));
   auto sch = ir::Schedule::Create({c});
   CINN_LIKE_ASSIGN_OR_RETURN(c_local, sch.CacheWrite(c, "local"));
   CINN_LIKE_ASSIGN_OR_RETURN(a_shared, sch.CacheRead(a, "shared", {c_local}));

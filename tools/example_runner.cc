@@ -1,5 +1,5 @@
 /// \file The example runner: host buffers, device copies on NVGPU, reference comparison.
-#include "cinn_like/example_runner.h"
+#include "tools/example_runner.h"
 
 #include <algorithm>
 #include <chrono>

@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/compiler.h"
-#include "cinn_like/examples.h"
+#include "tools/examples.h"
 
 namespace cinn_like::examples {
 
