@@ -3,6 +3,7 @@
 /// Accumulation is in double; max/min propagate NaN and argmax/argmin pick the first maximal
 /// (minimal) element with NaN counting as extreme, as PyTorch does.
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <optional>
 
@@ -177,18 +178,30 @@ void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
   r.Register(std::move(def));
 }
 
+/// Checks the inputs and attributes of a row op beyond its reduce axes.
+using RowCheck = std::function<absl::Status(
+    const std::vector<TensorDesc>& in, const AttributeMap& attrs, const std::vector<int>& axes)>;
+
+/// Inference of a row op (softmax, layer_norm): input 0 a float tensor on which `def`'s reduce
+/// axes are valid, then `check` (may be null); the result is shaped as input 0.
+InferFn InferRowOp(const OpDef& def, RowCheck check) {
+  return [name = def.name, axes_of = def.reduce_axes, check](
+             const std::vector<TensorDesc>& in,
+             const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+    absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
+    if (!s.ok()) return s;
+    auto axes = axes_of(in, attrs);
+    if (!axes.ok()) return axes.status();
+    if (check) s = check(in, attrs, *axes);
+    if (!s.ok()) return s;
+    return std::vector<TensorDesc>{in[0]};
+  };
+}
+
 /// softmax / log_softmax over one axis (default -1), max-subtracted.
 void RegisterSoftmax(OpRegistry& r, const std::string& name, bool log) {
   OpDef def = ReductionDef(name, AxisAttr(name, -1, false), ops::SoftmaxCompute(log));
-  def.infer = [name, axes = def.reduce_axes](
-                  const std::vector<TensorDesc>& in,
-                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
-    absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
-    if (!s.ok()) return s;
-    auto a = axes(in, attrs);
-    if (!a.ok()) return a.status();
-    return std::vector<TensorDesc>{in[0]};
-  };
+  def.infer = InferRowOp(def, nullptr);
   def.reference = [name, log](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                               std::vector<HostTensor>& outs) -> absl::Status {
     int axis = *NormalizeAxis(*GetInt(attrs, "axis", name, -1), in[0]->rank(), name);
@@ -225,21 +238,15 @@ absl::Status CheckParam(const std::string& op, const std::vector<TensorDesc>& in
 void RegisterNorm(OpRegistry& r, const std::string& name, bool rms) {
   OpDef def = ReductionDef(name, AxisAttr(name, -1, true), ops::NormCompute(rms));
   def.max_inputs = rms ? 2 : 3;
-  def.infer = [name, axes = def.reduce_axes](
-                  const std::vector<TensorDesc>& in,
-                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
-    absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
-    if (!s.ok()) return s;
-    auto a = axes(in, attrs);
-    if (!a.ok()) return a.status();
+  def.infer = InferRowOp(def, [name](const std::vector<TensorDesc>& in, const AttributeMap& attrs,
+                                     const std::vector<int>& axes) {
     auto eps = GetFloat(attrs, "epsilon", name, 1e-5);
     if (!eps.ok()) return eps.status();
-    Shape normalized(in[0].shape.begin() + (*a)[0], in[0].shape.end());
-    s = CheckParam(name, in, 1, normalized, "scale");
+    Shape normalized(in[0].shape.begin() + axes[0], in[0].shape.end());
+    absl::Status s = CheckParam(name, in, 1, normalized, "scale");
     if (s.ok()) s = CheckParam(name, in, 2, normalized, "bias");
-    if (!s.ok()) return s;
-    return std::vector<TensorDesc>{in[0]};
-  };
+    return s;
+  });
   def.reference = [name, rms](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                               std::vector<HostTensor>& outs) -> absl::Status {
     int axis = *NormalizeAxis(*GetInt(attrs, "axis", name, -1), in[0]->rank(), name);
