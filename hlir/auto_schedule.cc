@@ -9,9 +9,9 @@
 namespace cinn_like::hlir {
 namespace {
 
+/// Threads per block of the GPU schedules (a choice, within every GPU's max_threads_per_block).
 constexpr int kThreads = 256;
-constexpr int kVectorLanes = 8;
-constexpr int kGpuVectorLanes = 4;
+/// CPU stages large enough (or symbolic) to run their outermost loop on the thread pool.
 constexpr int64_t kParallelMinElements = 4096;
 
 struct Leaves {
@@ -41,31 +41,24 @@ int64_t StaticExtent(const ir::Stage& s, const std::vector<ir::Var>& vars) {
   return n;
 }
 
-/// Fuses adjacent leaves `vars` (outermost first) into one loop.
-absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) {
-  ir::Var fused = vars[0];
-  for (size_t i = 1; i < vars.size(); ++i) {
-    auto f = s.Fuse(fused, vars[i]);
-    if (!f.ok()) return f.status();
-    fused = *f;
-  }
-  return fused;
-}
-
-absl::Status ScheduleX86(ir::Stage& s, StageKind kind) {
+absl::Status ScheduleCpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
   Leaves l = SplitLeaves(s);
   if (l.spatial.empty()) return absl::OkStatus();
   int64_t total = StaticExtent(s, l.spatial);
   ir::Var outer = l.spatial[0];
   if (kind == StageKind::kElementwise) {
+    // One vector register of float32 lanes (8 on AVX2), whatever the stage's dtype.
+    const int lanes = target.vector_lanes(32);
     int64_t inner = StaticExtent(s, {l.spatial.back()});
-    if (inner > 0 && inner % kVectorLanes == 0) {
-      auto v = s.Vectorize(l.spatial.back(), kVectorLanes);
+    if (inner > 0 && inner % lanes == 0) {
+      auto v = s.Vectorize(l.spatial.back(), lanes);
       if (!v.ok()) return v.status();
       if (l.spatial.size() == 1) outer = *s.LeafAxis(0);
     }
   }
-  if (total < 0 || total >= kParallelMinElements) return s.Parallel(outer);
+  if (target.has_parallel_loops() && (total < 0 || total >= kParallelMinElements)) {
+    return s.Parallel(outer);
+  }
   return absl::OkStatus();
 }
 
@@ -77,7 +70,7 @@ absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
   return st;
 }
 
-absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
+absl::Status ScheduleGpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
   Leaves l = SplitLeaves(s);
   if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
     // Threads over the contiguous spatial axis, each reducing serially (coalesced loads).
@@ -88,10 +81,11 @@ absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
     auto fused = FuseAll(s, l.spatial);
     if (!fused.ok()) return fused.status();
     int64_t inner = StaticExtent(s, {l.spatial.back()});
+    const int lanes = target.vector_lanes(32);
     if (kind == StageKind::kElementwise && s.tensor()->dtype == ir::Float(32) && inner > 0 &&
-        inner % kGpuVectorLanes == 0) {
-      // 4 lanes per thread (float4 where the accesses are contiguous).
-      auto parts = s.Split(*fused, kGpuVectorLanes);
+        inner % lanes == 0) {
+      // One vector of float32 lanes per thread (float4 where the accesses are contiguous).
+      auto parts = s.Split(*fused, lanes);
       if (!parts.ok()) return parts.status();
       absl::Status st = s.Vectorize(parts->second);
       if (!st.ok()) return st;
@@ -109,7 +103,7 @@ absl::Status ScheduleNVGPU(ir::Stage& s, StageKind kind) {
   auto r = FuseAll(s, l.reduce);
   if (!r.ok()) return r.status();
   // Fewer threads for short reductions: a multiple of the warp size covering the extent.
-  int threads = RowThreads(StaticExtent(s, {*r}));
+  int threads = RowThreads(StaticExtent(s, {*r}), target);
   auto parts = s.Split(*r, threads);
   if (!parts.ok()) return parts.status();
   return s.Bind(parts->second, "threadIdx.x");
@@ -135,8 +129,19 @@ bool IsColumnReduction(const ir::Stage& s) {
   return !f.row;
 }
 
-int RowThreads(int64_t extent) {
-  if (extent > 0 && extent < kThreads) return static_cast<int>((extent + 31) / 32 * 32);
+absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) {
+  ir::Var fused = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i) {
+    auto f = s.Fuse(fused, vars[i]);
+    if (!f.ok()) return f.status();
+    fused = *f;
+  }
+  return fused;
+}
+
+int RowThreads(int64_t extent, const ir::Target& target) {
+  const int64_t warp = target.warp_size();
+  if (extent > 0 && extent < kThreads) return static_cast<int>((extent + warp - 1) / warp * warp);
   return kThreads;
 }
 
@@ -228,7 +233,7 @@ absl::Status TileMatmul(ir::Schedule& sch, const ir::Tensor& c) {
 }
 
 absl::Status AutoSchedule(ir::Stage& stage, StageKind kind, const ir::Target& target) {
-  return target.is_nvgpu() ? ScheduleNVGPU(stage, kind) : ScheduleX86(stage, kind);
+  return target.is_gpu() ? ScheduleGpu(stage, kind, target) : ScheduleCpu(stage, kind, target);
 }
 
 }  // namespace cinn_like::hlir

@@ -1,8 +1,6 @@
 /// \file The graph compiler's flow: placeholders, computes, default schedules, Lower.
 #include "hlir/graph_compiler.h"
 
-#include "hlir/pass/constant_folding.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -10,7 +8,6 @@
 #include "absl/strings/str_cat.h"
 #include "hlir/auto_schedule.h"
 #include "hlir/op.h"
-#include "hlir/ops/compute_util.h"
 #include "ir/flags.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
@@ -30,46 +27,13 @@ std::string Identifier(const std::string& name) {
 
 /// What the compiler knows of each tensor a node's compute made.
 struct TensorInfo {
-  std::string op;
-  OpPattern pattern;
-  int group = -1;  // the fusion group of the node that made it (-1: no groups)
+  OpPattern pattern = OpPattern::kElementwise;
+  int group = -1;                   // the fusion group of the node that made it (-1: no groups)
+  bool compile_time_value = false;  // OpDef::compile_time_value: always inlined
 };
 
-/// Constants with at most this many elements become a select chain in lang.
-constexpr int64_t kMaxInlineConstant = kMaxFoldedConstantElements;
-/// Reductions of at most this many elements per output are computed per thread on NVGPU.
+/// Reductions of at most this many elements per output are computed per thread on GPUs.
 constexpr int64_t kPerThreadMaxReduce = 32;
-
-/// The `constant` op as a select chain over the row-major index (inlined into its readers).
-absl::StatusOr<ir::Tensor> ConstantTensor(const Node& node, const ComputeOutput& out,
-                                          const std::string& name) {
-  auto it = node.attrs.find("values");
-  const auto* values =
-      it == node.attrs.end() ? nullptr : std::get_if<std::vector<double>>(&it->second);
-  if (!values)
-    return absl::InvalidArgumentError("graph compiler: constant " + name + " has no values");
-  if (static_cast<int64_t>(values->size()) > kMaxInlineConstant) {
-    return absl::UnimplementedError(
-        absl::StrCat("graph compiler: op constant (", name, ") has ", values->size(),
-                     " elements; constants of more than ", kMaxInlineConstant,
-                     " elements are not supported (pass them as graph inputs)"));
-  }
-  const std::vector<ir::Expr> shape = out.shape;
-  const std::vector<double> v = *values;
-  const ir::Type t = out.type;
-  return ir::Compute(
-      shape,
-      [&](const std::vector<ir::Expr>& i) {
-        ir::Expr flat(0);
-        for (size_t d = 0; d < i.size(); ++d) flat = flat * shape[d] + i[d];
-        ir::Expr e = ops::Const(t, v.empty() ? 0.0 : v.back());
-        for (int k = static_cast<int>(v.size()) - 2; k >= 0; --k) {
-          e = ir::Select::Make(flat == ir::Expr(k), ops::Const(t, v[k]), e);
-        }
-        return e;
-      },
-      name);
-}
 
 class GroupLowering {
  public:
@@ -154,16 +118,9 @@ class GroupLowering {
     const Node& node = graph_.nodes()[id];
     auto def = OpRegistry::Global().Find(node.op);
     if (!def.ok()) return def.status();
-    const int group = group_of_node_[id];
-    if (node.op == "constant") {
-      const TensorDesc& d = graph_.values()[node.outputs[0]].desc;
-      std::string name = Identifier(graph_.values()[node.outputs[0]].name);
-      auto t = ConstantTensor(node, ComputeOutput{ToIrType(d.dtype), ShapeExprs(d.shape)}, name);
-      if (!t.ok()) return t.status();
-      tensors_[node.outputs[0]] = *t;
-      Label(t->node(), TensorInfo{node.op, (*def)->pattern, group});
-      return absl::OkStatus();
-    }
+    const TensorInfo info{(*def)->pattern, group_of_node_[id], (*def)->compile_time_value};
+    // The extern computes call NVIDIA's libraries (cuBLAS, cuDNN): a question of the vendor,
+    // which no trait answers.
     const bool use_extern =
         target_.is_nvgpu() && FLAGS_cinn_like_extern_libs && (*def)->extern_compute;
     const ComputeFn& compute = use_extern ? (*def)->extern_compute : (*def)->compute;
@@ -187,7 +144,7 @@ class GroupLowering {
       // Rank-0 intermediates (batch_norm simplification's epsilon) are inlined.
       bool is_output =
           std::find(graph_.outputs().begin(), graph_.outputs().end(), v) != graph_.outputs().end();
-      if (d.shape.empty() && is_output) {
+      if (d.shape.empty() && is_output && !info.compile_time_value) {
         return absl::UnimplementedError(absl::StrCat(
             "graph compiler: op ", node.op, " makes the scalar (rank-0) output ",
             graph_.values()[v].name, "; lowering supports outputs of rank >= 1 only for now"));
@@ -202,7 +159,7 @@ class GroupLowering {
     }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       tensors_[node.outputs[i]] = (*made)[i];
-      Label((*made)[i].node(), TensorInfo{node.op, (*def)->pattern, group});
+      Label((*made)[i].node(), info);
     }
     return absl::OkStatus();
   }
@@ -215,8 +172,9 @@ class GroupLowering {
   }
 
   /// Stages of values that cross groups or leave the function are materialized; within a
-  /// group (NVGPU) elementwise/broadcast/injective stages are inlined and reductions are
-  /// computed inside the group's kernel, one block per row (RowGroup), where the group allows.
+  /// group (GPUs) elementwise/broadcast/injective stages are inlined and reductions are
+  /// computed inside the group's kernel, one block per row (RowGroup) or one element per thread
+  /// (ThreadGroup), where the group allows.
   absl::Status ScheduleAll(ir::Schedule& sch, const std::set<const ir::TensorNode*>& keep,
                            const std::set<const ir::TensorNode*>& is_output) {
     std::vector<ir::Stage*> roots;
@@ -225,16 +183,16 @@ class GroupLowering {
       const ir::TensorNode* t = stage->tensor().node().get();
       if (t->extern_body) continue;  // a library call: nothing to schedule or inline
       bool reduce = t->reduce != ir::ReduceKind::kNone;
-      bool constant = info_[t].op == "constant" || (IsOneElement(*t) && !reduce);
+      bool constant = info_[t].compile_time_value || (IsOneElement(*t) && !reduce);
       if (keep.count(t) && !(constant && !is_output.count(t))) {
         roots.push_back(stage.get());
-      } else if (constant || (target_.is_nvgpu() && !reduce)) {
+      } else if (constant || (target_.is_gpu() && !reduce)) {
         absl::Status s = stage->ComputeInline();
         if (!s.ok()) return s;
-      } else if (target_.is_nvgpu() && info_[t].group >= 0) {
+      } else if (target_.is_gpu() && info_[t].group >= 0) {
         internal_reductions[info_[t].group].push_back(stage.get());
       } else {
-        // x86: a temporary; NVGPU without groups: a kernel writing a device temporary.
+        // CPUs: a temporary; GPUs without groups: a kernel writing a device temporary.
         roots.push_back(stage.get());
       }
     }
@@ -263,7 +221,7 @@ class GroupLowering {
             info_[t].pattern == OpPattern::kOutFusible ? StageKind::kMatmul : StageKind::kReduction;
       }
       absl::Status s;
-      if (kind == StageKind::kMatmul && target_.is_nvgpu() && CanTileMatmul(sch, *stage)) {
+      if (kind == StageKind::kMatmul && target_.has_shared_memory() && CanTileMatmul(sch, *stage)) {
         s = TileMatmul(sch, stage->tensor());
       } else {
         s = AutoSchedule(*stage, kind, target_);
@@ -353,9 +311,9 @@ class GroupLowering {
                            const std::vector<ir::Stage*>& reductions) {
     std::vector<ir::Var> axes;
     for (int l : consumer.leaves()) axes.push_back(consumer.axes()[l].var);
-    auto fused = FuseVars(consumer, axes);
+    auto fused = FuseAll(consumer, axes);
     if (!fused.ok()) return fused.status();
-    auto parts = consumer.Split(*fused, RowThreads(-1));
+    auto parts = consumer.Split(*fused, RowThreads(-1, target_));
     if (!parts.ok()) return parts.status();
     absl::Status st = consumer.Bind(parts->first, "blockIdx.x");
     if (st.ok()) st = consumer.Bind(parts->second, "threadIdx.x");
@@ -390,17 +348,17 @@ class GroupLowering {
       const int64_t* c = ir::AsConstInt(reductions[0]->axes()[d].extent);
       reduce_extent = c && reduce_extent > 0 ? reduce_extent * *c : -1;
     }
-    int threads = RowThreads(reduce_extent);
+    int threads = RowThreads(reduce_extent, target_);
     std::vector<ir::Var> axes;
     for (int l : consumer.leaves()) axes.push_back(consumer.axes()[l].var);
     std::vector<ir::Var> rows(axes.begin(), axes.begin() + row_dims_);
     std::vector<ir::Var> cols(axes.begin() + row_dims_, axes.end());
-    auto row = FuseVars(consumer, rows);
+    auto row = FuseAll(consumer, rows);
     if (!row.ok()) return row.status();
     absl::Status st = consumer.Bind(*row, "blockIdx.x");
     if (!st.ok()) return st;
     if (!cols.empty()) {
-      auto col = FuseVars(consumer, cols);
+      auto col = FuseAll(consumer, cols);
       if (!col.ok()) return col.status();
       auto parts = consumer.Split(*col, threads);
       if (!parts.ok()) return parts.status();
@@ -423,7 +381,7 @@ class GroupLowering {
         if (c.axes()[l].is_reduce) reduce.push_back(c.axes()[l].var);
       }
       if (reduce.empty()) continue;
-      auto r = FuseVars(c, reduce);
+      auto r = FuseAll(c, reduce);
       if (!r.ok()) return r.status();
       auto parts = c.Split(*r, threads);
       if (!parts.ok()) return parts.status();
@@ -431,16 +389,6 @@ class GroupLowering {
       if (!st.ok()) return st;
     }
     return absl::OkStatus();
-  }
-
-  static absl::StatusOr<ir::Var> FuseVars(ir::Stage& s, const std::vector<ir::Var>& vars) {
-    ir::Var fused = vars[0];
-    for (size_t i = 1; i < vars.size(); ++i) {
-      auto f = s.Fuse(fused, vars[i]);
-      if (!f.ok()) return f.status();
-      fused = *f;
-    }
-    return fused;
   }
 
   const Graph& graph_;

@@ -1,9 +1,13 @@
 /// \file The graph compiler: a Graph (or a FusedGraph, after hlir/pass/pipeline.h) to one
 /// ir::Module for a target with one host entry. Each node's op builds its tensors in lang
 /// (OpDef::compute, or OpDef::extern_compute for library calls); the stages get automatic
-/// schedules by group pattern and target (hlir/auto_schedule.h); ir::Lower makes the host
-/// entry, and on NVGPU each fusion group becomes one kernel. LowerNodes lowers a list of nodes
-/// as one function without groups (every stage scheduled on its own).
+/// schedules by group pattern and target traits (hlir/auto_schedule.h); ir::Lower makes the
+/// host entry and, on GPUs, the kernels (CompileFusedGraph says which). LowerNodes lowers a
+/// list of nodes as one function without groups (every stage scheduled on its own).
+///
+/// Everywhere, the stages of ops whose value is known at compile time
+/// (OpDef::compile_time_value: constant) and one-element non-reductions are inlined into their
+/// readers unless they are outputs.
 #pragma once
 
 #include <string>
@@ -20,10 +24,9 @@ namespace cinn_like::hlir {
 /// Lowers `nodes` (ids in topological order) of `graph` as one function `name` whose
 /// arguments are the values `inputs` (placeholders; every value the nodes read and do not
 /// produce must be among them) then `outputs` (values the nodes produce). Values the nodes
-/// produce that are not outputs are intermediates: temporaries on x86; on NVGPU elementwise,
-/// broadcast and injective ones are inlined into their consumers, and an intermediate
-/// reduction is Unimplemented until device temporaries exist. Symbolic dims share one
-/// ir::Var per symbol name.
+/// produce that are not outputs are intermediates: on CPUs temporaries, each its own loop
+/// nest; on GPUs non-reductions are inlined into their consumers and a reduction writes a
+/// device temporary in a kernel of its own. Symbolic dims share one ir::Var per symbol name.
 absl::StatusOr<ir::LoweredFunc> LowerNodes(const Graph& graph, const std::vector<int>& nodes,
                                            const std::vector<int>& inputs,
                                            const std::vector<int>& outputs,
@@ -35,16 +38,17 @@ absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& ta
                                         const std::string& name);
 
 /// The graph compiler on fusion groups: one ir::Module with one host entry `name` (the
-/// graph's inputs then outputs). Values read across groups (and outputs) are materialized;
-/// on NVGPU each group is one kernel: its elementwise/broadcast/injective stages are inlined,
-/// and its reductions are computed inside the kernel of the group's one materialized
-/// consumer, one block per row (rows on blockIdx.x, the row's reduce axes and the epilogue's
-/// columns on threadIdx.x, block reduces through shared memory) when every reduction keeps
-/// a leading prefix of that consumer's dims; otherwise a reduction writes a device temporary
-/// in a kernel of its own. On x86 intermediates other than constants stay temporaries, each
-/// its own loop nest. The `constant` op is inlined as a select chain (at most 64 elements;
-/// larger: Unimplemented). Ops with an extern_compute use it on NVGPU when
-/// FLAGS_cinn_like_extern_libs is on; extern tensors are never scheduled or inlined.
+/// graph's inputs then outputs). Values read across groups (and outputs) are materialized.
+/// On CPUs every other intermediate is a temporary too, each its own loop nest. On GPUs a
+/// group's non-reductions are inlined, and its reductions are computed inside the kernel of
+/// the group's one materialized consumer when every reduction keeps a leading prefix of that
+/// consumer's dims: by each thread for its element (matmul/conv accumulators, column
+/// reductions, reductions of at most 32 elements), else one block per row (rows on
+/// blockIdx.x, the row's reduce axes and the epilogue's columns on threadIdx.x, block reduces
+/// through shared memory). Otherwise a reduction writes a device temporary in a kernel of its
+/// own, so a group is one kernel plus one per such reduction. Ops with an extern_compute use
+/// it on NVGPU when FLAGS_cinn_like_extern_libs is on; extern tensors are never scheduled or
+/// inlined.
 absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
                                              const std::string& name);
 

@@ -1,9 +1,10 @@
 /// \file The op registry: what cinn_like knows about each graph-level op. Ops are registered
 /// by one explicit function (RegisterAllOps) when the registry is first used, never by static
-/// constructors. Each OpDef declares its arity, its fusion pattern, its shape and dtype
-/// inference (which also validates attributes and dtypes), and its reference implementation
-/// for the interpreter. Op lowering (the compute in lang per target) joins it with the graph
-/// compiler.
+/// constructors. An OpDef is the one home of everything about an op: its arity, its fusion
+/// pattern and the axes it reduces over, its shape and dtype inference (which also validates
+/// attributes and dtypes), its reference implementation for the interpreter, and its compute
+/// in lang (and library call) for the graph compiler. Passes and the graph compiler ask the
+/// OpDef, never compare op names.
 #pragma once
 
 #include <functional>
@@ -54,6 +55,11 @@ using ComputeFn = std::function<absl::StatusOr<std::vector<ir::Tensor>>(
     const std::vector<ir::Tensor>& inputs, const AttributeMap& attrs,
     const std::vector<ComputeOutput>& outputs, const std::string& name)>;
 
+/// The axes of input 0 that an op reduces over (sorted), from its input descs and attributes:
+/// fusion puts reductions together only where they reduce the same axes of the same shape.
+using ReduceAxesFn = std::function<absl::StatusOr<std::vector<int>>(
+    const std::vector<TensorDesc>& inputs, const AttributeMap& attrs)>;
+
 struct OpDef {
   std::string name;
   OpPattern pattern = OpPattern::kElementwise;
@@ -67,6 +73,14 @@ struct OpDef {
   /// extern_body); the graph compiler uses it instead of `compute` where the target has the
   /// library and FLAGS_cinn_like_extern_libs is on. May be null.
   ComputeFn extern_compute;
+  /// Reductions over whole axes (reduce_*, argmax, argmin) and row ops that reduce inside
+  /// (softmax, log_softmax, layer_norm, rms_norm): the axes. Null for the others, including
+  /// windowed reductions (the pools), which join no fusion group holding another reduction.
+  ReduceAxesFn reduce_axes;
+  /// The op's value is known at compile time from its attributes alone (the constant op): the
+  /// graph compiler inlines its compute into every reader as literals, in any fusion group, and
+  /// materializes it only as a graph output (a rank-0 one as one element).
+  bool compile_time_value = false;
 };
 
 /// The IR element type of a dtype (bool is ir::Bool(), bfloat16 ir::BFloat16()).

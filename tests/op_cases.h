@@ -420,6 +420,15 @@ inline std::vector<OpCase> AllOpCases() {
        {S({6, 2})},
        {{"axis", int64_t{0}}, {"sections", I64s{2, 4}}},
        {}});
+  // The constant op (a graph output here; its compute is a select chain). Keep new cases after
+  // the others: generated-code dumps name each case by its position.
+  add({"constant",
+       {},
+       {},
+       {{"values", std::vector<double>{1.5, -2, 0.25, 3, 7, -0.5}},
+        {"shape", I64s{2, 3}},
+        {"dtype", std::string("float32")}},
+       {}});
   return cases;
 }
 

@@ -3,6 +3,7 @@
 /// floats. Each op family's ComputeFn factories are declared here too.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -29,12 +30,25 @@ ir::Expr Const(const ir::Type& t, double v);
 /// truncates toward zero and wraps (NaN and infinities give 0), anything to bool is x != 0.
 ir::Expr CastTo(const ir::Type& t, const ir::Expr& x);
 
-/// The computes of the op families (null where an op has none).
-ComputeFn UnaryCompute(const std::string& op);
-ComputeFn BinaryCompute(const std::string& op);
+/// An elementwise op's scalar function in lang, on operands already widened (float16 and
+/// bfloat16 to float32; see Widen); the compute converts its result to the output type.
+using UnaryScalar = std::function<ir::Expr(const ir::Expr& x)>;
+using BinaryScalar = std::function<ir::Expr(const ir::Expr& a, const ir::Expr& b)>;
+/// The op's scalar function for its attributes (binary: and operand 0's IR type), or the
+/// error an invalid attribute gives.
+using UnaryScalarMaker = std::function<absl::StatusOr<UnaryScalar>(const AttributeMap& attrs)>;
+using BinaryScalarMaker =
+    std::function<absl::StatusOr<BinaryScalar>(const AttributeMap& attrs, const ir::Type& operand)>;
+
+/// The computes of the op families (null where an op has none). Unary: out[i] = f(x[i]);
+/// binary: out[i] = f(a[i], b[i]) with numpy broadcasting, operands of different dtypes
+/// (the logical ops) compared as bool.
+ComputeFn UnaryCompute(UnaryScalarMaker make);
+ComputeFn BinaryCompute(BinaryScalarMaker make);
 ComputeFn CastCompute();
 ComputeFn WhereCompute();
-ComputeFn ReduceCompute(const std::string& op);
+/// reduce_sum/max/min/prod by `kind`; `mean` divides a sum by the element count.
+ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean);
 ComputeFn ArgReduceCompute(bool is_max);
 ComputeFn SoftmaxCompute(bool log);
 ComputeFn NormCompute(bool rms);
@@ -46,6 +60,14 @@ ComputeFn LinearCompute();
 ComputeFn MatmulExternCompute(ComputeFn fallback);
 ComputeFn LinearExternCompute(ComputeFn fallback);
 ComputeFn Conv2dExternCompute(ComputeFn fallback);
-ComputeFn ShapeOpCompute(const std::string& op);
+/// The injective shape ops (hlir/ops/shape_ops_compute.cc).
+ComputeFn ReshapeCompute();
+ComputeFn TransposeCompute();
+ComputeFn BroadcastToCompute();
+ComputeFn ExpandDimsCompute();
+ComputeFn SqueezeCompute();
+ComputeFn ConcatCompute();
+ComputeFn FillCompute();
+ComputeFn ArangeCompute();
 
 }  // namespace cinn_like::hlir::ops

@@ -1,12 +1,14 @@
 /// \file The constant op: a tensor whose values the graph holds (what constant folding
 /// produces). No inputs; attributes "values" (float list, row-major, already rounded to the
 /// dtype), "shape" (int list) and "dtype" (default float32). Integer values above 2^53 lose
-/// precision in the float list. Its pattern is opaque: the graph compiler materializes it as
-/// data, never as a kernel. It has no compute: an ir::Compute holding the values as a chain
-/// of selects would be a poor kernel for more than a few elements, so op lowering must copy
-/// the values into a buffer instead.
+/// precision in the float list. Its value is known at compile time (OpDef::compile_time_value):
+/// its compute is a select chain over the row-major index, which the graph compiler inlines
+/// into its readers; a chain would be a poor kernel for many elements, so constants of more
+/// than kMaxFoldedConstantElements are Unimplemented (pass them as graph inputs).
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
+#include "hlir/ops/compute_util.h"
+#include "hlir/pass/constant_folding.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -44,10 +46,42 @@ absl::Status ReferenceConstant(const std::vector<const HostTensor*>&, const Attr
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::vector<ir::Tensor>> ComputeConstant(const std::vector<ir::Tensor>&,
+                                                        const AttributeMap& attrs,
+                                                        const std::vector<ComputeOutput>& outs,
+                                                        const std::string& name) {
+  auto it = attrs.find("values");
+  const auto* values = it == attrs.end() ? nullptr : std::get_if<std::vector<double>>(&it->second);
+  if (!values) return absl::InvalidArgumentError("attribute 'values' is missing");
+  if (static_cast<int64_t>(values->size()) > kMaxFoldedConstantElements) {
+    return absl::UnimplementedError(absl::StrCat(
+        "has ", values->size(), " elements; constants of more than ", kMaxFoldedConstantElements,
+        " elements are not supported (pass them as graph inputs)"));
+  }
+  const std::vector<ir::Expr> shape = outs[0].shape;
+  const std::vector<double> v = *values;
+  const ir::Type t = outs[0].type;
+  return std::vector<ir::Tensor>{ir::Compute(
+      shape,
+      [&](const std::vector<ir::Expr>& i) {
+        ir::Expr flat(0);
+        for (size_t d = 0; d < i.size(); ++d) flat = flat * shape[d] + i[d];
+        ir::Expr e = ops::Const(t, v.empty() ? 0.0 : v.back());
+        for (int k = static_cast<int>(v.size()) - 2; k >= 0; --k) {
+          e = ir::Select::Make(flat == ir::Expr(k), ops::Const(t, v[k]), e);
+        }
+        return e;
+      },
+      name)};
+}
+
 }  // namespace
 
 void RegisterConstantOps(OpRegistry& r) {
-  r.Register(OpDef{"constant", OpPattern::kOpaque, 0, 0, 1, InferConstant, ReferenceConstant});
+  OpDef def{"constant", OpPattern::kOpaque, 0, 0, 1, InferConstant, ReferenceConstant};
+  def.compute = ComputeConstant;
+  def.compile_time_value = true;
+  r.Register(std::move(def));
 }
 
 }  // namespace cinn_like::hlir

@@ -9,37 +9,56 @@
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
+#include "ir/math.h"
 
 namespace cinn_like::hlir {
 namespace {
 
+using ir::Expr;
+using ir::MathOp;
+using ir::Select;
 using ops::DTypeClass;
+using ops::IsNan;
+using ops::ToBool;
 using UnaryFn = std::function<double(double)>;
 using BinaryFn = std::function<double(double, double)>;
-/// Builds the scalar function of an op from its attributes (validating them).
-using UnaryMaker = std::function<absl::StatusOr<UnaryFn>(const AttributeMap&, const std::string&)>;
+
+/// An elementwise op's scalar function twice: on doubles for the reference interpreter, and in
+/// lang for the compute (ops::UnaryScalar: operands widened, floats tested by their type).
+struct Unary {
+  UnaryFn reference;
+  ops::UnaryScalar lang;
+};
+struct Binary {
+  BinaryFn reference;
+  ops::BinaryScalar lang;
+};
+/// Builds an op's scalar functions from its attributes (validating them).
+using UnaryMaker = std::function<absl::StatusOr<Unary>(const AttributeMap&, const std::string&)>;
 /// Binary makers also see the operands' dtype (integer division needs a rounding mode).
 using BinaryMaker =
-    std::function<absl::StatusOr<BinaryFn>(const AttributeMap&, const std::string&, DType)>;
+    std::function<absl::StatusOr<Binary>(const AttributeMap&, const std::string&, DType)>;
 
 enum class OutDType : uint8_t { kSame, kBool };
 
-double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+Expr M(MathOp op, Expr x) { return ir::MathCall(op, {std::move(x)}); }
+Expr C(const Expr& like, double v) { return ops::Const(like.type(), v); }
 
-UnaryMaker Plain(double (*fn)(double)) {
-  return [fn](const AttributeMap&, const std::string&) -> absl::StatusOr<UnaryFn> {
-    return UnaryFn(fn);
-  };
-}
-BinaryMaker Plain2(double (*fn)(double, double)) {
-  return [fn](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<BinaryFn> {
-    return BinaryFn(fn);
-  };
-}
+double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+Expr Sigmoid(const Expr& x) { return C(x, 1) / (C(x, 1) + ir::Exp(-x)); }
 
 TensorDesc WithDType(TensorDesc d, DType t) {
   d.dtype = t;
   return d;
+}
+
+/// The dtype whose IR type is `t` (the inverse of ToIrType).
+DType DTypeOf(const ir::Type& t) {
+  for (DType d : {DType::kBool, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64,
+                  DType::kUInt8, DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
+    if (ToIrType(d) == t) return d;
+  }
+  return DType::kFloat64;
 }
 
 void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
@@ -47,24 +66,39 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kElementwise;
-  def.compute = ops::UnaryCompute(name);
+  def.compute = ops::UnaryCompute(
+      [name, make](const AttributeMap& attrs) -> absl::StatusOr<ops::UnaryScalar> {
+        auto fns = make(attrs, name);
+        if (!fns.ok()) return fns.status();
+        return fns->lang;
+      });
   def.infer = [name, accepts, out, make](
                   const std::vector<TensorDesc>& in,
                   const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], accepts);
     if (!s.ok()) return s;
-    auto fn = make(attrs, name);  // validates the attributes
-    if (!fn.ok()) return fn.status();
+    auto fns = make(attrs, name);  // validates the attributes
+    if (!fns.ok()) return fns.status();
     return std::vector<TensorDesc>{out == OutDType::kBool ? WithDType(in[0], DType::kBool) : in[0]};
   };
   def.reference = [name, make](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                                std::vector<HostTensor>& outs) -> absl::Status {
-    auto fn = make(attrs, name);
-    if (!fn.ok()) return fn.status();
-    for (int64_t i = 0; i < in[0]->size(); ++i) outs[0].data[i] = (*fn)(in[0]->data[i]);
+    auto fns = make(attrs, name);
+    if (!fns.ok()) return fns.status();
+    for (int64_t i = 0; i < in[0]->size(); ++i) outs[0].data[i] = fns->reference(in[0]->data[i]);
     return absl::OkStatus();
   };
   r.Register(std::move(def));
+}
+
+/// A unary op without attributes: its scalar function on doubles and in lang.
+void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                   double (*reference)(double), Expr (*lang)(const Expr&)) {
+  RegisterUnary(
+      r, name, accepts, out,
+      [reference, lang](const AttributeMap&, const std::string&) -> absl::StatusOr<Unary> {
+        return Unary{reference, lang};
+      });
 }
 
 void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
@@ -73,7 +107,13 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
   def.name = name;
   def.pattern = OpPattern::kBroadcast;
   def.min_inputs = def.max_inputs = 2;
-  def.compute = ops::BinaryCompute(name);
+  def.compute =
+      ops::BinaryCompute([name, make](const AttributeMap& attrs,
+                                      const ir::Type& t) -> absl::StatusOr<ops::BinaryScalar> {
+        auto fns = make(attrs, name, DTypeOf(t));
+        if (!fns.ok()) return fns.status();
+        return fns->lang;
+      });
   def.infer = [=](const std::vector<TensorDesc>& in,
                   const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     for (int i = 0; i < 2; ++i) {
@@ -84,8 +124,8 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
       absl::Status s = ops::CheckSameDType(name, in);
       if (!s.ok()) return s;
     }
-    auto fn = make(attrs, name, in[0].dtype);
-    if (!fn.ok()) return fn.status();
+    auto fns = make(attrs, name, in[0].dtype);
+    if (!fns.ok()) return fns.status();
     auto shape = ops::BroadcastAll(name, in);
     if (!shape.ok()) return shape.status();
     return std::vector<TensorDesc>{
@@ -93,68 +133,111 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
   };
   def.reference = [name, make](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                                std::vector<HostTensor>& outs) -> absl::Status {
-    auto fn = make(attrs, name, in[0]->dtype);
-    if (!fn.ok()) return fn.status();
+    auto fns = make(attrs, name, in[0]->dtype);
+    if (!fns.ok()) return fns.status();
     HostTensor& o = outs[0];
     int64_t flat = 0;
     ForEachIndex(o.shape, [&](const std::vector<int64_t>& idx) {
-      o.data[flat++] = (*fn)(in[0]->data[BroadcastIndex(in[0]->shape, idx)],
-                             in[1]->data[BroadcastIndex(in[1]->shape, idx)]);
+      o.data[flat++] = fns->reference(in[0]->data[BroadcastIndex(in[0]->shape, idx)],
+                                      in[1]->data[BroadcastIndex(in[1]->shape, idx)]);
     });
     return absl::OkStatus();
   };
   r.Register(std::move(def));
 }
 
-absl::StatusOr<UnaryFn> MakeLeakyRelu(const AttributeMap& attrs, const std::string& op) {
+/// A binary op without attributes: its scalar function on doubles and in lang.
+void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                    bool same_dtype, double (*reference)(double, double),
+                    Expr (*lang)(const Expr&, const Expr&)) {
+  RegisterBinary(
+      r, name, accepts, out, same_dtype,
+      [reference, lang](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<Binary> {
+        return Binary{reference, lang};
+      });
+}
+
+absl::StatusOr<Unary> MakeLeakyRelu(const AttributeMap& attrs, const std::string& op) {
   auto slope = GetFloat(attrs, "negative_slope", op, 0.01);
   if (!slope.ok()) return slope.status();
   double a = *slope;
-  return UnaryFn([a](double x) { return x >= 0 ? x : a * x; });
+  return Unary{[a](double x) { return x >= 0 ? x : a * x; },
+               [a](const Expr& x) { return Select::Make(x >= C(x, 0), x, C(x, a) * x); }};
 }
 
 /// gelu: approximate "none" is x * Phi(x) with erf; "tanh" is PyTorch's tanh approximation.
-absl::StatusOr<UnaryFn> MakeGelu(const AttributeMap& attrs, const std::string& op) {
+absl::StatusOr<Unary> MakeGelu(const AttributeMap& attrs, const std::string& op) {
   auto approx = GetString(attrs, "approximate", op, "none");
   if (!approx.ok()) return approx.status();
   if (*approx == "none") {
-    return UnaryFn([](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); });
+    return Unary{
+        [](double x) { return 0.5 * x * (1.0 + std::erf(x / std::sqrt(2.0))); },
+        [](const Expr& x) { return C(x, 0.5) * x * (C(x, 1) + ir::Erf(x * C(x, M_SQRT1_2))); }};
   }
   if (*approx == "tanh") {
-    return UnaryFn([](double x) {
-      const double k = std::sqrt(2.0 / M_PI);
-      return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
-    });
+    return Unary{[](double x) {
+                   const double k = std::sqrt(2.0 / M_PI);
+                   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
+                 },
+                 [](const Expr& x) {
+                   Expr inner = C(x, std::sqrt(2.0 / M_PI)) * (x + C(x, 0.044715) * x * x * x);
+                   return C(x, 0.5) * x * (C(x, 1) + ir::Tanh(inner));
+                 }};
   }
   return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'approximate' is \"",
                                                  *approx, "\", expected \"none\" or \"tanh\""));
 }
 
 /// softplus with PyTorch's beta (default 1) and threshold (default 20, linear above it).
-absl::StatusOr<UnaryFn> MakeSoftplus(const AttributeMap& attrs, const std::string& op) {
+absl::StatusOr<Unary> MakeSoftplus(const AttributeMap& attrs, const std::string& op) {
   auto beta = GetFloat(attrs, "beta", op, 1.0);
   if (!beta.ok()) return beta.status();
   auto threshold = GetFloat(attrs, "threshold", op, 20.0);
   if (!threshold.ok()) return threshold.status();
   double b = *beta, t = *threshold;
-  return UnaryFn([b, t](double x) { return x * b > t ? x : std::log1p(std::exp(b * x)) / b; });
+  return Unary{[b, t](double x) { return x * b > t ? x : std::log1p(std::exp(b * x)) / b; },
+               [b, t](const Expr& x) {
+                 Expr bx = C(x, b) * x;
+                 return Select::Make(bx > C(x, t), x, M(MathOp::kLog1p, ir::Exp(bx)) / C(x, b));
+               }};
 }
 
-/// clip to [min, max]; either bound may be absent (no bound on that side).
-absl::StatusOr<UnaryFn> MakeClip(const AttributeMap& attrs, const std::string& op) {
+/// clip to [min, max]; either bound may be absent (no bound on that side). Integers compute
+/// in float64 and convert back, as the interpreter rounds.
+absl::StatusOr<Unary> MakeClip(const AttributeMap& attrs, const std::string& op) {
   const double inf = std::numeric_limits<double>::infinity();
   auto lo = GetFloat(attrs, "min", op, -inf);
   if (!lo.ok()) return lo.status();
   auto hi = GetFloat(attrs, "max", op, inf);
   if (!hi.ok()) return hi.status();
   double a = *lo, b = *hi;
-  return UnaryFn([a, b](double x) { return std::isnan(x) ? x : std::min(std::max(x, a), b); });
+  return Unary{[a, b](double x) { return std::isnan(x) ? x : std::min(std::max(x, a), b); },
+               [a, b](const Expr& x) {
+                 const bool flt = x.type().is_float();
+                 Expr v = flt ? x : ir::Cast::Make(ir::Float(64), x);
+                 Expr r = v;
+                 if (std::isfinite(a)) r = Select::Make(r < C(v, a), C(v, a), r);
+                 if (std::isfinite(b)) r = Select::Make(r > C(v, b), C(v, b), r);
+                 return flt ? Select::Make(IsNan(x), x, r) : r;
+               }};
+}
+
+/// Integer a / b rounded as `mode` says ("trunc" or "floor"); 0 where b is 0.
+Expr IntDiv(const Expr& a, const Expr& b, const std::string& mode) {
+  Expr zero = C(b, 0);
+  Expr safe = Select::Make(b == zero, C(b, 1), b);
+  Expr q = a / safe;
+  if (mode == "floor" && a.type().is_int()) {
+    Expr r = a % safe;
+    q = Select::Make(r != zero && ((r < zero) != (safe < zero)), q - C(q, 1), q);
+  }
+  return Select::Make(b == zero, zero, q);
 }
 
 /// div: PyTorch's rounding_mode: absent or "" is true division (float dtypes only); "trunc"
 /// rounds toward zero, "floor" toward negative infinity. Integer division by zero: the
 /// interpreter stores 0 (PyTorch raises; generated code must not trap either).
-absl::StatusOr<BinaryFn> MakeDiv(const AttributeMap& attrs, const std::string& op, DType t) {
+absl::StatusOr<Binary> MakeDiv(const AttributeMap& attrs, const std::string& op, DType t) {
   auto mode = GetString(attrs, "rounding_mode", op, "");
   if (!mode.ok()) return mode.status();
   if (mode->empty() && !IsFloat(t)) {
@@ -162,24 +245,67 @@ absl::StatusOr<BinaryFn> MakeDiv(const AttributeMap& attrs, const std::string& o
         "op ", op, ": true division of ", DTypeName(t),
         " tensors needs a float dtype; cast first or set rounding_mode \"trunc\" or \"floor\""));
   }
-  if (mode->empty()) return BinaryFn([](double a, double b) { return a / b; });
-  if (*mode == "trunc") return BinaryFn([](double a, double b) { return std::trunc(a / b); });
-  if (*mode == "floor") return BinaryFn([](double a, double b) { return std::floor(a / b); });
-  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'rounding_mode' is \"",
-                                                 *mode,
+  std::string m = *mode;
+  auto lang = [m](const Expr& a, const Expr& b) {
+    if (!a.type().is_float()) return IntDiv(a, b, m);
+    if (m.empty()) return a / b;
+    return M(m == "trunc" ? MathOp::kTrunc : MathOp::kFloor, a / b);
+  };
+  if (m.empty()) return Binary{[](double a, double b) { return a / b; }, lang};
+  if (m == "trunc") return Binary{[](double a, double b) { return std::trunc(a / b); }, lang};
+  if (m == "floor") return Binary{[](double a, double b) { return std::floor(a / b); }, lang};
+  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'rounding_mode' is \"", m,
                                                  "\", expected \"\", \"trunc\" or \"floor\""));
 }
 
-/// mod: Python's and PyTorch's remainder (the sign of the divisor), not C's fmod.
+/// mod: Python's and PyTorch's remainder (the sign of the divisor), not C's fmod; 0 for
+/// integers where b is 0.
 double Remainder(double a, double b) {
   double r = std::fmod(a, b);
   if (r != 0 && ((r < 0) != (b < 0))) r += b;
   return r;
 }
+Expr Remainder(const Expr& a, const Expr& b) {
+  Expr zero = C(b, 0);
+  if (a.type().is_float()) {  // fmod, then moved to the divisor's sign
+    Expr r = a % b;
+    return Select::Make(r != zero && ((r < zero) != (b < zero)), r + b, r);
+  }
+  Expr safe = Select::Make(b == zero, C(b, 1), b);
+  Expr r = a % safe;
+  if (a.type().is_int()) {
+    r = Select::Make(r != zero && ((r < zero) != (safe < zero)), r + safe, r);
+  }
+  return Select::Make(b == zero, zero, r);
+}
 
-/// maximum / minimum propagate NaN, as PyTorch does.
+/// maximum / minimum propagate NaN, as PyTorch does (the IR's max and min are IEEE maxNum /
+/// minNum).
 double Maximum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::max(a, b); }
 double Minimum(double a, double b) { return std::isnan(a) || std::isnan(b) ? NAN : std::min(a, b); }
+Expr PropagateNan(const Expr& a, const Expr& b, const Expr& m) {
+  if (!a.type().is_float()) return m;
+  return Select::Make(IsNan(a), a, Select::Make(IsNan(b), b, m));
+}
+Expr Maximum(const Expr& a, const Expr& b) { return PropagateNan(a, b, ir::max(a, b)); }
+Expr Minimum(const Expr& a, const Expr& b) { return PropagateNan(a, b, ir::min(a, b)); }
+
+/// pow of integers computes in float64 and converts back, as the interpreter rounds.
+Expr Pow(const Expr& a, const Expr& b) {
+  if (a.type().is_float()) return ir::Pow(a, b);
+  return ir::Pow(ir::Cast::Make(ir::Float(64), a), ir::Cast::Make(ir::Float(64), b));
+}
+
+/// floor, ceil and round (half to even, as torch.round and numpy.round) of floats; integers
+/// are their own.
+Expr Floor(const Expr& x) { return x.type().is_float() ? M(MathOp::kFloor, x) : x; }
+Expr Ceil(const Expr& x) { return x.type().is_float() ? M(MathOp::kCeil, x) : x; }
+Expr Round(const Expr& x) { return x.type().is_float() ? M(MathOp::kRint, x) : x; }
+
+Expr Sign(const Expr& x) {
+  Expr s = Select::Make(x > C(x, 0), C(x, 1), Select::Make(x < C(x, 0), C(x, -1), C(x, 0)));
+  return x.type().is_float() ? Select::Make(IsNan(x), x, s) : s;
+}
 
 void RegisterCast(OpRegistry& r) {
   OpDef def;
@@ -240,65 +366,110 @@ void RegisterWhere(OpRegistry& r) {
 void RegisterElementwiseOps(OpRegistry& r) {
   const auto kF = DTypeClass::kFloat, kN = DTypeClass::kNumeric, kA = DTypeClass::kAny;
   const auto same = OutDType::kSame, boolean = OutDType::kBool;
-  RegisterUnary(r, "neg", kN, same, Plain([](double x) { return -x; }));
-  RegisterUnary(r, "abs", kN, same, Plain([](double x) { return std::fabs(x); }));
-  RegisterUnary(r, "exp", kF, same, Plain([](double x) { return std::exp(x); }));
-  RegisterUnary(r, "log", kF, same, Plain([](double x) { return std::log(x); }));
-  RegisterUnary(r, "log1p", kF, same, Plain([](double x) { return std::log1p(x); }));
-  RegisterUnary(r, "sqrt", kF, same, Plain([](double x) { return std::sqrt(x); }));
-  RegisterUnary(r, "rsqrt", kF, same, Plain([](double x) { return 1.0 / std::sqrt(x); }));
-  RegisterUnary(r, "reciprocal", kF, same, Plain([](double x) { return 1.0 / x; }));
-  RegisterUnary(r, "sin", kF, same, Plain([](double x) { return std::sin(x); }));
-  RegisterUnary(r, "cos", kF, same, Plain([](double x) { return std::cos(x); }));
-  RegisterUnary(r, "tanh", kF, same, Plain([](double x) { return std::tanh(x); }));
-  RegisterUnary(r, "sigmoid", kF, same, Plain(Sigmoid));
-  RegisterUnary(r, "relu", kN, same,
-                Plain([](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); }));
-  RegisterUnary(r, "relu6", kN, same, Plain([](double x) {
-                  return std::isnan(x) ? x : std::min(std::max(x, 0.0), 6.0);
-                }));
+  using X = const Expr&;
+  RegisterUnary(
+      r, "neg", kN, same, [](double x) { return -x; }, [](X x) { return -x; });
+  RegisterUnary(
+      r, "abs", kN, same, [](double x) { return std::fabs(x); },
+      [](X x) {
+        return x.type().is_float() ? M(MathOp::kAbs, x) : Select::Make(x < C(x, 0), -x, x);
+      });
+  RegisterUnary(
+      r, "exp", kF, same, [](double x) { return std::exp(x); }, [](X x) { return ir::Exp(x); });
+  RegisterUnary(
+      r, "log", kF, same, [](double x) { return std::log(x); }, [](X x) { return ir::Log(x); });
+  RegisterUnary(
+      r, "log1p", kF, same, [](double x) { return std::log1p(x); },
+      [](X x) { return M(MathOp::kLog1p, x); });
+  RegisterUnary(
+      r, "sqrt", kF, same, [](double x) { return std::sqrt(x); }, [](X x) { return ir::Sqrt(x); });
+  RegisterUnary(
+      r, "rsqrt", kF, same, [](double x) { return 1.0 / std::sqrt(x); },
+      [](X x) { return C(x, 1) / ir::Sqrt(x); });
+  RegisterUnary(
+      r, "reciprocal", kF, same, [](double x) { return 1.0 / x; }, [](X x) { return C(x, 1) / x; });
+  RegisterUnary(
+      r, "sin", kF, same, [](double x) { return std::sin(x); },
+      [](X x) { return M(MathOp::kSin, x); });
+  RegisterUnary(
+      r, "cos", kF, same, [](double x) { return std::cos(x); },
+      [](X x) { return M(MathOp::kCos, x); });
+  RegisterUnary(
+      r, "tanh", kF, same, [](double x) { return std::tanh(x); }, [](X x) { return ir::Tanh(x); });
+  RegisterUnary(r, "sigmoid", kF, same, Sigmoid, Sigmoid);
+  RegisterUnary(
+      r, "relu", kN, same, [](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); },
+      [](X x) { return Select::Make(x > C(x, 0) || IsNan(x), x, C(x, 0)); });
+  RegisterUnary(
+      r, "relu6", kN, same,
+      [](double x) { return std::isnan(x) ? x : std::min(std::max(x, 0.0), 6.0); },
+      [](X x) {
+        return Select::Make(
+            IsNan(x), x, Select::Make(x < C(x, 0), C(x, 0), Select::Make(x > C(x, 6), C(x, 6), x)));
+      });
   RegisterUnary(r, "leaky_relu", kF, same, MakeLeakyRelu);
   RegisterUnary(r, "gelu", kF, same, MakeGelu);
-  RegisterUnary(r, "silu", kF, same, Plain([](double x) { return x * Sigmoid(x); }));
+  RegisterUnary(
+      r, "silu", kF, same, [](double x) { return x * Sigmoid(x); },
+      [](X x) { return x * Sigmoid(x); });
   RegisterUnary(r, "softplus", kF, same, MakeSoftplus);
-  RegisterUnary(r, "floor", kN, same, Plain([](double x) { return std::floor(x); }));
-  RegisterUnary(r, "ceil", kN, same, Plain([](double x) { return std::ceil(x); }));
-  // round: half to even, as torch.round and numpy.round.
-  RegisterUnary(r, "round", kN, same, Plain([](double x) { return std::nearbyint(x); }));
-  RegisterUnary(r, "sign", kN, same,
-                Plain([](double x) { return std::isnan(x) ? x : double((x > 0) - (x < 0)); }));
-  RegisterUnary(r, "logical_not", kA, boolean, Plain([](double x) { return double(x == 0); }));
-  RegisterUnary(r, "isnan", kA, boolean, Plain([](double x) { return double(std::isnan(x)); }));
+  RegisterUnary(
+      r, "floor", kN, same, [](double x) { return std::floor(x); }, Floor);
+  RegisterUnary(
+      r, "ceil", kN, same, [](double x) { return std::ceil(x); }, Ceil);
+  RegisterUnary(
+      r, "round", kN, same, [](double x) { return std::nearbyint(x); }, Round);
+  RegisterUnary(
+      r, "sign", kN, same, [](double x) { return std::isnan(x) ? x : double((x > 0) - (x < 0)); },
+      Sign);
+  RegisterUnary(
+      r, "logical_not", kA, boolean, [](double x) { return double(x == 0); },
+      [](X x) { return !ToBool(x); });
+  RegisterUnary(
+      r, "isnan", kA, boolean, [](double x) { return double(std::isnan(x)); }, IsNan);
   RegisterUnary(r, "clip", kN, same, MakeClip);
   RegisterCast(r);
 
-  RegisterBinary(r, "add", kN, same, true, Plain2([](double a, double b) { return a + b; }));
-  RegisterBinary(r, "sub", kN, same, true, Plain2([](double a, double b) { return a - b; }));
-  RegisterBinary(r, "mul", kN, same, true, Plain2([](double a, double b) { return a * b; }));
+  using D = double;
+  RegisterBinary(
+      r, "add", kN, same, true, [](D a, D b) { return a + b; }, [](X a, X b) { return a + b; });
+  RegisterBinary(
+      r, "sub", kN, same, true, [](D a, D b) { return a - b; }, [](X a, X b) { return a - b; });
+  RegisterBinary(
+      r, "mul", kN, same, true, [](D a, D b) { return a * b; }, [](X a, X b) { return a * b; });
   RegisterBinary(r, "div", kN, same, true, MakeDiv);
-  RegisterBinary(r, "pow", kN, same, true,
-                 Plain2([](double a, double b) { return std::pow(a, b); }));
-  RegisterBinary(r, "maximum", kN, same, true, Plain2(Maximum));
-  RegisterBinary(r, "minimum", kN, same, true, Plain2(Minimum));
-  RegisterBinary(r, "mod", kN, same, true, Plain2(Remainder));
-  RegisterBinary(r, "equal", kA, boolean, true,
-                 Plain2([](double a, double b) { return double(a == b); }));
-  RegisterBinary(r, "not_equal", kA, boolean, true,
-                 Plain2([](double a, double b) { return double(a != b); }));
-  RegisterBinary(r, "less", kN, boolean, true,
-                 Plain2([](double a, double b) { return double(a < b); }));
-  RegisterBinary(r, "less_equal", kN, boolean, true,
-                 Plain2([](double a, double b) { return double(a <= b); }));
-  RegisterBinary(r, "greater", kN, boolean, true,
-                 Plain2([](double a, double b) { return double(a > b); }));
-  RegisterBinary(r, "greater_equal", kN, boolean, true,
-                 Plain2([](double a, double b) { return double(a >= b); }));
-  RegisterBinary(r, "logical_and", kA, boolean, false,
-                 Plain2([](double a, double b) { return double(a != 0 && b != 0); }));
-  RegisterBinary(r, "logical_or", kA, boolean, false,
-                 Plain2([](double a, double b) { return double(a != 0 || b != 0); }));
-  RegisterBinary(r, "logical_xor", kA, boolean, false,
-                 Plain2([](double a, double b) { return double((a != 0) != (b != 0)); }));
+  RegisterBinary(
+      r, "pow", kN, same, true, [](D a, D b) { return std::pow(a, b); }, Pow);
+  RegisterBinary(r, "maximum", kN, same, true, Maximum, Maximum);
+  RegisterBinary(r, "minimum", kN, same, true, Minimum, Minimum);
+  RegisterBinary(r, "mod", kN, same, true, Remainder, Remainder);
+  RegisterBinary(
+      r, "equal", kA, boolean, true, [](D a, D b) { return D(a == b); },
+      [](X a, X b) { return a == b; });
+  RegisterBinary(
+      r, "not_equal", kA, boolean, true, [](D a, D b) { return D(a != b); },
+      [](X a, X b) { return a != b; });
+  RegisterBinary(
+      r, "less", kN, boolean, true, [](D a, D b) { return D(a < b); },
+      [](X a, X b) { return a < b; });
+  RegisterBinary(
+      r, "less_equal", kN, boolean, true, [](D a, D b) { return D(a <= b); },
+      [](X a, X b) { return a <= b; });
+  RegisterBinary(
+      r, "greater", kN, boolean, true, [](D a, D b) { return D(a > b); },
+      [](X a, X b) { return a > b; });
+  RegisterBinary(
+      r, "greater_equal", kN, boolean, true, [](D a, D b) { return D(a >= b); },
+      [](X a, X b) { return a >= b; });
+  RegisterBinary(
+      r, "logical_and", kA, boolean, false, [](D a, D b) { return D(a != 0 && b != 0); },
+      [](X a, X b) { return ToBool(a) && ToBool(b); });
+  RegisterBinary(
+      r, "logical_or", kA, boolean, false, [](D a, D b) { return D(a != 0 || b != 0); },
+      [](X a, X b) { return ToBool(a) || ToBool(b); });
+  RegisterBinary(
+      r, "logical_xor", kA, boolean, false, [](D a, D b) { return D((a != 0) != (b != 0)); },
+      [](X a, X b) { return ToBool(a) != ToBool(b); });
   RegisterWhere(r);
 }
 

@@ -84,4 +84,16 @@ absl::StatusOr<std::vector<int>> ReduceAxes(const std::string& op, const Attribu
   return out;
 }
 
+absl::StatusOr<std::vector<int>> AxisAttrAxes(const std::string& op, const AttributeMap& attrs,
+                                              int rank, std::optional<int64_t> fallback,
+                                              bool to_end) {
+  auto axis = fallback ? GetInt(attrs, "axis", op, *fallback) : GetInt(attrs, "axis", op);
+  if (!axis.ok()) return axis.status();
+  auto a = NormalizeAxis(*axis, rank, op);
+  if (!a.ok()) return a.status();
+  std::vector<int> axes{*a};
+  for (int d = *a + 1; to_end && d < rank; ++d) axes.push_back(d);
+  return axes;
+}
+
 }  // namespace cinn_like::hlir::ops

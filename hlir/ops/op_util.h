@@ -2,6 +2,7 @@
 /// axis lists.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,5 +33,12 @@ absl::StatusOr<Shape> BroadcastAll(const std::string& op, const std::vector<Tens
 /// Normalized, sorted, unique axes from the attribute `name` (absent or empty: every axis).
 absl::StatusOr<std::vector<int>> ReduceAxes(const std::string& op, const AttributeMap& attrs,
                                             const std::string& name, int rank);
+
+/// The axes of a rank-`rank` input that `op` reduces over by its attribute "axis"
+/// (normalized; `fallback` when absent, required where there is none): that axis alone, or with
+/// `to_end` every axis from it to the last (layer_norm).
+absl::StatusOr<std::vector<int>> AxisAttrAxes(const std::string& op, const AttributeMap& attrs,
+                                              int rank, std::optional<int64_t> fallback,
+                                              bool to_end = false);
 
 }  // namespace cinn_like::hlir::ops

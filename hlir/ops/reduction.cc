@@ -3,7 +3,9 @@
 /// Accumulation is in double; max/min propagate NaN and argmax/argmin pick the first maximal
 /// (minimal) element with NaN counting as extreme, as PyTorch does.
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
@@ -48,24 +50,64 @@ std::vector<int64_t> ReductionTargets(const std::vector<int64_t>& shape,
   return targets;
 }
 
-void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
+int Rank(const TensorDesc& d) { return static_cast<int>(d.shape.size()); }
+
+/// The op's reduce axes from its attribute "axis" (ops::AxisAttrAxes).
+ReduceAxesFn AxisAttr(const std::string& op, std::optional<int64_t> fallback, bool to_end) {
+  return [=](const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+    return ops::AxisAttrAxes(op, attrs, Rank(in[0]), fallback, to_end);
+  };
+}
+
+/// A reduction `name` over its reduce `axes`, with its compute.
+OpDef ReductionDef(const std::string& name, ReduceAxesFn axes, ComputeFn compute) {
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kReduction;
-  def.compute = ops::ReduceCompute(name);
-  DTypeClass accepts = kind == Reducer::kMean ? DTypeClass::kFloat : DTypeClass::kNumeric;
-  def.infer = [name, accepts](
-                  const std::vector<TensorDesc>& in,
-                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+  def.reduce_axes = std::move(axes);
+  def.compute = std::move(compute);
+  return def;
+}
+
+/// Inference of a reduction of `def`'s reduce axes with attribute "keepdim" (default false):
+/// input 0 of class `accepts`; the result has input 0's dtype, or `out` if given.
+InferFn InferReduced(const OpDef& def, DTypeClass accepts, std::optional<DType> out) {
+  return [name = def.name, axes_of = def.reduce_axes, accepts, out](
+             const std::vector<TensorDesc>& in,
+             const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], accepts);
     if (!s.ok()) return s;
-    auto axes = ops::ReduceAxes(name, attrs, "axes", static_cast<int>(in[0].shape.size()));
+    auto axes = axes_of(in, attrs);
     if (!axes.ok()) return axes.status();
     auto keepdim = GetBool(attrs, "keepdim", name, false);
     if (!keepdim.ok()) return keepdim.status();
     return std::vector<TensorDesc>{
-        TensorDesc{in[0].dtype, ReducedShape(in[0].shape, *axes, *keepdim)}};
+        TensorDesc{out.value_or(in[0].dtype), ReducedShape(in[0].shape, *axes, *keepdim)}};
   };
+}
+
+ir::ReduceKind ReduceKindOf(Reducer kind) {
+  switch (kind) {
+    case Reducer::kMax:
+      return ir::ReduceKind::kMax;
+    case Reducer::kMin:
+      return ir::ReduceKind::kMin;
+    case Reducer::kProd:
+      return ir::ReduceKind::kProd;
+    default:  // sum, mean
+      return ir::ReduceKind::kSum;
+  }
+}
+
+void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
+  OpDef def = ReductionDef(
+      name,
+      [name](const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+        return ops::ReduceAxes(name, attrs, "axes", Rank(in[0]));
+      },
+      ops::ReduceCompute(name, ReduceKindOf(kind), kind == Reducer::kMean));
+  def.infer = InferReduced(def, kind == Reducer::kMean ? DTypeClass::kFloat : DTypeClass::kNumeric,
+                           std::nullopt);
   def.reference = [name, kind](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                                std::vector<HostTensor>& outs) -> absl::Status {
     auto axes = ops::ReduceAxes(name, attrs, "axes", in[0]->rank());
@@ -106,24 +148,11 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
   r.Register(std::move(def));
 }
 
+/// argmax / argmin over the required attribute "axis".
 void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
-  OpDef def;
-  def.name = name;
-  def.pattern = OpPattern::kReduction;
-  def.compute = ops::ArgReduceCompute(is_max);
-  def.infer = [name](const std::vector<TensorDesc>& in,
-                     const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
-    absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kNumeric);
-    if (!s.ok()) return s;
-    auto axis = GetInt(attrs, "axis", name);
-    if (!axis.ok()) return axis.status();
-    auto a = NormalizeAxis(*axis, static_cast<int>(in[0].shape.size()), name);
-    if (!a.ok()) return a.status();
-    auto keepdim = GetBool(attrs, "keepdim", name, false);
-    if (!keepdim.ok()) return keepdim.status();
-    return std::vector<TensorDesc>{
-        TensorDesc{DType::kInt64, ReducedShape(in[0].shape, {*a}, *keepdim)}};
-  };
+  OpDef def =
+      ReductionDef(name, AxisAttr(name, std::nullopt, false), ops::ArgReduceCompute(is_max));
+  def.infer = InferReduced(def, DTypeClass::kNumeric, DType::kInt64);
   def.reference = [name, is_max](const std::vector<const HostTensor*>& in,
                                  const AttributeMap& attrs,
                                  std::vector<HostTensor>& outs) -> absl::Status {
@@ -149,22 +178,30 @@ void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
   r.Register(std::move(def));
 }
 
-/// softmax / log_softmax over one axis (default -1), max-subtracted.
-void RegisterSoftmax(OpRegistry& r, const std::string& name, bool log) {
-  OpDef def;
-  def.name = name;
-  def.pattern = OpPattern::kReduction;
-  def.compute = ops::SoftmaxCompute(log);
-  def.infer = [name](const std::vector<TensorDesc>& in,
-                     const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+/// Checks the inputs and attributes of a row op beyond its reduce axes.
+using RowCheck = std::function<absl::Status(
+    const std::vector<TensorDesc>& in, const AttributeMap& attrs, const std::vector<int>& axes)>;
+
+/// Inference of a row op (softmax, layer_norm): input 0 a float tensor on which `def`'s reduce
+/// axes are valid, then `check` (may be null); the result is shaped as input 0.
+InferFn InferRowOp(const OpDef& def, RowCheck check) {
+  return [name = def.name, axes_of = def.reduce_axes, check](
+             const std::vector<TensorDesc>& in,
+             const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
     if (!s.ok()) return s;
-    auto axis = GetInt(attrs, "axis", name, -1);
-    if (!axis.ok()) return axis.status();
-    auto a = NormalizeAxis(*axis, static_cast<int>(in[0].shape.size()), name);
-    if (!a.ok()) return a.status();
+    auto axes = axes_of(in, attrs);
+    if (!axes.ok()) return axes.status();
+    if (check) s = check(in, attrs, *axes);
+    if (!s.ok()) return s;
     return std::vector<TensorDesc>{in[0]};
   };
+}
+
+/// softmax / log_softmax over one axis (default -1), max-subtracted.
+void RegisterSoftmax(OpRegistry& r, const std::string& name, bool log) {
+  OpDef def = ReductionDef(name, AxisAttr(name, -1, false), ops::SoftmaxCompute(log));
+  def.infer = InferRowOp(def, nullptr);
   def.reference = [name, log](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                               std::vector<HostTensor>& outs) -> absl::Status {
     int axis = *NormalizeAxis(*GetInt(attrs, "axis", name, -1), in[0]->rank(), name);
@@ -199,27 +236,17 @@ absl::Status CheckParam(const std::string& op, const std::vector<TensorDesc>& in
 /// layer_norm(x, [scale], [bias]) normalizes over the axes [axis, rank) (attribute "axis",
 /// default -1: the last); rms_norm(x, [scale]) likewise without centering. epsilon 1e-5.
 void RegisterNorm(OpRegistry& r, const std::string& name, bool rms) {
-  OpDef def;
-  def.name = name;
-  def.pattern = OpPattern::kReduction;
+  OpDef def = ReductionDef(name, AxisAttr(name, -1, true), ops::NormCompute(rms));
   def.max_inputs = rms ? 2 : 3;
-  def.compute = ops::NormCompute(rms);
-  def.infer = [name](const std::vector<TensorDesc>& in,
-                     const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
-    absl::Status s = ops::CheckDType(name, 0, in[0], DTypeClass::kFloat);
-    if (!s.ok()) return s;
-    auto axis = GetInt(attrs, "axis", name, -1);
-    if (!axis.ok()) return axis.status();
-    auto a = NormalizeAxis(*axis, static_cast<int>(in[0].shape.size()), name);
-    if (!a.ok()) return a.status();
+  def.infer = InferRowOp(def, [name](const std::vector<TensorDesc>& in, const AttributeMap& attrs,
+                                     const std::vector<int>& axes) {
     auto eps = GetFloat(attrs, "epsilon", name, 1e-5);
     if (!eps.ok()) return eps.status();
-    Shape normalized(in[0].shape.begin() + *a, in[0].shape.end());
-    s = CheckParam(name, in, 1, normalized, "scale");
+    Shape normalized(in[0].shape.begin() + axes[0], in[0].shape.end());
+    absl::Status s = CheckParam(name, in, 1, normalized, "scale");
     if (s.ok()) s = CheckParam(name, in, 2, normalized, "bias");
-    if (!s.ok()) return s;
-    return std::vector<TensorDesc>{in[0]};
-  };
+    return s;
+  });
   def.reference = [name, rms](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                               std::vector<HostTensor>& outs) -> absl::Status {
     int axis = *NormalizeAxis(*GetInt(attrs, "axis", name, -1), in[0]->rank(), name);

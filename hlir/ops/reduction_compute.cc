@@ -70,9 +70,10 @@ Expr Count(const Tensor& x, const std::vector<int>& axes, const ir::Type& t) {
 
 }  // namespace
 
-ComputeFn ReduceCompute(const std::string& op) {
-  return [op](const std::vector<Tensor>& in, const AttributeMap& attrs,
-              const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
+  return [op, kind, mean](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                          const std::vector<ComputeOutput>& outs,
+                          const std::string& name) -> Tensors {
     Tensor x = in[0];
     int rank = static_cast<int>(x->shape.size());
     auto axes = ops::ReduceAxes(op, attrs, "axes", rank);
@@ -82,17 +83,24 @@ ComputeFn ReduceCompute(const std::string& op) {
     std::vector<IterVar> ks = MakeReduceAxes(x, *axes);
     const ir::Type t = outs[0].type, acc = AccType(t);
     const auto& shape = outs[0].shape;
-    bool is_max = op == "reduce_max", is_min = op == "reduce_min", is_prod = op == "reduce_prod";
     auto read = [&, keep = *keepdim](const Indices& i) {
       return Widen(x(ReducedIndex(rank, *axes, ks, keep, i)));
     };
     auto reduce = [&](const Indices& i) {
       Expr v = read(i);
-      if (is_prod) return ir::ReduceProd(v, ks);
-      return is_max ? ir::ReduceMax(v, ks) : is_min ? ir::ReduceMin(v, ks) : ir::ReduceSum(v, ks);
+      switch (kind) {
+        case ir::ReduceKind::kProd:
+          return ir::ReduceProd(v, ks);
+        case ir::ReduceKind::kMax:
+          return ir::ReduceMax(v, ks);
+        case ir::ReduceKind::kMin:
+          return ir::ReduceMin(v, ks);
+        default:
+          return ir::ReduceSum(v, ks);
+      }
     };
-    bool nan_check = (is_max || is_min) && t.is_float();
-    if (acc == t && !nan_check && op != "reduce_mean") {
+    bool nan_check = (kind == ir::ReduceKind::kMax || kind == ir::ReduceKind::kMin) && t.is_float();
+    if (acc == t && !nan_check && !mean) {
       return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
     }
     // Loads need an index: a scalar result's intermediates have shape [1].
@@ -114,7 +122,7 @@ ComputeFn ReduceCompute(const std::string& op) {
         shape,
         [&](const Indices& i) {
           Expr v = r(at(i));
-          if (op == "reduce_mean") v = v / count;
+          if (mean) v = v / count;
           if (nan.defined()) v = v + nan(at(i));
           return CastTo(t, v);
         },
@@ -131,13 +139,11 @@ ComputeFn ArgReduceCompute(bool is_max) {
                       const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
     Tensor x = in[0];
     int rank = static_cast<int>(x->shape.size());
-    auto axis = GetInt(attrs, "axis", op);
-    if (!axis.ok()) return axis.status();
-    auto a = NormalizeAxis(*axis, rank, op);
-    if (!a.ok()) return a.status();
+    auto found = AxisAttrAxes(op, attrs, rank, std::nullopt);
+    if (!found.ok()) return found.status();
     auto keepdim = GetBool(attrs, "keepdim", op, false);
     if (!keepdim.ok()) return keepdim.status();
-    std::vector<int> axes{*a};
+    const std::vector<int> axes = *found;
     std::vector<IterVar> ks = MakeReduceAxes(x, axes);
     const auto& shape = outs[0].shape;
     const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
@@ -151,7 +157,7 @@ ComputeFn ArgReduceCompute(bool is_max) {
           return is_max ? ir::ReduceMax(read(i), ks) : ir::ReduceMin(read(i), ks);
         },
         name + "_best");
-    Expr n = x->shape[*a];
+    Expr n = x->shape[axes[0]];
     Tensor key = ir::Compute(
         inner_shape,
         [&](const Indices& i) {
@@ -177,11 +183,9 @@ ComputeFn SoftmaxCompute(bool log) {
                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
     Tensor x = in[0];
     int rank = static_cast<int>(x->shape.size());
-    auto axis = GetInt(attrs, "axis", op, -1);
-    if (!axis.ok()) return axis.status();
-    auto a = NormalizeAxis(*axis, rank, op);
-    if (!a.ok()) return a.status();
-    std::vector<int> axes{*a};
+    auto found = AxisAttrAxes(op, attrs, rank, -1);
+    if (!found.ok()) return found.status();
+    const std::vector<int> axes = *found;
     std::vector<IterVar> ks = MakeReduceAxes(x, axes);
     std::vector<Expr> reduced = DropShape(x->shape, axes);
     auto read = [&](const Indices& i) { return Widen(x(ReducedIndex(rank, axes, ks, false, i))); };
@@ -208,14 +212,12 @@ ComputeFn NormCompute(bool rms) {
                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
     Tensor x = in[0];
     int rank = static_cast<int>(x->shape.size());
-    auto axis = GetInt(attrs, "axis", op, -1);
-    if (!axis.ok()) return axis.status();
-    auto a = NormalizeAxis(*axis, rank, op);
-    if (!a.ok()) return a.status();
+    auto found = AxisAttrAxes(op, attrs, rank, -1, /*to_end=*/true);
+    if (!found.ok()) return found.status();
     auto eps = GetFloat(attrs, "epsilon", op, 1e-5);
     if (!eps.ok()) return eps.status();
-    std::vector<int> axes;
-    for (int d = *a; d < rank; ++d) axes.push_back(d);
+    const std::vector<int> axes = *found;
+    const int a = axes[0];
     std::vector<IterVar> ks = MakeReduceAxes(x, axes);
     std::vector<Expr> outer = DropShape(x->shape, axes);
     const ir::Type t = outs[0].type, acc = AccType(t);
@@ -237,7 +239,7 @@ ComputeFn NormCompute(bool rms) {
     return std::vector<Tensor>{ir::Compute(
         x->shape,
         [&](const Indices& i) {
-          Indices o(i.begin(), i.begin() + *a), inner(i.begin() + *a, i.end());
+          Indices o(i.begin(), i.begin() + a), inner(i.begin() + a, i.end());
           Expr y =
               (Widen(x(i)) - mean(o)) * (Const(acc, 1) / ir::Sqrt(sq(o) / n + Const(acc, *eps)));
           if (in.size() > 1) y = y * Widen(in[1](inner));

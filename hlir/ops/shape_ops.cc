@@ -338,24 +338,24 @@ absl::Status ReferenceArange(const Inputs&, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
-void Add(OpRegistry& r, const char* name, int min_in, int max_in, InferFn infer, ReferenceFn ref) {
-  OpDef def{name, OpPattern::kInjective, min_in, max_in, 1, std::move(infer), std::move(ref)};
-  def.compute = std::string(name) == "slice" ? ComputeFn(ComputeSlice) : ops::ShapeOpCompute(name);
-  r.Register(std::move(def));
+void Add(OpRegistry& r, const char* name, int min_in, int max_in, InferFn infer, ReferenceFn ref,
+         ComputeFn compute) {
+  r.Register(OpDef{name, OpPattern::kInjective, min_in, max_in, 1, std::move(infer), std::move(ref),
+                   std::move(compute)});
 }
 
 }  // namespace
 
 void RegisterShapeOps(OpRegistry& r) {
-  Add(r, "reshape", 1, 1, InferReshape, CopyData);
-  Add(r, "transpose", 1, 1, InferTranspose, ReferenceTranspose);
-  Add(r, "broadcast_to", 1, 1, InferBroadcastTo, ReferenceBroadcastTo);
-  Add(r, "expand_dims", 1, 1, InferExpandDims, CopyData);
-  Add(r, "squeeze", 1, 1, InferSqueeze, CopyData);
-  Add(r, "concat", 1, -1, InferConcat, ReferenceConcat);
-  Add(r, "slice", 1, 1, InferSlice, ReferenceSlice);
-  Add(r, "fill", 0, 0, InferFill, ReferenceFill);
-  Add(r, "arange", 0, 0, InferArange, ReferenceArange);
+  Add(r, "reshape", 1, 1, InferReshape, CopyData, ops::ReshapeCompute());
+  Add(r, "transpose", 1, 1, InferTranspose, ReferenceTranspose, ops::TransposeCompute());
+  Add(r, "broadcast_to", 1, 1, InferBroadcastTo, ReferenceBroadcastTo, ops::BroadcastToCompute());
+  Add(r, "expand_dims", 1, 1, InferExpandDims, CopyData, ops::ExpandDimsCompute());
+  Add(r, "squeeze", 1, 1, InferSqueeze, CopyData, ops::SqueezeCompute());
+  Add(r, "concat", 1, -1, InferConcat, ReferenceConcat, ops::ConcatCompute());
+  Add(r, "slice", 1, 1, InferSlice, ReferenceSlice, ComputeSlice);
+  Add(r, "fill", 0, 0, InferFill, ReferenceFill, ops::FillCompute());
+  Add(r, "arange", 0, 0, InferArange, ReferenceArange, ops::ArangeCompute());
 }
 
 }  // namespace cinn_like::hlir

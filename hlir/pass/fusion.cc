@@ -7,45 +7,32 @@
 #include <optional>
 #include <utility>
 
-#include "hlir/ops/op_util.h"
 #include "hlir/pass/graph_rewriter.h"
 
 namespace cinn_like::hlir {
 namespace {
 
-/// What a reduction reduces: its (first) input's shape and the reduced axes, or nothing for a
-/// reduction op this pass does not know (which then fuses with no other reduction).
+/// What a reduction reduces: its (first) input's shape and the reduced axes (OpDef::
+/// reduce_axes), or nothing for an op that declares none (which then fuses with no other
+/// reduction).
 using ReduceKey = std::pair<Shape, std::vector<int>>;
-std::optional<ReduceKey> ReductionKey(const Graph& graph, const Node& node) {
-  if (node.inputs.empty()) return std::nullopt;
-  const Shape& shape = graph.values()[node.inputs[0]].desc.shape;
-  const int rank = static_cast<int>(shape.size());
-  std::vector<int> axes;
-  if (node.op.rfind("reduce_", 0) == 0) {
-    auto a = ops::ReduceAxes(node.op, node.attrs, "axes", rank);
-    if (!a.ok()) return std::nullopt;
-    axes = *a;
-  } else if (node.op == "softmax" || node.op == "log_softmax" || node.op == "argmax" ||
-             node.op == "argmin" || node.op == "layer_norm" || node.op == "rms_norm") {
-    auto axis = GetInt(node.attrs, "axis", node.op, -1);
-    if (!axis.ok()) return std::nullopt;
-    auto a = NormalizeAxis(*axis, rank, node.op);
-    if (!a.ok()) return std::nullopt;
-    axes.push_back(*a);
-    bool to_end = node.op == "layer_norm" || node.op == "rms_norm";  // [axis, rank)
-    for (int d = *a + 1; to_end && d < rank; ++d) axes.push_back(d);
-  } else {
-    return std::nullopt;
-  }
-  return ReduceKey{shape, axes};
+std::optional<ReduceKey> ReductionKey(const Graph& graph, const Node& node, const OpDef& def) {
+  if (node.inputs.empty() || !def.reduce_axes) return std::nullopt;
+  std::vector<TensorDesc> inputs;
+  for (int v : node.inputs) inputs.push_back(graph.values()[v].desc);
+  auto axes = def.reduce_axes(inputs, node.attrs);
+  if (!axes.ok()) return std::nullopt;
+  return ReduceKey{inputs[0].shape, *axes};
 }
 
 class Fuser {
  public:
   Fuser(const Graph& graph, const FusionOptions& options)
       : graph_(graph), options_(options), consumers_(ValueConsumers(graph)) {
-    for (const Node& n : graph.nodes())
-      pattern_.push_back((*OpRegistry::Global().Find(n.op))->pattern);
+    for (const Node& n : graph.nodes()) {
+      def_.push_back(*OpRegistry::Global().Find(n.op));
+      pattern_.push_back(def_.back()->pattern);
+    }
   }
 
   std::vector<FusionGroup> Run() {
@@ -110,11 +97,11 @@ class Fuser {
       case OpPattern::kReduction: {
         if (has_out_fusible || !only_elementwise) return false;
         if (!has_reduction) return true;
-        auto key = ReductionKey(graph_, graph_.nodes()[n]);
+        auto key = ReductionKey(graph_, graph_.nodes()[n], *def_[n]);
         if (!key) return false;
         for (int m : members_[g]) {
           if (pattern_[m] != OpPattern::kReduction) continue;
-          auto other = ReductionKey(graph_, graph_.nodes()[m]);
+          auto other = ReductionKey(graph_, graph_.nodes()[m], *def_[m]);
           if (!other || *other != *key) return false;
         }
         return true;
@@ -173,6 +160,7 @@ class Fuser {
   const Graph& graph_;
   const FusionOptions& options_;
   std::vector<std::vector<int>> consumers_;
+  std::vector<const OpDef*> def_;
   std::vector<OpPattern> pattern_;
   std::vector<int> group_of_;
   std::vector<std::vector<int>> members_;

@@ -193,7 +193,8 @@ TEST(FusionKernels, SmallConstantsAreInlinedLargeOnesAreUnimplemented) {
     auto module = hlir::CompileFusedGraph(*fused, ir::Target::X86(), "with_constant");
     if (n > 64) {
       ASSERT_FALSE(module.ok());
-      EXPECT_THAT(module.status().message(), HasSubstr("op constant (c) has 65 elements"));
+      EXPECT_THAT(module.status().message(),
+                  HasSubstr("graph compiler: op constant (c): has 65 elements"));
       continue;
     }
     ASSERT_TRUE(module.ok()) << module.status();

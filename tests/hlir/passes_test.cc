@@ -332,6 +332,53 @@ TEST(Fusion, DecomposedSoftmaxIsOneGroupByTheMultiReduceRule) {
   ExpectSameResults(g, Build(s), 1e-6);
 }
 
+// Fusion groups reductions by OpDef::reduce_axes, so every reduction over whole axes declares
+// them; the pools reduce over windows and declare none (they join no other reduction).
+TEST(OpRegistry, EveryReductionOverAxesDeclaresItsReduceAxes) {
+  const std::set<std::string> windowed = {"max_pool2d", "avg_pool2d"};
+  for (const std::string& op : OpRegistry::Global().Names()) {
+    const OpDef& def = **OpRegistry::Global().Find(op);
+    bool over_axes = def.pattern == OpPattern::kReduction && !windowed.count(op);
+    EXPECT_EQ(static_cast<bool>(def.reduce_axes), over_axes) << op;
+  }
+}
+
+TEST(OpRegistry, ReduceAxesFollowEachOpsAttributes) {
+  const std::vector<TensorDesc> x = {TensorDesc{DType::kFloat32, MakeShape({2, 3, 4})}};
+  auto axes = [&](const std::string& op, const AttributeMap& attrs) {
+    auto a = (*OpRegistry::Global().Find(op))->reduce_axes(x, attrs);
+    EXPECT_TRUE(a.ok()) << op << ": " << a.status();
+    return a.ok() ? *a : std::vector<int>{-1};
+  };
+  using Axes = std::vector<int>;
+  EXPECT_EQ(axes("reduce_sum", {{"axes", std::vector<int64_t>{-1, 0}}}), (Axes{0, 2}));
+  EXPECT_EQ(axes("reduce_mean", {}), (Axes{0, 1, 2}));
+  EXPECT_EQ(axes("argmax", {{"axis", int64_t{1}}}), (Axes{1}));
+  EXPECT_EQ(axes("softmax", {}), (Axes{2}));
+  EXPECT_EQ(axes("log_softmax", {{"axis", int64_t{0}}}), (Axes{0}));
+  EXPECT_EQ(axes("layer_norm", {{"axis", int64_t{1}}}), (Axes{1, 2}));
+  EXPECT_EQ(axes("rms_norm", {}), (Axes{2}));
+  auto missing = (*OpRegistry::Global().Find("argmin"))->reduce_axes(x, {});
+  EXPECT_FALSE(missing.ok());  // argmin's axis has no default
+}
+
+TEST(OpRegistry, OnlyTheConstantOpIsACompileTimeValue) {
+  for (const std::string& op : OpRegistry::Global().Names()) {
+    EXPECT_EQ((*OpRegistry::Global().Find(op))->compile_time_value, op == "constant") << op;
+  }
+}
+
+TEST(Fusion, SoftmaxAndLayerNormOverTheSameRowsAreOneGroupOtherRowsTwo) {
+  for (int64_t axis : {int64_t{-1}, int64_t{0}}) {
+    NetBuilder b;
+    Var x = b.CreateInput(DType::kFloat32, MakeShape({8, 32}), "x");
+    b.MarkOutput(b.Op("layer_norm", {b.Softmax(x, axis)}, {})[0]);
+    FusedGraph f = Pipeline(Build(b));
+    EXPECT_EQ(f.groups.size(), axis == -1 ? 1u : 2u)
+        << "softmax axis " << axis << ": " << GroupsString(f);
+  }
+}
+
 TEST(Fusion, ReductionsOverDifferentAxesAreTwoGroups) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({8, 32}), "x");
