@@ -1,19 +1,11 @@
 /// \file Matching reduction updates and their regions.
 #include "ir/transforms/reduce_update.h"
 
-#include "ir/printer.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
 namespace {
-
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i]) && ToString(a[i]) != ToString(b[i])) return false;
-  }
-  return true;
-}
 
 void Conjuncts(const Expr& cond, std::vector<Expr>* out) {
   if (auto* a = cond.As<And>()) {
@@ -29,7 +21,7 @@ void Conjuncts(const Expr& cond, std::vector<Expr>* out) {
 bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
   auto is_acc = [&](const Expr& x) {
     auto* load = x.As<Load>();
-    return load && load->buffer == op->buffer && SameIndices(load->indices, op->indices);
+    return load && load->buffer == op->buffer && StructuralEqual(load->indices, op->indices);
   };
   auto match = [&](const BinaryNode* b, ReduceKind k) {
     if (!b) return false;
@@ -70,7 +62,7 @@ void AddGuardsFreeOf(const Expr& cond, const std::set<const Variable*>& vars,
     for (const Variable* v : vars) inner |= UsesVar(t, v);
     if (inner) continue;
     bool seen = false;
-    for (auto& g : *out) seen |= ToString(g) == ToString(t);
+    for (auto& g : *out) seen |= StructuralEqual(g, t);
     if (!seen) out->push_back(t);
   }
 }
