@@ -10,8 +10,8 @@
 #include "hlir/op.h"
 #include "ir/flags.h"
 #include "ir/lower.h"
-#include "ir/printer.h"
 #include "ir/schedule.h"
+#include "ir/structural_equal.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::hlir {
@@ -258,7 +258,7 @@ class GroupLowering {
     }
     if (rows == 0 || rows > static_cast<int>(cs.size())) return -1;
     for (int d = 0; d < rows; ++d) {
-      if (ir::ToString(rs[d]) != ir::ToString(cs[d])) return -1;
+      if (!ir::StructuralEqual(rs[d], cs[d])) return -1;
     }
     return rows;
   }

@@ -64,7 +64,7 @@ class RebaseAttached : public IRMutator {
 absl::StatusOr<Stmt> PlaceAttached(const Stage& stage, const Stage::Axis& axis, Stmt body) {
   std::vector<const Stage*> attached = stage.AttachedAt(axis.var);
   if (attached.empty()) return body;
-  std::string signature = stage.LoopSignature();
+  Stage::Signature signature = stage.LoopSignature();
   std::vector<Stmt> seq;
   for (const Stage* p : attached) {
     if (p->attach()->signature != signature) {

@@ -59,6 +59,22 @@ class Stage {
     bool exact = false;  // split: the parent extent is a multiple of factor (no tail guard)
   };
 
+  /// A stage's loops, and those of the stages it is computed at: per level (this stage first)
+  /// the leaf loops, the number of splits and fuses, and the consumer loop the level is
+  /// computed at. Two are equal when the loops are the same variables (nodes, not names) with
+  /// structurally equal extents and the same threadIdx bindings; other loop kinds (unroll,
+  /// vectorize, parallel) do not count, as they do not change a region.
+  struct Signature {
+    struct Level {
+      std::vector<Axis> leaves;
+      size_t num_relations = 0;
+      Var attach_loop;  // undefined when the level is not computed at a loop
+    };
+    std::vector<Level> levels;
+    bool operator==(const Signature& other) const;
+    bool operator!=(const Signature& other) const { return !(*this == other); }
+  };
+
   /// Where the nest of a stage computed at a consumer's loop goes, and over what region.
   struct Attach {
     const Stage* consumer = nullptr;
@@ -67,7 +83,7 @@ class Stage {
     std::vector<int64_t> extent;  // region shape
     std::vector<int64_t> stride;  // element r of dimension d is index min[d] + stride[d] * r
     Buffer buffer;                // the region-shaped buffer the stage writes
-    std::string signature;        // the consumer's loops when the region was inferred
+    Signature signature;          // the consumer's loops when the region was inferred
     bool guard = false;           // the consumer's loops may run past the tensor's bounds
   };
 
@@ -97,10 +113,9 @@ class Stage {
   Expr InlinedBody() const;
   /// Stages computed at leaf `loop` of this stage, in schedule order.
   std::vector<const Stage*> AttachedAt(const Var& loop) const;
-  /// This stage's loops (names, extents, thread bindings) and those of the stages it is
-  /// computed at, as text; compute_at records it to detect consumers rescheduled after the
-  /// region was inferred.
-  std::string LoopSignature() const;
+  /// This stage's loops and those of the stages it is computed at; compute_at records it to
+  /// detect consumers rescheduled after the region was inferred.
+  Signature LoopSignature() const;
   /// (row dimension, factor, offset) from storage_align, or axis -1.
   std::array<int, 3> storage_align() const { return align_; }
   const std::vector<Axis>& axes() const { return axes_; }

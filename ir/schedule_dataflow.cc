@@ -12,6 +12,7 @@
 #include "ir/schedule.h"
 #include "ir/schedule_axes.h"
 #include "ir/schedule_region.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -135,21 +136,36 @@ std::vector<const Stage*> Stage::AttachedAt(const Var& loop) const {
   return out;
 }
 
-std::string Stage::LoopSignature() const {
-  std::string sig = tensor_.name() + "(";
-  for (int leaf : leaves_) {
-    const Axis& a = axes_[leaf];
-    // Only thread bindings change a region (shared buffers widen over threads); unroll,
-    // vectorize and parallel annotations after compute_at are fine.
-    bool thread = a.kind == ForKind::kGpuThread;
-    absl::StrAppend(&sig, a.var.name(), ":", ToString(a.extent), thread ? ":thread" : "",
-                    thread ? a.bind_axis : -1, " ");
-  }
-  absl::StrAppend(&sig, relations_.size(), ")");
-  if (attach_) {
-    absl::StrAppend(&sig, "@", attach_->loop.name(), " in ", attach_->consumer->LoopSignature());
+Stage::Signature Stage::LoopSignature() const {
+  Signature sig;
+  for (const Stage* s = this; s; s = s->attach_ ? s->attach_->consumer : nullptr) {
+    Signature::Level level;
+    for (int leaf : s->leaves_) level.leaves.push_back(s->axes_[leaf]);
+    level.num_relations = s->relations_.size();
+    if (s->attach_) level.attach_loop = s->attach_->loop;
+    sig.levels.push_back(std::move(level));
   }
   return sig;
+}
+
+bool Stage::Signature::operator==(const Signature& other) const {
+  // Only thread bindings change a region (shared buffers widen over threads); unroll,
+  // vectorize and parallel annotations after compute_at are fine.
+  auto thread_axis = [](const Axis& a) { return a.kind == ForKind::kGpuThread ? a.bind_axis : -1; };
+  auto same_loop = [&](const Axis& a, const Axis& b) {
+    return a.var.same_as(b.var) && StructuralEqual(a.extent, b.extent) &&
+           thread_axis(a) == thread_axis(b);
+  };
+  if (levels.size() != other.levels.size()) return false;
+  for (size_t k = 0; k < levels.size(); ++k) {
+    const Level &a = levels[k], &b = other.levels[k];
+    if (a.num_relations != b.num_relations || !a.attach_loop.same_as(b.attach_loop) ||
+        !std::equal(a.leaves.begin(), a.leaves.end(), b.leaves.begin(), b.leaves.end(),
+                    same_loop)) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void Stage::RenameRootAxes() {
@@ -219,7 +235,7 @@ absl::Status Stage::ReverseComputeInline() {
         absl::StrCat(what, ": its producer ", pname, " has rank ", p.rank_, ", not ", rank_));
   }
   for (int d = 0; d < rank_; ++d) {
-    if (ToString(p.axes_[d].extent) != ToString(axes_[d].extent)) {
+    if (!StructuralEqual(p.axes_[d].extent, axes_[d].extent)) {
       return absl::InvalidArgumentError(absl::StrCat(what, ": its producer ", pname, " has extent ",
                                                      ToString(p.axes_[d].extent), " in dimension ",
                                                      d, ", not ", ToString(axes_[d].extent)));

@@ -5,23 +5,24 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/printer.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
 namespace {
 
-void AddTerm(AffineForm* f, const std::string& key, const Expr& e, int64_t coeff) {
+void AddTerm(AffineForm* f, const Expr& e, int64_t coeff) {
   for (auto& t : f->terms) {
-    if (t.key == key) {
+    if (StructuralEqual(t.expr, e)) {
       t.coeff += coeff;
       return;
     }
   }
-  f->terms.push_back({key, e, coeff});
+  f->terms.push_back({e, coeff});
 }
 
 void Accumulate(AffineForm* into, const AffineForm& f, int64_t scale) {
-  for (auto& t : f.terms) AddTerm(into, t.key, t.expr, t.coeff * scale);
+  for (auto& t : f.terms) AddTerm(into, t.expr, t.coeff * scale);
   into->constant += f.constant * scale;
 }
 
@@ -30,11 +31,6 @@ bool IsConstant(const AffineForm& f) {
     if (t.coeff != 0) return false;
   }
   return true;
-}
-
-std::string KeyOf(const Expr& e) {
-  if (auto* v = e.As<Variable>()) return absl::StrCat("v", reinterpret_cast<uintptr_t>(v));
-  return "e" + ToString(e);
 }
 
 bool UsesAny(const Expr& e, const RelaxedLoops& relaxed) {
@@ -67,10 +63,10 @@ AffineForm Linearize(const Expr& e) {
     } else if (IsConstant(a)) {
       Accumulate(&f, b, a.constant);
     } else {
-      AddTerm(&f, KeyOf(e), e, 1);
+      AddTerm(&f, e, 1);
     }
   } else {
-    AddTerm(&f, KeyOf(e), e, 1);
+    AddTerm(&f, e, 1);
   }
   return f;
 }
@@ -99,13 +95,13 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
   if (accesses.empty()) return region;
   size_t rank = accesses[0].size();
   for (size_t d = 0; d < rank; ++d) {
-    std::string fixed_text;
     AffineForm fixed_form;
+    Expr first_fixed;
     int64_t lo = 0, hi = 0;
     // Strided when every access has one relaxed term, the same variable with the same
     // coefficient > 1, and constants congruent modulo it.
     bool strided = true;
-    std::string stride_key;
+    Expr stride_term;
     int64_t stride = 0, residue = 0;
     for (size_t a = 0; a < accesses.size(); ++a) {
       const Expr& index = accesses[a][d];
@@ -119,11 +115,11 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
         auto it = v ? relaxed.find(v) : relaxed.end();
         if (it != relaxed.end()) {
           if (++relaxed_terms == 1 && a == 0) {
-            stride_key = t.key;
+            stride_term = t.expr;
             stride = t.coeff;
             residue = stride > 1 ? form.constant % stride : 0;
-          } else if (relaxed_terms > 1 || t.key != stride_key || t.coeff != stride || stride <= 1 ||
-                     form.constant % stride != residue) {
+          } else if (relaxed_terms > 1 || !StructuralEqual(t.expr, stride_term) ||
+                     t.coeff != stride || stride <= 1 || form.constant % stride != residue) {
             strided = false;
           }
           int64_t span = t.coeff * (it->second - 1);
@@ -137,16 +133,16 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
         }
       }
       strided &= relaxed_terms == 1 && stride > 1;
-      std::string text = ToString(ToExpr(fixed));
+      Expr this_fixed = ToExpr(fixed);
       if (a == 0) {
-        fixed_text = text;
+        first_fixed = this_fixed;
         fixed_form = fixed;
         lo = alo;
         hi = ahi;
-      } else if (text != fixed_text) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(what, ": accesses disagree in dimension ", d, " (", fixed_text, " vs ",
-                         text, "); the region would not have a constant shape"));
+      } else if (!StructuralEqual(this_fixed, first_fixed)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            what, ": accesses disagree in dimension ", d, " (", ToString(first_fixed), " vs ",
+            ToString(this_fixed), "); the region would not have a constant shape"));
       } else {
         lo = std::min(lo, alo);
         hi = std::max(hi, ahi);

@@ -13,10 +13,10 @@
 namespace cinn_like::ir {
 
 /// sum(coeff * term) + constant. A term is a variable or an opaque subexpression (anything
-/// that is not + - or * by a constant), kept in order of first appearance.
+/// that is not + - or * by a constant), kept in order of first appearance; structurally equal
+/// terms are one term.
 struct AffineForm {
   struct Term {
-    std::string key;  // identity: the variable node, or the opaque expression's text
     Expr expr;
     int64_t coeff;
   };

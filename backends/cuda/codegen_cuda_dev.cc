@@ -3,7 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/block_reduce_source.h"
-#include "ir/printer.h"
+#include "ir/structural_equal.h"
 #include "ir/transforms/lower_thread_reduce.h"
 
 namespace cinn_like::backends {
@@ -81,7 +81,7 @@ void CodeGenCudaDev::PrintBoundFor(const ir::For* op) {
   if (!ir::IsConstInt(op->min, 0)) {
     Fail(absl::UnimplementedError("bound loop " + op->loop_var.name() + " with a nonzero start"));
   }
-  bool exact = ir::ToString(launch) == ir::ToString(op->extent);
+  bool exact = ir::StructuralEqual(launch, op->extent);
   if (exact) {
     PrintStmt(op->body);
     return;

@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "ir/printer.h"
-#include "ir/transforms/linear_form.h"
+#include "ir/structural_equal.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -88,7 +88,7 @@ std::vector<const ir::Load*> DenseLoads(const ir::Expr& e) {
       if (op->type.is_scalar() || op->indices.size() != 1 || !DenseRamp(op->indices[0])) return;
       if (!ChunkBytes(op->buffer->dtype, op->type.lanes())) return;
       for (const ir::Load* f : found) {
-        if (f->buffer == op->buffer && ir::StructurallyEqual(f->indices[0], op->indices[0])) return;
+        if (f->buffer == op->buffer && ir::StructuralEqual(f->indices[0], op->indices[0])) return;
       }
       found.push_back(op);
     }
@@ -219,7 +219,7 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* op) {
   LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
     for (size_t i = 0; i < loads.size(); ++i) {
       if (loads[i]->buffer != l->buffer ||
-          !ir::StructurallyEqual(loads[i]->indices[0], l->indices[0])) {
+          !ir::StructuralEqual(loads[i]->indices[0], l->indices[0])) {
         continue;
       }
       // A name the printer writes verbatim: the lane of the vector temporary.

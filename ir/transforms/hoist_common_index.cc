@@ -6,7 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/mutator.h"
-#include "ir/transforms/linear_form.h"
+#include "ir/structural_equal.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::ir {
@@ -117,7 +117,7 @@ class SubtermCollector : public IRVisitor {
     Shape s = ShapeOf(e);
     if (s.hoistable && s.costly && take_(s)) {
       for (auto& [f, count] : found) {
-        if (StructurallyEqual(f, e)) {
+        if (StructuralEqual(f, e)) {
           ++count;
           return;
         }
@@ -151,7 +151,7 @@ class Replacer : public IRMutator {
   Expr Mutate(const Expr& e) override {
     if (!e.defined()) return e;
     for (auto& [term, var] : names_) {
-      if (StructurallyEqual(term, e)) return var;
+      if (StructuralEqual(term, e)) return var;
     }
     return IRMutator::Mutate(e);
   }

@@ -1,18 +1,10 @@
-/// \file Affine forms, structural equality, and bounds over loop ranges.
+/// \file Affine forms and bounds over loop ranges.
 #include "ir/transforms/linear_form.h"
 
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
 namespace {
-
-bool AllEqual(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!StructurallyEqual(a[i], b[i])) return false;
-  }
-  return true;
-}
 
 const BinaryNode* AsBinary(const Expr& e) {
   switch (e.kind()) {
@@ -26,52 +18,6 @@ const BinaryNode* AsBinary(const Expr& e) {
 }
 
 }  // namespace
-
-bool StructurallyEqual(const Expr& a, const Expr& b) {
-  if (a.same_as(b)) return true;
-  if (!a.defined() || !b.defined() || a.kind() != b.kind() || a.type() != b.type()) return false;
-  if (auto* x = AsBinary(a)) {
-    auto* y = AsBinary(b);
-    return StructurallyEqual(x->a, y->a) && StructurallyEqual(x->b, y->b);
-  }
-  switch (a.kind()) {
-    case IrNodeKind::kIntImm:
-      return a.As<IntImm>()->value == b.As<IntImm>()->value;
-    case IrNodeKind::kFloatImm:
-      return a.As<FloatImm>()->value == b.As<FloatImm>()->value;
-    case IrNodeKind::kStringImm:
-      return a.As<StringImm>()->value == b.As<StringImm>()->value;
-    case IrNodeKind::kVariable:
-      return false;  // identity, checked above
-    case IrNodeKind::kNot:
-      return StructurallyEqual(a.As<Not>()->a, b.As<Not>()->a);
-    case IrNodeKind::kSelect: {
-      auto *x = a.As<Select>(), *y = b.As<Select>();
-      return StructurallyEqual(x->cond, y->cond) &&
-             StructurallyEqual(x->true_value, y->true_value) &&
-             StructurallyEqual(x->false_value, y->false_value);
-    }
-    case IrNodeKind::kCast:
-      return StructurallyEqual(a.As<Cast>()->value, b.As<Cast>()->value);
-    case IrNodeKind::kLoad:
-      return a.As<Load>()->buffer == b.As<Load>()->buffer &&
-             AllEqual(a.As<Load>()->indices, b.As<Load>()->indices);
-    case IrNodeKind::kRamp: {
-      auto *x = a.As<Ramp>(), *y = b.As<Ramp>();
-      return x->lanes == y->lanes && StructurallyEqual(x->base, y->base) &&
-             StructurallyEqual(x->stride, y->stride);
-    }
-    case IrNodeKind::kBroadcast:
-      return a.As<Broadcast>()->lanes == b.As<Broadcast>()->lanes &&
-             StructurallyEqual(a.As<Broadcast>()->value, b.As<Broadcast>()->value);
-    case IrNodeKind::kCall: {
-      auto *x = a.As<Call>(), *y = b.As<Call>();
-      return x->name == y->name && x->call_kind == y->call_kind && AllEqual(x->args, y->args);
-    }
-    default:
-      return false;
-  }
-}
 
 LinearForm LinearForm::Of(const Expr& e) {
   LinearForm f;
@@ -106,7 +52,7 @@ void LinearForm::Add(const LinearForm& other, int64_t scale) {
   for (auto& [atom, coeff] : other.terms) {
     bool merged = false;
     for (auto it = terms.begin(); it != terms.end(); ++it) {
-      if (!StructurallyEqual(it->first, atom)) continue;
+      if (!StructuralEqual(it->first, atom)) continue;
       it->second += scale * coeff;
       if (it->second == 0) terms.erase(it);
       merged = true;

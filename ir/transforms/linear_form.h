@@ -10,11 +10,9 @@
 #include <vector>
 
 #include "ir/ir.h"
+#include "ir/structural_equal.h"
 
 namespace cinn_like::ir {
-
-/// True when a and b are the same expression tree (variables compared by identity).
-bool StructurallyEqual(const Expr& a, const Expr& b);
 
 /// constant + sum coeff * atom over scalar integers. An atom is a Variable or any subterm that
 /// is not affine (a Div, a Load, a product of two variables); equal atoms are merged.

@@ -136,7 +136,7 @@ class ConjunctDropper : public IRMutator {
     std::vector<Expr> kept;
     for (const Expr& c : SplitConjunction(op->cond)) {
       bool drop = false;
-      for (const Expr& d : drop_) drop |= StructurallyEqual(c, d);
+      for (const Expr& d : drop_) drop |= StructuralEqual(c, d);
       if (!drop) kept.push_back(c);
     }
     Stmt then_case = Mutate(op->then_case);
@@ -173,7 +173,7 @@ class Partitioner : public IRMutator {
     Expr limit;
     for (auto& [c, bound] : guards.holds_below) {
       bool failed = false;
-      for (const Expr& f : guards.failed) failed |= StructurallyEqual(c, f);
+      for (const Expr& f : guards.failed) failed |= StructuralEqual(c, f);
       for (const Variable* t : thread_vars_) failed |= in_step && UsesVar(bound, t);
       if (failed) continue;
       drop.push_back(c);

@@ -1,19 +1,13 @@
-/// \file Matching reduction updates and their regions.
+/// \file Matching reduction updates and finding their regions.
 #include "ir/transforms/reduce_update.h"
 
-#include "ir/printer.h"
+#include <algorithm>
+
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
 namespace {
-
-bool SameIndices(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].same_as(b[i]) && ToString(a[i]) != ToString(b[i])) return false;
-  }
-  return true;
-}
 
 void Conjuncts(const Expr& cond, std::vector<Expr>* out) {
   if (auto* a = cond.As<And>()) {
@@ -24,12 +18,26 @@ void Conjuncts(const Expr& cond, std::vector<Expr>* out) {
   }
 }
 
+/// The position in `loops` (outermost first) of the outermost loop of the update's region:
+/// loops.size() when the innermost loop's variable occurs in the update's indices.
+size_t RegionStart(const std::vector<const For*>& loops, const Store* update) {
+  auto used = [&](const Variable* v) {
+    for (auto& e : update->indices) {
+      if (UsesVar(e, v)) return true;
+    }
+    return false;
+  };
+  size_t r = loops.size();
+  while (r > 0 && !used(loops[r - 1]->loop_var.node())) --r;
+  return r;
+}
+
 }  // namespace
 
 bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
   auto is_acc = [&](const Expr& x) {
     auto* load = x.As<Load>();
-    return load && load->buffer == op->buffer && SameIndices(load->indices, op->indices);
+    return load && load->buffer == op->buffer && StructuralEqual(load->indices, op->indices);
   };
   auto match = [&](const BinaryNode* b, ReduceKind k) {
     if (!b) return false;
@@ -49,18 +57,6 @@ bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
          match(op->value.As<Mul>(), ReduceKind::kProd);
 }
 
-size_t ReductionRegionStart(const std::vector<const For*>& loops, const Store* update) {
-  auto used = [&](const Variable* v) {
-    for (auto& e : update->indices) {
-      if (UsesVar(e, v)) return true;
-    }
-    return false;
-  };
-  size_t r = loops.size();
-  while (r > 0 && !used(loops[r - 1]->loop_var.node())) --r;
-  return r;
-}
-
 void AddGuardsFreeOf(const Expr& cond, const std::set<const Variable*>& vars,
                      std::vector<Expr>* out) {
   std::vector<Expr> terms;
@@ -70,9 +66,58 @@ void AddGuardsFreeOf(const Expr& cond, const std::set<const Variable*>& vars,
     for (const Variable* v : vars) inner |= UsesVar(t, v);
     if (inner) continue;
     bool seen = false;
-    for (auto& g : *out) seen |= ToString(g) == ToString(t);
+    for (auto& g : *out) seen |= StructuralEqual(g, t);
     if (!seen) out->push_back(t);
   }
+}
+
+Stmt ReduceRegionMutator::MutateFor(const For* op, const Stmt& self) {
+  loops_.push_back(op);
+  Stmt body = Mutate(op->body);
+  loops_.pop_back();
+  if (pending_.top == op) {
+    Stmt out = RewriteRegion(self, pending_);
+    pending_ = ReduceRegion();
+    return out;
+  }
+  if (body.same_as(op->body)) return self;
+  return For::Make(op->loop_var, op->min, op->extent, op->for_kind, body, op->bind_axis);
+}
+
+Stmt ReduceRegionMutator::MutateAllocate(const Allocate* op, const Stmt& self) {
+  alloc_depth_[op->buffer.get()] = loops_.size();
+  return IRMutator::MutateAllocate(op, self);
+}
+
+Stmt ReduceRegionMutator::MutateStore(const Store* op, const Stmt& self) {
+  ReduceRegion region;
+  if (!MatchReduceUpdate(op, &region.kind, &region.value)) return self;
+  size_t r = RegionStart(loops_, op);
+  auto alloc = alloc_depth_.find(op->buffer.get());
+  if (alloc != alloc_depth_.end()) r = std::max(r, alloc->second);
+  std::vector<const For*> loops(loops_.begin() + r, loops_.end());
+  for (const For* loop : loops) region.loop_vars.insert(loop->loop_var.node());
+  region.update = op;
+  region.loop = PickLoop(region, loops);
+  if (!region.loop) return self;
+  if (pending_.top) {
+    OnSharedRegion(pending_, region);
+    return self;
+  }
+  region.top = loops.front();
+  pending_ = region;
+  return self;
+}
+
+Stmt PartialsRewriter::MutateStore(const Store* op, const Stmt& self) {
+  if (op != region_.update) return self;
+  Expr acc = Load::Make(partials_, {index_});
+  return Store::Make(partials_, {index_}, ReduceCombine(region_.kind, acc, region_.value));
+}
+
+Stmt PartialsRewriter::MutateIfThenElse(const IfThenElse* op, const Stmt& self) {
+  AddGuardsFreeOf(op->cond, region_.loop_vars, &outer_guards);
+  return IRMutator::MutateIfThenElse(op, self);
 }
 
 }  // namespace cinn_like::ir

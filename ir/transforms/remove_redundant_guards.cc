@@ -68,10 +68,10 @@ class GuardRemover : public IRMutator {
     auto claim = AsNonPositiveClaim(c);
     if (!claim) {
       for (const Expr& known : known_exprs_) {
-        if (StructurallyEqual(known, c)) return true;
+        if (StructuralEqual(known, c)) return true;
       }
       for (const Expr& known : siblings) {
-        if (StructurallyEqual(known, c)) return true;
+        if (StructuralEqual(known, c)) return true;
       }
       return false;
     }

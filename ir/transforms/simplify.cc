@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <unordered_map>
 
 #include "ir/float16.h"
@@ -54,6 +55,37 @@ bool IsOne(const Expr& e) {
 }
 
 Expr BoolConst(bool v) { return IntImm::Make(Bool(), v); }
+
+/// x op y for int64 (C semantics: division truncates; the caller wraps to the type) or double
+/// (IEEE); nullopt for other kinds, integer division by zero and float Mod (fmod is left to
+/// the backends).
+template <typename T>
+std::optional<T> Fold(IrNodeKind k, T x, T y) {
+  constexpr bool kInt = std::is_integral_v<T>;
+  switch (k) {
+    case IrNodeKind::kAdd:
+      return x + y;
+    case IrNodeKind::kSub:
+      return x - y;
+    case IrNodeKind::kMul:
+      return x * y;
+    case IrNodeKind::kDiv:
+      if (kInt && y == 0) return std::nullopt;
+      return x / y;
+    case IrNodeKind::kMod:
+      if constexpr (kInt) {
+        if (y == 0) return std::nullopt;
+        return x % y;
+      }
+      return std::nullopt;
+    case IrNodeKind::kMin:
+      return std::min(x, y);
+    case IrNodeKind::kMax:
+      return std::max(x, y);
+    default:
+      return std::nullopt;
+  }
+}
 
 class Simplifier : public IRMutator {
  public:
@@ -333,66 +365,16 @@ class Simplifier : public IRMutator {
     Type t = a.type();
     auto *ia = AsConstInt(a), *ib = AsConstInt(b);
     if (ia && ib) {
-      int64_t x = *ia, y = *ib, r;
-      switch (k) {
-        case IrNodeKind::kAdd:
-          r = x + y;
-          break;
-        case IrNodeKind::kSub:
-          r = x - y;
-          break;
-        case IrNodeKind::kMul:
-          r = x * y;
-          break;
-        case IrNodeKind::kDiv:
-          if (y == 0) return std::nullopt;
-          r = x / y;
-          break;
-        case IrNodeKind::kMod:
-          if (y == 0) return std::nullopt;
-          r = x % y;
-          break;
-        case IrNodeKind::kMin:
-          r = std::min(x, y);
-          break;
-        case IrNodeKind::kMax:
-          r = std::max(x, y);
-          break;
-        default:
-          return std::nullopt;
-      }
-      return IntImm::Make(t, Wrap(t, r));
+      std::optional<int64_t> r = Fold(k, *ia, *ib);
+      if (r) return IntImm::Make(t, Wrap(t, *r));
     }
     auto *fa = AsConstFloat(a), *fb = AsConstFloat(b);
     if (fa && fb) {
-      double x = *fa, y = *fb, r;
-      switch (k) {
-        case IrNodeKind::kAdd:
-          r = x + y;
-          break;
-        case IrNodeKind::kSub:
-          r = x - y;
-          break;
-        case IrNodeKind::kMul:
-          r = x * y;
-          break;
-        case IrNodeKind::kDiv:
-          r = x / y;
-          break;
-        case IrNodeKind::kMin:
-          r = std::min(x, y);
-          break;
-        case IrNodeKind::kMax:
-          r = std::max(x, y);
-          break;
-        default:
-          return std::nullopt;
-      }
       // Folding in double then rounding once equals the backends' float32 (or float16 and
       // bfloat16 computed in float32 and rounded back) result: double keeps more than twice
       // the mantissa bits plus two, so + - * / round exactly as the narrow type would.
-      r = RoundToType(t, r);
-      return FloatImm::Make(t, r);
+      std::optional<double> r = Fold(k, *fa, *fb);
+      if (r) return FloatImm::Make(t, RoundToType(t, *r));
     }
     return std::nullopt;
   }

@@ -113,7 +113,7 @@ class Widener : public IRMutator {
         }
       }
       bool seen = false;
-      for (auto& g : lane_guards) seen |= StructurallyEqual(g, conj);
+      for (auto& g : lane_guards) seen |= StructuralEqual(g, conj);
       if (!seen) lane_guards.push_back(conj);
     }
     Stmt then_case = Mutate(op->then_case);

@@ -2,8 +2,6 @@
 /// tail of a split reduce axis peeled off so that the main loop has no lane-dependent guard.
 #include "ir/transforms/vectorize_reduce.h"
 
-#include <set>
-
 #include "ir/mutator.h"
 #include "ir/substitute.h"
 #include "ir/tensor.h"
@@ -26,16 +24,8 @@ const char* IntrinsicOf(ReduceKind kind) {
   }
 }
 
-/// One reduction update under a vectorized loop, and the region around it.
-struct Region {
-  const For* top = nullptr;  // outermost loop of the region
-  const For* vec = nullptr;  // the vectorized loop inside it
-  int64_t lanes = 0;
-  const Store* update = nullptr;
-  ReduceKind kind = ReduceKind::kNone;
-  Expr value;  // e of combine(X[idx], e)
-  std::set<const Variable*> loop_vars;
-};
+/// The constant lane count of a region's vectorized loop.
+int64_t LanesOf(const ReduceRegion& region) { return *AsConstInt(region.loop->extent); }
 
 bool IsVar(const Expr& e, const Variable* v) { return e.As<Variable>() == v; }
 
@@ -61,31 +51,20 @@ Expr AllOf(const std::vector<Expr>& terms) {
 
 /// Rewrites a region's statement: the update accumulates into lane v of the partials, guards
 /// independent of the region are collected, and a split tail around the vector loop is peeled.
-class RegionRewriter : public IRMutator {
+class RegionRewriter : public PartialsRewriter {
  public:
-  RegionRewriter(const Region& region, Buffer partials)
-      : region_(region), partials_(std::move(partials)) {}
-  using IRMutator::Mutate;
-  std::vector<Expr> outer_guards;
+  RegionRewriter(const ReduceRegion& region, Buffer partials)
+      : PartialsRewriter(region, std::move(partials),
+                         Simplify(region.loop->loop_var - region.loop->min)) {}
 
  protected:
   Stmt MutateFor(const For* op, const Stmt& self) override {
-    if (op->body.get() == region_.vec && op->for_kind == ForKind::kSerial &&
+    if (op->body.get() == region_.loop && op->for_kind == ForKind::kSerial &&
         IsConstInt(op->min, 0)) {
       Stmt peeled = Peel(op);
       if (peeled.defined()) return peeled;
     }
     return IRMutator::MutateFor(op, self);
-  }
-  Stmt MutateStore(const Store* op, const Stmt& self) override {
-    if (op != region_.update) return self;
-    Expr lane = Simplify(region_.vec->loop_var - region_.vec->min);
-    Expr acc = Load::Make(partials_, {lane});
-    return Store::Make(partials_, {lane}, ReduceCombine(region_.kind, acc, region_.value));
-  }
-  Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
-    AddGuardsFreeOf(op->cond, region_.loop_vars, &outer_guards);
-    return IRMutator::MutateIfThenElse(op, self);
   }
 
  private:
@@ -93,7 +72,8 @@ class RegionRewriter : public IRMutator {
   ///   => for o in [0, E / L): for v (vectorized): if (rest) body
   ///      for o' in [E / L, extent): for v' (serial): if (o' * L + v' < E && rest) body
   Stmt Peel(const For* outer) {
-    const For* vec = region_.vec;
+    const For* vec = region_.loop;
+    int64_t lanes = LanesOf(region_);
     auto* guard = vec->body.As<IfThenElse>();
     if (!guard || guard->else_case.defined()) return Stmt();
     std::vector<Expr> terms, rest;
@@ -102,7 +82,7 @@ class RegionRewriter : public IRMutator {
     for (auto& t : terms) {
       Expr e = bound_of_v.defined()
                    ? Expr()
-                   : MatchTailGuard(t, outer->loop_var.node(), vec->loop_var.node(), region_.lanes);
+                   : MatchTailGuard(t, outer->loop_var.node(), vec->loop_var.node(), lanes);
       if (e.defined()) {
         bound_of_v = e;
       } else {
@@ -112,7 +92,7 @@ class RegionRewriter : public IRMutator {
     if (!bound_of_v.defined() || !IsConstInt(vec->min, 0)) return Stmt();
     AddGuardsFreeOf(guard->cond, region_.loop_vars, &outer_guards);
     Stmt body = Mutate(guard->then_case);
-    Expr full = Simplify(bound_of_v / Expr(static_cast<int>(region_.lanes)));
+    Expr full = Simplify(bound_of_v / Expr(static_cast<int>(lanes)));
     Stmt main_body = rest.empty() ? body : IfThenElse::Make(AllOf(rest), body);
     Stmt main =
         For::Make(outer->loop_var, 0, full, ForKind::kSerial,
@@ -125,76 +105,46 @@ class RegionRewriter : public IRMutator {
                           For::Make(v2, vec->min, vec->extent, ForKind::kSerial, tail_body));
     return Block::Make({main, tail});
   }
-
-  const Region& region_;
-  Buffer partials_;
 };
 
-class ReductionVectorizer : public IRMutator {
- public:
-  using IRMutator::Mutate;
-
+class ReductionVectorizer : public ReduceRegionMutator {
  protected:
-  Stmt MutateFor(const For* op, const Stmt& self) override {
-    loops_.push_back(op);
-    Stmt body = Mutate(op->body);
-    loops_.pop_back();
-    if (pending_.top == op) {
-      Stmt out = Rewrite(self);
-      pending_ = Region();
-      return out;
-    }
-    if (body.same_as(op->body)) return self;
-    return For::Make(op->loop_var, op->min, op->extent, op->for_kind, body, op->bind_axis);
-  }
-
-  Stmt MutateStore(const Store* op, const Stmt& self) override {
-    Region region;
-    if (pending_.top || !MatchReduceUpdate(op, &region.kind, &region.value)) return self;
-    if (!region.value.type().is_scalar()) return self;
-    size_t r = ReductionRegionStart(loops_, op);
-    for (size_t k = r; k < loops_.size(); ++k) {
-      const For* loop = loops_[k];
-      region.loop_vars.insert(loop->loop_var.node());
+  /// The region's vectorized loop of constant extent; none when there are two (they are left
+  /// to VectorizeLoops) or the update is a vector.
+  const For* PickLoop(const ReduceRegion& region, const std::vector<const For*>& loops) override {
+    if (!region.value.type().is_scalar()) return nullptr;
+    const For* vec = nullptr;
+    for (const For* loop : loops) {
       const int64_t* lanes = AsConstInt(loop->extent);
       if (loop->for_kind != ForKind::kVectorized || !lanes || *lanes < 2) continue;
-      if (region.vec) return self;  // two vector loops: left to VectorizeLoops
-      region.vec = loop;
-      region.lanes = *lanes;
+      if (vec) return nullptr;
+      vec = loop;
     }
-    if (!region.vec) return self;
-    region.top = loops_[r];
-    region.update = op;
-    pending_ = region;
-    return self;
+    return vec;
   }
 
- private:
-  Stmt Rewrite(const Stmt& top) {
-    const Store* update = pending_.update;
+  Stmt RewriteRegion(const Stmt& top, const ReduceRegion& region) override {
+    const Store* update = region.update;
     Type t = update->value.type();
-    int lanes = static_cast<int>(pending_.lanes);
+    int lanes = static_cast<int>(LanesOf(region));
     Buffer partials =
         MakeBuffer(update->buffer->name + "_vacc", t, {Expr(lanes)}, MemoryScope::kLocal);
-    Var lane(pending_.vec->loop_var.name() + "_init", pending_.vec->loop_var.type());
+    Var lane(region.loop->loop_var.name() + "_init", region.loop->loop_var.type());
     Stmt init = For::Make(lane, 0, lanes, ForKind::kVectorized,
-                          Store::Make(partials, {lane}, ReduceInit(pending_.kind, t)));
-    RegionRewriter rewriter(pending_, partials);
+                          Store::Make(partials, {lane}, ReduceInit(region.kind, t)));
+    RegionRewriter rewriter(region, partials);
     Stmt body = rewriter.Mutate(top);
-    Expr total = Call::Make(t, IntrinsicOf(pending_.kind),
+    Expr total = Call::Make(t, IntrinsicOf(region.kind),
                             {Load::Make(partials, {Ramp::Make(Expr(0), Expr(1), lanes)})},
                             Call::CallKind::kIntrinsic);
-    Stmt result = Store::Make(
-        update->buffer, update->indices,
-        ReduceCombine(pending_.kind, Load::Make(update->buffer, update->indices), total));
+    Stmt result =
+        Store::Make(update->buffer, update->indices,
+                    ReduceCombine(region.kind, Load::Make(update->buffer, update->indices), total));
     if (!rewriter.outer_guards.empty()) {
       result = IfThenElse::Make(AllOf(rewriter.outer_guards), result);
     }
     return Allocate::Make(partials, Block::Make({init, body, result}));
   }
-
-  std::vector<const For*> loops_;
-  Region pending_;
 };
 
 }  // namespace

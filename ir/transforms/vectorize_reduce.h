@@ -20,7 +20,8 @@ bool IsVectorReduceIntrinsic(const std::string& name);
 
 /// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min, *) under a
 /// kVectorized loop `v` of constant extent L whose variable does not occur in idx. Its reduction
-/// region (the innermost enclosing loops whose variables do not occur in idx) becomes
+/// region (the innermost enclosing loops whose variables do not occur in idx, inside X's
+/// Allocate when X is allocated in a loop) becomes
 ///
 ///   X_vacc[0:L] = identity                      // a local buffer of L partials
 ///   <the region>: X_vacc[v] = combine(X_vacc[v], e)
