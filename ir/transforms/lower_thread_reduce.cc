@@ -13,16 +13,16 @@
 namespace cinn_like::ir {
 namespace {
 
-const char* IntrinsicOf(ReduceKind kind) {
+IntrinsicOp IntrinsicOf(ReduceKind kind) {
   switch (kind) {
     case ReduceKind::kSum:
-      return kBlockReduceSum;
+      return IntrinsicOp::kBlockReduceSum;
     case ReduceKind::kMax:
-      return kBlockReduceMax;
+      return IntrinsicOp::kBlockReduceMax;
     case ReduceKind::kProd:
-      return kBlockReduceProd;
+      return IntrinsicOp::kBlockReduceProd;
     default:
-      return kBlockReduceMin;
+      return IntrinsicOp::kBlockReduceMin;
   }
 }
 
@@ -143,8 +143,7 @@ class ThreadReduceLowerer : public IRMutator {
     Expr acc = Load::Make(update->buffer, update->indices);
     Stmt result = Block::Make(
         {Store::Make(partial, {Expr(0)}, ReduceInit(pending_.kind, t)), body,
-         Store::Make(partial, {Expr(0)},
-                     Call::Make(t, IntrinsicOf(pending_.kind), {p}, Call::CallKind::kIntrinsic)),
+         Store::Make(partial, {Expr(0)}, Call::Make(t, IntrinsicOf(pending_.kind), {p})),
          IfThenElse::Make(cond, Store::Make(update->buffer, update->indices,
                                             ReduceCombine(pending_.kind, acc, p)))});
     return For::Make(thread->loop_var, thread->min, thread->extent, ForKind::kGpuThread,
@@ -161,11 +160,6 @@ class ThreadReduceLowerer : public IRMutator {
 };
 
 }  // namespace
-
-bool IsBlockReduceIntrinsic(const std::string& name) {
-  return name == kBlockReduceSum || name == kBlockReduceMax || name == kBlockReduceMin ||
-         name == kBlockReduceProd;
-}
 
 absl::StatusOr<Stmt> LowerThreadReduce(const Stmt& s) {
   ThreadReduceLowerer lowerer;

@@ -13,16 +13,16 @@
 namespace cinn_like::ir {
 namespace {
 
-const char* IntrinsicOf(ReduceKind kind) {
+IntrinsicOp IntrinsicOf(ReduceKind kind) {
   switch (kind) {
     case ReduceKind::kSum:
-      return kVectorReduceSum;
+      return IntrinsicOp::kVectorReduceSum;
     case ReduceKind::kMax:
-      return kVectorReduceMax;
+      return IntrinsicOp::kVectorReduceMax;
     case ReduceKind::kProd:
-      return kVectorReduceProd;
+      return IntrinsicOp::kVectorReduceProd;
     default:
-      return kVectorReduceMin;
+      return IntrinsicOp::kVectorReduceMin;
   }
 }
 
@@ -182,8 +182,7 @@ class ReductionVectorizer : public IRMutator {
     RegionRewriter rewriter(pending_, partials);
     Stmt body = rewriter.Mutate(top);
     Expr total = Call::Make(t, IntrinsicOf(pending_.kind),
-                            {Load::Make(partials, {Ramp::Make(Expr(0), Expr(1), lanes)})},
-                            Call::CallKind::kIntrinsic);
+                            {Load::Make(partials, {Ramp::Make(Expr(0), Expr(1), lanes)})});
     Stmt result = Store::Make(
         update->buffer, update->indices,
         ReduceCombine(pending_.kind, Load::Make(update->buffer, update->indices), total));
@@ -198,11 +197,6 @@ class ReductionVectorizer : public IRMutator {
 };
 
 }  // namespace
-
-bool IsVectorReduceIntrinsic(const std::string& name) {
-  return name == kVectorReduceSum || name == kVectorReduceMax || name == kVectorReduceMin ||
-         name == kVectorReduceProd;
-}
 
 Stmt VectorizeReductions(const Stmt& s) { return ReductionVectorizer().Mutate(s); }
 
