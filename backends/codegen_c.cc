@@ -13,31 +13,58 @@
 namespace cinn_like::backends {
 namespace {
 
+// X(node, C operator, precedence) of the binary nodes that print as a C operator.
+// clang-format off
+#define CINN_LIKE_C_OPERATORS(X)                                                                \
+  X(Add, "+", 12) X(Sub, "-", 12) X(Mul, "*", 13) X(Div, "/", 13) X(LT, "<", 10) X(LE, "<=", 10) \
+  X(GT, ">", 10) X(GE, ">=", 10) X(EQ, "==", 9) X(NE, "!=", 9) X(And, "&&", 5) X(Or, "||", 4)
+// clang-format on
+
+struct CMathRow {
+  ir::MathOp op;
+  const char* name;
+};
+
+/// The C (and CUDA) math function of each op for float64, in MathOp order.
+// clang-format off
+constexpr CMathRow kCMathNames[] = {
+    {ir::MathOp::kExp, "exp"},         {ir::MathOp::kExp2, "exp2"},
+    {ir::MathOp::kExpm1, "expm1"},     {ir::MathOp::kLog, "log"},
+    {ir::MathOp::kLog2, "log2"},       {ir::MathOp::kLog10, "log10"},
+    {ir::MathOp::kLog1p, "log1p"},     {ir::MathOp::kSqrt, "sqrt"},
+    {ir::MathOp::kRsqrt, "rsqrt"},     {ir::MathOp::kCbrt, "cbrt"},
+    {ir::MathOp::kSin, "sin"},         {ir::MathOp::kCos, "cos"},
+    {ir::MathOp::kTan, "tan"},         {ir::MathOp::kAsin, "asin"},
+    {ir::MathOp::kAcos, "acos"},       {ir::MathOp::kAtan, "atan"},
+    {ir::MathOp::kSinh, "sinh"},       {ir::MathOp::kCosh, "cosh"},
+    {ir::MathOp::kTanh, "tanh"},       {ir::MathOp::kAsinh, "asinh"},
+    {ir::MathOp::kAcosh, "acosh"},     {ir::MathOp::kAtanh, "atanh"},
+    {ir::MathOp::kErf, "erf"},         {ir::MathOp::kErfc, "erfc"},
+    {ir::MathOp::kLgamma, "lgamma"},   {ir::MathOp::kTgamma, "tgamma"},
+    {ir::MathOp::kAbs, "fabs"},        {ir::MathOp::kFloor, "floor"},
+    {ir::MathOp::kCeil, "ceil"},       {ir::MathOp::kRound, "round"},
+    {ir::MathOp::kTrunc, "trunc"},     {ir::MathOp::kRint, "rint"},
+    {ir::MathOp::kNearbyint, "nearbyint"}, {ir::MathOp::kPow, "pow"},
+    {ir::MathOp::kAtan2, "atan2"},     {ir::MathOp::kFmod, "fmod"},
+    {ir::MathOp::kHypot, "hypot"},     {ir::MathOp::kCopysign, "copysign"},
+    {ir::MathOp::kFmin, "fmin"},       {ir::MathOp::kFmax, "fmax"},
+    {ir::MathOp::kFma, "fma"},
+};
+// clang-format on
+static_assert(ir::CoversEveryMathOp(kCMathNames), "one C name per math op, in MathOp order");
+
 /// C operator precedence of the form `e` prints as (higher binds tighter).
 int Precedence(const ir::Expr& e) {
   // Arithmetic on float16/bfloat16 prints as a conversion call around float32 arithmetic.
   if (e.type().is_low_precision_float() && e.kind() != ir::IrNodeKind::kSelect) return 16;
   switch (e.kind()) {
-    case ir::IrNodeKind::kMul:
-    case ir::IrNodeKind::kDiv:
-      return 13;
+#define CINN_LIKE_C_PRECEDENCE(name, sym, prec) \
+  case ir::IrNodeKind::k##name:                 \
+    return prec;
+    CINN_LIKE_C_OPERATORS(CINN_LIKE_C_PRECEDENCE)
+#undef CINN_LIKE_C_PRECEDENCE
     case ir::IrNodeKind::kMod:
       return e.type().is_float() ? 16 : 13;  // fmodf(a, b)
-    case ir::IrNodeKind::kAdd:
-    case ir::IrNodeKind::kSub:
-      return 12;
-    case ir::IrNodeKind::kLT:
-    case ir::IrNodeKind::kLE:
-    case ir::IrNodeKind::kGT:
-    case ir::IrNodeKind::kGE:
-      return 10;
-    case ir::IrNodeKind::kEQ:
-    case ir::IrNodeKind::kNE:
-      return 9;
-    case ir::IrNodeKind::kAnd:
-      return 5;
-    case ir::IrNodeKind::kOr:
-      return 4;
     case ir::IrNodeKind::kSelect:
       return 3;
     case ir::IrNodeKind::kNot:
@@ -53,6 +80,8 @@ int Precedence(const ir::Expr& e) {
 }
 
 }  // namespace
+
+const char* CMathName(ir::MathOp op) { return kCMathNames[static_cast<int>(op)].name; }
 
 std::string CodeGenC::TypeName(const ir::Type& t) {
   CheckScalar(t, "type");
@@ -189,18 +218,7 @@ void CodeGenC::PrintBinaryCall(const ir::BinaryNode* op, const std::string& fn) 
 
 #define CINN_LIKE_C_BINARY(name, sym, prec) \
   void CodeGenC::Visit##name(const ir::name* op) { PrintBinary(op, sym, prec); }
-CINN_LIKE_C_BINARY(Add, "+", 12)
-CINN_LIKE_C_BINARY(Sub, "-", 12)
-CINN_LIKE_C_BINARY(Mul, "*", 13)
-CINN_LIKE_C_BINARY(Div, "/", 13)
-CINN_LIKE_C_BINARY(LT, "<", 10)
-CINN_LIKE_C_BINARY(LE, "<=", 10)
-CINN_LIKE_C_BINARY(GT, ">", 10)
-CINN_LIKE_C_BINARY(GE, ">=", 10)
-CINN_LIKE_C_BINARY(EQ, "==", 9)
-CINN_LIKE_C_BINARY(NE, "!=", 9)
-CINN_LIKE_C_BINARY(And, "&&", 5)
-CINN_LIKE_C_BINARY(Or, "||", 4)
+CINN_LIKE_C_OPERATORS(CINN_LIKE_C_BINARY)
 #undef CINN_LIKE_C_BINARY
 
 void CodeGenC::VisitMod(const ir::Mod* op) {
@@ -232,14 +250,20 @@ void CodeGenC::VisitLoad(const ir::Load* op) {
 }
 void CodeGenC::VisitRamp(const ir::Ramp* op) { CheckScalar(op->type, "ramp"); }
 void CodeGenC::VisitBroadcast(const ir::Broadcast* op) { CheckScalar(op->type, "broadcast"); }
-std::string CodeGenC::MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) {
-  return t.bits() == 32 ? absl::StrCat(info.c_name, "f") : info.c_name;
+std::string CodeGenC::MathFunctionName(ir::MathOp op, const ir::Type& t) {
+  return t.bits() == 32 ? absl::StrCat(CMathName(op), "f") : CMathName(op);
 }
 
 void CodeGenC::VisitCall(const ir::Call* op) {
   CheckScalar(op->type, "call");
-  if (op->call_kind != ir::Call::CallKind::kPure) {
-    *expr_ << op->name << "(";
+  if (op->intrinsic) {
+    const char* fn = IntrinsicFunctionName(*op->intrinsic);
+    if (!fn) {
+      Fail(absl::UnimplementedError(
+          absl::StrCat("intrinsic ", op->name, " in ", Language(), " codegen")));
+      fn = op->name.c_str();
+    }
+    *expr_ << fn << "(";
     for (size_t i = 0; i < op->args.size(); ++i) *expr_ << (i ? ", " : "") << Print(op->args[i]);
     *expr_ << ")";
     return;
@@ -272,7 +296,7 @@ void CodeGenC::VisitCall(const ir::Call* op) {
   if (*math == ir::MathOp::kRsqrt && !(FastMath() && ct.bits() == 32)) {
     call = absl::StrCat("(", ct.bits() == 32 ? "1.0f / sqrtf(" : "1.0 / sqrt(", args[0], "))");
   } else {
-    call = absl::StrCat(MathFunctionName(info, ct), "(");
+    call = absl::StrCat(MathFunctionName(*math, ct), "(");
     for (size_t i = 0; i < args.size(); ++i) absl::StrAppend(&call, i ? ", " : "", args[i]);
     call += ")";
   }

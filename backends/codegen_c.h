@@ -12,6 +12,9 @@
 
 namespace cinn_like::backends {
 
+/// The C math function of `op` for float64 ("exp", "fabs"); float32 appends "f".
+const char* CMathName(ir::MathOp op);
+
 class CodeGenC : protected ir::IRVisitor {
  public:
   virtual ~CodeGenC() = default;
@@ -32,9 +35,13 @@ class CodeGenC : protected ir::IRVisitor {
   /// type) and matches the LLVM backend bit for bit. The base class has no 16-bit floats.
   virtual std::string WidenToFloat(const ir::Type& t, const std::string& e);
   virtual std::string NarrowFromFloat(const ir::Type& t, const std::string& e);
-  /// The function that computes math op `info` on the compute type `t` (float32/float64);
-  /// the base class uses the C name ("expf", "exp").
-  virtual std::string MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t);
+  /// The function that computes math op `op` on the compute type `t` (float32/float64);
+  /// the base class uses the C name (CMathName: "expf", "exp").
+  virtual std::string MathFunctionName(ir::MathOp op, const ir::Type& t);
+  /// How an intrinsic call is spelled: the function a call of `op` prints as, or nullptr when
+  /// this language has no such operation (an error naming the intrinsic). The base class
+  /// spells none.
+  virtual const char* IntrinsicFunctionName(ir::IntrinsicOp op) { return nullptr; }
   /// Whether fast, less accurate math spellings are allowed.
   virtual bool FastMath() const { return false; }
   /// Prints a bound For; the base class has no GPU and records an error.

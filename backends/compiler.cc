@@ -28,8 +28,7 @@ absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(const ir::Target& tar
 
 std::string CompileTimes::ToString() const {
   std::ostringstream os;
-  os << "split_ms " << split_ms << "\n"
-     << "device_codegen_ms " << device_codegen_ms << "\n"
+  os << "device_codegen_ms " << device_codegen_ms << "\n"
      << "nvrtc_ms " << nvrtc_ms << "\n"
      << "module_load_ms " << module_load_ms << "\n"
      << "host_codegen_ms " << host_codegen_ms << "\n"

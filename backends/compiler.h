@@ -20,9 +20,8 @@ namespace cinn_like::backends {
 using EntryFunction = int (*)(DLTensor** args, int32_t num_args, void* stream);
 
 /// Wall time of each stage of the last Build, in milliseconds; stages a target does not have
-/// stay 0.
+/// stay 0. (The host/device split is a lowering pass: ir::Lower times it.)
 struct CompileTimes {
-  double split_ms = 0;        // host/device split (NVGPU)
   double device_codegen_ms = 0;  // CUDA C generation (NVGPU)
   double nvrtc_ms = 0;        // NVRTC to PTX/CUBIN (NVGPU)
   double module_load_ms = 0;  // CUDA module load and kernel handles (NVGPU)
@@ -39,7 +38,8 @@ class Compiler {
   static absl::StatusOr<std::unique_ptr<Compiler>> Create(const ir::Target& target);
   virtual ~Compiler() = default;
 
-  /// Compiles and links every function of `module`; may be called several times with
+  /// Compiles and links every function of `module` (as ir::Lower made it for the target: for a
+  /// GPU, split into host entries and their kernels); may be called several times with
   /// modules whose function names differ.
   virtual absl::Status Build(const ir::Module& module) = 0;
   /// The host entry named `name` from an earlier Build.

@@ -1,21 +1,13 @@
 /// \file CompilerX86: host codegen, then the ORC JIT.
 #include "backends/compiler_x86.h"
 
-#include <chrono>
-
 #include "absl/strings/str_cat.h"
 #include "backends/llvm/codegen_x86.h"
 #include "backends/llvm/execution_engine.h"
+#include "backends/step_timer.h"
 #include "ir/flags.h"
 
 namespace cinn_like::backends {
-
-namespace {
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-}  // namespace
 
 CompilerX86::CompilerX86(ir::Target target, std::unique_ptr<ExecutionEngine> engine)
     : Compiler(std::move(target)), engine_(std::move(engine)) {}
@@ -29,20 +21,18 @@ absl::StatusOr<std::unique_ptr<Compiler>> CompilerX86::Create(const ir::Target& 
 }
 
 absl::Status CompilerX86::Build(const ir::Module& module) {
-  times_ = CompileTimes();
-  auto start = std::chrono::steady_clock::now();
-  auto llvm_module = CodeGenX86::Generate(module);
+  StepTimer steps(&times_);
+  // 1. LLVM IR for the whole module.
+  auto llvm_module =
+      steps.Run(&CompileTimes::host_codegen_ms, [&] { return CodeGenX86::Generate(module); });
   if (!llvm_module.ok()) return llvm_module.status();
-  times_.host_codegen_ms = MillisecondsSince(start);
-  bool dump = !DumpDir().empty();
-  if (dump) DumpToFile(module.name + ".host.ll", llvm_module->ToString());
+  if (!DumpDir().empty()) DumpToFile(module.name + ".host.ll", llvm_module->ToString());
 
-  auto link_start = std::chrono::steady_clock::now();
-  absl::Status s = engine_->AddModule(std::move(*llvm_module));
-  if (!s.ok()) return s;
-  times_.orc_link_ms = MillisecondsSince(link_start);
-  times_.total_ms = MillisecondsSince(start);
-  if (dump) DumpToFile(module.name + ".compile_times.txt", times_.ToString());
+  // 2. Optimized, compiled and linked in the ORC JIT.
+  absl::Status linked = steps.Run(&CompileTimes::orc_link_ms,
+                                  [&] { return engine_->AddModule(std::move(*llvm_module)); });
+  if (!linked.ok()) return linked;
+  steps.Finish(module.name);
   return absl::OkStatus();
 }
 

@@ -155,8 +155,16 @@ Expr Broadcast::Make(Expr value, int lanes) {
   return Expr(std::make_shared<Broadcast>(t, std::move(value), lanes));
 }
 
-Expr Call::Make(Type t, std::string name, std::vector<Expr> args, CallKind kind) {
-  return Expr(std::make_shared<Call>(t, std::move(name), std::move(args), kind));
+Expr Call::Make(Type t, std::string name, std::vector<Expr> args) {
+  return Expr(std::make_shared<Call>(t, std::move(name), std::move(args), std::nullopt));
+}
+
+Expr Call::Make(Type t, IntrinsicOp op, std::vector<Expr> args) {
+  return Expr(std::make_shared<Call>(t, IntrinsicName(op), std::move(args), op));
+}
+
+Expr Call::WithArgs(Type t, std::vector<Expr> new_args) const {
+  return Expr(std::make_shared<Call>(t, name, std::move(new_args), intrinsic));
 }
 
 Stmt Store::Make(Buffer buffer, std::vector<Expr> indices, Expr value) {

@@ -16,9 +16,11 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "ir/intrinsics.h"
 #include "ir/node_list.h"
 #include "ir/type.h"
 
@@ -235,18 +237,30 @@ struct Broadcast : ExprNode {
   const int lanes;
 };
 
-/// A call. `kPure` calls are math functions of their arguments (expf, sqrtf); `kIntrinsic`
-/// calls are runtime hooks the backends know by name (kernel launch) and may have effects.
+/// A call. `kPure` calls are math functions of their arguments, named by their IR name (exp,
+/// sqrt: ir/math.h); `kIntrinsic` calls are the operations of ir/intrinsics.h, which the
+/// backends implement themselves and which may have effects: `intrinsic` says which one, and
+/// `name` is its list name.
 struct Call : ExprNode {
   enum class CallKind : uint8_t { kPure, kIntrinsic };
   static constexpr IrNodeKind kKind = IrNodeKind::kCall;
-  Call(Type t, std::string n, std::vector<Expr> a, CallKind k)
-      : ExprNode(kKind, t), name(std::move(n)), args(std::move(a)), call_kind(k) {}
-  static Expr Make(Type t, std::string name, std::vector<Expr> args,
-                   CallKind kind = CallKind::kPure);
+  Call(Type t, std::string n, std::vector<Expr> a, std::optional<IntrinsicOp> i)
+      : ExprNode(kKind, t),
+        name(std::move(n)),
+        args(std::move(a)),
+        call_kind(i ? CallKind::kIntrinsic : CallKind::kPure),
+        intrinsic(i) {}
+  /// A math call (kPure) of the op named `name`.
+  static Expr Make(Type t, std::string name, std::vector<Expr> args);
+  /// An intrinsic call (kIntrinsic).
+  static Expr Make(Type t, IntrinsicOp op, std::vector<Expr> args);
+  /// The same call (kind, name, intrinsic) on other arguments, of type `t`.
+  Expr WithArgs(Type t, std::vector<Expr> new_args) const;
+  bool is_intrinsic(IntrinsicOp op) const { return intrinsic == op; }
   const std::string name;
   const std::vector<Expr> args;
   const CallKind call_kind;
+  const std::optional<IntrinsicOp> intrinsic;  // set exactly for kIntrinsic calls
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -16,6 +16,7 @@
 #include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/remove_redundant_guards.h"
 #include "ir/transforms/simplify.h"
+#include "ir/transforms/split_host_device.h"
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
 #include "ir/transforms/vectorize_reduce.h"
@@ -118,7 +119,7 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     }
     const Buffer& out = stage->store_buffer();
     computed.insert(out.get());
-    // An intermediate: an Allocate around the body (on NVGPU device memory that the host
+    // An intermediate: an Allocate around the body (on a GPU device memory that the host
     // allocates through the runtime's hook around the kernels; see split_host_device.h).
     if (!arg_buffers.count(out.get())) temporaries.push_back(out);
   }
@@ -138,7 +139,7 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   passes.Dump("schedule", body);
   body = passes.Run(
       "simplify", [](const Stmt& s) { return Simplify(s); }, body);
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     // Reductions raced by threadIdx.x: per-thread partials and one block reduce, while the
     // loops are still whole (before flattening; the bound loops stay for the host/device split).
     absl::Status status;
@@ -157,7 +158,9 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
       return absl::Status(status.code(), "function " + name + ": " + std::string(status.message()));
     }
   }
-  if (!target.is_nvgpu()) {
+  if (!target.is_gpu()) {
+    // Vector partials live in SIMD registers; a GPU thread's vectors are only its wide loads and
+    // stores, and its reductions go across threads instead (lower_thread_reduce).
     body = passes.Run("vectorize_reduce", VectorizeReductions, body);
   }
   // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
@@ -171,16 +174,29 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   body = passes.Run("partition_loops", PartitionLoops, body);
   body = passes.Run("vectorize", VectorizeLoops, body);
   body = passes.Run("unroll", UnrollLoops, body);
-  if (target.is_nvgpu()) body = passes.Run("insert_sync", InsertSync, body);
+  if (target.has_shared_memory()) body = passes.Run("insert_sync", InsertSync, body);
   body = passes.Run("flatten_storage", FlattenStorage, body);
   body = passes.Run(
       "simplify_final", [](const Stmt& s) { return Simplify(s); }, body);
-  // Last, on canonical flat indices; only for CUDA source: LLVM hoists and shares on its own.
-  // It names pure integer arithmetic only (no loads, no calls) and moves no statement, so the
-  // barriers and block reduce calls stay where insert_sync and lower_thread_reduce put them.
-  if (target.is_nvgpu()) body = passes.Run("hoist_common_index", HoistCommonIndex, body);
+  // On canonical flat indices; only for GPU code, which becomes CUDA source: LLVM hoists and
+  // shares on its own. It names pure integer arithmetic only (no loads, no calls) and moves no
+  // statement, so the barriers and block reduce calls stay where insert_sync and
+  // lower_thread_reduce put them.
+  if (target.is_gpu()) body = passes.Run("hoist_common_index", HoistCommonIndex, body);
   func->body = body;
-  return func;
+  if (!target.is_gpu()) return func;
+
+  // 3. Last, for GPUs: each bound loop nest becomes a device kernel that the host entry
+  // launches (the dump shows the host body: its launches name each kernel's arguments).
+  absl::StatusOr<LoweredFunc> split = func;
+  passes.Run(
+      "split_host_device",
+      [&](const Stmt& s) {
+        split = SplitHostDevice(*func);
+        return split.ok() ? (*split)->body : s;
+      },
+      body);
+  return split;
 }
 
 }  // namespace cinn_like::ir

@@ -1,4 +1,4 @@
-/// \file The math op table, name lookup, the lang helpers and the math call check.
+/// \file The math op list, name lookup, the lang helpers and the math call check.
 #include "ir/math.h"
 
 #include <glog/logging.h>
@@ -11,12 +11,12 @@
 namespace cinn_like::ir {
 namespace {
 
-const MathOpInfo kMathOps[] = {
-#define CINN_LIKE_MATH_ROW(op, name, arity, c, llvm, fast) \
-  {MathOp::k##op, name, arity, c, llvm, fast},
+constexpr MathOpInfo kMathOps[] = {
+#define CINN_LIKE_MATH_ROW(op, name, arity) {MathOp::k##op, name, arity},
     CINN_LIKE_MATH_OPS(CINN_LIKE_MATH_ROW)
 #undef CINN_LIKE_MATH_ROW
 };
+static_assert(CoversEveryMathOp(kMathOps));
 
 /// Finds the math calls of the values each Store writes, naming the stored tensor.
 class MathCallChecker : public IRVisitor {
@@ -76,12 +76,7 @@ const MathOpInfo& GetMathOpInfo(MathOp op) { return kMathOps[static_cast<int>(op
 std::optional<MathOp> MathOpFromName(const std::string& name) {
   static const auto* names = [] {
     auto* m = new std::map<std::string, MathOp>();
-    for (const MathOpInfo& info : kMathOps) {
-      (*m)[info.name] = info.op;
-      (*m)[info.c_name] = info.op;
-    }
-    // The C float32 spellings ("expf", "fabsf"), where they do not name another op.
-    for (const MathOpInfo& info : kMathOps) m->emplace(std::string(info.c_name) + "f", info.op);
+    for (const MathOpInfo& info : kMathOps) (*m)[info.name] = info.op;
     return m;
   }();
   auto it = names->find(name);
@@ -105,7 +100,7 @@ Expr MathCall(MathOp op, std::vector<Expr> args) {
       if (t.is_float()) args[i] = MakeConst(t, static_cast<double>(n->value));
     }
   }
-  return Call::Make(t, GetMathOpInfo(op).name, std::move(args), Call::CallKind::kPure);
+  return Call::Make(t, GetMathOpInfo(op).name, std::move(args));
 }
 
 Expr Exp(Expr x) { return MathCall(MathOp::kExp, {std::move(x)}); }

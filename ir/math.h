@@ -1,11 +1,13 @@
-/// \file Math functions of the IR: the one table of every math op with its spelling in each
-/// backend, and the lang helpers (Exp, Log, ...) that build the call for an operand's type.
+/// \file Math functions of the IR: the one list of math ops (name and arity), and the lang
+/// helpers (Exp, Log, ...) that build the call for an operand's type. How each backend spells
+/// or lowers an op is the backend's (backends/codegen_c.cc, backends/cuda, backends/llvm).
 ///
 /// A math op is a `Call` of kind kPure named by the op's IR name ("exp"); its arguments and
 /// result share one floating-point type. float16 and bfloat16 operands are computed in
 /// float32 and the result rounded back to nearest even, on every backend.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,75 +17,54 @@
 
 namespace cinn_like::ir {
 
-// X(Op, ir name, arity, C name, LLVM lowering, CUDA fast-math float32 spelling)
-//  - C name: the C/CUDA math function for float64; float32 appends "f" (expf).
-//  - LLVM lowering: "llvm.<x>" is an LLVM intrinsic overloaded on the type (vectors too);
-//    a bare name is a libm symbol (float32 appends "f"), called lane by lane and resolved in
-//    the ORC JIT from the process; "" is open-coded (rsqrt is 1 / sqrt).
-//  - Fast-math spelling: what CUDA uses for float32 when FLAGS_cinn_like_fast_math is on;
-//    nullptr keeps the C name. rsqrt without fast math is `1.0f / sqrtf(x)` (rsqrtf is 2 ulp).
-#define CINN_LIKE_MATH_OPS(X)                                          \
-  X(Exp, "exp", 1, "exp", "llvm.exp", "__expf")                        \
-  X(Exp2, "exp2", 1, "exp2", "llvm.exp2", nullptr)                     \
-  X(Expm1, "expm1", 1, "expm1", "expm1", nullptr)                      \
-  X(Log, "log", 1, "log", "llvm.log", "__logf")                        \
-  X(Log2, "log2", 1, "log2", "llvm.log2", "__log2f")                   \
-  X(Log10, "log10", 1, "log10", "llvm.log10", "__log10f")              \
-  X(Log1p, "log1p", 1, "log1p", "log1p", nullptr)                      \
-  X(Sqrt, "sqrt", 1, "sqrt", "llvm.sqrt", nullptr)                     \
-  X(Rsqrt, "rsqrt", 1, "rsqrt", "", "rsqrtf")                          \
-  X(Cbrt, "cbrt", 1, "cbrt", "cbrt", nullptr)                          \
-  X(Sin, "sin", 1, "sin", "llvm.sin", "__sinf")                        \
-  X(Cos, "cos", 1, "cos", "llvm.cos", "__cosf")                        \
-  X(Tan, "tan", 1, "tan", "tan", "__tanf")                             \
-  X(Asin, "asin", 1, "asin", "asin", nullptr)                          \
-  X(Acos, "acos", 1, "acos", "acos", nullptr)                          \
-  X(Atan, "atan", 1, "atan", "atan", nullptr)                          \
-  X(Sinh, "sinh", 1, "sinh", "sinh", nullptr)                          \
-  X(Cosh, "cosh", 1, "cosh", "cosh", nullptr)                          \
-  X(Tanh, "tanh", 1, "tanh", "tanh", nullptr)                          \
-  X(Asinh, "asinh", 1, "asinh", "asinh", nullptr)                      \
-  X(Acosh, "acosh", 1, "acosh", "acosh", nullptr)                      \
-  X(Atanh, "atanh", 1, "atanh", "atanh", nullptr)                      \
-  X(Erf, "erf", 1, "erf", "erf", nullptr)                              \
-  X(Erfc, "erfc", 1, "erfc", "erfc", nullptr)                          \
-  X(Lgamma, "lgamma", 1, "lgamma", "lgamma", nullptr)                  \
-  X(Tgamma, "tgamma", 1, "tgamma", "tgamma", nullptr)                  \
-  X(Abs, "abs", 1, "fabs", "llvm.fabs", nullptr)                       \
-  X(Floor, "floor", 1, "floor", "llvm.floor", nullptr)                 \
-  X(Ceil, "ceil", 1, "ceil", "llvm.ceil", nullptr)                     \
-  X(Round, "round", 1, "round", "llvm.round", nullptr)                 \
-  X(Trunc, "trunc", 1, "trunc", "llvm.trunc", nullptr)                 \
-  X(Rint, "rint", 1, "rint", "llvm.rint", nullptr)                     \
-  X(Nearbyint, "nearbyint", 1, "nearbyint", "llvm.nearbyint", nullptr) \
-  X(Pow, "pow", 2, "pow", "llvm.pow", "__powf")                        \
-  X(Atan2, "atan2", 2, "atan2", "atan2", nullptr)                      \
-  X(Fmod, "fmod", 2, "fmod", "fmod", nullptr)                          \
-  X(Hypot, "hypot", 2, "hypot", "hypot", nullptr)                      \
-  X(Copysign, "copysign", 2, "copysign", "llvm.copysign", nullptr)     \
-  X(Fmin, "fmin", 2, "fmin", "llvm.minnum", nullptr)                   \
-  X(Fmax, "fmax", 2, "fmax", "llvm.maxnum", nullptr)                   \
-  X(Fma, "fma", 3, "fma", "llvm.fma", nullptr)
+// X(Op, IR name, arity)
+// clang-format off
+#define CINN_LIKE_MATH_OPS(X)                                                                  \
+  X(Exp, "exp", 1) X(Exp2, "exp2", 1) X(Expm1, "expm1", 1) X(Log, "log", 1)                    \
+  X(Log2, "log2", 1) X(Log10, "log10", 1) X(Log1p, "log1p", 1) X(Sqrt, "sqrt", 1)              \
+  X(Rsqrt, "rsqrt", 1) X(Cbrt, "cbrt", 1) X(Sin, "sin", 1) X(Cos, "cos", 1) X(Tan, "tan", 1)   \
+  X(Asin, "asin", 1) X(Acos, "acos", 1) X(Atan, "atan", 1) X(Sinh, "sinh", 1)                  \
+  X(Cosh, "cosh", 1) X(Tanh, "tanh", 1) X(Asinh, "asinh", 1) X(Acosh, "acosh", 1)              \
+  X(Atanh, "atanh", 1) X(Erf, "erf", 1) X(Erfc, "erfc", 1) X(Lgamma, "lgamma", 1)              \
+  X(Tgamma, "tgamma", 1) X(Abs, "abs", 1) X(Floor, "floor", 1) X(Ceil, "ceil", 1)              \
+  X(Round, "round", 1) X(Trunc, "trunc", 1) X(Rint, "rint", 1) X(Nearbyint, "nearbyint", 1)    \
+  X(Pow, "pow", 2) X(Atan2, "atan2", 2) X(Fmod, "fmod", 2) X(Hypot, "hypot", 2)                \
+  X(Copysign, "copysign", 2) X(Fmin, "fmin", 2) X(Fmax, "fmax", 2) X(Fma, "fma", 3)
+// clang-format on
 
 enum class MathOp : uint8_t {
-#define CINN_LIKE_MATH_ENUM(op, name, arity, c, llvm, fast) k##op,
+#define CINN_LIKE_MATH_ENUM(op, name, arity) k##op,
   CINN_LIKE_MATH_OPS(CINN_LIKE_MATH_ENUM)
 #undef CINN_LIKE_MATH_ENUM
 };
 
-/// One row of the table.
+/// How many math ops the list has (MathOp values are 0 .. kNumMathOps - 1).
+inline constexpr size_t kNumMathOps = 0
+#define CINN_LIKE_MATH_COUNT(op, name, arity) +1
+    CINN_LIKE_MATH_OPS(CINN_LIKE_MATH_COUNT)
+#undef CINN_LIKE_MATH_COUNT
+    ;
+
+/// True when a backend's table keyed by MathOp has one row per op in enum order (row `k` has
+/// `op == MathOp(k)`); backends check their tables with it in a static_assert.
+template <typename Row, size_t N>
+constexpr bool CoversEveryMathOp(const Row (&rows)[N]) {
+  if (N != kNumMathOps) return false;
+  for (size_t k = 0; k < N; ++k) {
+    if (static_cast<size_t>(rows[k].op) != k) return false;
+  }
+  return true;
+}
+
+/// One row of the list.
 struct MathOpInfo {
   MathOp op;
   const char* name;  // the IR name, "exp"
   int arity;
-  const char* c_name;    // float64 C/CUDA name; float32 appends "f"
-  const char* llvm;      // "llvm.exp" intrinsic, "tanh" libm base name, "" open-coded
-  const char* fast_f32;  // CUDA float32 spelling under fast math, or nullptr
 };
 
 const MathOpInfo& GetMathOpInfo(MathOp op);
-/// The op of a call name: the IR name ("exp"), the C name ("fabs") or the C float32 spelling
-/// ("expf"); nullopt when unknown.
+/// The op of an IR name ("exp"); nullopt when unknown.
 std::optional<MathOp> MathOpFromName(const std::string& name);
 /// The type math ops compute in for operands of type `t`: float32 (same lanes) for float16
 /// and bfloat16, `t` itself otherwise.

@@ -48,7 +48,16 @@ std::string ToString(const LoweredFuncNode& func) {
        << func.block_dims[2] << ")";
   }
   os << " {\n" << func.body << "}\n";
+  for (const LoweredFunc& kernel : func.kernels) os << ToString(*kernel);
   return os.str();
+}
+
+std::vector<LoweredFunc> DeviceKernels(const Module& module) {
+  std::vector<LoweredFunc> kernels;
+  for (const LoweredFunc& f : module.functions) {
+    kernels.insert(kernels.end(), f->kernels.begin(), f->kernels.end());
+  }
+  return kernels;
 }
 
 std::string ToString(const Module& module) {

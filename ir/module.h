@@ -24,11 +24,16 @@ struct Argument {
   static Argument Scalar(Var v) { return {Kind::kScalar, nullptr, std::move(v)}; }
 };
 
+struct LoweredFuncNode;
+using LoweredFunc = std::shared_ptr<LoweredFuncNode>;
+
 /// A compiled unit.
 ///  - kHostEntry: what the framework calls, through the calling convention of DESIGN.md:
 ///    `int name(DLTensor** args, int32_t num_args, void* stream)` with one DLTensor per buffer
 ///    argument, in `args` order. Symbolic dimensions (Variables in buffer shapes) are read from
-///    the tensors' shapes. On NVGPU its body launches kernels (intrinsic kLaunchKernel).
+///    the tensors' shapes. Lowered for a GPU target, it is split (SplitHostDevice): its body
+///    launches the device kernels in `kernels` (intrinsic launch_kernel) and has no GPU-bound
+///    loop left.
 ///  - kDeviceKernel: a CUDA `__global__` function taking each buffer's data pointer and each
 ///    scalar by value, launched with `grid_dims` x `block_dims`.
 struct LoweredFuncNode {
@@ -40,28 +45,28 @@ struct LoweredFuncNode {
   std::array<Expr, 3> grid_dims{Expr(1), Expr(1), Expr(1)};
   std::array<Expr, 3> block_dims{Expr(1), Expr(1), Expr(1)};
   int shared_mem_bytes = 0;
+  /// A split host entry: the device kernels its body launches, in launch order.
+  std::vector<LoweredFunc> kernels;
 };
-using LoweredFunc = std::shared_ptr<LoweredFuncNode>;
 
 /// The symbolic dimension variables of a host entry, in first-appearance order over its
 /// buffer arguments' shapes.
 std::vector<Var> ShapeVars(const LoweredFuncNode& func);
 
-/// "function myadd(A, B, C)\n<body>"
+/// "function myadd(A, B, C) {\n<body>}\n", then each of its kernels the same way ("kernel
+/// myadd_kernel(A, B, C) grid(...) block(...) {...}").
 std::string ToString(const LoweredFuncNode& func);
 
-/// A set of functions for one target.
+/// A set of host entries for one target (each with its device kernels on a GPU target).
 struct Module {
   std::string name;
   Target target;
   std::vector<LoweredFunc> functions;
 };
 
-std::string ToString(const Module& module);
+/// The device kernels of every host entry of `module`, in order.
+std::vector<LoweredFunc> DeviceKernels(const Module& module);
 
-/// Name of the intrinsic a host entry calls to launch a device kernel. Arguments:
-/// StringImm kernel name, grid x/y/z, block x/y/z, shared-memory bytes (all int32), then the
-/// kernel's arguments (buffer data handles and scalars) in the kernel's order.
-inline constexpr const char* kLaunchKernel = "cinn_like_launch_kernel";
+std::string ToString(const Module& module);
 
 }  // namespace cinn_like::ir

@@ -89,7 +89,7 @@ Expr IRMutator::MutateBroadcast(const Broadcast* op, const Expr& self) {
 Expr IRMutator::MutateCall(const Call* op, const Expr& self) {
   std::vector<Expr> args;
   if (!MutateAll(op->args, &args)) return self;
-  return Call::Make(op->type, op->name, args, op->call_kind);
+  return op->WithArgs(op->type, std::move(args));
 }
 
 Stmt IRMutator::MutateStore(const Store* op, const Stmt& self) {

@@ -12,8 +12,17 @@
 namespace cinn_like::ir {
 namespace {
 
-constexpr const char* kReduceMarker[] = {"", "reduce_sum", "reduce_max", "reduce_min",
-                                         "reduce_prod"};
+/// The marker intrinsic of a reduce kind and back: the markers are in ReduceKind order.
+IntrinsicOp MarkerOf(ReduceKind kind) {
+  return static_cast<IntrinsicOp>(static_cast<int>(IntrinsicOp::kReduceSum) +
+                                  static_cast<int>(kind) - static_cast<int>(ReduceKind::kSum));
+}
+ReduceKind KindOfMarker(const Call& call) {
+  for (ReduceKind k : {ReduceKind::kSum, ReduceKind::kMax, ReduceKind::kMin, ReduceKind::kProd}) {
+    if (call.is_intrinsic(MarkerOf(k))) return k;
+  }
+  return ReduceKind::kNone;
+}
 
 Expr MakeReduceMarker(ReduceKind kind, Expr body, const std::vector<IterVar>& axes) {
   // The marker carries the axes and their extents as arguments: body, var0, ext0, var1, ...
@@ -22,8 +31,7 @@ Expr MakeReduceMarker(ReduceKind kind, Expr body, const std::vector<IterVar>& ax
     args.push_back(a.var);
     args.push_back(a.extent);
   }
-  return Call::Make(body.type(), kReduceMarker[static_cast<int>(kind)], args,
-                    Call::CallKind::kIntrinsic);
+  return Call::Make(body.type(), MarkerOf(kind), args);
 }
 
 /// The tensors whose buffers an expression reads.
@@ -81,9 +89,8 @@ Tensor Compute(const std::vector<Expr>& shape,
   }
   Expr value = fn(index);
   auto* call = value.As<Call>();
-  for (int k = 1; k < static_cast<int>(std::size(kReduceMarker)) && call; ++k) {
-    if (call->name != kReduceMarker[k]) continue;
-    t->reduce = static_cast<ReduceKind>(k);
+  if (ReduceKind kind = call ? KindOfMarker(*call) : ReduceKind::kNone; kind != ReduceKind::kNone) {
+    t->reduce = kind;
     value = call->args[0];
     for (size_t a = 1; a + 1 < call->args.size(); a += 2) {
       t->reduce_axes.push_back({Var(call->args[a]), call->args[a + 1]});
@@ -120,7 +127,7 @@ Tensor ExternTensor(const std::string& name, Type dtype, const std::vector<Expr>
 Stmt ExternCall(const std::string& function, const std::vector<Expr>& args) {
   std::vector<Expr> call_args{StringImm::Make(function)};
   call_args.insert(call_args.end(), args.begin(), args.end());
-  return Evaluate::Make(Call::Make(Int(32), kExternCall, call_args, Call::CallKind::kIntrinsic));
+  return Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kExternCall, call_args));
 }
 
 Expr ReduceSum(Expr body, const std::vector<IterVar>& axes) {

@@ -85,13 +85,8 @@ Tensor ExternTensor(const std::string& name, Type dtype, const std::vector<Expr>
                     const std::vector<Tensor>& inputs,
                     std::function<Stmt(const std::vector<Buffer>&, const Buffer&)> body);
 
-/// The intrinsic of an extern call: `cinn_like_extern_call(name, args...)` calls the runtime C
-/// function `int name(args..., void* stream)`: buffer data variables become pointers, integer
-/// expressions int64, float expressions double, and the entry's stream comes last. A nonzero
-/// return makes the entry return it.
-constexpr const char kExternCall[] = "cinn_like_extern_call";
-
-/// Evaluate(cinn_like_extern_call(function, args...)), see kExternCall.
+/// Evaluate(extern_call(function, args...)): a call of the runtime C function `function`
+/// (IntrinsicOp::kExternCall, ir/intrinsics.h says how arguments pass).
 Stmt ExternCall(const std::string& function, const std::vector<Expr>& args);
 
 /// Reduction markers, valid only as the whole result of a Compute function.

@@ -92,4 +92,13 @@ template <typename T> __device__ __forceinline__ T cinn_like_block_reduce_prod(T
 )cuda";
 }
 
+const char* BlockReduceHelperName(ir::IntrinsicOp op) {
+  // In list order: sum, max, min, prod.
+  static constexpr const char* kHelpers[] = {
+      "cinn_like_block_reduce_sum", "cinn_like_block_reduce_max", "cinn_like_block_reduce_min",
+      "cinn_like_block_reduce_prod"};
+  if (!ir::IsBlockReduce(op)) return nullptr;
+  return kHelpers[static_cast<int>(op) - static_cast<int>(ir::IntrinsicOp::kBlockReduceSum)];
+}
+
 }  // namespace cinn_like::backends

@@ -1,4 +1,4 @@
-/// \file CodeGenCudaDev: device kernels of a split module as one CUDA C translation unit.
+/// \file CodeGenCudaDev: the device kernels of a split module as one CUDA C translation unit.
 #pragma once
 
 #include <string>
@@ -15,7 +15,8 @@ class CodeGenCudaDev : public CodeGenC {
   /// ..., int32_t n)` per kernel (inputs const, launch bounds when the block is constant). A bound
   /// loop becomes `int v = blockIdx.x;` (or threadIdx), with a guard `if (v < extent)` only when
   /// its extent is not the launch dimension itself.
-  static absl::StatusOr<std::string> Generate(const ir::Module& device_module);
+  /// The kernels are those of the module's host entries (ir::DeviceKernels), in order.
+  static absl::StatusOr<std::string> Generate(const ir::Module& module);
 
   /// The CUDA vector type holding `bytes` (16, 8 or 4) of elements of `elem`, and how a
   /// lane is spelled: float4 and `.x`..`.w`; double2; uint4 with a reinterpreting accessor
@@ -34,6 +35,9 @@ class CodeGenCudaDev : public CodeGenC {
   /// Block-reduce intrinsics print as calls of the helpers of block_reduce_source.h, which the
   /// translation unit then defines at its top.
   void VisitCall(const ir::Call* op) override;
+  /// sync_threads is `__syncthreads`, the block reduces the helpers of block_reduce_source.h;
+  /// the host-side and CPU intrinsics have no spelling in device code.
+  const char* IntrinsicFunctionName(ir::IntrinsicOp op) override;
 
   // Types, casts and math spellings: codegen_cuda_types.cc. float16 is __half, bfloat16 is
   // __nv_bfloat16; their headers are included only when a kernel uses them.
@@ -41,7 +45,7 @@ class CodeGenCudaDev : public CodeGenC {
   std::string FloatLiteral(const ir::Type& t, double v) override;
   std::string WidenToFloat(const ir::Type& t, const std::string& e) override;
   std::string NarrowFromFloat(const ir::Type& t, const std::string& e) override;
-  std::string MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) override;
+  std::string MathFunctionName(ir::MathOp op, const ir::Type& t) override;
   bool FastMath() const override;
   void VisitCast(const ir::Cast* op) override;
   /// The #include lines of the 16-bit float headers this translation unit needs.

@@ -4,6 +4,8 @@
 /// Arithmetic on float16/bfloat16 is done in float32 and rounded back after each operation
 /// (CodeGenC::WidenToFloat), not with the native __half operators (sm_53+) or __nv_bfloat16
 /// ones (sm_80+): one path for every arch, and results equal to the x86 backend's.
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "ir/flags.h"
@@ -61,12 +63,22 @@ std::string CodeGenCudaDev::NarrowFromFloat(const ir::Type& t, const std::string
 
 bool CodeGenCudaDev::FastMath() const { return FLAGS_cinn_like_fast_math; }
 
-std::string CodeGenCudaDev::MathFunctionName(const ir::MathOpInfo& info, const ir::Type& t) {
-  if (FastMath() && t.bits() == 32 && info.fast_f32) return info.fast_f32;
-  return CodeGenC::MathFunctionName(info, t);
-}
-
 namespace {
+
+/// The fast, less accurate CUDA float32 spelling of a math op (the fast-math flag), or nullptr
+/// where the C name stays. rsqrt without fast math is `1.0f / sqrtf(x)` (rsqrtf is 2 ulp).
+const char* FastMathFloat32Name(ir::MathOp op) {
+  static constexpr std::pair<ir::MathOp, const char*> kFast[] = {
+      {ir::MathOp::kExp, "__expf"},   {ir::MathOp::kLog, "__logf"},
+      {ir::MathOp::kLog2, "__log2f"}, {ir::MathOp::kLog10, "__log10f"},
+      {ir::MathOp::kRsqrt, "rsqrtf"}, {ir::MathOp::kSin, "__sinf"},
+      {ir::MathOp::kCos, "__cosf"},   {ir::MathOp::kTan, "__tanf"},
+      {ir::MathOp::kPow, "__powf"}};
+  for (const auto& [fast_op, name] : kFast) {
+    if (fast_op == op) return name;
+  }
+  return nullptr;
+}
 
 /// The cuda_fp16.h / cuda_bf16.h suffix of an integer type: "int", "ll", "uint", "ull".
 const char* IntSuffix(const ir::Type& t) {
@@ -75,6 +87,11 @@ const char* IntSuffix(const ir::Type& t) {
 }
 
 }  // namespace
+
+std::string CodeGenCudaDev::MathFunctionName(ir::MathOp op, const ir::Type& t) {
+  const char* fast = FastMath() && t.bits() == 32 ? FastMathFloat32Name(op) : nullptr;
+  return fast ? fast : CodeGenC::MathFunctionName(op, t);
+}
 
 // Casts. float->int truncates toward zero and int narrowing wraps (C casts on CUDA); to a
 // 16-bit float rounds to nearest even in one step from any source type (the _rn intrinsics,

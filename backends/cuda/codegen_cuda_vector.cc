@@ -64,7 +64,7 @@ ir::Expr Lane(const ir::Expr& e, int k, const LoadHook& hook) {
       auto* op = e.As<ir::Call>();
       std::vector<ir::Expr> args;
       for (auto& a : op->args) args.push_back(lane(a));
-      return ir::Call::Make(e.type().WithLanes(1), op->name, args, op->call_kind);
+      return op->WithArgs(e.type().WithLanes(1), args);
     }
     case ir::IrNodeKind::kLoad: {
       auto* op = e.As<ir::Load>();

@@ -1,7 +1,6 @@
-/// \file CompilerNVGPU: Build's six steps, in order, in one function.
+/// \file CompilerNVGPU: Build's steps, in order, in one function.
 #include "backends/cuda/compiler_nvgpu.h"
 
-#include <chrono>
 #include <deque>
 #include <fstream>
 #include <string>
@@ -15,17 +14,39 @@
 #include "backends/cuda/nvrtc_compiler.h"
 #include "backends/llvm/codegen_cuda_host.h"
 #include "backends/llvm/execution_engine.h"
+#include "backends/step_timer.h"
 #include "ir/flags.h"
-#include "ir/transforms/split_host_device.h"
+#include "ir/visitor.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_module.h"
 
 namespace cinn_like::backends {
 namespace {
 
-double MillisecondsSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
-      .count();
+/// A module lowered for the GPU is split: its host entries launch kernels and have no
+/// GPU-bound loop left (ir::Lower runs SplitHostDevice).
+absl::Status CheckSplit(const ir::Module& module) {
+  struct BoundLoopFinder : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    const ir::For* found = nullptr;
+    void VisitFor(const ir::For* op) override {
+      bool bound =
+          op->for_kind == ir::ForKind::kGpuBlock || op->for_kind == ir::ForKind::kGpuThread;
+      if (bound && !found) found = op;
+      ir::IRVisitor::VisitFor(op);
+    }
+  };
+  for (const ir::LoweredFunc& f : module.functions) {
+    BoundLoopFinder finder;
+    finder.Visit(f->body);
+    if (finder.found) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "function ", f->name, ": loop ", finder.found->loop_var.name(),
+          " is bound to a GPU axis in the host entry; the module is not split into host and "
+          "device code (lower it with ir::Lower for the GPU target, or ir::SplitHostDevice)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 /// The arch and where it came from: the target, the flag, or the device.
@@ -72,51 +93,45 @@ class CompilerNVGPU : public Compiler {
 };
 
 absl::Status CompilerNVGPU::Build(const ir::Module& module) {
-  times_ = CompileTimes();
-  const bool dump = !DumpDir().empty();
+  absl::Status split = CheckSplit(module);
+  if (!split.ok()) return split;
+  StepTimer steps(&times_);
   const bool to_cubin = FLAGS_cinn_like_nvrtc_compile_to_cubin;
   const std::string name = module.name.empty() ? std::string("module") : module.name;
-  auto start = std::chrono::steady_clock::now();
+  const std::vector<ir::LoweredFunc> kernels = ir::DeviceKernels(module);
+  if (!DumpDir().empty()) DumpToFile(name + ".module.ir", ir::ToString(module));
 
-  // 1. Split: bound loop nests become kernels, the host entry launches them.
-  auto step = std::chrono::steady_clock::now();
-  auto split = ir::SplitHostDevice(module);
-  if (!split.ok()) return split.status();
-  times_.split_ms = MillisecondsSince(step);
-  if (dump) {
-    DumpToFile(name + ".host.ir", ir::ToString(split->host));
-    DumpToFile(name + ".device.ir", ir::ToString(split->device));
-  }
-
-  // 2. CUDA C for the device module.
-  step = std::chrono::steady_clock::now();
-  auto source = CodeGenCudaDev::Generate(split->device);
+  // 1. CUDA C for the device kernels.
+  auto source =
+      steps.Run(&CompileTimes::device_codegen_ms, [&] { return CodeGenCudaDev::Generate(module); });
   if (!source.ok()) return source.status();
-  times_.device_codegen_ms = MillisecondsSince(step);
 
-  // 3. NVRTC to CUBIN or PTX (saves and dumps <name>.cu and the binary).
-  step = std::chrono::steady_clock::now();
-  auto binary = nvrtc_.Compile(*source, target_.cuda_arch, to_cubin, name);
+  // 2. NVRTC to CUBIN or PTX (saves and dumps <name>.cu and the binary).
+  auto binary = steps.Run(&CompileTimes::nvrtc_ms, [&] {
+    return nvrtc_.Compile(*source, target_.cuda_arch, to_cubin, name);
+  });
   if (!binary.ok()) return binary.status();
-  times_.nvrtc_ms = MillisecondsSince(step);
 
-  // 4. Load as a CUDA module and get each kernel's handle (needs a GPU).
-  step = std::chrono::steady_clock::now();
-  auto cuda_module = runtime::cuda::CudaModule::Load(*binary);
-  if (!cuda_module.ok()) {
-    return absl::Status(
-        cuda_module.status().code(),
-        absl::StrCat("loading the CUDA module of ", name, ": ", cuda_module.status().message()));
-  }
+  // 3. Load as a CUDA module and get each kernel's handle (needs a GPU).
   std::vector<std::pair<std::string, void*>> handles;
-  for (const ir::LoweredFunc& kernel : split->device.functions) {
-    auto function = (*cuda_module)->GetFunction(kernel->name);
-    if (!function.ok()) return function.status();
-    handles.emplace_back(kernel->name, *function);
-  }
-  times_.module_load_ms = MillisecondsSince(step);
+  absl::Status loaded = steps.Run(&CompileTimes::module_load_ms, [&]() -> absl::Status {
+    auto cuda_module = runtime::cuda::CudaModule::Load(*binary);
+    if (!cuda_module.ok()) {
+      return absl::Status(
+          cuda_module.status().code(),
+          absl::StrCat("loading the CUDA module of ", name, ": ", cuda_module.status().message()));
+    }
+    for (const ir::LoweredFunc& kernel : kernels) {
+      auto function = (*cuda_module)->GetFunction(kernel->name);
+      if (!function.ok()) return function.status();
+      handles.emplace_back(kernel->name, *function);
+    }
+    cuda_modules_.push_back(std::move(*cuda_module));
+    return absl::OkStatus();
+  });
+  if (!loaded.ok()) return loaded;
 
-  // 5. Register each handle as the runtime symbol <kernel>_ptr_: the address of a slot we own.
+  // 4. Register each handle as the runtime symbol <kernel>_ptr_: the address of a slot we own.
   std::vector<std::pair<std::string, void*>> symbols;
   for (auto& [kernel, function] : handles) {
     kernel_slots_.push_back(function);
@@ -124,22 +139,17 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   }
   absl::Status registered = engine_->RegisterSymbols(symbols);
   if (!registered.ok()) return registered;
-  cuda_modules_.push_back(std::move(*cuda_module));
   device_binaries_.push_back(std::move(*binary));
 
-  // 6. LLVM IR for the host module, linked in the ORC JIT.
-  step = std::chrono::steady_clock::now();
-  auto host = CodeGenCudaHost::Generate(split->host);
+  // 5. LLVM IR for the host entries, linked in the ORC JIT.
+  auto host =
+      steps.Run(&CompileTimes::host_codegen_ms, [&] { return CodeGenCudaHost::Generate(module); });
   if (!host.ok()) return host.status();
-  times_.host_codegen_ms = MillisecondsSince(step);
-  if (dump) DumpToFile(name + ".host.ll", host->ToString());
-  step = std::chrono::steady_clock::now();
-  absl::Status linked = engine_->AddModule(std::move(*host));
+  if (!DumpDir().empty()) DumpToFile(name + ".host.ll", host->ToString());
+  absl::Status linked =
+      steps.Run(&CompileTimes::orc_link_ms, [&] { return engine_->AddModule(std::move(*host)); });
   if (!linked.ok()) return linked;
-  times_.orc_link_ms = MillisecondsSince(step);
-
-  times_.total_ms = MillisecondsSince(start);
-  if (dump) DumpToFile(name + ".compile_times.txt", times_.ToString());
+  steps.Finish(name);
   return absl::OkStatus();
 }
 
@@ -150,9 +160,9 @@ absl::StatusOr<EntryFunction> CompilerNVGPU::Lookup(const std::string& name) {
 }
 
 absl::StatusOr<std::string> CompilerNVGPU::GetSourceCode(const ir::Module& module) {
-  auto split = ir::SplitHostDevice(module);
-  if (!split.ok()) return split.status();
-  return CodeGenCudaDev::Generate(split->device);
+  absl::Status split = CheckSplit(module);
+  if (!split.ok()) return split;
+  return CodeGenCudaDev::Generate(module);
 }
 
 absl::Status CompilerNVGPU::ExportObject(const std::string& path) {

@@ -1,4 +1,4 @@
-/// \file The NVGPU backend: host/device split, CUDA C, NVRTC, CUDA module, host LLVM IR.
+/// \file The NVGPU backend: a split module to CUDA C, NVRTC, a CUDA module and host LLVM IR.
 #pragma once
 
 #include <memory>

@@ -13,15 +13,15 @@ CodeGenCudaHost::CodeGenCudaHost(std::string triple, std::string data_layout)
 
 int32_t CodeGenCudaHost::DeviceType() const { return kDLCUDA; }
 
-absl::StatusOr<LLVMModule> CodeGenCudaHost::Generate(const ir::Module& host_module) {
+absl::StatusOr<LLVMModule> CodeGenCudaHost::Generate(const ir::Module& module) {
   auto host = HostTargetDescription();
   if (!host.ok()) return host.status();
   CodeGenCudaHost codegen(host->first, host->second);
-  return codegen.Compile(host_module);
+  return codegen.Compile(module);
 }
 
 llvm::Value* CodeGenCudaHost::EmitIntrinsicCall(const ir::Call* op) {
-  if (op->name == ir::kLaunchKernel) {
+  if (op->is_intrinsic(ir::IntrinsicOp::kLaunchKernel)) {
     EmitLaunchKernel(op);
     // The launch has no value; a placeholder keeps Evaluate's caller uniform.
     return llvm::PoisonValue::get(op->type.is_void() ? i32() : LLVMType(op->type));
@@ -34,9 +34,9 @@ void CodeGenCudaHost::EmitLaunchKernel(const ir::Call* op) {
   constexpr size_t kFixedArgs = 8;  // name, grid xyz, block xyz, shared-memory bytes
   auto* kernel = op->args.empty() ? nullptr : op->args[0].As<ir::StringImm>();
   if (op->args.size() < kFixedArgs || !kernel) {
-    Fail(absl::InvalidArgumentError(absl::StrCat(
-        ir::kLaunchKernel, " needs a kernel name, grid x/y/z, block x/y/z and shared-memory ",
-        "bytes, got ", op->args.size(), " arguments")));
+    Fail(absl::InvalidArgumentError(
+        absl::StrCat(op->name, " needs a kernel name, grid x/y/z, block x/y/z and shared-memory ",
+                     "bytes, got ", op->args.size(), " arguments")));
     return;
   }
   const std::string& name = kernel->value;

@@ -1,5 +1,5 @@
 /// \file Host code generation for NVGPU: the host entries check CUDA tensors and launch
-/// kernels through the runtime (intrinsic ir::kLaunchKernel).
+/// kernels through the runtime (intrinsic launch_kernel).
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -10,10 +10,10 @@ namespace cinn_like::backends {
 
 class CodeGenCudaHost : public CodeGenLLVM {
  public:
-  /// LLVM IR for the host module of a split NVGPU module. Each launch reads the kernel
+  /// LLVM IR for the host entries of a split NVGPU module. Each launch reads the kernel
   /// handle from the external global `@<kernel>_ptr_` (the address of a void* slot that the
   /// NVGPU compiler registers) and calls cinn_like_cuda_launch on the entry's stream.
-  static absl::StatusOr<LLVMModule> Generate(const ir::Module& host_module);
+  static absl::StatusOr<LLVMModule> Generate(const ir::Module& module);
 
  protected:
   CodeGenCudaHost(std::string triple, std::string data_layout);

@@ -16,7 +16,6 @@
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/tensor.h"
-#include "ir/transforms/vectorize_reduce.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::backends {
@@ -53,8 +52,26 @@ CodeGenLLVM::~CodeGenLLVM() = default;
 int32_t CodeGenLLVM::DeviceType() const { return kDLCPU; }
 
 llvm::Value* CodeGenLLVM::EmitIntrinsicCall(const ir::Call* op) {
-  if (ir::IsVectorReduceIntrinsic(op->name)) return EmitVectorReduce(op);
-  if (op->name == ir::kExternCall) return EmitExternCall(op);
+  switch (*op->intrinsic) {
+    case ir::IntrinsicOp::kVectorReduceSum:
+    case ir::IntrinsicOp::kVectorReduceMax:
+    case ir::IntrinsicOp::kVectorReduceMin:
+    case ir::IntrinsicOp::kVectorReduceProd:
+      return EmitVectorReduce(op);
+    case ir::IntrinsicOp::kExternCall:
+      return EmitExternCall(op);
+    case ir::IntrinsicOp::kReduceSum:  // markers never reach lowering
+    case ir::IntrinsicOp::kReduceMax:
+    case ir::IntrinsicOp::kReduceMin:
+    case ir::IntrinsicOp::kReduceProd:
+    case ir::IntrinsicOp::kBlockReduceSum:  // GPU device code
+    case ir::IntrinsicOp::kBlockReduceMax:
+    case ir::IntrinsicOp::kBlockReduceMin:
+    case ir::IntrinsicOp::kBlockReduceProd:
+    case ir::IntrinsicOp::kSyncThreads:
+    case ir::IntrinsicOp::kLaunchKernel:  // CodeGenCudaHost
+      break;
+  }
   return Fail(absl::UnimplementedError(
                   absl::StrCat("intrinsic call '", op->name, "' is not supported by this target")),
               op->type.is_void() ? nullptr : LLVMType(op->type));
@@ -64,7 +81,7 @@ llvm::Value* CodeGenLLVM::EmitExternCall(const ir::Call* op) {
   auto* callee = op->args.empty() ? nullptr : op->args[0].As<ir::StringImm>();
   if (!callee) {
     return Fail(absl::InvalidArgumentError(
-        absl::StrCat(ir::kExternCall, " needs the runtime function's name first")));
+        absl::StrCat(op->name, " needs the runtime function's name first")));
   }
   auto& b = builder();
   std::vector<llvm::Type*> params;

@@ -41,13 +41,14 @@ class CodeGenLLVM {
 
   /// The DLPack device type the entry's tensors must be on.
   virtual int32_t DeviceType() const;
-  /// Emits an intrinsic call (Call::CallKind::kIntrinsic); the default knows none. Report
-  /// errors with Fail(); return a value of the call's type (any i32 value for void calls).
+  /// Emits an intrinsic call (Call::CallKind::kIntrinsic): the default emits the CPU ones
+  /// (vector reduces, extern calls). Report errors with Fail(); return a value of the call's
+  /// type (any i32 value for void calls).
   virtual llvm::Value* EmitIntrinsicCall(const ir::Call* op);
-  /// A horizontal reduce of ir/transforms/vectorize_reduce.h: llvm.vector.reduce.* (float sums
-  /// reassociate; float max/min are maxnum/minnum, as the scalar Max/Min).
+  /// A vector reduce intrinsic (ir/intrinsics.h): llvm.vector.reduce.* (float sums and
+  /// products reassociate; float max/min are maxnum/minnum, as the scalar Max/Min).
   llvm::Value* EmitVectorReduce(const ir::Call* op);
-  /// An extern call (ir::kExternCall): `i32 name(args..., ptr stream)` with buffers as
+  /// An extern call (IntrinsicOp::kExternCall): `i32 name(args..., ptr stream)` with buffers as
   /// pointers, integers as i64 and floats as double; a nonzero result returns from the entry.
   llvm::Value* EmitExternCall(const ir::Call* op);
 

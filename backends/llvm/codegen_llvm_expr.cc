@@ -17,6 +17,31 @@
 #include "ir/visitor.h"
 
 namespace cinn_like::backends {
+namespace {
+
+/// The LLVM predicate of a comparison node: ordered for floats (NE is unordered, true on NaN,
+/// as C's !=), signed or unsigned for integers.
+llvm::CmpInst::Predicate ComparePredicate(ir::IrNodeKind kind, bool is_float, bool is_signed) {
+  using P = llvm::CmpInst::Predicate;
+  struct Row {
+    ir::IrNodeKind kind;
+    P fp, sint, uint;
+  };
+  static constexpr Row kRows[] = {
+      {ir::IrNodeKind::kEQ, P::FCMP_OEQ, P::ICMP_EQ, P::ICMP_EQ},
+      {ir::IrNodeKind::kNE, P::FCMP_UNE, P::ICMP_NE, P::ICMP_NE},
+      {ir::IrNodeKind::kLT, P::FCMP_OLT, P::ICMP_SLT, P::ICMP_ULT},
+      {ir::IrNodeKind::kLE, P::FCMP_OLE, P::ICMP_SLE, P::ICMP_ULE},
+      {ir::IrNodeKind::kGT, P::FCMP_OGT, P::ICMP_SGT, P::ICMP_UGT},
+      {ir::IrNodeKind::kGE, P::FCMP_OGE, P::ICMP_SGE, P::ICMP_UGE},
+  };
+  for (const Row& r : kRows) {
+    if (r.kind == kind) return is_float ? r.fp : is_signed ? r.sint : r.uint;
+  }
+  return P::BAD_ICMP_PREDICATE;
+}
+
+}  // namespace
 
 // Expressions
 
@@ -120,25 +145,14 @@ llvm::Value* CodeGenLLVM::EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm
       if (is_float) return b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, y);
       return b.CreateSelect(is_signed ? b.CreateICmpSGT(x, y) : b.CreateICmpUGT(x, y), x, y);
     case ir::IrNodeKind::kEQ:
-      return is_float ? b.CreateFCmpOEQ(x, y) : b.CreateICmpEQ(x, y);
     case ir::IrNodeKind::kNE:
-      return is_float ? b.CreateFCmpUNE(x, y) : b.CreateICmpNE(x, y);
     case ir::IrNodeKind::kLT:
-      return is_float    ? b.CreateFCmpOLT(x, y)
-             : is_signed ? b.CreateICmpSLT(x, y)
-                         : b.CreateICmpULT(x, y);
     case ir::IrNodeKind::kLE:
-      return is_float    ? b.CreateFCmpOLE(x, y)
-             : is_signed ? b.CreateICmpSLE(x, y)
-                         : b.CreateICmpULE(x, y);
     case ir::IrNodeKind::kGT:
-      return is_float    ? b.CreateFCmpOGT(x, y)
-             : is_signed ? b.CreateICmpSGT(x, y)
-                         : b.CreateICmpUGT(x, y);
-    case ir::IrNodeKind::kGE:
-      return is_float    ? b.CreateFCmpOGE(x, y)
-             : is_signed ? b.CreateICmpSGE(x, y)
-                         : b.CreateICmpUGE(x, y);
+    case ir::IrNodeKind::kGE: {
+      llvm::CmpInst::Predicate p = ComparePredicate(kind, is_float, is_signed);
+      return is_float ? b.CreateFCmp(p, x, y) : b.CreateICmp(p, x, y);
+    }
     case ir::IrNodeKind::kAnd:
       return b.CreateAnd(x, y);
     case ir::IrNodeKind::kOr:

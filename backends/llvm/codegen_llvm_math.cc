@@ -1,6 +1,6 @@
-/// \file CodeGenLLVM: math calls, lowered as the table in ir/math.h says: an LLVM intrinsic
-/// (vectors stay vectors), a libm symbol resolved in the ORC JIT (called lane by lane), or
-/// open code (rsqrt is 1 / sqrt). float16/bfloat16 calls compute in float32.
+/// \file CodeGenLLVM: math calls, lowered as the table below says: an LLVM intrinsic (vectors
+/// stay vectors), a libm symbol resolved in the ORC JIT (called lane by lane), or open code
+/// (rsqrt is 1 / sqrt). float16/bfloat16 calls compute in float32.
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -10,6 +10,62 @@
 #include "ir/math.h"
 
 namespace cinn_like::backends {
+namespace {
+
+struct MathLowering {
+  ir::MathOp op;
+  /// "llvm.<x>": an LLVM intrinsic overloaded on the type (vectors too); a bare name: a libm
+  /// symbol (float32 appends "f"), called lane by lane; "": open-coded.
+  const char* llvm;
+};
+
+/// How each math op lowers, in MathOp order.
+constexpr MathLowering kMathLowerings[] = {
+    {ir::MathOp::kExp, "llvm.exp"},
+    {ir::MathOp::kExp2, "llvm.exp2"},
+    {ir::MathOp::kExpm1, "expm1"},
+    {ir::MathOp::kLog, "llvm.log"},
+    {ir::MathOp::kLog2, "llvm.log2"},
+    {ir::MathOp::kLog10, "llvm.log10"},
+    {ir::MathOp::kLog1p, "log1p"},
+    {ir::MathOp::kSqrt, "llvm.sqrt"},
+    {ir::MathOp::kRsqrt, ""},  // 1 / sqrt
+    {ir::MathOp::kCbrt, "cbrt"},
+    {ir::MathOp::kSin, "llvm.sin"},
+    {ir::MathOp::kCos, "llvm.cos"},
+    {ir::MathOp::kTan, "tan"},
+    {ir::MathOp::kAsin, "asin"},
+    {ir::MathOp::kAcos, "acos"},
+    {ir::MathOp::kAtan, "atan"},
+    {ir::MathOp::kSinh, "sinh"},
+    {ir::MathOp::kCosh, "cosh"},
+    {ir::MathOp::kTanh, "tanh"},
+    {ir::MathOp::kAsinh, "asinh"},
+    {ir::MathOp::kAcosh, "acosh"},
+    {ir::MathOp::kAtanh, "atanh"},
+    {ir::MathOp::kErf, "erf"},
+    {ir::MathOp::kErfc, "erfc"},
+    {ir::MathOp::kLgamma, "lgamma"},
+    {ir::MathOp::kTgamma, "tgamma"},
+    {ir::MathOp::kAbs, "llvm.fabs"},
+    {ir::MathOp::kFloor, "llvm.floor"},
+    {ir::MathOp::kCeil, "llvm.ceil"},
+    {ir::MathOp::kRound, "llvm.round"},
+    {ir::MathOp::kTrunc, "llvm.trunc"},
+    {ir::MathOp::kRint, "llvm.rint"},
+    {ir::MathOp::kNearbyint, "llvm.nearbyint"},
+    {ir::MathOp::kPow, "llvm.pow"},
+    {ir::MathOp::kAtan2, "atan2"},
+    {ir::MathOp::kFmod, "fmod"},
+    {ir::MathOp::kHypot, "hypot"},
+    {ir::MathOp::kCopysign, "llvm.copysign"},
+    {ir::MathOp::kFmin, "llvm.minnum"},
+    {ir::MathOp::kFmax, "llvm.maxnum"},
+    {ir::MathOp::kFma, "llvm.fma"},
+};
+static_assert(ir::CoversEveryMathOp(kMathLowerings), "one lowering per math op, in MathOp order");
+
+}  // namespace
 
 llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
   auto& b = *builder_;
@@ -43,17 +99,18 @@ llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
     llvm::Value* v = EmitExpr(a);
     args.push_back(op->type.is_low_precision_float() ? WidenToFloat(v, op->type) : v);
   }
+  const char* lowering = kMathLowerings[static_cast<int>(*math)].llvm;
   llvm::Value* result = nullptr;
   if (*math == ir::MathOp::kRsqrt) {
     llvm::Value* root = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
     result = b.CreateFDiv(llvm::ConstantFP::get(cty, 1.0), root);
-  } else if (absl::StartsWith(info.llvm, "llvm.")) {
-    llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(info.llvm);
+  } else if (absl::StartsWith(lowering, "llvm.")) {
+    llvm::Intrinsic::ID id = llvm::Function::lookupIntrinsicID(lowering);
     llvm::Function* fn = llvm::Intrinsic::getDeclaration(module_.get(), id, {cty});
     result = b.CreateCall(fn, args);
   } else {
     llvm::Type* scalar = LLVMType(ct.ElementOf());
-    std::string libm = ct.bits() == 32 ? absl::StrCat(info.llvm, "f") : info.llvm;
+    std::string libm = ct.bits() == 32 ? absl::StrCat(lowering, "f") : lowering;
     std::vector<llvm::Type*> params(args.size(), scalar);
     auto callee = RuntimeFunction(libm, scalar, params);
     if (auto* f = llvm::dyn_cast<llvm::Function>(callee.getCallee())) {

@@ -1,11 +1,10 @@
-/// \file CodeGenLLVM: horizontal reduces of a vector's lanes (the intrinsics of
-/// ir/transforms/vectorize_reduce.h) as llvm.vector.reduce.*.
+/// \file CodeGenLLVM: horizontal reduces of a vector's lanes (the vector reduce intrinsics of
+/// ir/intrinsics.h) as llvm.vector.reduce.*.
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
 
 #include "absl/strings/str_cat.h"
 #include "backends/llvm/codegen_llvm.h"
-#include "ir/transforms/vectorize_reduce.h"
 
 namespace cinn_like::backends {
 
@@ -20,8 +19,10 @@ llvm::Value* CodeGenLLVM::EmitVectorReduce(const ir::Call* op) {
   }
   llvm::Value* v = EmitExpr(op->args[0]);
   const ir::Type& t = op->type;
-  bool sum = op->name == ir::kVectorReduceSum, max = op->name == ir::kVectorReduceMax;
-  bool prod = op->name == ir::kVectorReduceProd;
+  const ir::IntrinsicOp kind = *op->intrinsic;
+  bool sum = kind == ir::IntrinsicOp::kVectorReduceSum;
+  bool max = kind == ir::IntrinsicOp::kVectorReduceMax;
+  bool prod = kind == ir::IntrinsicOp::kVectorReduceProd;
   if (t.is_float()) {
     if (sum || prod) {
       // Lanes are partials of a reassociated reduction already: the order is free. The start

@@ -12,8 +12,8 @@ absl::StatusOr<std::string> X86HostIR(const ir::Module& module) {
   return m->ToString();
 }
 
-absl::StatusOr<std::string> CudaHostIR(const ir::Module& host_module) {
-  auto m = CodeGenCudaHost::Generate(host_module);
+absl::StatusOr<std::string> CudaHostIR(const ir::Module& module) {
+  auto m = CodeGenCudaHost::Generate(module);
   if (!m.ok()) return m.status();
   return m->ToString();
 }

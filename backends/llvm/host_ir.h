@@ -11,7 +11,7 @@ namespace cinn_like::backends {
 
 /// Unoptimized LLVM IR of CodeGenX86::Generate(module).
 absl::StatusOr<std::string> X86HostIR(const ir::Module& module);
-/// Unoptimized LLVM IR of CodeGenCudaHost::Generate(host_module).
-absl::StatusOr<std::string> CudaHostIR(const ir::Module& host_module);
+/// Unoptimized LLVM IR of CodeGenCudaHost::Generate(module).
+absl::StatusOr<std::string> CudaHostIR(const ir::Module& module);
 
 }  // namespace cinn_like::backends

@@ -23,7 +23,7 @@ void Merge(BufferSet* into, const BufferSet& from) { into->insert(from.begin(), 
 bool IsSync(const Stmt& s) {
   auto* e = s.As<Evaluate>();
   auto* c = e ? e->value.As<Call>() : nullptr;
-  return c && c->name == kSyncThreads;
+  return c && c->is_intrinsic(IntrinsicOp::kSyncThreads);
 }
 
 /// Shared buffers a statement reads and writes, barriers ignored.
@@ -128,7 +128,7 @@ Summary Process(const Stmt& s) {
 }  // namespace
 
 Stmt MakeSyncThreads() {
-  return Evaluate::Make(Call::Make(Int(32), kSyncThreads, {}, Call::CallKind::kIntrinsic));
+  return Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kSyncThreads, {}));
 }
 
 Stmt InsertSync(const Stmt& s) { return Process(s).stmt; }

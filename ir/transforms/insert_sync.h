@@ -1,17 +1,15 @@
-/// \file Barrier insertion for GPU shared memory: a `__syncthreads()` between a write of a
-/// shared buffer and a later read of it (other threads read what one thread wrote), between a
-/// read and a later overwrite, and at the end of a loop body whose next iteration overwrites
-/// what this one read (the double barrier of a tiled matmul's k loop).
+/// \file Barrier insertion for GPU shared memory: a barrier (intrinsic sync_threads, CUDA's
+/// `__syncthreads()`) between a write of a shared buffer and a later read of it (other threads
+/// read what one thread wrote), between a read and a later overwrite, and at the end of a loop
+/// body whose next iteration overwrites what this one read (the double barrier of a tiled
+/// matmul's k loop).
 #pragma once
 
 #include "ir/ir.h"
 
 namespace cinn_like::ir {
 
-/// The intrinsic a barrier calls: CUDA codegen prints it as is, `__syncthreads()`.
-inline constexpr char kSyncThreads[] = "__syncthreads";
-
-/// An `Evaluate` of the barrier intrinsic.
+/// An `Evaluate` of the barrier intrinsic (IntrinsicOp::kSyncThreads).
 Stmt MakeSyncThreads();
 
 /// Inserts barriers in statement sequences (Blocks) and at the end of serial loop bodies.

@@ -4,7 +4,6 @@
 #include "ir/mutator.h"
 #include "ir/substitute.h"
 #include "ir/transforms/linear_form.h"
-#include "ir/transforms/lower_thread_reduce.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -42,7 +41,7 @@ bool Synchronizes(const Stmt& s) {
       IRVisitor::VisitStore(op);
     }
     void VisitCall(const Call* op) override {
-      found |= op->call_kind == Call::CallKind::kIntrinsic && IsBlockReduceIntrinsic(op->name);
+      found |= op->intrinsic && IsBlockReduce(*op->intrinsic);
       IRVisitor::VisitCall(op);
     }
   } f;

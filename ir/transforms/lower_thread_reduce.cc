@@ -9,16 +9,16 @@
 namespace cinn_like::ir {
 namespace {
 
-const char* IntrinsicOf(ReduceKind kind) {
+IntrinsicOp IntrinsicOf(ReduceKind kind) {
   switch (kind) {
     case ReduceKind::kSum:
-      return kBlockReduceSum;
+      return IntrinsicOp::kBlockReduceSum;
     case ReduceKind::kMax:
-      return kBlockReduceMax;
+      return IntrinsicOp::kBlockReduceMax;
     case ReduceKind::kProd:
-      return kBlockReduceProd;
+      return IntrinsicOp::kBlockReduceProd;
     default:
-      return kBlockReduceMin;
+      return IntrinsicOp::kBlockReduceMin;
   }
 }
 
@@ -85,8 +85,7 @@ class ThreadReduceLowerer : public ReduceRegionMutator {
     Expr acc = Load::Make(update->buffer, update->indices);
     Stmt result = Block::Make(
         {Store::Make(partial, {Expr(0)}, ReduceInit(region.kind, t)), body,
-         Store::Make(partial, {Expr(0)},
-                     Call::Make(t, IntrinsicOf(region.kind), {p}, Call::CallKind::kIntrinsic)),
+         Store::Make(partial, {Expr(0)}, Call::Make(t, IntrinsicOf(region.kind), {p})),
          IfThenElse::Make(cond, Store::Make(update->buffer, update->indices,
                                             ReduceCombine(region.kind, acc, p)))});
     return For::Make(thread->loop_var, thread->min, thread->extent, ForKind::kGpuThread,
@@ -100,11 +99,6 @@ class ThreadReduceLowerer : public ReduceRegionMutator {
 };
 
 }  // namespace
-
-bool IsBlockReduceIntrinsic(const std::string& name) {
-  return name == kBlockReduceSum || name == kBlockReduceMax || name == kBlockReduceMin ||
-         name == kBlockReduceProd;
-}
 
 absl::StatusOr<Stmt> LowerThreadReduce(const Stmt& s) {
   ThreadReduceLowerer lowerer;

@@ -7,18 +7,6 @@
 
 namespace cinn_like::ir {
 
-/// Names of the cross-thread combine intrinsics. `Call(T, name, {partial}, kIntrinsic)`: every
-/// thread of the block calls it with its partial (of scalar type T) and gets the combination of
-/// the partials of the threads that share its threadIdx.y/z, i.e. the reduction over
-/// threadIdx.x. All threads of the block must reach the call (it may synchronize the block).
-inline constexpr const char* kBlockReduceSum = "cinn_like_block_reduce_sum";
-inline constexpr const char* kBlockReduceMax = "cinn_like_block_reduce_max";
-inline constexpr const char* kBlockReduceMin = "cinn_like_block_reduce_min";
-inline constexpr const char* kBlockReduceProd = "cinn_like_block_reduce_prod";
-
-/// True for the names above.
-bool IsBlockReduceIntrinsic(const std::string& name);
-
 /// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min, *) that
 /// sits under a loop bound to threadIdx.x whose variable does not occur in idx. Each such
 /// update is a race between threads; its reduction region (the innermost enclosing loops whose
@@ -27,7 +15,7 @@ bool IsBlockReduceIntrinsic(const std::string& name);
 ///   for tx in threadIdx.x:                  // the bound loop, hoisted over the region
 ///     X_partial[0] = identity
 ///     <the region, its serial loops and guards kept>: X_partial[0] = combine(X_partial[0], e)
-///     X_partial[0] = cinn_like_block_reduce_<kind>(X_partial[0])
+///     X_partial[0] = block_reduce_<kind>(X_partial[0])   // IntrinsicOp::kBlockReduce<Kind>
 ///     if (tx == 0 && <the region's guards that do not depend on its loops>)
 ///       X[idx] = combine(X[idx], X_partial[0])
 ///

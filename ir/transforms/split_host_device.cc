@@ -4,7 +4,6 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
-#include "ir/tensor.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -48,7 +47,7 @@ class UseCollector : public IRVisitor {
 bool IsExternCall(const Stmt& s) {
   auto* eval = s.As<Evaluate>();
   auto* call = eval ? eval->value.As<Call>() : nullptr;
-  return call && call->call_kind == Call::CallKind::kIntrinsic && call->name == kExternCall;
+  return call && call->is_intrinsic(IntrinsicOp::kExternCall);
 }
 
 std::string WrittenName(const UseCollector& uses) {
@@ -57,100 +56,95 @@ std::string WrittenName(const UseCollector& uses) {
 
 }  // namespace
 
-absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module) {
-  HostDeviceModules out;
-  out.host = {module.name, module.target, {}};
-  out.device = {module.name, module.target, {}};
-  for (const LoweredFunc& f : module.functions) {
-    if (f->kind != LoweredFuncNode::Kind::kHostEntry) {
-      return absl::InvalidArgumentError("function " + f->name + " is already a device kernel");
-    }
-    // The function's intermediates (global Allocates around the whole body) stay on the host,
-    // around the launches; each kernel that touches one takes its pointer as an argument.
-    std::vector<Buffer> workspaces;
-    Stmt body = f->body;
-    while (auto* alloc = body.As<Allocate>()) {
-      if (alloc->buffer->scope != MemoryScope::kGlobal) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("function ", f->name, ": buffer ", alloc->buffer->name, " in ",
-                         alloc->buffer->scope == MemoryScope::kShared ? "shared" : "local",
-                         " memory is allocated outside every kernel; compute it at a loop of a "
-                         "GPU-bound stage"));
-      }
-      workspaces.push_back(alloc->buffer);
-      body = alloc->body;
-    }
-    std::vector<Argument> buffers;
-    for (const Argument& arg : f->args) {
-      if (arg.is_buffer()) buffers.push_back(arg);
-    }
-    for (const Buffer& w : workspaces) buffers.push_back(Argument::Output(w));
-    std::vector<Stmt> top;
-    if (auto* block = body.As<Block>()) {
-      top = block->stmts;
-    } else {
-      top = {body};
-    }
-    std::vector<Var> shape_vars = ShapeVars(*f);
-    std::vector<Stmt> launches;
-    for (size_t k = 0; k < top.size(); ++k) {
-      if (IsExternCall(top[k])) {  // a library call: host code, in order with the launches
-        launches.push_back(top[k]);
-        continue;
-      }
-      UseCollector uses;
-      uses.Visit(top[k]);
-      if (!uses.bound) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("function ", f->name, ": a loop nest writing ", WrittenName(uses),
-                         " has no GPU binding; bind its loops to blockIdx/threadIdx"));
-      }
-      auto kernel = std::make_shared<LoweredFuncNode>();
-      kernel->name = top.size() == 1 ? f->name + "_kernel" : absl::StrCat(f->name, "_kernel_", k);
-      kernel->kind = LoweredFuncNode::Kind::kDeviceKernel;
-      kernel->body = top[k];
-      for (int a = 0; a < 3; ++a) {
-        if (uses.grid[a].defined()) kernel->grid_dims[a] = uses.grid[a];
-        if (uses.block[a].defined()) kernel->block_dims[a] = uses.block[a];
-      }
-      std::vector<Expr> launch{StringImm::Make(kernel->name)};
-      for (auto& d : kernel->grid_dims) launch.push_back(d);
-      for (auto& d : kernel->block_dims) launch.push_back(d);
-      launch.push_back(Expr(kernel->shared_mem_bytes));
-      for (const Argument& arg : buffers) {
-        const BufferNode* b = arg.buffer.get();
-        if (!uses.read.count(b) && !uses.written.count(b)) continue;
-        kernel->args.push_back(uses.written.count(b) ? Argument::Output(arg.buffer)
-                                                     : Argument::Input(arg.buffer));
-        launch.push_back(arg.buffer->data);
-      }
-      for (const Var& v : shape_vars) {
-        if (!uses.vars.count(v.node()) || uses.loop_vars.count(v.node())) continue;
-        kernel->args.push_back(Argument::Scalar(v));
-        launch.push_back(v);
-      }
-      for (const Variable* v : uses.vars) {
-        bool known = uses.loop_vars.count(v) > 0;
-        for (auto& s : shape_vars) known |= s.node() == v;
-        if (!known) {
-          return absl::InvalidArgumentError(absl::StrCat("function ", f->name, ": variable ",
-                                                         v->name,
-                                                         " is neither a loop index nor a "
-                                                         "dimension of an argument"));
-        }
-      }
-      launches.push_back(
-          Evaluate::Make(Call::Make(Int(32), kLaunchKernel, launch, Call::CallKind::kIntrinsic)));
-      out.device.functions.push_back(kernel);
-    }
-    auto host = std::make_shared<LoweredFuncNode>(*f);
-    host->body = Block::Make(launches);
-    for (auto it = workspaces.rbegin(); it != workspaces.rend(); ++it) {
-      host->body = Allocate::Make(*it, host->body);
-    }
-    out.host.functions.push_back(host);
+absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
+  if (f.kind != LoweredFuncNode::Kind::kHostEntry) {
+    return absl::InvalidArgumentError("function " + f.name + " is already a device kernel");
   }
-  return out;
+  if (!f.kernels.empty()) {
+    return absl::InvalidArgumentError("function " + f.name + " is already split");
+  }
+  auto host = std::make_shared<LoweredFuncNode>(f);
+  // The function's intermediates (global Allocates around the whole body) stay on the host,
+  // around the launches; each kernel that touches one takes its pointer as an argument.
+  std::vector<Buffer> workspaces;
+  Stmt body = f.body;
+  while (auto* alloc = body.As<Allocate>()) {
+    if (alloc->buffer->scope != MemoryScope::kGlobal) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("function ", f.name, ": buffer ", alloc->buffer->name, " in ",
+                       alloc->buffer->scope == MemoryScope::kShared ? "shared" : "local",
+                       " memory is allocated outside every kernel; compute it at a loop of a "
+                       "GPU-bound stage"));
+    }
+    workspaces.push_back(alloc->buffer);
+    body = alloc->body;
+  }
+  std::vector<Argument> buffers;
+  for (const Argument& arg : f.args) {
+    if (arg.is_buffer()) buffers.push_back(arg);
+  }
+  for (const Buffer& w : workspaces) buffers.push_back(Argument::Output(w));
+  std::vector<Stmt> top;
+  if (auto* block = body.As<Block>()) {
+    top = block->stmts;
+  } else {
+    top = {body};
+  }
+  std::vector<Var> shape_vars = ShapeVars(f);
+  std::vector<Stmt> launches;
+  for (size_t k = 0; k < top.size(); ++k) {
+    if (IsExternCall(top[k])) {  // a library call: host code, in order with the launches
+      launches.push_back(top[k]);
+      continue;
+    }
+    UseCollector uses;
+    uses.Visit(top[k]);
+    if (!uses.bound) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("function ", f.name, ": a loop nest writing ", WrittenName(uses),
+                       " has no GPU binding; bind its loops to blockIdx/threadIdx"));
+    }
+    auto kernel = std::make_shared<LoweredFuncNode>();
+    kernel->name = top.size() == 1 ? f.name + "_kernel" : absl::StrCat(f.name, "_kernel_", k);
+    kernel->kind = LoweredFuncNode::Kind::kDeviceKernel;
+    kernel->body = top[k];
+    for (int a = 0; a < 3; ++a) {
+      if (uses.grid[a].defined()) kernel->grid_dims[a] = uses.grid[a];
+      if (uses.block[a].defined()) kernel->block_dims[a] = uses.block[a];
+    }
+    std::vector<Expr> launch{StringImm::Make(kernel->name)};
+    for (auto& d : kernel->grid_dims) launch.push_back(d);
+    for (auto& d : kernel->block_dims) launch.push_back(d);
+    launch.push_back(Expr(kernel->shared_mem_bytes));
+    for (const Argument& arg : buffers) {
+      const BufferNode* b = arg.buffer.get();
+      if (!uses.read.count(b) && !uses.written.count(b)) continue;
+      kernel->args.push_back(uses.written.count(b) ? Argument::Output(arg.buffer)
+                                                   : Argument::Input(arg.buffer));
+      launch.push_back(arg.buffer->data);
+    }
+    for (const Var& v : shape_vars) {
+      if (!uses.vars.count(v.node()) || uses.loop_vars.count(v.node())) continue;
+      kernel->args.push_back(Argument::Scalar(v));
+      launch.push_back(v);
+    }
+    for (const Variable* v : uses.vars) {
+      bool known = uses.loop_vars.count(v) > 0;
+      for (auto& s : shape_vars) known |= s.node() == v;
+      if (!known) {
+        return absl::InvalidArgumentError(absl::StrCat("function ", f.name, ": variable ", v->name,
+                                                       " is neither a loop index nor a "
+                                                       "dimension of an argument"));
+      }
+    }
+    launches.push_back(Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kLaunchKernel, launch)));
+    host->kernels.push_back(kernel);
+  }
+  host->body = Block::Make(launches);
+  for (auto it = workspaces.rbegin(); it != workspaces.rend(); ++it) {
+    host->body = Allocate::Make(*it, host->body);
+  }
+  return host;
 }
 
 }  // namespace cinn_like::ir

@@ -1,5 +1,5 @@
-/// \file The host/device split for NVGPU: GPU-bound loop nests become device kernels and the
-/// host entry keeps only their launches.
+/// \file The host/device split for GPU targets, the last lowering pass (ir::Lower runs it):
+/// GPU-bound loop nests become device kernels and the host entry keeps only their launches.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -7,23 +7,18 @@
 
 namespace cinn_like::ir {
 
-struct HostDeviceModules {
-  Module host;
-  Module device;
-};
-
-/// For each host entry `f` (indices already flattened), every top-level statement of its body
-/// that contains a GPU-bound loop becomes a kDeviceKernel `f_kernel` (`f_kernel_<k>` when
+/// Splits the host entry `f` (indices already flattened): every top-level statement of its
+/// body that contains a GPU-bound loop becomes a kDeviceKernel `f_kernel` (`f_kernel_<k>` when
 /// there are several) taking the buffers it touches (in f's argument order; written ones as
-/// outputs) and then the symbolic dimensions it reads; its launch dims are the extents of
-/// its bound loops (the largest when an axis is bound more than once). `f` keeps its
-/// arguments and launches the kernels in order (intrinsic kLaunchKernel); a top-level extern
-/// call (Evaluate of intrinsic kExternCall, ir/tensor.h) stays in `f` in its place between
-/// the launches. A top-level loop
-/// nest without any GPU binding is an error naming the function and the buffer it writes.
-/// The function's intermediates (global-scope Allocates wrapping its body, as ir::Lower makes
-/// them) stay in `f` around the launches (the host allocates them in device memory through
-/// the runtime's hook); a kernel touching one takes it after f's buffers, in allocation order.
-absl::StatusOr<HostDeviceModules> SplitHostDevice(const Module& module);
+/// outputs) and then the symbolic dimensions it reads; its launch dims are the extents of its
+/// bound loops (the largest when an axis is bound more than once). The result is `f` with the
+/// same arguments, whose body launches the kernels in order (intrinsic launch_kernel) and whose
+/// `kernels` are those kernels; a top-level extern call (Evaluate of intrinsic extern_call,
+/// ir::ExternCall) stays in its place between the launches. A top-level loop nest without any
+/// GPU binding is an error naming the function and the buffer it writes. The function's
+/// intermediates (global-scope Allocates wrapping its body, as ir::Lower makes them) stay in
+/// the host entry around the launches (the host allocates them in device memory through the
+/// runtime's hook); a kernel touching one takes it after f's buffers, in allocation order.
+absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f);
 
 }  // namespace cinn_like::ir

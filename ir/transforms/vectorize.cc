@@ -71,7 +71,7 @@ class Widener : public IRMutator {
       return self;
     }
     args = WidenAll(args);
-    return Call::Make(op->type.WithLanes(args[0].type().lanes()), op->name, args, op->call_kind);
+    return op->WithArgs(op->type.WithLanes(args[0].type().lanes()), args);
   }
 
   Stmt MutateStore(const Store* op, const Stmt& self) override {

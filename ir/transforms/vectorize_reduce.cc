@@ -11,16 +11,16 @@
 namespace cinn_like::ir {
 namespace {
 
-const char* IntrinsicOf(ReduceKind kind) {
+IntrinsicOp IntrinsicOf(ReduceKind kind) {
   switch (kind) {
     case ReduceKind::kSum:
-      return kVectorReduceSum;
+      return IntrinsicOp::kVectorReduceSum;
     case ReduceKind::kMax:
-      return kVectorReduceMax;
+      return IntrinsicOp::kVectorReduceMax;
     case ReduceKind::kProd:
-      return kVectorReduceProd;
+      return IntrinsicOp::kVectorReduceProd;
     default:
-      return kVectorReduceMin;
+      return IntrinsicOp::kVectorReduceMin;
   }
 }
 
@@ -135,8 +135,7 @@ class ReductionVectorizer : public ReduceRegionMutator {
     RegionRewriter rewriter(region, partials);
     Stmt body = rewriter.Mutate(top);
     Expr total = Call::Make(t, IntrinsicOf(region.kind),
-                            {Load::Make(partials, {Ramp::Make(Expr(0), Expr(1), lanes)})},
-                            Call::CallKind::kIntrinsic);
+                            {Load::Make(partials, {Ramp::Make(Expr(0), Expr(1), lanes)})});
     Stmt result =
         Store::Make(update->buffer, update->indices,
                     ReduceCombine(region.kind, Load::Make(update->buffer, update->indices), total));
@@ -148,11 +147,6 @@ class ReductionVectorizer : public ReduceRegionMutator {
 };
 
 }  // namespace
-
-bool IsVectorReduceIntrinsic(const std::string& name) {
-  return name == kVectorReduceSum || name == kVectorReduceMax || name == kVectorReduceMin ||
-         name == kVectorReduceProd;
-}
 
 Stmt VectorizeReductions(const Stmt& s) { return ReductionVectorizer().Mutate(s); }
 

@@ -2,21 +2,9 @@
 /// vector of partials and reduces its lanes once at the end.
 #pragma once
 
-#include <string>
-
 #include "ir/ir.h"
 
 namespace cinn_like::ir {
-
-/// Names of the horizontal-reduce intrinsics: `Call(T, name, {v}, kIntrinsic)` with v a vector
-/// of T returns the sum (in any order), the max or the min of v's lanes.
-inline constexpr const char* kVectorReduceSum = "cinn_like_vector_reduce_sum";
-inline constexpr const char* kVectorReduceMax = "cinn_like_vector_reduce_max";
-inline constexpr const char* kVectorReduceMin = "cinn_like_vector_reduce_min";
-inline constexpr const char* kVectorReduceProd = "cinn_like_vector_reduce_prod";
-
-/// True for the names above.
-bool IsVectorReduceIntrinsic(const std::string& name);
 
 /// Rewrites every reduction update `X[idx] = combine(X[idx], e)` (combine: +, max, min, *) under a
 /// kVectorized loop `v` of constant extent L whose variable does not occur in idx. Its reduction
@@ -26,7 +14,7 @@ bool IsVectorReduceIntrinsic(const std::string& name);
 ///   X_vacc[0:L] = identity                      // a local buffer of L partials
 ///   <the region>: X_vacc[v] = combine(X_vacc[v], e)
 ///   if (<the region's guards that do not depend on its loops>)
-///     X[idx] = combine(X[idx], cinn_like_vector_reduce_<kind>(X_vacc[ramp(0, 1, L)]))
+///     X[idx] = combine(X[idx], vector_reduce_<kind>(X_vacc[ramp(0, 1, L)]))
 ///
 /// so that VectorizeLoops, run next, widens the update into vector loads, a vector combine and
 /// a vector store of the partials. A tail guard `o * L + v < E` of a split reduce axis (o the

@@ -241,7 +241,7 @@ TEST(X86Correctness, MathCallsAndTemporaries) {
                                  ir::Call::Make(ir::Float(32, 4), "tanh", {v})),
                  ir::For::Make(k, 0, 4, ir::ForKind::kUnrolled,
                                ir::Store::Make(c, {i * 4 + k},
-                                               ir::Call::Make(ir::Float(32), "expf", {x}) +
+                                               ir::Call::Make(ir::Float(32), "exp", {x}) +
                                                    ir::Load::Make(t, {k}))),
              })));
   auto module =

@@ -13,10 +13,14 @@ namespace {
 
 using ::testing::HasSubstr;
 
-absl::StatusOr<std::string> CudaOf(const ir::Module& m) {
-  auto split = ir::SplitHostDevice(m);
-  if (!split.ok()) return split.status();
-  return CodeGenCudaDev::Generate(split->device);
+/// The CUDA C of a module of hand-built host entries, split first as ir::Lower would.
+absl::StatusOr<std::string> CudaOf(ir::Module m) {
+  for (ir::LoweredFunc& f : m.functions) {
+    auto split = ir::SplitHostDevice(*f);
+    if (!split.ok()) return split.status();
+    f = *split;
+  }
+  return CodeGenCudaDev::Generate(m);
 }
 
 /// A one-kernel module: `body` under a threadIdx.x loop over 32 writing float32 buffer Out.
@@ -31,7 +35,7 @@ ir::Module OneThreadLoop(ir::Var tx, ir::Buffer out, ir::Stmt body,
 }
 
 TEST(CodeGenCuda, VectorAddIsOneGuardedKernel) {
-  auto src = CudaOf(testing::GpuVectorAdd());
+  auto src = CodeGenCudaDev::Generate(testing::GpuVectorAdd());
   ASSERT_TRUE(src.ok()) << src.status();
   const std::string expected_kernel =
       "extern \"C\" __global__ void __launch_bounds__(64) myadd_kernel("

@@ -11,6 +11,7 @@
 #include "ir/transforms/lower_thread_reduce.h"
 #include "tests/cuda/index_names.h"
 #include "tests/cuda/row_reduce_module.h"
+#include "tests/cuda/vector_add_module.h"
 
 namespace cinn_like::backends {
 namespace {
@@ -42,7 +43,7 @@ TEST(LowerThreadReduce, PartialPerThreadThenOneBlockReduceAndOneStore) {
   EXPECT_THAT(ir, HasSubstr("B_partial[0] = (B_partial[0] + A[(" + row +
                             " + ((j_outer * 256) + j_inner))])"))
       << ir;
-  EXPECT_THAT(ir, HasSubstr("B_partial[0] = cinn_like_block_reduce_sum(B_partial[0])")) << ir;
+  EXPECT_THAT(ir, HasSubstr("B_partial[0] = block_reduce_sum(B_partial[0])")) << ir;
   EXPECT_THAT(ir, HasSubstr("if ((j_inner == 0))")) << ir;
   EXPECT_THAT(ir, HasSubstr("B[i] = (B[i] + B_partial[0])")) << ir;
   EXPECT_THAT(ir, Not(HasSubstr("B[i] = (B[i] + A"))) << ir;
@@ -185,7 +186,7 @@ TEST(CodeGenReduceError, BlockReduceUnderAGuardedThreadLoopIsRefused) {
   f->body = *lowered;
   auto compiler = Compiler::Create(ir::Target::NVGPU(90));
   ASSERT_TRUE(compiler.ok());
-  auto src = (*compiler)->GetSourceCode({"g", ir::Target::NVGPU(90), {f}});
+  auto src = (*compiler)->GetSourceCode(testing::SplitGpuModule("g", {f}));
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(src.status().message(),

@@ -25,14 +25,12 @@ int Count(const std::string& text, const std::string& what) {
 }
 
 TEST(CodeGenTemporaries, SplitKeepsTheWorkspaceOnTheHostAndPassesItToEachKernel) {
-  auto f = testing::BuildTemporaries(ir::Target::NVGPU(90), 2);
+  auto f = testing::BuildTemporaries(ir::Target::NVGPU(90), 2);  // split by ir::Lower
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_THAT(ir::ToString((*f)->body), HasSubstr("allocate T[float32 * n] in global"));
-  auto split = ir::SplitHostDevice({"temps2", ir::Target::NVGPU(90), {*f}});
-  ASSERT_TRUE(split.ok()) << split.status();
-  ASSERT_EQ(split->device.functions.size(), 2u);
-  const ir::LoweredFuncNode& k0 = *split->device.functions[0];
-  const ir::LoweredFuncNode& k1 = *split->device.functions[1];
+  ASSERT_EQ((*f)->kernels.size(), 2u);
+  const ir::LoweredFuncNode& k0 = *(*f)->kernels[0];
+  const ir::LoweredFuncNode& k1 = *(*f)->kernels[1];
   // Kernel 0 writes T; kernel 1 reads it: the function's buffers first, then workspaces.
   ASSERT_EQ(k0.args.size(), 3u);  // A, T, n
   EXPECT_EQ(k0.args[0].name(), "A");
@@ -44,7 +42,7 @@ TEST(CodeGenTemporaries, SplitKeepsTheWorkspaceOnTheHostAndPassesItToEachKernel)
   EXPECT_EQ(k1.args[2].name(), "T");
   EXPECT_EQ(k1.args[2].kind, ir::Argument::Kind::kInput);
   // The host: allocate T around both launches, in order; the entry's arguments unchanged.
-  const ir::LoweredFuncNode& host = *split->host.functions[0];
+  const ir::LoweredFuncNode& host = **f;
   EXPECT_EQ(host.args.size(), 3u);
   auto* alloc = host.body.As<ir::Allocate>();
   ASSERT_NE(alloc, nullptr) << ir::ToString(host.body);
@@ -59,9 +57,7 @@ TEST(CodeGenTemporaries, SplitKeepsTheWorkspaceOnTheHostAndPassesItToEachKernel)
 TEST(CodeGenTemporaries, HostIrAllocatesAroundTheLaunchesAndFreesOnEveryPath) {
   auto f = testing::BuildTemporaries(ir::Target::NVGPU(90), 2);
   ASSERT_TRUE(f.ok()) << f.status();
-  auto split = ir::SplitHostDevice({"temps2", ir::Target::NVGPU(90), {*f}});
-  ASSERT_TRUE(split.ok()) << split.status();
-  auto ir = CudaHostIR(split->host);
+  auto ir = CudaHostIR({"temps2", ir::Target::NVGPU(90), {*f}});
   ASSERT_TRUE(ir.ok()) << ir.status();
   // Device type 2 (kDLCUDA), bytes computed from n, the caller's stream.
   // Bytes from n, saturated to SIZE_MAX (refused by the allocator) when the product overflows.
@@ -84,10 +80,8 @@ TEST(CodeGenTemporaries, HostIrAllocatesAroundTheLaunchesAndFreesOnEveryPath) {
 TEST(CodeGenTemporaries, TwoWorkspacesAreFreedInnermostFirstOnAFailedAllocation) {
   auto f = testing::BuildTemporaries(ir::Target::NVGPU(90), 3);
   ASSERT_TRUE(f.ok()) << f.status();
-  auto split = ir::SplitHostDevice({"temps3", ir::Target::NVGPU(90), {*f}});
-  ASSERT_TRUE(split.ok()) << split.status();
-  EXPECT_EQ(split->device.functions.size(), 3u);
-  auto ir = CudaHostIR(split->host);
+  EXPECT_EQ((*f)->kernels.size(), 3u);
+  auto ir = CudaHostIR({"temps3", ir::Target::NVGPU(90), {*f}});
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_EQ(Count(*ir, "call ptr @cinn_like_alloc_workspace(i32 2"), 2) << *ir;
   // ir::Lower wraps the body in T's Allocate, then U's: U is the outer workspace. U is freed
@@ -124,7 +118,7 @@ TEST(CodeGenTemporaries, SharedBufferOutsideEveryKernelIsAnError) {
   f->args = {ir::Argument::Output(a)};
   f->body = ir::Allocate::Make(s, ir::For::Make(i, 0, n, ir::ForKind::kGpuThread,
                                                 ir::Store::Make(a, {i}, ir::Expr(1.0f)), 0));
-  auto split = ir::SplitHostDevice({"bad", ir::Target::NVGPU(90), {f}});
+  auto split = ir::SplitHostDevice(*f);
   ASSERT_FALSE(split.ok());
   EXPECT_THAT(std::string(split.status().message()),
               HasSubstr("function bad: buffer S in shared memory is allocated outside every "

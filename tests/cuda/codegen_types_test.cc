@@ -8,6 +8,7 @@
 #include "backends/cuda/nvrtc_compiler.h"
 #include "ir/flags.h"
 #include "tests/cuda/index_names.h"
+#include "tests/cuda/vector_add_module.h"
 #include "tests/typed_kernels.h"
 
 namespace cinn_like::backends {
@@ -145,7 +146,7 @@ TEST(CodeGenCudaTypesError, ErfOfAnIntegerNamesTheFunction) {
                           ir::Store::Make(out, {tx}, ir::Erf(Expr(tx))), 0);
   auto compiler = Compiler::Create(ir::Target::NVGPU(90));
   ASSERT_TRUE(compiler.ok());
-  auto src = (*compiler)->GetSourceCode({"k", ir::Target::NVGPU(90), {f}});
+  auto src = (*compiler)->GetSourceCode(testing::SplitGpuModule("k", {f}));
   ASSERT_FALSE(src.ok());
   EXPECT_THAT(std::string(src.status().message()),
               HasSubstr("math function 'erf' of type int32 on 1 arguments in CUDA codegen"));

@@ -32,7 +32,7 @@ absl::StatusOr<std::string> UnrolledCuda(bool full, std::string* ir_text) {
   if (auto st = s.Unroll(*j, full); !st.ok()) return st;
   auto f = ir::Lower("scale", {a, c}, sch, ir::Target::NVGPU(90));
   if (!f.ok()) return f.status();
-  *ir_text = ir::ToString((*f)->body);
+  *ir_text = ir::ToString(**f);  // the host entry and its kernel
   auto compiler = Compiler::Create(ir::Target::NVGPU(90));
   if (!compiler.ok()) return compiler.status();
   return (*compiler)->GetSourceCode({"scale", ir::Target::NVGPU(90), {*f}});

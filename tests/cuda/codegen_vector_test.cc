@@ -38,9 +38,9 @@ absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes) {
   f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
   f->body = ir::For::Make(t, 0, 32, ir::ForKind::kGpuThread,
                           ir::Store::Make(out, {idx}, ir::Load::Make(in, {idx}) * two), 0);
-  auto split = ir::SplitHostDevice({"scale", ir::Target::NVGPU(90), {f}});
+  auto split = ir::SplitHostDevice(*f);
   if (!split.ok()) return split.status();
-  return CodeGenCudaDev::Generate(split->device);
+  return CodeGenCudaDev::Generate({"scale", ir::Target::NVGPU(90), {*split}});
 }
 
 TEST(CodeGenCudaVector, VAddUsesFloat4LoadsAndStoresWithAScalarTail) {
@@ -128,9 +128,9 @@ TEST(CodeGenCudaVector, StridedAccessesStayScalar) {
   f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
   f->body = ir::For::Make(t, 0, 32, ir::ForKind::kGpuThread,
                           ir::Store::Make(out, {idx}, ir::Load::Make(in, {idx})), 0);
-  auto split = ir::SplitHostDevice({"strided", ir::Target::NVGPU(90), {f}});
+  auto split = ir::SplitHostDevice(*f);
   ASSERT_TRUE(split.ok()) << split.status();
-  auto src = CodeGenCudaDev::Generate(split->device);
+  auto src = CodeGenCudaDev::Generate({"strided", ir::Target::NVGPU(90), {*split}});
   ASSERT_TRUE(src.ok()) << src.status();
   EXPECT_THAT(*src, Not(HasSubstr("float4")));
   EXPECT_THAT(*src, HasSubstr("Out[t + 96] = In[t + 96];"));

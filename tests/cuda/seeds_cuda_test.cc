@@ -25,25 +25,23 @@ ir::Module SeedModule(const std::string& name) {
 }
 
 TEST(SeedSplitHostDevice, VectorAddBecomesOneKernelAndOneLaunch) {
-  auto split = ir::SplitHostDevice(SeedModule("myadd"));
-  ASSERT_TRUE(split.ok()) << split.status();
-  ASSERT_EQ(split->device.functions.size(), 1u);
-  const auto& kernel = *split->device.functions[0];
+  ir::Module m = SeedModule("myadd");  // split by ir::Lower
+  ASSERT_EQ(m.functions[0]->kernels.size(), 1u);
+  const auto& kernel = *m.functions[0]->kernels[0];
   EXPECT_EQ(kernel.name, "myadd_kernel");
   EXPECT_EQ(ir::ToString(kernel.grid_dims[0]), "((n + 63) / 64)");
   EXPECT_EQ(ir::ToString(kernel.block_dims[0]), "64");
   ASSERT_EQ(kernel.args.size(), 4u);  // A, B, C, n
   EXPECT_EQ(kernel.args[3].name(), "n");
-  EXPECT_EQ(ir::ToString(split->host.functions[0]->body),
-            "cinn_like_launch_kernel(\"myadd_kernel\", ((n + 63) / 64), 1, 1, 64, 1, 1, 0, A, B, "
-            "C, n)\n");
+  EXPECT_EQ(ir::ToString(m.functions[0]->body),
+            "launch_kernel(\"myadd_kernel\", ((n + 63) / 64), 1, 1, 64, 1, 1, 0, A, B, C, n)\n");
 }
 
 TEST(SeedSplitHostDeviceError, UnboundLoopNestIsAnError) {
   auto ex = examples::Find("myadd");
   auto f = ex->build(ir::Target::X86());  // no bindings
   ASSERT_TRUE(f.ok());
-  auto split = ir::SplitHostDevice({"myadd", ir::Target::NVGPU(90), {*f}});
+  auto split = ir::SplitHostDevice(**f);
   ASSERT_FALSE(split.ok());
   EXPECT_EQ(split.status().message(),
             "function myadd: a loop nest writing C has no GPU binding; bind its loops to "

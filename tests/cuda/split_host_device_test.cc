@@ -1,20 +1,66 @@
-/// \file SplitHostDevice: kernels, their arguments and launch dims, the host launches, errors.
+/// \file SplitHostDevice: kernels, their arguments and launch dims, the host launches, errors;
+/// ir::Lower runs it last for GPU targets only, and the NVGPU backend takes split modules.
 #include "ir/transforms/split_host_device.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "backends/compiler.h"
+#include "ir/lower.h"
 #include "ir/printer.h"
 #include "tests/cuda/vector_add_module.h"
 
 namespace cinn_like::ir {
 namespace {
 
+using ::testing::HasSubstr;
+
+/// C = A + B over n, split by 64 and bound to blocks and threads where the target has them.
+absl::StatusOr<LoweredFunc> LowerVectorAdd(const Target& target) {
+  Var n("n");
+  Tensor a = Placeholder("A", Float(32), {n});
+  Tensor b = Placeholder("B", Float(32), {n});
+  Tensor c = Compute(
+      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  auto sch = Schedule::Create({c});
+  Stage& s = sch[c];
+  auto parts = s.Split(*s.LeafAxis(0), 64);
+  if (!parts.ok()) return parts.status();
+  if (target.is_gpu()) {
+    if (absl::Status st = s.Bind(parts->first, "blockIdx.x"); !st.ok()) return st;
+    if (absl::Status st = s.Bind(parts->second, "threadIdx.x"); !st.ok()) return st;
+  }
+  return Lower("vadd", {a, b, c}, sch, target);
+}
+
+TEST(SplitHostDevice, LowerSplitsForAGpuTarget) {
+  auto f = LowerVectorAdd(Target::NVGPU(90));
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ((*f)->kernels.size(), 1u);
+  EXPECT_EQ((*f)->kernels[0]->name, "vadd_kernel");
+  EXPECT_EQ((*f)->kernels[0]->kind, LoweredFuncNode::Kind::kDeviceKernel);
+  auto* eval = (*f)->body.As<Evaluate>();
+  ASSERT_NE(eval, nullptr) << ToString((*f)->body);
+  EXPECT_TRUE(eval->value.As<Call>()->is_intrinsic(IntrinsicOp::kLaunchKernel));
+  // The function prints with its kernels.
+  EXPECT_THAT(ToString(**f), HasSubstr("launch_kernel(\"vadd_kernel\""));
+  EXPECT_THAT(ToString(**f), HasSubstr("kernel vadd_kernel(A, B, C, n) grid("));
+}
+
+TEST(SplitHostDevice, LowerDoesNotSplitForX86) {
+  auto f = LowerVectorAdd(Target::X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_TRUE((*f)->kernels.empty());
+  EXPECT_THAT(ToString((*f)->body), HasSubstr("for (i_inner, 0, 64)"));
+  EXPECT_THAT(ToString((*f)->body), ::testing::Not(HasSubstr("launch_kernel")));
+}
+
 TEST(SplitHostDevice, VectorAddBecomesOneKernelAndOneLaunch) {
-  Module m = testing::GpuVectorAdd();
-  auto split = SplitHostDevice(m);
+  LoweredFunc f = testing::GpuVectorAddFunc();
+  auto split = SplitHostDevice(*f);
   ASSERT_TRUE(split.ok()) << split.status();
-  ASSERT_EQ(split->device.functions.size(), 1u);
-  const LoweredFuncNode& k = *split->device.functions[0];
+  ASSERT_EQ((*split)->kernels.size(), 1u);
+  const LoweredFuncNode& k = *(*split)->kernels[0];
   EXPECT_EQ(k.name, "myadd_kernel");
   EXPECT_EQ(k.kind, LoweredFuncNode::Kind::kDeviceKernel);
   ASSERT_EQ(k.args.size(), 4u);
@@ -30,8 +76,7 @@ TEST(SplitHostDevice, VectorAddBecomesOneKernelAndOneLaunch) {
   EXPECT_TRUE(IsConstInt(k.block_dims[0], 64));
   EXPECT_TRUE(IsConstInt(k.block_dims[2], 1));
 
-  ASSERT_EQ(split->host.functions.size(), 1u);
-  const LoweredFuncNode& host = *split->host.functions[0];
+  const LoweredFuncNode& host = **split;
   EXPECT_EQ(host.name, "myadd");
   EXPECT_EQ(host.kind, LoweredFuncNode::Kind::kHostEntry);
   EXPECT_EQ(host.args.size(), 3u);
@@ -39,14 +84,15 @@ TEST(SplitHostDevice, VectorAddBecomesOneKernelAndOneLaunch) {
   ASSERT_NE(eval, nullptr) << ToString(host.body);
   auto* call = eval->value.As<Call>();
   ASSERT_NE(call, nullptr);
-  EXPECT_EQ(call->name, kLaunchKernel);
+  EXPECT_TRUE(call->is_intrinsic(IntrinsicOp::kLaunchKernel));
   EXPECT_EQ(call->call_kind, Call::CallKind::kIntrinsic);
+  EXPECT_EQ(call->name, "launch_kernel");
   ASSERT_EQ(call->args.size(), 8u + 4u);
   EXPECT_EQ(call->args[0].As<StringImm>()->value, "myadd_kernel");
   EXPECT_TRUE(IsConstInt(call->args[4], 64));  // block x
   EXPECT_TRUE(IsConstInt(call->args[7], 0));   // shared memory
-  EXPECT_TRUE(call->args[8].same_as(m.functions[0]->args[0].buffer->data));
-  EXPECT_TRUE(call->args[10].same_as(m.functions[0]->args[2].buffer->data));
+  EXPECT_TRUE(call->args[8].same_as(f->args[0].buffer->data));
+  EXPECT_TRUE(call->args[10].same_as(f->args[2].buffer->data));
   EXPECT_EQ(call->args[11].As<Variable>()->name, "n");
 }
 
@@ -66,12 +112,11 @@ TEST(SplitHostDevice, SeveralNestsBecomeNumberedKernelsThatTakeOnlyWhatTheyUse) 
   f->name = "two";
   f->args = {Argument::Input(a), Argument::Output(b)};
   f->body = Block::Make({first, second_nest});
-  Module m{"two", Target::NVGPU(90), {f}};
-  auto split = SplitHostDevice(m);
+  auto split = SplitHostDevice(*f);
   ASSERT_TRUE(split.ok()) << split.status();
-  ASSERT_EQ(split->device.functions.size(), 2u);
-  const LoweredFuncNode& k0 = *split->device.functions[0];
-  const LoweredFuncNode& k1 = *split->device.functions[1];
+  ASSERT_EQ((*split)->kernels.size(), 2u);
+  const LoweredFuncNode& k0 = *(*split)->kernels[0];
+  const LoweredFuncNode& k1 = *(*split)->kernels[1];
   EXPECT_EQ(k0.name, "two_kernel_0");
   EXPECT_EQ(k1.name, "two_kernel_1");
   ASSERT_EQ(k0.args.size(), 3u);  // A, B, n
@@ -81,7 +126,7 @@ TEST(SplitHostDevice, SeveralNestsBecomeNumberedKernelsThatTakeOnlyWhatTheyUse) 
   EXPECT_TRUE(IsConstInt(k1.block_dims[0], 128)) << ToString(k1.block_dims[0]);
   EXPECT_TRUE(IsConstInt(k1.grid_dims[1], 4));
   EXPECT_TRUE(IsConstInt(k1.grid_dims[0], 1));
-  auto* launches = split->host.functions[0]->body.As<Block>();
+  auto* launches = (*split)->body.As<Block>();
   ASSERT_NE(launches, nullptr);
   ASSERT_EQ(launches->stmts.size(), 2u);
 }
@@ -95,13 +140,33 @@ TEST(SplitHostDeviceError, UnboundLoopNestNamesFunctionAndBuffer) {
   f->name = "myadd";
   f->args = {Argument::Input(a), Argument::Output(c)};
   f->body = For::Make(i, 0, n, ForKind::kSerial, Store::Make(c, {i}, Load::Make(a, {i})));
-  Module m{"myadd", Target::NVGPU(90), {f}};
-  auto split = SplitHostDevice(m);
+  auto split = SplitHostDevice(*f);
   ASSERT_FALSE(split.ok());
   EXPECT_EQ(split.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(split.status().message(),
             "function myadd: a loop nest writing C has no GPU binding; bind its loops to "
             "blockIdx/threadIdx");
+}
+
+TEST(SplitHostDeviceError, AFunctionIsSplitOnce) {
+  auto split = SplitHostDevice(*testing::GpuVectorAddFunc());
+  ASSERT_TRUE(split.ok()) << split.status();
+  auto again = SplitHostDevice(**split);
+  ASSERT_FALSE(again.ok());
+  EXPECT_EQ(again.status().message(), "function myadd is already split");
+}
+
+TEST(SplitHostDeviceError, TheNvgpuBackendRefusesAModuleThatIsNotSplit) {
+  auto compiler = backends::Compiler::Create(Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  Module unsplit{"myadd", Target::NVGPU(90), {testing::GpuVectorAddFunc()}};
+  auto source = (*compiler)->GetSourceCode(unsplit);
+  ASSERT_FALSE(source.ok());
+  EXPECT_EQ(source.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(source.status().message(),
+              HasSubstr("function myadd: loop i_outer is bound to a GPU axis in the host entry; "
+                        "the module is not split"));
+  EXPECT_FALSE((*compiler)->Build(unsplit).ok());
 }
 
 }  // namespace

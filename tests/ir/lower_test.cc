@@ -40,7 +40,9 @@ TEST(Lower, VectorAddSplitBy64IsPartitionedIntoAGuardFreeMainLoopAndAGuardedTail
 }
 
 TEST(Lower, VectorAddBoundToBlocksAndThreadsOnNvgpu) {
-  std::string ir = LowerExample("myadd", Target::NVGPU(90));
+  auto f = examples::Find("myadd")->build(Target::NVGPU(90));
+  ASSERT_TRUE(f.ok()) << f.status();
+  std::string ir = ToString(**f);  // the host entry, then its kernel (split_host_device)
   // The block's offset is computed once per block (hoist_common_index runs for NVGPU).
   EXPECT_THAT(ir, HasSubstr("blockIdx.x for (i_outer, 0, ((n + 63) / 64)) {\n"
                             "  let idx0 = (i_outer * 64)\n"
@@ -127,6 +129,10 @@ TEST(Lower, IntermediateTensorIsAllocatedOnBothTargets) {
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_THAT(ToString((*f)->body), HasSubstr("allocate T[float32 * n] in global"));
   // On NVGPU too: a global buffer the host allocates around the kernels (split_host_device).
+  for (const Tensor& x : {t, c}) {
+    Stage& s = sch[x];
+    ASSERT_TRUE(s.Bind(*s.LeafAxis(0), "threadIdx.x").ok());
+  }
   auto g = Lower("chain", {a, c}, sch, Target::NVGPU(90));
   ASSERT_TRUE(g.ok()) << g.status();
   EXPECT_THAT(ToString((*g)->body), HasSubstr("allocate T[float32 * n] in global"));

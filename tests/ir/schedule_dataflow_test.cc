@@ -207,19 +207,19 @@ TEST(ScheduleDataflow, RfactorReducesPartialsThenThePartials) {
 TEST(ScheduleDataflow, SharedMatmulOnNvgpuSynchronizesAroundEachKSlice) {
   auto f = examples::BuildMatmulShared(Target::NVGPU(90), 64, {32, 4, 8}, "mm");
   ASSERT_TRUE(f.ok()) << f.status();
-  std::string ir = ToString((*f)->body);
+  std::string ir = ToString(**f);
   // Copies, a barrier, the products, a barrier before the next slice overwrites the tiles.
   size_t loop = ir.find("for (C_local_k_outer, 0, 8) {");
   ASSERT_NE(loop, std::string::npos) << ir;
-  size_t first = ir.find("__syncthreads()", loop);
+  size_t first = ir.find("sync_threads()", loop);
   size_t product = ir.find("C_local[0] = (C_local[0] + (A_shared[", loop);
-  size_t second = ir.find("__syncthreads()", first + 1);
+  size_t second = ir.find("sync_threads()", first + 1);
   ASSERT_NE(first, std::string::npos);
   ASSERT_NE(second, std::string::npos);
   EXPECT_LT(ir.rfind("B_shared[", first), first);  // the last copy comes before the barrier
   EXPECT_LT(first, product);
   EXPECT_LT(product, second);
-  EXPECT_EQ(ir.find("__syncthreads()", second + 1), std::string::npos);
+  EXPECT_EQ(ir.find("sync_threads()", second + 1), std::string::npos);
   EXPECT_THAT(ir, HasSubstr("allocate A_shared[float32 * 32 * 8] in shared"));
   EXPECT_THAT(ir, HasSubstr("allocate B_shared[float32 * 8 * 32] in shared"));
   EXPECT_THAT(ir, HasSubstr("allocate C_local[float32 * 4 * 4] in local"));

@@ -1,0 +1,57 @@
+/// \file Every intrinsic of ir/intrinsics.h in CUDA device code: the device ones have a CUDA
+/// spelling (and the block reduces a helper the translation unit defines); the host and CPU
+/// ones are refused with a message naming the intrinsic.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "backends/cuda/codegen_cuda_dev.h"
+#include "tests/cuda/vector_add_module.h"
+
+namespace cinn_like::backends {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// A kernel over 32 threads storing a call of `op`; only the spelling matters here, so every
+/// op gets one float32 argument.
+absl::StatusOr<std::string> KernelCalling(ir::IntrinsicOp op) {
+  auto out = ir::MakeBuffer("Out", ir::Float(32), {ir::Expr(32)});
+  ir::Var tx("tx");
+  ir::Expr call = ir::Call::Make(ir::Float(32), op, {ir::Load::Make(out, {tx})});
+  auto f = std::make_shared<ir::LoweredFuncNode>();
+  f->name = "k";
+  f->args = {ir::Argument::Output(out)};
+  f->body = ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, ir::Store::Make(out, {tx}, call), 0);
+  return CodeGenCudaDev::Generate(testing::SplitGpuModule("k", {f}));
+}
+
+TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
+  const std::map<ir::IntrinsicOp, std::string> spelled = {
+      {ir::IntrinsicOp::kSyncThreads, "__syncthreads("},
+      {ir::IntrinsicOp::kBlockReduceSum, "cinn_like_block_reduce_sum("},
+      {ir::IntrinsicOp::kBlockReduceMax, "cinn_like_block_reduce_max("},
+      {ir::IntrinsicOp::kBlockReduceMin, "cinn_like_block_reduce_min("},
+      {ir::IntrinsicOp::kBlockReduceProd, "cinn_like_block_reduce_prod("}};
+  for (int k = 0; k < ir::kNumIntrinsics; ++k) {
+    auto op = static_cast<ir::IntrinsicOp>(k);
+    std::string name = ir::IntrinsicName(op);
+    auto src = KernelCalling(op);
+    auto it = spelled.find(op);
+    if (it == spelled.end()) {
+      ASSERT_FALSE(src.ok()) << name;
+      EXPECT_THAT(src.status().message(), HasSubstr("intrinsic " + name + " in CUDA codegen"));
+      continue;
+    }
+    ASSERT_TRUE(src.ok()) << name << ": " << src.status();
+    EXPECT_THAT(*src, HasSubstr("Out[tx] = " + it->second + "Out[tx])")) << *src;
+    if (ir::IsBlockReduce(op)) {  // the helper is defined in the translation unit
+      EXPECT_THAT(*src, HasSubstr("T " + it->second + "T v)")) << *src;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cinn_like::backends
