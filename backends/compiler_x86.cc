@@ -37,9 +37,7 @@ absl::Status CompilerX86::Build(const ir::Module& module) {
 }
 
 absl::StatusOr<EntryFunction> CompilerX86::Lookup(const std::string& name) {
-  auto address = engine_->Lookup(name);
-  if (!address.ok()) return address.status();
-  return reinterpret_cast<EntryFunction>(*address);
+  return engine_->LookupEntry(name);
 }
 
 absl::StatusOr<std::string> CompilerX86::GetSourceCode(const ir::Module& module) {

@@ -154,9 +154,7 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
 }
 
 absl::StatusOr<EntryFunction> CompilerNVGPU::Lookup(const std::string& name) {
-  auto address = engine_->Lookup(name);
-  if (!address.ok()) return address.status();
-  return reinterpret_cast<EntryFunction>(*address);
+  return engine_->LookupEntry(name);
 }
 
 absl::StatusOr<std::string> CompilerNVGPU::GetSourceCode(const ir::Module& module) {

@@ -203,6 +203,12 @@ absl::StatusOr<void*> ExecutionEngine::Lookup(const std::string& name) {
   return addr->toPtr<void*>();
 }
 
+absl::StatusOr<EntryFunction> ExecutionEngine::LookupEntry(const std::string& name) {
+  auto address = Lookup(name);
+  if (!address.ok()) return address.status();
+  return reinterpret_cast<EntryFunction>(*address);
+}
+
 absl::Status ExecutionEngine::ExportObject(const std::string& path) {
   auto tm = HostTargetMachine();
   if (!tm.ok()) return tm.status();

@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "backends/compiler.h"
 #include "backends/llvm/codegen_llvm.h"
 
 namespace llvm::orc {
@@ -33,6 +34,8 @@ class ExecutionEngine {
   absl::Status AddModule(LLVMModule m);
   /// The address of a function added earlier; NotFound names it and the functions added.
   absl::StatusOr<void*> Lookup(const std::string& name);
+  /// The host entry `name` (Compiler::Lookup of every JIT-linked backend).
+  absl::StatusOr<EntryFunction> LookupEntry(const std::string& name);
   /// Writes one object file (.o) with the (optimized) code of every module added.
   absl::Status ExportObject(const std::string& path);
 

@@ -9,19 +9,6 @@
 namespace cinn_like::ir {
 namespace {
 
-IntrinsicOp IntrinsicOf(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::kSum:
-      return IntrinsicOp::kBlockReduceSum;
-    case ReduceKind::kMax:
-      return IntrinsicOp::kBlockReduceMax;
-    case ReduceKind::kProd:
-      return IntrinsicOp::kBlockReduceProd;
-    default:
-      return IntrinsicOp::kBlockReduceMin;
-  }
-}
-
 /// Rewrites a region's statement: the thread loop dissolves (it is hoisted by the caller), the
 /// update accumulates into the partial, and guards independent of the region are collected.
 class RegionRewriter : public PartialsRewriter {
@@ -85,7 +72,7 @@ class ThreadReduceLowerer : public ReduceRegionMutator {
     Expr acc = Load::Make(update->buffer, update->indices);
     Stmt result = Block::Make(
         {Store::Make(partial, {Expr(0)}, ReduceInit(region.kind, t)), body,
-         Store::Make(partial, {Expr(0)}, Call::Make(t, IntrinsicOf(region.kind), {p})),
+         Store::Make(partial, {Expr(0)}, Call::Make(t, CombinePartials(region.kind, PartialsAcross::kBlockThreads), {p})),
          IfThenElse::Make(cond, Store::Make(update->buffer, update->indices,
                                             ReduceCombine(region.kind, acc, p)))});
     return For::Make(thread->loop_var, thread->min, thread->extent, ForKind::kGpuThread,

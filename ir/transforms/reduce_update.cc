@@ -34,6 +34,20 @@ size_t RegionStart(const std::vector<const For*>& loops, const Store* update) {
 
 }  // namespace
 
+IntrinsicOp CombinePartials(ReduceKind kind, PartialsAcross across) {
+  const bool block = across == PartialsAcross::kBlockThreads;
+  switch (kind) {
+    case ReduceKind::kSum:
+      return block ? IntrinsicOp::kBlockReduceSum : IntrinsicOp::kVectorReduceSum;
+    case ReduceKind::kMax:
+      return block ? IntrinsicOp::kBlockReduceMax : IntrinsicOp::kVectorReduceMax;
+    case ReduceKind::kProd:
+      return block ? IntrinsicOp::kBlockReduceProd : IntrinsicOp::kVectorReduceProd;
+    default:
+      return block ? IntrinsicOp::kBlockReduceMin : IntrinsicOp::kVectorReduceMin;
+  }
+}
+
 bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
   auto is_acc = [&](const Expr& x) {
     auto* load = x.As<Load>();

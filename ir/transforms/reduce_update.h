@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "ir/intrinsics.h"
 #include "ir/ir.h"
 #include "ir/mutator.h"
 #include "ir/tensor.h"
@@ -21,6 +22,12 @@ bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e);
 /// (structurally equal conjuncts count once).
 void AddGuardsFreeOf(const Expr& cond, const std::set<const Variable*>& vars,
                      std::vector<Expr>* out);
+
+/// Where a reduction's partial results are combined: across the threads of a block
+/// (LowerThreadReduce) or across the lanes of a vector (VectorizeReductions).
+enum class PartialsAcross : uint8_t { kBlockThreads, kVectorLanes };
+/// The intrinsic that combines partials of `kind` (sum, max, min, prod) across `across`.
+IntrinsicOp CombinePartials(ReduceKind kind, PartialsAcross across);
 
 /// A reduction update and its region: the longest innermost run of enclosing loops whose
 /// variables do not occur in the update's indices, cut at the Allocate of the updated buffer

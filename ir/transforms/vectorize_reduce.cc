@@ -11,19 +11,6 @@
 namespace cinn_like::ir {
 namespace {
 
-IntrinsicOp IntrinsicOf(ReduceKind kind) {
-  switch (kind) {
-    case ReduceKind::kSum:
-      return IntrinsicOp::kVectorReduceSum;
-    case ReduceKind::kMax:
-      return IntrinsicOp::kVectorReduceMax;
-    case ReduceKind::kProd:
-      return IntrinsicOp::kVectorReduceProd;
-    default:
-      return IntrinsicOp::kVectorReduceMin;
-  }
-}
-
 /// The constant lane count of a region's vectorized loop.
 int64_t LanesOf(const ReduceRegion& region) { return *AsConstInt(region.loop->extent); }
 
@@ -134,7 +121,7 @@ class ReductionVectorizer : public ReduceRegionMutator {
                           Store::Make(partials, {lane}, ReduceInit(region.kind, t)));
     RegionRewriter rewriter(region, partials);
     Stmt body = rewriter.Mutate(top);
-    Expr total = Call::Make(t, IntrinsicOf(region.kind),
+    Expr total = Call::Make(t, CombinePartials(region.kind, PartialsAcross::kVectorLanes),
                             {Load::Make(partials, {Ramp::Make(Expr(0), Expr(1), lanes)})});
     Stmt result =
         Store::Make(update->buffer, update->indices,
