@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
+#include "hlir/ops/elementwise_def.h"
 #include "hlir/ops/op_util.h"
 #include "ir/math.h"
 
@@ -18,144 +19,19 @@ using ir::Expr;
 using ir::MathOp;
 using ir::Select;
 using ops::DTypeClass;
+using ops::Binary;
+using ops::OutDType;
+using ops::RegisterBinary;
+using ops::RegisterUnary;
+using ops::Unary;
+using ops::WithDType;
 using ops::IsNan;
 using ops::ToBool;
-using UnaryFn = std::function<double(double)>;
-using BinaryFn = std::function<double(double, double)>;
-
-/// An elementwise op's scalar function twice: on doubles for the reference interpreter, and in
-/// lang for the compute (ops::UnaryScalar: operands widened, floats tested by their type).
-struct Unary {
-  UnaryFn reference;
-  ops::UnaryScalar lang;
-};
-struct Binary {
-  BinaryFn reference;
-  ops::BinaryScalar lang;
-};
-/// Builds an op's scalar functions from its attributes (validating them).
-using UnaryMaker = std::function<absl::StatusOr<Unary>(const AttributeMap&, const std::string&)>;
-/// Binary makers also see the operands' dtype (integer division needs a rounding mode).
-using BinaryMaker =
-    std::function<absl::StatusOr<Binary>(const AttributeMap&, const std::string&, DType)>;
-
-enum class OutDType : uint8_t { kSame, kBool };
-
 Expr M(MathOp op, Expr x) { return ir::MathCall(op, {std::move(x)}); }
 Expr C(const Expr& like, double v) { return ops::Const(like.type(), v); }
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 Expr Sigmoid(const Expr& x) { return C(x, 1) / (C(x, 1) + ir::Exp(-x)); }
-
-TensorDesc WithDType(TensorDesc d, DType t) {
-  d.dtype = t;
-  return d;
-}
-
-/// The dtype whose IR type is `t` (the inverse of ToIrType).
-DType DTypeOf(const ir::Type& t) {
-  for (DType d : {DType::kBool, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64,
-                  DType::kUInt8, DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
-    if (ToIrType(d) == t) return d;
-  }
-  return DType::kFloat64;
-}
-
-void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
-                   UnaryMaker make) {
-  OpDef def;
-  def.name = name;
-  def.pattern = OpPattern::kElementwise;
-  def.compute = ops::UnaryCompute(
-      [name, make](const AttributeMap& attrs) -> absl::StatusOr<ops::UnaryScalar> {
-        auto fns = make(attrs, name);
-        if (!fns.ok()) return fns.status();
-        return fns->lang;
-      });
-  def.infer = [name, accepts, out, make](
-                  const std::vector<TensorDesc>& in,
-                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
-    absl::Status s = ops::CheckDType(name, 0, in[0], accepts);
-    if (!s.ok()) return s;
-    auto fns = make(attrs, name);  // validates the attributes
-    if (!fns.ok()) return fns.status();
-    return std::vector<TensorDesc>{out == OutDType::kBool ? WithDType(in[0], DType::kBool) : in[0]};
-  };
-  def.reference = [name, make](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
-                               std::vector<HostTensor>& outs) -> absl::Status {
-    auto fns = make(attrs, name);
-    if (!fns.ok()) return fns.status();
-    for (int64_t i = 0; i < in[0]->size(); ++i) outs[0].data[i] = fns->reference(in[0]->data[i]);
-    return absl::OkStatus();
-  };
-  r.Register(std::move(def));
-}
-
-/// A unary op without attributes: its scalar function on doubles and in lang.
-void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
-                   double (*reference)(double), Expr (*lang)(const Expr&)) {
-  RegisterUnary(
-      r, name, accepts, out,
-      [reference, lang](const AttributeMap&, const std::string&) -> absl::StatusOr<Unary> {
-        return Unary{reference, lang};
-      });
-}
-
-void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
-                    bool same_dtype, BinaryMaker make) {
-  OpDef def;
-  def.name = name;
-  def.pattern = OpPattern::kBroadcast;
-  def.min_inputs = def.max_inputs = 2;
-  def.compute =
-      ops::BinaryCompute([name, make](const AttributeMap& attrs,
-                                      const ir::Type& t) -> absl::StatusOr<ops::BinaryScalar> {
-        auto fns = make(attrs, name, DTypeOf(t));
-        if (!fns.ok()) return fns.status();
-        return fns->lang;
-      });
-  def.infer = [=](const std::vector<TensorDesc>& in,
-                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
-    for (int i = 0; i < 2; ++i) {
-      absl::Status s = ops::CheckDType(name, i, in[i], accepts);
-      if (!s.ok()) return s;
-    }
-    if (same_dtype) {
-      absl::Status s = ops::CheckSameDType(name, in);
-      if (!s.ok()) return s;
-    }
-    auto fns = make(attrs, name, in[0].dtype);
-    if (!fns.ok()) return fns.status();
-    auto shape = ops::BroadcastAll(name, in);
-    if (!shape.ok()) return shape.status();
-    return std::vector<TensorDesc>{
-        TensorDesc{out == OutDType::kBool ? DType::kBool : in[0].dtype, *shape}};
-  };
-  def.reference = [name, make](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
-                               std::vector<HostTensor>& outs) -> absl::Status {
-    auto fns = make(attrs, name, in[0]->dtype);
-    if (!fns.ok()) return fns.status();
-    HostTensor& o = outs[0];
-    int64_t flat = 0;
-    ForEachIndex(o.shape, [&](const std::vector<int64_t>& idx) {
-      o.data[flat++] = fns->reference(in[0]->data[BroadcastIndex(in[0]->shape, idx)],
-                                      in[1]->data[BroadcastIndex(in[1]->shape, idx)]);
-    });
-    return absl::OkStatus();
-  };
-  r.Register(std::move(def));
-}
-
-/// A binary op without attributes: its scalar function on doubles and in lang.
-void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
-                    bool same_dtype, double (*reference)(double, double),
-                    Expr (*lang)(const Expr&, const Expr&)) {
-  RegisterBinary(
-      r, name, accepts, out, same_dtype,
-      [reference, lang](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<Binary> {
-        return Binary{reference, lang};
-      });
-}
 
 absl::StatusOr<Unary> MakeLeakyRelu(const AttributeMap& attrs, const std::string& op) {
   auto slope = GetFloat(attrs, "negative_slope", op, 0.01);

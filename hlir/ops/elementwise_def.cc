@@ -1,0 +1,122 @@
+/// \file RegisterUnary and RegisterBinary: an elementwise op's OpDef from its scalar functions.
+#include "hlir/ops/elementwise_def.h"
+
+#include <utility>
+#include <vector>
+
+namespace cinn_like::hlir::ops {
+namespace {
+
+using ir::Expr;
+
+/// The dtype whose IR type is `t` (the inverse of ToIrType).
+DType DTypeOf(const ir::Type& t) {
+  for (DType d : {DType::kBool, DType::kInt8, DType::kInt16, DType::kInt32, DType::kInt64,
+                  DType::kUInt8, DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
+    if (ToIrType(d) == t) return d;
+  }
+  return DType::kFloat64;
+}
+
+}  // namespace
+
+TensorDesc WithDType(TensorDesc d, DType t) {
+  d.dtype = t;
+  return d;
+}
+
+void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                   UnaryMaker make) {
+  OpDef def;
+  def.name = name;
+  def.pattern = OpPattern::kElementwise;
+  def.compute = UnaryCompute(
+      [name, make](const AttributeMap& attrs) -> absl::StatusOr<UnaryScalar> {
+        auto fns = make(attrs, name);
+        if (!fns.ok()) return fns.status();
+        return fns->lang;
+      });
+  def.infer = [name, accepts, out, make](
+                  const std::vector<TensorDesc>& in,
+                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+    absl::Status s = CheckDType(name, 0, in[0], accepts);
+    if (!s.ok()) return s;
+    auto fns = make(attrs, name);  // validates the attributes
+    if (!fns.ok()) return fns.status();
+    return std::vector<TensorDesc>{out == OutDType::kBool ? WithDType(in[0], DType::kBool) : in[0]};
+  };
+  def.reference = [name, make](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
+                               std::vector<HostTensor>& outs) -> absl::Status {
+    auto fns = make(attrs, name);
+    if (!fns.ok()) return fns.status();
+    for (int64_t i = 0; i < in[0]->size(); ++i) outs[0].data[i] = fns->reference(in[0]->data[i]);
+    return absl::OkStatus();
+  };
+  r.Register(std::move(def));
+}
+
+void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                   double (*reference)(double), Expr (*lang)(const Expr&)) {
+  RegisterUnary(
+      r, name, accepts, out,
+      [reference, lang](const AttributeMap&, const std::string&) -> absl::StatusOr<Unary> {
+        return Unary{reference, lang};
+      });
+}
+
+void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                    bool same_dtype, BinaryMaker make) {
+  OpDef def;
+  def.name = name;
+  def.pattern = OpPattern::kBroadcast;
+  def.min_inputs = def.max_inputs = 2;
+  def.compute =
+      BinaryCompute([name, make](const AttributeMap& attrs,
+                                      const ir::Type& t) -> absl::StatusOr<BinaryScalar> {
+        auto fns = make(attrs, name, DTypeOf(t));
+        if (!fns.ok()) return fns.status();
+        return fns->lang;
+      });
+  def.infer = [=](const std::vector<TensorDesc>& in,
+                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+    for (int i = 0; i < 2; ++i) {
+      absl::Status s = CheckDType(name, i, in[i], accepts);
+      if (!s.ok()) return s;
+    }
+    if (same_dtype) {
+      absl::Status s = CheckSameDType(name, in);
+      if (!s.ok()) return s;
+    }
+    auto fns = make(attrs, name, in[0].dtype);
+    if (!fns.ok()) return fns.status();
+    auto shape = BroadcastAll(name, in);
+    if (!shape.ok()) return shape.status();
+    return std::vector<TensorDesc>{
+        TensorDesc{out == OutDType::kBool ? DType::kBool : in[0].dtype, *shape}};
+  };
+  def.reference = [name, make](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
+                               std::vector<HostTensor>& outs) -> absl::Status {
+    auto fns = make(attrs, name, in[0]->dtype);
+    if (!fns.ok()) return fns.status();
+    HostTensor& o = outs[0];
+    int64_t flat = 0;
+    ForEachIndex(o.shape, [&](const std::vector<int64_t>& idx) {
+      o.data[flat++] = fns->reference(in[0]->data[BroadcastIndex(in[0]->shape, idx)],
+                                      in[1]->data[BroadcastIndex(in[1]->shape, idx)]);
+    });
+    return absl::OkStatus();
+  };
+  r.Register(std::move(def));
+}
+
+void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                    bool same_dtype, double (*reference)(double, double),
+                    Expr (*lang)(const Expr&, const Expr&)) {
+  RegisterBinary(
+      r, name, accepts, out, same_dtype,
+      [reference, lang](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<Binary> {
+        return Binary{reference, lang};
+      });
+}
+
+}  // namespace cinn_like::hlir::ops
