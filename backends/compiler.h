@@ -23,10 +23,10 @@ using EntryFunction = int (*)(DLTensor** args, int32_t num_args, void* stream);
 /// stay 0. (The host/device split is a lowering pass: ir::Lower times it.)
 struct CompileTimes {
   double device_codegen_ms = 0;  // CUDA C generation (NVGPU)
-  double nvrtc_ms = 0;        // NVRTC to PTX/CUBIN (NVGPU)
-  double module_load_ms = 0;  // CUDA module load and kernel handles (NVGPU)
-  double host_codegen_ms = 0; // LLVM IR for the host module (all of it on X86)
-  double orc_link_ms = 0;     // optimization, machine code and linking in the ORC JIT
+  double nvrtc_ms = 0;           // NVRTC to PTX/CUBIN (NVGPU)
+  double module_load_ms = 0;     // CUDA module load and kernel handles (NVGPU)
+  double host_codegen_ms = 0;    // LLVM IR for the host module (all of it on X86)
+  double orc_link_ms = 0;        // optimization, machine code and linking in the ORC JIT
   double total_ms = 0;
   std::string ToString() const;
 };

@@ -18,15 +18,16 @@ namespace {
 using ir::Expr;
 using ir::MathOp;
 using ir::Select;
-using ops::DTypeClass;
 using ops::Binary;
+using ops::DTypeClass;
+using ops::IsNan;
 using ops::OutDType;
 using ops::RegisterBinary;
 using ops::RegisterUnary;
+using ops::ToBool;
 using ops::Unary;
 using ops::WithDType;
-using ops::IsNan;
-using ops::ToBool;
+
 Expr M(MathOp op, Expr x) { return ir::MathCall(op, {std::move(x)}); }
 Expr C(const Expr& like, double v) { return ops::Const(like.type(), v); }
 

@@ -30,8 +30,8 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kElementwise;
-  def.compute = UnaryCompute(
-      [name, make](const AttributeMap& attrs) -> absl::StatusOr<UnaryScalar> {
+  def.compute =
+      UnaryCompute([name, make](const AttributeMap& attrs) -> absl::StatusOr<UnaryScalar> {
         auto fns = make(attrs, name);
         if (!fns.ok()) return fns.status();
         return fns->lang;
@@ -70,9 +70,8 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
   def.name = name;
   def.pattern = OpPattern::kBroadcast;
   def.min_inputs = def.max_inputs = 2;
-  def.compute =
-      BinaryCompute([name, make](const AttributeMap& attrs,
-                                      const ir::Type& t) -> absl::StatusOr<BinaryScalar> {
+  def.compute = BinaryCompute(
+      [name, make](const AttributeMap& attrs, const ir::Type& t) -> absl::StatusOr<BinaryScalar> {
         auto fns = make(attrs, name, DTypeOf(t));
         if (!fns.ok()) return fns.status();
         return fns->lang;

@@ -72,7 +72,9 @@ class ThreadReduceLowerer : public ReduceRegionMutator {
     Expr acc = Load::Make(update->buffer, update->indices);
     Stmt result = Block::Make(
         {Store::Make(partial, {Expr(0)}, ReduceInit(region.kind, t)), body,
-         Store::Make(partial, {Expr(0)}, Call::Make(t, CombinePartials(region.kind, PartialsAcross::kBlockThreads), {p})),
+         Store::Make(
+             partial, {Expr(0)},
+             Call::Make(t, CombinePartials(region.kind, PartialsAcross::kBlockThreads), {p})),
          IfThenElse::Make(cond, Store::Make(update->buffer, update->indices,
                                             ReduceCombine(region.kind, acc, p)))});
     return For::Make(thread->loop_var, thread->min, thread->extent, ForKind::kGpuThread,

@@ -7,8 +7,6 @@
 #include <cmath>
 
 #include "backends/compiler.h"
-#include "tools/example_runner.h"
-#include "tools/examples.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"
@@ -17,6 +15,8 @@
 #include "runtime/cinn_like_runtime.h"
 #include "tests/backends/host_funcs.h"
 #include "tests/test_util.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

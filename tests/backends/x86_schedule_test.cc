@@ -6,10 +6,10 @@
 #include <cmath>
 
 #include "backends/compiler.h"
-#include "tools/example_runner.h"
-#include "tools/examples.h"
 #include "ir/lower.h"
 #include "ir/schedule.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 namespace cinn_like::examples {
 namespace {

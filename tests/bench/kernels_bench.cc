@@ -19,8 +19,6 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_split.h"
 #include "backends/compiler.h"
-#include "tools/example_runner.h"
-#include "tools/examples.h"
 #include "ir/flags.h"
 #include "ir/float16.h"
 #include "ir/lower.h"
@@ -30,6 +28,8 @@
 #include "runtime/cuda/cublas.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_runtime.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 DEFINE_int32(reps, 50, "timed repetitions per workload (the median is reported)");
 DEFINE_string(only, "", "comma-separated workload names to run (default: all)");

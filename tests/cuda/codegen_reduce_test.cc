@@ -6,12 +6,12 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "tools/examples.h"
 #include "ir/printer.h"
 #include "ir/transforms/lower_thread_reduce.h"
 #include "tests/cuda/index_names.h"
 #include "tests/cuda/row_reduce_module.h"
 #include "tests/cuda/vector_add_module.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "tools/examples.h"
 #include "tests/cuda/index_names.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

@@ -7,8 +7,8 @@
 #include "backends/compiler.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "tools/examples.h"
 #include "ir/transforms/split_host_device.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

@@ -5,10 +5,10 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
-#include "tools/examples.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/transforms/split_host_device.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

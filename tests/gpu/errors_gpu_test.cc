@@ -4,10 +4,10 @@
 #include <gtest/gtest.h>
 
 #include "backends/compiler.h"
-#include "tools/example_runner.h"
-#include "tools/examples.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 namespace cinn_like {
 namespace {
@@ -38,7 +38,8 @@ TEST(GpuErrors, WrongDtypeWrongDeviceAndWrongCountThenAGoodCall) {
 
   t[1].dtype = {kDLFloat, 64, 1};
   EXPECT_NE((*fn)(args, 3, nullptr), 0);
-  EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("argument 1 (B) has dtype float64, expected float32"));
+  EXPECT_THAT(cinn_like_get_last_error(),
+              HasSubstr("argument 1 (B) has dtype float64, expected float32"));
   t[1].dtype = {kDLFloat, 32, 1};
 
   t[2].device = {kDLCPU, 0};

@@ -14,12 +14,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
-#include "tools/examples.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/cuda/row_reduce_module.h"
 #include "tests/gpu/device_buffer.h"
 #include "tests/test_util.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "backends/compiler.h"
-#include "tools/example_runner.h"
-#include "tools/examples.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/test_util.h"
+#include "tools/example_runner.h"
+#include "tools/examples.h"
 
 namespace cinn_like::backends {
 namespace {

@@ -4,8 +4,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tools/examples.h"
 #include "ir/printer.h"
+#include "tools/examples.h"
 
 namespace cinn_like::ir {
 namespace {

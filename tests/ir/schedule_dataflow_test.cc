@@ -3,11 +3,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "tools/examples.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"
 #include "ir/transforms/insert_sync.h"
+#include "tools/examples.h"
 
 namespace cinn_like::ir {
 namespace {
