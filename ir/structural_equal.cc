@@ -54,6 +54,7 @@ void Fields(R& r, const N* a, const N* b) {
   } else if constexpr (std::is_same_v<N, Call>) {
     r.Value(a->name, b->name);
     r.Value(a->call_kind, b->call_kind);
+    r.Value(a->intrinsic.value_or(IntrinsicOp{}), b->intrinsic.value_or(IntrinsicOp{}));
     r.Children(a->args, b->args);
   } else if constexpr (std::is_same_v<N, For>) {
     r.Child(a->loop_var, b->loop_var);

@@ -23,27 +23,30 @@
 namespace cinn_like::backends {
 namespace {
 
-/// A module lowered for the GPU is split: its host entries launch kernels and have no
-/// GPU-bound loop left (ir::Lower runs SplitHostDevice).
+/// A module lowered for the GPU is split: its host entries hold no loop at all (only workspace
+/// allocations, kernel launches and library calls; ir::Lower runs SplitHostDevice), so a
+/// module lowered for another target, or never split, is refused before any code is made.
 absl::Status CheckSplit(const ir::Module& module) {
-  struct BoundLoopFinder : ir::IRVisitor {
+  if (!module.target.is_gpu()) {
+    return absl::InvalidArgumentError(absl::StrCat("module ", module.name, " was lowered for ",
+                                                   module.target.ToString(),
+                                                   ", not for a GPU target"));
+  }
+  struct LoopFinder : ir::IRVisitor {
     using ir::IRVisitor::Visit;
     const ir::For* found = nullptr;
     void VisitFor(const ir::For* op) override {
-      bool bound =
-          op->for_kind == ir::ForKind::kGpuBlock || op->for_kind == ir::ForKind::kGpuThread;
-      if (bound && !found) found = op;
-      ir::IRVisitor::VisitFor(op);
+      if (!found) found = op;
     }
   };
   for (const ir::LoweredFunc& f : module.functions) {
-    BoundLoopFinder finder;
+    LoopFinder finder;
     finder.Visit(f->body);
     if (finder.found) {
       return absl::InvalidArgumentError(absl::StrCat(
           "function ", f->name, ": loop ", finder.found->loop_var.name(),
-          " is bound to a GPU axis in the host entry; the module is not split into host and "
-          "device code (lower it with ir::Lower for the GPU target, or ir::SplitHostDevice)"));
+          " is in the host entry; the module is not split into host and device code (lower it "
+          "with ir::Lower for the GPU target, or ir::SplitHostDevice)"));
     }
   }
   return absl::OkStatus();

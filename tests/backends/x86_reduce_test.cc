@@ -188,6 +188,57 @@ TEST_P(X86ReduceKinds, Float64AndInt32MatchAtEverySize) {
   }
 }
 
+// A row sum computed at its consumer's row loop (its buffer allocated inside that loop, one
+// element per row) with the reduce loop vectorized: the reduction's region stops at the
+// buffer's Allocate, so each row's horizontal reduce and final store stay inside the row loop
+// (the region used to climb past the Allocate into the row loop on x86).
+TEST(X86Reduce, VectorizedReductionComputedAtItsConsumersRow) {
+  ir::Var m("m");
+  const int64_t n = 100;  // 12 vectors of 8 and a tail of 4
+  ir::Tensor a = ir::Placeholder("A", ir::Float(32), {m, ir::Expr(static_cast<int>(n))});
+  ir::IterVar j = ir::ReduceAxis(ir::Expr(static_cast<int>(n)), "j");
+  ir::Tensor r = ir::Compute(
+      {m}, [&](const std::vector<ir::Expr>& i) { return ir::ReduceSum(a(i[0], j.var), {j}); }, "R");
+  ir::Tensor d = ir::Compute(
+      {m}, [&](const std::vector<ir::Expr>& i) { return r(i[0]) * 2.0f + 1.0f; }, "D");
+  auto sch = ir::Schedule::Create({d});
+  auto row = sch[d].LeafAxis(0);
+  ASSERT_TRUE(row.ok()) << row.status();
+  absl::Status at = sch[r].ComputeAt(sch[d], *row);
+  ASSERT_TRUE(at.ok()) << at;
+  // compute_at renames the stage's axes: the reduce axis is its last leaf now.
+  auto j_at = sch[r].LeafAxis(static_cast<int>(sch[r].leaves().size()) - 1);
+  ASSERT_TRUE(j_at.ok()) << j_at.status();
+  auto lanes = sch[r].Vectorize(*j_at, 8);
+  ASSERT_TRUE(lanes.ok()) << lanes.status();
+  auto f = ir::Lower("sum_at_row", {a, d}, sch, ir::Target::X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  // The horizontal reduce sits inside the row loop, after the vector partials.
+  std::string body = ir::ToString((*f)->body);
+  size_t row_loop = body.find("for (");
+  size_t reduce = body.find("vector_reduce_sum");
+  ASSERT_NE(reduce, std::string::npos) << body;
+  EXPECT_LT(row_loop, reduce) << body;
+  Built built = Build(*f);
+  ASSERT_NE(built.fn, nullptr);
+  for (int64_t rows : {1, 5, 33}) {
+    SCOPED_TRACE(absl::StrCat("m=", rows));
+    testing::HostTensor<float> in({rows, n}), out({rows});
+    in.FillRandom();
+    out.Poison();
+    DLTensor* args[] = {in.dl(), out.dl()};
+    ASSERT_EQ(built.fn(args, 2, nullptr), 0) << cinn_like_get_last_error();
+    for (int64_t i = 0; i < rows; ++i) {
+      double sum = 0, mag = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        sum += in.data()[i * n + k];
+        mag += std::fabs(in.data()[i * n + k]);
+      }
+      EXPECT_NEAR(out.data()[i], sum * 2.0 + 1.0, 1e-5 * (2 * mag + 1)) << "row " << i;
+    }
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(SumMaxMin, X86ReduceKinds,
                          ::testing::Values(ir::ReduceKind::kSum, ir::ReduceKind::kMax,
                                            ir::ReduceKind::kMin),

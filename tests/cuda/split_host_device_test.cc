@@ -164,9 +164,34 @@ TEST(SplitHostDeviceError, TheNvgpuBackendRefusesAModuleThatIsNotSplit) {
   ASSERT_FALSE(source.ok());
   EXPECT_EQ(source.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(source.status().message(),
-              HasSubstr("function myadd: loop i_outer is bound to a GPU axis in the host entry; "
+              HasSubstr("function myadd: loop i_outer is in the host entry; "
                         "the module is not split"));
   EXPECT_FALSE((*compiler)->Build(unsplit).ok());
+}
+
+TEST(SplitHostDeviceError, TheNvgpuBackendRefusesAFunctionLoweredForX86) {
+  // Lowered for x86: plain CPU loops, no GPU binding. Built for NVGPU they would run on the
+  // host over device pointers; the backend must refuse them, by target and by loops.
+  auto compiler = backends::Compiler::Create(Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  Var n("n");
+  Tensor a = Placeholder("A", Float(32), {n});
+  Tensor b = Placeholder("B", Float(32), {n});
+  Tensor c = Compute(
+      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
+  auto sch = Schedule::Create({c});
+  auto f = Lower("add_x86", {a, b, c}, sch, Target::X86());
+  ASSERT_TRUE(f.ok()) << f.status();
+  Module x86_module{"add_x86", Target::X86(), {*f}};
+  auto source = (*compiler)->GetSourceCode(x86_module);
+  ASSERT_FALSE(source.ok());
+  EXPECT_THAT(source.status().message(),
+              HasSubstr("module add_x86 was lowered for x86, not for a GPU target"));
+  Module relabelled{"add_x86", Target::NVGPU(90), {*f}};
+  auto built = (*compiler)->Build(relabelled);
+  ASSERT_FALSE(built.ok());
+  EXPECT_THAT(built.message(), HasSubstr("function add_x86: loop"));
+  EXPECT_THAT(built.message(), HasSubstr("is in the host entry; the module is not split"));
 }
 
 }  // namespace
