@@ -12,10 +12,18 @@
 namespace cinn_like::ir {
 namespace {
 
-/// The marker intrinsic of a reduce kind and back: the markers are in ReduceKind order.
+/// The marker intrinsic of a reduce kind (kind is not kNone), and back.
 IntrinsicOp MarkerOf(ReduceKind kind) {
-  return static_cast<IntrinsicOp>(static_cast<int>(IntrinsicOp::kReduceSum) +
-                                  static_cast<int>(kind) - static_cast<int>(ReduceKind::kSum));
+  switch (kind) {
+    case ReduceKind::kMax:
+      return IntrinsicOp::kReduceMax;
+    case ReduceKind::kMin:
+      return IntrinsicOp::kReduceMin;
+    case ReduceKind::kProd:
+      return IntrinsicOp::kReduceProd;
+    default:
+      return IntrinsicOp::kReduceSum;
+  }
 }
 ReduceKind KindOfMarker(const Call& call) {
   for (ReduceKind k : {ReduceKind::kSum, ReduceKind::kMax, ReduceKind::kMin, ReduceKind::kProd}) {
