@@ -174,13 +174,7 @@ TEST(SplitHostDeviceError, TheNvgpuBackendRefusesAFunctionLoweredForX86) {
   // host over device pointers; the backend must refuse them, by target and by loops.
   auto compiler = backends::Compiler::Create(Target::NVGPU(90));
   ASSERT_TRUE(compiler.ok()) << compiler.status();
-  Var n("n");
-  Tensor a = Placeholder("A", Float(32), {n});
-  Tensor b = Placeholder("B", Float(32), {n});
-  Tensor c = Compute(
-      {n}, [&](const std::vector<Expr>& i) { return a(i[0]) + b(i[0]); }, "C");
-  auto sch = Schedule::Create({c});
-  auto f = Lower("add_x86", {a, b, c}, sch, Target::X86());
+  auto f = LowerVectorAdd(Target::X86());
   ASSERT_TRUE(f.ok()) << f.status();
   Module x86_module{"add_x86", Target::X86(), {*f}};
   auto source = (*compiler)->GetSourceCode(x86_module);
@@ -190,7 +184,7 @@ TEST(SplitHostDeviceError, TheNvgpuBackendRefusesAFunctionLoweredForX86) {
   Module relabelled{"add_x86", Target::NVGPU(90), {*f}};
   auto built = (*compiler)->Build(relabelled);
   ASSERT_FALSE(built.ok());
-  EXPECT_THAT(built.message(), HasSubstr("function add_x86: loop"));
+  EXPECT_THAT(built.message(), HasSubstr("function vadd: loop"));
   EXPECT_THAT(built.message(), HasSubstr("is in the host entry; the module is not split"));
 }
 
