@@ -9,6 +9,7 @@
 #include "ir/lower_stage.h"
 #include "ir/math.h"
 #include "ir/pass_runner.h"
+#include "ir/printer.h"
 #include "ir/transforms/flatten_storage.h"
 #include "ir/transforms/hoist_common_index.h"
 #include "ir/transforms/insert_sync.h"
@@ -142,21 +143,12 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   if (target.is_gpu()) {
     // Reductions raced by threadIdx.x: per-thread partials and one block reduce, while the
     // loops are still whole (before flattening; the bound loops stay for the host/device split).
-    absl::Status status;
-    body = passes.Run(
-        "lower_thread_reduce",
-        [&](const Stmt& s) {
-          auto lowered = LowerThreadReduce(s);
-          if (!lowered.ok()) {
-            status = lowered.status();
-            return s;
-          }
-          return *lowered;
-        },
-        body);
-    if (!status.ok()) {
-      return absl::Status(status.code(), "function " + name + ": " + std::string(status.message()));
+    auto lowered = passes.Run("lower_thread_reduce", LowerThreadReduce, body);
+    if (!lowered.ok()) {
+      return absl::Status(lowered.status().code(),
+                          "function " + name + ": " + std::string(lowered.status().message()));
     }
+    body = *std::move(lowered);
   }
   if (!target.is_gpu()) {
     // Vector partials live in SIMD registers; a GPU thread's vectors are only its wide loads and
@@ -187,15 +179,9 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   if (!target.is_gpu()) return func;
 
   // 3. Last, for GPUs: each bound loop nest becomes a device kernel that the host entry
-  // launches (the dump shows the host body: its launches name each kernel's arguments).
-  absl::StatusOr<LoweredFunc> split = func;
-  passes.Run(
-      "split_host_device",
-      [&](const Stmt& s) {
-        split = SplitHostDevice(*func);
-        return split.ok() ? (*split)->body : s;
-      },
-      body);
+  // launches; the dump shows the host entry and its kernels.
+  auto split = passes.Time("split_host_device", [&] { return SplitHostDevice(*func); });
+  if (split.ok()) passes.DumpText("split_host_device", [&] { return ToString(**split); });
   return split;
 }
 

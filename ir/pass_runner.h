@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "ir/ir.h"
@@ -21,34 +22,42 @@ class PassRunnerBase {
   void DumpText(const char* pass, const std::function<std::string()>& text,
                 const char* ext = nullptr, bool same_step = false);
 
+  /// Runs `fn()` and logs its time as `pass`; returns what fn returns.
+  template <typename Fn>
+  auto Time(const char* pass, Fn&& fn) {
+    auto start = std::chrono::steady_clock::now();
+    auto out = std::forward<Fn>(fn)();
+    LogTime(pass, start);
+    return out;
+  }
+
  protected:
   /// Log lines read "<pipeline> <name>: <pass> took <ms> ms" (GLOG_v=2).
   PassRunnerBase(const char* pipeline, std::string name, const char* ext);
-  void LogTime(const char* pass, std::chrono::steady_clock::time_point start) const;
 
  private:
+  void LogTime(const char* pass, std::chrono::steady_clock::time_point start) const;
+
   const char* pipeline_;
   std::string name_;
   const char* ext_;
   int step_ = 0;
 };
 
-/// Runs passes over `IR`; a pass returns `Result`: the IR itself, or absl::StatusOr<IR> for
-/// passes that can fail (a failed pass dumps nothing and its status is returned as is).
-template <typename IR, typename Result = IR>
+/// Runs passes over `IR`. A pass returns the IR itself, or absl::StatusOr<IR> when it can fail
+/// (a failed pass dumps nothing and its status is returned as is).
+template <typename IR>
 class BasicPassRunner : public PassRunnerBase {
  public:
-  using Pass = std::function<Result(const IR&)>;
   using Printer = std::string (*)(const IR&);
 
   BasicPassRunner(const char* pipeline, std::string name, const char* ext, Printer print)
       : PassRunnerBase(pipeline, std::move(name), ext), print_(print) {}
 
   /// Runs `fn` on `in`, logs its time and dumps its result as the next step.
-  Result Run(const char* pass, const Pass& fn, const IR& in) {
-    auto start = std::chrono::steady_clock::now();
-    Result out = fn(in);
-    LogTime(pass, start);
+  template <typename Fn>
+  auto Run(const char* pass, Fn&& fn, const IR& in) {
+    auto out = Time(pass, [&] { return std::forward<Fn>(fn)(in); });
     if (const IR* ir = Succeeded(out)) Dump(pass, *ir);
     return out;
   }

@@ -28,8 +28,7 @@ std::string GroupsToText(const FusedGraph& fused) {
 }  // namespace
 
 absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions& options) {
-  ir::BasicPassRunner<Graph, absl::StatusOr<Graph>> runner("graph", options.dump_name, ".txt",
-                                                           &GraphToText);
+  ir::BasicPassRunner<Graph> runner("graph", options.dump_name, ".txt", &GraphToText);
   runner.Dump("input", graph);
   absl::StatusOr<Graph> g = runner.Run("simplify_batch_norm", SimplifyBatchNorm, graph);
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
