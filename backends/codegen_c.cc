@@ -1,9 +1,8 @@
 /// \file The C printer: one Visit per node.
 #include "backends/codegen_c.h"
 
+#include <charconv>
 #include <cmath>
-#include <iomanip>
-#include <limits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -113,27 +112,21 @@ std::string CodeGenC::TypeName(const ir::Type& t) {
 }
 
 std::string CodeGenC::FloatLiteral(const ir::Type& t, double v) {
-  std::ostringstream os;
-  if (std::isinf(v)) {
-    os << (v < 0 ? "-" : "") << (t.bits() == 32 ? "HUGE_VALF" : "HUGE_VAL");
-    return os.str();
+  // A float32 literal holds the value rounded to float (constants are rounded where emitted).
+  const bool f32 = t.bits() == 32;
+  const double x = f32 ? static_cast<double>(static_cast<float>(v)) : v;
+  if (std::isinf(x)) return absl::StrCat(x < 0 ? "-" : "", f32 ? "HUGE_VALF" : "HUGE_VAL");
+  if (std::isnan(x)) {
+    return f32 ? "__int_as_float(0x7fc00000)" : "__longlong_as_double(0x7ff8000000000000LL)";
   }
-  if (std::isnan(v))
-    return t.bits() == 32 ? "__int_as_float(0x7fc00000)"
-                          : "__longlong_as_double(0x7ff8000000000000LL)";
-  // Shortest text that reads back to the same value of the literal's width.
-  int digits = t.bits() == 32 ? std::numeric_limits<float>::max_digits10
-                              : std::numeric_limits<double>::max_digits10;
-  for (int p = 1; p <= digits; ++p) {
-    os.str("");
-    os << std::setprecision(p) << v;
-    if (t.bits() == 32 ? std::stof(os.str()) == static_cast<float>(v) : std::stod(os.str()) == v) {
-      break;
-    }
-  }
-  std::string s = os.str();
+  // The shortest text that reads back to the same value of the literal's width (std::to_chars
+  // guarantees the round trip, denormals and the largest finite values included).
+  char buf[64];
+  std::to_chars_result r = f32 ? std::to_chars(buf, buf + sizeof(buf), static_cast<float>(x))
+                               : std::to_chars(buf, buf + sizeof(buf), x);
+  std::string s(buf, r.ptr);
   if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  if (t.bits() == 32) s += "f";
+  if (f32) s += "f";
   return s;
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -60,6 +61,42 @@ inline double RoundTo(const ir::Type& t, double v) {
   if (t.is_bfloat16()) return BFloat16Value(BFloat16Bits(v));
   if (t == ir::Float(32)) return static_cast<float>(v);
   return v;
+}
+
+/// The edges of float literal printing that hold exactly in `t`: the largest finite value and
+/// its negation, the smallest normal and denormal, of float16, bfloat16, float32 and float64
+/// alike (each where `t` holds it exactly), a third and a tenth rounded to `t`, -0, +-inf, NaN.
+inline std::vector<double> FloatLiteralEdges(const ir::Type& t) {
+  std::vector<double> all = {65504,
+                             std::ldexp(1, -14),
+                             std::ldexp(1, -24),
+                             BFloat16Value(0x7f7f),
+                             std::ldexp(1, -133),
+                             std::numeric_limits<float>::max(),
+                             std::numeric_limits<float>::min(),
+                             std::numeric_limits<float>::denorm_min(),
+                             std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::min(),
+                             std::numeric_limits<double>::denorm_min()};
+  std::vector<double> edges;
+  for (double v : all) {
+    if (RoundTo(t, v) != v) continue;
+    edges.push_back(v);
+    edges.push_back(-v);
+  }
+  for (double v : {1.0 / 3, 0.1}) edges.push_back(RoundTo(t, v));
+  for (double v :
+       {-0.0, std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+        std::numeric_limits<double>::quiet_NaN()}) {
+    edges.push_back(v);
+  }
+  return edges;
+}
+
+/// Whether `got` is `want` bit for bit as a value: the same sign of zero, NaN for NaN.
+inline bool SameFloat(double got, double want) {
+  if (std::isnan(want)) return std::isnan(got);
+  return got == want && std::signbit(got) == std::signbit(want);
 }
 
 /// The DLPack dtype of `t`.
@@ -210,6 +247,14 @@ inline absl::StatusOr<ir::LoweredFunc> BuildUnary(const std::string& name, ir::T
     if (!v.ok()) return v.status();
   }
   return ir::Lower(name, {a, c}, sch, target);
+}
+
+/// name(A, C): C[i, j] = `value` as a constant of type `t` over {m, 16} (A of type `t`,
+/// unread), scheduled as BuildBinary: the literal the code generator prints is what C holds.
+inline absl::StatusOr<ir::LoweredFunc> BuildConstant(const std::string& name, ir::Type t,
+                                                     double value, const ir::Target& target) {
+  return BuildUnary(
+      name, t, [&](ir::Expr) { return ir::FloatImm::Make(t, value); }, target);
 }
 
 }  // namespace cinn_like::testing

@@ -98,6 +98,29 @@ TEST(X86Types, ArithmeticPerTypeScalarAndVectorized) {
   }
 }
 
+TEST(X86Types, FloatLiteralEdgesStoreExactly) {
+  // Transformer code puts torch.finfo(float32).min into graphs: every edge of every float type
+  // must reach the stored value bit for bit (LLVM constants from the double the IR holds).
+  auto compiler = X86Compiler();
+  for (const Type& t : {ir::Float16(), ir::BFloat16(), ir::Float(32), ir::Float(64)}) {
+    std::vector<double> edges = testing::FloatLiteralEdges(t);
+    for (size_t k = 0; k < edges.size(); ++k) {
+      std::string name = absl::StrCat("literal_", t.ToString(), "_", k);
+      SCOPED_TRACE(absl::StrCat(name, " value ", edges[k]));
+      EntryFunction fn =
+          Build(compiler.get(), testing::BuildConstant(name, t, edges[k], ir::Target::X86()));
+      ASSERT_NE(fn, nullptr);
+      TypedTensor a(t, {2, 16}), c(t, {2, 16});
+      a.FillRandom(-1, 1);
+      DLTensor* args[] = {a.dl(), c.dl()};
+      ASSERT_EQ(fn(args, 2, nullptr), 0) << cinn_like_get_last_error();
+      for (int64_t i = 0; i < c.size(); ++i) {
+        ASSERT_TRUE(testing::SameFloat(c.Get(i), edges[k])) << "got " << c.Get(i);
+      }
+    }
+  }
+}
+
 TEST(X86Types, BoolComputesAndStoresOneByte) {
   auto compiler = X86Compiler();
   for (int lanes : {0, 8}) {

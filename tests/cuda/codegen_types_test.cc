@@ -4,6 +4,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "ir/flags.h"
@@ -43,6 +50,55 @@ std::string BinaryKernel(const std::string& name, const Type& t, const testing::
 std::string UnaryKernel(const std::string& name, const Type& t,
                         const std::function<Expr(Expr)>& f) {
   return CudaSource(testing::BuildUnary(name, t, f, ir::Target::NVGPU(90)));
+}
+
+/// The value C reads from the literal of `src` in `C[...] = <literal>;`, parsed as C would parse
+/// it (std::from_chars rounds to nearest like the compiler): 16-bit conversions of an exact
+/// float literal, HUGE_VAL(F), and the bit-pattern NaN spellings.
+double StoredLiteral(const std::string& src, const Type& t) {
+  size_t at = src.find("C[");
+  at = src.find("] = ", at);
+  EXPECT_NE(at, std::string::npos) << src;
+  std::string lit = src.substr(at + 4, src.find(';', at) - at - 4);
+  for (const char* narrow : {"__float2half_rn(", "__float2bfloat16_rn("}) {
+    if (absl::StartsWith(lit, narrow))
+      lit = lit.substr(strlen(narrow), lit.size() - strlen(narrow) - 1);
+  }
+  if (absl::StrContains(lit, "_as_")) return std::numeric_limits<double>::quiet_NaN();
+  bool neg = absl::StartsWith(lit, "-");
+  if (absl::EndsWith(lit, "HUGE_VALF") || absl::EndsWith(lit, "HUGE_VAL")) {
+    return neg ? -HUGE_VAL : HUGE_VAL;
+  }
+  bool f32 = absl::EndsWith(lit, "f");
+  EXPECT_EQ(f32, t.bits() != 64) << lit;
+  if (f32) lit.pop_back();
+  double v = 0;
+  const char* end = lit.data() + lit.size();
+  if (f32) {
+    float f = 0;
+    EXPECT_EQ(std::from_chars(lit.data(), end, f).ptr, end) << lit;
+    v = f;
+  } else {
+    EXPECT_EQ(std::from_chars(lit.data(), end, v).ptr, end) << lit;
+  }
+  return v;
+}
+
+TEST(CodeGenCudaTypes, FloatLiteralEdgesReadBackExactly) {
+  // FLT_MAX once made the shortest-literal search parse "3.403e+38" with std::stof, which
+  // threw: the edges of every float type now print and read back bit for bit, and compile.
+  for (const Type& t : {ir::Float16(), ir::BFloat16(), ir::Float(32), ir::Float(64)}) {
+    std::vector<double> edges = testing::FloatLiteralEdges(t);
+    for (size_t k = 0; k < edges.size(); ++k) {
+      std::string name = absl::StrCat("literal_", t.ToString(), "_", k);
+      SCOPED_TRACE(absl::StrCat(name, " value ", edges[k]));
+      std::string src =
+          CudaSource(testing::BuildConstant(name, t, edges[k], ir::Target::NVGPU(90)));
+      ASSERT_FALSE(src.empty());
+      double got = StoredLiteral(src, t);
+      EXPECT_TRUE(testing::SameFloat(got, edges[k])) << "read back " << got << " from\n" << src;
+    }
+  }
 }
 
 TEST(CodeGenCudaTypes, HalfKernelUsesHalfComputedInFloat) {

@@ -117,6 +117,25 @@ TEST_F(TypesGpu, ArithmeticPerType) {
   }
 }
 
+TEST_F(TypesGpu, FloatLiteralEdgesStoreExactly) {
+  for (const Type& t : {ir::Float16(), ir::BFloat16(), ir::Float(32), ir::Float(64)}) {
+    std::vector<double> edges = testing::FloatLiteralEdges(t);
+    for (size_t k = 0; k < edges.size(); ++k) {
+      std::string name = absl::StrCat("literal_", t.ToString(), "_", k);
+      SCOPED_TRACE(absl::StrCat(name, " value ", edges[k]));
+      EntryFunction fn =
+          Build(compiler_.get(), testing::BuildConstant(name, t, edges[k], compiler_->target()));
+      ASSERT_NE(fn, nullptr);
+      TypedTensor a(t, {2, 16}), c(t, {2, 16});
+      a.FillRandom(-1, 1);
+      RunOnDevice(fn, {&a, &c});
+      for (int64_t i = 0; i < c.size(); ++i) {
+        ASSERT_TRUE(testing::SameFloat(c.Get(i), edges[k])) << "got " << c.Get(i);
+      }
+    }
+  }
+}
+
 TEST_F(TypesGpu, CastsRoundToNearestEvenTruncateAndWrap) {
   struct Case {
     std::string name;
