@@ -5,7 +5,9 @@
 #include <map>
 #include <set>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "hlir/auto_schedule.h"
 #include "hlir/op.h"
 #include "ir/flags.h"
@@ -127,6 +129,11 @@ class GroupLowering {
     if (!compute) {
       return absl::UnimplementedError(
           absl::StrCat("graph compiler: op ", node.op, " has no compute in lang yet"));
+    }
+    if (!FLAGS_cinn_like_debug_fail_op.empty() &&
+        absl::c_linear_search(absl::StrSplit(FLAGS_cinn_like_debug_fail_op, ','), node.op)) {
+      return absl::InternalError(absl::StrCat("graph compiler: op ", node.op,
+                                              " fails as FLAGS_cinn_like_debug_fail_op asks"));
     }
     std::vector<ir::Tensor> in;
     for (int v : node.inputs) {

@@ -111,6 +111,52 @@ class TorchFallbackTest(unittest.TestCase):
             k(torch.randn(5, 4))
 
 
+@needs_torch
+class TorchIsolationTest(unittest.TestCase):
+    """A partition that fails to compile gives back only the op at fault: the debug flag
+    cinn_like_debug_fail_op makes the graph compiler fail on named ops, as a bug would."""
+
+    def run_failing(self, fail_ops, f, x):
+        ct.reset()
+        ct.set_flags(cinn_like_debug_fail_op=",".join(fail_ops))
+        try:
+            got = compiled(f)(x)
+        finally:
+            ct.set_flags(cinn_like_debug_fail_op="")
+        torch.testing.assert_close(got, f(x), rtol=1e-5, atol=1e-5)
+        return ct.stats(), ct.fallback_report()
+
+    @staticmethod
+    def chain(x):
+        y = torch.exp(x * 0.5) + 1.0
+        y = torch.tanh(y) * 3.0
+        y = torch.sigmoid(y - x) + y.sum(-1, keepdim=True)
+        return torch.relu(y) * torch.cos(x)
+
+    def test_one_failing_op_falls_back_alone(self):
+        s, report = self.run_failing(["tanh"], self.chain, torch.randn(6, 9))
+        self.assertEqual([op for op, _ in report], ["tanh.default"], report)
+        self.assertIn("fails as FLAGS_cinn_like_debug_fail_op asks", report[0][1])
+        self.assertGreaterEqual(s["compile_failures"], 1, s)
+        self.assertEqual(s["ops_fallback"], 1, s)
+        self.assertEqual(s["partitions"], 2, s)  # the ops before tanh, and after
+        self.assertGreaterEqual(s["ops_compiled"], 8, s)
+
+    def test_two_failing_ops_in_one_partition(self):
+        s, report = self.run_failing(["exp", "sigmoid"], self.chain, torch.randn(5, 7))
+        self.assertEqual(sorted(op for op, _ in report), ["exp.default", "sigmoid.default"],
+                         report)
+        self.assertEqual(s["ops_fallback"], 2, s)
+        self.assertGreaterEqual(s["ops_compiled"], 7, s)
+
+    def test_without_the_flag_nothing_falls_back(self):
+        ct.reset()
+        x = torch.randn(4, 3)
+        torch.testing.assert_close(compiled(self.chain)(x), self.chain(x), rtol=1e-5, atol=1e-5)
+        s = ct.stats()
+        self.assertEqual((s["ops_fallback"], s["compile_failures"], s["partitions"]), (0, 0, 1), s)
+
+
 if __name__ == "__main__":
     unittest.main()
 

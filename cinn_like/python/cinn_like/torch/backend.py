@@ -1,46 +1,68 @@
 """cinn_like_backend: the torch.compile backend. AOTAutograd traces the forward and backward
 graphs in core aten (after decomposition); each is partitioned, each maximal supported
-partition becomes a compiled Program run in place of its nodes, the rest runs in PyTorch.
+partition becomes a compiled Program run in place of its nodes, the rest runs in PyTorch. A
+partition that fails to compile gives back only the op at fault (isolate.py).
 """
+import functools
 import operator
 
 import torch
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
-from . import allocator, cache
+from . import allocator, cache, isolate
 from .kernel import compile_partition
-from .partition import op_name, partition
+from .partition import CinnLikeSupport, fuse, propose
 
 
-def _target(sub):
-    for n in sub.graph.nodes:
+def _target(nodes):
+    for n in nodes:
         v = n.meta.get("val")
         if isinstance(v, torch.Tensor):
             return "cuda" if v.device.type == "cuda" else "x86"
     return "x86"
 
 
+def _partitions_that_compile(gm, support):
+    """Proposes the supported partitions of gm and compiles each; a partition that fails has
+    its op at fault found (isolate.find_culprit) and refused, and the partitions are proposed
+    anew, until every one compiles. Returns (partitioner, partitions)."""
+    while True:
+        partitioner, parts, sorted_nodes = propose(gm, support)
+        refused = False
+        for nodes in sorted_nodes:
+            compile_fn = functools.partial(_compile_sub, target=_target(nodes))
+            error = isolate.try_compile(gm, nodes, compile_fn)
+            if error is None:
+                continue
+            cache.count("compile_failures")
+            culprit, error = isolate.find_culprit(gm, nodes, compile_fn, error)
+            support.refuse(culprit, f"failed to compile: {error}")
+            refused = True
+        if not refused:
+            return partitioner, parts
+
+
+def _compile_sub(sub, target):
+    if target == "cuda":
+        allocator.install()
+    return compile_partition(sub, target)
+
+
 def compile_graph(gm, example_inputs):
-    """Partitions an aten GraphModule and compiles its supported partitions (fw and bw)."""
+    """Partitions an aten GraphModule and compiles its supported partitions (fw and bw); an op
+    the compiler fails on runs in PyTorch, the rest of its partition still compiles."""
     cache.count("graphs")
-    fused, support = partition(gm)
+    support = CinnLikeSupport()
+    partitioner, parts = _partitions_that_compile(gm, support)
+    fused = fuse(partitioner, gm, parts)
     for node in list(fused.graph.nodes):
         if node.op != "call_module" or not node.target.startswith("fused_"):
             continue
         sub = getattr(fused, node.target)
         ops = [n for n in sub.graph.nodes if n.op == "call_function"]
-        target = _target(sub)
-        if target == "cuda":
-            allocator.install()
-        try:
-            kernel = compile_partition(sub, target)
-        except Exception as e:  # noqa: BLE001 (any failure: the partition runs in PyTorch)
-            cache.count("compile_failures")
-            for n in ops:
-                cache.record_fallback(op_name(n), f"partition failed to compile: {e}")
-            cache.count("ops_fallback", len(ops))
-            continue
+        with cache.quiet():  # compiled above: a cache hit that is not a new one
+            kernel = _compile_sub(sub, _target(ops))
         setattr(fused, node.target, kernel)
         cache.count("partitions")
         cache.count("ops_compiled", len(ops))

@@ -5,6 +5,7 @@ torch.compile caches each compiled graph per guard; this cache makes a graph tha
 a Program seen before (a recompile, the backward of the same shapes, a second model) reuse
 its Module: the compile count proves it.
 """
+import contextlib
 import logging
 import threading
 
@@ -26,12 +27,26 @@ def set_flags(**flags):
     _flags.update(flags)
 
 
+_quiet = threading.local()
+
+
+@contextlib.contextmanager
+def quiet():
+    """Within it, cache hits are not counted (a lookup of what this graph compiled already)."""
+    _quiet.on = True
+    try:
+        yield
+    finally:
+        _quiet.on = False
+
+
 def get_module(program_json, target):
     key = (program_json, target, tuple(sorted(_flags.items())))
     with _lock:
         mod = _modules.get(key)
         if mod is not None:
-            _stats["cache_hits"] += 1
+            if not getattr(_quiet, "on", False):
+                _stats["cache_hits"] += 1
             return mod
     mod = cinn_like.compile(program_json, target, "cinn_like_kernel")
     with _lock:

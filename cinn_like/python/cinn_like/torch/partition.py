@@ -91,23 +91,44 @@ class CinnLikeSupport(OperatorSupport):
             self.verdicts[node] = reason
         return self.verdicts[node]
 
+    def refuse(self, node, reason):
+        """Marks a supported op (and its getitems) as running in PyTorch for `reason`."""
+        self.verdicts[node] = reason
+        cache.record_fallback(op_name(node), reason)
+        for u in node.users:
+            if u.target is operator.getitem:
+                self.verdicts[u] = reason
+
     def is_node_supported(self, submodules, node):
         return self.verdict(node) is None
 
 
-def partition(gm):
-    """Fuses each maximal supported partition of gm into a submodule named fused_<i>; returns
-    (gm, support) so the caller can count what was supported."""
-    support = CinnLikeSupport()
+# A partition of views alone copies data and saves nothing: it is left to PyTorch.
+_PURE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+               torch.ops.aten.permute.default, torch.ops.aten.t.default,
+               torch.ops.aten.expand.default, torch.ops.aten.unsqueeze.default,
+               torch.ops.aten.squeeze.dim, torch.ops.aten.alias.default,
+               torch.ops.aten.slice.Tensor, torch.ops.aten.select.int,
+               torch.ops.aten.squeeze.dims, torch.ops.aten.reshape.default, operator.getitem}
+
+
+def propose(gm, support):
+    """The maximal supported partitions of gm (partitioner, [sorted node lists]) under the
+    verdicts of `support`."""
     partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
-    parts = partitioner.propose_partitions()
-    # A partition of views alone copies data and saves nothing: leave it to PyTorch.
-    pure_views = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
-                  torch.ops.aten.permute.default, torch.ops.aten.t.default,
-                  torch.ops.aten.expand.default, torch.ops.aten.unsqueeze.default,
-                  torch.ops.aten.squeeze.dim, torch.ops.aten.alias.default,
-                  torch.ops.aten.slice.Tensor, torch.ops.aten.select.int,
-                  torch.ops.aten.squeeze.dims, torch.ops.aten.reshape.default, operator.getitem}
-    parts = [p for p in parts if not all(n.target in pure_views for n in p.nodes)]
-    fused = partitioner.fuse_partitions(parts) if parts else gm
-    return fused, support
+    parts = [p for p in partitioner.propose_partitions()
+             if not all(n.target in _PURE_VIEWS for n in p.nodes)]
+    order = {n: i for i, n in enumerate(gm.graph.nodes)}
+    return partitioner, parts, [sorted(p.nodes, key=order.__getitem__) for p in parts]
+
+
+def fuse(partitioner, gm, parts):
+    """gm with each partition fused into a submodule named fused_<i>."""
+    return partitioner.fuse_partitions(parts) if parts else gm
+
+
+def partition(gm):
+    """gm with its maximal supported partitions fused, and the support that judged them."""
+    support = CinnLikeSupport()
+    partitioner, parts, _ = propose(gm, support)
+    return fuse(partitioner, gm, parts), support
