@@ -33,13 +33,12 @@ Descs InferIndexAdd(const std::vector<TensorDesc>& in, const AttributeMap& attrs
   absl::Status s = ops::CheckDType(kOp, 0, x, DTypeClass::kNumeric);
   if (!s.ok()) return s;
   if (index.dtype != DType::kInt32 && index.dtype != DType::kInt64) {
-    return absl::InvalidArgumentError(absl::StrCat("op index_add: index (input 1, ",
-                                                   index.ToString(),
-                                                   ") must have dtype int32 or int64"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op index_add: index (input 1, ", index.ToString(), ") must have dtype int32 or int64"));
   }
   if (index.shape.size() != 1) {
-    return absl::InvalidArgumentError(absl::StrCat("op index_add: index (input 1, ",
-                                                   index.ToString(), ") must be a vector (rank 1)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op index_add: index (input 1, ", index.ToString(), ") must be a vector (rank 1)"));
   }
   if (updates.dtype != x.dtype) {
     return absl::InvalidArgumentError(absl::StrCat("op index_add: updates (input 2, ",

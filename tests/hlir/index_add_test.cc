@@ -30,7 +30,8 @@ TEST(IndexAdd, ReferenceAccumulatesRepeatedIndicesAlongTheAxis) {
   std::uniform_real_distribution<double> value(-2, 2);
   std::uniform_int_distribution<int64_t> row(0, 4);
   // x [3, 5, 2], index [8] into axis 1, updates [3, 8, 2].
-  HostTensor x(DType::kFloat64, {3, 5, 2}), index(DType::kInt64, {8}), u(DType::kFloat64, {3, 8, 2});
+  HostTensor x(DType::kFloat64, {3, 5, 2}), index(DType::kInt64, {8}),
+      u(DType::kFloat64, {3, 8, 2});
   for (auto& v : x.data) v = value(rng);
   for (auto& v : u.data) v = value(rng);
   for (auto& v : index.data) v = static_cast<double>(row(rng));
@@ -68,8 +69,9 @@ TEST(IndexAdd, InferenceAndErrorsNameTheOpTheInputAndTheShapes) {
   EXPECT_THAT(err({x, index, u}, 1),
               HasSubstr("op index_add: updates (input 2, float32[k, 4]) must have shape [n, k] "
                         "(x float32[n, 4] with axis 1 of the index's length)"));
-  EXPECT_THAT(err({x, {DType::kFloat32, {Dim::Symbol("k")}}, u}, 0),
-              HasSubstr("op index_add: index (input 1, float32[k]) must have dtype int32 or int64"));
+  EXPECT_THAT(
+      err({x, {DType::kFloat32, {Dim::Symbol("k")}}, u}, 0),
+      HasSubstr("op index_add: index (input 1, float32[k]) must have dtype int32 or int64"));
   EXPECT_THAT(err({x, {DType::kInt64, MakeShape({2, 2})}, u}, 0),
               HasSubstr("op index_add: index (input 1, int64[2, 2]) must be a vector (rank 1)"));
   EXPECT_THAT(err({x, index, {DType::kFloat16, u.shape}}, 0),
@@ -83,7 +85,8 @@ TEST(IndexAdd, InferenceAndErrorsNameTheOpTheInputAndTheShapes) {
   b.MarkOutput(b.IndexAdd(xv, iv, uv));
   HostTensor idx(DType::kInt64, {2});
   idx.data = {2, 3};
-  auto out = RunProgram(b, {HostTensor(DType::kFloat32, {3, 2}), idx, HostTensor(DType::kFloat32, {2, 2})});
+  auto out = RunProgram(
+      b, {HostTensor(DType::kFloat32, {3, 2}), idx, HostTensor(DType::kFloat32, {2, 2})});
   ASSERT_FALSE(out.ok());
   EXPECT_THAT(out.status().message(),
               HasSubstr("op index_add: index 3 (at position 1) is out of range [0, 3) of axis 0"));
