@@ -84,6 +84,9 @@ _NO_DROPOUT = {
     "qwen2": dict(attention_dropout=0.0),
     "t5": dict(dropout_rate=0.0, decoder_start_token_id=0),
 }
+_SMALL_DECODER = dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
+                      num_key_value_heads=2, intermediate_size=128, vocab_size=VOCAB_SMALL,
+                      max_position_embeddings=128)
 _HF_SHAPES = {
     "gpt2": (dict(n_layer=2, n_embd=64, n_head=4, n_positions=128, vocab_size=VOCAB_SMALL,
                   bos_token_id=VOCAB_SMALL - 1, eos_token_id=VOCAB_SMALL - 1),
@@ -93,15 +96,11 @@ _HF_SHAPES = {
              dict(num_hidden_layers=12, hidden_size=768, num_attention_heads=12,
                   intermediate_size=3072, vocab_size=30522)),
     # Grouped-query attention in both: fewer key/value heads than query heads.
-    "llama": (dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
-                   num_key_value_heads=2, intermediate_size=128, vocab_size=VOCAB_SMALL,
-                   max_position_embeddings=128),
+    "llama": (_SMALL_DECODER,
               dict(num_hidden_layers=4, hidden_size=2048, num_attention_heads=32,
                    num_key_value_heads=8, intermediate_size=8192, vocab_size=32000,
                    max_position_embeddings=2048, rope_theta=500000.0)),
-    "qwen2": (dict(num_hidden_layers=2, hidden_size=64, num_attention_heads=4,
-                   num_key_value_heads=2, intermediate_size=128, vocab_size=VOCAB_SMALL,
-                   max_position_embeddings=128),
+    "qwen2": (_SMALL_DECODER,
               dict(num_hidden_layers=4, hidden_size=896, num_attention_heads=14,
                    num_key_value_heads=2, intermediate_size=4864, vocab_size=32000,
                    max_position_embeddings=2048)),

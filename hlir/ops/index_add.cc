@@ -15,7 +15,6 @@
 namespace cinn_like::hlir {
 namespace {
 
-using ops::DTypeClass;
 using Descs = absl::StatusOr<std::vector<TensorDesc>>;
 using Inputs = std::vector<const HostTensor*>;
 using Tensors = absl::StatusOr<std::vector<ir::Tensor>>;
@@ -30,7 +29,7 @@ absl::StatusOr<int> Axis(const AttributeMap& attrs, int rank) {
 
 Descs InferIndexAdd(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
   const TensorDesc &x = in[0], &index = in[1], &updates = in[2];
-  absl::Status s = ops::CheckDType(kOp, 0, x, DTypeClass::kNumeric);
+  absl::Status s = ops::CheckDType(kOp, 0, x, ops::DTypeClass::kNumeric);
   if (!s.ok()) return s;
   if (index.dtype != DType::kInt32 && index.dtype != DType::kInt64) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -8,6 +8,7 @@
 #include "frontend/net_builder.h"
 #include "hlir/op.h"
 #include "hlir/reference_interpreter.h"
+#include "tests/hlir/run_reference.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -15,15 +16,6 @@ namespace {
 using frontend::NetBuilder;
 using frontend::Var;
 using ::testing::HasSubstr;
-
-absl::StatusOr<std::vector<HostTensor>> RunProgram(const NetBuilder& b,
-                                                   const std::vector<HostTensor>& inputs) {
-  auto program = b.Build();
-  if (!program.ok()) return program.status();
-  auto graph = frontend::BuildGraph(*program);
-  if (!graph.ok()) return graph.status();
-  return RunReference(*graph, inputs);
-}
 
 TEST(IndexAdd, ReferenceAccumulatesRepeatedIndicesAlongTheAxis) {
   std::mt19937_64 rng(std::random_device{}());
