@@ -122,6 +122,21 @@ class TorchModelOpsTest(unittest.TestCase):
         torch.testing.assert_close(w.grad, w_ref.grad, rtol=1e-5, atol=1e-5)
         self.check_fell_back("embedding backward", ["embedding", "index_put"])
 
+    def test_embedding_dense_backward_as_aten_hands_it_over(self):
+        # AOTAutograd decomposes it (to index_put); a graph that keeps it, as make_fx traces it.
+        from torch.fx.experimental.proxy_tensor import make_fx  # noqa: PLC0415
+        ct.reset()
+
+        def fn(g, i):
+            return (aten.embedding_dense_backward(g, i, 9, -1, False),
+                    aten.embedding_dense_backward(g, i, 9, 2, False))
+        g, i = r(3, 4, 6), idx(9, 3, 4)
+        gm = make_fx(fn, tracing_mode="fake")(g, i)
+        got = ct.compile_graph(gm, [g, i])([g, i])
+        for a, b in zip(got, fn(g, i)):
+            torch.testing.assert_close(a, b)
+        self.check_fell_back("embedding_dense_backward", ["embedding_dense_backward"])
+
     def test_backward_ops_match_eager_gradients(self):
         for name, module, shape, ops in BACKWARD:
             with self.subTest(name):

@@ -1,6 +1,6 @@
-"""Converters of the ops that read or write elements by index: embedding, gather, advanced
-indexing (index.Tensor), index_put (accumulating: the backward of embedding and indexing) and
-scatter of a value (the backward of nll_loss).
+"""Converters of the ops that read or write elements by index: embedding and its backward,
+gather, advanced indexing (index.Tensor), index_put (accumulating: the backward of embedding and
+indexing) and scatter of a value (the backward of nll_loss).
 
 Reads become one gather of the flattened tensor at int64 positions computed with arange
 arithmetic; accumulating writes become index_add. Out-of-range indices never read or write
@@ -10,8 +10,8 @@ import math
 
 import torch
 
-from ..registry import Unsupported, converts, no_rank0, pshape, val
-from .common import I64, flat_gather, iota, linear_index, scaled, wrap_negative
+from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
+from .common import I64, flat_gather, iota, linear_index, scalar, scaled, wrap_negative
 
 aten = torch.ops.aten
 
@@ -34,6 +34,26 @@ def _embedding(c, n):
     idx = c.op("reshape", [c.tensor(indices, I64)], {"shape": [k]})
     rows = c.op("gather", [c.tensor(weight), idx], {"axis": 0})
     return c.op("reshape", [rows], {"shape": pshape(val(n))})
+
+
+@converts(aten.embedding_dense_backward.default)
+def _embedding_backward(c, n):
+    """The weight's gradient: each id's gradient row added at its row (index_add), none for
+    padding_idx."""
+    grad, indices, num_weights, padding_idx, scale_by_freq = n.args[:5]
+    if scale_by_freq:
+        raise Unsupported("embedding backward with scale_grad_by_freq")
+    g = val(grad)
+    dim = int(g.shape[-1])
+    k = max(val(indices).numel(), 1)
+    idx = c.op("reshape", [c.tensor(indices, I64)], {"shape": [k]})
+    rows = c.op("reshape", [c.tensor(grad)], {"shape": [k, dim]})
+    if padding_idx is not None and padding_idx >= 0:
+        pad = c.op("equal", [c.op("reshape", [idx], {"shape": [k, 1]}), scalar(c, padding_idx)])
+        rows = c.op("where", [pad, c.tensor(0, g.dtype), rows])
+    zeros = c.op("fill", [], {"shape": [int(num_weights), dim], "value": 0.0,
+                              "dtype": dtype_name(g.dtype)})
+    return c.op("index_add", [zeros, idx, rows], {"axis": 0})
 
 
 @converts(aten.gather.default)
