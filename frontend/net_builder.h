@@ -49,6 +49,7 @@ class NetBuilder {
   Var Reciprocal(const Var& x) { return One("reciprocal", {x}); }
   Var Sin(const Var& x) { return One("sin", {x}); }
   Var Cos(const Var& x) { return One("cos", {x}); }
+  Var Erf(const Var& x) { return One("erf", {x}); }
   Var Tanh(const Var& x) { return One("tanh", {x}); }
   Var Sigmoid(const Var& x) { return One("sigmoid", {x}); }
   Var Relu(const Var& x) { return One("relu", {x}); }
@@ -229,6 +230,11 @@ class NetBuilder {
   /// paddings: [before, after] for each dim in order; the new elements are `value`.
   Var Pad(const Var& x, const std::vector<int64_t>& paddings, double value = 0) {
     return One("pad", {x}, {{"paddings", paddings}, {"value", value}});
+  }
+  /// torch.index_add: x with updates[..., k, ...] added at index[k] (an int32/int64 vector of
+  /// length K) along axis; updates is x's shape with that dim K. Repeated indices accumulate.
+  Var IndexAdd(const Var& x, const Var& index, const Var& updates, int64_t axis = 0) {
+    return One("index_add", {x, index, updates}, {{"axis", axis}});
   }
   Var OneHot(const Var& index, int64_t depth, hlir::DType dtype = hlir::DType::kFloat32) {
     return One("one_hot", {index},

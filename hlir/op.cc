@@ -71,6 +71,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterConstantOps(registry);
   RegisterConvOps(registry);
   RegisterIndexOps(registry);
+  RegisterIndexAddOp(registry);
 }
 
 void OpRegistry::Register(OpDef def) {

@@ -31,6 +31,19 @@ if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && ! python3 -c 'import torch' >/dev/nu
       --index-url https://download.pytorch.org/whl/cpu torch 2>/dev/null ||
     python3 -m pip install -q torch
 fi
+# The model zoo's libraries (tests/python/test_model_zoo.py skips without them): torchvision
+# from the index the installed torch came from (its local version tag, +cpu or +cu130, names
+# it), else PyPI's, pinned to the installed torch so pip never replaces it; transformers from
+# PyPI.
+if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && python3 -c 'import torch' >/dev/null 2>&1; then
+  if ! python3 -c 'import torchvision' >/dev/null 2>&1; then
+    tv=$(python3 -c 'import torch; print(torch.__version__)')
+    { [[ $tv == *+* ]] && python3 -m pip install -q --retries 0 --timeout 15 \
+        --index-url "https://download.pytorch.org/whl/${tv#*+}" torchvision "torch==$tv" \
+        2>/dev/null; } || python3 -m pip install -q torchvision "torch==${tv%%+*}"
+  fi
+  python3 -c 'import transformers' >/dev/null 2>&1 || python3 -m pip install -q transformers
+fi
 # The Python package (cinn_like, cinn_like.torch and the torch.compile entry point), editable:
 # it loads the libcinn_like.so that scripts/build.sh makes in build/.
 python3 -m pip install -q -e "$root/cinn_like/python"

@@ -89,7 +89,8 @@ inline Tolerance ToleranceFor(DType t) {
   }
 }
 inline bool SumLike(const std::string& op) {
-  return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear";
+  return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
+         op == "index_add";
 }
 
 inline std::vector<DType> Floats() {
@@ -429,6 +430,26 @@ inline std::vector<OpCase> AllOpCases() {
         {"shape", I64s{2, 3}},
         {"dtype", std::string("float32")}},
        {}});
+  // Ops added after the table above (their cases come last so the dumps' names hold).
+  for (DType t : Floats()) add({"erf", {t}, {S({5, 7})}, {}, {Domain::kUniform}});
+  add({"erf", {DType::kFloat32}, {sym_shape}, {}, {Domain::kUniform}});
+  for (DType t : Numerics()) {
+    add({"index_add",
+         {t, DType::kInt64, t},
+         {S({4, 5}), S({7}), S({7, 5})},
+         {{"axis", int64_t{0}}},
+         {Domain::kUniform, Domain::kIndex, Domain::kUniform}});
+  }
+  add({"index_add",
+       {DType::kFloat32, DType::kInt32, DType::kFloat32},
+       {S({2, 3, 6}), S({9}), S({2, 9, 6})},
+       {{"axis", int64_t{-2}}},
+       {Domain::kUniform, Domain::kIndex, Domain::kUniform}});
+  add({"index_add",
+       {DType::kFloat32, DType::kInt64, DType::kFloat32},
+       {sym_shape, S({4}), Shape{Sym("n"), Dim::Known(4)}},
+       {{"axis", int64_t{1}}},
+       {Domain::kUniform, Domain::kIndex, Domain::kUniform}});
   return cases;
 }
 

@@ -266,6 +266,8 @@ void RegisterElementwiseOps(OpRegistry& r) {
   RegisterUnary(
       r, "reciprocal", kF, same, [](double x) { return 1.0 / x; }, [](X x) { return C(x, 1) / x; });
   RegisterUnary(
+      r, "erf", kF, same, [](double x) { return std::erf(x); }, [](X x) { return ir::Erf(x); });
+  RegisterUnary(
       r, "sin", kF, same, [](double x) { return std::sin(x); },
       [](X x) { return M(MathOp::kSin, x); });
   RegisterUnary(

@@ -12,6 +12,7 @@
 #include "frontend/program_json.h"
 #include "hlir/op.h"
 #include "hlir/reference_interpreter.h"
+#include "tests/hlir/run_reference.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -37,16 +38,6 @@ HostTensor RandomIndex(DType t, std::vector<int64_t> shape, int64_t bound) {
   std::uniform_int_distribution<int64_t> dist(0, bound - 1);
   for (auto& v : x.data) v = static_cast<double>(dist(Rng()));
   return x;
-}
-
-/// Runs the program's outputs (already marked) on `inputs`.
-absl::StatusOr<std::vector<HostTensor>> RunProgram(const NetBuilder& b,
-                                                   const std::vector<HostTensor>& inputs) {
-  auto program = b.Build();
-  if (!program.ok()) return program.status();
-  auto graph = frontend::BuildGraph(*program);
-  if (!graph.ok()) return graph.status();
-  return RunReference(*graph, inputs);
 }
 
 void ExpectNear(const HostTensor& got, const std::vector<double>& want, double tol,

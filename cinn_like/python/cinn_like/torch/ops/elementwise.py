@@ -10,8 +10,8 @@ aten = torch.ops.aten
 UNARY = {aten.neg: "neg", aten.abs: "abs", aten.exp: "exp", aten.log: "log", aten.sqrt: "sqrt",
          aten.rsqrt: "rsqrt", aten.reciprocal: "reciprocal", aten.sin: "sin", aten.cos: "cos",
          aten.tanh: "tanh", aten.sigmoid: "sigmoid", aten.relu: "relu", aten.silu: "silu",
-         aten.log1p: "log1p", aten.floor: "floor", aten.ceil: "ceil", aten.sign: "sign",
-         aten.logical_not: "logical_not", aten.isnan: "isnan"}
+         aten.log1p: "log1p", aten.erf: "erf", aten.floor: "floor", aten.ceil: "ceil",
+         aten.sign: "sign", aten.logical_not: "logical_not", aten.isnan: "isnan"}
 
 
 def _unary(op_name):
@@ -116,6 +116,23 @@ def _to_copy(c, n):
     if src.dtype == out.dtype:
         return c.op("reshape", [x], {"shape": pshape(out)})
     return c.op("cast", [x], {"dtype": dtype_name(out.dtype)})
+
+
+BITWISE = {aten.bitwise_and: "logical_and", aten.bitwise_or: "logical_or",
+           aten.bitwise_xor: "logical_xor"}
+
+
+def _bitwise(op_name):
+    def conv(c, n):
+        if val(n).dtype != torch.bool:
+            raise Unsupported(f"{n.target.__name__.split('.')[0]} of {val(n).dtype} tensors")
+        return c.op(op_name, [c.tensor(n.args[0], torch.bool), c.tensor(n.args[1], torch.bool)])
+    return conv
+
+
+for _packet, _name in BITWISE.items():
+    for _overload in ("Tensor", "Scalar"):
+        CONVERTERS[getattr(_packet, _overload)] = _bitwise(_name)
 
 
 @converts(aten.bitwise_not.default)

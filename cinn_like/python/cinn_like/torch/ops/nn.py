@@ -1,5 +1,5 @@
-"""Converters of the network layers: layer and batch normalization, matmuls, convolution and
-pooling."""
+"""Converters of the network layers: layer and batch normalization and matmuls (convolution
+and pooling are conv.py and pool.py)."""
 import operator
 
 import torch
@@ -91,50 +91,3 @@ def _addmm(c, n):
         raise Unsupported("addmm with beta or alpha")
     m = c.op("matmul", [c.tensor(x), c.tensor(y)], {"transpose_x": False, "transpose_y": False})
     return c.op("add", [m, c.tensor(bias)])
-
-
-# ---- convolution and pooling
-@converts(aten.convolution.default)
-def _conv(c, n):
-    x, w, b, stride, padding, dilation, transposed, _output_padding, groups = n.args
-    if transposed:
-        raise Unsupported("transposed convolution")
-    if val(x).dim() != 4:
-        raise Unsupported(f"convolution of rank {val(x).dim()} (only 2-d, NCHW)")
-    attrs = {"strides": list(stride), "paddings": list(padding), "dilations": list(dilation),
-             "groups": int(groups)}
-    inputs = [c.tensor(x), c.tensor(w)] + ([c.tensor(b)] if b is not None else [])
-    return c.op("conv2d", inputs, attrs)
-
-
-@converts(aten.max_pool2d_with_indices.default)
-def _max_pool(c, n):
-    x, kernel = n.args[0], list(n.args[1])
-    stride = list(n.args[2]) if len(n.args) > 2 and n.args[2] else kernel
-    padding = list(n.args[3]) if len(n.args) > 3 else [0, 0]
-    dilation = list(n.args[4]) if len(n.args) > 4 else [1, 1]
-    ceil_mode = n.args[5] if len(n.args) > 5 else False
-    if any(u.args[1] != 0 for u in n.users if u.target == operator.getitem):
-        raise Unsupported("max_pool2d indices used (backward)")
-    if ceil_mode or any(d != 1 for d in dilation) or val(x).dim() != 4:
-        raise Unsupported("max_pool2d with ceil_mode, dilation or a 3-d input")
-    attrs = {"kernel_size": _pair(kernel), "strides": _pair(stride), "paddings": _pair(padding)}
-    return [c.op("max_pool2d", [c.tensor(x)], attrs), None]
-
-
-@converts(aten.avg_pool2d.default)
-def _avg_pool(c, n):
-    a = list(n.args) + [None] * 7
-    x, kernel = a[0], _pair(list(a[1]))
-    stride = _pair(list(a[2])) if a[2] else kernel
-    padding = _pair(list(a[3])) if a[3] is not None else [0, 0]
-    ceil_mode, count_include_pad, divisor = a[4] or False, a[5] if a[5] is not None else True, a[6]
-    if ceil_mode or divisor is not None or val(x).dim() != 4:
-        raise Unsupported("avg_pool2d with ceil_mode, divisor_override or a 3-d input")
-    return c.op("avg_pool2d", [c.tensor(x)], {"kernel_size": kernel, "strides": stride,
-                                               "paddings": padding,
-                                               "count_include_pad": bool(count_include_pad)})
-
-
-def _pair(v):
-    return list(v) * 2 if len(v) == 1 else list(v)

@@ -1,8 +1,9 @@
 """Converters of the reductions: sum, mean, amax/amin, any, argmax/argmin, softmax and
-log_softmax."""
+log_softmax (half_to_float too), and cumsum."""
 import torch
 
-from ..registry import CONVERTERS, Unsupported, converts, no_rank0, val
+from ..registry import CONVERTERS, Unsupported, converts, no_rank0, pshape, val
+from .common import iota
 
 aten = torch.ops.aten
 
@@ -75,9 +76,32 @@ def _arg_extreme(c, n):
 
 @converts(aten._softmax.default, aten._log_softmax.default)
 def _softmax(c, n):
-    x, dim, half_to_float = n.args[0], n.args[1], n.args[2]
+    """half_to_float: a float16/bfloat16 input, a float32 result (computed in float32)."""
+    x, dim = n.args[0], n.args[1]
     no_rank0(x)
-    if half_to_float:
-        raise Unsupported("half_to_float softmax")
     name = "softmax" if n.target == aten._softmax.default else "log_softmax"
-    return c.op(name, [c.tensor(x)], {"axis": dim % val(x).dim()})
+    return c.op(name, [c.tensor(x, val(n).dtype)], {"axis": dim % val(x).dim()})
+
+
+@converts(aten.cumsum.default)
+def _cumsum(c, n):
+    """out[.., i, ..] = sum over k <= i of x[.., k, ..]: x with a second copy of dim (k) after
+    it, masked by k <= i, summed over k (work size^2 per line: meant for mask and position
+    lengths, not for long scans)."""
+    x, dim = n.args[0], n.args[1]
+    no_rank0(x)
+    out = val(n)
+    shape = [int(s) for s in val(x).shape]
+    rank = len(shape)
+    dim %= rank
+    size = shape[dim]
+    xs = c.tensor(x, out.dtype)
+    if size == 1:
+        return c.op("reshape", [xs], {"shape": pshape(out)})
+    spread = shape[:dim] + [1, size] + shape[dim + 1:]
+    xb = c.op("reshape", [xs], {"shape": spread})
+    i = iota(c, size, rank + 1, dim)
+    k = iota(c, size, rank + 1, dim + 1)
+    zero = c.tensor(0, out.dtype)
+    masked = c.op("where", [c.op("less_equal", [k, i]), xb, zero])
+    return c.op("reduce_sum", [masked], {"axes": [dim + 1], "keepdim": False})

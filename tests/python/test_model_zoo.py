@@ -1,0 +1,184 @@
+"""The model zoo (tools/model_zoo.py: Hugging Face GPT-2, BERT, Llama, Qwen2, T5 with eager and
+sdpa attention; torchvision resnet18, mobilenet_v3_small, efficientnet_b0, convnext_tiny,
+vit_b_16) through torch.compile(backend="cinn_like") on CPU at the small configs, whole: one
+forward in eval mode and one training step (loss and backward) per model.
+
+Each test asserts that the outputs (for training also the loss and every parameter's gradient)
+are within the stated tolerances of eager's, and no further from a float64 run of the same model
+than FLOAT64_FACTOR times eager's own float32 error; and that every op the backend was handed ran
+in cinn_like, except the entries of zoo_allowlist.json (model, mode, op, reason). A graph break
+is not a fallback: only the ops of the graphs handed to the backend count. The suite ends with a
+coverage table: model, mode, ops compiled, fell back, partitions, compile seconds (the first
+call: tracing, partitioning, compiling and running), worst error.
+
+Run one model or mode:
+    python3 -m unittest test_model_zoo -k gpt2_sdpa_train
+    CINN_LIKE_ZOO=gpt2-eager,resnet18 CINN_LIKE_ZOO_MODES=eval python3 -m unittest test_model_zoo
+CINN_LIKE_ZOO_SEED fixes the random weights and inputs (otherwise fresh, printed on failure).
+"""
+import copy
+import importlib.util
+import json
+import os
+import random
+import sys
+import time
+import unittest
+
+from torch_util import HAVE_TORCH, needs_torch
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+ALLOWLIST = os.path.join(os.path.dirname(__file__), "zoo_allowlist.json")
+MODES = ("eval", "train")
+# Tolerances against eager float32 (relative to the tensor's largest magnitude), and how much
+# further than eager's float32 result the compiled one may be from float64's.
+RTOL, ATOL = 1e-4, 1e-4
+GRAD_RTOL, GRAD_ATOL = 1e-3, 1e-3
+FLOAT64_FACTOR = 10.0
+HAVE_LIBS = all(importlib.util.find_spec(m) is not None for m in ("transformers", "torchvision"))
+
+if HAVE_TORCH:
+    import torch
+    import cinn_like.torch as ct
+    import model_zoo as zoo
+
+ROWS = []  # the coverage table
+
+
+def _selected():
+    names = os.environ.get("CINN_LIKE_ZOO")
+    modes = os.environ.get("CINN_LIKE_ZOO_MODES")
+    return (names.split(",") if names else None), (modes.split(",") if modes else MODES)
+
+
+def load_allowlist():
+    with open(ALLOWLIST) as f:
+        return json.load(f)["entries"]
+
+
+def allowed(entries, model, mode, op):
+    return any(e["model"] in ("*", model) and e["mode"] in ("*", mode) and e["op"] == op
+               for e in entries)
+
+
+def _to64(inputs):
+    return {k: v.double() if v.is_floating_point() else v for k, v in inputs.items()}
+
+
+def _scale(t):
+    return max(float(t.detach().abs().max()), 1e-30) if t.numel() else 1.0
+
+
+def _close(test, what, got, want, want64, rtol, atol):
+    """got vs eager within rtol/atol (atol relative to eager's largest magnitude), and got vs
+    float64 within FLOAT64_FACTOR times eager's float32 error (plus the same atol); returns the
+    relative error vs eager."""
+    got, want = got.detach().float(), want.detach().float()
+    scale = _scale(want)
+    torch.testing.assert_close(got, want, rtol=rtol, atol=atol * scale,
+                               msg=lambda m: f"{what}: {m}")
+    if want64 is not None:
+        ref = want64.detach().double()
+        mine = float((got.double() - ref).abs().max())
+        eager = float((want.double() - ref).abs().max())
+        test.assertLessEqual(mine, FLOAT64_FACTOR * eager + atol * scale,
+                             f"{what}: error vs float64 {mine:.3g}, eager float32's {eager:.3g}")
+    return float((got - want).abs().max()) / scale
+
+
+@needs_torch
+@unittest.skipUnless(HAVE_LIBS, "transformers and torchvision are not importable: install them "
+                     "(scripts/setup.sh) to run the model zoo")
+class ModelZooTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.allow = load_allowlist()
+        seed = os.environ.get("CINN_LIKE_ZOO_SEED")
+        cls.seed = int(seed) if seed else random.randrange(1 << 30)
+
+    def run_model(self, name, mode):
+        entry = zoo.get(name)
+        note = f"[{name} {mode}, CINN_LIKE_ZOO_SEED={self.seed}]"
+        torch.manual_seed(self.seed)
+        train = mode == "train"
+        model = entry.build("small")
+        inputs = entry.inputs("small", train=train, seed=self.seed)
+        mine = copy.deepcopy(model)
+        ref64 = copy.deepcopy(model).double()
+        if train:
+            for m in (model, mine, ref64):
+                zoo.set_train(m)
+        torch._dynamo.reset()
+        ct.reset()
+        compiled = torch.compile(mine, backend="cinn_like", dynamic=False)
+        results = []
+        for net, ins in ((model, inputs), (compiled, inputs), (ref64, _to64(inputs))):
+            start = time.perf_counter()
+            with torch.set_grad_enabled(train):
+                out = zoo.call(net, ins)
+                loss = entry.loss(out, ins) if train else None
+                if train:
+                    loss.backward()
+            results.append((zoo.outputs(out), loss, time.perf_counter() - start))
+            if net is compiled:
+                stats, fallbacks = ct.stats(), ct.fallback_report()
+        (want, loss_e, _), (got, loss_c, seconds), (want64, loss64, _) = results
+        refused = [(op, why) for op, why in fallbacks if not allowed(self.allow, name, mode, op)]
+        row = [name, mode, stats["ops_compiled"], stats["ops_fallback"],
+               len(fallbacks) - len(refused), stats["partitions"], seconds, float("nan")]
+        ROWS.append(row)
+        worst = 0.0
+        for k, (g, w, w64) in enumerate(zip(got, want, want64)):
+            worst = max(worst, _close(self, f"{note} output {k}", g, w, w64, RTOL, ATOL))
+        if train:
+            worst = max(worst, _close(self, f"{note} loss", loss_c, loss_e, loss64, RTOL, ATOL))
+            params = zip(model.named_parameters(), mine.parameters(), ref64.parameters())
+            for (pname, pe), pc, p64 in params:
+                if pe.grad is None:
+                    self.assertIsNone(pc.grad, f"{note} {pname}: a gradient eager has not")
+                    continue
+                self.assertIsNotNone(pc.grad, f"{note} {pname}: no gradient")
+                worst = max(worst, _close(self, f"{note} grad {pname}", pc.grad, pe.grad,
+                                          p64.grad, GRAD_RTOL, GRAD_ATOL))
+        row[-1] = worst
+        self.assertFalse(refused, f"{note} ops fell back that zoo_allowlist.json does not list:\n"
+                         + "\n".join(f"  {op}: {why[:300]}" for op, why in refused))
+        self.assertGreater(stats["ops_compiled"], 0, note)
+
+    def test_allowlist_entries_give_a_reason(self):
+        for e in load_allowlist():
+            self.assertTrue(str(e.get("reason", "")).strip(), f"allow-list entry {e} has no reason")
+            self.assertIn(e.get("mode"), ("*",) + MODES, f"allow-list entry {e}: mode")
+            self.assertTrue(e.get("model") == "*" or e.get("model") in zoo.names(),
+                            f"allow-list entry {e}: no such zoo model")
+
+
+def _add_tests():
+    names, modes = _selected()
+    for name in (names or (zoo.names() if HAVE_TORCH else [])):
+        for mode in modes:
+            def test(self, name=name, mode=mode):
+                self.run_model(name, mode)
+            test.__name__ = f"test_{name.replace('-', '_')}_{mode}"
+            test.__doc__ = f"{name} ({mode}) through cinn_like matches eager"
+            setattr(ModelZooTest, test.__name__, test)
+
+
+_add_tests()
+
+
+def tearDownModule():
+    if not ROWS:
+        return
+    print("\nmodel zoo coverage (CPU, small configs)")
+    print(f"{'model':<20}{'mode':<7}{'ops compiled':>13}{'fell back':>10}{'allowed':>8}"
+          f"{'partitions':>11}{'compile s':>10}{'max rel err':>12}")
+    for name, mode, ok, fell, allow, parts, secs, err in ROWS:
+        print(f"{name:<20}{mode:<7}{ok:>13}{fell:>10}{allow:>8}{parts:>11}{secs:>10.1f}"
+              f"{err:>12.2e}")
+    print(f"total compile s {sum(r[6] for r in ROWS):.1f}", flush=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
