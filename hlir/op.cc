@@ -71,6 +71,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterConstantOps(registry);
   RegisterConvOps(registry);
   RegisterIndexOps(registry);
+  RegisterAttentionOps(registry);
 }
 
 void OpRegistry::Register(OpDef def) {

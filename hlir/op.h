@@ -116,5 +116,6 @@ void RegisterShapeOps(OpRegistry& registry);
 void RegisterConstantOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
+void RegisterAttentionOps(OpRegistry& registry);
 
 }  // namespace cinn_like::hlir
