@@ -72,6 +72,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterConvOps(registry);
   RegisterIndexOps(registry);
   RegisterIndexAddOp(registry);
+  RegisterAttentionOps(registry);
 }
 
 void OpRegistry::Register(OpDef def) {

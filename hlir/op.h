@@ -117,5 +117,6 @@ void RegisterConstantOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
 void RegisterIndexAddOp(OpRegistry& registry);
+void RegisterAttentionOps(OpRegistry& registry);
 
 }  // namespace cinn_like::hlir

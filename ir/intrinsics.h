@@ -22,7 +22,9 @@
 ///    GPU host entries), int32: launches the device kernel named by the StringImm `kernel` with
 ///    grid (gx, gy, gz) and block (bx, by, bz) (int32 each) and `shared_bytes` of dynamic shared
 ///    memory, on the entry's stream, passing `args` (buffer data handles and scalars) in the
-///    kernel's argument order. A failed launch returns its nonzero code from the entry.
+///    kernel's argument order. A failed launch returns its nonzero code from the entry. An
+///    extern tensor's statement may launch a library kernel that the backend adds to the
+///    device module (the fused attention: hlir/ops/attention_kernel.cc).
 ///  - extern_call(function, args...) (ir::ExternCall, host code), int32: calls the runtime C
 ///    function `int function(args..., void* stream)` named by the StringImm `function`: buffer
 ///    data handles pass as pointers, integer expressions as int64, float expressions as double,

@@ -90,7 +90,7 @@ inline Tolerance ToleranceFor(DType t) {
 }
 inline bool SumLike(const std::string& op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
-         op == "index_add";
+         op == "index_add" || op == "attention";
 }
 
 inline std::vector<DType> Floats() {
@@ -450,6 +450,47 @@ inline std::vector<OpCase> AllOpCases() {
        {sym_shape, S({4}), Shape{Sym("n"), Dim::Known(4)}},
        {{"axis", int64_t{1}}},
        {Domain::kUniform, Domain::kIndex, Domain::kUniform}});
+  // Attention: q [B, H, Lq, D], k [B, Hkv, Lk, D], v [B, Hkv, Lk, Dv], [mask]; grouped heads,
+  // bool and additive masks, causal (also with Lq > Lk), several key and query tiles of the
+  // fused GPU kernel (Lk 100, Lq 70), head dims in each of its buckets, a symbolic length.
+  for (DType t : Floats()) {
+    add({"attention",
+         {t, t, t, DType::kBool},
+         {S({1, 2, 7, 16}), S({1, 2, 9, 16}), S({1, 2, 9, 12}), S({7, 9})},
+         {},
+         {}});
+  }
+  add({"attention",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32},
+       {S({2, 4, 5, 8}), S({2, 2, 6, 8}), S({2, 2, 6, 8})},
+       {},
+       {}});
+  add({"attention",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32},
+       {S({2, 2, 5, 8}), S({2, 2, 6, 8}), S({2, 2, 6, 8}), S({2, 1, 5, 6})},
+       {{"causal", true}, {"scale", 0.3}},
+       {}});
+  add({"attention",
+       {DType::kFloat16, DType::kFloat16, DType::kFloat16},
+       {S({1, 4, 70, 64}), S({1, 1, 100, 64}), S({1, 1, 100, 64})},
+       {{"causal", true}},
+       {}});
+  add({"attention",
+       {DType::kBFloat16, DType::kBFloat16, DType::kBFloat16, DType::kBFloat16},
+       {S({2, 2, 9, 128}), S({2, 2, 40, 128}), S({2, 2, 40, 96}), S({2, 2, 9, 40})},
+       {},
+       {}});
+  add({"attention",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32},
+       {S({1, 2, 9, 200}), S({1, 2, 4, 200}), S({1, 2, 4, 200})},
+       {{"causal", true}},
+       {}});
+  add({"attention",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat16},
+       {Shape{Dim::Known(1), Dim::Known(2), Sym("n"), Dim::Known(32)}, S({1, 2, 33, 32}),
+        S({1, 2, 33, 32}), S({33})},
+       {{"scale", 0.25}},
+       {}});
   return cases;
 }
 

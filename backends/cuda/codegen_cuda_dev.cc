@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/block_reduce_source.h"
+#include "backends/cuda/library_kernels.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 
@@ -26,8 +27,12 @@ absl::StatusOr<std::string> CodeGenCudaDev::Generate(const ir::Module& module) {
   const size_t helpers_at = gen.out_.tellp();
   for (const ir::LoweredFunc& f : ir::DeviceKernels(module)) gen.AddKernel(*f);
   if (!gen.status_.ok()) return gen.status_;
+  // The hand-written kernels the host entries launch (library_kernels.h), before the others.
+  auto library = LibraryKernelsSource(LibraryKernelNames(module));
+  if (!library.ok()) return library.status();
   std::string source = gen.out_.str();
   // The later insertion first, so that helpers_at still holds.
+  source.insert(helpers_at, *library);
   if (gen.uses_block_reduce_) source.insert(helpers_at, BlockReduceSource());
   const std::string after = "#include <math_constants.h>\n";
   source.insert(source.find(after) + after.size(), gen.TypeIncludes());

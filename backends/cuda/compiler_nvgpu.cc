@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "backends/cuda/codegen_cuda_dev.h"
+#include "backends/cuda/library_kernels.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "backends/llvm/codegen_cuda_host.h"
 #include "backends/llvm/execution_engine.h"
@@ -115,7 +116,7 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   });
   if (!binary.ok()) return binary.status();
 
-  // 3. Load as a CUDA module and get each kernel's handle (needs a GPU).
+  // 3. Load as a CUDA module and get each kernel's handle, library kernels too (needs a GPU).
   std::vector<std::pair<std::string, void*>> handles;
   absl::Status loaded = steps.Run(&CompileTimes::module_load_ms, [&]() -> absl::Status {
     auto cuda_module = runtime::cuda::CudaModule::Load(*binary);
@@ -124,10 +125,12 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
           cuda_module.status().code(),
           absl::StrCat("loading the CUDA module of ", name, ": ", cuda_module.status().message()));
     }
-    for (const ir::LoweredFunc& kernel : kernels) {
-      auto function = (*cuda_module)->GetFunction(kernel->name);
+    std::vector<std::string> names = LibraryKernelNames(module);
+    for (const ir::LoweredFunc& kernel : kernels) names.push_back(kernel->name);
+    for (const std::string& kernel : names) {
+      auto function = (*cuda_module)->GetFunction(kernel);
       if (!function.ok()) return function.status();
-      handles.emplace_back(kernel->name, *function);
+      handles.emplace_back(kernel, *function);
     }
     cuda_modules_.push_back(std::move(*cuda_module));
     return absl::OkStatus();

@@ -44,10 +44,13 @@ class UseCollector : public IRVisitor {
   }
 };
 
-bool IsExternCall(const Stmt& s) {
+/// A library call, or the launch of a kernel the backend supplies (an extern tensor's
+/// statement, as the fused attention kernel's): host code as it is.
+bool IsHostCall(const Stmt& s) {
   auto* eval = s.As<Evaluate>();
   auto* call = eval ? eval->value.As<Call>() : nullptr;
-  return call && call->is_intrinsic(IntrinsicOp::kExternCall);
+  return call && (call->is_intrinsic(IntrinsicOp::kExternCall) ||
+                  call->is_intrinsic(IntrinsicOp::kLaunchKernel));
 }
 
 std::string WrittenName(const UseCollector& uses) {
@@ -93,7 +96,7 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
   std::vector<Var> shape_vars = ShapeVars(f);
   std::vector<Stmt> launches;
   for (size_t k = 0; k < top.size(); ++k) {
-    if (IsExternCall(top[k])) {  // a library call: host code, in order with the launches
+    if (IsHostCall(top[k])) {  // a library call or launch: host code, in order with the rest
       launches.push_back(top[k]);
       continue;
     }

@@ -18,7 +18,9 @@ namespace cinn_like::ir {
 /// GPU binding is an error naming the function and the buffer it writes. The function's
 /// intermediates (global-scope Allocates wrapping its body, as ir::Lower makes them) stay in
 /// the host entry around the launches (the host allocates them in device memory through the
-/// runtime's hook); a kernel touching one takes it after f's buffers, in allocation order.
+/// runtime's hook); a kernel touching one takes it after f's buffers, in allocation order. A
+/// top-level launch_kernel (of a kernel the backend supplies, not in `kernels`, as
+/// hlir/ops/attention_kernel.cc makes) stays in place too, like an extern call.
 absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f);
 
 }  // namespace cinn_like::ir

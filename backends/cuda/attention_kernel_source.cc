@@ -1,0 +1,266 @@
+/// \file The fused attention kernel's CUDA C text, and the parsing of its instance names.
+#include "backends/cuda/attention_kernel_source.h"
+
+#include <map>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+
+namespace cinn_like::backends {
+namespace {
+
+constexpr const char* kPrefix = "cinn_like_attention_";
+constexpr int kSharedLimit = 48 * 1024;
+
+/// A number after a one-letter tag ("d64" -> 64), or -1.
+int Tagged(absl::string_view part, char tag) {
+  int v = -1;
+  if (part.empty() || part[0] != tag || !absl::SimpleAtoi(part.substr(1), &v)) return -1;
+  return v;
+}
+
+}  // namespace
+
+bool IsAttentionKernel(const std::string& kernel) { return absl::StartsWith(kernel, kPrefix); }
+
+const char* AttentionKernelTemplate() {
+  return R"cuda(// Fused scaled dot-product attention (cinn_like library kernel).
+#include <cuda_fp16.h>
+#include <cuda_bf16.h>
+namespace cinn_like_attention {
+
+struct NoMask {};
+
+__device__ __forceinline__ float ToFloat(float x) { return x; }
+__device__ __forceinline__ float ToFloat(__half x) { return __half2float(x); }
+__device__ __forceinline__ float ToFloat(__nv_bfloat16 x) { return __bfloat162float(x); }
+
+template <typename T> __device__ __forceinline__ T FromFloat(float x);
+template <> __device__ __forceinline__ float FromFloat<float>(float x) { return x; }
+template <> __device__ __forceinline__ __half FromFloat<__half>(float x) {
+  return __float2half_rn(x);
+}
+template <> __device__ __forceinline__ __nv_bfloat16 FromFloat<__nv_bfloat16>(float x) {
+  return __float2bfloat16_rn(x);
+}
+
+// The score `s` after the mask element at `at`: a bool keeps or drops the key, a float adds.
+__device__ __forceinline__ float Masked(const NoMask*, long long, float s) { return s; }
+__device__ __forceinline__ float Masked(const bool* m, long long at, float s) {
+  return m[at] ? s : -CUDART_INF_F;
+}
+template <typename M>
+__device__ __forceinline__ float Masked(const M* m, long long at, float s) {
+  return s + ToFloat(m[at]);
+}
+
+__device__ __forceinline__ float WarpMax(float x) {
+  for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
+  return x;
+}
+__device__ __forceinline__ float WarpSum(float x) {
+  for (int o = 16; o > 0; o >>= 1) x += __shfl_xor_sync(0xffffffffu, x, o);
+  return x;
+}
+
+// One block of 128 threads: query rows [q0, q0 + kBM) of head (b, h), keys kBN at a time.
+template <typename T, typename M, int kD, int kBM, int kBN>
+__device__ __forceinline__ void Forward(
+    const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+    const void* mask_ptr, T* __restrict__ out, float* __restrict__ lse, int batch, int heads,
+    int kv_heads, int lq, int lk, int d, int dv, float scale, int causal, long long msb,
+    long long msh, long long msi, long long msj) {
+  constexpr int kThreads = 128, kWarps = kThreads / 32;
+  // Scores: threads along a tile row (kLanesC), rows kRowStep apart.
+  constexpr int kLanesC = kBN < 32 ? kBN : 32, kRowStep = kThreads / kLanesC;
+  constexpr int kScoreRows = kBM / kRowStep, kScoreCols = kBN / kLanesC;
+  // p v: a warp per row (rows kWarps apart), a lane per head-dim column (32 apart).
+  constexpr int kAccRows = kBM / kWarps, kAccCols = kD / 32;
+  static_assert(kBM % kRowStep == 0 && kBN % kLanesC == 0 && kD % 32 == 0, "attention tile");
+  // Rows padded by one float: the threads of a warp read distinct banks.
+  __shared__ float qs[kBM][kD + 1];
+  __shared__ float kvs[kBN][kD + 1];  // the key tile, then the value tile
+  __shared__ float ps[kBM][kBN + 1];  // the scores, then their exponentials
+  __shared__ float row_max[kBM], row_sum[kBM], row_scale[kBM];
+
+  const M* mask = static_cast<const M*>(mask_ptr);
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
+  const int bh = blockIdx.y, b = bh / heads, h = bh % heads;
+  const int kvh = h / (heads / kv_heads);
+  const int q0 = blockIdx.x * kBM;
+  const T* qb = q + (long long)bh * lq * d;
+  const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
+  const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  const long long mask_bh = b * msb + h * msh;
+
+  for (int x = tid; x < kBM * kD; x += kThreads) {
+    const int r = x / kD, c = x % kD;
+    qs[r][c] = q0 + r < lq && c < d ? ToFloat(qb[(long long)(q0 + r) * d + c]) : 0.f;
+  }
+  for (int r = tid; r < kBM; r += kThreads) {
+    row_max[r] = -CUDART_INF_F;
+    row_sum[r] = 0.f;
+  }
+  float acc[kAccRows][kAccCols];
+#pragma unroll
+  for (int a = 0; a < kAccRows; ++a) {
+#pragma unroll
+    for (int c = 0; c < kAccCols; ++c) acc[a][c] = 0.f;
+  }
+  const int r0 = tid / kLanesC, c0 = tid % kLanesC;
+  const int kv_end = causal ? min(lk, q0 + kBM) : lk;  // later keys are after every row
+  for (int j0 = 0; j0 < kv_end; j0 += kBN) {
+    __syncthreads();  // the previous value tile and probabilities are consumed
+    for (int x = tid; x < kBN * kD; x += kThreads) {
+      const int r = x / kD, c = x % kD;
+      kvs[r][c] = j0 + r < lk && c < d ? ToFloat(kb[(long long)(j0 + r) * d + c]) : 0.f;
+    }
+    __syncthreads();
+    float s[kScoreRows][kScoreCols];
+#pragma unroll
+    for (int x = 0; x < kScoreRows; ++x) {
+#pragma unroll
+      for (int y = 0; y < kScoreCols; ++y) s[x][y] = 0.f;
+    }
+#pragma unroll 4
+    for (int e = 0; e < kD; ++e) {
+      float kv[kScoreCols];
+#pragma unroll
+      for (int y = 0; y < kScoreCols; ++y) kv[y] = kvs[c0 + kLanesC * y][e];
+#pragma unroll
+      for (int x = 0; x < kScoreRows; ++x) {
+        const float qv = qs[r0 + kRowStep * x][e];
+#pragma unroll
+        for (int y = 0; y < kScoreCols; ++y) s[x][y] += qv * kv[y];
+      }
+    }
+#pragma unroll
+    for (int x = 0; x < kScoreRows; ++x) {
+#pragma unroll
+      for (int y = 0; y < kScoreCols; ++y) {
+        const int r = r0 + kRowStep * x, c = c0 + kLanesC * y, i = q0 + r, j = j0 + c;
+        float val = -CUDART_INF_F;
+        if (i < lq && j < lk && !(causal && j > i)) {
+          val = Masked(mask, mask_bh + i * msi + j * msj, s[x][y] * scale);
+        }
+        ps[r][c] = val;
+      }
+    }
+    __syncthreads();
+    // The online softmax, a warp per row: new max, exponentials, the old sum rescaled.
+    for (int r = warp; r < kBM; r += kWarps) {
+      float mx = -CUDART_INF_F;
+      for (int c = lane; c < kBN; c += 32) mx = fmaxf(mx, ps[r][c]);
+      mx = WarpMax(mx);
+      const float m_old = row_max[r], m_new = fmaxf(m_old, mx);
+      float sum = 0.f;
+      for (int c = lane; c < kBN; c += 32) {
+        const float p = m_new == -CUDART_INF_F ? 0.f : expf(ps[r][c] - m_new);
+        ps[r][c] = p;
+        sum += p;
+      }
+      sum = WarpSum(sum);
+      if (lane == 0) {
+        const float alpha = m_old == -CUDART_INF_F ? 0.f : expf(m_old - m_new);
+        row_scale[r] = alpha;
+        row_sum[r] = row_sum[r] * alpha + sum;
+        row_max[r] = m_new;
+      }
+    }
+    for (int x = tid; x < kBN * kD; x += kThreads) {
+      const int r = x / kD, c = x % kD;
+      kvs[r][c] = j0 + r < lk && c < dv ? ToFloat(vb[(long long)(j0 + r) * dv + c]) : 0.f;
+    }
+    __syncthreads();
+#pragma unroll
+    for (int a = 0; a < kAccRows; ++a) {
+      const float alpha = row_scale[warp + kWarps * a];
+#pragma unroll
+      for (int c = 0; c < kAccCols; ++c) acc[a][c] *= alpha;
+    }
+#pragma unroll 4
+    for (int j = 0; j < kBN; ++j) {
+      float vv[kAccCols];
+#pragma unroll
+      for (int c = 0; c < kAccCols; ++c) vv[c] = kvs[j][lane + 32 * c];
+#pragma unroll
+      for (int a = 0; a < kAccRows; ++a) {
+        const float p = ps[warp + kWarps * a][j];
+#pragma unroll
+        for (int c = 0; c < kAccCols; ++c) acc[a][c] += p * vv[c];
+      }
+    }
+  }
+  __syncthreads();
+  // A row without a kept key: out 0, logsumexp +inf (its probabilities exp(s - lse) are 0).
+#pragma unroll
+  for (int a = 0; a < kAccRows; ++a) {
+    const int r = warp + kWarps * a, i = q0 + r;
+    if (i >= lq) continue;
+    const float l = row_sum[r], inv = l > 0.f ? 1.f / l : 0.f;
+    T* o = out + ((long long)bh * lq + i) * dv;
+#pragma unroll
+    for (int c = 0; c < kAccCols; ++c) {
+      const int e = lane + 32 * c;
+      if (e < dv) o[e] = FromFloat<T>(acc[a][c] * inv);
+    }
+    if (lane == 0) lse[(long long)bh * lq + i] = l > 0.f ? row_max[r] + logf(l) : CUDART_INF_F;
+  }
+}
+
+}  // namespace cinn_like_attention
+
+)cuda";
+}
+
+absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
+  static const std::map<std::string, std::string> kElement = {
+      {"float32", "float"}, {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}};
+  absl::string_view rest = kernel;
+  std::vector<std::string> parts;
+  if (absl::ConsumePrefix(&rest, kPrefix)) parts = absl::StrSplit(rest, '_');
+  auto bad = [&](const std::string& why) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("attention kernel ", kernel, ": ", why,
+                     " (expected cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>)"));
+  };
+  if (parts.size() != 5) return bad("malformed name");
+  auto elem = kElement.find(parts[0]);
+  if (elem == kElement.end()) return bad("element dtype " + parts[0]);
+  std::string mask;
+  if (parts[1] == "none") {
+    mask = "cinn_like_attention::NoMask";
+  } else if (parts[1] == "bool") {
+    mask = "bool";
+  } else if (auto m = kElement.find(parts[1]); m != kElement.end()) {
+    mask = m->second;
+  } else {
+    return bad("mask dtype " + parts[1]);
+  }
+  const int d = Tagged(parts[2], 'd'), bm = Tagged(parts[3], 'q'), bn = Tagged(parts[4], 'k');
+  if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + parts[2]);
+  if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + parts[4]);
+  const int row_step = 128 / std::min(bn, 32);
+  if (bm <= 0 || bm > 128 || bm % row_step != 0) return bad("query tile " + parts[3]);
+  const int shared = 4 * ((bm + bn) * (d + 1) + bm * (bn + 1) + 3 * bm);
+  if (shared > kSharedLimit) {
+    return bad(
+        absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
+  }
+  const std::string& t = elem->second;
+  return absl::StrCat(
+      "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
+      "* __restrict__ q, const ", t, "* __restrict__ k, const ", t,
+      "* __restrict__ v, const void* __restrict__ mask, ", t,
+      "* __restrict__ out, float* __restrict__ lse, int batch, int heads, int kv_heads, int lq, "
+      "int lk, int d, int dv, float scale, int causal, long long msb, long long msh, long long "
+      "msi, long long msj) {\n  cinn_like_attention::Forward<",
+      t, ", ", mask, ", ", d, ", ", bm, ", ", bn,
+      ">(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, "
+      "msh, msi, msj);\n}\n\n");
+}
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,37 @@
+/// \file The fused attention kernel (flash-attention style) as CUDA C text: a template printed
+/// once in a device module that launches it, and one `extern "C" __global__` instance per
+/// kernel name the host code launches (hlir/ops/attention_kernel.cc makes the launch).
+///
+/// A block of 128 threads computes BM query rows of one (batch, head): it keeps the query tile
+/// in shared memory, walks the keys BN at a time (a key tile, then a value tile, in the same
+/// shared buffer), keeps the scores of the tile in shared memory and the running row max and
+/// row sum of the online softmax, and accumulates p v in registers; no [Lq, Lk] matrix is ever
+/// in global memory. Everything is computed in float32 (float16 and bfloat16 are converted
+/// when loaded and rounded once when stored). A causal block stops at its last row's key.
+///
+/// Arguments, in order: q, k, v (element T), mask (any pointer; unread without a mask), out
+/// (T), logsumexp (float); int B, H, Hkv, Lq, Lk, D, Dv; float scale; int causal; int64 mask
+/// strides along B, H, Lq, Lk (0 where it broadcasts). Launch: grid (ceil(Lq / BM), B * H),
+/// block 128, no dynamic shared memory.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace cinn_like::backends {
+
+/// Whether `kernel` is named as an attention kernel ("cinn_like_attention_...").
+bool IsAttentionKernel(const std::string& kernel);
+
+/// The template (namespace cinn_like_attention), printed once before the instances.
+const char* AttentionKernelTemplate();
+
+/// The `extern "C" __global__` instance called `kernel`:
+/// cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN> with dtype float32, float16 or bfloat16,
+/// mask none, bool, float32, float16 or bfloat16, D a multiple of 32 up to 256 (the padded head
+/// dim), BN 16, 32 or 64 and BM a multiple of 128 / min(BN, 32) up to 128, the tiles within 48
+/// KiB of shared memory. An error names the part of the name that is not one of those.
+absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel);
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,60 @@
+/// \file Which library kernels a module launches, and their source.
+#include "backends/cuda/library_kernels.h"
+
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "backends/cuda/attention_kernel_source.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::backends {
+namespace {
+
+/// The names of the kernels launched by a statement, in order.
+class LaunchFinder : public ir::IRVisitor {
+ public:
+  using ir::IRVisitor::Visit;
+  std::vector<std::string> launched;
+
+ protected:
+  void VisitCall(const ir::Call* op) override {
+    if (op->is_intrinsic(ir::IntrinsicOp::kLaunchKernel) && !op->args.empty()) {
+      if (auto* name = op->args[0].As<ir::StringImm>()) launched.push_back(name->value);
+    }
+    ir::IRVisitor::VisitCall(op);
+  }
+};
+
+}  // namespace
+
+std::vector<std::string> LibraryKernelNames(const ir::Module& module) {
+  std::set<std::string> seen;
+  for (const ir::LoweredFunc& k : ir::DeviceKernels(module)) seen.insert(k->name);
+  std::vector<std::string> names;
+  for (const ir::LoweredFunc& f : module.functions) {
+    LaunchFinder finder;
+    finder.Visit(f->body);
+    for (const std::string& name : finder.launched) {
+      if (seen.insert(name).second) names.push_back(name);
+    }
+  }
+  return names;
+}
+
+absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>& names) {
+  std::string templates, instances;
+  for (const std::string& name : names) {
+    if (!IsAttentionKernel(name)) {
+      return absl::NotFoundError(absl::StrCat("kernel ", name,
+                                              " is launched but neither generated for the module "
+                                              "nor a library kernel"));
+    }
+    auto instance = AttentionKernelInstance(name);
+    if (!instance.ok()) return instance.status();
+    if (templates.empty()) templates = AttentionKernelTemplate();
+    instances += *instance;
+  }
+  return templates + instances;
+}
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,166 @@
+/// \file attention (scaled dot-product attention, hlir/ops/attention.h says what it computes):
+/// shape and dtype inference with the checks that name each tensor, the float64 reference and
+/// the registration. Opaque: it fuses with nothing (its GPU form is one hand-written kernel).
+#include "hlir/ops/attention.h"
+
+#include <cmath>
+#include <limits>
+
+#include "absl/strings/str_cat.h"
+#include "hlir/ops/compute_util.h"
+#include "hlir/ops/op_util.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+using ops::AttentionAttrs;
+
+constexpr const char* kOp = "attention";
+constexpr const char* kNames[] = {"q", "k", "v", "mask"};
+
+/// "q (input 0, float32[2, 4, 8, 16])"
+std::string Describe(const std::vector<TensorDesc>& in, int i) {
+  return absl::StrCat(kNames[i], " (input ", i, ", ", in[i].ToString(), ")");
+}
+
+absl::Status ShapeError(const std::vector<TensorDesc>& in, const std::string& what) {
+  std::string all;
+  for (size_t i = 0; i < in.size(); ++i) absl::StrAppend(&all, i ? ", " : "", Describe(in, i));
+  return absl::InvalidArgumentError(absl::StrCat("op attention: ", what, "; got ", all));
+}
+
+/// H a multiple of Hkv: known sizes, or the same symbol.
+bool HeadsGroup(const Dim& h, const Dim& hkv) {
+  if (h == hkv) return true;
+  if (h.is_symbolic() || hkv.is_symbolic()) return false;
+  return hkv.value > 0 && h.value % hkv.value == 0;
+}
+
+absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorDesc>& in,
+                                                       const AttributeMap& attrs) {
+  for (int i = 0; i < 3; ++i) {
+    absl::Status s = ops::CheckDType(kOp, i, in[i], ops::DTypeClass::kFloat);
+    if (!s.ok()) return s;
+    if (in[i].shape.size() != 4) {
+      return ShapeError(
+          in, absl::StrCat(kNames[i], " must have rank 4 ([batch, heads, length, ", "head dim])"));
+    }
+  }
+  absl::Status same = ops::CheckSameDType(kOp, {in[0], in[1], in[2]});
+  if (!same.ok()) return same;
+  const Shape &q = in[0].shape, &k = in[1].shape, &v = in[2].shape;
+  if (q[0] != k[0] || k[0] != v[0]) return ShapeError(in, "q, k and v differ in batch size");
+  if (k[1] != v[1] || k[2] != v[2]) {
+    return ShapeError(in, "k and v must have the same heads and length");
+  }
+  if (q[3] != k[3]) return ShapeError(in, "q and k differ in head dim");
+  if (!HeadsGroup(q[1], k[1])) {
+    return ShapeError(in, absl::StrCat("q's heads (", q[1].ToString(),
+                                       ") must be a multiple of k's and v's heads (",
+                                       k[1].ToString(), ") (grouped-query attention)"));
+  }
+  if (in.size() == 4) {
+    const TensorDesc& m = in[3];
+    if (m.dtype != DType::kBool && !IsFloat(m.dtype)) {
+      return ShapeError(in, absl::StrCat("mask has dtype ", DTypeName(m.dtype),
+                                         "; it must be bool (true keeps a key) or a float "
+                                         "(added to the scores)"));
+    }
+    Shape scores{q[0], q[1], q[2], k[2]};
+    auto b = m.shape.size() <= 4 ? BroadcastShapes(m.shape, scores)
+                                 : absl::InvalidArgumentError("rank above 4");
+    if (!b.ok() || *b != scores) {
+      return ShapeError(in, absl::StrCat("mask must broadcast to the scores ",
+                                         ShapeToString(scores), " [batch, heads, Lq, Lk]"));
+    }
+  }
+  auto a = ops::ReadAttentionAttrs(attrs, q[3].is_symbolic() ? -1 : q[3].value);
+  if (!a.ok()) return a.status();
+  return std::vector<TensorDesc>{TensorDesc{in[0].dtype, {q[0], q[1], q[2], v[3]}},
+                                 TensorDesc{DType::kFloat32, {q[0], q[1], q[2]}}};
+}
+
+/// Plain loops in double over every (batch, head, query row).
+absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
+                                std::vector<HostTensor>& outs) {
+  const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
+  const HostTensor* mask = in.size() == 4 ? in[3] : nullptr;
+  const int64_t batch = q.shape[0], heads = q.shape[1], lq = q.shape[2], d = q.shape[3];
+  const int64_t kv_heads = k.shape[1], lk = k.shape[2], dv = v.shape[3];
+  auto a = ops::ReadAttentionAttrs(attrs, d);
+  if (!a.ok()) return a.status();
+  const int64_t group = kv_heads ? heads / kv_heads : 1;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> s(lk);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t h = 0; h < heads; ++h) {
+      const double* kp = k.data.data() + (b * kv_heads + h / group) * lk * d;
+      const double* vp = v.data.data() + (b * kv_heads + h / group) * lk * dv;
+      for (int64_t i = 0; i < lq; ++i) {
+        const double* qp = q.data.data() + ((b * heads + h) * lq + i) * d;
+        double m = -inf;
+        for (int64_t j = 0; j < lk; ++j) {
+          double dot = 0;
+          for (int64_t e = 0; e < d; ++e) dot += qp[e] * kp[j * d + e];
+          s[j] = a->scale * dot;
+          bool keep = !a->causal || j <= i;
+          if (mask) {
+            double mv = mask->data[BroadcastIndex(mask->shape, {b, h, i, j})];
+            if (mask->dtype == DType::kBool) {
+              keep = keep && mv != 0;
+            } else {
+              s[j] += mv;
+            }
+          }
+          if (!keep) s[j] = -inf;
+          m = std::max(m, s[j]);
+        }
+        double* o = outs[0].data.data() + ((b * heads + h) * lq + i) * dv;
+        double sum = 0;
+        for (int64_t j = 0; j < lk; ++j) sum += m == -inf ? 0 : std::exp(s[j] - m);
+        for (int64_t e = 0; e < dv; ++e) {
+          double acc = 0;
+          for (int64_t j = 0; j < lk && sum > 0; ++j) acc += std::exp(s[j] - m) * vp[j * dv + e];
+          o[e] = sum > 0 ? acc / sum : 0;
+        }
+        outs[1].data[(b * heads + h) * lq + i] = sum > 0 ? m + std::log(sum) : inf;
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+namespace ops {
+
+absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim) {
+  AttentionAttrs a;
+  auto causal = GetBool(attrs, "causal", kOp, false);
+  if (!causal.ok()) return causal.status();
+  a.causal = *causal;
+  if (!attrs.count("scale") && head_dim < 0) {
+    return absl::InvalidArgumentError(
+        "op attention: attribute 'scale' is missing (a float); it is required when the head dim "
+        "is symbolic");
+  }
+  auto scale = GetFloat(attrs, "scale", kOp, head_dim > 0 ? 1 / std::sqrt(double(head_dim)) : 1.0);
+  if (!scale.ok()) return scale.status();
+  if (!std::isfinite(*scale)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op attention: attribute 'scale' is ", *scale, "; it must be finite"));
+  }
+  a.scale = *scale;
+  return a;
+}
+
+}  // namespace ops
+
+void RegisterAttentionOps(OpRegistry& r) {
+  OpDef attention{kOp, OpPattern::kOpaque, 3, 4, 2, InferAttention, ReferenceAttention};
+  attention.compute = ops::AttentionCompute();
+  attention.extern_compute = ops::AttentionKernelCompute(attention.compute);
+  r.Register(std::move(attention));
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,40 @@
+/// \file The attention op (scaled dot-product attention, PyTorch's semantics) shared by its
+/// files: attention.cc (inference, float64 reference, registration), attention_compute.cc (the
+/// decomposed compute in lang: q kᵀ, a masked softmax and p v, for x86 and as the GPU's
+/// fallback) and attention_kernel.cc (the fused flash-attention kernel on NVGPU, whose CUDA
+/// template lives in backends/cuda/attention_kernel_source.cc).
+///
+///   attention(q [B, H, Lq, D], k [B, Hkv, Lk, D], v [B, Hkv, Lk, Dv], [mask]) ->
+///       (out [B, H, Lq, Dv] of q's dtype, logsumexp [B, H, Lq] float32)
+///
+/// Head h reads key/value head h / (H / Hkv) (grouped-query attention: H a multiple of Hkv).
+/// The score of query i and key j is s = scale * q_i·k_j, plus the mask where it is a float
+/// (additive, broadcast to [B, H, Lq, Lk]); a bool mask keeps the keys where it is true, and
+/// `causal` keeps j <= i (PyTorch's top-left aligned tril). out_i = Σ_j softmax(s)_j v_j and
+/// logsumexp_i = log Σ_j exp(s_j) (natural log, over the kept keys). A row with no kept key has
+/// out = 0 and logsumexp = +inf, so that exp(s - logsumexp) is 0 for it (backward recomputes
+/// the probabilities that way). Attributes: `scale` (float, default 1/sqrt(D)), `causal` (bool,
+/// default false).
+#pragma once
+
+#include "hlir/op.h"
+
+namespace cinn_like::hlir::ops {
+
+/// The attention attributes, read once for the inference, the reference and the computes.
+struct AttentionAttrs {
+  double scale = 1;
+  bool causal = false;
+};
+/// The attributes for a head dimension `head_dim` (-1 when symbolic: then `scale` is required).
+absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim);
+
+/// The decomposed compute: the scores q kᵀ, their row max and sum of exponentials, and p v
+/// scaled by the sum, accumulated in float32 (float64 for float64 inputs).
+ComputeFn AttentionCompute();
+/// The fused kernel on NVGPU (an extern tensor launching the device kernel
+/// `cinn_like_attention_<dtype>_<mask>_d<D>` that backends/cuda adds to the module); cases the
+/// kernel does not take (float64, head dims above 256) use `fallback`.
+ComputeFn AttentionKernelCompute(ComputeFn fallback);
+
+}  // namespace cinn_like::hlir::ops

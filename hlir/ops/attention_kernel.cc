@@ -1,0 +1,121 @@
+/// \file attention as the fused flash-attention kernel on NVGPU: an extern tensor whose
+/// statement, kept in host code, launches the library kernel
+///
+///   cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>
+///
+/// that the CUDA backend adds to the device module (backends/cuda/attention_kernel_source.h
+/// holds its template and the argument list). The name is the contract between the two: the
+/// element dtype (float32, float16, bfloat16), the mask's dtype (none, bool, float32, float16,
+/// bfloat16), the head-dim bucket D (32, 64, 128, 256: the larger of q's and v's head dims,
+/// padded), and the tile of BM query rows by BN keys, chosen here so that the kernel's static
+/// shared memory stays under 48 KiB. The grid is (ceil(Lq / BM), B * H), 128 threads a block.
+///
+/// The kernel writes both outputs: the logsumexp tensor is the extern call, and `out` a
+/// second extern tensor reading it with an empty statement, so that whoever reads `out` comes
+/// after the launch and the logsumexp buffer exists (a workspace) even when only `out` is read.
+#include "absl/strings/str_cat.h"
+#include "hlir/ops/attention.h"
+#include "hlir/ops/compute_util.h"
+
+namespace cinn_like::hlir::ops {
+namespace {
+
+using ir::Expr;
+using ir::Tensor;
+using Tensors = absl::StatusOr<std::vector<Tensor>>;
+
+/// The kernel's name for a dtype, or null when it takes no such element or mask.
+const char* KernelDType(const ir::Type& t) {
+  if (t == ir::Float(32)) return "float32";
+  if (t == ir::Float16()) return "float16";
+  if (t == ir::BFloat16()) return "bfloat16";
+  return nullptr;
+}
+
+struct Tile {
+  int head_dim, rows, keys;
+};
+/// Head-dim buckets and their tiles (static shared memory (BM + BN)(D + 1) + BM (BN + 4)
+/// floats, at most 37 KiB).
+constexpr Tile kTiles[] = {{32, 64, 32}, {64, 64, 32}, {128, 32, 32}, {256, 16, 16}};
+constexpr int kThreads = 128;
+
+Expr I32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
+Expr I64(const Expr& e) { return e.type() == ir::Int(64) ? e : ir::Cast::Make(ir::Int(64), e); }
+
+/// The mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts).
+std::vector<Expr> MaskStrides(const Tensor& mask) {
+  const auto& shape = mask->shape;
+  const size_t rank = shape.size();
+  std::vector<Expr> strides(4, Expr(int64_t{0}));
+  Expr stride(int64_t{1});
+  for (size_t d = rank; d-- > 0;) {
+    if (!ir::IsConstInt(shape[d], 1)) strides[4 - rank + d] = stride;
+    stride = stride * I64(shape[d]);
+  }
+  return strides;
+}
+
+}  // namespace
+
+ComputeFn AttentionKernelCompute(ComputeFn fallback) {
+  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+    const Tensor &q = in[0], &k = in[1], &v = in[2];
+    const bool has_mask = in.size() == 4;
+    const char* dtype = KernelDType(q->dtype);
+    const char* mask_dtype = !has_mask                ? "none"
+                             : in[3]->dtype.is_bool() ? "bool"
+                                                      : KernelDType(in[3]->dtype);
+    const int64_t* d = ir::AsConstInt(q->shape[3]);
+    const int64_t* dv = ir::AsConstInt(v->shape[3]);
+    const Tile* tile = nullptr;
+    for (const Tile& t : kTiles) {
+      if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
+    }
+    if (!dtype || !mask_dtype || !tile) return fallback(in, attrs, outs, name);
+    auto a = ReadAttentionAttrs(attrs, *d);
+    if (!a.ok()) return a.status();
+    const std::string kernel = absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d",
+                                            tile->head_dim, "_q", tile->rows, "_k", tile->keys);
+    const Expr lq = I32(q->shape[2]);
+    const std::vector<Expr> dims{I32(q->shape[0]), I32(q->shape[1]), I32(k->shape[1]), lq,
+                                 I32(k->shape[2]), I32(q->shape[3]), I32(v->shape[3])};
+    std::vector<Expr> launch_dims{(lq + (tile->rows - 1)) / tile->rows,
+                                  dims[0] * dims[1],
+                                  Expr(1),
+                                  Expr(kThreads),
+                                  Expr(1),
+                                  Expr(1),
+                                  Expr(0)};
+    const std::vector<Expr> strides =
+        has_mask ? MaskStrides(in[3]) : std::vector<Expr>(4, Expr(int64_t{0}));
+    const float scale = static_cast<float>(a->scale);
+    const int causal = a->causal;
+    auto out_buffer = std::make_shared<ir::Buffer>();
+    Tensor lse =
+        ir::ExternTensor(name + "_1", outs[1].type, outs[1].shape, in,
+                         [=](const std::vector<ir::Buffer>& b, const ir::Buffer& lse_buffer) {
+                           std::vector<Expr> args{ir::StringImm::Make(kernel)};
+                           args.insert(args.end(), launch_dims.begin(), launch_dims.end());
+                           for (const Expr& e : {b[0]->data, b[1]->data, b[2]->data,
+                                                 has_mask ? b[3]->data : b[0]->data,
+                                                 (*out_buffer)->data, lse_buffer->data}) {
+                             args.push_back(e);
+                           }
+                           args.insert(args.end(), dims.begin(), dims.end());
+                           args.push_back(Expr(scale));
+                           args.push_back(Expr(causal));
+                           args.insert(args.end(), strides.begin(), strides.end());
+                           return ir::Evaluate::Make(
+                               ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
+                         });
+    Tensor out = ir::ExternTensor(
+        name, outs[0].type, outs[0].shape, {lse},
+        [](const std::vector<ir::Buffer>&, const ir::Buffer&) { return ir::Block::Make({}); });
+    *out_buffer = out->buffer;
+    return std::vector<Tensor>{out, lse};
+  };
+}
+
+}  // namespace cinn_like::hlir::ops

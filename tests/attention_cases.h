@@ -1,0 +1,112 @@
+/// \file Attention checks shared by the x86 test (tests/hlir/attention_test.cc) and the GPU test
+/// (tests/gpu/attention_gpu_test.cc): rows whose keys are all masked (out 0, logsumexp +inf,
+/// in the reference and in the compiled code), and the larger cases that walk several query
+/// and key tiles of the fused GPU kernel in each head-dim bucket.
+#pragma once
+
+#include <cmath>
+#include <memory>
+#include <vector>
+
+#include "tests/op_cases.h"
+
+namespace cinn_like::testing {
+
+/// attention(q [1, 2, 4, 8], k, v [1, 1, 6, 8], mask bool [4, 6]) where query rows 1 and 3
+/// keep no key (row 3 also through causal: it keeps only keys 4 and 5, which are after it):
+/// compiled for the executor's target, both outputs compared with the reference, and the
+/// masked rows exactly 0 and +inf.
+inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec) {
+  OpCase c{"attention",
+           {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kBool},
+           {S({1, 2, 4, 8}), S({1, 1, 6, 8}), S({1, 1, 6, 8}), S({4, 6})},
+           {{"causal", true}},
+           {}};
+  auto graph = CaseGraph(c);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto module = hlir::CompileGraph(*graph, target, "masked_rows");
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::mt19937_64 rng(std::random_device{}());
+  std::vector<std::unique_ptr<TypedTensor>> owned;
+  std::vector<TypedTensor*> args;
+  std::vector<hlir::HostTensor> ref_in;
+  const bool keep[4][6] = {
+      {1, 1, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 1, 0, 0, 0}, {0, 0, 0, 0, 1, 1}};
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    std::vector<int64_t> dims = Concrete(c.shapes[i]);
+    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(c.dtypes[i]), dims));
+    FillDomain(*owned.back(), Domain::kUniform, rng);
+    hlir::HostTensor h(c.dtypes[i], dims);
+    for (int64_t k = 0; k < h.size(); ++k) {
+      if (i == 3) owned.back()->Set(k, keep[k / 6][k % 6]);
+      h.data[k] = owned.back()->Get(k);
+    }
+    ref_in.push_back(h);
+    args.push_back(owned.back().get());
+  }
+  auto want = hlir::RunReference(*graph, ref_in);
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (const hlir::HostTensor& w : *want) {
+    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(w.dtype), w.shape));
+    for (int64_t k = 0; k < w.size(); ++k) owned.back()->Set(k, -12345);  // poison
+    args.push_back(owned.back().get());
+  }
+  exec(*module, args);
+  if (::testing::Test::HasFatalFailure()) return;
+  const TypedTensor &out = *args[4], &lse = *args[5];
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t i = 0; i < 4; ++i) {
+      const int64_t row = h * 4 + i;
+      SCOPED_TRACE("head " + std::to_string(h) + " row " + std::to_string(i));
+      const bool masked = i == 1 || i == 3;
+      if (masked) {
+        EXPECT_EQ((*want)[1].data[row], INFINITY);
+        EXPECT_EQ(lse.Get(row), INFINITY);
+      } else {
+        EXPECT_NEAR(lse.Get(row), (*want)[1].data[row], 1e-5);
+      }
+      for (int64_t e = 0; e < 8; ++e) {
+        const double w = (*want)[0].data[row * 8 + e];
+        if (masked) EXPECT_EQ(w, 0.0);
+        EXPECT_NEAR(out.Get(row * 8 + e), w, masked ? 0.0 : 1e-5);
+      }
+    }
+  }
+}
+
+/// Cases of a realistic size for the fused GPU kernel: several query and key tiles with
+/// partial last tiles, each head-dim bucket, grouped heads, masks of every kind, causal.
+inline std::vector<OpCase> LargeAttentionCases() {
+  const DType f32 = DType::kFloat32, f16 = DType::kFloat16, bf16 = DType::kBFloat16;
+  std::vector<OpCase> cases = {
+      {"attention",
+       {f16, f16, f16},
+       {S({2, 8, 200, 64}), S({2, 2, 333, 64}), S({2, 2, 333, 64})},
+       {{"causal", true}},
+       {}},
+      {"attention",
+       {bf16, bf16, bf16, f32},
+       {S({1, 4, 257, 128}), S({1, 4, 300, 128}), S({1, 4, 300, 128}), S({1, 1, 257, 300})},
+       {},
+       {}},
+      {"attention",
+       {f32, f32, f32, DType::kBool},
+       {S({2, 2, 100, 32}), S({2, 2, 120, 32}), S({2, 2, 120, 20}), S({2, 1, 100, 120})},
+       {{"scale", 0.5}},
+       {}},
+      {"attention",
+       {f16, f16, f16, f16},
+       {S({1, 2, 64, 256}), S({1, 1, 80, 256}), S({1, 1, 80, 256}), S({64, 80})},
+       {{"causal", true}},
+       {}},
+      {"attention",
+       {f32, f32, f32},
+       {S({1, 1, 3, 96}), S({1, 1, 1000, 96}), S({1, 1, 1000, 96})},
+       {},
+       {}},
+  };
+  for (OpCase& c : cases) c.domains.resize(c.shapes.size(), Domain::kUniform);
+  return cases;
+}
+
+}  // namespace cinn_like::testing

@@ -1,0 +1,173 @@
+/// \file The fused attention kernel on NVGPU without a GPU: the graph compiler's module launches
+/// the library kernel from host code (no generated kernel, no [Lq, Lk] buffer), the CUDA source
+/// holds its template and instance and compiles to PTX for every case of the op table and every
+/// tile bucket, dtype and mask; logsumexp becomes a workspace when only `out` is read; the
+/// cases the kernel does not take use the decomposed compute; bad kernel names are errors.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/compiler.h"
+#include "backends/cuda/attention_kernel_source.h"
+#include "backends/cuda/library_kernels.h"
+#include "backends/cuda/nvrtc_compiler.h"
+#include "backends/llvm/host_ir.h"
+#include "ir/flags.h"
+#include "ir/printer.h"
+#include "tests/op_cases.h"
+
+namespace cinn_like::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+const ir::Target kTarget = ir::Target::NVGPU(90);
+
+absl::StatusOr<ir::Module> Compile(const hlir::Graph& graph) {
+  return hlir::CompileGraph(graph, kTarget, "attn");
+}
+
+/// The CUDA source of `module`, compiled to PTX (the test fails when it does not compile).
+std::string SourceAndPtx(const ir::Module& module, std::string* ptx_out = nullptr) {
+  auto compiler = backends::Compiler::Create(kTarget);
+  EXPECT_TRUE(compiler.ok()) << compiler.status();
+  if (!compiler.ok()) return "";
+  auto src = (*compiler)->GetSourceCode(module);
+  EXPECT_TRUE(src.ok()) << src.status();
+  if (!src.ok()) return "";
+  backends::nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, module.name);
+  EXPECT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
+  if (ptx.ok() && ptx_out) *ptx_out = *ptx;
+  return *src;
+}
+
+TEST(AttentionNVGPU, EveryCaseLaunchesTheLibraryKernelAndCompilesToPtx) {
+  int cases = 0;
+  for (const OpCase& c : AllOpCases()) {
+    if (c.op != "attention" || c.dtypes[0] == DType::kFloat64) continue;
+    SCOPED_TRACE(c.Describe());
+    ++cases;
+    auto graph = CaseGraph(c);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto module = Compile(*graph);
+    ASSERT_TRUE(module.ok()) << module.status();
+    const ir::LoweredFunc& f = module->functions[0];
+    // One launch of the library kernel from host code; nothing generated, no workspace.
+    EXPECT_TRUE(f->kernels.empty()) << ir::ToString(*f);
+    std::string host = ir::ToString(f->body);
+    EXPECT_THAT(host, HasSubstr("launch_kernel(\"cinn_like_attention_")) << host;
+    EXPECT_THAT(host, Not(HasSubstr("allocate"))) << host;
+    std::vector<std::string> names = backends::LibraryKernelNames(*module);
+    ASSERT_EQ(names.size(), 1u);
+    std::string ptx;
+    std::string src = SourceAndPtx(*module, &ptx);
+    EXPECT_THAT(src, HasSubstr("cinn_like_attention::Forward<"));
+    EXPECT_THAT(src, HasSubstr("__shared__ float qs["));
+    EXPECT_THAT(ptx, HasSubstr(".entry " + names[0]));
+    // The host passes the grid, the 128 threads and the buffers to the runtime's launch.
+    auto ir = backends::CudaHostIR(*module);
+    ASSERT_TRUE(ir.ok()) << ir.status();
+    EXPECT_THAT(*ir, HasSubstr("@" + names[0] + "_ptr_"));
+    EXPECT_THAT(*ir, HasSubstr("i32 128, i32 1, i32 1"));
+  }
+  EXPECT_GE(cases, 8);
+}
+
+/// attention(q, k, v) with only `out` read, then out + 1.
+hlir::Graph OutThenAdd(DType t, int64_t head_dim) {
+  frontend::NetBuilder b;
+  auto q = b.CreateInput(t, S({2, 4, 16, head_dim}), "q");
+  auto k = b.CreateInput(t, S({2, 2, 24, head_dim}), "k");
+  auto v = b.CreateInput(t, S({2, 2, 24, head_dim}), "v");
+  auto out = b.Op("attention", {q, k, v}, {{"causal", true}})[0];
+  b.MarkOutput(b.Op("add", {out, b.Op("fill", {},
+                                      {{"shape", std::vector<int64_t>{1}},
+                                       {"value", 1.0},
+                                       {"dtype", std::string(hlir::DTypeName(t))}})[0]})[0]);
+  return *frontend::BuildGraph(*b.Build());
+}
+
+TEST(AttentionNVGPU, LogsumexpIsAWorkspaceAndTheConsumerLaunchesAfter) {
+  auto module = Compile(OutThenAdd(DType::kFloat16, 64));
+  ASSERT_TRUE(module.ok()) << module.status();
+  const ir::LoweredFunc& f = module->functions[0];
+  std::string host = ir::ToString(f->body);
+  // logsumexp [2, 4, 16] float32 and out are device workspaces around the launches.
+  EXPECT_THAT(host, HasSubstr("allocate")) << host;
+  size_t attention = host.find("launch_kernel(\"cinn_like_attention_float16_none_d64_q64_k32\"");
+  size_t add = host.find("launch_kernel(\"attn_kernel");
+  ASSERT_NE(attention, std::string::npos) << host;
+  ASSERT_NE(add, std::string::npos) << host;
+  EXPECT_LT(attention, add);
+  std::string src = SourceAndPtx(*module);
+  EXPECT_THAT(src, HasSubstr("__global__ void __launch_bounds__(128) "
+                             "cinn_like_attention_float16_none_d64_q64_k32("));
+}
+
+TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
+  std::vector<std::string> names;
+  const char* dtypes[] = {"float32", "float16", "bfloat16"};
+  const char* masks[] = {"none", "bool", "float32", "float16", "bfloat16"};
+  const char* tiles[] = {"d32_q64_k32", "d64_q64_k32", "d128_q32_k32", "d256_q16_k16"};
+  int n = 0;
+  for (const char* tile : tiles) {
+    for (const char* t : dtypes) {
+      names.push_back(absl::StrCat("cinn_like_attention_", t, "_", masks[n++ % 5], "_", tile));
+    }
+  }
+  auto src = backends::LibraryKernelsSource(names);
+  ASSERT_TRUE(src.ok()) << src.status();
+  std::string full = "#include <math_constants.h>\n" + *src;
+  backends::nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(full, 90, /*to_cubin=*/false, "attention_variants");
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  for (const std::string& name : names) EXPECT_THAT(*ptx, HasSubstr(".entry " + name));
+  // The tiles use shared memory and no local arrays spill to the stack.
+  EXPECT_THAT(*ptx, HasSubstr(".shared"));
+}
+
+TEST(AttentionNVGPU, CasesTheKernelDoesNotTakeUseTheDecomposedCompute) {
+  for (auto [t, d] : {std::pair{DType::kFloat64, int64_t{16}}, {DType::kFloat32, int64_t{300}}}) {
+    auto module = Compile(OutThenAdd(t, d));
+    ASSERT_TRUE(module.ok()) << module.status();
+    EXPECT_TRUE(backends::LibraryKernelNames(*module).empty());
+    EXPECT_FALSE(module->functions[0]->kernels.empty());
+    SourceAndPtx(*module);
+  }
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_extern_libs = false;
+  auto module = Compile(OutThenAdd(DType::kFloat32, 64));
+  ASSERT_TRUE(module.ok()) << module.status();
+  EXPECT_TRUE(backends::LibraryKernelNames(*module).empty());
+}
+
+TEST(AttentionNVGPUError, BadKernelNamesAreErrors) {
+  EXPECT_TRUE(backends::IsAttentionKernel("cinn_like_attention_float32_none_d64_q64_k32"));
+  EXPECT_TRUE(
+      backends::AttentionKernelInstance("cinn_like_attention_float32_none_d64_q64_k32").ok());
+  struct Bad {
+    const char* name;
+    const char* why;
+  };
+  for (const Bad& b : {Bad{"cinn_like_attention_float64_none_d64_q64_k32", "element dtype float64"},
+                       Bad{"cinn_like_attention_float32_int8_d64_q64_k32", "mask dtype int8"},
+                       Bad{"cinn_like_attention_float32_none_d48_q64_k32", "head dim d48"},
+                       Bad{"cinn_like_attention_float32_none_d64_q64_k48", "key tile k48"},
+                       Bad{"cinn_like_attention_float32_none_d64_q30_k32", "query tile q30"},
+                       Bad{"cinn_like_attention_float32_none_d256_q128_k64", "shared memory"},
+                       Bad{"cinn_like_attention_float32", "malformed name"}}) {
+    auto s = backends::AttentionKernelInstance(b.name);
+    ASSERT_FALSE(s.ok()) << b.name;
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.why));
+    EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.name));
+  }
+  auto unknown = backends::LibraryKernelsSource({"some_kernel"});
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(std::string(unknown.status().message()),
+              HasSubstr("kernel some_kernel is launched but neither generated for the module nor "
+                        "a library kernel"));
+}
+
+}  // namespace
+}  // namespace cinn_like::testing
