@@ -31,10 +31,11 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 ALLOWLIST = os.path.join(os.path.dirname(__file__), "zoo_allowlist.json")
 MODES = ("eval", "train")
-# Tolerances against eager float32 (relative to the tensor's largest magnitude), and how much
-# further than eager's float32 result the compiled one may be from float64's.
+# Tolerances against eager float32 (atol relative to the tensor's largest magnitude; for
+# gradients, the model's largest gradient), and how much further than eager's float32 result
+# the compiled one may be from float64's.
 RTOL, ATOL = 1e-4, 1e-4
-GRAD_RTOL, GRAD_ATOL = 1e-3, 1e-3
+GRAD_RTOL, GRAD_ATOL = 1e-3, 1e-4
 FLOAT64_FACTOR = 10.0
 HAVE_LIBS = all(importlib.util.find_spec(m) is not None for m in ("transformers", "torchvision"))
 
@@ -70,12 +71,12 @@ def _scale(t):
     return max(float(t.detach().abs().max()), 1e-30) if t.numel() else 1.0
 
 
-def _close(test, what, got, want, want64, rtol, atol):
-    """got vs eager within rtol/atol (atol relative to eager's largest magnitude), and got vs
-    float64 within FLOAT64_FACTOR times eager's float32 error (plus the same atol); returns the
-    relative error vs eager."""
+def _close(test, what, got, want, want64, rtol, atol, scale=None):
+    """got vs eager within rtol/atol (atol relative to `scale`, by default eager's largest
+    magnitude), and got vs float64 within FLOAT64_FACTOR times eager's float32 error (plus the
+    same atol); returns the error vs eager relative to the scale."""
     got, want = got.detach().float(), want.detach().float()
-    scale = _scale(want)
+    scale = scale or _scale(want)
     torch.testing.assert_close(got, want, rtol=rtol, atol=atol * scale,
                                msg=lambda m: f"{what}: {m}")
     if want64 is not None:
@@ -133,6 +134,9 @@ class ModelZooTest(unittest.TestCase):
             worst = max(worst, _close(self, f"{note} output {k}", g, w, w64, RTOL, ATOL))
         if train:
             worst = max(worst, _close(self, f"{note} loss", loss_c, loss_e, loss64, RTOL, ATOL))
+            # Gradients that are zero in exact arithmetic (a key bias under softmax) are
+            # rounding noise: their tolerance is relative to the model's largest gradient.
+            grad_scale = max(_scale(p.grad) for p in model.parameters() if p.grad is not None)
             params = zip(model.named_parameters(), mine.parameters(), ref64.parameters())
             for (pname, pe), pc, p64 in params:
                 if pe.grad is None:
@@ -140,7 +144,7 @@ class ModelZooTest(unittest.TestCase):
                     continue
                 self.assertIsNotNone(pc.grad, f"{note} {pname}: no gradient")
                 worst = max(worst, _close(self, f"{note} grad {pname}", pc.grad, pe.grad,
-                                          p64.grad, GRAD_RTOL, GRAD_ATOL))
+                                          p64.grad, GRAD_RTOL, GRAD_ATOL, grad_scale))
         row[-1] = worst
         self.assertFalse(refused, f"{note} ops fell back that zoo_allowlist.json does not list:\n"
                          + "\n".join(f"  {op}: {why[:300]}" for op, why in refused))

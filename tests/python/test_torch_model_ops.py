@@ -111,6 +111,21 @@ class TorchModelOpsTest(unittest.TestCase):
                     torch.testing.assert_close(g, e, **tol)
                 self.check_fell_back(name, ops)
 
+    def test_what_the_program_cannot_express_falls_back_with_its_reason(self):
+        cases = [
+            ("index_put", lambda x, i, v: torch.index_put(x * 1, (i,), v),
+             (r(5, 3), torch.tensor([1, 3]), r(2, 3)), "index_put without accumulate"),
+            ("as_strided", lambda x: x[4:].as_strided((2, 2), (1, 2), 0) * 2, (r(10),),
+             "reaches outside its input's 6 elements"),
+        ]
+        for op, fn, args, reason in cases:
+            with self.subTest(op):
+                ct.reset()
+                with torch.no_grad():
+                    torch.testing.assert_close(compiled(fn)(*args), fn(*args))
+                reasons = [why for name, why in ct.fallback_report() if name.startswith(op)]
+                self.assertTrue(reasons and reason in reasons[0], ct.fallback_report())
+
     def test_embedding_backward_accumulates_repeated_ids(self):
         ct.reset()
         w = r(12, 5).requires_grad_()
