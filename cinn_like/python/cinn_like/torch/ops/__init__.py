@@ -1,2 +1,2 @@
 """The converters, one module per op family; importing this package registers them all."""
-from . import creation, elementwise, nn, reduction, shape  # noqa: F401
+from . import attention, creation, elementwise, nn, reduction, shape  # noqa: F401
