@@ -12,6 +12,7 @@ from torch._dynamo.backends.common import aot_autograd
 
 from . import allocator, cache, isolate
 from .kernel import compile_partition
+from .ops import attention
 from .partition import CinnLikeSupport, fuse, propose
 
 
@@ -75,10 +76,14 @@ def compile_graph(gm, example_inputs):
 def _decompositions():
     try:
         from torch._decomp import core_aten_decompositions  # noqa: PLC0415
-        return core_aten_decompositions()
+        table = core_aten_decompositions()
     except ImportError:  # older PyTorch
         from torch._inductor.decomposition import select_decomp_table  # noqa: PLC0415
-        return select_decomp_table()
+        table = select_decomp_table()
+    # Scaled dot-product attention stays whole: it becomes the fused attention op.
+    for op in attention.KEEP_WHOLE:
+        table.pop(op, None)
+    return table
 
 
 _aot = None
