@@ -333,9 +333,10 @@ TEST(Fusion, DecomposedSoftmaxIsOneGroupByTheMultiReduceRule) {
 }
 
 // Fusion groups reductions by OpDef::reduce_axes, so every reduction over whole axes declares
-// them; the pools reduce over windows and declare none (they join no other reduction).
+// them; the pools reduce over windows and index_add over the rows its index picks: they declare
+// none (they join no other reduction).
 TEST(OpRegistry, EveryReductionOverAxesDeclaresItsReduceAxes) {
-  const std::set<std::string> windowed = {"max_pool2d", "avg_pool2d"};
+  const std::set<std::string> windowed = {"max_pool2d", "avg_pool2d", "index_add"};
   for (const std::string& op : OpRegistry::Global().Names()) {
     const OpDef& def = **OpRegistry::Global().Find(op);
     bool over_axes = def.pattern == OpPattern::kReduction && !windowed.count(op);
