@@ -104,6 +104,11 @@ inline std::vector<OpCase> LargeAttentionCases() {
        {S({1, 1, 3, 96}), S({1, 1, 1000, 96}), S({1, 1, 1000, 96})},
        {},
        {}},
+      {"attention",
+       {bf16, bf16, bf16, DType::kBool},
+       {S({1, 6, 70, 40}), S({1, 3, 130, 40}), S({1, 3, 130, 24}), S({1, 1, 70, 130})},
+       {{"causal", true}},
+       {}},
   };
   for (OpCase& c : cases) c.domains.resize(c.shapes.size(), Domain::kUniform);
   return cases;
