@@ -24,23 +24,18 @@ static __device__ __forceinline__ unsigned Pack(__nv_bfloat16, float lo, float h
 
 // d += a b for a 16x16 (row) by 16x8 (col) tile; thread (g = lane / 4, t = lane % 4) holds
 // a: (g, 2t..2t+1), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..); b: (2t..2t+1, g), (2t+8.., g);
-// d: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1).
-static __device__ __forceinline__ void Mma(float* d, const unsigned* a, unsigned b0, unsigned b1,
-                                    __half) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
-static __device__ __forceinline__ void Mma(float* d, const unsigned* a, unsigned b0, unsigned b1,
-                                    __nv_bfloat16) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
-      "{%8, %9}, {%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
-}
+// d: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1). One overload per element type.
+#define CINN_LIKE_ATTENTION_MMA(T, kind)                                                      \
+  static __device__ __forceinline__ void Mma(float* d, const unsigned* a, unsigned b0,        \
+                                             unsigned b1, T) {                                \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." kind "." kind                      \
+                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"   \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));             \
+  }
+CINN_LIKE_ATTENTION_MMA(__half, "f16")
+CINN_LIKE_ATTENTION_MMA(__nv_bfloat16, "bf16")
+#undef CINN_LIKE_ATTENTION_MMA
 
 // rows [r0, r0 + kRows) x columns [0, kD) of a row-major [n, ld] tensor into tile (stride
 // kD + 8), zero outside rows < n and columns < ld: 16-byte vectors when every row is aligned
