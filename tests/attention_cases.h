@@ -27,29 +27,27 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
   auto module = hlir::CompileGraph(*graph, target, "masked_rows");
   ASSERT_TRUE(module.ok()) << module.status();
   std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> uniform(-2, 2);
+  std::vector<hlir::HostTensor> in;
+  for (size_t i = 0; i < 3; ++i) {
+    in.emplace_back(c.dtypes[i], Concrete(c.shapes[i]));
+    for (double& x : in.back().data) x = hlir::RoundToDType(uniform(rng), DType::kFloat32);
+  }
+  in.emplace_back(DType::kBool, std::vector<int64_t>{4, 6});
+  in.back().data = {1, 1, 0, 1, 0, 0,   // row 0 (causal: key 0 only)
+                    0, 0, 0, 0, 0, 0,   // row 1: no key
+                    0, 1, 1, 0, 0, 0,   // row 2
+                    0, 0, 0, 0, 1, 1};  // row 3: keys after the row only
+  auto want = hlir::RunReference(*graph, in);
+  ASSERT_TRUE(want.ok()) << want.status();
   std::vector<std::unique_ptr<TypedTensor>> owned;
   std::vector<TypedTensor*> args;
-  std::vector<hlir::HostTensor> ref_in;
-  const bool keep[4][6] = {
-      {1, 1, 0, 1, 0, 0}, {0, 0, 0, 0, 0, 0}, {0, 1, 1, 0, 0, 0}, {0, 0, 0, 0, 1, 1}};
-  for (size_t i = 0; i < c.shapes.size(); ++i) {
-    std::vector<int64_t> dims = Concrete(c.shapes[i]);
-    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(c.dtypes[i]), dims));
-    FillDomain(*owned.back(), Domain::kUniform, rng);
-    hlir::HostTensor h(c.dtypes[i], dims);
-    for (int64_t k = 0; k < h.size(); ++k) {
-      if (i == 3) owned.back()->Set(k, keep[k / 6][k % 6]);
-      h.data[k] = owned.back()->Get(k);
+  for (const auto* tensors : {&in, &*want}) {
+    for (const hlir::HostTensor& h : *tensors) {
+      owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(h.dtype), h.shape));
+      for (int64_t k = 0; k < h.size(); ++k) owned.back()->Set(k, tensors == &in ? h.data[k] : -1);
+      args.push_back(owned.back().get());
     }
-    ref_in.push_back(h);
-    args.push_back(owned.back().get());
-  }
-  auto want = hlir::RunReference(*graph, ref_in);
-  ASSERT_TRUE(want.ok()) << want.status();
-  for (const hlir::HostTensor& w : *want) {
-    owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(w.dtype), w.shape));
-    for (int64_t k = 0; k < w.size(); ++k) owned.back()->Set(k, -12345);  // poison
-    args.push_back(owned.back().get());
   }
   exec(*module, args);
   if (::testing::Test::HasFatalFailure()) return;
@@ -103,6 +101,11 @@ inline std::vector<OpCase> LargeAttentionCases() {
        {f32, f32, f32},
        {S({1, 1, 3, 96}), S({1, 1, 1000, 96}), S({1, 1, 1000, 96})},
        {},
+       {}},
+      {"attention",
+       {bf16, bf16, bf16, DType::kBool},
+       {S({1, 6, 70, 40}), S({1, 3, 130, 40}), S({1, 3, 130, 24}), S({1, 1, 70, 130})},
+       {{"causal", true}},
        {}},
   };
   for (OpCase& c : cases) c.domains.resize(c.shapes.size(), Domain::kUniform);

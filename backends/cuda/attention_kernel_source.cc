@@ -227,7 +227,8 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
         absl::StrCat("attention kernel ", kernel, ": ", why,
                      " (expected cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>)"));
   };
-  if (parts.size() != 5) return bad("malformed name");
+  const bool tc = parts.size() == 6 && parts[5] == "tc";
+  if (parts.size() != 5 && !tc) return bad("malformed name");
   auto elem = kElement.find(parts[0]);
   if (elem == kElement.end()) return bad("element dtype " + parts[0]);
   std::string mask;
@@ -243,24 +244,36 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
   const int d = Tagged(parts[2], 'd'), bm = Tagged(parts[3], 'q'), bn = Tagged(parts[4], 'k');
   if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + parts[2]);
   if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + parts[4]);
-  const int row_step = 128 / std::min(bn, 32);
+  if (tc && parts[0] == "float32") return bad("tensor cores for float32");
+  if (tc && (d > 128 || bm != 64 || bn != 64)) {
+    return bad("tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
+  }
+  const int simt_bn = tc ? 16 : bn;  // the CUDA-core tile of a tensor-core kernel before sm_80
+  const int row_step = 128 / std::min(simt_bn, 32);
   if (bm <= 0 || bm > 128 || bm % row_step != 0) return bad("query tile " + parts[3]);
-  const int shared = 4 * ((bm + bn) * (d + 1) + bm * (bn + 1) + 3 * bm);
+  const int shared = 4 * ((bm + simt_bn) * (d + 1) + bm * (simt_bn + 1) + 3 * bm);
   if (shared > kSharedLimit) {
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
   const std::string& t = elem->second;
+  const std::string args =
+      "(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, msh, "
+      "msi, msj);\n";
+  const std::string simt = absl::StrCat("  cinn_like_attention::Forward<", t, ", ", mask, ", ", d,
+                                        ", ", bm, ", ", simt_bn, ">", args);
+  const std::string body =
+      tc ? absl::StrCat("#if __CUDA_ARCH__ >= 800\n  cinn_like_attention::ForwardMma<", t, ", ",
+                        mask, ", ", d, ">", args, "#else\n", simt, "#endif\n")
+         : simt;
   return absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
       "* __restrict__ q, const ", t, "* __restrict__ k, const ", t,
       "* __restrict__ v, const void* __restrict__ mask, ", t,
       "* __restrict__ out, float* __restrict__ lse, int batch, int heads, int kv_heads, int lq, "
       "int lk, int d, int dv, float scale, int causal, long long msb, long long msh, long long "
-      "msi, long long msj) {\n  cinn_like_attention::Forward<",
-      t, ", ", mask, ", ", d, ", ", bm, ", ", bn,
-      ">(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, "
-      "msh, msi, msj);\n}\n\n");
+      "msi, long long msj) {\n",
+      body, "}\n\n");
 }
 
 }  // namespace cinn_like::backends

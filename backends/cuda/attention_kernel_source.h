@@ -24,14 +24,18 @@ namespace cinn_like::backends {
 /// Whether `kernel` is named as an attention kernel ("cinn_like_attention_...").
 bool IsAttentionKernel(const std::string& kernel);
 
-/// The template (namespace cinn_like_attention), printed once before the instances.
+/// The template (namespace cinn_like_attention), printed once before the instances, and its
+/// tensor-core form (attention_mma_source.cc), printed after it.
 const char* AttentionKernelTemplate();
+const char* AttentionMmaTemplate();
 
 /// The `extern "C" __global__` instance called `kernel`:
-/// cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN> with dtype float32, float16 or bfloat16,
-/// mask none, bool, float32, float16 or bfloat16, D a multiple of 32 up to 256 (the padded head
-/// dim), BN 16, 32 or 64 and BM a multiple of 128 / min(BN, 32) up to 128, the tiles within 48
-/// KiB of shared memory. An error names the part of the name that is not one of those.
+/// cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc] with dtype float32, float16 or
+/// bfloat16, mask none, bool, float32, float16 or bfloat16, D a multiple of 32 up to 256 (the
+/// padded head dim), BN 16, 32 or 64 and BM a multiple of 128 / min(BN, 32) up to 128, the tiles
+/// within 48 KiB of shared memory. `_tc`: tensor cores (float16 or bfloat16, D up to 128, BM
+/// and BN 64) on sm_80 and later, 16-key tiles on CUDA cores before. An error names the part
+/// of the name that is not one of those.
 absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel);
 
 }  // namespace cinn_like::backends

@@ -51,7 +51,9 @@ absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>&
     }
     auto instance = AttentionKernelInstance(name);
     if (!instance.ok()) return instance.status();
-    if (templates.empty()) templates = AttentionKernelTemplate();
+    if (templates.empty()) {
+      templates = std::string(AttentionKernelTemplate()) + AttentionMmaTemplate();
+    }
     instances += *instance;
   }
   return templates + instances;

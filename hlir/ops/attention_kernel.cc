@@ -1,14 +1,15 @@
 /// \file attention as the fused flash-attention kernel on NVGPU: an extern tensor whose
 /// statement, kept in host code, launches the library kernel
 ///
-///   cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>
+///   cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc]
 ///
 /// that the CUDA backend adds to the device module (backends/cuda/attention_kernel_source.h
 /// holds its template and the argument list). The name is the contract between the two: the
 /// element dtype (float32, float16, bfloat16), the mask's dtype (none, bool, float32, float16,
 /// bfloat16), the head-dim bucket D (32, 64, 128, 256: the larger of q's and v's head dims,
-/// padded), and the tile of BM query rows by BN keys, chosen here so that the kernel's static
-/// shared memory stays under 48 KiB. The grid is (ceil(Lq / BM), B * H), 128 threads a block.
+/// padded), the tile of BM query rows by BN keys, chosen here so that the kernel's static
+/// shared memory stays under 48 KiB, and `_tc` for tensor cores (float16, bfloat16). The grid
+/// is (ceil(Lq / BM), B * H), 128 threads a block.
 ///
 /// The kernel writes both outputs: the logsumexp tensor is the extern call, and `out` a
 /// second extern tensor reading it with an empty statement, so that whoever reads `out` comes
@@ -34,10 +35,14 @@ const char* KernelDType(const ir::Type& t) {
 
 struct Tile {
   int head_dim, rows, keys;
+  bool tensor_cores;
 };
-/// Head-dim buckets and their tiles (static shared memory (BM + BN)(D + 1) + BM (BN + 4)
-/// floats, at most 37 KiB).
-constexpr Tile kTiles[] = {{32, 64, 32}, {64, 64, 32}, {128, 32, 32}, {256, 16, 16}};
+/// Head-dim buckets and their tiles: on tensor cores for float16 and bfloat16 up to 128 (64
+/// queries by 64 keys; 16-key tiles on CUDA cores before sm_80), else on CUDA cores (static
+/// shared memory (BM + BN)(D + 1) + BM (BN + 4) floats, at most 37 KiB).
+constexpr Tile kTensorCoreTiles[] = {{32, 64, 64, true}, {64, 64, 64, true}, {128, 64, 64, true}};
+constexpr Tile kTiles[] = {
+    {32, 64, 32, false}, {64, 64, 32, false}, {128, 32, 32, false}, {256, 16, 16, false}};
 constexpr int kThreads = 128;
 
 Expr I32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
@@ -70,14 +75,19 @@ ComputeFn AttentionKernelCompute(ComputeFn fallback) {
     const int64_t* d = ir::AsConstInt(q->shape[3]);
     const int64_t* dv = ir::AsConstInt(v->shape[3]);
     const Tile* tile = nullptr;
+    const bool half = q->dtype == ir::Float16() || q->dtype == ir::BFloat16();
+    for (const Tile& t : kTensorCoreTiles) {
+      if (!tile && half && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
+    }
     for (const Tile& t : kTiles) {
       if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
     }
     if (!dtype || !mask_dtype || !tile) return fallback(in, attrs, outs, name);
     auto a = ReadAttentionAttrs(attrs, *d);
     if (!a.ok()) return a.status();
-    const std::string kernel = absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d",
-                                            tile->head_dim, "_q", tile->rows, "_k", tile->keys);
+    const std::string kernel =
+        absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d", tile->head_dim, "_q",
+                     tile->rows, "_k", tile->keys, tile->tensor_cores ? "_tc" : "");
     const Expr lq = I32(q->shape[2]);
     const std::vector<Expr> dims{I32(q->shape[0]), I32(q->shape[1]), I32(k->shape[1]), lq,
                                  I32(k->shape[2]), I32(q->shape[3]), I32(v->shape[3])};

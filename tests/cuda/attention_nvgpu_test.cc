@@ -95,14 +95,14 @@ TEST(AttentionNVGPU, LogsumexpIsAWorkspaceAndTheConsumerLaunchesAfter) {
   std::string host = ir::ToString(f->body);
   // logsumexp [2, 4, 16] float32 and out are device workspaces around the launches.
   EXPECT_THAT(host, HasSubstr("allocate")) << host;
-  size_t attention = host.find("launch_kernel(\"cinn_like_attention_float16_none_d64_q64_k32\"");
+  size_t attention = host.find("launch_kernel(\"cinn_like_attention_float16_none_d64_q64_k64_tc\"");
   size_t add = host.find("launch_kernel(\"attn_kernel");
   ASSERT_NE(attention, std::string::npos) << host;
   ASSERT_NE(add, std::string::npos) << host;
   EXPECT_LT(attention, add);
   std::string src = SourceAndPtx(*module);
   EXPECT_THAT(src, HasSubstr("__global__ void __launch_bounds__(128) "
-                             "cinn_like_attention_float16_none_d64_q64_k32("));
+                             "cinn_like_attention_float16_none_d64_q64_k64_tc("));
 }
 
 TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
@@ -116,15 +116,34 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
       names.push_back(absl::StrCat("cinn_like_attention_", t, "_", masks[n++ % 5], "_", tile));
     }
   }
-  auto src = backends::LibraryKernelsSource(names);
-  ASSERT_TRUE(src.ok()) << src.status();
-  std::string full = "#include <math_constants.h>\n" + *src;
-  backends::nvrtc::Compiler nvrtc;
-  auto ptx = nvrtc.Compile(full, 90, /*to_cubin=*/false, "attention_variants");
-  ASSERT_TRUE(ptx.ok()) << ptx.status();
-  for (const std::string& name : names) EXPECT_THAT(*ptx, HasSubstr(".entry " + name));
-  // The tiles use shared memory and no local arrays spill to the stack.
-  EXPECT_THAT(*ptx, HasSubstr(".shared"));
+  std::vector<std::string> tensor_cores;
+  for (const char* t : {"float16", "bfloat16"}) {
+    for (const char* tile : {"d32_q64_k64_tc", "d64_q64_k64_tc", "d128_q64_k64_tc"}) {
+      tensor_cores.push_back(
+          absl::StrCat("cinn_like_attention_", t, "_", masks[n++ % 5], "_", tile));
+    }
+  }
+  names.insert(names.end(), tensor_cores.begin(), tensor_cores.end());
+  // sm_90: every kernel, the tensor-core ones with mma.sync and ldmatrix; sm_75 (before
+  // tensor cores of this shape): the tensor-core kernels on their CUDA-core tiles.
+  for (auto [arch, kernels] : {std::pair{90, names}, {75, tensor_cores}}) {
+    SCOPED_TRACE(arch);
+    auto src = backends::LibraryKernelsSource(kernels);
+    ASSERT_TRUE(src.ok()) << src.status();
+    backends::nvrtc::Compiler nvrtc;
+    auto ptx = nvrtc.Compile("#include <math_constants.h>\n" + *src, arch, /*to_cubin=*/false,
+                             "attention_variants");
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    for (const std::string& name : kernels) EXPECT_THAT(*ptx, HasSubstr(".entry " + name));
+    EXPECT_THAT(*ptx, HasSubstr(".shared"));
+    if (arch == 90) {
+      EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
+      EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+      EXPECT_THAT(*ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+    } else {
+      EXPECT_THAT(*ptx, Not(HasSubstr("mma.sync")));
+    }
+  }
 }
 
 TEST(AttentionNVGPU, CasesTheKernelDoesNotTakeUseTheDecomposedCompute) {
@@ -156,7 +175,12 @@ TEST(AttentionNVGPUError, BadKernelNamesAreErrors) {
                        Bad{"cinn_like_attention_float32_none_d64_q64_k48", "key tile k48"},
                        Bad{"cinn_like_attention_float32_none_d64_q30_k32", "query tile q30"},
                        Bad{"cinn_like_attention_float32_none_d256_q128_k64", "shared memory"},
-                       Bad{"cinn_like_attention_float32", "malformed name"}}) {
+                       Bad{"cinn_like_attention_float32", "malformed name"},
+                       Bad{"cinn_like_attention_float32_none_d64_q64_k64_tc",
+                           "tensor cores for "
+                           "float32"},
+                       Bad{"cinn_like_attention_float16_none_d256_q64_k64_tc", "tensor-core tile"},
+                       Bad{"cinn_like_attention_float16_none_d64_q64_k64_xx", "malformed name"}}) {
     auto s = backends::AttentionKernelInstance(b.name);
     ASSERT_FALSE(s.ok()) << b.name;
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.why));

@@ -6,25 +6,13 @@
 
 #include <cmath>
 
-#include "backends/compiler.h"
 #include "tests/attention_cases.h"
+#include "tests/x86_executor.h"
 
 namespace cinn_like::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-void RunOnX86(const ir::Module& module, std::vector<TypedTensor*>& args) {
-  auto compiler = backends::Compiler::Create(ir::Target::X86());
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  absl::Status s = (*compiler)->Build(module);
-  ASSERT_TRUE(s.ok()) << s;
-  auto fn = (*compiler)->Lookup(module.name);
-  ASSERT_TRUE(fn.ok()) << fn.status();
-  std::vector<DLTensor*> dl;
-  for (TypedTensor* t : args) dl.push_back(t->dl());
-  ASSERT_EQ((*fn)(dl.data(), static_cast<int32_t>(dl.size()), nullptr), 0);
-}
 
 /// The reference's (out, logsumexp) of one-head attention on [L, 1] columns.
 std::vector<hlir::HostTensor> Reference(const std::vector<double>& q, const std::vector<double>& k,

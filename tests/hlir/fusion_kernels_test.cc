@@ -16,6 +16,7 @@
 #include "frontend/program_json.h"
 #include "ir/flags.h"
 #include "tests/fusion_cases.h"
+#include "tests/x86_executor.h"
 
 namespace cinn_like::testing {
 namespace {
@@ -55,18 +56,6 @@ std::string NVGPUSource(const Program& program) {
 }
 
 int Kernels(const Program& program) { return CountKernels(NVGPUSource(program)); }
-
-void RunOnX86(const ir::Module& module, std::vector<TypedTensor*>& args) {
-  auto compiler = backends::Compiler::Create(ir::Target::X86());
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  absl::Status s = (*compiler)->Build(module);
-  ASSERT_TRUE(s.ok()) << s << "\n" << ir::ToString(module);
-  auto fn = (*compiler)->Lookup(module.name);
-  ASSERT_TRUE(fn.ok()) << fn.status();
-  std::vector<DLTensor*> dl;
-  for (TypedTensor* t : args) dl.push_back(t->dl());
-  ASSERT_EQ((*fn)(dl.data(), static_cast<int32_t>(dl.size()), nullptr), 0);
-}
 
 Shape RowsCols(Dim rows, int64_t cols) { return Shape{rows, Dim::Known(cols)}; }
 

@@ -8,23 +8,12 @@
 
 #include "backends/compiler.h"
 #include "tests/op_cases.h"
+#include "tests/x86_executor.h"
 
 namespace cinn_like::testing {
 namespace {
 
 using ::testing::HasSubstr;
-
-void RunOnX86(const ir::Module& module, std::vector<TypedTensor*>& args) {
-  auto compiler = backends::Compiler::Create(ir::Target::X86());
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  absl::Status s = (*compiler)->Build(module);
-  ASSERT_TRUE(s.ok()) << s << "\n" << ir::ToString(module);
-  auto fn = (*compiler)->Lookup(module.name);
-  ASSERT_TRUE(fn.ok()) << fn.status();
-  std::vector<DLTensor*> dl;
-  for (TypedTensor* t : args) dl.push_back(t->dl());
-  ASSERT_EQ((*fn)(dl.data(), static_cast<int32_t>(dl.size()), nullptr), 0);
-}
 
 /// The ops registered without a compute (none today; list one here with the reason).
 const std::set<std::string>& OpsWithoutCompute() {

@@ -11,7 +11,9 @@ or additive floats), is_causal (top-left aligned), scale and grouped-query heads
 fewer heads than q) are supported; dropout is refused. Outputs the forms carry beside the
 attention and its logsumexp (random-number state, sequence offsets) are zero-filled int64
 placeholders when read, since nothing here is random; the flash form's uint64 state cannot be
-represented, so a graph that reads it (training) keeps that form in PyTorch.
+represented, so a graph that reads it (training) keeps that form in PyTorch. A query row with
+no kept key gets output 0 and logsumexp +inf (PyTorch's kernels differ there), so that every
+backward, ours or PyTorch's, recomputes its probabilities exp(s - logsumexp) as 0.
 """
 import math
 import operator

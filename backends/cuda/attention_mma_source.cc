@@ -1,0 +1,214 @@
+/// \file The tensor-core form of the fused attention kernel as CUDA C text (float16 and bfloat16
+/// on sm_80 and later): each warp computes 16 query rows with mma.sync m16n8k16 (float32
+/// accumulation), the scores and the output accumulators in registers in the documented
+/// fragment layout, the probabilities turned into the next mma's operand in registers (as
+/// FlashAttention-2 does), keys and values in shared memory (values read transposed by
+/// ldmatrix). It extends the template of AttentionKernelTemplate (its helpers and Forward).
+#include "backends/cuda/attention_kernel_source.h"
+
+namespace cinn_like::backends {
+
+const char* AttentionMmaTemplate() {
+  return R"cuda(// Fused attention on tensor cores (cinn_like library kernel), sm_80 and later.
+#if __CUDA_ARCH__ >= 800
+namespace cinn_like_attention {
+
+static __device__ __forceinline__ unsigned Pack(__half, float lo, float hi) {
+  __half2 h = __floats2half2_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+static __device__ __forceinline__ unsigned Pack(__nv_bfloat16, float lo, float hi) {
+  __nv_bfloat162 h = __floats2bfloat162_rn(lo, hi);
+  return *reinterpret_cast<unsigned*>(&h);
+}
+
+// d += a b for a 16x16 (row) by 16x8 (col) tile; thread (g = lane / 4, t = lane % 4) holds
+// a: (g, 2t..2t+1), (g+8, 2t..), (g, 2t+8..), (g+8, 2t+8..); b: (2t..2t+1, g), (2t+8.., g);
+// d: (g, 2t), (g, 2t+1), (g+8, 2t), (g+8, 2t+1). One overload per element type.
+#define CINN_LIKE_ATTENTION_MMA(T, kind)                                                      \
+  static __device__ __forceinline__ void Mma(float* d, const unsigned* a, unsigned b0,        \
+                                             unsigned b1, T) {                                \
+    asm volatile("mma.sync.aligned.m16n8k16.row.col.f32." kind "." kind                      \
+                 ".f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"   \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])                             \
+                 : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));             \
+  }
+CINN_LIKE_ATTENTION_MMA(__half, "f16")
+CINN_LIKE_ATTENTION_MMA(__nv_bfloat16, "bf16")
+#undef CINN_LIKE_ATTENTION_MMA
+
+// rows [r0, r0 + kRows) x columns [0, kD) of a row-major [n, ld] tensor into tile (stride
+// kD + 8), zero outside rows < n and columns < ld: 16-byte vectors when every row is aligned
+// to 16 bytes, else two elements a thread step.
+template <typename T, int kRows, int kD>
+__device__ __forceinline__ void LoadTile(T (*tile)[kD + 8], const T* __restrict__ src, int r0,
+                                         int n, int ld) {
+  if (ld % 8 == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0) {
+    for (int x = threadIdx.x; x < kRows * kD / 8; x += 128) {
+      const int r = x / (kD / 8), c = 8 * (x % (kD / 8));
+      uint4 val = make_uint4(0, 0, 0, 0);
+      if (r0 + r < n && c < ld) {
+        val = *reinterpret_cast<const uint4*>(src + (long long)(r0 + r) * ld + c);
+      }
+      *reinterpret_cast<uint4*>(&tile[r][c]) = val;
+    }
+    return;
+  }
+  const T zero = FromFloat<T>(0.f);
+  for (int x = threadIdx.x; x < kRows * kD / 2; x += 128) {
+    const int r = x / (kD / 2), c = 2 * (x % (kD / 2));
+    const bool row = r0 + r < n;
+    const T* p = src + (long long)(r0 + r) * ld + c;
+    tile[r][c] = row && c < ld ? p[0] : zero;
+    tile[r][c + 1] = row && c + 1 < ld ? p[1] : zero;
+  }
+}
+
+template <typename T, typename M, int kD>
+__device__ __forceinline__ void ForwardMma(
+    const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+    const void* mask_ptr, T* __restrict__ out, float* __restrict__ lse, int batch, int heads,
+    int kv_heads, int lq, int lk, int d, int dv, float scale, int causal, long long msb,
+    long long msh, long long msi, long long msj) {
+  constexpr int kBM = 64, kBN = 64, kSteps = kD / 16, kKeyBlocks = kBN / 8, kOutBlocks = kD / 8;
+  constexpr float kLog2e = 1.4426950408889634f, kLn2 = 0.6931471805599453f;
+  static_assert(kD % 16 == 0, "head dim");
+  __shared__ __align__(16) T ks[kBN][kD + 8];  // the query tile first, then each key tile
+  __shared__ __align__(16) T vs[kBN][kD + 8];
+  const M* mask = static_cast<const M*>(mask_ptr);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+  const int bh = blockIdx.y, b = bh / heads, h = bh % heads, kvh = h / (heads / kv_heads);
+  const int q0 = blockIdx.x * kBM, row0 = q0 + warp * 16 + g, row1 = row0 + 8;
+  const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
+  const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  const long long mask_bh = b * msb + h * msh;
+
+  LoadTile<T, kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
+  __syncthreads();
+  unsigned qa[kSteps][4];
+#pragma unroll
+  for (int s = 0; s < kSteps; ++s) {
+    const int r = warp * 16 + g, c = s * 16 + 2 * t;
+    qa[s][0] = *reinterpret_cast<const unsigned*>(&ks[r][c]);
+    qa[s][1] = *reinterpret_cast<const unsigned*>(&ks[r + 8][c]);
+    qa[s][2] = *reinterpret_cast<const unsigned*>(&ks[r][c + 8]);
+    qa[s][3] = *reinterpret_cast<const unsigned*>(&ks[r + 8][c + 8]);
+  }
+  float o[kOutBlocks][4];
+#pragma unroll
+  for (int n = 0; n < kOutBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  float m0 = -CUDART_INF_F, m1 = -CUDART_INF_F, l0 = 0.f, l1 = 0.f;  // rows row0, row1
+
+  const int kv_end = causal ? min(lk, q0 + kBM) : lk;
+  for (int j0 = 0; j0 < kv_end; j0 += kBN) {
+    __syncthreads();  // every warp is done with the previous tiles (or the query tile)
+    LoadTile<T, kBN, kD>(ks, kb, j0, lk, d);
+    LoadTile<T, kBN, kD>(vs, vb, j0, lk, dv);
+    __syncthreads();
+    float s[kKeyBlocks][4];
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n) {
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+      for (int st = 0; st < kSteps; ++st) {
+        const T* kr = &ks[n * 8 + g][st * 16 + 2 * t];
+        Mma(s[n], qa[st], *reinterpret_cast<const unsigned*>(kr),
+            *reinterpret_cast<const unsigned*>(kr + 8), T());
+      }
+    }
+    // Scale, mask, and the running max of rows row0 (elements 0, 1) and row1 (2, 3).
+    float mx0 = -CUDART_INF_F, mx1 = -CUDART_INF_F;
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const int i = e < 2 ? row0 : row1, j = j0 + n * 8 + 2 * t + (e & 1);
+        float val = -CUDART_INF_F;
+        if (i < lq && j < lk && !(causal && j > i)) {  // in log2 units from here on
+          val = Masked(mask, mask_bh + i * msi + j * msj, s[n][e] * scale) * kLog2e;
+        }
+        s[n][e] = val;
+      }
+      mx0 = fmaxf(mx0, fmaxf(s[n][0], s[n][1]));
+      mx1 = fmaxf(mx1, fmaxf(s[n][2], s[n][3]));
+    }
+#pragma unroll
+    for (int o2 = 1; o2 < 4; o2 <<= 1) {  // the four threads of a row
+      mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, o2));
+      mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, o2));
+    }
+    const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
+    const float a0 = m0 == -CUDART_INF_F ? 0.f : exp2f(m0 - n0);
+    const float a1 = m1 == -CUDART_INF_F ? 0.f : exp2f(m1 - n1);
+    m0 = n0;
+    m1 = n1;
+    l0 *= a0;
+    l1 *= a1;
+#pragma unroll
+    for (int n = 0; n < kOutBlocks; ++n) {
+      o[n][0] *= a0;
+      o[n][1] *= a0;
+      o[n][2] *= a1;
+      o[n][3] *= a1;
+    }
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) {
+        const float m = e < 2 ? n0 : n1;
+        s[n][e] = m == -CUDART_INF_F ? 0.f : exp2f(s[n][e] - m);
+      }
+      l0 += s[n][0] + s[n][1];
+      l1 += s[n][2] + s[n][3];
+    }
+    // o += p v: the probabilities of keys 16c .. 16c + 15 are the a operand as they lie.
+#pragma unroll
+    for (int c = 0; c < kBN / 16; ++c) {
+      unsigned pa[4] = {Pack(T(), s[2 * c][0], s[2 * c][1]), Pack(T(), s[2 * c][2], s[2 * c][3]),
+                        Pack(T(), s[2 * c + 1][0], s[2 * c + 1][1]),
+                        Pack(T(), s[2 * c + 1][2], s[2 * c + 1][3])};
+#pragma unroll
+      for (int n = 0; n < kOutBlocks; ++n) {
+        // b: keys 16c + 2t.., head-dim column 8n + g, from the row-major value tile.
+        unsigned b0, b1;
+        const unsigned at = static_cast<unsigned>(
+            __cvta_generic_to_shared(&vs[c * 16 + (lane & 15)][n * 8]));
+        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+                     : "=r"(b0), "=r"(b1)
+                     : "r"(at));
+        Mma(o[n], pa, b0, b1, T());
+      }
+    }
+  }
+#pragma unroll
+  for (int o2 = 1; o2 < 4; o2 <<= 1) {
+    l0 += __shfl_xor_sync(0xffffffffu, l0, o2);
+    l1 += __shfl_xor_sync(0xffffffffu, l1, o2);
+  }
+  // A row without a kept key: out 0, logsumexp +inf.
+  const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f, inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+#pragma unroll
+  for (int n = 0; n < kOutBlocks; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = e < 2 ? row0 : row1, c = n * 8 + 2 * t + (e & 1);
+      if (i < lq && c < dv) {
+        out[((long long)bh * lq + i) * dv + c] = FromFloat<T>(o[n][e] * (e < 2 ? inv0 : inv1));
+      }
+    }
+  }
+  if (t == 0 && row0 < lq) {
+    lse[(long long)bh * lq + row0] = l0 > 0.f ? m0 * kLn2 + logf(l0) : CUDART_INF_F;
+  }
+  if (t == 0 && row1 < lq) {
+    lse[(long long)bh * lq + row1] = l1 > 0.f ? m1 * kLn2 + logf(l1) : CUDART_INF_F;
+  }
+}
+
+}  // namespace cinn_like_attention
+#endif
+
+)cuda";
+}
+
+}  // namespace cinn_like::backends
