@@ -15,7 +15,6 @@ and the fallback count.
 import argparse
 import copy
 import os
-import statistics
 import sys
 import time
 
@@ -24,6 +23,7 @@ import torch
 sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch as ct  # noqa: E402
 import model_zoo as zoo  # noqa: E402 (one definition of the zoo)
+from torch_models_bench import median_ms  # noqa: E402 (one timing method)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -31,20 +31,6 @@ DEV = "cuda"
 DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16}
 # Relative error of the output (max |got - ref| / max |ref|) allowed per dtype.
 TOLERANCE = {torch.float32: 1e-3, torch.float16: 2e-2, torch.bfloat16: 5e-2}
-
-
-def median_ms(fn, reps=20):
-    for _ in range(3):
-        fn()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e))
-    return statistics.median(times)
 
 
 def to_device(inputs, dtype):
@@ -80,9 +66,9 @@ def forward_row(name, dtype, size):
         run(im)
         torch.cuda.synchronize()
         ind_compile = time.perf_counter() - t
-        eager = median_ms(lambda: run(model))
-        ind = median_ms(lambda: run(im))
-        cinn = median_ms(lambda: run(cm))
+        eager = median_ms(lambda: run(model), DEV)
+        ind = median_ms(lambda: run(im), DEV)
+        cinn = median_ms(lambda: run(cm), DEV)
     ok = err <= TOLERANCE[dtype]
     print(f"{name + ':' + str(dtype)[6:]:26s} {eager:8.2f} {ind:9.2f} {cinn:9.2f} "
           f"{eager / cinn:7.2f}x {ind / cinn:7.2f}x {s['ops_compiled']:6d} {s['ops_fallback']:5d} "
