@@ -105,7 +105,8 @@ uint64_t Bits(double v) {
 /// Walks two trees in step; `ok()` is false from the first difference on.
 class Equal {
  public:
-  explicit Equal(bool map_free_vars) : map_(map_free_vars) {}
+  explicit Equal(bool map_free_vars, bool map_buffers = false)
+      : map_(map_free_vars || map_buffers), map_buffers_(map_buffers) {}
   bool ok() const { return ok_; }
 
   template <typename Handle>
@@ -135,7 +136,19 @@ class Equal {
   void Float(double a, double b) {
     ok_ = ok_ && ((std::isnan(a) && std::isnan(b)) || Bits(a) == Bits(b));
   }
-  void Buffer(const ir::Buffer& a, const ir::Buffer& b) { ok_ = ok_ && a == b; }
+  void Buffer(const ir::Buffer& a, const ir::Buffer& b) {
+    if (!ok_ || !map_buffers_) {
+      ok_ = ok_ && a == b;
+      return;
+    }
+    auto [ab, new_a] = buffer_a_to_b_.emplace(a.get(), b.get());
+    auto [ba, new_b] = buffer_b_to_a_.emplace(b.get(), a.get());
+    ok_ = ab->second == b.get() && ba->second == a.get();
+    if (!ok_ || !new_a) return;
+    ok_ = a->dtype == b->dtype && a->scope == b->scope;
+    Children(a->shape, b->shape);
+    Child(a->data, b->data);
+  }
   void Var(const Variable* a, const Variable* b) {
     if (!ok_ || !map_) {
       ok_ = ok_ && a == b;
@@ -152,14 +165,17 @@ class Equal {
   static bool SameType(const StmtNode*, const StmtNode*) { return true; }
 
   bool map_;
+  bool map_buffers_;
   bool ok_ = true;
   std::unordered_map<const Variable*, const Variable*> a_to_b_, b_to_a_;
+  std::unordered_map<const BufferNode*, const BufferNode*> buffer_a_to_b_, buffer_b_to_a_;
 };
 
 /// Walks one tree (as the pair (a, a)) and mixes every field into one hash.
 class Hash {
  public:
-  explicit Hash(bool map_free_vars) : map_(map_free_vars) {}
+  explicit Hash(bool map_free_vars, bool map_buffers = false)
+      : map_(map_free_vars || map_buffers), map_buffers_(map_buffers) {}
   size_t value() const { return hash_; }
 
   template <typename Handle>
@@ -183,7 +199,19 @@ class Hash {
   }
   void Float(double a, double) { Mix(std::isnan(a) ? 0x7ff8 : std::hash<uint64_t>()(Bits(a))); }
   void Buffer(const ir::Buffer& a, const ir::Buffer&) {
-    Mix(std::hash<const BufferNode*>()(a.get()));
+    if (!map_buffers_) {
+      Mix(std::hash<const BufferNode*>()(a.get()));
+      return;
+    }
+    auto [it, is_new] = buffer_first_appearance_.emplace(a.get(), buffer_first_appearance_.size());
+    Mix(it->second);
+    if (!is_new) return;
+    Mix(static_cast<size_t>(a->dtype.code()));
+    Mix(static_cast<size_t>(a->dtype.bits()));
+    Mix(static_cast<size_t>(a->dtype.lanes()));
+    Mix(static_cast<size_t>(a->scope));
+    Children(a->shape, a->shape);
+    Child(a->data, a->data);
   }
   void Var(const Variable* a, const Variable*) {
     if (!map_) {
@@ -203,8 +231,10 @@ class Hash {
   void Mix(size_t v) { hash_ ^= v + 0x9e3779b97f4a7c15ull + (hash_ << 6) + (hash_ >> 2); }
 
   bool map_;
+  bool map_buffers_;
   size_t hash_ = 0;
   std::unordered_map<const Variable*, size_t> first_appearance_;
+  std::unordered_map<const BufferNode*, size_t> buffer_first_appearance_;
 };
 
 template <typename Handle>
@@ -233,6 +263,18 @@ bool StructuralEqual(const std::vector<Expr>& a, const std::vector<Expr>& b, boo
   Equal eq(map_free_vars);
   eq.Children(a, b);
   return eq.ok();
+}
+
+bool StructuralEqualUpToBuffers(const Stmt& a, const Stmt& b) {
+  Equal eq(/*map_free_vars=*/true, /*map_buffers=*/true);
+  eq.Child(a, b);
+  return eq.ok();
+}
+
+size_t StructuralHashUpToBuffers(const Stmt& s) {
+  Hash h(/*map_free_vars=*/true, /*map_buffers=*/true);
+  h.Child(s, s);
+  return h.value();
 }
 
 size_t StructuralHash(const Expr& e, bool map_free_vars) { return HashTree(e, map_free_vars); }

@@ -27,6 +27,15 @@ bool StructuralEqual(const Stmt& a, const Stmt& b, bool map_free_vars = false);
 size_t StructuralHash(const Expr& e, bool map_free_vars = false);
 size_t StructuralHash(const Stmt& s, bool map_free_vars = false);
 
+/// Equal up to a renaming of free variables and of buffers: variables are paired as with
+/// `map_free_vars`, and buffers likewise, in order of first appearance (a bijection); paired
+/// buffers have the same dtype, scope and shape (compared under the same pairing), and their
+/// data variables are paired. Two loop nests equal this way do the same on different tensors:
+/// host code generation emits them once (backends/llvm/codegen_llvm_outline.cc).
+bool StructuralEqualUpToBuffers(const Stmt& a, const Stmt& b);
+/// The hash that agrees with StructuralEqualUpToBuffers.
+size_t StructuralHashUpToBuffers(const Stmt& s);
+
 /// Element-wise StructuralEqual of two lists (index lists, argument lists).
 bool StructuralEqual(const std::vector<Expr>& a, const std::vector<Expr>& b,
                      bool map_free_vars = false);

@@ -174,20 +174,42 @@ llvm::Value* CodeGenLLVM::ConstString(const std::string& s) {
 
 void CodeGenLLVM::ReturnIfNonzero(llvm::Value* code) {
   auto& b = *builder_;
-  auto* fail = llvm::BasicBlock::Create(*context_, "check_failed", function_);
+  if (unwinds_.empty()) {
+    Fail(absl::InternalError("an error check outside an entry's unwind scope"));
+    return;
+  }
   auto* ok = llvm::BasicBlock::Create(*context_, "check_ok", function_);
   llvm::MDBuilder md(*context_);
-  b.CreateCondBr(b.CreateICmpNE(code, b.getInt32(0)), fail, ok, md.createUnlikelyBranchWeights());
-  b.SetInsertPoint(fail);
-  if (!workspaces_.empty()) {
-    // The error stays the one being returned: a failing free would overwrite its message.
-    auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
-    for (auto it = workspaces_.rbegin(); it != workspaces_.rend(); ++it) {
-      b.CreateCall(free_fn, {b.getInt32(DeviceType()), *it, CurrentStream()});
-    }
-  }
-  b.CreateRet(code);
+  const Unwind& target = unwinds_.back();
+  target.code->addIncoming(code, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpNE(code, b.getInt32(0)), target.block, ok,
+                 md.createUnlikelyBranchWeights());
   b.SetInsertPoint(ok);
+}
+
+void CodeGenLLVM::OpenUnwind(const std::string& name) {
+  auto* block = llvm::BasicBlock::Create(*context_, name, function_);
+  llvm::IRBuilder<> at(block);
+  unwinds_.push_back({block, at.CreatePHI(i32(), 2, name + ".code")});
+}
+
+void CodeGenLLVM::CloseUnwind(const std::function<void()>& cleanup) {
+  Unwind top = unwinds_.back();
+  unwinds_.pop_back();
+  if (top.code->getNumIncomingValues() == 0) {
+    top.block->eraseFromParent();
+    return;
+  }
+  llvm::IRBuilderBase::InsertPoint saved = builder_->saveIP();
+  builder_->SetInsertPoint(top.block);
+  cleanup();
+  if (unwinds_.empty()) {
+    builder_->CreateRet(top.code);
+  } else {
+    unwinds_.back().code->addIncoming(top.code, builder_->GetInsertBlock());
+    builder_->CreateBr(unwinds_.back().block);
+  }
+  builder_->restoreIP(saved);
 }
 
 llvm::Value* CodeGenLLVM::CurrentStream() {
@@ -212,6 +234,7 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
   // (reassociation, contraction, no NaN/inf, approximate functions).
   if (FLAGS_cinn_like_fast_math) builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
   status_ = absl::OkStatus();
+  outlined_.clear();
   for (auto& f : module.functions) {
     if (f->kind != ir::LoweredFuncNode::Kind::kHostEntry) {
       return absl::InvalidArgumentError(
@@ -242,7 +265,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto& b = *builder_;
   func_name_ = func.name;
   vars_.clear();
-  workspaces_.clear();
+  unwinds_.clear();
   loop_depth_ = 0;
   parallel_count_ = 0;
   auto* fty = llvm::FunctionType::get(i32(), {ptr(), i32(), ptr()}, false);
@@ -251,6 +274,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     return;
   }
   function_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, func.name, *module_);
+  entry_ = function_;
+  nest_count_ = 0;
   llvm::Value* args = function_->getArg(0);
   llvm::Value* num_args = function_->getArg(1);
   stream_ = function_->getArg(2);
@@ -258,6 +283,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   num_args->setName("num_args");
   stream_->setName("stream");
   b.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", function_));
+  OpenUnwind("return_error");
 
   std::vector<const ir::Argument*> buffers;
   for (auto& a : func.args) {
@@ -324,6 +350,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   }
   EmitStmt(func.body);
   b.CreateRet(b.getInt32(0));
+  CloseUnwind([] {});
+  entry_ = nullptr;
 }
 
 }  // namespace cinn_like::backends

@@ -6,6 +6,7 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <unordered_map>
@@ -67,8 +68,14 @@ class CodeGenLLVM {
   /// A private constant C string.
   llvm::Value* ConstString(const std::string& s);
   /// When `code` is nonzero, returns it from the current function (an i32 function), first
-  /// freeing the workspaces live at this point (innermost first).
+  /// freeing the workspaces live at this point (innermost first): a branch to the innermost
+  /// unwind block, so each workspace's free is emitted once however many checks follow it.
   void ReturnIfNonzero(llvm::Value* code);
+  /// Opens an unwind block (the error code arrives in a phi); CloseUnwind gives it `cleanup`
+  /// (emitted in the block, then on to the enclosing unwind block), or removes it when no check
+  /// branched there. The outermost one of an entry returns the code.
+  void OpenUnwind(const std::string& name);
+  void CloseUnwind(const std::function<void()>& cleanup);
   /// The entry's stream argument, or a null pointer inside an outlined parallel body.
   llvm::Value* CurrentStream();
   /// A stack slot in the current function's entry block.
@@ -86,6 +93,9 @@ class CodeGenLLVM {
 
  private:
   void EmitHostEntry(const ir::LoweredFuncNode& func);
+  /// A loop nest at the entry's top level, as a call of `i32 <entry>_nest_<k>(ptr closure,
+  /// ptr stream)` (codegen_llvm_outline.cc).
+  void EmitOutlinedNest(const ir::Stmt& nest);
   llvm::Value* EmitBinary(const ir::BinaryNode* op);
   /// The binary operation `kind` on emitted operands of element type `t` (not 16-bit floats).
   llvm::Value* EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm::Value* y, const ir::Type& t);
@@ -121,12 +131,26 @@ class CodeGenLLVM {
   absl::Status status_;
   std::string func_name_;
   llvm::Function* function_ = nullptr;
+  llvm::Function* entry_ = nullptr;  // the host entry being emitted
+  // The outlined nests of the module by StructuralHashUpToBuffers: a nest equal to one of
+  // them up to buffers and free variables calls its function.
+  struct Outlined {
+    ir::Stmt nest;
+    llvm::Function* fn;
+  };
+  std::unordered_multimap<size_t, Outlined> outlined_;
+  int nest_count_ = 0;
   llvm::Value* stream_ = nullptr;
   int parallel_count_ = 0;
   int loop_depth_ = 0;  // host loops around the statement being emitted
-  // Workspaces (from cinn_like_alloc_workspace) live at the current point of the entry,
-  // outermost first: every early return frees them.
-  std::vector<llvm::Value*> workspaces_;
+  // Where a failed check at the current point of the entry goes, outermost first: the entry's
+  // return block, then one block per live workspace (from cinn_like_alloc_workspace) that frees
+  // it and goes on outwards. Empty inside an outlined parallel body (it returns no error).
+  struct Unwind {
+    llvm::BasicBlock* block;
+    llvm::PHINode* code;
+  };
+  std::vector<Unwind> unwinds_;
   // Values of the variables in scope: loop indices, symbolic dims, buffer base addresses.
   std::unordered_map<const ir::Variable*, llvm::Value*> vars_;
 };

@@ -13,63 +13,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/llvm/free_vars.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::backends {
-
-namespace {
-
-// The variables a statement reads that it does not define itself (loop indices and allocated
-// buffers inside it are defined there), buffer base addresses included, in first-use order.
-class FreeVars : public ir::IRVisitor {
- public:
-  std::vector<const ir::Variable*> vars;
-  std::map<const ir::Variable*, ir::Expr> exprs;
-  std::set<const ir::Variable*> defined;
-
-  void Use(const ir::Expr& e) {
-    auto* v = e.As<ir::Variable>();
-    if (!v || defined.count(v) || exprs.count(v)) return;
-    exprs[v] = e;
-    vars.push_back(v);
-  }
-
- protected:
-  void VisitVariable(const ir::Variable* op) override {
-    // Reached only through Visit(Expr) below, which records the handle.
-  }
-  void VisitLoad(const ir::Load* op) override {
-    Use(op->buffer->data);
-    ir::IRVisitor::VisitLoad(op);
-  }
-  void VisitStore(const ir::Store* op) override {
-    Use(op->buffer->data);
-    ir::IRVisitor::VisitStore(op);
-  }
-  void VisitFor(const ir::For* op) override {
-    defined.insert(op->loop_var.node());
-    ir::IRVisitor::VisitFor(op);
-  }
-  void VisitLetStmt(const ir::LetStmt* op) override {
-    defined.insert(op->var.node());
-    ir::IRVisitor::VisitLetStmt(op);
-  }
-  void VisitAllocate(const ir::Allocate* op) override {
-    defined.insert(op->buffer->data.node());
-    for (auto& d : op->buffer->shape) Visit(d);
-    ir::IRVisitor::VisitAllocate(op);
-  }
-
- public:
-  using ir::IRVisitor::Visit;
-  void Visit(const ir::Expr& e) override {
-    if (e.As<ir::Variable>()) Use(e);
-    ir::IRVisitor::Visit(e);
-  }
-};
-
-}  // namespace
 
 // Statements
 
@@ -80,7 +28,11 @@ void CodeGenLLVM::EmitStmt(const ir::Stmt& s) {
       EmitStore(s.As<ir::Store>());
       return;
     case ir::IrNodeKind::kFor:
-      EmitFor(s.As<ir::For>());
+      if (function_ == entry_ && loop_depth_ == 0) {
+        EmitOutlinedNest(s);  // a function of its own, shared by the nest's twins
+      } else {
+        EmitFor(s.As<ir::For>());
+      }
       return;
     case ir::IrNodeKind::kIfThenElse:
       EmitIfThenElse(s.As<ir::IfThenElse>());
@@ -207,8 +159,8 @@ void CodeGenLLVM::EmitParallelFor(const ir::For* op) {
   llvm::Function* saved_fn = function_;
   llvm::IRBuilderBase::InsertPoint saved_ip = b.saveIP();
   auto saved_vars = vars_;
-  auto saved_workspaces = std::move(workspaces_);
-  workspaces_.clear();  // the outlined body never returns an error, so it frees none of them
+  auto saved_unwinds = std::move(unwinds_);
+  unwinds_.clear();  // the outlined body never returns an error, so it frees none of them
   function_ = body_fn;
   b.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", body_fn));
   llvm::Value* in = body_fn->getArg(1);
@@ -227,7 +179,7 @@ void CodeGenLLVM::EmitParallelFor(const ir::For* op) {
   b.CreateRetVoid();
   function_ = saved_fn;
   vars_ = std::move(saved_vars);
-  workspaces_ = std::move(saved_workspaces);
+  unwinds_ = std::move(saved_unwinds);
   b.restoreIP(saved_ip);
 
   auto parallel_for = RuntimeFunction("cinn_like_parallel_for", i32(), {i32(), ptr(), ptr()});
@@ -310,9 +262,10 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
     // enclosing workspaces; so does any failure inside the body.
     ReturnIfNonzero(b.CreateSelect(failed, b.getInt32(-1), b.getInt32(0)));
     vars_[buf->data.node()] = p;
-    workspaces_.push_back(p);
+    OpenUnwind(buf->name + ".unwind");
     EmitStmt(op->body);
-    workspaces_.pop_back();
+    // The error stays the one being returned: a failing free would overwrite its message.
+    CloseUnwind([&] { b.CreateCall(free_fn, {device, p, stream}); });
     vars_.erase(buf->data.node());
     ReturnIfNonzero(b.CreateCall(free_fn, {device, p, stream}));
     return;

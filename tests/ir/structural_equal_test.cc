@@ -102,6 +102,46 @@ TEST_F(StructuralEqualTest, Statements) {
   EXPECT_FALSE(StructuralEqual(IfThenElse::Make(i < n, body), IfThenElse::Make(i < n, body, body)));
 }
 
+TEST_F(StructuralEqualTest, UpToBuffersPairsBuffersOfTheSameDtypeScopeAndShape) {
+  // out[v] = in[v] + c over buffers of n floats.
+  auto nest = [&](const Var& v, const Buffer& out, const Buffer& in, float c) {
+    return For::Make(v, 0, n, ForKind::kSerial, Store::Make(out, {v}, Load::Make(in, {v}) + c));
+  };
+  Buffer b = MakeBuffer("B", Float(32), {n}), b2 = MakeBuffer("B", Float(32), {n});
+  EXPECT_FALSE(StructuralEqual(nest(i, a, b, 1.0f), nest(i2, a2, b2, 1.0f), true));
+  EXPECT_TRUE(StructuralEqualUpToBuffers(nest(i, a, b, 1.0f), nest(i2, a2, b2, 1.0f)));
+  EXPECT_EQ(StructuralHashUpToBuffers(nest(i, a, b, 1.0f)),
+            StructuralHashUpToBuffers(nest(i2, a2, b2, 1.0f)));
+  // A bijection: in-place (a from a) is not the same as a from b.
+  EXPECT_FALSE(StructuralEqualUpToBuffers(nest(i, a, a, 1.0f), nest(i, a, b, 1.0f)));
+  EXPECT_FALSE(StructuralEqualUpToBuffers(nest(i, a, b, 1.0f), nest(i, a, a, 1.0f)));
+  EXPECT_NE(StructuralHashUpToBuffers(nest(i, a, a, 1.0f)),
+            StructuralHashUpToBuffers(nest(i, a, b, 1.0f)));
+  // Other constants, dtypes, shapes or scopes differ.
+  EXPECT_FALSE(StructuralEqualUpToBuffers(nest(i, a, b, 1.0f), nest(i, a, b2, 2.0f)));
+  Buffer wider = MakeBuffer("B", Float(32), {n * 2});
+  EXPECT_FALSE(StructuralEqualUpToBuffers(nest(i, a, b, 1.0f), nest(i, a, wider, 1.0f)));
+  Buffer shared = MakeBuffer("B", Float(32), {n}, MemoryScope::kShared);
+  EXPECT_FALSE(StructuralEqualUpToBuffers(nest(i, a, b, 1.0f), nest(i, a, shared, 1.0f)));
+  Buffer doubles = MakeBuffer("B", Float(64), {n});
+  auto widen = [&](const Buffer& in) {
+    return For::Make(i, 0, n, ForKind::kSerial,
+                     Store::Make(a, {i}, Cast::Make(Float(32), Load::Make(in, {i}))));
+  };
+  EXPECT_FALSE(StructuralEqualUpToBuffers(widen(doubles), widen(b)));
+  // Symbolic dims pair like any free variable: n pairs with n (the loop's extent), so B of m
+  // floats cannot pair with B of n.
+  Var m("m");
+  Buffer bm = MakeBuffer("B", Float(32), {m});
+  EXPECT_FALSE(StructuralEqualUpToBuffers(nest(i, a, b, 1.0f), nest(i, a2, bm, 1.0f)));
+  // A buffer's data variable pairs with the other buffer's.
+  auto pass = [&](const Buffer& x) { return Evaluate::Make(x->data); };
+  EXPECT_TRUE(StructuralEqualUpToBuffers(Block::Make({nest(i, a, b, 1.0f), pass(b)}),
+                                         Block::Make({nest(i, a2, b2, 1.0f), pass(b2)})));
+  EXPECT_FALSE(StructuralEqualUpToBuffers(Block::Make({nest(i, a, b, 1.0f), pass(b)}),
+                                          Block::Make({nest(i, a2, b2, 1.0f), pass(a2)})));
+}
+
 // ---- The passes that compare expressions
 
 TEST_F(StructuralEqualTest, ReduceUpdateNeedsTheSameIndexVariable) {
