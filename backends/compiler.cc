@@ -32,6 +32,7 @@ std::string CompileTimes::ToString() const {
      << "nvrtc_ms " << nvrtc_ms << "\n"
      << "module_load_ms " << module_load_ms << "\n"
      << "host_codegen_ms " << host_codegen_ms << "\n"
+     << "host_optimize_ms " << host_optimize_ms << "\n"
      << "orc_link_ms " << orc_link_ms << "\n"
      << "total_ms " << total_ms << "\n";
   return os.str();

@@ -26,7 +26,8 @@ struct CompileTimes {
   double nvrtc_ms = 0;           // NVRTC to PTX/CUBIN (NVGPU)
   double module_load_ms = 0;     // CUDA module load and kernel handles (NVGPU)
   double host_codegen_ms = 0;    // LLVM IR for the host module (all of it on X86)
-  double orc_link_ms = 0;        // optimization, machine code and linking in the ORC JIT
+  double host_optimize_ms = 0;   // LLVM's O3 pipeline on it
+  double orc_link_ms = 0;        // machine code and linking in the ORC JIT
   double total_ms = 0;
   std::string ToString() const;
 };

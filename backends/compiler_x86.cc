@@ -28,7 +28,12 @@ absl::Status CompilerX86::Build(const ir::Module& module) {
   if (!llvm_module.ok()) return llvm_module.status();
   if (!DumpDir().empty()) DumpToFile(module.name + ".host.ll", llvm_module->ToString());
 
-  // 2. Optimized, compiled and linked in the ORC JIT.
+  // 2. Optimized (O3).
+  absl::Status optimized =
+      steps.Run(&CompileTimes::host_optimize_ms, [&] { return engine_->Optimize(*llvm_module); });
+  if (!optimized.ok()) return optimized;
+
+  // 3. Compiled to machine code and linked in the ORC JIT.
   absl::Status linked = steps.Run(&CompileTimes::orc_link_ms,
                                   [&] { return engine_->AddModule(std::move(*llvm_module)); });
   if (!linked.ok()) return linked;

@@ -152,6 +152,9 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
       steps.Run(&CompileTimes::host_codegen_ms, [&] { return CodeGenCudaHost::Generate(module); });
   if (!host.ok()) return host.status();
   if (!DumpDir().empty()) DumpToFile(name + ".host.ll", host->ToString());
+  absl::Status optimized =
+      steps.Run(&CompileTimes::host_optimize_ms, [&] { return engine_->Optimize(*host); });
+  if (!optimized.ok()) return optimized;
   absl::Status linked =
       steps.Run(&CompileTimes::orc_link_ms, [&] { return engine_->AddModule(std::move(*host)); });
   if (!linked.ok()) return linked;

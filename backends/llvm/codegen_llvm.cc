@@ -173,6 +173,10 @@ llvm::Value* CodeGenLLVM::ConstString(const std::string& s) {
 }
 
 void CodeGenLLVM::ReturnIfNonzero(llvm::Value* code) {
+  ReturnIf(builder_->CreateICmpNE(code, builder_->getInt32(0)), code);
+}
+
+void CodeGenLLVM::ReturnIf(llvm::Value* failed, llvm::Value* code) {
   auto& b = *builder_;
   if (unwinds_.empty()) {
     Fail(absl::InternalError("an error check outside an entry's unwind scope"));
@@ -182,8 +186,7 @@ void CodeGenLLVM::ReturnIfNonzero(llvm::Value* code) {
   llvm::MDBuilder md(*context_);
   const Unwind& target = unwinds_.back();
   target.code->addIncoming(code, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpNE(code, b.getInt32(0)), target.block, ok,
-                 md.createUnlikelyBranchWeights());
+  b.CreateCondBr(failed, target.block, ok, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(ok);
 }
 
@@ -210,6 +213,44 @@ void CodeGenLLVM::CloseUnwind(const std::function<void()>& cleanup) {
     builder_->CreateBr(unwinds_.back().block);
   }
   builder_->restoreIP(saved);
+}
+
+void CodeGenLLVM::KeepInFrame(const ir::Variable* v, llvm::Value* value) {
+  llvm::AllocaInst* slot = EntryAlloca(value->getType(), nullptr, v->name + ".slot");
+  builder_->CreateStore(value, slot, /*isVolatile=*/true);
+  frame_[v] = slot;
+}
+
+llvm::Value* CodeGenLLVM::EntryValue(const ir::Variable* v) {
+  auto slot = frame_.find(v);
+  if (slot == frame_.end()) return vars_.at(v);
+  return builder_->CreateLoad(slot->second->getAllocatedType(), slot->second, /*isVolatile=*/true,
+                              v->name);
+}
+
+void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
+  arena_offsets_.clear();
+  arena_bytes_ = 0;
+  arena_slot_ = nullptr;
+  // 256 bytes: a CUDA allocation's alignment, and more than any vector load needs.
+  constexpr int64_t kAlign = 256;
+  constexpr int64_t kMaxBytes = int64_t{1} << 46;
+  for (ir::Stmt s = body; auto* alloc = s.As<ir::Allocate>(); s = alloc->body) {
+    const ir::Buffer& buf = alloc->buffer;
+    if (buf->scope != ir::MemoryScope::kGlobal) continue;
+    int64_t bytes = buf->dtype.bytes();
+    for (const ir::Expr& d : buf->shape) {
+      const int64_t* c = ir::AsConstInt(d);
+      if (!c || *c < 0 || __builtin_mul_overflow(bytes, *c, &bytes) || bytes > kMaxBytes) {
+        bytes = -1;
+        break;
+      }
+    }
+    if (bytes < 0) continue;  // of variable or absurd size: a workspace of its own
+    int64_t offset = (arena_bytes_ + kAlign - 1) / kAlign * kAlign;
+    arena_offsets_[buf.get()] = offset;
+    arena_bytes_ = offset + bytes;
+  }
 }
 
 llvm::Value* CodeGenLLVM::CurrentStream() {
@@ -265,6 +306,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto& b = *builder_;
   func_name_ = func.name;
   vars_.clear();
+  frame_.clear();
+  closures_.clear();
   unwinds_.clear();
   loop_depth_ = 0;
   parallel_count_ = 0;
@@ -275,6 +318,12 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   }
   function_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, func.name, *module_);
   entry_ = function_;
+  // The entry is glue (argument checks, workspaces, one call per loop nest, each check of a
+  // returned code a branch): LLVM's optimizer and its O3 code generator (block placement,
+  // domain reassignment) take time superlinear in the number of its blocks, and its speed does
+  // not matter; the nests it calls are optimized.
+  function_->addFnAttr(llvm::Attribute::OptimizeNone);
+  function_->addFnAttr(llvm::Attribute::NoInline);
   nest_count_ = 0;
   llvm::Value* args = function_->getArg(0);
   llvm::Value* num_args = function_->getArg(1);
@@ -327,6 +376,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                        b.getInt32(static_cast<int>(buf->shape.size())), b.getInt32(DeviceType())}));
     llvm::Value* data = b.CreateCall(tensor_data, {t}, buf->name);
     vars_[buf->data.node()] = data;
+    KeepInFrame(buf->data.node(), data);
     for (size_t d = 0; d < buf->shape.size(); ++d) {
       llvm::Value* dim = b.CreateCall(tensor_dim, {t, b.getInt32(static_cast<int>(d))},
                                       absl::StrCat(buf->name, ".dim", d));
@@ -336,6 +386,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
         ReturnIfNonzero(
             b.CreateCall(check_range, {fname, bname, b.getInt32(static_cast<int>(d)), dim}));
         vars_[v] = b.CreateIntCast(dim, LLVMType(e.type()), true, v->name);
+        KeepInFrame(v, vars_[v]);
       } else {
         deferred.push_back({bname, static_cast<int>(d), dim, e});
       }
@@ -348,6 +399,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     ReturnIfNonzero(
         b.CreateCall(check_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected}));
   }
+  PlanArena(func.body);
   EmitStmt(func.body);
   b.CreateRet(b.getInt32(0));
   CloseUnwind([] {});

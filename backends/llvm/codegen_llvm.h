@@ -71,11 +71,20 @@ class CodeGenLLVM {
   /// freeing the workspaces live at this point (innermost first): a branch to the innermost
   /// unwind block, so each workspace's free is emitted once however many checks follow it.
   void ReturnIfNonzero(llvm::Value* code);
+  /// The same when `failed` (i1) holds, returning `code`.
+  void ReturnIf(llvm::Value* failed, llvm::Value* code);
   /// Opens an unwind block (the error code arrives in a phi); CloseUnwind gives it `cleanup`
   /// (emitted in the block, then on to the enclosing unwind block), or removes it when no check
   /// branched there. The outermost one of an entry returns the code.
   void OpenUnwind(const std::string& name);
   void CloseUnwind(const std::function<void()>& cleanup);
+  /// The entry keeps the values its nests read (tensor addresses, symbolic dims, workspaces) in
+  /// stack slots of its own, stored once and loaded (volatile, so LLVM keeps them in memory)
+  /// where a nest's call needs them: hundreds of values live across hundreds of calls make the
+  /// register allocator's work grow quadratically, a reload costs one load.
+  void KeepInFrame(const ir::Variable* v, llvm::Value* value);
+  /// The value of `v` at the current point: from its frame slot when it has one, else vars_.
+  llvm::Value* EntryValue(const ir::Variable* v);
   /// The entry's stream argument, or a null pointer inside an outlined parallel body.
   llvm::Value* CurrentStream();
   /// A stack slot in the current function's entry block.
@@ -139,6 +148,15 @@ class CodeGenLLVM {
     llvm::Function* fn;
   };
   std::unordered_multimap<size_t, Outlined> outlined_;
+  std::unordered_map<const ir::Variable*, llvm::AllocaInst*> frame_;   // see KeepInFrame
+  std::unordered_map<llvm::StructType*, llvm::AllocaInst*> closures_;  // the entry's, by type
+  // The arena: the entry's top-level workspaces of constant size share one allocation (one
+  // call, one check, one free however many intermediates the Program has); each buffer's byte
+  // offset in it, and its size. PlanArena fills them before the entry's body is emitted.
+  void PlanArena(const ir::Stmt& body);
+  std::unordered_map<const ir::BufferNode*, int64_t> arena_offsets_;
+  int64_t arena_bytes_ = 0;
+  llvm::AllocaInst* arena_slot_ = nullptr;  // holds the arena's address while it is allocated
   int nest_count_ = 0;
   llvm::Value* stream_ = nullptr;
   int parallel_count_ = 0;

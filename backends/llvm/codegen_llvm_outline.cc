@@ -30,7 +30,7 @@ void CodeGenLLVM::EmitOutlinedNest(const ir::Stmt& nest) {
     auto it = vars_.find(v);
     if (it == vars_.end()) continue;  // reported as unbound when the body is emitted
     captured.push_back(v);
-    values.push_back(it->second);
+    values.push_back(EntryValue(v));
     types.push_back(it->second->getType());
   }
   auto* closure_ty = llvm::StructType::get(*context_, types);
@@ -74,7 +74,10 @@ void CodeGenLLVM::EmitOutlinedNest(const ir::Stmt& nest) {
     b.restoreIP(saved_ip);
   }
 
-  llvm::Value* closure = EntryAlloca(closure_ty, nullptr, fn->getName().str() + ".closure");
+  // One closure slot per struct type serves every call (the calls run one after another and
+  // keep nothing of it).
+  llvm::AllocaInst*& closure = closures_[closure_ty];
+  if (!closure) closure = EntryAlloca(closure_ty, nullptr, "closure");
   for (size_t k = 0; k < values.size(); ++k) {
     b.CreateStore(values[k], b.CreateStructGEP(closure_ty, closure, static_cast<unsigned>(k)));
   }

@@ -216,21 +216,23 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
   constexpr int64_t kMaxStackBytes = 64 * 1024;
   int64_t elems = 1;
   bool constant = true;
+  bool overflow_now = false;  // the constant byte count does not fit 64 bits
   for (auto& d : buf->shape) {
     if (auto* c = ir::AsConstInt(d)) {
-      elems *= *c;
+      overflow_now |= __builtin_mul_overflow(elems, *c, &elems);
     } else {
       constant = false;
     }
   }
   llvm::Type* elem = MemoryType(buf->dtype);
-  int64_t bytes = elems * buf->dtype.bytes();
+  int64_t bytes = 0;
+  overflow_now |= __builtin_mul_overflow(elems, int64_t{buf->dtype.bytes()}, &bytes);
   // The stack for small constant buffers of the CPU: local ones, and global ones inside a
   // loop (compute_at regions). The function's own intermediates (global, at the top level),
   // everything of variable size and every device buffer are workspaces from the runtime's
   // allocation hook.
   bool global = buf->scope == ir::MemoryScope::kGlobal;
-  bool on_stack = DeviceType() == kDLCPU && constant &&
+  bool on_stack = DeviceType() == kDLCPU && constant && !overflow_now &&
                   (!global || (loop_depth_ > 0 && bytes <= kMaxStackBytes));
   if (on_stack) {
     llvm::AllocaInst* a = EntryAlloca(elem, b.getInt64(std::max<int64_t>(elems, 1)), buf->name);
@@ -240,34 +242,71 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
     vars_.erase(buf->data.node());
     return;
   }
-  // The byte count, saturated to SIZE_MAX on overflow (large symbolic dims multiplied), which
-  // the allocator then refuses with a message naming it.
-  llvm::Value* size = b.getInt64(buf->dtype.bytes());
-  llvm::Value* overflow = b.getFalse();
-  for (auto& d : buf->shape) {
-    llvm::Value* mul = b.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size,
-                                               b.CreateIntCast(EmitExpr(d), i64(), true));
-    size = b.CreateExtractValue(mul, 0);
-    overflow = b.CreateOr(overflow, b.CreateExtractValue(mul, 1));
+  // The byte count, saturated to SIZE_MAX on overflow (large dims multiplied), which the
+  // allocator then refuses with a message naming it; a constant one is counted here.
+  llvm::Value* size = b.getInt64(overflow_now ? -1 : bytes);
+  if (!constant) {
+    size = b.getInt64(buf->dtype.bytes());
+    llvm::Value* overflow = b.getFalse();
+    for (auto& d : buf->shape) {
+      llvm::Value* mul = b.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size,
+                                                 b.CreateIntCast(EmitExpr(d), i64(), true));
+      size = b.CreateExtractValue(mul, 0);
+      overflow = b.CreateOr(overflow, b.CreateExtractValue(mul, 1));
+    }
+    size = b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
   }
-  size = b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
   auto alloc_fn = RuntimeFunction("cinn_like_alloc_workspace", ptr(), {i32(), i64(), ptr()});
   auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
   llvm::Value* device = b.getInt32(DeviceType());
   llvm::Value* stream = CurrentStream();
+  auto in_arena = function_ == entry_ ? arena_offsets_.find(buf.get()) : arena_offsets_.end();
+  if (in_arena != arena_offsets_.end()) {
+    // A buffer of the entry's arena: the outermost one allocates it (and frees it after its
+    // body, where every other arena buffer's scope ends); each is its offset in it.
+    const bool outermost = arena_slot_ == nullptr;
+    auto load_arena = [&] {
+      return b.CreateLoad(ptr(), arena_slot_, /*isVolatile=*/true, "arena");
+    };
+    if (outermost) {
+      llvm::Value* arena =
+          b.CreateCall(alloc_fn, {device, b.getInt64(arena_bytes_), stream}, "arena");
+      ReturnIf(b.CreateIsNull(arena), b.getInt32(-1));
+      arena_slot_ = EntryAlloca(ptr(), nullptr, "arena.slot");
+      b.CreateStore(arena, arena_slot_, /*isVolatile=*/true);
+      OpenUnwind("arena.unwind");
+    }
+    const ir::Variable* data = buf->data.node();
+    llvm::Value* p =
+        b.CreateConstInBoundsGEP1_64(b.getInt8Ty(), load_arena(), in_arena->second, buf->name);
+    vars_[data] = p;
+    KeepInFrame(data, p);
+    EmitStmt(op->body);
+    vars_.erase(data);
+    frame_.erase(data);
+    if (outermost) {
+      CloseUnwind([&] { b.CreateCall(free_fn, {device, load_arena(), stream}); });
+      ReturnIfNonzero(b.CreateCall(free_fn, {device, load_arena(), stream}));
+      arena_slot_ = nullptr;
+    }
+    return;
+  }
   llvm::Value* p = b.CreateCall(alloc_fn, {device, size, stream}, buf->name);
   llvm::Value* failed = b.CreateIsNull(p);
   if (function_->getReturnType()->isIntegerTy(32)) {
     // The entry: a failed allocation returns -1 (the runtime named the bytes), freeing the
     // enclosing workspaces; so does any failure inside the body.
-    ReturnIfNonzero(b.CreateSelect(failed, b.getInt32(-1), b.getInt32(0)));
-    vars_[buf->data.node()] = p;
+    ReturnIf(failed, b.getInt32(-1));
+    const ir::Variable* data = buf->data.node();
+    vars_[data] = p;
+    if (function_ == entry_) KeepInFrame(data, p);
     OpenUnwind(buf->name + ".unwind");
     EmitStmt(op->body);
     // The error stays the one being returned: a failing free would overwrite its message.
-    CloseUnwind([&] { b.CreateCall(free_fn, {device, p, stream}); });
-    vars_.erase(buf->data.node());
-    ReturnIfNonzero(b.CreateCall(free_fn, {device, p, stream}));
+    CloseUnwind([&] { b.CreateCall(free_fn, {device, EntryValue(data), stream}); });
+    ReturnIfNonzero(b.CreateCall(free_fn, {device, EntryValue(data), stream}));
+    vars_.erase(data);
+    frame_.erase(data);
     return;
   }
   // Inside a parallel loop's outlined body, which cannot return an error: the body is skipped

@@ -14,6 +14,7 @@
 #include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/TargetSelect.h>
@@ -65,7 +66,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> HostTargetMachine() {
   return std::move(*tm);
 }
 
-void Optimize(llvm::Module& m, llvm::TargetMachine* tm) {
+void RunO3(llvm::Module& m, llvm::TargetMachine* tm) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -74,7 +75,11 @@ void Optimize(llvm::Module& m, llvm::TargetMachine* tm) {
   options.LoopVectorization = true;
   options.SLPVectorization = true;
   options.LoopUnrolling = true;
-  llvm::PassBuilder pb(tm, options);
+  // The standard instrumentations make the pipeline honour optnone (the host entry's).
+  llvm::PassInstrumentationCallbacks callbacks;
+  llvm::StandardInstrumentations instrumentations(m.getContext(), /*DebugLogging=*/false);
+  instrumentations.registerCallbacks(callbacks, &mam);
+  llvm::PassBuilder pb(tm, options, std::nullopt, &callbacks);
   pb.registerModuleAnalyses(mam);
   pb.registerCGSCCAnalyses(cgam);
   pb.registerFunctionAnalyses(fam);
@@ -134,8 +139,8 @@ absl::Status ExecutionEngine::RegisterSymbols(
   return absl::OkStatus();
 }
 
-absl::Status ExecutionEngine::AddModule(LLVMModule m) {
-  if (!m.module || !m.context) return absl::InvalidArgumentError("AddModule of an empty module");
+absl::Status ExecutionEngine::Optimize(LLVMModule& m) {
+  if (!m.module || !m.context) return absl::InvalidArgumentError("Optimize of an empty module");
   auto tm = HostTargetMachine();
   if (!tm.ok()) return tm.status();
   m.module->setDataLayout((*tm)->createDataLayout());
@@ -148,14 +153,12 @@ absl::Status ExecutionEngine::AddModule(LLVMModule m) {
   }
   std::string cpu = (*tm)->getTargetCPU().str();
   std::string features = (*tm)->getTargetFeatureString().str();
-  std::vector<std::string> added;
   for (llvm::Function& f : *m.module) {
     if (f.isDeclaration()) continue;
     f.addFnAttr("target-cpu", cpu);
     if (!features.empty()) f.addFnAttr("target-features", features);
-    if (f.hasExternalLinkage()) added.push_back(f.getName().str());
   }
-  Optimize(*m.module, tm->get());
+  RunO3(*m.module, tm->get());
   if (!DumpDir().empty()) {
     std::string text;
     llvm::raw_string_ostream ts(text);
@@ -163,7 +166,15 @@ absl::Status ExecutionEngine::AddModule(LLVMModule m) {
     ts.flush();
     DumpToFile(m.module->getName().str() + ".host.opt.ll", text);
   }
+  return absl::OkStatus();
+}
 
+absl::Status ExecutionEngine::AddModule(LLVMModule m) {
+  if (!m.module || !m.context) return absl::InvalidArgumentError("AddModule of an empty module");
+  std::vector<std::string> added;
+  for (llvm::Function& f : *m.module) {
+    if (!f.isDeclaration() && f.hasExternalLinkage()) added.push_back(f.getName().str());
+  }
   std::string bitcode;
   llvm::raw_string_ostream bs(bitcode);
   llvm::WriteBitcodeToFile(*m.module, bs);

@@ -30,7 +30,11 @@ class ExecutionEngine {
 
   /// Defines absolute symbols, e.g. "<kernel>_ptr_" to the address of a kernel handle slot.
   absl::Status RegisterSymbols(const std::vector<std::pair<std::string, void*>>& symbols);
-  /// Runs the O3 pipeline for the host CPU on `m`, then adds it to the JIT.
+  /// Verifies `m`, sets the host CPU's triple, data layout and features on it and runs the O3
+  /// pipeline (with the dump flag, writes <module>.host.opt.ll).
+  absl::Status Optimize(LLVMModule& m);
+  /// Adds a module (optimized by Optimize) to the JIT and makes its machine code now, so that
+  /// code generation and linking errors belong to this call.
   absl::Status AddModule(LLVMModule m);
   /// The address of a function added earlier; NotFound names it and the functions added.
   absl::StatusOr<void*> Lookup(const std::string& name);

@@ -112,8 +112,59 @@ ComputeFn SqueezeCompute() {
   };
 }
 
-/// A Select chain from the last input back; indices are clamped into each input so the loads
-/// a select evaluates on both sides stay in bounds.
+/// Inputs one concat tensor reads at most: each output element of a Select chain loads every
+/// input (the selects evaluate both sides), so a concat of more inputs is a tree of concats of
+/// at most this many (intermediate tensors `<name>_part<k>`, which x86 materializes and GPUs
+/// inline), keeping the kernels' size and the loads per element bounded rather than linear in
+/// the number of inputs.
+constexpr size_t kMaxConcatInputs = 32;
+
+/// `in` joined along `axis` into a tensor of `shape`: a Select chain from the last input back;
+/// indices are clamped into each input so the loads a select evaluates on both sides stay in
+/// bounds.
+Tensor ConcatTree(const std::vector<Tensor>& in, int axis, std::vector<Expr> shape,
+                  const std::string& name) {
+  if (in.size() > kMaxConcatInputs) {
+    std::vector<Tensor> parts;
+    for (size_t begin = 0; begin < in.size(); begin += kMaxConcatInputs) {
+      std::vector<Tensor> group(in.begin() + begin,
+                                in.begin() + std::min(in.size(), begin + kMaxConcatInputs));
+      int64_t extent = 0;
+      for (const Tensor& t : group) extent += *ir::AsConstInt(t->shape[axis]);
+      shape[axis] = Expr(static_cast<int>(extent));
+      parts.push_back(ConcatTree(group, axis, shape, name + "_part" + std::to_string(parts.size())));
+    }
+    int64_t total = 0;
+    for (const Tensor& t : parts) total += *ir::AsConstInt(t->shape[axis]);
+    shape[axis] = Expr(static_cast<int>(total));
+    return ConcatTree(parts, axis, shape, name);
+  }
+  return ir::Compute(
+      shape,
+      [&](const Indices& o) {
+        std::vector<int64_t> starts;
+        int64_t offset = 0;
+        for (const Tensor& t : in) {
+          starts.push_back(offset);
+          offset += *ir::AsConstInt(t->shape[axis]);
+        }
+        Expr value;
+        for (int i = static_cast<int>(in.size()) - 1; i >= 0; --i) {
+          int64_t extent = *ir::AsConstInt(in[i]->shape[axis]);
+          if (extent == 0) continue;
+          Indices idx = o;
+          Expr local = o[axis] - Expr(static_cast<int>(starts[i]));
+          idx[axis] = ir::min(ir::max(local, Expr(0)), Expr(static_cast<int>(extent - 1)));
+          Expr v = in[i](idx);
+          value = value.defined() ? ir::Select::Make(
+                                        o[axis] < Expr(static_cast<int>(starts[i] + extent)), v, value)
+                                  : v;
+        }
+        return value;
+      },
+      name);
+}
+
 ComputeFn ConcatCompute() {
   return [](const std::vector<Tensor>& in, const AttributeMap& attrs,
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
@@ -121,31 +172,7 @@ ComputeFn ConcatCompute() {
     auto axis = GetInt(attrs, "axis", "concat", 0);
     if (!axis.ok()) return axis.status();
     int a = static_cast<int>(*axis < 0 ? *axis + out_rank : *axis);
-    return One(
-        outs[0],
-        [&](const Indices& o) {
-          std::vector<int64_t> starts;
-          int64_t offset = 0;
-          for (const Tensor& t : in) {
-            starts.push_back(offset);
-            offset += *ir::AsConstInt(t->shape[a]);
-          }
-          Expr value;
-          for (int i = static_cast<int>(in.size()) - 1; i >= 0; --i) {
-            int64_t extent = *ir::AsConstInt(in[i]->shape[a]);
-            if (extent == 0) continue;
-            Indices idx = o;
-            Expr local = o[a] - Expr(static_cast<int>(starts[i]));
-            idx[a] = ir::min(ir::max(local, Expr(0)), Expr(static_cast<int>(extent - 1)));
-            Expr v = in[i](idx);
-            value =
-                value.defined()
-                    ? ir::Select::Make(o[a] < Expr(static_cast<int>(starts[i] + extent)), v, value)
-                    : v;
-          }
-          return value;
-        },
-        name);
+    return std::vector<Tensor>{ConcatTree(in, a, outs[0].shape, name)};
   };
 }
 

@@ -56,8 +56,14 @@ void ExpectLaunchCallLaunch(const ir::LoweredFunc& f, const std::string& callee)
   EXPECT_LT(call, second);
   EXPECT_THAT(*ir, HasSubstr("declare i32 @" + callee + "(ptr, ptr, ptr, ptr, i64"));
   EXPECT_THAT(*ir, HasSubstr("ptr %stream)")) << *ir;
-  // The workspaces come from the runtime's hook on the device (type 2).
-  EXPECT_THAT(*ir, HasSubstr("%E = call ptr @cinn_like_alloc_workspace(i32 2"));
+  // The workspaces (of constant size) are parts of one arena from the runtime's hook on the
+  // device (type 2).
+  EXPECT_THAT(*ir, HasSubstr("%arena = call ptr @cinn_like_alloc_workspace(i32 2, i64 "));
+  EXPECT_EQ(ir->find("call ptr @cinn_like_alloc_workspace"),
+            ir->rfind("call ptr @cinn_like_alloc_workspace"))
+      << *ir;
+  EXPECT_THAT(*ir, HasSubstr("%E = getelementptr inbounds i8, ptr %arena"));
+  EXPECT_THAT(*ir, HasSubstr("%Pre = getelementptr inbounds i8, ptr %arena"));
 
   auto compiler = Compiler::Create(ir::Target::NVGPU(90));
   ASSERT_TRUE(compiler.ok()) << compiler.status();

@@ -113,6 +113,25 @@ TEST(FusionKernels, TheGpuTestGridMatchesTheReferenceOnX86) {
   }
 }
 
+TEST(FusionKernels, ConcatOfManyInputsMatchesTheReferenceOnX86) {
+  // More inputs than one concat stage reads (a tree of concats), of unequal extents, along
+  // each axis, with an elementwise consumer fused after it.
+  for (int64_t axis : {0, 1}) {
+    for (int count : {33, 100}) {
+      SCOPED_TRACE("axis " + std::to_string(axis) + ", " + std::to_string(count) + " inputs");
+      NetBuilder b;
+      std::vector<frontend::Var> xs;
+      for (int i = 0; i < count; ++i) {
+        int64_t extent = 1 + i % 3;
+        xs.push_back(b.CreateInput(DType::kFloat32, axis == 0 ? S({extent, 5}) : S({3, extent}),
+                                   "x" + std::to_string(i)));
+      }
+      b.MarkOutput(b.Relu(b.Concat(xs, axis)));
+      RunProgramCase(*b.Build(), ir::Target::X86(), RunOnX86);
+    }
+  }
+}
+
 TEST(FusionKernels, SoftmaxIsOneBlockPerRowWithBlockReducesInSharedMemory) {
   std::string src = NVGPUSource(SoftmaxProgram(RowsCols(Sym("n"), 1000)));
   EXPECT_EQ(CountKernels(src), 1) << src;

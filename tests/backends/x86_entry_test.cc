@@ -1,0 +1,125 @@
+/// \file The host entry's layout on x86: its top-level loop nests outlined
+/// (backends/llvm/codegen_llvm_outline.cc), a repeated layer's nests made once and called per
+/// layer, and its constant-size workspaces one arena from the allocation hook; results stay
+/// right and a refused arena is an error that leaks nothing.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "backends/llvm/host_ir.h"
+#include "runtime/cinn_like_runtime.h"
+#include "tests/counting_allocator.h"
+#include "tests/fusion_cases.h"
+#include "tests/x86_executor.h"
+
+namespace cinn_like::backends {
+namespace {
+
+using testing::NetBuilder;
+using testing::Program;
+
+int Count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+/// `layers` residual blocks x + gelu(layer_norm(x) @ w_k + b_k), each with its own weights of
+/// the same shapes: the second and later blocks lower to nests equal to the first's up to
+/// buffers.
+Program Blocks(int layers) {
+  NetBuilder b;
+  using hlir::DType;
+  auto x = b.CreateInput(DType::kFloat32, hlir::MakeShape({8, 32}), "x");
+  for (int k = 0; k < layers; ++k) {
+    std::string s = std::to_string(k);
+    auto scale = b.CreateInput(DType::kFloat32, hlir::MakeShape({32}), "scale" + s);
+    auto shift = b.CreateInput(DType::kFloat32, hlir::MakeShape({32}), "shift" + s);
+    auto w = b.CreateInput(DType::kFloat32, hlir::MakeShape({32, 32}), "w" + s);
+    auto bias = b.CreateInput(DType::kFloat32, hlir::MakeShape({32}), "b" + s);
+    x = b.Add(x, b.Gelu(b.Add(b.Matmul(b.LayerNorm(x, scale, shift), w), bias)));
+  }
+  b.MarkOutput(x);
+  return *b.Build();
+}
+
+TEST(X86Outline, RepeatedLayersCallTheFirstLayersNests) {
+  auto one = testing::CompileProgramModule(Blocks(1), ir::Target::X86(), "fused");
+  auto three = testing::CompileProgramModule(Blocks(3), ir::Target::X86(), "fused");
+  ASSERT_TRUE(one.ok()) << one.status();
+  ASSERT_TRUE(three.ok()) << three.status();
+  auto ir1 = X86HostIR(*one);
+  auto ir3 = X86HostIR(*three);
+  ASSERT_TRUE(ir1.ok()) << ir1.status();
+  ASSERT_TRUE(ir3.ok()) << ir3.status();
+  const std::string define = "define internal i32 @fused_nest_";
+  const std::string call = "call i32 @fused_nest_";
+  int nests = Count(*ir1, define);
+  ASSERT_GT(nests, 0) << *ir1;
+  EXPECT_EQ(Count(*ir1, call), nests) << *ir1;
+  // Three layers: the same functions, each called three times.
+  EXPECT_EQ(Count(*ir3, define), nests) << *ir3;
+  EXPECT_EQ(Count(*ir3, call), 3 * nests) << *ir3;
+}
+
+TEST(X86Outline, RepeatedLayersMatchTheReference) {
+  testing::RunProgramCase(Blocks(3), ir::Target::X86(),
+                          [](const ir::Module& m, std::vector<testing::TypedTensor*>& args) {
+                            testing::RunOnX86(m, args);
+                          });
+}
+
+TEST(X86Arena, ConstantWorkspacesAreOneAllocationPerCall) {
+  testing::CountingAllocator counter;
+  ASSERT_TRUE(counter.installed());
+  auto module = testing::CompileProgramModule(Blocks(2), ir::Target::X86(), "fused");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto ir = X86HostIR(*module);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  ASSERT_EQ(Count(*ir, "call ptr @cinn_like_alloc_workspace("), 1) << *ir;  // the arena
+  // The arena holds several intermediates (their addresses are offsets in it), 256-aligned.
+  EXPECT_GE(Count(*ir, "getelementptr inbounds i8, ptr %arena"), 2) << *ir;
+  testing::RunProgramCase(Blocks(2), ir::Target::X86(),
+                          [](const ir::Module& m, std::vector<testing::TypedTensor*>& args) {
+                            testing::RunOnX86(m, args);
+                          });
+  EXPECT_EQ(counter.allocs, 1);
+  EXPECT_EQ(counter.frees, 1);
+  ASSERT_EQ(counter.bytes.size(), 1u);
+  EXPECT_GE(counter.bytes[0], size_t{8 * 32 * 4 * 2});
+}
+
+TEST(X86Arena, RefusedArenaIsAnErrorThatLeaksNothing) {
+  auto graph = frontend::BuildGraph(Blocks(2));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto module = testing::CompileProgramModule(Blocks(2), ir::Target::X86(), "fused");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto compiler = Compiler::Create(ir::Target::X86());
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  ASSERT_TRUE((*compiler)->Build(*module).ok());
+  auto fn = (*compiler)->Lookup("fused");
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  std::vector<std::unique_ptr<testing::TypedTensor>> tensors;
+  std::vector<DLTensor*> args;
+  std::vector<int> values = graph->inputs();
+  values.insert(values.end(), graph->outputs().begin(), graph->outputs().end());
+  for (int v : values) {
+    const hlir::Value& value = graph->values()[v];
+    tensors.push_back(std::make_unique<testing::TypedTensor>(hlir::ToIrType(value.desc.dtype),
+                                                             testing::Concrete(value.desc.shape)));
+    args.push_back(tensors.back()->dl());
+  }
+  testing::CountingAllocator counter(/*fail_at=*/1);
+  ASSERT_TRUE(counter.installed());
+  cinn_like_clear_last_error();
+  EXPECT_NE((*fn)(args.data(), static_cast<int32_t>(args.size()), nullptr), 0);
+  EXPECT_THAT(std::string(cinn_like_get_last_error()),
+              ::testing::HasSubstr("workspace on cpu failed"));
+  EXPECT_EQ(counter.refused, 1);
+  EXPECT_EQ(counter.allocs, 0);
+  EXPECT_EQ(counter.frees, 0);
+}
+
+}  // namespace
+}  // namespace cinn_like::backends
