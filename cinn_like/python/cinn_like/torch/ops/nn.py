@@ -49,19 +49,20 @@ def _batch_norm(c, n):
 
 @converts(aten._native_batch_norm_legit_functional.default)
 def _batch_norm_train(c, n):
-    """Training batch norm: batch statistics over every axis but 1, the outputs (y, mean, rstd,
-    new running mean, new running var) as PyTorch defines them."""
+    """Training batch norm (float32 or float64): batch statistics over every axis but 1, the
+    outputs (y, mean, rstd, new running mean, new running var) as PyTorch defines them."""
     x, w, b, rm, rv, training, momentum, eps = n.args
     xt = val(x)
     no_rank0(x)
-    if not training or w is None or b is None or xt.dtype != torch.float32 or xt.dim() < 2:
-        raise Unsupported("batch_norm (training) without affine parameters or not float32")
+    if (not training or w is None or b is None or xt.dim() < 2
+            or xt.dtype not in (torch.float32, torch.float64)):
+        raise Unsupported("batch_norm (training) without affine parameters or not float32/64")
     axes = [d for d in range(xt.dim()) if d != 1]
     count = xt.numel() // int(xt.shape[1])
     if count < 2:
         raise Unsupported("batch_norm (training) over one value per channel")
     bshape = [1, int(xt.shape[1])] + [1] * (xt.dim() - 2)
-    f = lambda v: c.tensor(float(v), torch.float32)  # noqa: E731
+    f = lambda v: c.tensor(float(v), xt.dtype)  # noqa: E731
     xs = c.tensor(x)
     mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
     d = c.op("sub", [xs, mean])
