@@ -6,4 +6,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
+rm -f zoo_coverage.txt
 ctest --output-on-failure -LE gpu -j2
+# The model zoo's coverage table (tests/python/test_model_zoo.py writes it).
+if [ -e zoo_coverage.txt ]; then cat zoo_coverage.txt; fi

@@ -74,7 +74,10 @@ void RunO3(llvm::Module& m, llvm::TargetMachine* tm) {
   llvm::PipelineTuningOptions options;
   options.LoopVectorization = true;
   options.SLPVectorization = true;
-  options.LoopUnrolling = true;
+  // Loops unroll where the schedule says so (kUnrolled loops carry llvm.loop.unroll.full):
+  // LLVM's own unrolling heuristics doubled the optimized code of a training graph and the
+  // time to optimize and compile it (mobilenet_v3_small's backward: 15.7 s -> 7.3 s).
+  options.LoopUnrolling = false;
   // The standard instrumentations make the pipeline honour optnone (the host entry's).
   llvm::PassInstrumentationCallbacks callbacks;
   llvm::StandardInstrumentations instrumentations(m.getContext(), /*DebugLogging=*/false);
