@@ -72,7 +72,8 @@ def forward_row(name, dtype, size):
     ok = err <= TOLERANCE[dtype]
     print(f"{name + ':' + str(dtype)[6:]:26s} {eager:8.2f} {ind:9.2f} {cinn:9.2f} "
           f"{eager / cinn:7.2f}x {ind / cinn:7.2f}x {s['ops_compiled']:6d} {s['ops_fallback']:5d} "
-          f"{s['partitions']:5d} {cinn_compile:8.1f} {ind_compile:8.1f}  {err:.1e} "
+          f"{s['partitions']:5d} {cinn_compile:8.1f} {s['compile_seconds']:8.1f} "
+          f"{ind_compile:8.1f}  {err:.1e} "
           f"{'ok' if ok else 'WRONG'}", flush=True)
     for op, reason in ct.fallback_report()[:5]:
         print(f"    fell back: {op}: {reason[:160]}")
@@ -125,9 +126,11 @@ def main():
         sys.exit("zoo_bench: needs a CUDA device")
     print(f"device: {torch.cuda.get_device_name()}, size {args.size}; times are medians (ms) "
           "of CUDA events; ratios are eager/cinn_like and inductor/cinn_like (>1: cinn_like "
-          "faster); err: relative to eager's largest output")
+          "faster); cinn s: the first call (tracing, compiling, running), in cinn: of it in "
+          "cinn_like's graph compiler; err: relative to eager's largest output")
     print(f"{'model':26s} {'eager':>8s} {'inductor':>9s} {'cinn_like':>9s} {'vs eager':>8s} "
-          f"{'vs ind.':>8s} {'ops':>6s} {'fb':>5s} {'parts':>5s} {'cinn s':>8s} {'ind. s':>8s}  err")
+          f"{'vs ind.':>8s} {'ops':>6s} {'fb':>5s} {'parts':>5s} {'cinn s':>8s} {'in cinn':>8s} "
+          f"{'ind. s':>8s}  err")
     ok = True
     for spec in filter(None, args.models.split(",")):
         name, _, dt = spec.partition(":")
