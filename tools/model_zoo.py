@@ -211,9 +211,14 @@ def _convnext_tiny(size):
 def _vit_b_16(size):
     from torchvision.models import vision_transformer as vit  # noqa: PLC0415
     if size == "realistic":
-        return vit.vit_b_16()
-    return vit.VisionTransformer(image_size=32, patch_size=16, num_layers=2, num_heads=4,
-                                 hidden_dim=64, mlp_dim=128, num_classes=CLASSES_SMALL)
+        model = vit.vit_b_16()
+    else:
+        model = vit.VisionTransformer(image_size=32, patch_size=16, num_layers=2, num_heads=4,
+                                      hidden_dim=64, mlp_dim=128, num_classes=CLASSES_SMALL)
+    # torchvision starts the classifier at zero (logits all zero), which would make the
+    # comparison of outputs vacuous: random weights, as for every other layer.
+    nn.init.normal_(model.heads.head.weight, std=0.02)
+    return model
 
 
 def _tv_build(make):
