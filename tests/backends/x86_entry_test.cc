@@ -9,6 +9,7 @@
 
 #include "backends/llvm/host_ir.h"
 #include "runtime/cinn_like_runtime.h"
+#include "tests/bench/compile_time_programs.h"
 #include "tests/counting_allocator.h"
 #include "tests/fusion_cases.h"
 #include "tests/x86_executor.h"
@@ -68,6 +69,29 @@ TEST(X86Outline, RepeatedLayersMatchTheReference) {
                           [](const ir::Module& m, std::vector<testing::TypedTensor*>& args) {
                             testing::RunOnX86(m, args);
                           });
+}
+
+TEST(X86Outline, HostIrGrowsLinearlyWithTheProgram) {
+  // A chain of mixed elementwise ops (the compile-time benchmark's): 4x the ops is about 4x the
+  // host IR, not 16x (the error paths once repeated every live workspace's free at every check).
+  auto text = [](int ops) {
+    auto program = bench::MakeChain(ops);
+    EXPECT_TRUE(program.ok()) << program.status();
+    auto module = testing::CompileProgramModule(*program, ir::Target::X86(), "chain");
+    EXPECT_TRUE(module.ok()) << module.status();
+    auto ir = X86HostIR(*module);
+    EXPECT_TRUE(ir.ok()) << ir.status();
+    return ir.ok() ? *ir : std::string();
+  };
+  std::string small = text(100), large = text(400);
+  ASSERT_FALSE(small.empty());
+  double growth = static_cast<double>(large.size()) / small.size();
+  EXPECT_GT(growth, 2.0);
+  EXPECT_LT(growth, 5.0) << "growth " << growth << "; host IR of 100 ops: " << small.size()
+                         << " bytes, of 400: " << large.size();
+  // One arena, freed at the end and in its unwind block; every error path goes through it.
+  EXPECT_EQ(Count(large, "call ptr @cinn_like_alloc_workspace("), 1);
+  EXPECT_EQ(Count(large, "call i32 @cinn_like_free_workspace("), 2);
 }
 
 TEST(X86Arena, ConstantWorkspacesAreOneAllocationPerCall) {
