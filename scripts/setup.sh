@@ -34,7 +34,7 @@ fi
 # The model zoo's libraries (tests/python/test_model_zoo.py skips without them): torchvision
 # from the index the installed torch came from (its local version tag, +cpu or +cu130, names
 # it), else PyPI's, pinned to the installed torch so pip never replaces it; transformers from
-# PyPI.
+# PyPI, with expecttest (PyTorch's OpInfo database, tools/opinfo_sweep.py, imports it).
 if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && python3 -c 'import torch' >/dev/null 2>&1; then
   if ! python3 -c 'import torchvision' >/dev/null 2>&1; then
     tv=$(python3 -c 'import torch; print(torch.__version__)')
@@ -42,7 +42,8 @@ if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && python3 -c 'import torch' >/dev/null
         --index-url "https://download.pytorch.org/whl/${tv#*+}" torchvision "torch==$tv" \
         2>/dev/null; } || python3 -m pip install -q torchvision "torch==${tv%%+*}"
   fi
-  python3 -c 'import transformers' >/dev/null 2>&1 || python3 -m pip install -q transformers
+  python3 -c 'import transformers, expecttest' >/dev/null 2>&1 ||
+    python3 -m pip install -q transformers expecttest
 fi
 # The Python package (cinn_like, cinn_like.torch and the torch.compile entry point), editable:
 # it loads the libcinn_like.so that scripts/build.sh makes in build/.
