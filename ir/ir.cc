@@ -134,8 +134,8 @@ Buffer MakeBuffer(std::string name, Type dtype, std::vector<Expr> shape, MemoryS
 
 Expr Load::Make(Buffer buffer, std::vector<Expr> indices) {
   CHECK(buffer) << "Load from a null buffer";
-  CHECK(!indices.empty()) << "Load from " << buffer->name << " without an index";
-  int lanes = indices[0].type().lanes();
+  // No index: the one element of a rank-0 buffer (a reduction over every axis, say).
+  int lanes = indices.empty() ? 1 : indices[0].type().lanes();
   for (auto& i : indices) CHECK(i.type().is_integer()) << "non-integer index into " << buffer->name;
   Type t = buffer->dtype.WithLanes(lanes);
   return Expr(std::make_shared<Load>(t, std::move(buffer), std::move(indices)));

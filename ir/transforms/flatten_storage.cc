@@ -29,9 +29,10 @@ class Flattener : public IRMutator {
 
  private:
   static Expr Flat(const Buffer& b, const std::vector<Expr>& idx) {
-    CHECK_EQ(idx.size(), b->shape.size()) << "access to " << b->name << " of rank "
-                                          << b->shape.size() << " with " << idx.size()
-                                          << " indices";
+    CHECK_EQ(idx.size(), b->shape.size())
+        << "access to " << b->name << " of rank " << b->shape.size() << " with " << idx.size()
+        << " indices";
+    if (idx.empty()) return Expr(0);  // a rank-0 buffer's one element
     Expr flat = idx[0];
     for (size_t d = 1; d < idx.size(); ++d) flat = flat * b->shape[d] + idx[d];
     return flat;

@@ -113,6 +113,17 @@ TEST(FusionKernels, TheGpuTestGridMatchesTheReferenceOnX86) {
   }
 }
 
+TEST(FusionKernels, ReductionsOverEveryAxisMatchTheReferenceOnX86) {
+  // A softmax or layer norm of a vector reduces to a rank-0 intermediate, read without an
+  // index (this aborted the process in ir::Load::Make). On NVGPU the same group is refused with
+  // a status (its rank-0 reduction gets no GPU binding yet), so torch falls back on it.
+  for (int64_t n : {1, 5, 300}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    RunProgramCase(SoftmaxProgram(S({n})), ir::Target::X86(), RunOnX86);
+    RunProgramCase(LayerNormProgram(S({n}), n, /*residual=*/false), ir::Target::X86(), RunOnX86);
+  }
+}
+
 TEST(FusionKernels, ConcatOfManyInputsMatchesTheReferenceOnX86) {
   // More inputs than one concat stage reads (a tree of concats), of unequal extents, along
   // each axis, with an elementwise consumer fused after it.
