@@ -132,7 +132,8 @@ Tensor ConcatTree(const std::vector<Tensor>& in, int axis, std::vector<Expr> sha
       int64_t extent = 0;
       for (const Tensor& t : group) extent += *ir::AsConstInt(t->shape[axis]);
       shape[axis] = Expr(static_cast<int>(extent));
-      parts.push_back(ConcatTree(group, axis, shape, name + "_part" + std::to_string(parts.size())));
+      parts.push_back(
+          ConcatTree(group, axis, shape, name + "_part" + std::to_string(parts.size())));
     }
     int64_t total = 0;
     for (const Tensor& t : parts) total += *ir::AsConstInt(t->shape[axis]);
@@ -156,9 +157,10 @@ Tensor ConcatTree(const std::vector<Tensor>& in, int axis, std::vector<Expr> sha
           Expr local = o[axis] - Expr(static_cast<int>(starts[i]));
           idx[axis] = ir::min(ir::max(local, Expr(0)), Expr(static_cast<int>(extent - 1)));
           Expr v = in[i](idx);
-          value = value.defined() ? ir::Select::Make(
-                                        o[axis] < Expr(static_cast<int>(starts[i] + extent)), v, value)
-                                  : v;
+          value =
+              value.defined()
+                  ? ir::Select::Make(o[axis] < Expr(static_cast<int>(starts[i] + extent)), v, value)
+                  : v;
         }
         return value;
       },
