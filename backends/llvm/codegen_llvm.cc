@@ -223,9 +223,23 @@ void CodeGenLLVM::KeepInFrame(const ir::Variable* v, llvm::Value* value) {
 
 llvm::Value* CodeGenLLVM::EntryValue(const ir::Variable* v) {
   auto slot = frame_.find(v);
-  if (slot == frame_.end()) return vars_.at(v);
+  if (function_ != entry_ || slot == frame_.end()) return vars_.at(v);
   return builder_->CreateLoad(slot->second->getAllocatedType(), slot->second, /*isVolatile=*/true,
                               v->name);
+}
+
+CodeGenLLVM::ConstantSize CodeGenLLVM::SizeOf(const ir::Buffer& buf) {
+  ConstantSize size;
+  for (const ir::Expr& d : buf->shape) {
+    const int64_t* c = ir::AsConstInt(d);
+    if (!c) {
+      size.constant = false;
+    } else {
+      size.absurd |= *c < 0 || __builtin_mul_overflow(size.elems, *c, &size.elems);
+    }
+  }
+  size.absurd |= __builtin_mul_overflow(size.elems, int64_t{buf->dtype.bytes()}, &size.bytes);
+  return size;
 }
 
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
@@ -237,19 +251,15 @@ void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
   for (ir::Stmt s = body; auto* alloc = s.As<ir::Allocate>(); s = alloc->body) {
     const ir::Buffer& buf = alloc->buffer;
-    if (buf->scope != ir::MemoryScope::kGlobal) continue;
-    int64_t bytes = buf->dtype.bytes();
-    for (const ir::Expr& d : buf->shape) {
-      const int64_t* c = ir::AsConstInt(d);
-      if (!c || *c < 0 || __builtin_mul_overflow(bytes, *c, &bytes) || bytes > kMaxBytes) {
-        bytes = -1;
-        break;
-      }
+    ConstantSize size = SizeOf(buf);
+    // Of variable or absurd size: a workspace of its own (refused by the allocator if absurd).
+    if (buf->scope != ir::MemoryScope::kGlobal || !size.constant || size.absurd ||
+        size.bytes > kMaxBytes) {
+      continue;
     }
-    if (bytes < 0) continue;  // of variable or absurd size: a workspace of its own
     int64_t offset = (arena_bytes_ + kAlign - 1) / kAlign * kAlign;
     arena_offsets_[buf.get()] = offset;
-    arena_bytes_ = offset + bytes;
+    arena_bytes_ = offset + size.bytes;
   }
 }
 

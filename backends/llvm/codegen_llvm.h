@@ -83,7 +83,8 @@ class CodeGenLLVM {
   /// where a nest's call needs them: hundreds of values live across hundreds of calls make the
   /// register allocator's work grow quadratically, a reload costs one load.
   void KeepInFrame(const ir::Variable* v, llvm::Value* value);
-  /// The value of `v` at the current point: from its frame slot when it has one, else vars_.
+  /// The value of `v` at the current point: in the entry from its frame slot when it has one,
+  /// else (and in every other function) from vars_.
   llvm::Value* EntryValue(const ir::Variable* v);
   /// The entry's stream argument, or a null pointer inside an outlined parallel body.
   llvm::Value* CurrentStream();
@@ -105,6 +106,39 @@ class CodeGenLLVM {
   /// A loop nest at the entry's top level, as a call of `i32 <entry>_nest_<k>(ptr closure,
   /// ptr stream)` (codegen_llvm_outline.cc).
   void EmitOutlinedNest(const ir::Stmt& nest);
+  /// What an outlined body (a parallel loop's, a nest's) reads from the function around it, by
+  /// value in a struct: `leading` values first, then every free variable of the body bound
+  /// here, in first-use order (twin nests list their counterparts in the same order).
+  struct Closure {
+    std::vector<const ir::Variable*> vars;  // the captured variables, after the leading fields
+    std::vector<llvm::Value*> values;       // the leading fields and the variables' values
+    llvm::StructType* type = nullptr;
+  };
+  Closure Capture(const ir::Stmt& body, const ir::Variable* defined,
+                  std::vector<llvm::Value*> leading = {});
+  /// Stores the closure's values into `slot` (at the current point).
+  void StoreClosure(const Closure& c, llvm::Value* slot);
+  /// In the outlined function: binds each captured variable to its load from `in`; returns the
+  /// loads of the leading fields.
+  std::vector<llvm::Value*> LoadClosure(const Closure& c, llvm::Value* in);
+  struct Unwind;
+  /// While alive, code goes into `fn` (a new entry block) with no variable bound and no unwind
+  /// scope; the enclosing function's state comes back at its end.
+  class OutlinedScope {
+   public:
+    OutlinedScope(CodeGenLLVM* cg, llvm::Function* fn, llvm::Value* stream);
+    ~OutlinedScope();
+    OutlinedScope(const OutlinedScope&) = delete;
+    OutlinedScope& operator=(const OutlinedScope&) = delete;
+
+   private:
+    CodeGenLLVM* cg_;
+    llvm::Function* fn_;
+    llvm::Value* stream_;
+    llvm::IRBuilderBase::InsertPoint ip_;
+    std::unordered_map<const ir::Variable*, llvm::Value*> vars_;
+    std::vector<Unwind> unwinds_;
+  };
   llvm::Value* EmitBinary(const ir::BinaryNode* op);
   /// The binary operation `kind` on emitted operands of element type `t` (not 16-bit floats).
   llvm::Value* EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm::Value* y, const ir::Type& t);
@@ -154,6 +188,15 @@ class CodeGenLLVM {
   // call, one check, one free however many intermediates the Program has); each buffer's byte
   // offset in it, and its size. PlanArena fills them before the entry's body is emitted.
   void PlanArena(const ir::Stmt& body);
+  /// A buffer's size when every dim is a constant: elements and bytes, and whether either
+  /// overflows 64 bits or a dim is negative (the allocator then gets SIZE_MAX and refuses it).
+  struct ConstantSize {
+    bool constant = true;
+    bool absurd = false;
+    int64_t elems = 1;
+    int64_t bytes = 0;
+  };
+  static ConstantSize SizeOf(const ir::Buffer& buf);
   std::unordered_map<const ir::BufferNode*, int64_t> arena_offsets_;
   int64_t arena_bytes_ = 0;
   llvm::AllocaInst* arena_slot_ = nullptr;  // holds the arena's address while it is allocated

@@ -1,4 +1,6 @@
-/// \file CodeGenLLVM: the entry's top-level loop nests outlined into functions of their own.
+/// \file CodeGenLLVM: code outlined into functions of its own: the closure of what an outlined
+/// body reads (shared with the parallel loop's body, codegen_llvm_stmt.cc), and the entry's
+/// top-level loop nests.
 ///
 /// A Program of many ops lowers to an entry holding one loop nest per fusion group. LLVM's work
 /// on a function grows faster than its size (scalar evolution walks the blocks that dominate
@@ -17,23 +19,73 @@
 
 namespace cinn_like::backends {
 
+CodeGenLLVM::Closure CodeGenLLVM::Capture(const ir::Stmt& body, const ir::Variable* defined,
+                                          std::vector<llvm::Value*> leading) {
+  FreeVars fv;
+  if (defined) fv.defined.insert(defined);
+  fv.Visit(body);
+  Closure c;
+  c.values = std::move(leading);
+  for (auto* v : fv.vars) {
+    if (!vars_.count(v)) continue;  // reported as unbound when the body is emitted
+    c.vars.push_back(v);
+    c.values.push_back(EntryValue(v));
+  }
+  std::vector<llvm::Type*> types;
+  for (llvm::Value* value : c.values) types.push_back(value->getType());
+  c.type = llvm::StructType::get(*context_, types);
+  return c;
+}
+
+void CodeGenLLVM::StoreClosure(const Closure& c, llvm::Value* slot) {
+  for (size_t k = 0; k < c.values.size(); ++k) {
+    builder_->CreateStore(c.values[k],
+                          builder_->CreateStructGEP(c.type, slot, static_cast<unsigned>(k)));
+  }
+}
+
+std::vector<llvm::Value*> CodeGenLLVM::LoadClosure(const Closure& c, llvm::Value* in) {
+  auto& b = *builder_;
+  const size_t leading = c.values.size() - c.vars.size();
+  std::vector<llvm::Value*> loads;
+  for (size_t k = 0; k < c.values.size(); ++k) {
+    llvm::Value* field = b.CreateStructGEP(c.type, in, static_cast<unsigned>(k));
+    llvm::Type* type = c.type->getElementType(static_cast<unsigned>(k));
+    if (k < leading) {
+      loads.push_back(b.CreateLoad(type, field));
+    } else {
+      const ir::Variable* v = c.vars[k - leading];
+      vars_[v] = b.CreateLoad(type, field, v->name);
+    }
+  }
+  return loads;
+}
+
+CodeGenLLVM::OutlinedScope::OutlinedScope(CodeGenLLVM* cg, llvm::Function* fn, llvm::Value* stream)
+    : cg_(cg),
+      fn_(cg->function_),
+      stream_(cg->stream_),
+      ip_(cg->builder_->saveIP()),
+      vars_(std::move(cg->vars_)),
+      unwinds_(std::move(cg->unwinds_)) {
+  cg->vars_.clear();
+  cg->unwinds_.clear();
+  cg->function_ = fn;
+  cg->stream_ = stream;
+  cg->builder_->SetInsertPoint(llvm::BasicBlock::Create(*cg->context_, "entry", fn));
+}
+
+CodeGenLLVM::OutlinedScope::~OutlinedScope() {
+  cg_->function_ = fn_;
+  cg_->stream_ = stream_;
+  cg_->vars_ = std::move(vars_);
+  cg_->unwinds_ = std::move(unwinds_);
+  cg_->builder_->restoreIP(ip_);
+}
+
 void CodeGenLLVM::EmitOutlinedNest(const ir::Stmt& nest) {
   auto& b = *builder_;
-  // What the nest reads from the entry, in first-use order; twins list their counterparts in
-  // the same order (the equality pairs them by position in the tree, as this walk does).
-  FreeVars fv;
-  fv.Visit(nest);
-  std::vector<const ir::Variable*> captured;
-  std::vector<llvm::Value*> values;
-  std::vector<llvm::Type*> types;
-  for (auto* v : fv.vars) {
-    auto it = vars_.find(v);
-    if (it == vars_.end()) continue;  // reported as unbound when the body is emitted
-    captured.push_back(v);
-    values.push_back(EntryValue(v));
-    types.push_back(it->second->getType());
-  }
-  auto* closure_ty = llvm::StructType::get(*context_, types);
+  Closure closure = Capture(nest, nullptr);
 
   size_t hash = ir::StructuralHashUpToBuffers(nest);
   llvm::Function* fn = nullptr;
@@ -47,41 +99,21 @@ void CodeGenLLVM::EmitOutlinedNest(const ir::Stmt& nest) {
                                 absl::StrCat(func_name_, "_nest_", nest_count_++), *module_);
     fn->addFnAttr(llvm::Attribute::NoInline);  // the point is a function of its own
     outlined_.emplace(hash, Outlined{nest, fn});
-
-    llvm::Function* saved_fn = function_;
-    llvm::Value* saved_stream = stream_;
-    llvm::IRBuilderBase::InsertPoint saved_ip = b.saveIP();
-    auto saved_vars = std::move(vars_);
-    auto saved_unwinds = std::move(unwinds_);
-    vars_.clear();
-    unwinds_.clear();  // the entry frees its own workspaces when this returns an error
-    function_ = fn;
-    stream_ = fn->getArg(1);
-    b.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", fn));
+    // The entry frees its own workspaces when this returns an error.
+    OutlinedScope scope(this, fn, fn->getArg(1));
     OpenUnwind("return_error");
-    llvm::Value* in = fn->getArg(0);
-    for (size_t k = 0; k < captured.size(); ++k) {
-      vars_[captured[k]] = b.CreateLoad(
-          types[k], b.CreateStructGEP(closure_ty, in, static_cast<unsigned>(k)), captured[k]->name);
-    }
+    LoadClosure(closure, fn->getArg(0));
     EmitFor(nest.As<ir::For>());
     b.CreateRet(b.getInt32(0));
     CloseUnwind([] {});
-    function_ = saved_fn;
-    stream_ = saved_stream;
-    vars_ = std::move(saved_vars);
-    unwinds_ = std::move(saved_unwinds);
-    b.restoreIP(saved_ip);
   }
 
   // One closure slot per struct type serves every call (the calls run one after another and
   // keep nothing of it).
-  llvm::AllocaInst*& closure = closures_[closure_ty];
-  if (!closure) closure = EntryAlloca(closure_ty, nullptr, "closure");
-  for (size_t k = 0; k < values.size(); ++k) {
-    b.CreateStore(values[k], b.CreateStructGEP(closure_ty, closure, static_cast<unsigned>(k)));
-  }
-  ReturnIfNonzero(b.CreateCall(fn, {closure, CurrentStream()}));
+  llvm::AllocaInst*& slot = closures_[closure.type];
+  if (!slot) slot = EntryAlloca(closure.type, nullptr, "closure");
+  StoreClosure(closure, slot);
+  ReturnIfNonzero(b.CreateCall(fn, {slot, CurrentStream()}));
 }
 
 }  // namespace cinn_like::backends

@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "backends/llvm/free_vars.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -125,65 +124,35 @@ void CodeGenLLVM::EmitSerialFor(const ir::For* op, const char* loop_hint) {
 
 void CodeGenLLVM::EmitParallelFor(const ir::For* op) {
   auto& b = *builder_;
-  // What the body needs from outside: captured by value in a closure struct.
-  FreeVars fv;
-  fv.defined.insert(op->loop_var.node());
-  fv.Visit(op->body);
-  std::vector<const ir::Variable*> captured;
-  std::vector<llvm::Value*> values;
-  std::vector<llvm::Type*> types;
+  // What the body needs from outside, by value in a closure: the loop's min, then the body's
+  // free variables.
   llvm::Type* ity = LLVMType(op->loop_var.type());
   llvm::Value* mn = b.CreateIntCast(EmitExpr(op->min), ity, true);
-  values.push_back(mn);
-  types.push_back(ity);
-  for (auto* v : fv.vars) {
-    auto it = vars_.find(v);
-    if (it == vars_.end()) continue;  // reported as unbound when the body is emitted
-    captured.push_back(v);
-    values.push_back(it->second);
-    types.push_back(it->second->getType());
-  }
-  auto* closure_ty = llvm::StructType::get(*context_, types);
-  llvm::Value* closure = EntryAlloca(closure_ty, nullptr, op->loop_var.name() + ".closure");
-  for (size_t k = 0; k < values.size(); ++k) {
-    b.CreateStore(values[k], b.CreateStructGEP(closure_ty, closure, static_cast<unsigned>(k)));
-  }
+  Closure closure = Capture(op->body, op->loop_var.node(), {mn});
+  llvm::Value* slot = EntryAlloca(closure.type, nullptr, op->loop_var.name() + ".closure");
+  StoreClosure(closure, slot);
   llvm::Value* extent = b.CreateIntCast(EmitExpr(op->extent), i32(), true);
 
-  // The outlined body: void fn(i32 index, ptr closure).
+  // The outlined body: void fn(i32 index, ptr closure); it never returns an error, so it frees
+  // no workspace of the function around it.
   auto* body_ty = llvm::FunctionType::get(b.getVoidTy(), {i32(), ptr()}, false);
   auto* body_fn = llvm::Function::Create(
       body_ty, llvm::Function::InternalLinkage,
       absl::StrCat(func_name_, "_parallel_", parallel_count_++, "_", op->loop_var.name()),
       *module_);
-  llvm::Function* saved_fn = function_;
-  llvm::IRBuilderBase::InsertPoint saved_ip = b.saveIP();
-  auto saved_vars = vars_;
-  auto saved_unwinds = std::move(unwinds_);
-  unwinds_.clear();  // the outlined body never returns an error, so it frees none of them
-  function_ = body_fn;
-  b.SetInsertPoint(llvm::BasicBlock::Create(*context_, "entry", body_fn));
-  llvm::Value* in = body_fn->getArg(1);
-  vars_.clear();
-  llvm::Value* fmin = b.CreateLoad(types[0], b.CreateStructGEP(closure_ty, in, 0));
-  for (size_t k = 0; k < captured.size(); ++k) {
-    vars_[captured[k]] =
-        b.CreateLoad(types[k + 1], b.CreateStructGEP(closure_ty, in, static_cast<unsigned>(k + 1)),
-                     captured[k]->name);
+  {
+    OutlinedScope scope(this, body_fn, stream_);  // CurrentStream() is null in the body
+    llvm::Value* fmin = LoadClosure(closure, body_fn->getArg(1))[0];
+    llvm::Value* index = b.CreateIntCast(body_fn->getArg(0), ity, true);
+    vars_[op->loop_var.node()] = b.CreateAdd(fmin, index, op->loop_var.name());
+    ++loop_depth_;
+    EmitStmt(op->body);
+    --loop_depth_;
+    b.CreateRetVoid();
   }
-  llvm::Value* index = b.CreateIntCast(body_fn->getArg(0), ity, true);
-  vars_[op->loop_var.node()] = b.CreateAdd(fmin, index, op->loop_var.name());
-  ++loop_depth_;
-  EmitStmt(op->body);
-  --loop_depth_;
-  b.CreateRetVoid();
-  function_ = saved_fn;
-  vars_ = std::move(saved_vars);
-  unwinds_ = std::move(saved_unwinds);
-  b.restoreIP(saved_ip);
 
   auto parallel_for = RuntimeFunction("cinn_like_parallel_for", i32(), {i32(), ptr(), ptr()});
-  llvm::Value* rc = b.CreateCall(parallel_for, {extent, body_fn, closure});
+  llvm::Value* rc = b.CreateCall(parallel_for, {extent, body_fn, slot});
   if (function_->getReturnType()->isIntegerTy(32)) ReturnIfNonzero(rc);
 }
 
@@ -214,28 +183,18 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
   auto& b = *builder_;
   const ir::Buffer& buf = op->buffer;
   constexpr int64_t kMaxStackBytes = 64 * 1024;
-  int64_t elems = 1;
-  bool constant = true;
-  bool overflow_now = false;  // the constant byte count does not fit 64 bits
-  for (auto& d : buf->shape) {
-    if (auto* c = ir::AsConstInt(d)) {
-      overflow_now |= __builtin_mul_overflow(elems, *c, &elems);
-    } else {
-      constant = false;
-    }
-  }
+  const ConstantSize known = SizeOf(buf);
   llvm::Type* elem = MemoryType(buf->dtype);
-  int64_t bytes = 0;
-  overflow_now |= __builtin_mul_overflow(elems, int64_t{buf->dtype.bytes()}, &bytes);
   // The stack for small constant buffers of the CPU: local ones, and global ones inside a
   // loop (compute_at regions). The function's own intermediates (global, at the top level),
   // everything of variable size and every device buffer are workspaces from the runtime's
   // allocation hook.
   bool global = buf->scope == ir::MemoryScope::kGlobal;
-  bool on_stack = DeviceType() == kDLCPU && constant && !overflow_now &&
-                  (!global || (loop_depth_ > 0 && bytes <= kMaxStackBytes));
+  bool on_stack = DeviceType() == kDLCPU && known.constant && !known.absurd &&
+                  (!global || (loop_depth_ > 0 && known.bytes <= kMaxStackBytes));
   if (on_stack) {
-    llvm::AllocaInst* a = EntryAlloca(elem, b.getInt64(std::max<int64_t>(elems, 1)), buf->name);
+    llvm::AllocaInst* a =
+        EntryAlloca(elem, b.getInt64(std::max<int64_t>(known.elems, 1)), buf->name);
     a->setAlignment(llvm::Align(64));
     vars_[buf->data.node()] = a;
     EmitStmt(op->body);
@@ -244,8 +203,8 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
   }
   // The byte count, saturated to SIZE_MAX on overflow (large dims multiplied), which the
   // allocator then refuses with a message naming it; a constant one is counted here.
-  llvm::Value* size = b.getInt64(overflow_now ? -1 : bytes);
-  if (!constant) {
+  llvm::Value* size = b.getInt64(known.absurd ? -1 : known.bytes);
+  if (!known.constant) {
     size = b.getInt64(buf->dtype.bytes());
     llvm::Value* overflow = b.getFalse();
     for (auto& d : buf->shape) {
