@@ -95,12 +95,11 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
        << cinn_like::runtime::DeviceName(device_type);
     return Fail(os.str());
   }
-  if (t->data == nullptr) {
-    bool empty = false;
-    for (int i = 0; i < t->ndim; ++i) empty |= t->shape[i] == 0;
-    if (!empty) return Fail(os.str() + "has null data");
-  }
-  if (t->strides != nullptr) {
+  bool empty = false;
+  for (int i = 0; i < t->ndim; ++i) empty |= t->shape[i] == 0;
+  if (t->data == nullptr && !empty) return Fail(os.str() + "has null data");
+  // An empty tensor has no element to lay out: any strides are dense (as PyTorch says).
+  if (t->strides != nullptr && !empty) {
     int64_t expect = 1;
     for (int i = t->ndim - 1; i >= 0; --i) {
       if (t->shape[i] != 1 && t->strides[i] != expect) {

@@ -63,6 +63,27 @@ TEST_F(X86Errors, WrongRank) {
                                                 HasSubstr("rank 2"), HasSubstr("expected rank 1")));
 }
 
+TEST_F(X86Errors, StridedTensorIsRefused) {
+  HostTensor<float> a({4}), b({4}), c({4});
+  int64_t strides[] = {2};
+  a.dl()->strides = strides;
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(),
+              AllOf(HasSubstr("(A)"), HasSubstr("not contiguous"), HasSubstr("stride 2 at dim 0")));
+}
+
+// PyTorch gives empty tensors any strides (torch.empty(3, 0) has strides (1, 1)) and calls them
+// contiguous: no element, no layout.
+TEST_F(X86Errors, EmptyTensorWithAnyStridesIsAccepted) {
+  HostTensor<float> a({0}), b({0}), c({0});
+  int64_t strides[] = {7};
+  a.dl()->strides = strides;
+  c.dl()->strides = strides;
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), 0) << cinn_like_get_last_error();
+}
+
 TEST_F(X86Errors, WrongDevice) {
   HostTensor<float> a({8}), b({8}), c({8});
   c.dl()->device = {kDLCUDA, 0};
