@@ -91,5 +91,41 @@ class TorchOpsTest(unittest.TestCase):
                 self.assertGreater(ct.stats()["ops_compiled"], 0)
 
 
+@needs_torch
+class TorchStridesTest(unittest.TestCase):
+    """Views handed to a compiled graph (transposes, expands, chunks, empty tensors) and outputs
+    the graph gives other strides: values and strides as eager's."""
+
+    def check(self, fn, *args):
+        ct.reset()
+        with torch.no_grad():
+            got, ref = compiled(fn)(*args), fn(*args)
+        got = got if isinstance(got, tuple) else (got,)
+        ref = ref if isinstance(ref, tuple) else (ref,)
+        for g, e in zip(got, ref):
+            torch.testing.assert_close(g, e)
+            if e.numel():  # an empty tensor's strides mean nothing (PyTorch: contiguous)
+                self.assertEqual(g.stride(), e.stride(), f"output strides of {tuple(e.shape)}")
+        self.assertGreater(ct.stats()["ops_compiled"], 0)
+        self.assertEqual(ct.fallback_report(), [])
+
+    def test_view_inputs(self):
+        x = torch.randn(6, 8)
+        a, b = x.chunk(2, dim=1)
+        self.check(lambda p, q, t, e: (p * q + 1, t.sin(), e + 1), a, b, x.t(),
+                   torch.randn(8).expand(3, 8))
+
+    def test_output_strides(self):
+        x = torch.randn(5, 7)
+        self.check(lambda t: ((t * 2).t(), (t + 1).permute(1, 0).contiguous()), x)
+        y = torch.randn(2, 3, 4, 5)
+        self.check(lambda t: (t.relu() * 3).permute(0, 2, 3, 1), y)
+
+    def test_empty_tensors(self):
+        # PyTorch gives empty tensors strides that are not row-major (torch.empty(3, 0)).
+        self.check(lambda t, u: (t * 2 + 1, u.exp().transpose(0, 2)), torch.randn(3, 0),
+                   torch.randn(0, 3, 3))
+
+
 if __name__ == "__main__":
     unittest.main()

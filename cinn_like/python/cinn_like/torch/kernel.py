@@ -2,9 +2,10 @@
 the module that runs it in place of the partition.
 
 The Program has static shapes (the fake tensors'); rank-0 tensors travel as shape [1]. At
-run time inputs are checked (device, dtype, shape), made contiguous when they are not, outputs
-are allocated with torch.empty (PyTorch's allocator) and the entry runs on PyTorch's current
-stream for CUDA.
+run time inputs are checked (device, dtype, shape), made contiguous when they are not (views:
+transposes, expands, chunks), outputs are allocated with torch.empty (PyTorch's allocator) and
+the entry runs on PyTorch's current stream for CUDA; an output the graph says is strided
+otherwise (a transpose it returns) is copied into those strides.
 """
 import ctypes
 
@@ -48,6 +49,18 @@ def build_program(sub):
     return c.b, inputs, outputs, len(names)
 
 
+def _dense(t):
+    """True when t's strides are a permutation of a row-major layout (no overlap, no gap):
+    strides a fresh tensor can be given."""
+    dims = sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1)
+    expect = 1
+    for st, sz in dims:
+        if st != expect:
+            return False
+        expect *= sz
+    return True
+
+
 class CinnLikeKernel(torch.nn.Module):
     def __init__(self, module, inputs, outputs, num_prog_outputs, single):
         super().__init__()
@@ -59,9 +72,14 @@ class CinnLikeKernel(torch.nn.Module):
         self.device = inputs[0].device if inputs else next(
             o[2].device for o in outputs if o[0] == "prog")
         self.out_specs = [None] * num_prog_outputs
+        # Outputs the graph gives other strides than row-major (a transposed or channels-last
+        # result): the kernel writes row-major, the result is copied into those strides.
+        self.restride = {}
         for o in outputs:
             if o[0] == "prog":
                 self.out_specs[o[1]] = (tuple(o[2].shape), o[2].dtype)
+                if not o[2].is_contiguous() and _dense(o[2]):
+                    self.restride[o[1]] = tuple(o[2].stride())
 
     def _prepare(self, i, t, meta):
         if not isinstance(t, torch.Tensor):
@@ -98,6 +116,9 @@ class CinnLikeKernel(torch.nn.Module):
                 results.append(args[o[1]])
             else:
                 t = outs[o[1]]
+                if o[1] in self.restride:
+                    t = torch.empty_strided(t.shape, self.restride[o[1]], dtype=t.dtype,
+                                            device=t.device).copy_(t)
                 results.append(t.reshape(()) if o[2].dim() == 0 else t)
         return results[0] if self.single else tuple(results)
 
