@@ -90,6 +90,22 @@ class TorchOpsTest(unittest.TestCase):
                 self.assertFalse(fell & set(ops), f"{name}: fell back {ct.fallback_report()}")
                 self.assertGreater(ct.stats()["ops_compiled"], 0)
 
+    def test_bfloat16_batch_norm_training_updates_running_stats(self):
+        # PyTorch's CPU kernel returns bfloat16 running statistics where its meta says float32:
+        # whatever runs it, the compiled graph takes them and matches eager.
+        x = torch.randn(4, 3, 5, 5, dtype=torch.bfloat16)
+        w, b = torch.randn(3, dtype=torch.bfloat16), torch.randn(3, dtype=torch.bfloat16)
+        stats = [torch.randn(3, dtype=torch.bfloat16), torch.rand(3, dtype=torch.bfloat16) + 0.5]
+        fn = lambda x, m, v: F.batch_norm(x, m, v, w, b, True, 0.1, 1e-5).relu()  # noqa: E731
+        ct.reset()
+        mine = [t.clone() for t in stats]
+        got = compiled(fn)(x, *mine)
+        want = fn(x, *stats)
+        torch.testing.assert_close(got, want, rtol=1.6e-2, atol=1e-2)
+        for g, e in zip(mine, stats):
+            torch.testing.assert_close(g, e, rtol=1.6e-2, atol=1e-2)
+        self.assertGreater(ct.stats()["ops_compiled"], 0)
+
 
 @needs_torch
 class TorchStridesTest(unittest.TestCase):
