@@ -1,8 +1,9 @@
-"""Converters of the shape ops: views and reshapes, transposes, expand, concat, slice, select,
-split, index_select and constant padding."""
+"""Converters of the shape ops: views and reshapes, transposes, expand, repeat, flip, concat,
+slice, select, split, index_select and constant padding."""
 import torch
 
 from ..registry import Unsupported, converts, no_rank0, pshape, val
+from .common import iota, scalar
 
 aten = torch.ops.aten
 
@@ -12,25 +13,31 @@ def _reshape(c, n):
     return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
 
 
+def _same(c, n):
+    """n's input as n's value, for the ops that leave a rank-0 tensor as it is."""
+    return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
+
+
 @converts(aten.permute.default)
 def _permute(c, n):
-    no_rank0(n.args[0])
     rank = val(n.args[0]).dim()
+    if rank == 0:
+        return _same(c, n)
     return c.op("transpose", [c.tensor(n.args[0])], {"perm": [d % rank for d in n.args[1]]})
 
 
 @converts(aten.t.default)
 def _t(c, n):
-    no_rank0(n.args[0])
-    if val(n.args[0]).dim() == 1:
+    if val(n.args[0]).dim() <= 1:
         return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
     return c.op("transpose", [c.tensor(n.args[0])], {"perm": [1, 0]})
 
 
 @converts(aten.transpose.int)
 def _transpose(c, n):
-    no_rank0(n.args[0])
     rank = val(n.args[0]).dim()
+    if rank == 0:
+        return _same(c, n)
     perm = list(range(rank))
     a, b = n.args[1] % rank, n.args[2] % rank
     perm[a], perm[b] = perm[b], perm[a]
@@ -46,6 +53,38 @@ def _expand(c, n):
 def _unsqueeze(c, n):
     # A reshape to the result's shape: the same for every rank, rank 0 included.
     return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
+
+
+@converts(aten.repeat.default)
+def _repeat(c, n):
+    """x tiled repeats[d] times along each dim d (x's shape padded with leading ones): a
+    broadcast axis of repeats[d] before each dim, merged with it."""
+    x, repeats = n.args[0], [int(r) for r in n.args[1]]
+    out = val(n)
+    if out.numel() == 0:
+        raise Unsupported("repeat to an empty tensor")
+    shape = [1] * (len(repeats) - val(x).dim()) + [int(s) for s in val(x).shape]
+    if all(r == 1 for r in repeats):
+        return _same(c, n)
+    split = [v for s in shape for v in (1, s)]
+    spread = [v for r, s in zip(repeats, shape) for v in (r, s)]
+    y = c.op("reshape", [c.tensor(x)], {"shape": split})
+    y = c.op("broadcast_to", [y], {"shape": spread})
+    return c.op("reshape", [y], {"shape": pshape(out)})
+
+
+@converts(aten.flip.default)
+def _flip(c, n):
+    """x reversed along each of dims: a gather at size - 1 - arange(size) per dim."""
+    x, t = n.args[0], val(n.args[0])
+    src = y = c.tensor(x)
+    for d in sorted({d % max(t.dim(), 1) for d in n.args[1]}):
+        size = int(t.shape[d]) if t.dim() else 1
+        if size <= 1:
+            continue
+        rev = c.op("sub", [scalar(c, size - 1), iota(c, size, 1, 0)])
+        y = c.op("gather", [y, rev], {"axis": d})
+    return c.op("reshape", [y], {"shape": pshape(val(n))}) if y == src else y
 
 
 @converts(aten.cat.default)
@@ -109,15 +148,19 @@ def _split(c, n):
 @converts(aten.index_select.default)
 def _index_select(c, n):
     x, dim, index = n.args
-    no_rank0(x, index)
-    return c.op("gather", [c.tensor(x), c.tensor(index)], {"axis": dim % val(x).dim()})
+    if val(x).dim() == 0:  # index holds one 0 (or -1): x itself
+        return c.op("reshape", [c.tensor(x)], {"shape": pshape(val(n))})
+    k = max(val(index).numel(), 1)
+    idx = c.op("reshape", [c.tensor(index)], {"shape": [k]})
+    return c.op("gather", [c.tensor(x), idx], {"axis": dim % val(x).dim()})
 
 
 @converts(aten.constant_pad_nd.default)
 def _pad(c, n):
     x, pad = n.args[0], n.args[1]
     value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
-    no_rank0(x)
+    if val(x).dim() == 0:  # pad is empty
+        return _same(c, n)
     if any(p < 0 for p in pad):
         raise Unsupported("negative padding (cropping)")
     rank = val(x).dim()

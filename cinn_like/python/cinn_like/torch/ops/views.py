@@ -1,6 +1,6 @@
 """Converters of the ops that view or overwrite part of a tensor: as_strided (where its input's
 elements are dense, so storage positions name elements), as_strided_scatter (where the view
-covers its whole input), slice_scatter and copy.
+covers its whole input), diagonal, unfold, slice_scatter, diagonal_scatter and copy.
 
 A Program holds every tensor contiguous in its logical order, while as_strided speaks of storage
 positions. Where the input's strides (its fake tensor's, as eager lays it out) are a dense
@@ -11,7 +11,7 @@ its sizes in some order, else one gather at the computed positions.
 import torch
 
 from ..registry import Unsupported, converts, no_rank0, pshape, val
-from .common import flat_gather, iota, linear_index, scalar
+from .common import clamp_index, contiguous_strides, flat_gather, iota, linear_index, scalar, scaled
 
 aten = torch.ops.aten
 
@@ -121,9 +121,18 @@ def _as_strided_scatter(c, n):
     return c.op("reshape", [s], {"shape": pshape(val(n))})
 
 
+def _slice_bounds(size, start, end):
+    """Python's clamping of a slice's start and end on a dim of `size`."""
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = max(0, min(size, start + size if start < 0 else start))
+    return start, max(start, min(size, end + size if end < 0 else end))
+
+
 @converts(aten.slice_scatter.default)
 def _slice_scatter(c, n):
-    """x with x[start:end] along dim replaced by src: src padded to x's shape, then a where."""
+    """x with x[start:end:step] along dim replaced by src: src gathered along dim at
+    (i - start) / step (clamped), kept where i is one of the slice's positions."""
     x, src = n.args[0], n.args[1]
     a = list(n.args) + [None] * 6
     dim = a[2] if a[2] is not None else n.kwargs.get("dim", 0)
@@ -132,27 +141,108 @@ def _slice_scatter(c, n):
     step = a[5] if a[5] is not None else n.kwargs.get("step", 1)
     no_rank0(x)
     xt = val(x)
-    if step != 1:
-        raise Unsupported(f"slice_scatter with step {step}")
-    if xt.dtype == torch.bool:
-        raise Unsupported("slice_scatter of a bool tensor")
     rank = xt.dim()
     dim %= rank
     size = int(xt.shape[dim])
-    start = 0 if start is None else start
-    end = size if end is None else end
-    start = max(0, min(size, start + size if start < 0 else start))
-    end = max(start, min(size, end + size if end < 0 else end))
+    count = int(val(src).shape[dim])
+    start, _ = _slice_bounds(size, start, end)
     s = c.tensor(src, xt.dtype)
-    if end - start == size:
+    if count == size:
         return c.op("reshape", [s], {"shape": pshape(val(n))})
-    pads = [0] * (2 * rank)
-    pads[2 * dim], pads[2 * dim + 1] = start, size - end
-    padded = c.op("pad", [s], {"paddings": pads, "value": 0.0})
-    i = iota(c, size, rank, dim)
-    inside = c.op("logical_and", [c.op("greater_equal", [i, scalar(c, start)]),
-                                  c.op("less", [i, scalar(c, end)])])
-    return c.op("where", [inside, padded, c.tensor(x)])
+    if count == 0:
+        return c.op("reshape", [c.tensor(x)], {"shape": pshape(val(n))})
+    rel = c.op("sub", [iota(c, size, 1, 0), scalar(c, start)])  # i - start, along dim
+    k = c.op("div", [rel, scalar(c, step)], {"rounding_mode": "floor"})
+    at = c.op("gather", [s, clamp_index(c, k, count - 1)], {"axis": dim})
+    inside = c.op("logical_and", [
+        c.op("logical_and", [c.op("greater_equal", [rel, scalar(c, 0)]),
+                             c.op("less", [rel, scalar(c, count * step)])]),
+        c.op("equal", [c.op("mod", [rel, scalar(c, step)]), scalar(c, 0)])])
+    shape = [1] * rank
+    shape[dim] = size
+    inside = c.op("reshape", [inside], {"shape": shape}) if rank > 1 else inside
+    return c.op("where", [inside, at, c.tensor(x)])
+
+
+def _diagonal_dims(n, t, first):
+    """(offset, dim1, dim2, diagonal length) of a diagonal(_scatter) node, whose offset is
+    argument `first`."""
+    a = list(n.args) + [None] * 4
+    offset = a[first] if a[first] is not None else n.kwargs.get("offset", 0)
+    dim1 = a[first + 1] if a[first + 1] is not None else n.kwargs.get("dim1", 0)
+    dim2 = a[first + 2] if a[first + 2] is not None else n.kwargs.get("dim2", 1)
+    rank = t.dim()
+    d1, d2 = dim1 % rank, dim2 % rank
+    length = min(int(t.shape[d1]) + min(offset, 0), int(t.shape[d2]) - max(offset, 0))
+    if length <= 0:
+        raise Unsupported("empty diagonal")
+    return offset, d1, d2, length
+
+
+@converts(aten.diagonal.default)
+def _diagonal(c, n):
+    """x's elements at [.., i + max(-offset, 0), .., i + max(offset, 0), ..] (dims dim1,
+    dim2), the other dims first and i last: one gather at the computed flat positions."""
+    x = n.args[0]
+    t = val(x)
+    offset, d1, d2, length = _diagonal_dims(n, t, 1)
+    xs = [int(s) for s in t.shape]
+    strides = contiguous_strides(xs)
+    rest = [d for d in range(len(xs)) if d not in (d1, d2)]
+    out_shape = [xs[d] for d in rest] + [length]
+    rank = len(out_shape)
+    terms = [scaled(c, iota(c, xs[d], rank, j), strides[d]) for j, d in enumerate(rest)
+             if xs[d] > 1]
+    first = max(-offset, 0) * strides[d1] + max(offset, 0) * strides[d2]
+    terms.append(c.op("add", [scaled(c, iota(c, length, rank, rank - 1), strides[d1] + strides[d2]),
+                              scalar(c, first)]))
+    flat = linear_index(c, terms, out_shape)
+    return flat_gather(c, c.tensor(x), t.numel(), flat, out_shape, pshape(val(n)))
+
+
+@converts(aten.diagonal_scatter.default)
+def _diagonal_scatter(c, n):
+    """x with its diagonal (offset, dim1, dim2) replaced by src: src gathered at each of x's
+    positions (the other dims, then i = index along dim1 less max(-offset, 0), clamped),
+    kept where index along dim2 less index along dim1 is the offset."""
+    x, src = n.args[0], n.args[1]
+    t = val(x)
+    offset, d1, d2, length = _diagonal_dims(n, t, 2)
+    xs = [int(s) for s in t.shape]
+    rank = len(xs)
+    rest = [d for d in range(rank) if d not in (d1, d2)]
+    src_strides = contiguous_strides([xs[d] for d in rest] + [length])
+    i1, i2 = iota(c, xs[d1], rank, d1), iota(c, xs[d2], rank, d2)
+    k = clamp_index(c, c.op("sub", [i1, scalar(c, max(-offset, 0))]), length - 1)
+    terms = [scaled(c, iota(c, xs[d], rank, d), src_strides[j]) for j, d in enumerate(rest)
+             if xs[d] > 1] + [k]
+    flat = linear_index(c, terms, xs)
+    at = flat_gather(c, c.tensor(src, t.dtype), val(src).numel(), flat, xs, xs)
+    on = c.op("equal", [c.op("sub", [i2, i1]), scalar(c, offset)])
+    return c.op("where", [on, at, c.tensor(x)])
+
+
+@converts(aten.unfold.default)
+def _unfold(c, n):
+    """Windows of `size` every `step` along dim, on a new last dim: one gather at
+    [.., w * step + j, .., j] of each window w and element j."""
+    x, dim, size, step = n.args[0], n.args[1], int(n.args[2]), int(n.args[3])
+    t, out = val(x), val(n)
+    if out.numel() == 0:
+        raise Unsupported("unfold to an empty tensor")
+    xs = pshape(t)
+    dim %= len(xs)
+    strides = contiguous_strides(xs)
+    out_shape = [int(s) for s in out.shape]
+    rank = len(out_shape)
+    terms = [scaled(c, iota(c, out_shape[d], rank, d), strides[d] * (step if d == dim else 1))
+             for d in range(len(xs)) if out_shape[d] > 1]
+    if size > 1:
+        terms.append(scaled(c, iota(c, size, rank, rank - 1), strides[dim]))
+    if not terms:  # one element
+        return c.op("reshape", [c.tensor(x)], {"shape": pshape(out)})
+    flat = linear_index(c, terms, out_shape)
+    return flat_gather(c, c.tensor(x), t.numel(), flat, out_shape, pshape(out))
 
 
 @converts(aten.copy.default)
