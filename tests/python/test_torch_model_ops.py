@@ -113,8 +113,8 @@ class TorchModelOpsTest(unittest.TestCase):
 
     def test_what_the_program_cannot_express_falls_back_with_its_reason(self):
         cases = [
-            ("index_put", lambda x, i, v: torch.index_put(x * 1, (i,), v),
-             (r(5, 3), torch.tensor([1, 3]), r(2, 3)), "index_put without accumulate"),
+            ("index_put", lambda x, v: torch.index_put(x * 1, (x > 0,), v),
+             (torch.tensor([[1.0, -1.0], [-2.0, 3.0]]), r(2)), "by a boolean mask of more than one"),
             ("as_strided", lambda x: x[4:].as_strided((2, 2), (1, 2), 0) * 2, (r(10),),
              "reaches outside its input's 6 elements"),
         ]
