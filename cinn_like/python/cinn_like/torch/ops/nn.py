@@ -1,10 +1,10 @@
-"""Converters of the network layers: layer and batch normalization and matmuls (convolution
-and pooling are conv.py and pool.py)."""
+"""Converters of the network layers: layer, batch and group normalization and matmuls (mm,
+bmm, addmm, baddbmm, addbmm, addmv; convolution and pooling are conv.py and pool.py)."""
 import operator
 
 import torch
 
-from ..registry import Unsupported, converts, no_rank0, val
+from ..registry import Unsupported, converts, no_rank0, pshape, val
 
 aten = torch.ops.aten
 
@@ -85,10 +85,67 @@ def _mm(c, n):
                 {"transpose_x": False, "transpose_y": False})
 
 
-@converts(aten.addmm.default)
+def _scaled_sum(c, n, product, bias):
+    """beta * bias + alpha * product for addmm/addmv/baddbmm/addbmm (beta 0: bias ignored, NaN
+    included, as PyTorch does)."""
+    beta, alpha = n.kwargs.get("beta", 1), n.kwargs.get("alpha", 1)
+    dt = val(n).dtype
+    if alpha != 1:
+        product = c.op("mul", [product, c.tensor(alpha, dt)])
+    if beta == 0:
+        return c.op("broadcast_to", [product], {"shape": pshape(val(n))})
+    b = c.tensor(bias, dt)
+    if beta != 1:
+        b = c.op("mul", [b, c.tensor(beta, dt)])
+    return c.op("add", [product, b])
+
+
+def _matmul(c, x, y):
+    return c.op("matmul", [c.tensor(x), c.tensor(y)], {"transpose_x": False, "transpose_y": False})
+
+
+@converts(aten.addmm.default, aten.baddbmm.default)
 def _addmm(c, n):
     bias, x, y = n.args[:3]
-    if n.kwargs.get("beta", 1) != 1 or n.kwargs.get("alpha", 1) != 1:
-        raise Unsupported("addmm with beta or alpha")
-    m = c.op("matmul", [c.tensor(x), c.tensor(y)], {"transpose_x": False, "transpose_y": False})
-    return c.op("add", [m, c.tensor(bias)])
+    return _scaled_sum(c, n, _matmul(c, x, y), bias)
+
+
+@converts(aten.addbmm.default)
+def _addbmm(c, n):
+    """beta * bias + alpha * the sum over the batch of batch1 @ batch2."""
+    bias, x, y = n.args[:3]
+    s = c.op("reduce_sum", [_matmul(c, x, y)], {"axes": [0], "keepdim": False})
+    return _scaled_sum(c, n, s, bias)
+
+
+@converts(aten.addmv.default)
+def _addmv(c, n):
+    bias, mat, vec = n.args[:3]
+    k = int(val(vec).shape[0])
+    col = c.op("reshape", [c.tensor(vec)], {"shape": [k, 1]})
+    mv = c.op("matmul", [c.tensor(mat), col], {"transpose_x": False, "transpose_y": False})
+    mv = c.op("reshape", [mv], {"shape": [int(val(mat).shape[0])]})
+    return _scaled_sum(c, n, mv, bias)
+
+
+@converts(aten.native_group_norm.default)
+def _group_norm(c, n):
+    """(y, mean, rstd): x as [N, groups, C / groups * HxW] normalized per group (biased
+    variance), then the per-channel weight and bias; mean and rstd are [N, groups]."""
+    x, w, b, batch, channels, hxw, groups, eps = n.args
+    xt = val(x)
+    if not xt.dtype.is_floating_point or xt.numel() == 0:
+        raise Unsupported(f"group_norm of a {xt.dtype} tensor or an empty one")
+    batch, channels, hxw, groups = int(batch), int(channels), int(hxw), int(groups)
+    xs = c.op("reshape", [c.tensor(x)], {"shape": [batch, groups, channels // groups * hxw]})
+    mean = c.op("reduce_mean", [xs], {"axes": [2], "keepdim": True})
+    d = c.op("sub", [xs, mean])
+    var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": [2], "keepdim": True})
+    rstd = c.op("rsqrt", [c.op("add", [var, c.tensor(float(eps), xt.dtype)])])
+    y = c.op("reshape", [c.op("mul", [d, rstd])], {"shape": [batch, channels, hxw]})
+    if w is not None:
+        y = c.op("mul", [y, c.op("reshape", [c.tensor(w, xt.dtype)], {"shape": [channels, 1]})])
+    if b is not None:
+        y = c.op("add", [y, c.op("reshape", [c.tensor(b, xt.dtype)], {"shape": [channels, 1]})])
+    stats = lambda t: c.op("reshape", [t], {"shape": [batch, groups]})  # noqa: E731
+    return [c.op("reshape", [y], {"shape": pshape(xt)}), stats(mean), stats(rstd)]

@@ -1,5 +1,5 @@
-"""Converters of 2-d pooling (NCHW): max_pool2d with the indices training saves, its backward,
-and avg_pool2d.
+"""Converters of pooling: 2-d (NCHW) max_pool2d with the indices training saves, its backward,
+and avg_pool2d; adaptive average and max pooling (2-d and 3-d, with indices).
 
 The indices are PyTorch's (the flat position h * W + w of each window's first maximum in the
 unpadded input): the window's kh * kw strided views of the input padded with -inf, stacked on a
@@ -8,12 +8,14 @@ for each window offset (i, j), the gradients whose index names the position that
 placed back on the input grid (zeros inserted between them for the stride, shifted by the
 offset less the padding), summed over the offsets.
 """
+import math
 import operator
 
 import torch
 
-from ..registry import Unsupported, converts, val
-from .common import I64, dilate, iota, pad_or_crop, scalar, scaled
+from ..registry import Unsupported, converts, dtype_name, val
+from .common import (I64, contiguous_strides, dilate, iota, linear_index, pad_or_crop, scalar,
+                     scaled)
 
 aten = torch.ops.aten
 
@@ -121,3 +123,90 @@ def _avg_pool(c, n):
     return c.op("avg_pool2d", [c.tensor(x)], {"kernel_size": kernel, "strides": stride,
                                                "paddings": padding,
                                                "count_include_pad": bool(count_include_pad)})
+
+
+def _adaptive_window(c, in_size, out_size, rank, out_axis, in_axis):
+    """bool, rank `rank`: output i (along out_axis) reads input h (along in_axis) when
+    floor(i * in / out) <= h < ceil((i + 1) * in / out), PyTorch's adaptive windows; and the
+    int64 window lengths along out_axis."""
+    i = scaled(c, iota(c, out_size, rank, out_axis), in_size)
+    start = c.op("div", [i, scalar(c, out_size)], {"rounding_mode": "floor"})
+    end = c.op("div", [c.op("add", [i, scalar(c, in_size + out_size - 1)]), scalar(c, out_size)],
+               {"rounding_mode": "floor"})
+    h = iota(c, in_size, rank, in_axis)
+    inside = c.op("logical_and", [c.op("greater_equal", [h, start]), c.op("less", [h, end])])
+    return inside, c.op("sub", [end, start])
+
+
+def _adaptive_dims(n, what):
+    x = n.args[0]
+    out = [int(s) for s in n.args[1]]
+    xs = [int(s) for s in val(x).shape]
+    if len(xs) not in (len(out) + 1, len(out) + 2) or 0 in xs:
+        raise Unsupported(f"{what} of a {xs} input")
+    if not val(x).dtype.is_floating_point:
+        raise Unsupported(f"{what} of a {val(x).dtype} tensor")
+    return x, xs, out, len(xs) - len(out)
+
+
+@converts(aten._adaptive_avg_pool2d.default, aten._adaptive_avg_pool3d.default)
+def _adaptive_avg_pool(c, n):
+    """The mean of each adaptive window: per pooled dim, the input spread against the outputs,
+    masked to each output's window and summed over the input; divided by the window sizes."""
+    x, xs, out, lead = _adaptive_dims(n, "adaptive_avg_pool")
+    dt = val(n).dtype
+    y = c.tensor(x)
+    if all(o == 1 for o in out):
+        return c.op("reduce_mean", [y], {"axes": list(range(lead, len(xs))), "keepdim": True})
+    shape = list(xs)
+    count = None
+    for j, o in enumerate(out):
+        d = lead + j
+        h = shape[d]
+        inside, length = _adaptive_window(c, h, o, len(shape) + 1, d, d + 1)
+        spread = c.op("reshape", [y], {"shape": shape[:d] + [1] + shape[d:]})
+        y = c.op("reduce_sum", [c.op("where", [inside, spread, scalar(c, 0, dt)])],
+                 {"axes": [d + 1], "keepdim": False})
+        shape[d] = o
+        length = c.op("reshape", [length], {"shape": [o] + [1] * (len(out) - 1 - j)})
+        count = length if count is None else c.op("mul", [count, length])
+    return c.op("div", [y, c.op("cast", [count], {"dtype": dtype_name(dt)})])
+
+
+@converts(aten.adaptive_max_pool2d.default, aten.adaptive_max_pool3d.default)
+def _adaptive_max_pool(c, n):
+    """The maximum of each adaptive window and its flat position in the pooled dims: the input
+    spread against every output (work: outputs x window grid), masked to the window; the index
+    is the first maximal element's in row-major order, or the last NaN's, as PyTorch's loop
+    leaves it."""
+    x, xs, out, lead = _adaptive_dims(n, "adaptive_max_pool")
+    m = len(out)
+    ins = xs[lead:]
+    work = math.prod(xs[:lead]) * math.prod(out) * math.prod(ins)
+    if work > 1 << 24:
+        raise Unsupported(f"adaptive_max_pool: {work} window comparisons")
+    rank = lead + 2 * m  # [lead.., out.., in..]
+    inside = None
+    for j in range(m):
+        w, _ = _adaptive_window(c, ins[j], out[j], rank, lead + j, lead + m + j)
+        inside = w if inside is None else c.op("logical_and", [inside, w])
+    dt = val(x).dtype
+    spread = c.op("reshape", [c.tensor(x)], {"shape": xs[:lead] + [1] * m + ins})
+    in_axes = list(range(lead + m, rank))
+    masked = c.op("where", [inside, spread, scalar(c, float("-inf"), dt)])
+    values = c.op("reduce_max", [masked], {"axes": in_axes, "keepdim": False})
+    used = {u.args[1] for u in n.users if u.target == operator.getitem}
+    if 1 not in used:
+        return [values, None]
+    strides = contiguous_strides(ins)
+    pos = linear_index(c, [scaled(c, iota(c, ins[j], rank, lead + m + j), strides[j])
+                           for j in range(m) if ins[j] > 1] or [scalar(c, 0)],
+                       [1] * (lead + m) + ins)
+    vs = c.op("reshape", [values], {"shape": xs[:lead] + out + [1] * m})
+    at_max = c.op("logical_and", [inside, c.op("equal", [spread, vs])])
+    first = c.op("reduce_min", [c.op("where", [at_max, pos, scalar(c, math.prod(ins))])],
+                 {"axes": in_axes, "keepdim": False})
+    nan = c.op("logical_and", [inside, c.op("isnan", [spread])])
+    last_nan = c.op("reduce_max", [c.op("where", [nan, pos, scalar(c, -1)])],
+                    {"axes": in_axes, "keepdim": False})
+    return [values, c.op("where", [c.op("isnan", [values]), last_nan, first])]
