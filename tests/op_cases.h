@@ -39,6 +39,8 @@ enum class Domain : uint8_t {
   kWide,      // floats in [-300, 300] (casts that wrap)
   kIndex,     // whole numbers in [0, 2]: valid indices of any axis of size >= 3
   kNearOne,   // floats in [0.5, 1.5]; integers -1 or 1 (unsigned 1 or 2): products stay finite
+  kUnit,      // floats in (-1, 1) (asin, atanh, erfinv); integers in [-1, 1]
+  kSpecial,   // kUniform with about one in four of +-inf, NaN, +-0 (isinf, signbit, fmax)
 };
 
 struct OpCase {
@@ -491,6 +493,79 @@ inline std::vector<OpCase> AllOpCases() {
         S({1, 2, 33, 32}), S({33})},
        {{"scale", 0.25}},
        {}});
+  // Elementwise math added for PyTorch's OpInfo ops (issue 12).
+  struct NewUnary {
+    const char* op;
+    std::vector<DType> dtypes;
+    Domain domain;
+    AttributeMap attrs;
+  };
+  const std::vector<NewUnary> new_unary = {
+      {"tan", Floats(), Domain::kUniform, {}},
+      {"asin", Floats(), Domain::kUnit, {}},
+      {"acos", Floats(), Domain::kUnit, {}},
+      {"atan", Floats(), Domain::kWide, {}},
+      {"sinh", Floats(), Domain::kUniform, {}},
+      {"cosh", Floats(), Domain::kUniform, {}},
+      {"asinh", Floats(), Domain::kWide, {}},
+      {"acosh", Floats(), Domain::kPositive, {}},  // below 1: NaN on both sides
+      {"atanh", Floats(), Domain::kUnit, {}},
+      {"expm1", Floats(), Domain::kUniform, {}},
+      {"exp2", Floats(), Domain::kUniform, {}},
+      {"log2", Floats(), Domain::kPositive, {}},
+      {"log10", Floats(), Domain::kPositive, {}},
+      {"erfc", Floats(), Domain::kUniform, {}},
+      {"lgamma", Floats(), Domain::kPositive, {}},
+      {"trunc", Numerics(), Domain::kWide, {}},
+      {"isinf", AllDTypes(), Domain::kSpecial, {}},
+      {"signbit", Numerics(), Domain::kSpecial, {}},
+      {"elu", Floats(), Domain::kUniform, {}},
+      {"elu", Floats(), Domain::kUniform, {{"alpha", 1.7}, {"scale", 1.05}, {"input_scale", 0.5}}},
+      {"digamma", Floats(), Domain::kUniform, {}},
+      {"erfinv", Floats(), Domain::kUnit, {}},
+      {"erfcx", Floats(), Domain::kUniform, {}},
+      {"i0", Floats(), Domain::kUniform, {}},
+      {"i0e", Floats(), Domain::kUniform, {}},
+  };
+  for (const NewUnary& u : new_unary) {
+    for (DType t : u.dtypes) {
+      add({u.op, {t}, {S({5, 7})}, u.attrs, {u.domain}});
+      if (t == DType::kFloat32) add({u.op, {t}, {sym_shape}, u.attrs, {u.domain}});
+    }
+  }
+  // Poles, edges and far branches: lgamma and digamma at the non-positive integers, erfinv
+  // past +-1, erfcx's and i0's asymptotic series, digamma's reflection far from 0.
+  for (const char* op : {"lgamma", "digamma", "erfinv"}) {
+    add({op, {DType::kFloat64}, {S({4, 9})}, {}, {Domain::kHalves}});
+  }
+  for (const char* op : {"digamma", "erfcx", "i0", "i0e", "erfinv"}) {
+    for (DType t : {DType::kFloat64, DType::kFloat32}) {
+      add({op, {t}, {S({6, 11})}, {}, {Domain::kWide}});
+      add({op, {t}, {S({6, 11})}, {}, {Domain::kSpecial}});
+    }
+  }
+  struct NewBinary {
+    const char* op;
+    std::vector<DType> dtypes;
+    Domain a, b;
+  };
+  const std::vector<NewBinary> new_binary = {
+      {"fmod", Numerics(), Domain::kUniform, Domain::kUniform},
+      {"fmod", Floats(), Domain::kSpecial, Domain::kSpecial},
+      {"fmax", Numerics(), Domain::kWithNaN, Domain::kWithNaN},
+      {"fmin", Numerics(), Domain::kWithNaN, Domain::kWithNaN},
+      {"atan2", Floats(), Domain::kSpecial, Domain::kSpecial},
+      {"hypot", Floats(), Domain::kWide, Domain::kWide},
+      {"copysign", Floats(), Domain::kSpecial, Domain::kSpecial},
+  };
+  for (const NewBinary& b : new_binary) {
+    for (DType t : b.dtypes) {
+      add({b.op, {t, t}, {S({3, 1, 5}), S({4, 5})}, {}, {b.a, b.b}});
+      if (t == DType::kFloat32 || t == DType::kInt32) {
+        add({b.op, {t, t}, {sym_shape, S({1, 3})}, {}, {b.a, b.b}});
+      }
+    }
+  }
   return cases;
 }
 
@@ -512,6 +587,11 @@ inline void FillDomain(TypedTensor& t, Domain domain, std::mt19937_64& rng) {
       } else {
         v = type.is_uint() ? (u < 0.5 ? 1 : 2) : (u < 0.5 ? -1 : 1);
       }
+    } else if (domain == Domain::kUnit) {
+      v = type.is_float() ? -0.999 + 1.998 * u : std::floor(u * 3) - 1;
+    } else if (domain == Domain::kSpecial && type.is_float() && unit(rng) < 0.25) {
+      const double specials[] = {INFINITY, -INFINITY, NAN, 0.0, -0.0};
+      v = specials[std::min<int>(4, static_cast<int>(u * 5))];
     } else if (domain == Domain::kHalves) {
       v = (std::floor(u * 17) - 8) * 0.5;
     } else if (!type.is_float()) {
@@ -597,8 +677,9 @@ inline void RunOpCase(const OpCase& c, const ir::Target& target, const Executor&
     for (int64_t k = 0; k < w.size() && bad < 5; ++k) {
       double g = got.Get(k), e = w.data[k];
       double s = std::max(std::fabs(e), std::fabs((*scale)[o].data[k]));
-      bool ok =
-          (std::isnan(g) && std::isnan(e)) || g == e || std::fabs(g - e) <= tol.atol + tol.rtol * s;
+      // An infinite result must be met exactly (inf - anything is within inf * rtol).
+      bool ok = (std::isnan(g) && std::isnan(e)) || g == e ||
+                (std::isfinite(e) && std::fabs(g - e) <= tol.atol + tol.rtol * s);
       if (!ok) {
         ++bad;
         ADD_FAILURE() << "output " << o << " element " << k << ": got " << g << ", want " << e;

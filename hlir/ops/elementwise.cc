@@ -99,6 +99,54 @@ absl::StatusOr<Unary> MakeClip(const AttributeMap& attrs, const std::string& op)
                }};
 }
 
+/// elu as aten.elu: x * scale where x > 0, else alpha * scale * expm1(x * input_scale) (selu
+/// and celu are elu with other constants).
+absl::StatusOr<Unary> MakeElu(const AttributeMap& attrs, const std::string& op) {
+  auto alpha = GetFloat(attrs, "alpha", op, 1.0);
+  if (!alpha.ok()) return alpha.status();
+  auto scale = GetFloat(attrs, "scale", op, 1.0);
+  if (!scale.ok()) return scale.status();
+  auto input_scale = GetFloat(attrs, "input_scale", op, 1.0);
+  if (!input_scale.ok()) return input_scale.status();
+  double a = *alpha * *scale, s = *scale, is = *input_scale;
+  return Unary{[a, s, is](double x) { return x > 0 ? x * s : a * std::expm1(x * is); },
+               [a, s, is](const Expr& x) {
+                 return Select::Make(x > C(x, 0), x * C(x, s),
+                                     C(x, a) * M(MathOp::kExpm1, x * C(x, is)));
+               }};
+}
+
+/// isinf: +-infinity (never for integers); signbit: the sign bit, so -0.0 and negative NaNs
+/// count (integers: x < 0).
+Expr IsInf(const Expr& x) {
+  if (!x.type().is_float()) return ir::MakeConst(ir::Bool(), 0);
+  return M(MathOp::kAbs, x) == C(x, INFINITY);
+}
+Expr SignBit(const Expr& x) {
+  if (!x.type().is_float()) return x < C(x, 0);
+  return ir::MathCall(MathOp::kCopysign, {C(x, 1), x}) < C(x, 0);
+}
+
+/// trunc of floats; integers are their own.
+Expr Trunc(const Expr& x) { return x.type().is_float() ? M(MathOp::kTrunc, x) : x; }
+
+/// fmod: C's fmod (the sign of the dividend), as torch.fmod. Integers: 0 where b is 0 (PyTorch
+/// raises; generated code must not trap) and where b is -1 (INT_MIN % -1 traps on x86).
+double Fmod(double a, double b) { return std::fmod(a, b); }
+Expr Fmod(const Expr& a, const Expr& b) {
+  if (a.type().is_float()) return ir::MathCall(MathOp::kFmod, {a, b});
+  if (!a.type().is_int()) return a % Select::Make(b == C(b, 0), C(b, 1), b);
+  return a % Select::Make(b == C(b, 0) || b == C(b, -1), C(b, 1), b);
+}
+
+/// fmax / fmin ignore a NaN operand (NaN only when both are), as torch.fmax / torch.fmin.
+Expr Fmax(const Expr& a, const Expr& b) {
+  return a.type().is_float() ? ir::MathCall(MathOp::kFmax, {a, b}) : ir::max(a, b);
+}
+Expr Fmin(const Expr& a, const Expr& b) {
+  return a.type().is_float() ? ir::MathCall(MathOp::kFmin, {a, b}) : ir::min(a, b);
+}
+
 /// Integer a / b rounded as `mode` says ("trunc" or "floor"); 0 where b is 0.
 Expr IntDiv(const Expr& a, const Expr& b, const std::string& mode) {
   Expr zero = C(b, 0);
@@ -307,6 +355,59 @@ void RegisterElementwiseOps(OpRegistry& r) {
   RegisterUnary(
       r, "isnan", kA, boolean, [](double x) { return double(std::isnan(x)); }, IsNan);
   RegisterUnary(r, "clip", kN, same, MakeClip);
+  // Math functions of floats (the torch converter casts integer inputs to float first).
+  RegisterUnary(
+      r, "tan", kF, same, [](double x) { return std::tan(x); },
+      [](X x) { return M(MathOp::kTan, x); });
+  RegisterUnary(
+      r, "asin", kF, same, [](double x) { return std::asin(x); },
+      [](X x) { return M(MathOp::kAsin, x); });
+  RegisterUnary(
+      r, "acos", kF, same, [](double x) { return std::acos(x); },
+      [](X x) { return M(MathOp::kAcos, x); });
+  RegisterUnary(
+      r, "atan", kF, same, [](double x) { return std::atan(x); },
+      [](X x) { return M(MathOp::kAtan, x); });
+  RegisterUnary(
+      r, "sinh", kF, same, [](double x) { return std::sinh(x); },
+      [](X x) { return M(MathOp::kSinh, x); });
+  RegisterUnary(
+      r, "cosh", kF, same, [](double x) { return std::cosh(x); },
+      [](X x) { return M(MathOp::kCosh, x); });
+  RegisterUnary(
+      r, "asinh", kF, same, [](double x) { return std::asinh(x); },
+      [](X x) { return M(MathOp::kAsinh, x); });
+  RegisterUnary(
+      r, "acosh", kF, same, [](double x) { return std::acosh(x); },
+      [](X x) { return M(MathOp::kAcosh, x); });
+  RegisterUnary(
+      r, "atanh", kF, same, [](double x) { return std::atanh(x); },
+      [](X x) { return M(MathOp::kAtanh, x); });
+  RegisterUnary(
+      r, "expm1", kF, same, [](double x) { return std::expm1(x); },
+      [](X x) { return M(MathOp::kExpm1, x); });
+  RegisterUnary(
+      r, "exp2", kF, same, [](double x) { return std::exp2(x); },
+      [](X x) { return M(MathOp::kExp2, x); });
+  RegisterUnary(
+      r, "log2", kF, same, [](double x) { return std::log2(x); },
+      [](X x) { return M(MathOp::kLog2, x); });
+  RegisterUnary(
+      r, "log10", kF, same, [](double x) { return std::log10(x); },
+      [](X x) { return M(MathOp::kLog10, x); });
+  RegisterUnary(
+      r, "erfc", kF, same, [](double x) { return std::erfc(x); },
+      [](X x) { return M(MathOp::kErfc, x); });
+  RegisterUnary(
+      r, "lgamma", kF, same, [](double x) { return std::lgamma(x); },
+      [](X x) { return M(MathOp::kLgamma, x); });
+  RegisterUnary(
+      r, "trunc", kN, same, [](double x) { return std::trunc(x); }, Trunc);
+  RegisterUnary(
+      r, "isinf", kA, boolean, [](double x) { return double(std::isinf(x)); }, IsInf);
+  RegisterUnary(
+      r, "signbit", kN, boolean, [](double x) { return double(std::signbit(x)); }, SignBit);
+  RegisterUnary(r, "elu", kF, same, MakeElu);
   RegisterCast(r);
 
   using D = double;
@@ -322,6 +423,26 @@ void RegisterElementwiseOps(OpRegistry& r) {
   RegisterBinary(r, "maximum", kN, same, true, Maximum, Maximum);
   RegisterBinary(r, "minimum", kN, same, true, Minimum, Minimum);
   RegisterBinary(r, "mod", kN, same, true, Remainder, Remainder);
+  RegisterBinary(r, "fmod", kN, same, true, Fmod, Fmod);
+  RegisterBinary(
+      r, "fmax", kN, same, true, [](D a, D b) { return std::fmax(a, b); }, Fmax);
+  RegisterBinary(
+      r, "fmin", kN, same, true, [](D a, D b) { return std::fmin(a, b); }, Fmin);
+  RegisterBinary(
+      r, "atan2", kF, same, true, [](D a, D b) { return std::atan2(a, b); },
+      [](X a, X b) {
+        return ir::MathCall(MathOp::kAtan2, {a, b});
+      });
+  RegisterBinary(
+      r, "hypot", kF, same, true, [](D a, D b) { return std::hypot(a, b); },
+      [](X a, X b) {
+        return ir::MathCall(MathOp::kHypot, {a, b});
+      });
+  RegisterBinary(
+      r, "copysign", kF, same, true, [](D a, D b) { return std::copysign(a, b); },
+      [](X a, X b) {
+        return ir::MathCall(MathOp::kCopysign, {a, b});
+      });
   RegisterBinary(
       r, "equal", kA, boolean, true, [](D a, D b) { return D(a == b); },
       [](X a, X b) { return a == b; });
@@ -350,6 +471,7 @@ void RegisterElementwiseOps(OpRegistry& r) {
       r, "logical_xor", kA, boolean, false, [](D a, D b) { return D((a != 0) != (b != 0)); },
       [](X a, X b) { return ToBool(a) != ToBool(b); });
   RegisterWhere(r);
+  ops::RegisterSpecialFunctionOps(r);
 }
 
 }  // namespace cinn_like::hlir

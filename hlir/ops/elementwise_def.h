@@ -52,6 +52,10 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
                     bool same_dtype, double (*reference)(double, double),
                     ir::Expr (*lang)(const ir::Expr&, const ir::Expr&));
 
+/// The special functions without one math call (digamma, erfinv, erfcx, i0, i0e;
+/// hlir/ops/special_functions.cc), registered by RegisterElementwiseOps.
+void RegisterSpecialFunctionOps(OpRegistry& r);
+
 /// `d` with dtype `t`.
 TensorDesc WithDType(TensorDesc d, DType t);
 
