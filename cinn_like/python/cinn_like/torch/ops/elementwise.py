@@ -11,14 +11,23 @@ UNARY = {aten.neg: "neg", aten.abs: "abs", aten.exp: "exp", aten.log: "log", ate
          aten.rsqrt: "rsqrt", aten.reciprocal: "reciprocal", aten.sin: "sin", aten.cos: "cos",
          aten.tanh: "tanh", aten.sigmoid: "sigmoid", aten.relu: "relu", aten.silu: "silu",
          aten.log1p: "log1p", aten.erf: "erf", aten.floor: "floor", aten.ceil: "ceil",
-         aten.sign: "sign", aten.logical_not: "logical_not", aten.isnan: "isnan"}
+         aten.sign: "sign", aten.logical_not: "logical_not", aten.isnan: "isnan",
+         aten.round: "round", aten.trunc: "trunc", aten.fix: "trunc", aten.tan: "tan",
+         aten.asin: "asin", aten.acos: "acos", aten.atan: "atan", aten.sinh: "sinh",
+         aten.cosh: "cosh", aten.asinh: "asinh", aten.acosh: "acosh", aten.atanh: "atanh",
+         aten.expm1: "expm1", aten.exp2: "exp2", aten.log2: "log2", aten.log10: "log10",
+         aten.erfc: "erfc", aten.lgamma: "lgamma", aten.isinf: "isinf", aten.signbit: "signbit",
+         aten.digamma: "digamma", aten.erfinv: "erfinv", aten.special_erfcx: "erfcx",
+         aten.i0: "i0", aten.special_i0e: "i0e"}
+# Tests of their input's value: the input keeps its dtype, the result is bool.
+PREDICATES = {"isnan", "isinf", "signbit"}
 
 
 def _unary(op_name):
     def conv(c, n):
         out = val(n)
         # Float math on an integer input: PyTorch promotes to the default float dtype.
-        return c.op(op_name, [c.tensor(n.args[0], out.dtype if op_name != "isnan" else None)])
+        return c.op(op_name, [c.tensor(n.args[0], None if op_name in PREDICATES else out.dtype)])
     return conv
 
 
@@ -32,6 +41,73 @@ def _gelu(c, n):
     return c.op("gelu", [c.tensor(n.args[0])], {"approximate": approximate})
 
 
+def _arg(n, i, name, default):
+    return n.args[i] if len(n.args) > i else n.kwargs.get(name, default)
+
+
+@converts(aten.elu.default)
+def _elu(c, n):
+    attrs = {"alpha": float(_arg(n, 1, "alpha", 1.0)), "scale": float(_arg(n, 2, "scale", 1.0)),
+             "input_scale": float(_arg(n, 3, "input_scale", 1.0))}
+    return c.op("elu", [c.tensor(n.args[0])], attrs)
+
+
+@converts(aten.leaky_relu.default)
+def _leaky_relu(c, n):
+    slope = float(_arg(n, 1, "negative_slope", 0.01))
+    return c.op("leaky_relu", [c.tensor(n.args[0])], {"negative_slope": slope})
+
+
+@converts(aten.softplus.default)
+def _softplus(c, n):
+    attrs = {"beta": float(_arg(n, 1, "beta", 1.0)),
+             "threshold": float(_arg(n, 2, "threshold", 20.0))}
+    return c.op("softplus", [c.tensor(n.args[0])], attrs)
+
+
+@converts(aten.polygamma.default)
+def _polygamma(c, n):
+    if n.args[0] != 0:
+        raise Unsupported(f"polygamma of order {n.args[0]} (only 0, digamma)")
+    return c.op("digamma", [c.tensor(n.args[1], val(n).dtype)])
+
+
+@converts(aten.frac.default)
+def _frac(c, n):
+    x = c.tensor(n.args[0])
+    return c.op("sub", [x, c.op("trunc", [x])])
+
+
+@converts(aten.isfinite.default)
+def _isfinite(c, n):
+    x = c.tensor(n.args[0])
+    return c.op("logical_not", [c.op("logical_or", [c.op("isnan", [x]), c.op("isinf", [x])])])
+
+
+@converts(aten.round.decimals)
+def _round_decimals(c, n):
+    """torch.round(x, decimals=d): rint(x * 10^d) / 10^d (d < 0: rint(x / 10^-d) * 10^-d), in
+    float32 for float16 and bfloat16 as PyTorch's opmath does."""
+    out = val(n)
+    if not out.dtype.is_floating_point:
+        raise Unsupported(f"round with decimals of a {out.dtype} tensor")
+    d = int(_arg(n, 1, "decimals", 0))
+    dt = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    x = c.tensor(n.args[0], dt)
+    scale = c.tensor(float(10 ** abs(d)), dt)
+    first, last = ("div", "mul") if d < 0 else ("mul", "div")
+    r = c.op(last, [c.op("round", [c.op(first, [x, scale])]), scale])
+    return r if dt == out.dtype else c.op("cast", [r], {"dtype": dtype_name(out.dtype)})
+
+
+@converts(aten.ldexp.Tensor, aten.ldexp.default)
+def _ldexp(c, n):
+    """x * 2^e, as torch.ldexp (exact for integer exponents while the result is in range)."""
+    dt = val(n).dtype
+    x, e = c.tensor(n.args[0], dt), c.tensor(n.args[1], dt)
+    return c.op("mul", [x, c.op("exp2", [e])])
+
+
 @converts(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default)
 def _identity(c, n):
     if n.kwargs.get("memory_format") not in (None, torch.contiguous_format, torch.preserve_format):
@@ -43,7 +119,13 @@ BINARY = {aten.add: "add", aten.sub: "sub", aten.mul: "mul", aten.div: "div", at
           aten.maximum: "maximum", aten.minimum: "minimum", aten.remainder: "mod",
           aten.eq: "equal", aten.ne: "not_equal", aten.lt: "less", aten.le: "less_equal",
           aten.gt: "greater", aten.ge: "greater_equal", aten.logical_and: "logical_and",
-          aten.logical_or: "logical_or", aten.logical_xor: "logical_xor"}
+          aten.logical_or: "logical_or", aten.logical_xor: "logical_xor",
+          aten.fmod: "fmod", aten.fmax: "fmax", aten.fmin: "fmin", aten.atan2: "atan2",
+          aten.hypot: "hypot", aten.copysign: "copysign", aten.true_divide: "div"}
+# On bool operands PyTorch's arithmetic is logic (mul is and, add is or); cinn_like's
+# arithmetic ops take numbers only.
+BOOL_ARITHMETIC = {"mul": "logical_and", "add": "logical_or", "maximum": "logical_or",
+                   "minimum": "logical_and"}
 COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal",
                "logical_and", "logical_or", "logical_xor"}
 
@@ -64,6 +146,10 @@ def _binary(op_name):
                 attrs["rounding_mode"] = mode
         x, y = c.tensor(a, dt), c.tensor(b, dt)
         alpha = n.kwargs.get("alpha", 1)
+        if dt == torch.bool and op_name in BOOL_ARITHMETIC:
+            if alpha != 1:
+                raise Unsupported("alpha on a bool add")
+            return c.op(BOOL_ARITHMETIC[op_name], [x, y])
         if alpha != 1:
             if op_name not in ("add", "sub"):
                 raise Unsupported("alpha on an op other than add/sub")
@@ -99,10 +185,31 @@ def _clamp(c, n):
         lo = n.args[1] if len(n.args) > 1 else n.kwargs.get("min", default[0])
         hi = n.args[2] if len(n.args) > 2 else n.kwargs.get("max", default[1])
     if isinstance(lo, torch.fx.Node) or isinstance(hi, torch.fx.Node):
-        raise Unsupported("tensor clamp bounds")
+        return _clamp_tensor(c, n, lo, hi)
     inf = float("inf")
     return c.op("clip", [c.tensor(n.args[0], val(n).dtype)],
                 {"min": float(-inf if lo is None else lo), "max": float(inf if hi is None else hi)})
+
+
+@converts(aten.clamp.Tensor, aten.clamp_min.Tensor, aten.clamp_max.Tensor)
+def _clamp_tensor_overload(c, n):
+    if n.target == aten.clamp_min.Tensor:
+        return _clamp_tensor(c, n, n.args[1], None)
+    if n.target == aten.clamp_max.Tensor:
+        return _clamp_tensor(c, n, None, n.args[1])
+    return _clamp_tensor(c, n, _arg(n, 1, "min", None), _arg(n, 2, "max", None))
+
+
+def _clamp_tensor(c, n, lo, hi):
+    """clamp with tensor bounds: minimum(maximum(x, lo), hi), NaN in any of them giving NaN as
+    in PyTorch (and hi winning where lo > hi)."""
+    dt = val(n).dtype
+    r = c.tensor(n.args[0], dt)
+    for op_name, bound in (("maximum", lo), ("minimum", hi)):
+        if bound is not None:
+            r = c.op(BOOL_ARITHMETIC[op_name] if dt == torch.bool else op_name,
+                     [r, c.tensor(bound, dt)])
+    return r
 
 
 @converts(aten._to_copy.default)
