@@ -106,7 +106,10 @@ if HAVE_TORCH:
          lambda: (r(4, 6), torch.randperm(6)[:3], r(4, 3)), ["index_put"]),
         ("index_put_mask", lambda x: (x.masked_fill(x > 0, 1.5),
                                       torch.index_put(x, (x > 0.5,), torch.tensor(7.0)),
-                                      torch.index_put(x, (x < 0,), torch.tensor(1.0), accumulate=True)),
+                                      torch.index_put(x, (x < 0,), torch.tensor(1.0), accumulate=True),
+                                      torch.index_put(x, (x[:, 0] > 0,), x[0] * 2),
+                                      torch.index_put(x, (x[:, 0] > 0,), x[:1, :1] - 1, accumulate=True),
+                                      put_cols(x, x[0] < 0, x[:, :1] * 3)),
          lambda: (r(4, 5),), ["index_put"]),
         ("put", lambda x, i, s: (x.put(i, s), x.put(i, s, accumulate=True)),
          lambda: (r(3, 4), dup_index(12, 8) - 3, r(8)), ["put"]),
@@ -137,7 +140,7 @@ if HAVE_TORCH:
         ("scatter_reduce_int_mean", lambda x, i, s: torch.scatter_reduce(x, 0, i, s, "mean"),
          lambda: (ints(9, 4, 3), ints(4, 5, 3), ints(9, 5, 3)), "scatter_reduce", "PyTorch floors"),
         ("index_put_mask_values", lambda x, v: torch.index_put(x, (x > 0,), v),
-         lambda: (torch.tensor([[1.0, -1.0], [2.0, 3.0]]), r(3)), "index_put", "boolean mask"),
+         lambda: (torch.tensor([[1.0, -1.0], [2.0, 3.0]]), r(3)), "index_put", "depends on the mask"),
     ]
 
 

@@ -363,17 +363,23 @@ def _overwrite_rows(c, base, flat, v, rows, k, rest_shape):
 
 
 def _masked_put(c, n, x, indices, values, accumulate):
-    """x[mask] = value (+= with accumulate) for one boolean mask and one value: a where."""
+    """x[mask] = values (+= with accumulate) for one boolean mask whose values are the same
+    for every selected element (they broadcast along the selected elements' dim): a where."""
     p = next(d for d, i in enumerate(indices) if i is not None)
     mask, xs, dt = indices[p], [int(v) for v in val(x).shape], val(n).dtype
-    if val(values).numel() != 1 or any(i is not None for i in indices[p + 1:]):
-        raise Unsupported("index_put by a boolean mask of more than one value")
-    m = c.tensor(mask)
     ms = [int(v) for v in val(mask).shape]
-    rank = len(xs)
-    if rank > len(ms):
-        m = c.op("reshape", [m], {"shape": [1] * p + ms + [1] * (rank - p - len(ms))})
-    v = c.op("reshape", [c.tensor(values, dt)], {"shape": [1]})
+    after = xs[p + len(ms):]
+    vs = [int(v) for v in val(values).shape]
+    along = len(vs) - len(after) - 1  # values' dim along the selected elements, if any
+    if any(i is not None for i in indices[p + 1:]) or (0 <= along and vs[along] != 1):
+        raise Unsupported("index_put by a boolean mask of more than one value per element "
+                          "(which value goes where depends on the mask)")
+    m = c.tensor(mask)
+    if len(xs) > len(ms):
+        m = c.op("reshape", [m], {"shape": [1] * p + ms + [1] * len(after)})
+    v = c.op("broadcast_to", [c.tensor(values, dt)], {"shape": xs[:p] + [1] + after})
+    if len(ms) != 1:
+        v = c.op("reshape", [v], {"shape": (xs[:p] + [1] * len(ms) + after) or [1]})
     if accumulate:
         v = c.op("add", [c.tensor(x, dt), v])
     return c.op("where", [m, v, c.tensor(x, dt)])
