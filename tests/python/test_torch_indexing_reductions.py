@@ -113,6 +113,9 @@ if HAVE_TORCH:
          lambda: (r(4, 5),), ["index_put"]),
         ("put", lambda x, i, s: (x.put(i, s), x.put(i, s, accumulate=True)),
          lambda: (r(3, 4), dup_index(12, 8) - 3, r(8)), ["put"]),
+        ("nonzero_static", lambda x: (torch.nonzero_static(x, size=9), torch.nonzero_static(x, size=2, fill_value=7),
+                                      torch.nonzero_static(x[0, 0], size=4)),
+         lambda: (torch.randint(0, 2, (2, 3, 4)) * torch.randn(2, 3, 4),), ["nonzero_static"]),
         # pooling, normalization, matmuls
         ("adaptive_avg_pool", lambda x, y: (F.adaptive_avg_pool2d(x, (3, 4)), F.adaptive_avg_pool2d(x, 1),
                                             F.adaptive_avg_pool1d(x[0], 3), F.adaptive_avg_pool3d(y, (2, 3, 2))),

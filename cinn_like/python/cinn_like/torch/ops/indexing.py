@@ -420,3 +420,38 @@ def _put(c, n):
     else:
         out = _overwrite_rows(c, base, flat, v, numel, k, [])
     return c.op("reshape", [out], {"shape": pshape(val(n))})
+
+
+@converts(aten.nonzero_static.default)
+def _nonzero_static(c, n):
+    """The coordinates of the first `size` nonzero elements in row-major order, rows past
+    their count filled with fill_value: each element's running count of nonzeros (a masked
+    sum over the elements before it, work numel^2), row r taking the element whose count
+    reaches r + 1, its flat position split into coordinates."""
+    x = n.args[0]
+    size = n.args[1] if len(n.args) > 1 else n.kwargs["size"]
+    fill = n.args[2] if len(n.args) > 2 else n.kwargs.get("fill_value", -1)
+    xs = [int(v) for v in val(x).shape]
+    numel = math.prod(xs)
+    if not xs or numel == 0 or size == 0:
+        raise Unsupported("nonzero_static of a rank-0 or empty tensor or to no rows")
+    _check_work("nonzero_static", [numel, max(numel, size)])
+    flat = c.op("reshape", [c.tensor(x)], {"shape": [numel]})
+    nz = c.op("not_equal", [flat, c.tensor(0, val(x).dtype)])
+    nz_i = c.op("cast", [nz], {"dtype": "int64"})
+    before = c.op("less_equal", [iota(c, numel, 2, 1), iota(c, numel, 2, 0)])  # [i, k]: k <= i
+    count = c.op("reduce_sum", [c.op("where", [before, c.op("reshape", [nz_i], {"shape": [1, numel]}),
+                                               scalar(c, 0)])], {"axes": [1], "keepdim": False})
+    rows = c.op("add", [iota(c, size, 2, 0), scalar(c, 1)])  # [size, 1]: r + 1
+    eq = c.op("logical_and", [c.op("equal", [c.op("reshape", [count], {"shape": [1, numel]}), rows]),
+                              c.op("reshape", [nz], {"shape": [1, numel]})])
+    at = _last_writer(c, eq, 2, 1, numel)  # [size]: the element, -1 past the count
+    at = c.op("reshape", [at], {"shape": [size, 1]})
+    strides = contiguous_strides(xs)
+    cols = []
+    for d in range(len(xs)):
+        q = c.op("div", [at, scalar(c, strides[d])], {"rounding_mode": "floor"})
+        cols.append(c.op("mod", [q, scalar(c, xs[d])]) if d > 0 else q)
+    coords = c.op("concat", cols, {"axis": 1}) if len(cols) > 1 else cols[0]
+    missing = c.op("less", [at, scalar(c, 0)])
+    return c.op("where", [missing, scalar(c, fill), coords])
