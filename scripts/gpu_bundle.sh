@@ -28,6 +28,10 @@ strip --strip-unneeded "$stage"/*.so "$stage"/lib/*.so* "${bins[@]/#/$stage/}"
 # neighbours (Abseil's libraries need one another) through its own.
 for l in "$stage"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$l"; done
 cp "$root/scripts/run_gpu_tests.sh" "$root/scripts/run_gpu_bench.sh" "$stage/"
+# expecttest, which PyTorch's OpInfo database imports (scripts/run_gpu_opinfo.sh).
+mkdir -p "$stage/py"
+cp -r "$(python3 -c 'import expecttest, os; print(os.path.dirname(expecttest.__file__))')" \
+  "$stage/py/"
 mkdir -p "$root/gpu_bundle"
 tar cJf "$root/gpu_bundle/cinn_like_gpu.tar.xz" -C "$(dirname "$stage")" cinn_like_gpu
 du -sh "$stage" "$root/gpu_bundle/cinn_like_gpu.tar.xz"

@@ -26,15 +26,18 @@ python3 -m pip show numpy >/dev/null 2>&1 || python3 -m pip install -q numpy
 # PyTorch for the torch.compile backend tests (tests/python/test_torch_*.py skip without it).
 # The CPU-only wheel (~200 MB) from PyTorch's index when that is reachable, else PyPI's wheel
 # (with CUDA libraries: ~4 GB, about 5.5 minutes here). CINN_LIKE_SKIP_TORCH=1 skips it.
+# Pinned: the OpInfo suite's expectations (tests/opinfo/expect_x86.json) hold for this
+# PyTorch's op_db and decompositions.
+torch_version=2.15.0
 if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && ! python3 -c 'import torch' >/dev/null 2>&1; then
   python3 -m pip install -q --retries 0 --timeout 15 \
-      --index-url https://download.pytorch.org/whl/cpu torch 2>/dev/null ||
-    python3 -m pip install -q torch
+      --index-url https://download.pytorch.org/whl/cpu "torch==$torch_version" 2>/dev/null ||
+    python3 -m pip install -q "torch==$torch_version"
 fi
 # The model zoo's libraries (tests/python/test_model_zoo.py skips without them): torchvision
 # from the index the installed torch came from (its local version tag, +cpu or +cu130, names
 # it), else PyPI's, pinned to the installed torch so pip never replaces it; transformers from
-# PyPI, with expecttest (PyTorch's OpInfo database, tools/opinfo_sweep.py, imports it).
+# PyPI, with expecttest (PyTorch's OpInfo database, tests/opinfo/opinfo_suite.py, imports it).
 if [ "${CINN_LIKE_SKIP_TORCH:-0}" != 1 ] && python3 -c 'import torch' >/dev/null 2>&1; then
   if ! python3 -c 'import torchvision' >/dev/null 2>&1; then
     tv=$(python3 -c 'import torch; print(torch.__version__)')
