@@ -19,7 +19,9 @@
 namespace cinn_like::hlir {
 namespace {
 
+using ops::CastTo;
 using ops::DTypeClass;
+using ops::Widen;
 using Descs = absl::StatusOr<std::vector<TensorDesc>>;
 using Inputs = std::vector<const HostTensor*>;
 
@@ -220,6 +222,9 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
   ir::Type t = outs[0].type;
   const Window win = *w;
   bool has_bias = in.size() == 3;
+  // float16 and bfloat16 accumulate in float32 and round once, after the bias (as matmul and
+  // PyTorch's kernels do; a 16-bit accumulator rounded at every step).
+  bool widen = t.is_low_precision_float();
   ir::Tensor acc = ir::Compute(
       outs[0].shape,
       [&](const std::vector<ir::Expr>& i) {
@@ -228,15 +233,20 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
                      rh.var * static_cast<int>(win.dh);
         ir::Expr v = i[3] * static_cast<int>(win.sw) - static_cast<int>(win.left) +
                      rw.var * static_cast<int>(win.dw);
-        return ir::ReduceSum(
-            PaddedRead(x, i[0], c, h, v, ir::MakeConst(t, 0)) * wt(i[1], rc.var, rh.var, rw.var),
-            {rc, rh, rw});
+        return ir::ReduceSum(Widen(PaddedRead(x, i[0], c, h, v, ir::MakeConst(t, 0))) *
+                                 Widen(wt(i[1], rc.var, rh.var, rw.var)),
+                             {rc, rh, rw});
       },
-      has_bias ? name + "_acc" : name);
-  if (!has_bias) return std::vector<ir::Tensor>{acc};
-  const ir::Tensor& bias = in[2];
+      has_bias || widen ? name + "_acc" : name);
+  if (!has_bias && !widen) return std::vector<ir::Tensor>{acc};
   return std::vector<ir::Tensor>{ir::Compute(
-      outs[0].shape, [&](const std::vector<ir::Expr>& i) { return acc(i) + bias(i[1]); }, name)};
+      outs[0].shape,
+      [&](const std::vector<ir::Expr>& i) {
+        ir::Expr v = acc(i);
+        if (has_bias) v = v + Widen(in[2](i[1]));
+        return CastTo(t, v);
+      },
+      name)};
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -330,20 +340,22 @@ void RegisterPool(OpRegistry& r, const std::string& name, bool is_max) {
         outs[0].shape,
         [&](const std::vector<ir::Expr>& i) {
           ir::Expr v = PaddedRead(x, i[0], i[1], h0(i[2]) + rh.var, w0(i[3]) + rw.var, pad);
-          return is_max ? ir::ReduceMax(v, {rh, rw}) : ir::ReduceSum(v, {rh, rw});
+          // The average's sum of float16/bfloat16 accumulates in float32 (see conv2d).
+          return is_max ? ir::ReduceMax(v, {rh, rw}) : ir::ReduceSum(Widen(v), {rh, rw});
         },
         is_max ? tname : tname + "_sum");
     if (is_max) return std::vector<ir::Tensor>{acc};
     bool count = *count_pad;
+    ir::Type at = acc->dtype;
     return std::vector<ir::Tensor>{ir::Compute(
         outs[0].shape,
         [&](const std::vector<ir::Expr>& i) {
-          if (count) return acc(i) / ir::MakeConst(t, static_cast<double>(w.kh * w.kw));
+          if (count) return CastTo(t, acc(i) / ir::MakeConst(at, static_cast<double>(w.kh * w.kw)));
           // The window's part inside the input.
           ir::Expr hs = x->shape[2], ws = x->shape[3];
           ir::Expr rows = ir::min(h0(i[2]) + static_cast<int>(w.kh), hs) - ir::max(h0(i[2]), 0);
           ir::Expr cols = ir::min(w0(i[3]) + static_cast<int>(w.kw), ws) - ir::max(w0(i[3]), 0);
-          return acc(i) / ir::Cast::Make(t, rows * cols);
+          return CastTo(t, acc(i) / ir::Cast::Make(at, rows * cols));
         },
         tname)};
   };

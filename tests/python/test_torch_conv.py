@@ -103,5 +103,30 @@ class ConvTrainingTest(unittest.TestCase):
                                  f"{msg}: error vs float64 {mine:.3g}, eager's {eager:.3g}")
 
 
+@needs_torch
+class LowPrecisionConvTest(unittest.TestCase):
+    """float16/bfloat16 convolution and average pooling sum in float32 and round once, as
+    PyTorch's kernels do: each result within one unit in the last place of the float64 result
+    of the same inputs (a 16-bit accumulator was off by several; OpInfo's conv2d sample)."""
+
+    def test_conv_and_avg_pool_round_once(self):
+        for dtype in (torch.bfloat16, torch.float16):
+            x = torch.randn(2, 8, 9, 9).to(dtype)
+            w = torch.randn(6, 8, 3, 3).to(dtype)
+            b = torch.randn(6).to(dtype)
+            fn = lambda x, w, b: (nn.functional.conv2d(x, w, b, padding=1),  # noqa: E731
+                                  nn.functional.avg_pool2d(x, 3, 2))
+            ct.reset()
+            got = compiled(fn)(x, w, b)
+            ref = fn(x.double(), w.double(), b.double())
+            ulp = 2.0 ** (-8 if dtype == torch.bfloat16 else -11)
+            for g, r in zip(got, ref):
+                err = (g.double() - r).abs()
+                bound = ulp * r.abs() + 1e-3
+                self.assertTrue(bool((err <= bound).all()),
+                                f"{dtype}: error {float((err - bound).max()):.3g} beyond one ulp")
+            self.assertEqual(ct.fallback_report(), [])
+
+
 if __name__ == "__main__":
     unittest.main()
