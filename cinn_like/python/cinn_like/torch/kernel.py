@@ -84,10 +84,12 @@ class CinnLikeKernel(torch.nn.Module):
     def _prepare(self, i, t, meta):
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"cinn_like.torch: input {i} is {type(t).__name__}, expected a tensor")
-        if t.dtype != meta.dtype and t.is_floating_point() and meta.dtype.is_floating_point:
+        if t.dtype != meta.dtype and t.is_floating_point() and meta.dtype.is_floating_point \
+                and torch.promote_types(t.dtype, meta.dtype) == meta.dtype:
             # An op left to PyTorch whose eager kernel disagrees with its own meta function
             # (CPU batch norm returns bfloat16 running statistics its meta says are float32):
-            # the graph was traced, and compiled, for the meta's dtype.
+            # the graph was traced, and compiled, for the meta's dtype. Only a widening, which
+            # loses nothing; anything else is refused below.
             t = t.to(meta.dtype)
         if t.device != meta.device or t.dtype != meta.dtype or tuple(t.shape) != tuple(meta.shape):
             raise ValueError(f"cinn_like.torch: input {i} is {t.dtype}{list(t.shape)} on "
