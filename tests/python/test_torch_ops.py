@@ -143,5 +143,42 @@ class TorchStridesTest(unittest.TestCase):
                    torch.randn(0, 3, 3))
 
 
+@needs_torch
+class TorchEmptyAndCopyOpsTest(unittest.TestCase):
+    """Ops whose result has no element, the empty family (uninitialised memory the graph then
+    fills) and the `<view>_copy` ops compile: values, shapes and dtypes as eager's."""
+
+    def check(self, fn, *args, ops=()):
+        ct.reset()
+        with torch.no_grad():
+            got, ref = compiled(fn)(*args), fn(*args)
+        for g, e in zip(got, ref):
+            self.assertEqual((g.shape, g.dtype), (e.shape, e.dtype))
+            torch.testing.assert_close(g, e)
+        self.assertEqual(ct.fallback_report(), [])
+        self.assertGreater(ct.stats()["ops_compiled"], 0)
+
+    def test_empty_results(self):
+        x = torch.randn(4, 3)
+        self.check(lambda t: (t[:, 2:2] * 2, torch.arange(3, 3, dtype=torch.float32) + 1,
+                              t.repeat(0, 2) + 1, torch.cat([t[:0], t[:0]]) * 3, t + 1), x)
+
+    def test_split_with_empty_parts(self):
+        x = torch.randn(5, 4)
+        self.check(lambda t: tuple(p * 2 for p in torch.split(t, [0, 3, 0, 2])), x)
+
+    def test_empty_family_then_written(self):
+        x = torch.randn(3, 4)
+        # torch.empty_like / new_empty outputs are written whole before use.
+        self.check(lambda t: (torch.empty_like(t).copy_(t) + 1,
+                              t.new_empty((2, 3)).fill_(0.5) * t[:2, :3]), x)
+
+    def test_copy_variants_of_views(self):
+        x = torch.randn(4, 5, 6)
+        self.check(lambda t: (torch.permute_copy(t, (2, 0, 1)) + 0, torch.view_copy(t, (20, 6)) * 2,
+                              torch.narrow_copy(t, 1, -3, 2) + 1, torch.t_copy(t[0]) * 3,
+                              *[u * 2 for u in torch.unbind_copy(t, 1)]), x)
+
+
 if __name__ == "__main__":
     unittest.main()

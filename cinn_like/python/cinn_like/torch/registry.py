@@ -142,10 +142,26 @@ def convert_node(c, node):
     fragment = node.meta.get(FRAGMENT)
     if fragment is not None:
         return fragment.replay(c, node)
+    empty = _empty_output(node)
+    if empty is not None:
+        return c.op("fill", [], {"shape": pshape(empty), "value": 0.0,
+                                 "dtype": dtype_name(empty.dtype)})
     fn = CONVERTERS.get(node.target)
     if fn is None:
         raise Unsupported("no cinn_like mapping")
     return fn(c, node)
+
+
+def _empty_output(node):
+    """The value of a node whose one output is an empty tensor on its inputs' device (a slice,
+    arange, repeat or cat with no element): whatever the op, the result is that empty tensor,
+    so it is a fill; else None."""
+    v = node.meta.get("val")
+    if not isinstance(v, torch.Tensor) or v.numel() != 0 or v.dim() == 0:
+        return None
+    if any(val(a).device != v.device for a in node.all_input_nodes):
+        return None
+    return v
 
 
 def convert_alone(node):

@@ -1,4 +1,5 @@
-"""Converters of the ops that make tensors from scalars: full, full_like, scalar_tensor, arange."""
+"""Converters of the ops that make tensors from scalars: full, full_like, scalar_tensor, arange,
+and the empty family (uninitialised memory: any value is right, zeros are written)."""
 import torch
 
 from ..registry import Unsupported, converts, dtype_name, pshape, val
@@ -40,7 +41,14 @@ def _arange(c, n):
     else:
         start, end = args[0], args[1]
         step = args[2] if len(args) > 2 else n.kwargs.get("step", 1)
-    if val(n).numel() == 0:
-        raise Unsupported("empty arange")
     return c.op("arange", [], {"start": float(start), "end": float(end), "step": float(step),
                                "dtype": dtype_name(val(n).dtype)})
+
+
+@converts(aten.empty.memory_format, aten.empty_permuted.default, aten.empty_strided.default,
+          aten.new_empty.default, aten.new_empty_strided.default, aten.empty_like.default)
+def _empty(c, n):
+    """Decompositions allocate with empty and then write every element (pad.circular's copies,
+    the losses' empty_permuted); the Program allocates it as zeros."""
+    out = val(n)
+    return _fill(c, pshape(out), 0, out.dtype)

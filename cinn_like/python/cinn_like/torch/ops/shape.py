@@ -2,7 +2,7 @@
 slice, select, split, index_select and constant padding."""
 import torch
 
-from ..registry import Unsupported, converts, no_rank0, pshape, val
+from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
 from .common import iota, scalar
 
 aten = torch.ops.aten
@@ -112,8 +112,6 @@ def _slice(c, n):
     end = size if end is None else end
     start = max(0, min(size, start + size if start < 0 else start))
     end = max(start, min(size, end + size if end < 0 else end))
-    if val(n).numel() == 0:
-        raise Unsupported("empty slice")
     return c.op("slice", [c.tensor(x)], {"axes": [dim], "starts": [start], "ends": [end],
                                           "steps": [step]})
 
@@ -135,14 +133,47 @@ def _split(c, n):
     no_rank0(x)
     shape = val(x).shape
     dim = (n.args[2] if len(n.args) > 2 else n.kwargs.get("dim", 0)) % len(shape)
-    sizes = [int(t.shape[dim]) for t in val(n)]
-    if any(s == 0 for s in sizes):
-        raise Unsupported("split into an empty part")
-    if len(sizes) == 1:
-        return [c.op("reshape", [c.tensor(x)], {"shape": pshape(val(n)[0])})]
-    return c.op("split", [c.tensor(x)], {"sections": sizes, "axis": dim}, num_outputs=len(sizes))
+    outs = val(n)
+    sizes = [int(t.shape[dim]) for t in outs]
+    # Empty parts are zero-size fills; the others split x.
+    kept = [s for s in sizes if s]
+    if len(kept) == 1:
+        parts = [c.op("reshape", [c.tensor(x)], {"shape": pshape(outs[sizes.index(kept[0])])})]
+    else:
+        parts = c.op("split", [c.tensor(x)], {"sections": kept, "axis": dim},
+                     num_outputs=len(kept))
+    it = iter(parts)
+    return [next(it) if s else c.op("fill", [], {"shape": pshape(t), "value": 0.0,
+                                                 "dtype": dtype_name(t.dtype)})
+            for s, t in zip(sizes, outs)]
 
 
+
+
+@converts(aten.narrow_copy.default)
+def _narrow_copy(c, n):
+    x, dim, start, length = n.args[:4]
+    no_rank0(x)
+    size = int(val(x).shape[dim])
+    dim %= val(x).dim()
+    if start < 0:
+        start += size
+    return c.op("slice", [c.tensor(x)], {"axes": [dim], "starts": [start],
+                                          "ends": [start + length]})
+
+
+@converts(aten.unbind_copy.int)
+def _unbind_copy(c, n):
+    """unbind as a split into size-1 parts, each reshaped without the dim."""
+    x = n.args[0]
+    no_rank0(x)
+    dim = (n.args[1] if len(n.args) > 1 else n.kwargs.get("dim", 0)) % val(x).dim()
+    outs = val(n)
+    if len(outs) == 1:
+        return [c.op("reshape", [c.tensor(x)], {"shape": pshape(outs[0])})]
+    parts = c.op("split", [c.tensor(x)], {"sections": [1] * len(outs), "axis": dim},
+                 num_outputs=len(outs))
+    return [c.op("reshape", [p], {"shape": pshape(t)}) for p, t in zip(parts, outs)]
 
 
 @converts(aten.index_select.default)

@@ -10,7 +10,7 @@ its sizes in some order, else one gather at the computed positions.
 """
 import torch
 
-from ..registry import Unsupported, converts, no_rank0, pshape, val
+from ..registry import CONVERTERS, Unsupported, converts, no_rank0, pshape, val
 from .common import clamp_index, contiguous_strides, flat_gather, iota, linear_index, scalar, scaled
 
 aten = torch.ops.aten
@@ -255,3 +255,23 @@ def _copy(c, n):
         return c.op("reshape", [s], {"shape": pshape(xt)})
     return c.op("broadcast_to", [s], {"shape": pshape(xt)})
 
+
+
+def _alias_copy_variants():
+    """The `<view>_copy` ops (view_copy, permute_copy, narrow_copy, unbind_copy, ...) compute
+    what their view does: a Program never aliases, so each takes its view's converter. Runs
+    last (this module is imported after shape), over the converters registered so far."""
+    for packet_name in dir(aten):
+        if not packet_name.endswith("_copy") or packet_name.startswith("_to"):
+            continue
+        base = getattr(aten, packet_name[:-len("_copy")], None)
+        if base is None:
+            continue
+        copy = getattr(aten, packet_name)
+        for overload in copy.overloads():
+            view = getattr(base, overload, None)
+            if view in CONVERTERS and getattr(copy, overload) not in CONVERTERS:
+                CONVERTERS[getattr(copy, overload)] = CONVERTERS[view]
+
+
+_alias_copy_variants()
