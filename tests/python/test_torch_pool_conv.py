@@ -1,8 +1,8 @@
 """Convolution and pooling beyond the plain 2-d case through torch.compile(backend="cinn_like")
 against eager on fresh random data, the input and parameter gradients too: 1-d and 3-d and
 transposed convolutions (groups, dilation, output_padding, negative effective padding), max
-and average pooling with ceil_mode, dilation, divisor_override and unbatched inputs, 3-d
-pooling and the pooling backward ops. Each listed aten op must have run in cinn_like; what the
+and average pooling with ceil_mode, dilation, divisor_override and unbatched inputs, 1-d and 3-d
+pooling and the pooling backward ops (the adaptive pools' included). Each listed aten op must have run in cinn_like; what the
 mapping cannot express falls back with its reason."""
 import unittest
 
@@ -18,6 +18,8 @@ if HAVE_TORCH:
         return torch.randn(*s, dtype=dtype)
 
     CONV = ["convolution", "convolution_backward"]
+    MAX2 = ["max_pool2d_with_indices", "max_pool2d_with_indices_backward"]
+    AVG2 = ["avg_pool2d", "avg_pool2d_backward"]
 
     # (name, fn, inputs maker, aten op names that must not fall back); every input gets a
     # gradient.
@@ -37,6 +39,51 @@ if HAVE_TORCH:
         ("conv_transpose3d", lambda x, w, b: F.conv_transpose3d(
             x, w, b, stride=2, padding=1, output_padding=1, groups=2),
          lambda: (r(1, 4, 3, 4, 3), r(4, 2, 3, 3, 2), r(4)), CONV),
+        # Max pooling: the values, PyTorch's indices and the gradient.
+        ("max_pool2d_ceil", lambda x: F.max_pool2d(x, 3, 2, 1, ceil_mode=True,
+                                                   return_indices=True),
+         lambda: (r(2, 3, 8, 9),), MAX2),
+        ("max_pool2d_dilation", lambda x: F.max_pool2d(x, (3, 2), (2, 1), 1, dilation=(2, 3),
+                                                       return_indices=True),
+         lambda: (r(2, 3, 10, 9),), MAX2),
+        ("max_pool2d_unbatched_ceil_dilation", lambda x: F.max_pool2d(
+            x, 2, 3, 1, dilation=2, ceil_mode=True, return_indices=True),
+         lambda: (r(3, 10, 8),), MAX2),
+        ("max_pool1d", lambda x, y: (F.max_pool1d(x, 3, 2, 1, ceil_mode=True),
+                                     F.max_pool1d(y, 2, 1, dilation=2)),
+         lambda: (r(2, 3, 10), r(3, 10)), MAX2),
+        ("max_pool3d", lambda x: F.max_pool3d(x, (2, 3, 2), (1, 2, 2), (1, 1, 0),
+                                              dilation=(1, 1, 2), ceil_mode=True,
+                                              return_indices=True),
+         lambda: (r(2, 2, 5, 7, 8),), ["max_pool3d_with_indices",
+                                       "max_pool3d_with_indices_backward"]),
+        # Average pooling: PyTorch's divisors under ceil_mode, count_include_pad and
+        # divisor_override; the backward.
+        ("avg_pool2d_ceil", lambda x: (F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+                                       F.avg_pool2d(x, 3, 2, 1, ceil_mode=True,
+                                                    count_include_pad=False)),
+         lambda: (r(2, 3, 8, 9),), AVG2),
+        ("avg_pool2d_divisor_unbatched", lambda x, y: (
+            F.avg_pool2d(x, (2, 3), (1, 2), 1, divisor_override=4), F.avg_pool2d(y, 2)),
+         lambda: (r(2, 3, 8, 9), r(3, 8, 9)), AVG2),
+        ("avg_pool2d_exclude_pad", lambda x: F.avg_pool2d(x, 3, 2, 1, count_include_pad=False),
+         lambda: (r(2, 3, 8, 9),), AVG2),
+        ("avg_pool1d", lambda x: F.avg_pool1d(x, 3, 2, 1, ceil_mode=True,
+                                              count_include_pad=False),
+         lambda: (r(2, 3, 10),), AVG2),
+        ("avg_pool3d", lambda x, y: (F.avg_pool3d(x, (2, 3, 2), (1, 2, 2), (1, 1, 0),
+                                                  ceil_mode=True),
+                                     F.avg_pool3d(y, 2, divisor_override=3)),
+         lambda: (r(2, 2, 5, 7, 8), r(2, 5, 7, 8)), ["avg_pool3d", "avg_pool3d_backward"]),
+        # The adaptive pools' backward ops.
+        ("adaptive_avg_pool_backward", lambda x, y: (F.adaptive_avg_pool2d(x, (3, 4)),
+                                                     F.adaptive_avg_pool3d(y, (2, 3, 4))),
+         lambda: (r(2, 3, 8, 9), r(3, 5, 7, 9)),
+         ["_adaptive_avg_pool2d_backward", "_adaptive_avg_pool3d_backward"]),
+        ("adaptive_max_pool_backward", lambda x, y: (F.adaptive_max_pool2d(x, (3, 4)),
+                                                     F.adaptive_max_pool3d(y, (2, 3, 2))),
+         lambda: (r(2, 3, 8, 9), r(3, 5, 7, 5)),
+         ["adaptive_max_pool2d_backward", "adaptive_max_pool3d_backward"]),
     ]
 
 
@@ -79,6 +126,26 @@ class TorchPoolConvTest(unittest.TestCase):
         self.check("bf16_conv_transpose1d",
                    lambda x, w: F.conv_transpose1d(x, w, stride=2, padding=1), (x, w), CONV,
                    rtol=1.6e-2, atol=1e-2, grad=False)
+
+    def test_bfloat16_pools_match_eager_exactly(self):
+        # The window sums in float32, divided, rounded once; the maximum is exact.
+        x = r(2, 3, 8, 9, dtype=torch.bfloat16)
+        self.check("bf16_pools", lambda x: (F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
+                                            F.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True)),
+                   (x,), AVG2 + MAX2, rtol=0, atol=0, grad=False)
+
+    def test_what_the_mapping_cannot_express_falls_back_with_its_reason(self):
+        cases = [
+            ("max_pool2d_with_indices", lambda x: F.max_pool2d(x * 2, 3, 2, 1, ceil_mode=True),
+             (torch.randint(-9, 9, (2, 3, 6, 6)),), "pooling of a torch.int64 tensor"),
+        ]
+        for op, fn, args, reason in cases:
+            with self.subTest(op):
+                ct.reset()
+                with torch.no_grad():
+                    torch.testing.assert_close(compiled(fn)(*args), fn(*args))
+                reasons = [why for name, why in ct.fallback_report() if name.startswith(op)]
+                self.assertTrue(reasons and reason in reasons[0], ct.fallback_report())
 
 
 if __name__ == "__main__":

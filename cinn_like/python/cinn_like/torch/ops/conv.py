@@ -67,7 +67,7 @@ def _fold_depth(c, x, xs, kd, stride, before, after, dilation, do):
     return c.op("reshape", [x], {"shape": [nb * do, ch * kd, h, w]})
 
 
-def _conv(c, x, xs, w, ws, b, stride, pads, dilation, groups):
+def conv_nd(c, x, xs, w, ws, b, stride, pads, dilation, groups):
     """Convolution of a rank-3, 4 or 5 x with weight w; pads [(before, after)] per spatial dim,
     each >= 0. Returns the output's name."""
     rank = len(xs)
@@ -75,7 +75,7 @@ def _conv(c, x, xs, w, ws, b, stride, pads, dilation, groups):
         x = c.op("reshape", [x], {"shape": xs[:2] + [1, xs[2]]})
         w = c.op("reshape", [w], {"shape": ws[:2] + [1, ws[2]]})
         ox = xs[2] + sum(pads[0]) - dilation[0] * (ws[2] - 1) - 1
-        out = _conv(c, x, xs[:2] + [1, xs[2]], w, ws[:2] + [1, ws[2]], b, [1] + stride,
+        out = conv_nd(c, x, xs[:2] + [1, xs[2]], w, ws[:2] + [1, ws[2]], b, [1] + stride,
                     [(0, 0)] + pads, [1] + dilation, groups)
         return c.op("reshape", [out], {"shape": [xs[0], ws[0], ox // stride[0] + 1]})
     if rank == 5:
@@ -83,7 +83,7 @@ def _conv(c, x, xs, w, ws, b, stride, pads, dilation, groups):
         do = (xs[2] + sum(pads[0]) - dilation[0] * (kd - 1) - 1) // stride[0] + 1
         x = _fold_depth(c, x, xs, kd, stride[0], pads[0][0], pads[0][1], dilation[0], do)
         w = c.op("reshape", [w], {"shape": [ws[0], ws[1] * kd] + ws[3:]})
-        y = _conv(c, x, [nb * do, xs[1] * kd] + xs[3:], w, [ws[0], ws[1] * kd] + ws[3:], b,
+        y = conv_nd(c, x, [nb * do, xs[1] * kd] + xs[3:], w, [ws[0], ws[1] * kd] + ws[3:], b,
                   stride[1:], pads[1:], dilation[1:], groups)
         ho, wo = ((xs[3 + i] + sum(pads[1 + i]) - dilation[1 + i] * (ws[3 + i] - 1) - 1)
                   // stride[1 + i] + 1 for i in range(2))
@@ -102,7 +102,7 @@ def _flip(c, w, shape, axis):
     return c.op("gather", [w, rev], {"axis": axis})
 
 
-def _transposed(c, x, xs, w, ws, b, stride, padding, output_padding, dilation, groups):
+def transposed_conv(c, x, xs, w, ws, b, stride, padding, output_padding, dilation, groups):
     """The transposed convolution of x ([N, C_in, ...]) with w ([C_in, C_out / g, k...])."""
     m = len(xs) - 2
     axes = list(range(2, 2 + m))
@@ -121,7 +121,7 @@ def _transposed(c, x, xs, w, ws, b, stride, padding, output_padding, dilation, g
     wt = c.op("reshape", [wt], {"shape": wshape})
     for axis in axes:
         wt = _flip(c, wt, wshape, axis)
-    return _conv(c, x, shape, wt, wshape, b, [1] * m, pads, dilation, groups)
+    return conv_nd(c, x, shape, wt, wshape, b, [1] * m, pads, dilation, groups)
 
 
 @converts(aten.convolution.default)
@@ -131,9 +131,9 @@ def _convolution(c, n):
         x, w, stride, padding, dilation, output_padding)
     bt = c.tensor(b) if b is not None else None
     if transposed:
-        return _transposed(c, c.tensor(x), xs, c.tensor(w), ws, bt, stride, padding,
+        return transposed_conv(c, c.tensor(x), xs, c.tensor(w), ws, bt, stride, padding,
                            output_padding, dilation, int(groups))
-    return _conv(c, c.tensor(x), xs, c.tensor(w), ws, bt, stride, [(p, p) for p in padding],
+    return conv_nd(c, c.tensor(x), xs, c.tensor(w), ws, bt, stride, [(p, p) for p in padding],
                  dilation, int(groups))
 
 
@@ -183,12 +183,12 @@ def _conv_backward(c, n):
     g = c.tensor(go)
     if mask[0] and 0 in used:
         if transposed:
-            outs[0] = _conv(c, g, gs, c.tensor(w), ws, None, stride,
+            outs[0] = conv_nd(c, g, gs, c.tensor(w), ws, None, stride,
                             [(p, p) for p in padding], dilation, groups)
         else:
             extra = [(xs[2 + i] + 2 * padding[i] - dilation[i] * (ws[2 + i] - 1) - 1) % stride[i]
                      for i in range(len(xs) - 2)]
-            outs[0] = _transposed(c, g, gs, c.tensor(w), ws, None, stride, padding, extra,
+            outs[0] = transposed_conv(c, g, gs, c.tensor(w), ws, None, stride, padding, extra,
                                   dilation, groups)
     if mask[1] and 1 in used:
         if transposed:  # the forward x -> out is the adjoint of the plain conv out -> x
