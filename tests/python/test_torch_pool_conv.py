@@ -2,7 +2,8 @@
 against eager on fresh random data, the input and parameter gradients too: 1-d and 3-d and
 transposed convolutions (groups, dilation, output_padding, negative effective padding), max
 and average pooling with ceil_mode, dilation, divisor_override and unbatched inputs, 1-d and 3-d
-pooling and the pooling backward ops (the adaptive pools' included). Each listed aten op must have run in cinn_like; what the
+pooling and the pooling backward ops (the adaptive pools' included); training batch norm of
+16-bit floats and without affine parameters, eval batch norm's saved statistics. Each listed aten op must have run in cinn_like; what the
 mapping cannot express falls back with its reason."""
 import unittest
 
@@ -133,6 +134,36 @@ class TorchPoolConvTest(unittest.TestCase):
         self.check("bf16_pools", lambda x: (F.avg_pool2d(x, 3, 2, 1, ceil_mode=True),
                                             F.max_pool2d(x, 3, 2, 1, dilation=2, ceil_mode=True)),
                    (x,), AVG2 + MAX2, rtol=0, atol=0, grad=False)
+
+    def test_16bit_batch_norm_training_statistics_in_float32(self):
+        # PyTorch computes a 16-bit batch norm's statistics in float32; the running statistics
+        # (16-bit or float32) are updated in place, with or without the affine parameters.
+        aten = torch.ops.aten
+        for dt in (torch.bfloat16, torch.float16):
+            for sdt, affine in ((dt, True), (torch.float32, True), (dt, False)):
+                with self.subTest(dtype=dt, stats=sdt, affine=affine):
+                    x = r(4, 3, 5, 5).to(dt)
+                    wb = (r(3).to(sdt), r(3).to(sdt)) if affine else (None, None)
+                    stats = [r(3).to(sdt), (torch.rand(3) + 0.5).to(sdt)]
+                    fn = lambda x, m, v: F.batch_norm(x, m, v, *wb, True, 0.1, 1e-5)  # noqa: E731
+                    ct.reset()
+                    mine = [t.clone() for t in stats]
+                    torch.testing.assert_close(compiled(fn)(x, *mine), fn(x, *stats),
+                                               rtol=1.6e-2, atol=1e-2)
+                    for g, e in zip(mine, stats):
+                        torch.testing.assert_close(g, e, rtol=1.6e-2, atol=1e-2)
+                    self.assertEqual(ct.fallback_report(), [])
+        # Eval mode: the saved statistics have no element; the functional form returns the
+        # running statistics unchanged.
+        x, w, m, v = r(3, 2, 4), r(2), r(2), torch.rand(2) + 0.5
+        for fn in (lambda x, w, m, v: aten.native_batch_norm(x, w, None, m, v, False, 0.1, 1e-5),
+                   lambda x, w, m, v: aten._native_batch_norm_legit_functional(
+                       x, w, w, m, v, False, 0.1, 1e-5)):
+            ct.reset()
+            with torch.no_grad():
+                for g, e in zip(compiled(fn)(x, w, m, v), fn(x, w, m, v)):
+                    torch.testing.assert_close(g, e)
+            self.assertEqual(ct.fallback_report(), [])
 
     def test_what_the_mapping_cannot_express_falls_back_with_its_reason(self):
         cases = [

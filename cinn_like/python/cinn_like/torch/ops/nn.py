@@ -4,7 +4,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, no_rank0, pshape, val
+from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
 
 aten = torch.ops.aten
 
@@ -35,47 +35,109 @@ def _layer_norm(c, n):
     return outs
 
 
+def _used(n):
+    return {u.args[1] for u in n.users if u.target == operator.getitem}
+
+
+def _empty(c, t):
+    """A fill standing for an output with no element (eval batch norm's saved statistics)."""
+    return c.op("fill", [], {"shape": pshape(t), "value": 0.0, "dtype": dtype_name(t.dtype)})
+
+
+def _param(c, p, channels, dtype, value):
+    """A per-channel affine parameter, or its identity (value) where it is None."""
+    if p is not None:
+        return c.tensor(p)
+    return c.op("fill", [], {"shape": [channels], "value": float(value),
+                             "dtype": dtype_name(dtype)})
+
+
+def _eval_batch_norm(c, n, x, w, b, mean, var, eps):
+    """(y, saved mean, saved rstd) of an eval batch norm (the running statistics); the saved
+    statistics have no element."""
+    no_rank0(x)
+    xt = val(x)
+    if xt.dim() < 2:
+        raise Unsupported(f"batch_norm of a rank-{xt.dim()} tensor")
+    ch = int(xt.shape[1])
+    y = c.op("batch_norm", [c.tensor(x), _param(c, w, ch, xt.dtype, 1),
+                            _param(c, b, ch, xt.dtype, 0), c.tensor(mean), c.tensor(var)],
+             {"epsilon": float(eps), "axis": 1})
+    used, metas = _used(n), val(n)
+    if any(i in used and metas[i].numel() != 0 for i in (1, 2)):
+        raise Unsupported("batch_norm (eval) saved statistics with elements")
+    return [y] + [_empty(c, metas[i]) if i in used else None for i in (1, 2)]
+
+
 @converts(aten._native_batch_norm_legit_no_training.default)
 def _batch_norm(c, n):
     x, w, b, mean, var, _momentum, eps = n.args
-    if w is None or b is None:
-        raise Unsupported("batch_norm without weight or bias")
-    if any(u.args[1] != 0 for u in n.users if u.target == operator.getitem):
-        raise Unsupported("batch_norm saved statistics used")
-    y = c.op("batch_norm", [c.tensor(x), c.tensor(w), c.tensor(b), c.tensor(mean), c.tensor(var)],
-             {"epsilon": float(eps), "axis": 1})
-    return [y, None, None]
+    return _eval_batch_norm(c, n, x, w, b, mean, var, eps)
 
 
-@converts(aten._native_batch_norm_legit_functional.default)
-def _batch_norm_train(c, n):
-    """Training batch norm (float32 or float64): batch statistics over every axis but 1, the
-    outputs (y, mean, rstd, new running mean, new running var) as PyTorch defines them."""
-    x, w, b, rm, rv, training, momentum, eps = n.args
+def _train_batch_norm(c, n, x, w, b, rm, rv, momentum, eps):
+    """(y, mean, rstd, new running mean, new running var) of a training batch norm: batch
+    statistics over every axis but 1 (biased variance; the running one unbiased), in float32
+    for 16-bit inputs as PyTorch computes them, each output cast to its meta's dtype."""
     xt = val(x)
     no_rank0(x)
-    if (not training or w is None or b is None or xt.dim() < 2
-            or xt.dtype not in (torch.float32, torch.float64)):
-        raise Unsupported("batch_norm (training) without affine parameters or not float32/64")
+    if xt.dim() < 2 or not xt.dtype.is_floating_point:
+        raise Unsupported(f"batch_norm (training) of a rank-{xt.dim()} {xt.dtype} tensor")
     axes = [d for d in range(xt.dim()) if d != 1]
-    count = xt.numel() // int(xt.shape[1])
+    ch = int(xt.shape[1])
+    count = xt.numel() // ch
     if count < 2:
         raise Unsupported("batch_norm (training) over one value per channel")
-    bshape = [1, int(xt.shape[1])] + [1] * (xt.dim() - 2)
-    f = lambda v: c.tensor(float(v), xt.dtype)  # noqa: E731
-    xs = c.tensor(x)
+    wide = torch.float32 if xt.dtype in (torch.float16, torch.bfloat16) else xt.dtype
+    bshape = [1, ch] + [1] * (xt.dim() - 2)
+    f = lambda v: c.tensor(float(v), wide)  # noqa: E731
+    xs = c.tensor(x, wide)
     mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
     d = c.op("sub", [xs, mean])
     var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": axes, "keepdim": True})
     rstd = c.op("rsqrt", [c.op("add", [var, f(eps)])])
-    ch = lambda t: c.op("reshape", [t], {"shape": bshape})  # noqa: E731
-    y = c.op("add", [c.op("mul", [c.op("mul", [d, rstd]), ch(c.tensor(w))]), ch(c.tensor(b))])
-    flat = lambda t: c.op("reshape", [t], {"shape": [int(xt.shape[1])]})  # noqa: E731
-    new_rm = c.op("add", [c.op("mul", [c.tensor(rm), f(1 - momentum)]),
+    per_ch = lambda t: c.op("reshape", [t], {"shape": bshape})  # noqa: E731
+    y = c.op("mul", [d, rstd])
+    if w is not None:
+        y = c.op("mul", [y, per_ch(c.tensor(w, wide))])
+    if b is not None:
+        y = c.op("add", [y, per_ch(c.tensor(b, wide))])
+    flat = lambda t: c.op("reshape", [t], {"shape": [ch]})  # noqa: E731
+    new_rm = c.op("add", [c.op("mul", [c.tensor(rm, wide), f(1 - momentum)]),
                           c.op("mul", [flat(mean), f(momentum)])])
     unbiased = c.op("mul", [flat(var), f(momentum * count / (count - 1))])
-    new_rv = c.op("add", [c.op("mul", [c.tensor(rv), f(1 - momentum)]), unbiased])
-    return [y, flat(mean), flat(rstd), new_rm, new_rv]
+    new_rv = c.op("add", [c.op("mul", [c.tensor(rv, wide), f(1 - momentum)]), unbiased])
+    outs = [y, flat(mean), flat(rstd), new_rm, new_rv]
+    metas = val(n)
+    idx = [0, 1, 2, 4, 5] if len(metas) == 6 else [0, 1, 2, 3, 4]
+    for k, i in enumerate(idx):
+        if metas[i].dtype != wide:
+            outs[k] = c.op("cast", [outs[k]], {"dtype": dtype_name(metas[i].dtype)})
+    return outs
+
+
+@converts(aten._native_batch_norm_legit_functional.default)
+def _batch_norm_train(c, n):
+    x, w, b, rm, rv, training, momentum, eps = n.args
+    if training:
+        return _train_batch_norm(c, n, x, w, b, rm, rv, momentum, eps)
+    # Eval: the running statistics normalize and come back unchanged.
+    metas = val(n)
+    same = [c.op("cast", [c.tensor(t)], {"dtype": dtype_name(metas[i].dtype)})
+            if 3 + k in _used(n) else None for k, (i, t) in enumerate(((3, rm), (4, rv)))]
+    return _eval_batch_norm(c, n, x, w, b, rm, rv, eps) + same
+
+
+@converts(aten._batch_norm_with_update_functional.default)
+def _batch_norm_with_update(c, n):
+    """(y, mean, rstd, reserve, new running mean, new running var); the reserve has no
+    element on the CPU and in the meta (the cuDNN workspace elsewhere)."""
+    x, w, b, rm, rv, momentum, eps = n.args
+    reserve = val(n)[3]
+    if reserve.numel() != 0:
+        raise Unsupported(f"batch_norm reserve of {list(reserve.shape)}")
+    y, mean, rstd, new_rm, new_rv = _train_batch_norm(c, n, x, w, b, rm, rv, momentum, eps)
+    return [y, mean, rstd, _empty(c, reserve) if 3 in _used(n) else None, new_rm, new_rv]
 
 
 # ---- matmul
