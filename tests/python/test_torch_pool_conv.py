@@ -3,7 +3,8 @@ against eager on fresh random data, the input and parameter gradients too: 1-d a
 transposed convolutions (groups, dilation, output_padding, negative effective padding), max
 and average pooling with ceil_mode, dilation, divisor_override and unbatched inputs, 1-d and 3-d
 pooling and the pooling backward ops (the adaptive pools' included); training batch norm of
-16-bit floats and without affine parameters, eval batch norm's saved statistics. Each listed aten op must have run in cinn_like; what the
+16-bit floats and without affine parameters, eval batch norm's saved statistics; grid_sample
+(bilinear and nearest, every padding mode). Each listed aten op must have run in cinn_like; what the
 mapping cannot express falls back with its reason."""
 import unittest
 
@@ -165,10 +166,28 @@ class TorchPoolConvTest(unittest.TestCase):
                     torch.testing.assert_close(g, e)
             self.assertEqual(ct.fallback_report(), [])
 
+    def test_grid_sample_matches_eager(self):
+        # Every interpolation (bilinear, nearest) and padding mode, both align_corners, grid
+        # points well outside [-1, 1]; bfloat16 as PyTorch computes it, in bfloat16.
+        for mode in ("bilinear", "nearest"):
+            for pad in ("zeros", "border", "reflection"):
+                for align in (False, True):
+                    for dt in (torch.float32, torch.bfloat16):
+                        with self.subTest(mode=mode, pad=pad, align=align, dtype=dt):
+                            x, g = r(2, 3, 5, 7).to(dt), (torch.rand(2, 4, 6, 2) * 3 - 1.5).to(dt)
+                            fn = lambda x, g: F.grid_sample(  # noqa: E731
+                                x, g, mode=mode, padding_mode=pad, align_corners=align)
+                            ct.reset()
+                            torch.testing.assert_close(compiled(fn)(x, g), fn(x, g))
+                            self.assertEqual(ct.fallback_report(), [])
+
     def test_what_the_mapping_cannot_express_falls_back_with_its_reason(self):
         cases = [
             ("max_pool2d_with_indices", lambda x: F.max_pool2d(x * 2, 3, 2, 1, ceil_mode=True),
              (torch.randint(-9, 9, (2, 3, 6, 6)),), "pooling of a torch.int64 tensor"),
+            ("grid_sampler_2d", lambda x, g: F.grid_sample(x, g, mode="bicubic",
+                                                           align_corners=False),
+             (r(1, 2, 5, 5), torch.rand(1, 3, 3, 2) * 2 - 1), "bicubic interpolation"),
         ]
         for op, fn, args, reason in cases:
             with self.subTest(op):

@@ -1,10 +1,12 @@
-"""Converters of the network layers: layer, batch and group normalization and matmuls (mm,
-bmm, addmm, baddbmm, addbmm, addmv; convolution and pooling are conv.py and pool.py)."""
+"""Converters of the network layers: layer, batch and group normalization, matmuls (mm, bmm,
+addmm, baddbmm, addbmm, addmv) and grid sampling (convolution and pooling are conv.py and
+pool.py)."""
 import operator
 
 import torch
 
 from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
+from .common import flat_gather, iota, linear_index, scaled
 
 aten = torch.ops.aten
 
@@ -211,3 +213,83 @@ def _group_norm(c, n):
         y = c.op("add", [y, c.op("reshape", [c.tensor(b, xt.dtype)], {"shape": [channels, 1]})])
     stats = lambda t: c.op("reshape", [t], {"shape": [batch, groups]})  # noqa: E731
     return [c.op("reshape", [y], {"shape": pshape(xt)}), stats(mean), stats(rstd)]
+
+
+# ---- sampling
+def _grid_coordinate(c, g, size, padding_mode, align_corners, dt):
+    """PyTorch's grid_sampler_compute_source_index: the normalized coordinate g ([-1, 1]) as a
+    pixel position, clipped (border) or reflected and clipped (reflection)."""
+    f = lambda v: c.tensor(float(v), dt)  # noqa: E731
+    one = f(1)
+    if align_corners:
+        x = c.op("mul", [c.op("div", [c.op("add", [g, one]), f(2)]), f(size - 1)])
+    else:
+        x = c.op("div", [c.op("sub", [c.op("mul", [c.op("add", [g, one]), f(size)]), one]), f(2)])
+    if padding_mode == 2:
+        low, high = (0, 2 * (size - 1)) if align_corners else (-1, 2 * size - 1)
+        if low == high:
+            return c.op("mul", [x, f(0)])
+        lo, span = low / 2, (high - low) / 2
+        a = c.op("abs", [c.op("sub", [x, f(lo)])])
+        extra = c.op("fmod", [a, f(span)])
+        flips = c.op("floor", [c.op("div", [a, f(span)])])
+        even = c.op("equal", [c.op("fmod", [flips, f(2)]), f(0)])
+        x = c.op("where", [even, c.op("add", [extra, f(lo)]),
+                           c.op("add", [c.op("sub", [f(span), extra]), f(lo)])])
+    if padding_mode in (1, 2):
+        x = c.op("minimum", [c.op("maximum", [x, f(0)]), f(size - 1)])
+    return x
+
+
+@converts(aten.grid_sampler_2d.default)
+def _grid_sampler_2d(c, n):
+    """Bilinear or nearest sampling of x [N, C, H, W] at grid [N, Ho, Wo, 2] (x, y), padding
+    zeros, border or reflection, as PyTorch's CPU kernel: the four (one) taps gathered at their
+    flat positions, taps outside the input weighing nothing; in the input's dtype, 16-bit too
+    (PyTorch computes the coordinates and weights in it, so float32 would pick other taps)."""
+    x, grid, mode, padding_mode, align_corners = n.args
+    xt, gt = val(x), val(grid)
+    if mode not in (0, 1):
+        raise Unsupported("grid_sampler_2d with bicubic interpolation")
+    if not xt.dtype.is_floating_point or 0 in xt.shape or 0 in gt.shape:
+        raise Unsupported(f"grid_sampler_2d of a {xt.dtype} {list(xt.shape)} input")
+    nb, ch, h, w = (int(s) for s in xt.shape)
+    ho, wo = int(gt.shape[1]), int(gt.shape[2])
+    dt = xt.dtype
+    g = c.tensor(grid, dt)
+    coord = lambda k, size: _grid_coordinate(  # noqa: E731
+        c, c.op("reshape", [c.op("slice", [g], {"axes": [3], "starts": [k], "ends": [k + 1]})],
+                {"shape": [nb, 1, ho, wo]}), size, padding_mode, align_corners, dt)
+    ix, iy = coord(0, w), coord(1, h)
+    base = c.op("add", [scaled(c, iota(c, nb, 4, 0), ch * h * w), scaled(c, iota(c, ch, 4, 1), h * w)])
+    xv = c.tensor(x)
+    f = lambda v: c.tensor(float(v), dt)  # noqa: E731
+    zero = f(0)
+
+    def tap(px, py):
+        """The input at integer-valued positions (px, py), zero outside."""
+        inside = c.op("logical_and", [
+            c.op("logical_and", [c.op("greater_equal", [px, zero]),
+                                 c.op("less_equal", [px, f(w - 1)])]),
+            c.op("logical_and", [c.op("greater_equal", [py, zero]),
+                                 c.op("less_equal", [py, f(h - 1)])])])
+        at = lambda p, hi: c.op("cast", [c.op("minimum", [c.op("maximum", [p, zero]), f(hi)])],  # noqa: E731
+                                {"dtype": "int64"})
+        flat = linear_index(c, [base, scaled(c, at(py, h - 1), w), at(px, w - 1)],
+                            [nb, ch, ho, wo])
+        v = flat_gather(c, xv, nb * ch * h * w, flat, [nb, ch, ho, wo], [nb, ch, ho, wo])
+        return c.op("where", [inside, v, zero])
+
+    if mode == 1:
+        out = tap(c.op("round", [ix]), c.op("round", [iy]))
+    else:
+        x0, y0 = c.op("floor", [ix]), c.op("floor", [iy])
+        x1, y1 = c.op("add", [x0, f(1)]), c.op("add", [y0, f(1)])
+        dx0, dx1 = c.op("sub", [ix, x0]), c.op("sub", [x1, ix])
+        dy0, dy1 = c.op("sub", [iy, y0]), c.op("sub", [y1, iy])
+        out = None
+        for px, py, wx, wy in ((x0, y0, dx1, dy1), (x1, y0, dx0, dy1), (x0, y1, dx1, dy0),
+                               (x1, y1, dx0, dy0)):
+            term = c.op("mul", [tap(px, py), c.op("mul", [wx, wy])])
+            out = term if out is None else c.op("add", [out, term])
+    return out
