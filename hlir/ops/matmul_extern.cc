@@ -59,6 +59,13 @@ Stmt MatmulCall(const std::vector<Expr>& operands, int64_t dtype, Expr batch, Ex
   return ir::ExternCall("cinn_like_cublas_matmul", args);
 }
 
+/// A reduction length known to be 0: the product is all zeros, which the generated compute
+/// writes (cuBLAS leaves C unwritten for k 0).
+bool NoTerms(const Expr& k) {
+  const int64_t* v = ir::AsConstInt(k);
+  return v != nullptr && *v == 0;
+}
+
 }  // namespace
 
 ComputeFn MatmulExternCompute(ComputeFn fallback) {
@@ -72,7 +79,8 @@ ComputeFn MatmulExternCompute(ComputeFn fallback) {
     const auto& shape = outs[0].shape;
     int64_t dtype = DTypeCode(outs[0].type);
     size_t ro = shape.size(), rx = x->shape.size();
-    if (dtype < 0 || ro < 2 || x->dtype != outs[0].type || y->dtype != outs[0].type) {
+    if (dtype < 0 || ro < 2 || x->dtype != outs[0].type || y->dtype != outs[0].type ||
+        NoTerms(*tx ? x->shape[rx - 2] : x->shape[rx - 1])) {
       return fallback(in, attrs, outs, name);
     }
     Expr m = ir::Cast::Make(ir::Int(64), shape[ro - 2]);
@@ -100,7 +108,7 @@ ComputeFn LinearExternCompute(ComputeFn fallback) {
     int64_t dtype = DTypeCode(outs[0].type);
     bool alike = true;
     for (const Tensor& t : in) alike &= t->dtype == outs[0].type;
-    if (dtype < 0 || !alike) return fallback(in, attrs, outs, name);
+    if (dtype < 0 || !alike || NoTerms(in[1]->shape[1])) return fallback(in, attrs, outs, name);
     // x [..., K] as [M, K]; w [N, K] read transposed; bias [N] on every row.
     Expr m = Product(shape, 0, shape.size() - 1);
     Expr n = ir::Cast::Make(ir::Int(64), in[1]->shape[0]);

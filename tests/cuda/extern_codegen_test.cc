@@ -103,6 +103,24 @@ TEST(ExternCodegen, MatmulPartlyBroadcastBatchFallsBackToGeneratedCompute) {
   EXPECT_TRUE((*e)[0]->extern_body);
 }
 
+// A product over k = 0 is zeros, which cuBLAS does not write: the generated compute makes it.
+TEST(ExternCodegen, MatmulAndLinearOverNoTermsAreGeneratedComputes) {
+  ir::Tensor x = ir::Placeholder("X", ir::Float(32), {5, 0});
+  ir::Tensor y = ir::Placeholder("Y", ir::Float(32), {0, 3});
+  auto mm = Op("matmul").extern_compute({x, y}, {}, {{ir::Float(32), {5, 3}}}, "M");
+  ASSERT_TRUE(mm.ok()) << mm.status();
+  EXPECT_FALSE((*mm)[0]->extern_body);
+  ir::Tensor w = ir::Placeholder("W", ir::Float(32), {3, 0});
+  auto lin = Op("linear").extern_compute({x, w}, {}, {{ir::Float(32), {5, 3}}}, "L");
+  ASSERT_TRUE(lin.ok()) << lin.status();
+  EXPECT_FALSE((*lin)[0]->extern_body);
+  ir::Tensor w1 = ir::Placeholder("W1", ir::Float(32), {3, 1});
+  ir::Tensor x1 = ir::Placeholder("X1", ir::Float(32), {5, 1});
+  auto one = Op("linear").extern_compute({x1, w1}, {}, {{ir::Float(32), {5, 3}}}, "L");
+  ASSERT_TRUE(one.ok()) << one.status();
+  EXPECT_TRUE((*one)[0]->extern_body);
+}
+
 TEST(ExternCodegenError, InlinedInputOfAnExternIsAnError) {
   ir::Tensor x = ir::Placeholder("X", ir::Float(32), {4, 8});
   ir::Tensor b = ir::Placeholder("B", ir::Float(32), {8, 2});
