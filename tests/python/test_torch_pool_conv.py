@@ -4,7 +4,7 @@ transposed convolutions (groups, dilation, output_padding, negative effective pa
 and average pooling with ceil_mode, dilation, divisor_override and unbatched inputs, 1-d and 3-d
 pooling and the pooling backward ops (the adaptive pools' included); training batch norm of
 16-bit floats and without affine parameters, eval batch norm's saved statistics; grid_sample
-(bilinear and nearest, every padding mode). Each listed aten op must have run in cinn_like; what the
+(bilinear and nearest, every padding mode); dist. Each listed aten op must have run in cinn_like; what the
 mapping cannot express falls back with its reason."""
 import unittest
 
@@ -180,6 +180,22 @@ class TorchPoolConvTest(unittest.TestCase):
                             ct.reset()
                             torch.testing.assert_close(compiled(fn)(x, g), fn(x, g))
                             self.assertEqual(ct.fallback_report(), [])
+
+    def test_dist_matches_eager(self):
+        # Every kind of p; the other operand broadcast; bfloat16 summed in float32.
+        for p in (2, 4, 1, 0, 0.5, float("inf"), float("-inf")):
+            for dt in (torch.float32, torch.bfloat16):
+                for shape in ((5, 5, 5), (5,), (5, 1, 5)):
+                    with self.subTest(p=p, dtype=dt, other=shape):
+                        a, b = r(5, 5, 5).to(dt), r(*shape).to(dt)
+                        if p == 0:  # some exact zeros in the difference
+                            a = torch.where(torch.rand(5, 5, 5) < 0.5, a, a.new_zeros(()))
+                            b = torch.where(torch.rand(*shape) < 0.5, b, b.new_zeros(()))
+                        fn = lambda a, b: torch.dist(a, b, p) * 1  # noqa: E731
+                        ct.reset()
+                        tol = {} if dt == torch.float32 else dict(rtol=1.6e-2, atol=1e-2)
+                        torch.testing.assert_close(compiled(fn)(a, b), fn(a, b), **tol)
+                        self.assertEqual(ct.fallback_report(), [])
 
     def test_what_the_mapping_cannot_express_falls_back_with_its_reason(self):
         cases = [

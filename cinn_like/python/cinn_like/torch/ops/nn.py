@@ -1,6 +1,7 @@
 """Converters of the network layers: layer, batch and group normalization, matmuls (mm, bmm,
 addmm, baddbmm, addbmm, addmv) and grid sampling (convolution and pooling are conv.py and
 pool.py)."""
+import math
 import operator
 
 import torch
@@ -293,3 +294,42 @@ def _grid_sampler_2d(c, n):
             term = c.op("mul", [tap(px, py), c.op("mul", [wx, wy])])
             out = term if out is None else c.op("add", [out, term])
     return out
+
+
+# ---- distances
+@converts(aten.dist.default)
+def _dist(c, n):
+    """The p-norm of a - b (broadcast; the difference rounded to the inputs' dtype, then summed
+    in float32 for 16-bit as PyTorch's norm): p = 0 counts nonzeros, +-inf the largest or
+    smallest magnitude."""
+    a, b = n.args[:2]
+    p = float(n.args[2] if len(n.args) > 2 else n.kwargs.get("p", 2))
+    out = val(n)
+    if not out.dtype.is_floating_point or not isinstance(b, torch.fx.Node):
+        raise Unsupported(f"dist of {out.dtype} or of a scalar")
+    shape = list(torch.broadcast_shapes(val(a).shape, val(b).shape))
+    if 0 in shape:
+        raise Unsupported(f"dist of empty tensors {shape}")
+    wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    full = lambda t: c.op("broadcast_to", [c.tensor(t, out.dtype)], {"shape": shape or [1]})  # noqa: E731
+    d = c.op("sub", [full(a), full(b)])
+    if wide != out.dtype:
+        d = c.op("cast", [d], {"dtype": dtype_name(wide)})
+    axes = {"axes": list(range(max(len(shape), 1))), "keepdim": False}
+    m = c.op("abs", [d])
+    if p == math.inf:
+        r = c.op("reduce_max", [m], axes)
+    elif p == -math.inf:
+        r = c.op("reduce_min", [m], axes)
+    elif p == 0:
+        nz = c.op("not_equal", [d, c.tensor(0.0, wide)])
+        r = c.op("reduce_sum", [c.op("cast", [nz], {"dtype": dtype_name(wide)})], axes)
+    elif p == 1:
+        r = c.op("reduce_sum", [m], axes)
+    elif p == 2:
+        r = c.op("sqrt", [c.op("reduce_sum", [c.op("mul", [d, d])], axes)])
+    else:
+        r = c.op("pow", [c.op("reduce_sum", [c.op("pow", [m, c.tensor(p, wide)])], axes),
+                         c.tensor(1.0 / p, wide)])
+    r = c.op("reshape", [r], {"shape": [1]})
+    return c.op("cast", [r], {"dtype": dtype_name(out.dtype)}) if wide != out.dtype else r
