@@ -125,7 +125,10 @@ class GroupLowering {
     // which no trait answers.
     const bool use_extern =
         target_.is_nvgpu() && FLAGS_cinn_like_extern_libs && (*def)->extern_compute;
-    const ComputeFn& compute = use_extern ? (*def)->extern_compute : (*def)->compute;
+    const bool use_gpu = target_.is_gpu() && (*def)->gpu_compute;
+    const ComputeFn& compute = use_extern ? (*def)->extern_compute
+                               : use_gpu  ? (*def)->gpu_compute
+                                          : (*def)->compute;
     if (!compute) {
       return absl::UnimplementedError(
           absl::StrCat("graph compiler: op ", node.op, " has no compute in lang yet"));

@@ -73,6 +73,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterIndexOps(registry);
   RegisterIndexAddOp(registry);
   RegisterAttentionOps(registry);
+  RegisterScanOps(registry);
 }
 
 void OpRegistry::Register(OpDef def) {

@@ -73,6 +73,10 @@ struct OpDef {
   /// extern_body); the graph compiler uses it instead of `compute` where the target has the
   /// library and FLAGS_cinn_like_extern_libs is on. May be null.
   ComputeFn extern_compute;
+  /// The op in lang for GPU targets (Target::is_gpu) where it must differ from `compute`: the
+  /// scans (hlir/ops/scan.h) bind a thread to each line they walk, where the CPU runs the lines
+  /// on its thread pool. May be null (then `compute` serves every target).
+  ComputeFn gpu_compute;
   /// Reductions over whole axes (reduce_*, argmax, argmin) and row ops that reduce inside
   /// (softmax, log_softmax, layer_norm, rms_norm): the axes. Null for the others, including
   /// windowed reductions (the pools), which join no fusion group holding another reduction.
@@ -118,5 +122,6 @@ void RegisterConvOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
 void RegisterIndexAddOp(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
+void RegisterScanOps(OpRegistry& registry);
 
 }  // namespace cinn_like::hlir

@@ -26,17 +26,22 @@
 namespace cinn_like::ir {
 namespace {
 
-/// Buffers a statement reads.
+/// Buffers a statement reads, except those it allocates itself (an extern statement's locals).
 std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
   struct Finder : IRVisitor {
-    std::set<const BufferNode*> found;
+    std::set<const BufferNode*> found, allocated;
     using IRVisitor::Visit;
     void VisitLoad(const Load* op) override {
       found.insert(op->buffer.get());
       IRVisitor::VisitLoad(op);
     }
+    void VisitAllocate(const Allocate* op) override {
+      allocated.insert(op->buffer.get());
+      IRVisitor::VisitAllocate(op);
+    }
   } f;
   f.Visit(s);
+  for (const BufferNode* b : f.allocated) f.found.erase(b);
   return f.found;
 }
 

@@ -92,7 +92,7 @@ inline Tolerance ToleranceFor(DType t) {
 }
 inline bool SumLike(const std::string& op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
-         op == "index_add" || op == "attention";
+         op == "index_add" || op == "attention" || op == "cumsum";
 }
 
 inline std::vector<DType> Floats() {
@@ -493,6 +493,41 @@ inline std::vector<OpCase> AllOpCases() {
         S({1, 2, 33, 32}), S({33})},
        {{"scale", 0.25}},
        {}});
+  // Scans along one axis: every dtype on a short line, then (float32) the first, a middle and
+  // a negative axis, size-1 dims, a line long enough for the CPU's thread pool, a symbolic
+  // scanned axis; cummax/cummin on small integers (ties: the last index) and with NaNs,
+  // logcumsumexp with infinities and NaNs.
+  struct Scan {
+    const char* op;
+    std::vector<DType> dtypes;
+    Domain domain;
+  };
+  const std::vector<Scan> scans = {{"cumsum", Numerics(), Domain::kUniform},
+                                   {"cumprod", Numerics(), Domain::kNearOne},
+                                   {"cummax", AllDTypes(), Domain::kSmallInt},
+                                   {"cummin", AllDTypes(), Domain::kSmallInt},
+                                   {"logcumsumexp", Floats(), Domain::kUniform}};
+  for (const Scan& sc : scans) {
+    for (DType t : sc.dtypes) {
+      add({sc.op, {t}, {S({5, 9})}, {{"axis", int64_t{1}}}, {sc.domain}});
+      if (t != DType::kFloat32) continue;
+      add({sc.op, {t}, {S({4, 3, 6})}, {{"axis", int64_t{0}}}, {sc.domain}});
+      add({sc.op, {t}, {S({4, 3, 6})}, {{"axis", int64_t{-2}}}, {sc.domain}});
+      add({sc.op, {t}, {S({3, 1, 7, 1})}, {{"axis", int64_t{2}}}, {sc.domain}});
+      add({sc.op, {t}, {S({33, 200})}, {{"axis", int64_t{-1}}}, {sc.domain}});
+      add({sc.op, {t}, {Shape{Sym("n"), Dim::Known(4)}}, {{"axis", int64_t{0}}}, {sc.domain}});
+    }
+  }
+  for (const char* op : {"cummax", "cummin"}) {
+    add({op, {DType::kFloat32}, {S({6, 11})}, {{"axis", int64_t{1}}}, {Domain::kWithNaN}});
+    add({op, {DType::kFloat16}, {S({6, 11})}, {{"axis", int64_t{0}}}, {Domain::kSpecial}});
+  }
+  add({"logcumsumexp",
+       {DType::kFloat32},
+       {S({6, 11})},
+       {{"axis", int64_t{1}}},
+       {Domain::kSpecial}});
+  add({"logcumsumexp", {DType::kFloat64}, {S({4, 9})}, {{"axis", int64_t{0}}}, {Domain::kWide}});
   // Elementwise math added for PyTorch's OpInfo ops (issue 12).
   struct NewUnary {
     const char* op;
