@@ -1,12 +1,12 @@
 """Converters of the reductions: sum, mean, prod, amax/amin, max/min (with indices), any,
-argmax/argmin, var/std/var_mean, softmax and log_softmax (half_to_float too), and cumsum.
+argmax/argmin, var/std/var_mean, softmax and log_softmax (half_to_float too); the cumulative
+ops are scans (ops/scan.py).
 
 A rank-0 tensor is shape [1] in a Program: reducing it (over dim 0, -1 or everything) reduces
 that one axis, so rank-0 inputs need no special case beyond the axes."""
 import torch
 
 from ..registry import CONVERTERS, Unsupported, converts, pshape, val
-from .common import iota
 
 aten = torch.ops.aten
 
@@ -147,26 +147,3 @@ def _softmax(c, n):
     x, dim = n.args[0], n.args[1]
     name = "softmax" if n.target == aten._softmax.default else "log_softmax"
     return c.op(name, [c.tensor(x, val(n).dtype)], {"axis": dim % max(val(x).dim(), 1)})
-
-
-@converts(aten.cumsum.default)
-def _cumsum(c, n):
-    """out[.., i, ..] = sum over k <= i of x[.., k, ..]: x with a second copy of dim (k) after
-    it, masked by k <= i, summed over k (work size^2 per line: meant for mask and position
-    lengths, not for long scans)."""
-    x, dim = n.args[0], n.args[1]
-    out = val(n)
-    shape = pshape(val(x))
-    rank = len(shape)
-    dim %= rank
-    size = shape[dim]
-    xs = c.tensor(x, out.dtype)
-    if size == 1:
-        return c.op("reshape", [xs], {"shape": pshape(out)})
-    spread = shape[:dim] + [1, size] + shape[dim + 1:]
-    xb = c.op("reshape", [xs], {"shape": spread})
-    i = iota(c, size, rank + 1, dim)
-    k = iota(c, size, rank + 1, dim + 1)
-    zero = c.tensor(0, out.dtype)
-    masked = c.op("where", [c.op("less_equal", [k, i]), xb, zero])
-    return c.op("reduce_sum", [masked], {"axes": [dim + 1], "keepdim": False})
