@@ -601,6 +601,68 @@ inline std::vector<OpCase> AllOpCases() {
       }
     }
   }
+  // Special functions of issue 12's second part: every float dtype on its usual domain, then
+  // (float64 and float32) wide arguments for the far branches and asymptotic series, and
+  // infinities, NaNs and signed zeros.
+  const std::vector<NewUnary> special_unary = {
+      {"polygamma", Floats(), Domain::kUniform, {{"n", int64_t{1}}}},
+      {"polygamma", Floats(), Domain::kUniform, {{"n", int64_t{2}}}},
+      {"polygamma", Floats(), Domain::kHalves, {{"n", int64_t{3}}}},
+      {"polygamma", Floats(), Domain::kWide, {{"n", int64_t{4}}}},
+      {"i1", Floats(), Domain::kUniform, {}},
+      {"i1e", Floats(), Domain::kUniform, {}},
+      {"bessel_k0", Floats(), Domain::kPositive, {}},
+      {"bessel_k1", Floats(), Domain::kPositive, {}},
+      {"bessel_k0e", Floats(), Domain::kPositive, {}},
+      {"bessel_k1e", Floats(), Domain::kPositive, {}},
+      {"bessel_j0", Floats(), Domain::kUniform, {}},
+      {"bessel_j1", Floats(), Domain::kUniform, {}},
+      {"bessel_y0", Floats(), Domain::kPositive, {}},
+      {"bessel_y1", Floats(), Domain::kPositive, {}},
+      {"spherical_bessel_j0", Floats(), Domain::kUniform, {}},
+      {"ndtri", Floats(), Domain::kUnit, {}},
+      {"ndtri", Floats(), Domain::kNearOne, {}},
+      {"frexp_mantissa", Floats(), Domain::kUniform, {}},
+      {"frexp_exponent", Floats(), Domain::kUniform, {}},
+  };
+  for (const NewUnary& u : special_unary) {
+    for (DType t : u.dtypes) add({u.op, {t}, {S({5, 7})}, u.attrs, {u.domain}});
+  }
+  add({"polygamma", {DType::kFloat32}, {sym_shape}, {{"n", int64_t{1}}}, {Domain::kUniform}});
+  for (const char* op :
+       {"i1", "i1e", "bessel_k0", "bessel_k1", "bessel_k0e", "bessel_k1e", "bessel_j0", "bessel_j1",
+        "bessel_y0", "bessel_y1", "spherical_bessel_j0", "frexp_mantissa", "frexp_exponent"}) {
+    for (DType t : {DType::kFloat64, DType::kFloat32}) {
+      add({op, {t}, {S({6, 11})}, {}, {Domain::kWide}});
+      add({op, {t}, {S({6, 11})}, {}, {Domain::kSpecial}});
+    }
+  }
+  for (int64_t n : {1, 2, 5}) {
+    add({"polygamma", {DType::kFloat64}, {S({6, 11})}, {{"n", n}}, {Domain::kSpecial}});
+  }
+  add({"ndtri", {DType::kFloat64}, {S({6, 11})}, {}, {Domain::kSpecial}});
+  const std::vector<NewBinary> special_binary = {
+      {"zeta", Floats(), Domain::kNearOne, Domain::kPositive},
+      {"zeta", Floats(), Domain::kWide, Domain::kWide},
+      {"igamma", Floats(), Domain::kPositive, Domain::kPositive},
+      {"igammac", Floats(), Domain::kPositive, Domain::kPositive},
+      {"nextafter", Floats(), Domain::kSpecial, Domain::kSpecial},
+      {"nextafter", Floats(), Domain::kSmallInt, Domain::kSmallInt},
+  };
+  for (const NewBinary& b : special_binary) {
+    for (DType t : b.dtypes) add({b.op, {t, t}, {S({3, 1, 5}), S({4, 5})}, {}, {b.a, b.b}});
+  }
+  for (const char* op : {"igamma", "igammac", "zeta"}) {
+    for (DType t : {DType::kFloat64, DType::kFloat32}) {
+      add({op, {t, t}, {S({6, 11}), S({6, 11})}, {}, {Domain::kWide, Domain::kWide}});
+      add({op, {t, t}, {S({6, 11}), S({6, 11})}, {}, {Domain::kSpecial, Domain::kSpecial}});
+    }
+  }
+  add({"nextafter",
+       {DType::kFloat32, DType::kFloat32},
+       {sym_shape, S({1, 3})},
+       {},
+       {Domain::kUniform, Domain::kUniform}});
   return cases;
 }
 

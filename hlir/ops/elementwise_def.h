@@ -52,8 +52,9 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
                     bool same_dtype, double (*reference)(double, double),
                     ir::Expr (*lang)(const ir::Expr&, const ir::Expr&));
 
-/// The special functions without one math call (digamma, erfinv, erfcx, i0, i0e;
-/// hlir/ops/special_functions.cc), registered by RegisterElementwiseOps.
+/// The special functions without one math call (digamma, polygamma, erfinv, erfcx, zeta, the
+/// Bessel functions, igamma, ndtri, frexp, nextafter...; hlir/ops/special_functions.cc),
+/// registered by RegisterElementwiseOps.
 void RegisterSpecialFunctionOps(OpRegistry& r);
 
 /// `d` with dtype `t`.

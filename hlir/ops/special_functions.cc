@@ -1,11 +1,22 @@
-/// \file Special functions that no backend has as one math call (digamma, erfinv, erfcx, i0,
-/// i0e): each is written in lang from series and approximations, and computed in float64
-/// whatever the operand's float type (the compute rounds the result once to the output type),
-/// so float32, float16 and bfloat16 get their correctly rounded value up to float64's error.
-/// The reference on doubles takes an independent route where one exists (C++17's
-/// cyl_bessel_i, bisection on erf, the continued fraction of erfc).
+/// \file Special functions that no backend has as one math call (digamma, polygamma, erfinv,
+/// erfcx, the Bessel functions i0, i0e, i1, i1e, K0, K1 and their scaled forms, J0, J1, Y0, Y1,
+/// spherical j0, Hurwitz zeta, the regularized incomplete gammas, ndtri) and the bit-level
+/// frexp and nextafter: each is written in lang from series, quadratures and approximations,
+/// and computed in float64 whatever the operand's float type (the compute rounds the result
+/// once to the output type), so float32, float16 and bfloat16 get their correctly rounded value
+/// up to float64's error. Expressions are trees (a shared subexpression is computed at each
+/// use), so recurrences are written so that each step uses the previous one once.
+/// The reference on doubles takes an independent route where one exists (C++17's cyl_bessel_*,
+/// cyl_neumann, sph_bessel and riemann_zeta, bisection on erf and on Phi, the continued fraction
+/// of erfc, long direct sums, frexp and nextafter from <cmath>).
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "hlir/ops/compute_util.h"
 #include "hlir/ops/elementwise_def.h"
@@ -168,6 +179,547 @@ double BesselI0e(double x) {
   return std::isnan(x) ? x : std::exp(-std::fabs(x)) * BesselI0(x);
 }
 
+// --- shared helpers --------------------------------------------------------------------
+
+/// sum_k c[k] z^k by Horner's rule. Expressions are trees (a subexpression used twice is
+/// computed twice), so every series below is written with constant coefficients or from its
+/// last term inwards: each step uses the previous one once, and the tree grows linearly.
+Expr Horner(const Expr& z, const std::vector<double>& c) {
+  Expr p = D(c.back());
+  for (int k = static_cast<int>(c.size()) - 2; k >= 0; --k) p = p * z + D(c[k]);
+  return p;
+}
+
+double Factorial(int n) { return std::tgamma(n + 1.0); }
+
+/// The coefficients c[k] = (-1)^k a_k(nu) (alternate) or a_k(nu) of the Hankel expansions in
+/// 1/x, a_k(nu) = prod_{j=1..k} (4 nu^2 - (2j-1)^2) / (k! 8^k).
+std::vector<double> HankelCoefficients(int nu, int terms, bool alternate) {
+  std::vector<double> c{1};
+  double a = 1;
+  for (int k = 1; k < terms; ++k) {
+    a *= (4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k);
+    c.push_back(alternate && k % 2 ? -a : a);
+  }
+  return c;
+}
+
+// --- Hurwitz zeta, polygamma -----------------------------------------------------------
+
+constexpr int kZetaDirect = 10;  // terms summed directly before the Euler-Maclaurin tail
+
+/// B_2j / (2j)! for j = 1..12, from the Bernoulli numbers.
+const std::vector<double>& EulerMaclaurinCoefficients() {
+  static const std::vector<double> c = [] {
+    const double b[] = {1.0 / 6,       -1.0 / 30,       1.0 / 42,         -1.0 / 30,
+                        5.0 / 66,      -691.0 / 2730,   7.0 / 6,          -3617.0 / 510,
+                        43867.0 / 798, -174611.0 / 330, 854513.0 / 138.0, -236364091.0 / 2730};
+    std::vector<double> v;
+    for (int j = 1; j <= 12; ++j) v.push_back(b[j - 1] / Factorial(2 * j));
+    return v;
+  }();
+  return c;
+}
+
+/// zeta(x, q) = sum_{k>=0} (q + k)^-x for q > 0 (x > 1), as Cephes structures it: the first
+/// 10 terms directly, then Euler-Maclaurin from w = q + 10: w^(1-x)/(x-1) + w^-x/2 +
+/// sum_j B_2j/(2j)! (x)_{2j-1} w^(-x-2j+1), 12 corrections. Where the direct terms have
+/// converged (w^-x below 1e-18 of the sum) the tail is left out: for x much larger than w its
+/// corrections grow without bound.
+Expr ZetaPositive(const Expr& x, const Expr& q) {
+  Expr s = ir::Pow(q, -x);
+  for (int k = 1; k < kZetaDirect; ++k) s = s + ir::Pow(q + D(k), -x);
+  Expr w = q + D(kZetaDirect);
+  const std::vector<double>& c = EulerMaclaurinCoefficients();
+  Expr inner = D(c[11]);
+  for (int j = 11; j >= 1; --j) {
+    inner = D(c[j - 1]) + (x + D(2 * j - 1)) * (x + D(2 * j)) / (w * w) * inner;
+  }
+  Expr wx = ir::Pow(w, -x);
+  Expr tail = wx * (w / (x - D(1)) + D(0.5) + x / w * inner);
+  return Select::Make(wx <= D(1e-18) * s, s, s + tail);
+}
+
+constexpr int kZetaNegativeShift = 32;
+
+/// Hurwitz zeta as PyTorch's (Cephes') zeta(x, q): +inf at x = 1, NaN below; for q <= 0, +inf
+/// at the integers and NaN unless x is an integer, where the sum runs from q as it is: here
+/// the first 32 terms directly, then from q + 32 (so q > -32; NaN from -32 down, where the
+/// reference agrees by definition).
+Expr Zeta(const Expr& xin, const Expr& qin) {
+  Expr x = F64(xin), q = F64(qin);
+  Expr shifted = ZetaPositive(x, q + D(kZetaNegativeShift));
+  for (int k = 0; k < kZetaNegativeShift; ++k) shifted = shifted + ir::Pow(q + D(k), -x);
+  Expr r = Select::Make(q > D(0), ZetaPositive(x, q),
+                        Select::Make(q > D(-kZetaNegativeShift), shifted, D(kNan)));
+  Expr q_pole = q <= D(0) && q == M(MathOp::kFloor, q);
+  Expr no_power = q <= D(0) && x != M(MathOp::kFloor, x);
+  r = Select::Make(q_pole, D(kInf), Select::Make(no_power, D(kNan), r));
+  return Select::Make(x == D(1), D(kInf), Select::Make(x < D(1), D(kNan), r));
+}
+/// Reference: the first 1000 + ceil(-q) terms directly, then the integral, half a term and
+/// two Euler-Maclaurin corrections (riemann_zeta where q = 1), for any q.
+double ZetaSum(double x, double q) {
+  if (x == 1) return kInf;
+  if (x < 1) return kNan;
+  if (q <= 0) {
+    if (q == std::floor(q)) return kInf;
+    if (x != std::floor(x)) return kNan;
+  }
+  if (std::isnan(x) || std::isnan(q)) return kNan;
+  if (q == kInf) return 0;
+  if (q == 1 && std::isfinite(x)) return std::riemann_zeta(x);
+  const int n = 1000 + static_cast<int>(std::ceil(std::max(0.0, -q)));
+  double s = 0;
+  for (int k = n - 1; k >= 0; --k) s += std::pow(q + k, -x);
+  if (std::isinf(x)) return s;  // the tail is 0
+  const double w = q + n;
+  return s + std::pow(w, 1 - x) / (x - 1) + 0.5 * std::pow(w, -x) + x / 12 * std::pow(w, -x - 1) -
+         x * (x + 1) * (x + 2) / 720 * std::pow(w, -x - 3);
+}
+
+/// The op's reference: ZetaSum where the compute sums (q > -32).
+double Zeta(double x, double q) {
+  const bool summed = q <= -kZetaNegativeShift && x > 1 && x == std::floor(x) && q != std::floor(q);
+  return summed ? kNan : ZetaSum(x, q);
+}
+
+/// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (n = 0 is digamma): zeta for
+/// x >= 1/2; below, the reflection psi_n(x) = (-1)^n psi_n(1 - x) - pi d^n/dx^n cot(pi x),
+/// the derivative being pi^n P_n(cot(pi x)) with P_0(c) = c, P_{k+1} = -(1 + c^2) P_k'(c)
+/// (coefficients made here from n). The edges are PyTorch's: from n = 2 (its zeta) the poles
+/// at 0 and the negative integers are (-1)^(n+1) inf and +inf gives NaN; n = 1 (its trigamma)
+/// reflects with pi^2 / sin^2(pi x), so that a negative integer gives the huge finite value of
+/// sin's rounding as PyTorch's float64 does (6.6e32 at -1), and -inf gives NaN.
+Expr Polygamma(int n, const Expr& in) {
+  if (n == 0) return Digamma(in);
+  Expr x = F64(in);
+  const double sign = n % 2 ? 1 : -1;  // (-1)^(n+1)
+  Expr neg = x < D(0.5);
+  Expr y = Select::Make(neg, D(1) - x, x);
+  Expr psi = D(sign * Factorial(n)) * ZetaPositive(D(n + 1), y);
+  if (n == 1) {
+    Expr s = M(MathOp::kSin, D(M_PI) * x);
+    return Select::Make(neg, D(M_PI * M_PI) / (s * s) - psi, psi);
+  }
+  std::vector<double> p{0, 1};  // P_k's coefficients, constant term first
+  for (int k = 0; k < n; ++k) {
+    std::vector<double> next(p.size() + 1, 0.0);
+    for (size_t i = 1; i < p.size(); ++i) {
+      next[i - 1] -= i * p[i];
+      next[i + 1] -= i * p[i];
+    }
+    p = next;
+  }
+  Expr cot = D(1) / M(MathOp::kTan, D(M_PI) * (x - M(MathOp::kTrunc, x)));
+  Expr reflected = D(-sign) * psi - D(std::pow(M_PI, n + 1)) * Horner(cot, p);
+  Expr pole = x <= D(0) && x == M(MathOp::kTrunc, x);
+  Expr r = Select::Make(pole, D(sign * kInf), Select::Make(neg, reflected, psi));
+  return Select::Make(x == D(kInf), D(kNan), r);
+}
+/// Reference: (-1)^(n+1) n! times the direct sum from x (ZetaSum), with the edges above.
+double Polygamma(int n, double x) {
+  if (n == 0) return Digamma(x);
+  if (n == 1 && x <= 0 && x == std::floor(x)) {
+    const double s = std::sin(M_PI * x);
+    return M_PI * M_PI / (s * s) - Polygamma(1, 1 - x);
+  }
+  if (n > 1 && x == kInf) return kNan;
+  return (n % 2 ? 1 : -1) * Factorial(n) * ZetaSum(n + 1.0, x);
+}
+
+// --- I1, K0, K1 ------------------------------------------------------------------------
+
+/// sum_k ((x/2)^2)^k / (k! (k + nu)!) up to k = 50: I_nu's power series without its (x/2)^nu.
+std::vector<double> BesselISeries(int nu, int terms) {
+  std::vector<double> c;
+  for (int k = 0; k < terms; ++k) c.push_back(1 / (Factorial(k) * Factorial(k + nu)));
+  return c;
+}
+
+/// I1 (odd) and exp(-|x|) I1(x), scaled when `scaled`, as BesselI0: the power series up to
+/// |x| = 30, the asymptotic series beyond (18 terms); I1(+-inf) = +-inf.
+Expr BesselI1(const Expr& in, bool scaled) {
+  Expr x = F64(in);
+  Expr ax = M(MathOp::kAbs, x);
+  Expr series = ax / D(2) * Horner(ax * ax / D(4), BesselISeries(1, 50));
+  if (scaled) series = series * ir::Exp(-ax);
+  Expr s = Horner(D(1) / ax, HankelCoefficients(1, 18, true));
+  Expr pre = D(1) / M(MathOp::kSqrt, D(2 * M_PI) * ax);
+  Expr half = ir::Exp(ax / D(2));
+  Expr asymptotic = scaled ? s * pre : Select::Make(ax == D(kInf), ax, s * pre * half * half);
+  Expr r = Select::Make(ax <= D(30), series, asymptotic);
+  return Select::Make(x < D(0), r * D(-1), r);  // (a product keeps -0 at -inf)
+}
+double BesselI1(double x) {
+  if (std::isinf(x)) return x;
+  return std::isnan(x) ? x : (x < 0 ? -1 : 1) * std::cyl_bessel_i(1.0, std::fabs(x));
+}
+double BesselI1e(double x) {
+  if (std::isinf(x)) return std::copysign(0.0, x);
+  return std::isnan(x) ? x : std::exp(-std::fabs(x)) * BesselI1(x);
+}
+
+constexpr double kEulerGamma = 0.57721566490153286061;
+
+/// K_nu (nu = 0, 1) and exp(x) K_nu(x) (`scaled`) for x > 0 (+inf at 0, NaN below):
+/// - x <= 2: the series K0 = -ln(x/2) I0(x) + sum psi(k+1) q^k / k!^2 and
+///   K1 = 1/x + ln(x/2) I1(x) - x/4 sum (psi(k+1) + psi(k+2)) q^k / (k! (k+1)!), q = x^2/4;
+/// - 2 < x <= 20: exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt by the
+///   trapezoidal rule (step 1/8 to t = 31/8), exact to double for analytic integrands that
+///   decay this fast;
+/// - x > 20: the asymptotic series sqrt(pi/(2x)) sum a_k(nu) / x^k (30 terms).
+Expr BesselK(const Expr& in, int nu, bool scaled) {
+  Expr x = F64(in);
+  Expr q = x * x / D(4);
+  Expr log_half = ir::Log(x / D(2));
+  std::vector<double> psi_sum;  // psi(k+1) (nu = 0) or psi(k+1) + psi(k+2), over the factorials
+  double h = 0;
+  for (int k = 0; k < 20; ++k) {
+    if (k > 0) h += 1.0 / k;
+    double psi = h - kEulerGamma;
+    double v = nu == 0 ? psi : psi + h + 1.0 / (k + 1) - kEulerGamma;
+    psi_sum.push_back(v / (Factorial(k) * Factorial(k + nu)));
+  }
+  Expr series = nu == 0 ? D(0) - log_half * Horner(q, BesselISeries(0, 20)) + Horner(q, psi_sum)
+                        : D(1) / x + log_half * (x / D(2)) * Horner(q, BesselISeries(1, 20)) -
+                              x / D(4) * Horner(q, psi_sum);
+  const double step = 0.125;
+  Expr trapezoid = D(0.5 * step);
+  for (int j = 1; j < 32; ++j) {
+    double t = j * step;
+    trapezoid = trapezoid + D(step * std::cosh(nu * t)) * ir::Exp(D(1 - std::cosh(t)) * x);
+  }
+  Expr asymptotic =
+      M(MathOp::kSqrt, D(M_PI / 2) / x) * Horner(D(1) / x, HankelCoefficients(nu, 30, false));
+  Expr far = Select::Make(x <= D(20), trapezoid, asymptotic);
+  Expr r = scaled ? Select::Make(x <= D(2), series * ir::Exp(x), far)
+                  : Select::Make(x <= D(2), series, far * ir::Exp(-x));
+  return Select::Make(x == D(0), D(kInf), Select::Make(x < D(0), D(kNan), r));
+}
+double BesselK(double x, int nu, bool scaled) {
+  if (std::isnan(x) || x < 0) return kNan;
+  if (x == 0) return kInf;
+  if (std::isinf(x)) return 0;
+  double k = std::cyl_bessel_k(static_cast<double>(nu), x);
+  return scaled ? std::exp(x) * k : k;
+}
+
+// --- J0, J1, Y0, Y1 --------------------------------------------------------------------
+
+constexpr int kBesselJPanels = 64;  // trapezoidal panels on [0, pi]
+
+/// sum_k c_k J_{m_k}(x) for x up to 25, from J_m(x) = (1/pi) int_0^pi cos(m t - x sin t) dt
+/// by the trapezoidal rule with 64 panels (for periodic integrands it errs by J_{m +- 128}(x),
+/// below 1e-19 for m <= 61): cos(m t - x sin t) splits into cos(m t) cos(x sin t) +
+/// sin(m t) sin(x sin t), so the sum is fixed weights on cos(x s_j) and sin(x s_j), s_j =
+/// sin(j pi / 64), the nodes j and 64 - j sharing theirs.
+Expr BesselJCombination(const Expr& x, const std::vector<std::pair<int, double>>& terms) {
+  const int n = kBesselJPanels;
+  std::vector<double> a(n / 2 + 1, 0.0), b(n / 2 + 1, 0.0);
+  for (int j = 0; j <= n; ++j) {
+    const double t = j * M_PI / n, w = (j == 0 || j == n ? 0.5 : 1.0) / n;
+    const int node = std::min(j, n - j);
+    for (const auto& [m, c] : terms) {
+      a[node] += w * c * std::cos(m * t);
+      b[node] += w * c * std::sin(m * t);
+    }
+  }
+  Expr sum = D(a[0]);
+  for (int j = 1; j <= n / 2; ++j) {
+    Expr arg = x * D(std::sin(j * M_PI / n));
+    sum = sum + D(a[j]) * M(MathOp::kCos, arg) + D(b[j]) * M(MathOp::kSin, arg);
+  }
+  return sum;
+}
+
+/// The Hankel expansion for x > 25: J_nu = sqrt(2/(pi x)) (P cos chi - Q sin chi), Y_nu =
+/// sqrt(2/(pi x)) (P sin chi + Q cos chi), chi = x - (nu/2 + 1/4) pi, P and Q the even and odd
+/// terms of sum (-1)^k a_k(nu) / x^k (40 terms); cos chi and sin chi from cos x and sin x, so
+/// that no multiple of pi is subtracted from a large x in floating point.
+Expr BesselHankel(const Expr& x, int nu, bool y) {
+  std::vector<double> a = HankelCoefficients(nu, 40, false), p, qc;
+  for (size_t k = 0; k < a.size(); ++k) {
+    double v = (k / 2) % 2 ? -a[k] : a[k];  // (-1)^floor(k/2): P's and Q's alternation
+    (k % 2 ? qc : p).push_back(v);
+  }
+  Expr z2 = D(1) / (x * x);
+  Expr pp = Horner(z2, p), qq = Horner(z2, qc) / x;
+  Expr c = M(MathOp::kCos, x), s = M(MathOp::kSin, x);
+  // nu = 0: chi = x - pi/4; nu = 1: chi = x - 3 pi/4.
+  Expr cos_chi = nu == 0 ? (c + s) * D(M_SQRT1_2) : (s - c) * D(M_SQRT1_2);
+  Expr sin_chi = nu == 0 ? (s - c) * D(M_SQRT1_2) : (D(0) - s - c) * D(M_SQRT1_2);
+  Expr f = M(MathOp::kSqrt, D(2 / M_PI) / x);
+  return y ? f * (pp * sin_chi + qq * cos_chi) : f * (pp * cos_chi - qq * sin_chi);
+}
+
+/// J0 (even) and J1 (odd): the trapezoidal integral up to |x| = 25 (J1's power series below
+/// |x| = 1, where the integral's absolute error would be a large relative one), Hankel beyond.
+Expr BesselJ(const Expr& in, int nu) {
+  Expr x = F64(in);
+  Expr ax = M(MathOp::kAbs, x);
+  Expr near = BesselJCombination(ax, {{nu, 1.0}});
+  if (nu == 1) {
+    std::vector<double> c;
+    for (int k = 0; k < 12; ++k) c.push_back((k % 2 ? -1 : 1) / (Factorial(k) * Factorial(k + 1)));
+    near = Select::Make(ax < D(1), ax / D(2) * Horner(ax * ax / D(4), c), near);
+  }
+  Expr r = Select::Make(ax <= D(25), near, BesselHankel(ax, nu, false));
+  if (nu == 0) return r;
+  // x's sign, -0 included (a product keeps the sign of zero, 0 - r would not).
+  return Select::Make(ir::MathCall(MathOp::kCopysign, {D(1), x}) < D(0), r * D(-1), r);
+}
+/// Y0 and Y1 for x > 0 (-inf at 0, NaN below): Neumann's series on the J integral up to 25,
+/// Y0 = 2/pi ((ln(x/2) + gamma) J0 - 2 sum_k (-1)^k J_2k / k) and its derivative
+/// Y1 = 2/pi (-J0/x + (ln(x/2) + gamma) J1 + sum_k (-1)^k (J_{2k-1} - J_{2k+1}) / k), k to 30;
+/// Hankel beyond.
+Expr BesselY(const Expr& in, int nu) {
+  Expr x = F64(in);
+  std::vector<std::pair<int, double>> neumann;
+  for (int k = 1; k <= 30; ++k) {
+    double c = (k % 2 ? -1.0 : 1.0) / k;
+    if (nu == 0) {
+      neumann.push_back({2 * k, -2 * c});
+    } else {
+      neumann.push_back({2 * k - 1, c});
+      neumann.push_back({2 * k + 1, -c});
+    }
+  }
+  Expr log_term = ir::Log(x / D(2)) + D(kEulerGamma);
+  Expr near = log_term * BesselJCombination(x, {{nu, 1.0}}) + BesselJCombination(x, neumann);
+  if (nu == 1) near = near - BesselJCombination(x, {{0, 1.0}}) / x;
+  near = D(2 / M_PI) * near;
+  Expr r = Select::Make(x <= D(25), near, BesselHankel(x, nu, true));
+  return Select::Make(x == D(0), D(-kInf), Select::Make(x < D(0), D(kNan), r));
+}
+double BesselJ(double x, int nu) {
+  if (std::isnan(x) || std::isinf(x)) return kNan;
+  double j = std::cyl_bessel_j(static_cast<double>(nu), std::fabs(x));
+  return nu == 1 && std::signbit(x) ? -j : j;
+}
+double BesselY(double x, int nu) {
+  if (std::isnan(x) || x < 0 || std::isinf(x)) return kNan;
+  if (x == 0) return -kInf;
+  return std::cyl_neumann(static_cast<double>(nu), x);
+}
+
+/// sin(x) / x, 1 at 0 and 0 at +-inf.
+Expr SphericalBesselJ0(const Expr& in) {
+  Expr x = F64(in);
+  Expr r = Select::Make(x == D(0), D(1), M(MathOp::kSin, x) / x);
+  return Select::Make(M(MathOp::kAbs, x) == D(kInf), D(0), r);
+}
+double SphericalBesselJ0(double x) {
+  if (std::isinf(x)) return 0;
+  return std::isnan(x) ? x : std::sph_bessel(0, std::fabs(x));
+}
+
+// --- igamma, igammac -------------------------------------------------------------------
+
+constexpr int kIgammaTerms = 200;
+
+/// The regularized incomplete gammas P(a, x) (igamma) and Q(a, x) = 1 - P (igammac), with
+/// PyTorch's edges (NaN for a < 0 or x < 0, and at a = x = 0 and a = x = inf; P = 1 at a = 0
+/// or x = inf, 0 at x = 0 or a = inf). Where x < a + 1 the series
+/// P = x^a e^-x / Gamma(a+1) (1 + x/(a+1) (1 + x/(a+2) (1 + ...))), 200 terms, else the
+/// continued fraction Q = x^a e^-x / Gamma(a) / (x+1-a - 1(1-a)/(x+3-a - 2(2-a)/(x+5-a - ...))),
+/// 200 levels evaluated from the bottom; the other one is 1 minus it. Accurate for a up to about
+/// 500 (PyTorch switches to an asymptotic expansion for large a).
+Expr IncompleteGamma(const Expr& ain, const Expr& xin, bool upper) {
+  Expr a = F64(ain), x = F64(xin);
+  Expr series = D(1);
+  for (int k = kIgammaTerms; k >= 1; --k) series = D(1) + x / (a + D(k)) * series;
+  Expr p = ir::Exp(a * ir::Log(x) - x - M(MathOp::kLgamma, a + D(1))) * series;
+  Expr cf = x + D(2 * kIgammaTerms + 1) - a;
+  for (int i = kIgammaTerms; i >= 1; --i) cf = x + D(2 * i - 1) - a - D(i) * (D(i) - a) / cf;
+  Expr q = ir::Exp(a * ir::Log(x) - x - M(MathOp::kLgamma, a)) / cf;
+  Expr use_series = x < a + D(1);
+  Expr r = upper ? Select::Make(use_series, D(1) - p, q) : Select::Make(use_series, p, D(1) - q);
+  const double one = upper ? 0 : 1, zero = upper ? 1 : 0;  // P's 1 and 0 as this side has them
+  // PyTorch's cascade of edge cases, the first that applies deciding.
+  Expr x_inf = x == D(kInf);
+  r = Select::Make(x_inf, D(one), r);
+  r = Select::Make(a == D(kInf), Select::Make(x_inf, D(kNan), D(zero)), r);
+  r = Select::Make(x == D(0), D(zero), r);
+  r = Select::Make(a == D(0), Select::Make(x > D(0), D(one), D(kNan)), r);
+  return Select::Make(a < D(0) || x < D(0), D(kNan), r);
+}
+/// Reference: the series alone in long double, summed until it converges, for every x.
+double IncompleteGamma(double a, double x, bool upper) {
+  if (a < 0 || x < 0) return kNan;
+  double p;
+  if (a == 0) {
+    p = x > 0 ? 1 : kNan;
+  } else if (x == 0) {
+    p = 0;
+  } else if (std::isinf(a)) {
+    p = std::isinf(x) ? kNan : 0;
+  } else if (std::isinf(x)) {
+    p = 1;
+  } else if (std::isnan(a) || std::isnan(x)) {
+    p = kNan;
+  } else {
+    long double term = 1, sum = 1;
+    for (int k = 1; k < 1000000 && term > sum * 1e-22L; ++k) {
+      term *= x / (a + k);
+      sum += term;
+    }
+    p = static_cast<double>(
+        std::exp(static_cast<long double>(a) * std::log(static_cast<long double>(x)) - x -
+                 std::lgamma(static_cast<long double>(a) + 1)) *
+        sum);
+  }
+  return upper ? 1 - p : p;
+}
+double Igamma(double a, double x) { return IncompleteGamma(a, x, false); }
+double Igammac(double a, double x) { return IncompleteGamma(a, x, true); }
+
+// --- ndtri -----------------------------------------------------------------------------
+
+/// The standard normal quantile: for q = min(p, 1 - p), a first guess (the cubic
+/// sqrt(2 pi)(q - 1/2) + ... above 0.2, Abramowitz and Stegun 26.2.23 in the tail), then three
+/// Newton steps on Phi(x) = erfc(-x/sqrt 2)/2, which keeps its relative accuracy in the lower
+/// tail; 1 - p is exact for p >= 1/2. -inf at 0, +inf at 1, NaN outside.
+Expr Ndtri(const Expr& in) {
+  Expr p = F64(in);
+  Expr q = Select::Make(p <= D(0.5), p, D(1) - p);
+  Expr s = D(std::sqrt(2 * M_PI)) * (q - D(0.5));
+  Expr central = s * (D(1) + s * s / D(6));
+  Expr t = M(MathOp::kSqrt, D(-2) * ir::Log(q));
+  Expr tail =
+      Horner(t, {2.515517, 0.802853, 0.010328}) / Horner(t, {1, 1.432788, 0.189269, 0.001308}) - t;
+  Expr x = Select::Make(q > D(0.2), central, tail);
+  for (int step = 0; step < 3; ++step) {
+    Expr phi_inv = ir::Exp(ir::min(ir::Pow(x, D(2)) / D(2), D(700)));
+    x = x - (D(0.5) * M(MathOp::kErfc, x * D(-M_SQRT1_2)) - q) * D(std::sqrt(2 * M_PI)) * phi_inv;
+  }
+  Expr r = Select::Make(p <= D(0.5), x, D(0) - x);
+  r = Select::Make(p == D(0), D(-kInf), Select::Make(p == D(1), D(kInf), r));
+  return Select::Make(p < D(0) || p > D(1), D(kNan), r);
+}
+/// Reference: bisection on Phi.
+double Ndtri(double p) {
+  if (std::isnan(p) || p < 0 || p > 1) return kNan;
+  if (p == 0 || p == 1) return p == 0 ? -kInf : kInf;
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    double mid = 0.5 * (lo + hi);
+    if (mid == lo || mid == hi) break;
+    (0.5 * std::erfc(-mid * M_SQRT1_2) < p ? lo : hi) = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+// --- frexp, nextafter ------------------------------------------------------------------
+
+/// floor(log2 |x|) exactly, for finite nonzero x of any float type (computed in float64):
+/// log2 rounded may land on the wrong side of a power of two, so it is corrected by exp2.
+Expr ExponentOf(const Expr& ax) {
+  Expr e = M(MathOp::kFloor, M(MathOp::kLog2, ax));
+  return Select::Make(ax < M(MathOp::kExp2, e), e - D(1),
+                      Select::Make(ax >= M(MathOp::kExp2, e + D(1)), e + D(1), e));
+}
+
+/// frexp's exponent (an integer, here in the operand's float type) and mantissa in [0.5, 1):
+/// x = mantissa * 2^exponent; 0, +-inf and NaN give themselves and exponent 0. The mantissa
+/// scales by two powers of two, so that neither over- nor underflows.
+Expr FrexpExponent(const Expr& in) {
+  Expr x = F64(in), ax = M(MathOp::kAbs, x);
+  Expr special = ax == D(0) || ax == D(kInf) || ax != ax;
+  return Select::Make(special, D(0), ExponentOf(ax) + D(1));
+}
+Expr FrexpMantissa(const Expr& in) {
+  Expr x = F64(in);
+  Expr e = FrexpExponent(in);
+  Expr half = M(MathOp::kTrunc, e / D(2));
+  return x * M(MathOp::kExp2, D(0) - half) * M(MathOp::kExp2, half - e);
+}
+double FrexpExponent(double x) {
+  int e = 0;
+  if (!std::isfinite(x)) return 0;
+  std::frexp(x, &e);
+  return e;
+}
+double FrexpMantissa(double x) {
+  int e = 0;
+  return std::isfinite(x) ? std::frexp(x, &e) : x;
+}
+
+/// A float format for nextafter: significand bits (the leading one included), the exponent of
+/// the least normal power of two, the greatest finite value.
+struct FloatFormat {
+  int digits, min_exponent;
+  double max;
+};
+FloatFormat FormatOf(DType t) {
+  switch (t) {
+    case DType::kFloat16:
+      return {11, -14, 65504.0};
+    case DType::kBFloat16:
+      return {8, -126, 3.3895313892515355e38};
+    case DType::kFloat32:
+      return {24, -126, std::numeric_limits<float>::max()};
+    default:
+      return {53, -1022, std::numeric_limits<double>::max()};
+  }
+}
+
+/// nextafter in the operand's own format (the widened value of a float16 steps by a float16
+/// unit): the step away from zero is 2^(e - digits + 1) for |x| in [2^e, 2^(e+1)), at least the
+/// least subnormal; toward zero from a power of two it is half that. Exact in float64.
+Expr NextAfter(const Expr& xin, const Expr& yin, const FloatFormat& f) {
+  Expr x = F64(xin), y = F64(yin), ax = M(MathOp::kAbs, x);
+  const double least = std::ldexp(1.0, f.min_exponent - f.digits + 1);
+  Expr e = ExponentOf(ax);
+  Expr away_step = M(MathOp::kExp2, ir::max(e - D(f.digits - 1), D(std::log2(least))));
+  Expr toward_step =
+      Select::Make(ax == M(MathOp::kExp2, e),
+                   M(MathOp::kExp2, ir::max(e - D(f.digits), D(std::log2(least)))), away_step);
+  Expr up = y > x;
+  Expr step = Select::Make(up == (x > D(0)), away_step, toward_step);
+  Expr r = Select::Make(up, x + step, x - step);
+  r = Select::Make(ax == D(kInf), ir::MathCall(MathOp::kCopysign, {D(f.max), x}), r);
+  r = Select::Make(x == D(0), Select::Make(up, D(least), D(-least)), r);
+  return Select::Make(x != x || y != y, x + y, Select::Make(x == y, y, r));
+}
+double NextAfter(double x, double y, DType t) {
+  if (t == DType::kFloat64) return std::nextafter(x, y);
+  if (t == DType::kFloat32) {
+    return std::nextafterf(static_cast<float>(x), static_cast<float>(y));
+  }
+  // float16, bfloat16: from frexp's exponent.
+  const FloatFormat f = FormatOf(t);
+  if (std::isnan(x) || std::isnan(y)) return x + y;
+  if (x == y) return y;
+  const double least = std::ldexp(1.0, f.min_exponent - f.digits + 1);
+  if (x == 0) return y > 0 ? least : -least;
+  if (std::isinf(x)) return std::copysign(f.max, x);
+  int e = 0;
+  std::frexp(x, &e);
+  const int lead = std::max(e - 1, f.min_exponent);
+  double ulp = std::ldexp(1.0, lead - f.digits + 1);
+  const bool away = (y > x) == (x > 0);
+  if (!away && std::fabs(x) == std::ldexp(1.0, e - 1) && e - 1 > f.min_exponent) ulp /= 2;
+  return y > x ? x + ulp : x - ulp;
+}
+absl::StatusOr<Binary> MakeNextAfter(const AttributeMap&, const std::string&, DType t) {
+  const FloatFormat f = FormatOf(t);
+  return Binary{[t](double x, double y) { return NextAfter(x, y, t); },
+                [f](const Expr& x, const Expr& y) { return NextAfter(x, y, f); }};
+}
+
+absl::StatusOr<Unary> MakePolygamma(const AttributeMap& attrs, const std::string& op) {
+  auto n = GetInt(attrs, "n", op);
+  if (!n.ok()) return n.status();
+  if (*n < 0 || *n > 100) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": attribute 'n' is ", *n, ", expected an order in [0, 100]"));
+  }
+  const int order = static_cast<int>(*n);
+  return Unary{[order](double x) { return Polygamma(order, x); },
+               [order](const Expr& x) { return Polygamma(order, x); }};
+}
+
 }  // namespace
 
 void RegisterSpecialFunctionOps(OpRegistry& r) {
@@ -179,6 +731,43 @@ void RegisterSpecialFunctionOps(OpRegistry& r) {
   RegisterUnary(r, "erfcx", kF, same, Erfcx, Erfcx);
   RegisterUnary(r, "i0", kF, same, BesselI0, [](X x) { return BesselI0(x, false); });
   RegisterUnary(r, "i0e", kF, same, BesselI0e, [](X x) { return BesselI0(x, true); });
+  RegisterUnary(r, "polygamma", kF, same, MakePolygamma);
+  RegisterBinary(r, "zeta", kF, same, true, Zeta, Zeta);
+  RegisterUnary(r, "i1", kF, same, BesselI1, [](X x) { return BesselI1(x, false); });
+  RegisterUnary(r, "i1e", kF, same, BesselI1e, [](X x) { return BesselI1(x, true); });
+  RegisterUnary(
+      r, "bessel_k0", kF, same, [](double x) { return BesselK(x, 0, false); },
+      [](X x) { return BesselK(x, 0, false); });
+  RegisterUnary(
+      r, "bessel_k1", kF, same, [](double x) { return BesselK(x, 1, false); },
+      [](X x) { return BesselK(x, 1, false); });
+  RegisterUnary(
+      r, "bessel_k0e", kF, same, [](double x) { return BesselK(x, 0, true); },
+      [](X x) { return BesselK(x, 0, true); });
+  RegisterUnary(
+      r, "bessel_k1e", kF, same, [](double x) { return BesselK(x, 1, true); },
+      [](X x) { return BesselK(x, 1, true); });
+  RegisterUnary(
+      r, "bessel_j0", kF, same, [](double x) { return BesselJ(x, 0); },
+      [](X x) { return BesselJ(x, 0); });
+  RegisterUnary(
+      r, "bessel_j1", kF, same, [](double x) { return BesselJ(x, 1); },
+      [](X x) { return BesselJ(x, 1); });
+  RegisterUnary(
+      r, "bessel_y0", kF, same, [](double x) { return BesselY(x, 0); },
+      [](X x) { return BesselY(x, 0); });
+  RegisterUnary(
+      r, "bessel_y1", kF, same, [](double x) { return BesselY(x, 1); },
+      [](X x) { return BesselY(x, 1); });
+  RegisterUnary(r, "spherical_bessel_j0", kF, same, SphericalBesselJ0, SphericalBesselJ0);
+  RegisterBinary(r, "igamma", kF, same, true, Igamma,
+                 [](X a, X x) { return IncompleteGamma(a, x, false); });
+  RegisterBinary(r, "igammac", kF, same, true, Igammac,
+                 [](X a, X x) { return IncompleteGamma(a, x, true); });
+  RegisterUnary(r, "ndtri", kF, same, Ndtri, Ndtri);
+  RegisterUnary(r, "frexp_mantissa", kF, same, FrexpMantissa, FrexpMantissa);
+  RegisterUnary(r, "frexp_exponent", kF, same, FrexpExponent, FrexpExponent);
+  RegisterBinary(r, "nextafter", kF, same, true, MakeNextAfter);
 }
 
 }  // namespace cinn_like::hlir::ops
