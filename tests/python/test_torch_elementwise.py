@@ -91,6 +91,62 @@ if HAVE_TORCH:
          lambda: (special(5, 8),), ["digamma", "erfinv", "special_erfcx", "special_i0e"]),
     ]
 
+    def prob(*s):  # (0, 1) with a tail down to 1e-30: ndtri
+        return torch.cat([torch.rand(s[0] - 1, *s[1:]) * 0.998 + 0.001,
+                          10 ** -(torch.rand(1, *s[1:]) * 30)])
+
+    # Issue 12's second part (polygamma of higher orders, Bessel functions, igamma, zeta,
+    # ndtri), in float64 and rounded once as the first part's; their float64 eager kernels are
+    # themselves off by up to 1e-5 of the value near a zero of J0 (compared within atol).
+    SPECIAL_CASES += [
+        ("polygamma_orders", lambda x: tuple(torch.polygamma(n, x) for n in (1, 2, 3, 4, 6)),
+         lambda: (r(6, 9) * 4,), ["polygamma"]),
+        ("modified_bessel", lambda x, p: (torch.special.i1(x), torch.special.i1e(x),
+                                          torch.special.modified_bessel_i0(x),
+                                          torch.special.modified_bessel_i1(x),
+                                          torch.special.modified_bessel_k0(p),
+                                          torch.special.modified_bessel_k1(p),
+                                          torch.special.scaled_modified_bessel_k0(p),
+                                          torch.special.scaled_modified_bessel_k1(p)),
+         lambda: (r(6, 9) * 12, pos(6, 9) * 8),
+         ["special_i1", "special_i1e", "special_modified_bessel_i0", "special_modified_bessel_i1",
+          "special_modified_bessel_k0", "special_modified_bessel_k1",
+          "special_scaled_modified_bessel_k0", "special_scaled_modified_bessel_k1"]),
+        ("bessel", lambda x, p: (torch.special.bessel_j0(x), torch.special.bessel_j1(x),
+                                 torch.special.bessel_y0(p), torch.special.bessel_y1(p),
+                                 torch.special.spherical_bessel_j0(x)),
+         lambda: (r(6, 9) * 15, pos(6, 9) * 12),
+         ["special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
+          "special_spherical_bessel_j0"]),
+        ("igamma_zeta_ndtri", lambda a, x, s, q, u: (torch.igamma(a, x), torch.igammac(a, x),
+                                                     torch.special.zeta(s, q),
+                                                     torch.special.zeta(s, 2.0),
+                                                     torch.special.ndtri(u)),
+         lambda: (pos(6, 9) * 4, pos(6, 9) * 5, pos(6, 9) + 1.05, pos(6, 9), prob(6, 9)),
+         ["igamma", "igammac", "special_zeta", "special_ndtri"]),
+        # (not i1 and modified_bessel_i0/i1: +-inf at +-inf here, NaN in PyTorch)
+        ("special_values_2", lambda x: (torch.special.i1e(x), torch.special.modified_bessel_k0(x),
+                                        torch.special.scaled_modified_bessel_k1(x),
+                                        torch.special.bessel_j0(x), torch.special.bessel_j1(x),
+                                        torch.special.bessel_y0(x), torch.special.bessel_y1(x),
+                                        torch.special.spherical_bessel_j0(x),
+                                        torch.polygamma(2, x)),
+         lambda: (special(5, 8),),
+         ["special_i1e", "special_modified_bessel_k0", "special_scaled_modified_bessel_k1",
+          "special_bessel_j0", "special_bessel_j1", "special_bessel_y0", "special_bessel_y1",
+          "special_spherical_bessel_j0", "polygamma"]),
+    ]
+
+    # Bit-exact against eager in every float dtype: (name, fn, inputs maker, ops).
+    EXACT_CASES = [
+        ("nextafter", lambda x, y: (torch.nextafter(x, y), torch.nextafter(x, x),
+                                    torch.nextafter(x, torch.full_like(x, float("inf"))),
+                                    torch.nextafter(x, torch.zeros_like(x))),
+         lambda: (special(7, 9), special(7, 9)), ["nextafter"]),
+        ("frexp", lambda x: torch.frexp(x), lambda: (special(7, 9) * 1e3,), ["frexp"]),
+        ("frexp_tiny", lambda x: torch.frexp(x), lambda: (r(4, 5) * 1e-39,), ["frexp"]),
+    ]
+
     # Storage types: (name, fn, inputs maker, dtype, rtol/atol, ops).
     HALF_CASES = [
         ("half_unary", lambda x: (torch.tan(x), torch.expm1(x), torch.erfc(x), F.elu(x), torch.trunc(x * 9),
@@ -133,6 +189,18 @@ class TorchElementwiseTest(unittest.TestCase):
             for name, fn, make, ops in SPECIAL_CASES:
                 with self.subTest(f"{name} {dtype}"):
                     _check(self, name, fn, [a.to(dtype) for a in make()], ops, ref64=True)
+
+    def test_bit_exact_in_every_float_dtype(self):
+        for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+            for name, fn, make, ops in EXACT_CASES:
+                with self.subTest(f"{name} {dtype}"):
+                    _check(self, name, fn, [a.to(dtype) for a in make()], ops, rtol=0, atol=0)
+
+    def test_polygamma_order_is_an_attribute_and_ints_promote(self):
+        _check(self, "polygamma_int", lambda i: (torch.polygamma(1, i), torch.polygamma(3, i)),
+               [torch.randint(1, 9, (5, 4))], ["polygamma"])
+        # (the order must be a Python int: aten.polygamma's n is)
+        self.assertTrue(torch.equal(torch.polygamma(0, torch.ones(2)), torch.digamma(torch.ones(2))))
 
     def test_float16_bfloat16(self):
         for dtype, tol in ((torch.float16, dict(rtol=2e-3, atol=2e-3)),

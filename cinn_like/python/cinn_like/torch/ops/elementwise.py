@@ -18,7 +18,14 @@ UNARY = {aten.neg: "neg", aten.abs: "abs", aten.exp: "exp", aten.log: "log", ate
          aten.expm1: "expm1", aten.exp2: "exp2", aten.log2: "log2", aten.log10: "log10",
          aten.erfc: "erfc", aten.lgamma: "lgamma", aten.isinf: "isinf", aten.signbit: "signbit",
          aten.digamma: "digamma", aten.erfinv: "erfinv", aten.special_erfcx: "erfcx",
-         aten.i0: "i0", aten.special_i0e: "i0e"}
+         aten.i0: "i0", aten.special_i0e: "i0e", aten.special_i1: "i1", aten.special_i1e: "i1e",
+         aten.special_modified_bessel_i0: "i0", aten.special_modified_bessel_i1: "i1",
+         aten.special_modified_bessel_k0: "bessel_k0", aten.special_modified_bessel_k1: "bessel_k1",
+         aten.special_scaled_modified_bessel_k0: "bessel_k0e",
+         aten.special_scaled_modified_bessel_k1: "bessel_k1e",
+         aten.special_bessel_j0: "bessel_j0", aten.special_bessel_j1: "bessel_j1",
+         aten.special_bessel_y0: "bessel_y0", aten.special_bessel_y1: "bessel_y1",
+         aten.special_spherical_bessel_j0: "spherical_bessel_j0", aten.special_ndtri: "ndtri"}
 # Tests of their input's value: the input keeps its dtype, the result is bool.
 PREDICATES = {"isnan", "isinf", "signbit"}
 
@@ -67,9 +74,20 @@ def _softplus(c, n):
 
 @converts(aten.polygamma.default)
 def _polygamma(c, n):
-    if n.args[0] != 0:
-        raise Unsupported(f"polygamma of order {n.args[0]} (only 0, digamma)")
-    return c.op("digamma", [c.tensor(n.args[1], val(n).dtype)])
+    order = n.args[0]
+    if not isinstance(order, int) or not 0 <= order <= 100:
+        raise Unsupported(f"polygamma of order {order} (an int in [0, 100])")
+    x = c.tensor(n.args[1], val(n).dtype)
+    return c.op("digamma", [x]) if order == 0 else c.op("polygamma", [x], {"n": order})
+
+
+@converts(aten.frexp.Tensor)
+def _frexp(c, n):
+    """(mantissa, exponent): two ops on the same input, the exponent computed in the input's
+    float dtype (every exponent of float16/bfloat16/float32/float64 is exact there) and cast."""
+    x = c.tensor(n.args[0])
+    exponent = c.op("cast", [c.op("frexp_exponent", [x])], {"dtype": dtype_name(torch.int32)})
+    return [c.op("frexp_mantissa", [x]), exponent]
 
 
 @converts(aten.frac.default)
@@ -121,7 +139,9 @@ BINARY = {aten.add: "add", aten.sub: "sub", aten.mul: "mul", aten.div: "div", at
           aten.gt: "greater", aten.ge: "greater_equal", aten.logical_and: "logical_and",
           aten.logical_or: "logical_or", aten.logical_xor: "logical_xor",
           aten.fmod: "fmod", aten.fmax: "fmax", aten.fmin: "fmin", aten.atan2: "atan2",
-          aten.hypot: "hypot", aten.copysign: "copysign", aten.true_divide: "div"}
+          aten.hypot: "hypot", aten.copysign: "copysign", aten.true_divide: "div",
+          aten.special_zeta: "zeta", aten.igamma: "igamma", aten.igammac: "igammac",
+          aten.nextafter: "nextafter"}
 # On bool operands PyTorch's arithmetic is logic (mul is and, add is or); cinn_like's
 # arithmetic ops take numbers only.
 BOOL_ARITHMETIC = {"mul": "logical_and", "add": "logical_or", "maximum": "logical_or",
@@ -160,7 +180,7 @@ def _binary(op_name):
 
 for _packet, _name in BINARY.items():
     for _overload in ("Tensor", "Scalar", "Tensor_Scalar", "Scalar_Tensor", "Tensor_Tensor",
-                      "Tensor_mode", "Scalar_mode", "default"):
+                      "Tensor_mode", "Scalar_mode", "default", "self_scalar", "other_scalar"):
         if hasattr(_packet, _overload):
             CONVERTERS[getattr(_packet, _overload)] = _binary(_name)
 
