@@ -144,6 +144,34 @@ class TorchStridesTest(unittest.TestCase):
 
 
 @needs_torch
+class TorchRoundOnceTest(unittest.TestCase):
+    """16-bit addmm-like ops with alpha/beta and eval batch norm compute in float32 and round
+    once, as PyTorch's CUDA kernels do: within one unit in the last place of float64."""
+
+    def test_scaled_addmm_and_eval_batch_norm(self):
+        for dtype in (torch.float16, torch.bfloat16):
+            bias, a, b = (torch.randn(*s).to(dtype) for s in ((6, 7), (6, 9), (9, 7)))
+            x = torch.randn(3, 4, 5).to(dtype)
+            m, v = torch.randn(4).to(dtype), (torch.rand(4) + 0.5).to(dtype)
+            w, s = torch.randn(4).to(dtype), torch.randn(4).to(dtype)
+            fn = lambda bias, a, b, x, m, v, w, s: (  # noqa: E731
+                torch.addmm(bias, a, b, beta=0.6, alpha=0.2),
+                torch.addmv(bias[:, 0], a, b[:, 0], beta=1.5, alpha=-0.5),
+                F.batch_norm(x, m, v, w, s, False, 0.1, 1e-3))
+            ct.reset()
+            args = (bias, a, b, x, m, v, w, s)
+            got = compiled(fn)(*args)
+            ref = fn(*(t.double() for t in args))
+            ulp = 2.0 ** (-8 if dtype == torch.bfloat16 else -11)
+            for g, r in zip(got, ref):
+                self.assertEqual(g.dtype, dtype)
+                err, bound = (g.double() - r).abs(), ulp * r.abs() + 1e-6
+                self.assertTrue(bool((err <= bound).all()),
+                                f"{dtype}: {float((err - bound).max()):.3g} beyond one ulp")
+            self.assertEqual(ct.fallback_report(), [])
+
+
+@needs_torch
 class TorchEmptyAndCopyOpsTest(unittest.TestCase):
     """Ops whose result has no element, the empty family (uninitialised memory the graph then
     fills) and the `<view>_copy` ops compile: values, shapes and dtypes as eager's."""

@@ -48,9 +48,9 @@ def _empty(c, t):
 
 
 def _param(c, p, channels, dtype, value):
-    """A per-channel affine parameter, or its identity (value) where it is None."""
+    """A per-channel affine parameter in dtype, or its identity (value) where it is None."""
     if p is not None:
-        return c.tensor(p)
+        return c.tensor(p, dtype)
     return c.op("fill", [], {"shape": [channels], "value": float(value),
                              "dtype": dtype_name(dtype)})
 
@@ -63,9 +63,14 @@ def _eval_batch_norm(c, n, x, w, b, mean, var, eps):
     if xt.dim() < 2:
         raise Unsupported(f"batch_norm of a rank-{xt.dim()} tensor")
     ch = int(xt.shape[1])
-    y = c.op("batch_norm", [c.tensor(x), _param(c, w, ch, xt.dtype, 1),
-                            _param(c, b, ch, xt.dtype, 0), c.tensor(mean), c.tensor(var)],
+    # 16-bit inputs normalize in float32 and round once, as PyTorch's kernels do (scale and
+    # shift rounded to float16 were a unit in the last place off on CUDA).
+    wide = torch.float32 if xt.dtype in (torch.float16, torch.bfloat16) else xt.dtype
+    y = c.op("batch_norm", [c.tensor(x, wide), _param(c, w, ch, wide, 1),
+                            _param(c, b, ch, wide, 0), c.tensor(mean, wide), c.tensor(var, wide)],
              {"epsilon": float(eps), "axis": 1})
+    if wide != xt.dtype:
+        y = c.op("cast", [y], {"dtype": dtype_name(xt.dtype)})
     used, metas = _used(n), val(n)
     if any(i in used and metas[i].numel() != 0 for i in (1, 2)):
         raise Unsupported("batch_norm (eval) saved statistics with elements")
@@ -152,9 +157,12 @@ def _mm(c, n):
 
 def _scaled_sum(c, n, product, bias):
     """beta * bias + alpha * product for addmm/addmv/baddbmm/addbmm (beta 0: bias ignored, NaN
-    included, as PyTorch does)."""
+    included, as PyTorch does); a 16-bit result with a scale is computed in float32 from a
+    float32 product and rounded once (_wide_product), as cuBLAS's epilogue does."""
     beta, alpha = n.kwargs.get("beta", 1), n.kwargs.get("alpha", 1)
     dt = val(n).dtype
+    if _scaled_low(n):
+        dt = torch.float32
     if alpha != 1:
         product = c.op("mul", [product, c.tensor(alpha, dt)])
     if beta == 0:
@@ -162,24 +170,34 @@ def _scaled_sum(c, n, product, bias):
     b = c.tensor(bias, dt)
     if beta != 1:
         b = c.op("mul", [b, c.tensor(beta, dt)])
-    return c.op("add", [product, b])
+    out = c.op("add", [product, b])
+    return c.op("cast", [out], {"dtype": dtype_name(val(n).dtype)}) if dt != val(n).dtype else out
 
 
-def _matmul(c, x, y):
-    return c.op("matmul", [c.tensor(x), c.tensor(y)], {"transpose_x": False, "transpose_y": False})
+def _scaled_low(n):
+    """A 16-bit addmm-like node with alpha or beta other than 1."""
+    return val(n).dtype in (torch.float16, torch.bfloat16) and (
+        n.kwargs.get("beta", 1) not in (0, 1) or n.kwargs.get("alpha", 1) != 1)
+
+
+def _matmul(c, x, y, n=None):
+    """x @ y; in float32 for a node whose scaled sum is (_scaled_low)."""
+    dt = torch.float32 if n is not None and _scaled_low(n) else None
+    return c.op("matmul", [c.tensor(x, dt), c.tensor(y, dt)],
+                {"transpose_x": False, "transpose_y": False})
 
 
 @converts(aten.addmm.default, aten.baddbmm.default)
 def _addmm(c, n):
     bias, x, y = n.args[:3]
-    return _scaled_sum(c, n, _matmul(c, x, y), bias)
+    return _scaled_sum(c, n, _matmul(c, x, y, n), bias)
 
 
 @converts(aten.addbmm.default)
 def _addbmm(c, n):
     """beta * bias + alpha * the sum over the batch of batch1 @ batch2."""
     bias, x, y = n.args[:3]
-    s = c.op("reduce_sum", [_matmul(c, x, y)], {"axes": [0], "keepdim": False})
+    s = c.op("reduce_sum", [_matmul(c, x, y, n)], {"axes": [0], "keepdim": False})
     return _scaled_sum(c, n, s, bias)
 
 
@@ -187,8 +205,9 @@ def _addbmm(c, n):
 def _addmv(c, n):
     bias, mat, vec = n.args[:3]
     k = int(val(vec).shape[0])
-    col = c.op("reshape", [c.tensor(vec)], {"shape": [k, 1]})
-    mv = c.op("matmul", [c.tensor(mat), col], {"transpose_x": False, "transpose_y": False})
+    dt = torch.float32 if _scaled_low(n) else None
+    col = c.op("reshape", [c.tensor(vec, dt)], {"shape": [k, 1]})
+    mv = c.op("matmul", [c.tensor(mat, dt), col], {"transpose_x": False, "transpose_y": False})
     mv = c.op("reshape", [mv], {"shape": [int(val(mat).shape[0])]})
     return _scaled_sum(c, n, mv, bias)
 
