@@ -87,13 +87,26 @@ class Run:
         self.args, self.lock = args, threading.Lock()
         self.results = collections.OrderedDict((j, []) for j in jobs)
         self.skipped, self.done = {}, 0
+        # Each record as it comes (a run cut short keeps what it judged).
+        self.out = open(args.out, "w") if args.out else None
+        self.torch_version = None
+        if self.out:
+            import torch  # noqa: PLC0415
+            self.out.write(json.dumps({"about": {"device": args.device,
+                                                 "torch": torch.__version__}}) + "\n")
 
     def record(self, job, rec=None, skip=None):
         with self.lock:
             if rec is not None:
                 self.results[job].append(rec)
+                if self.out:
+                    self.out.write(json.dumps({"entry": job[0], "config": job[1], **rec}) + "\n")
+                    self.out.flush()
             if skip is not None:
                 self.skipped[job] = skip
+                if self.out:
+                    self.out.write(json.dumps({"entry": job[0], "config": job[1], "skip": skip})
+                                   + "\n")
 
     def finish(self, job, extra=""):
         with self.lock:
@@ -291,7 +304,9 @@ def main():
     ap.add_argument("--timeout", type=float, default=180, help="seconds per sample")
     ap.add_argument("--check", metavar="FILE", help="fail when a status differs from FILE")
     ap.add_argument("--update", metavar="FILE", help="write the statuses into FILE")
-    ap.add_argument("--out", metavar="FILE", help="every sample's record as JSON lines")
+    ap.add_argument("--out", metavar="FILE", help="every sample's record as JSON lines, as it comes")
+    ap.add_argument("--replay", metavar="JSONL", help="report (--check, --update) the records "
+                    "of an earlier --out instead of running")
     ap.add_argument("--table", metavar="FILE", help="also write the summary table into FILE")
     ap.add_argument("--quiet", action="store_true", help="no line per job")
     args = ap.parse_args()
@@ -315,6 +330,31 @@ def main():
     if args.limit:
         keys = keys[:args.limit]
     jobs = [(k, c) for k in keys for c in configs]
+    if args.replay:
+        run, wall = replay(args), 0.0
+        configs = list(dict.fromkeys(c for _, c in run.results))
+    else:
+        run, wall = execute(args, keys, configs, jobs)
+    report(run, args, keys, configs, wall, run.torch_version or torch.__version__)
+
+
+def replay(args):
+    """A Run from the records of an earlier run's --out (the GPU machine's, say)."""
+    args.out, recs = None, []
+    with open(args.replay) as f:
+        recs = [json.loads(ln) for ln in f if ln.strip()]
+    about = [r["about"] for r in recs if "about" in r]
+    recs = [r for r in recs if "about" not in r]
+    run = Run(list(dict.fromkeys((r["entry"], r["config"]) for r in recs)), args)
+    if about:
+        run.torch_version, args.device = about[0]["torch"], about[0]["device"]
+    for r in recs:
+        job = (r.pop("entry"), r.pop("config"))
+        run.record(job, skip=r["skip"]) if "skip" in r else run.record(job, rec=r)
+    return run
+
+
+def execute(args, keys, configs, jobs):
     run = Run(jobs, args)
     t0 = time.time()
     # Entries are dealt round the workers, each with all its configurations (they share
@@ -326,21 +366,19 @@ def main():
         t.start()
     for t in threads:
         t.join()
-    wall = time.time() - t0
+    return run, time.time() - t0
+
+
+def report(run, args, keys, configs, wall, torch_version):
     table = summarize(run, configs) + [
         f"\n{len(keys)} entries x {len(configs)} configurations in {wall:.0f} s with "
-        f"{args.jobs} job(s), torch {torch.__version__}"]
+        f"{args.jobs} job(s), torch {torch_version}"]
     print("\n" + "\n".join(table))
     if args.table:
         with open(args.table, "w") as f:
             f.write("\n".join(table) + "\n")
-    if args.out:
-        with open(args.out, "w") as f:
-            for (key, cfg), recs in run.results.items():
-                for r in recs:
-                    f.write(json.dumps({"entry": key, "config": cfg, **r}) + "\n")
     if args.update:
-        write_expectations(run, args.update, {"device": args.device, "torch": torch.__version__,
+        write_expectations(run, args.update, {"device": args.device, "torch": torch_version,
                                               "samples_per_entry": SAMPLES_PER_ENTRY})
     failed = [(j, r) for j, recs in run.results.items() for r in recs if r["status"] in FAILURES]
     if args.check:
