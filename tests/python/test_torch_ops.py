@@ -201,6 +201,11 @@ class TorchEmptyAndCopyOpsTest(unittest.TestCase):
         self.check(lambda t: (torch.empty_like(t).copy_(t) + 1,
                               t.new_empty((2, 3)).fill_(0.5) * t[:2, :3]), x)
 
+    def test_pad_with_negative_amounts_crops(self):
+        x = torch.randn(3, 6, 7)
+        self.check(lambda t: (F.pad(t, (-1, 2), value=0.5), F.pad(t, (1, -2, -1, 3)),
+                              F.pad(t, (-2, -2, 0, 0, -1, 1)) * 2, F.pad(t, (-3, -4)) + 1), x)
+
     def test_copy_variants_of_views(self):
         x = torch.randn(4, 5, 6)
         self.check(lambda t: (torch.permute_copy(t, (2, 0, 1)) + 0, torch.view_copy(t, (20, 6)) * 2,

@@ -192,11 +192,20 @@ def _pad(c, n):
     value = n.args[2] if len(n.args) > 2 else n.kwargs.get("value", 0)
     if val(x).dim() == 0:  # pad is empty
         return _same(c, n)
-    if any(p < 0 for p in pad):
-        raise Unsupported("negative padding (cropping)")
     rank = val(x).dim()
-    paddings = [0] * (2 * rank)
-    for i in range(len(pad) // 2):  # pad lists the last dim first
+    shape = pshape(val(x))
+    xs, paddings = c.tensor(x), [0] * (2 * rank)
+    axes, starts, ends = [], [], []
+    for i in range(len(pad) // 2):  # pad lists the last dim first; negative amounts crop
         d = rank - 1 - i
-        paddings[2 * d], paddings[2 * d + 1] = pad[2 * i], pad[2 * i + 1]
-    return c.op("pad", [c.tensor(x)], {"paddings": paddings, "value": float(value)})
+        before, after = pad[2 * i], pad[2 * i + 1]
+        paddings[2 * d], paddings[2 * d + 1] = max(before, 0), max(after, 0)
+        if before < 0 or after < 0:
+            axes.append(d)
+            starts.append(max(-before, 0))
+            ends.append(shape[d] - max(-after, 0))
+    if axes:
+        xs = c.op("slice", [xs], {"axes": axes, "starts": starts, "ends": ends})
+    if not any(paddings):
+        return c.op("reshape", [xs], {"shape": pshape(val(n))})
+    return c.op("pad", [xs], {"paddings": paddings, "value": float(value)})
