@@ -141,7 +141,12 @@ BINARY = {aten.add: "add", aten.sub: "sub", aten.mul: "mul", aten.div: "div", at
           aten.fmod: "fmod", aten.fmax: "fmax", aten.fmin: "fmin", aten.atan2: "atan2",
           aten.hypot: "hypot", aten.copysign: "copysign", aten.true_divide: "div",
           aten.special_zeta: "zeta", aten.igamma: "igamma", aten.igammac: "igammac",
-          aten.nextafter: "nextafter"}
+          aten.nextafter: "nextafter",
+          aten.special_chebyshev_polynomial_t: "chebyshev_polynomial_t",
+          aten.special_legendre_polynomial_p: "legendre_polynomial_p",
+          aten.special_hermite_polynomial_h: "hermite_polynomial_h",
+          aten.special_hermite_polynomial_he: "hermite_polynomial_he",
+          aten.special_laguerre_polynomial_l: "laguerre_polynomial_l"}
 # On bool operands PyTorch's arithmetic is logic (mul is and, add is or); cinn_like's
 # arithmetic ops take numbers only.
 BOOL_ARITHMETIC = {"mul": "logical_and", "add": "logical_or", "maximum": "logical_or",
@@ -180,7 +185,8 @@ def _binary(op_name):
 
 for _packet, _name in BINARY.items():
     for _overload in ("Tensor", "Scalar", "Tensor_Scalar", "Scalar_Tensor", "Tensor_Tensor",
-                      "Tensor_mode", "Scalar_mode", "default", "self_scalar", "other_scalar"):
+                      "Tensor_mode", "Scalar_mode", "default", "self_scalar", "other_scalar",
+                      "x_scalar", "n_scalar"):
         if hasattr(_packet, _overload):
             CONVERTERS[getattr(_packet, _overload)] = _binary(_name)
 
@@ -243,6 +249,15 @@ def _to_copy(c, n):
     if src.dtype == out.dtype:
         return c.op("reshape", [x], {"shape": pshape(out)})
     return c.op("cast", [x], {"dtype": dtype_name(out.dtype)})
+
+
+@converts(torch.ops.prims.convert_element_type.default)
+def _convert_element_type(c, n):
+    """prims.convert_element_type (PyTorch 2.11 hands it to the backend): a cast."""
+    out = val(n)
+    if val(n.args[0]).dtype == out.dtype:
+        return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(out)})
+    return c.op("cast", [c.tensor(n.args[0])], {"dtype": dtype_name(out.dtype)})
 
 
 BITWISE = {aten.bitwise_and: "logical_and", aten.bitwise_or: "logical_or",

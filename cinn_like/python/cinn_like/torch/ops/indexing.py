@@ -1,5 +1,6 @@
 """Converters of the ops that read or write elements by index: embedding and its backward,
 gather, advanced indexing (index.Tensor), index_put and put (overwriting or accumulating),
+masked_scatter and its backward (positions from a running count of the mask),
 scatter (of a tensor or a value), scatter_add, scatter_reduce and index_reduce.
 
 Reads become one gather of the flattened tensor at int64 positions computed with arange
@@ -455,3 +456,49 @@ def _nonzero_static(c, n):
     coords = c.op("concat", cols, {"axis": 1}) if len(cols) > 1 else cols[0]
     missing = c.op("less", [at, scalar(c, 0)])
     return c.op("where", [missing, scalar(c, fill), coords])
+
+
+def _mask_positions(c, mask, shape):
+    """(the mask broadcast to shape and flattened [numel], each element's position among the
+    selected ones in row-major order (the running count of true elements, minus one), int64)."""
+    numel = math.prod(shape)
+    m = c.op("broadcast_to", [c.tensor(mask)], {"shape": shape or [1]})
+    m = c.op("reshape", [m], {"shape": [numel]})
+    count = c.op("cumsum", [c.op("cast", [m], {"dtype": "int64"})], {"axis": 0})
+    return m, c.op("sub", [count, scalar(c, 1)])
+
+
+@converts(aten.masked_scatter.default)
+def _masked_scatter(c, n):
+    """x with its selected elements (mask broadcast against x) replaced, in row-major order,
+    by source's leading elements: the k-th selected element reads source's flat element k."""
+    x, mask, source = n.args[:3]
+    out = val(n)
+    shape, k = [int(s) for s in out.shape], val(source).numel()
+    numel = math.prod(shape)
+    if numel == 0 or k == 0:
+        raise Unsupported("masked_scatter of no elements or from an empty source")
+    m, pos = _mask_positions(c, mask, shape)
+    picked = flat_gather(c, c.tensor(source, out.dtype), k, clamp_index(c, pos, k - 1), [numel],
+                         [numel])
+    xf = c.op("reshape", [c.op("broadcast_to", [c.tensor(x, out.dtype)], {"shape": shape or [1]})],
+              {"shape": [numel]})
+    return c.op("reshape", [c.op("where", [m, picked, xf])], {"shape": pshape(out)})
+
+
+@converts(aten.masked_scatter_backward.default)
+def _masked_scatter_backward(c, n):
+    """source's gradient (shape sizes): the k-th selected element's gradient at flat position
+    k, zeros past the count of selected elements (an index_add; the rest index nowhere)."""
+    grad, mask, sizes = n.args[:3]
+    out = val(n)
+    shape, k = [int(s) for s in val(grad).shape], out.numel()
+    numel = math.prod(shape)
+    if numel == 0 or k == 0:
+        raise Unsupported("masked_scatter_backward of no elements")
+    m, pos = _mask_positions(c, mask, shape)
+    at = c.op("where", [m, pos, scalar(c, k)])  # index k: out of range, skipped
+    g = c.op("reshape", [c.tensor(grad, out.dtype)], {"shape": [numel]})
+    zeros = c.op("fill", [], {"shape": [k], "value": 0.0, "dtype": dtype_name(out.dtype)})
+    return c.op("reshape", [c.op("index_add", [zeros, at, g], {"axis": 0})],
+                {"shape": pshape(out)})

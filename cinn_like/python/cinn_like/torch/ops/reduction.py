@@ -1,6 +1,6 @@
-"""Converters of the reductions: sum, mean, prod, amax/amin, max/min (with indices), any,
-argmax/argmin, var/std/var_mean, softmax and log_softmax (half_to_float too); the cumulative
-ops are scans (ops/scan.py).
+"""Converters of the reductions: sum, mean, prod, amax/amin, max/min (with indices; bool through
+uint8), any, argmax/argmin, var/std/var_mean, softmax and log_softmax (half_to_float too); the
+cumulative ops are scans (ops/scan.py).
 
 A rank-0 tensor is shape [1] in a Program: reducing it (over dim 0, -1 or everything) reduces
 that one axis, so rank-0 inputs need no special case beyond the axes."""
@@ -38,14 +38,29 @@ def _reduced(c, op_name, src, axes, keepdim, out):
 ACCUMULATING = ("reduce_sum", "reduce_mean", "reduce_prod")  # computed in the result's dtype
 
 
+def _bool_as_uint8(c, x):
+    """x's Program name, a bool tensor as uint8 (reduce_max/min and argmax/argmin refuse bool:
+    false < true keeps its order as 0 < 1); whether it was cast."""
+    if val(x).dtype == torch.bool:
+        return c.tensor(x, torch.uint8), True
+    return c.tensor(x), False
+
+
+def _back_to_bool(c, name, cast):
+    return c.op("cast", [name], {"dtype": "bool"}) if cast else name
+
+
 def _reduce(op_name, dims_at=1, keepdim_at=2):
     """A reduction node (x, dims, keepdim, ...); dims_at None: over everything."""
     def conv(c, n):
         x, out = n.args[0], val(n)
         dims = None if dims_at is None else _arg(n, dims_at, "dim")
         keepdim = False if keepdim_at is None else bool(_arg(n, keepdim_at, "keepdim", False))
-        src = c.tensor(x, out.dtype if op_name in ACCUMULATING else None)
-        return _reduced(c, op_name, src, _axes(x, dims), keepdim, out)
+        if op_name in ACCUMULATING:
+            src, cast = c.tensor(x, out.dtype), False
+        else:
+            src, cast = _bool_as_uint8(c, x)
+        return _back_to_bool(c, _reduced(c, op_name, src, _axes(x, dims), keepdim, out), cast)
     return conv
 
 
@@ -75,11 +90,12 @@ def _arg_reduce(c, n, name, x, dim, keepdim):
     """argmax/argmin of x along dim (None: of x flattened), shaped as n's index output."""
     t, out = val(x), val(n)
     out = out[1] if isinstance(out, (list, tuple)) else out
+    src = _bool_as_uint8(c, x)[0]
     if t.dim() == 0 or dim is None:  # over x flattened: one row of numel elements
-        flat = c.op("reshape", [c.tensor(x)], {"shape": [max(t.numel(), 1)]})
+        flat = c.op("reshape", [src], {"shape": [max(t.numel(), 1)]})
         r = c.op(name, [flat], {"axis": 0, "keepdim": True})
         return c.op("reshape", [r], {"shape": pshape(out)})
-    return c.op(name, [c.tensor(x)], {"axis": dim % t.dim(), "keepdim": bool(keepdim)})
+    return c.op(name, [src], {"axis": dim % t.dim(), "keepdim": bool(keepdim)})
 
 
 @converts(aten.argmax.default, aten.argmin.default)
@@ -91,13 +107,14 @@ def _arg_extreme(c, n):
 @converts(aten.max.dim, aten.min.dim)
 def _extreme_dim(c, n):
     """(values, indices) along dim: the first extreme element's index, NaN counting as
-    extreme, as PyTorch picks."""
+    extreme, as PyTorch picks; bool through uint8."""
     x, dim = n.args[0], n.args[1]
     keepdim = bool(_arg(n, 2, "keepdim", False))
     is_max = n.target == aten.max.dim
-    values = _reduced(c, "reduce_max" if is_max else "reduce_min", c.tensor(x), _axes(x, dim),
+    src, cast = _bool_as_uint8(c, x)
+    values = _reduced(c, "reduce_max" if is_max else "reduce_min", src, _axes(x, dim),
                       keepdim, val(n)[0])
-    return [values, _arg_reduce(c, n, "argmax" if is_max else "argmin", x, dim, keepdim)]
+    return [_back_to_bool(c, values, cast), _arg_reduce(c, n, "argmax" if is_max else "argmin", x, dim, keepdim)]
 
 
 def _variance(c, n):
