@@ -663,6 +663,34 @@ inline std::vector<OpCase> AllOpCases() {
        {sym_shape, S({1, 3})},
        {},
        {Domain::kUniform, Domain::kUniform}});
+  // Orthogonal polynomials of a tensor degree: degrees -4..4 (kHalves, truncated), then
+  // (float64) degrees to 300 (the quadratures' limit of 127 included) on wide or special x.
+  for (const char* op : {"chebyshev_polynomial_t", "legendre_polynomial_p", "hermite_polynomial_h",
+                         "hermite_polynomial_he", "laguerre_polynomial_l"}) {
+    for (DType t : Floats()) {
+      add({op, {t, t}, {S({3, 1, 5}), S({4, 5})}, {}, {Domain::kUniform, Domain::kHalves}});
+    }
+    add({op,
+         {DType::kFloat64, DType::kFloat64},
+         {S({6, 11}), S({6, 11})},
+         {},
+         {Domain::kSpecial, Domain::kHalves}});
+    add({op,
+         {DType::kFloat32, DType::kFloat32},
+         {sym_shape, S({1, 3})},
+         {},
+         {Domain::kUnit, Domain::kPositive}});
+  }
+  add({"chebyshev_polynomial_t",
+       {DType::kFloat64, DType::kFloat64},
+       {S({6, 11}), S({6, 11})},
+       {},
+       {Domain::kUnit, Domain::kWide}});
+  add({"legendre_polynomial_p",
+       {DType::kFloat64, DType::kFloat64},
+       {S({6, 11}), S({6, 11})},
+       {},
+       {Domain::kUnit, Domain::kWide}});
   return cases;
 }
 

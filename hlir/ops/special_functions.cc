@@ -16,6 +16,8 @@
 #include <utility>
 #include <vector>
 
+#include <glog/logging.h>
+
 #include "absl/strings/str_cat.h"
 
 #include "hlir/ops/compute_util.h"
@@ -708,6 +710,189 @@ absl::StatusOr<Binary> MakeNextAfter(const AttributeMap&, const std::string&, DT
                 [f](const Expr& x, const Expr& y) { return NextAfter(x, y, f); }};
 }
 
+// --- orthogonal polynomials of a tensor degree ------------------------------------------
+
+/// The degree as PyTorch reads it: n truncated to an integer; a negative or non-finite one
+/// gives 0 (its int64 conversion is negative on x86). Returns whether the polynomial is 0.
+Expr DegreeIsNegative(const Expr& n) { return !(n >= D(0) && n < D(kInf)); }
+Expr IsOdd(const Expr& n) { return n - D(2) * M(MathOp::kFloor, n / D(2)) == D(1); }
+
+constexpr int kPolynomialMaxDegree = 127;  // the quadratures below are exact up to here
+
+/// `r` with PyTorch's values at an infinite x, those of its recurrence: p_1 (`first`) at n = 1,
+/// +inf at n = 2, NaN from n = 3 (inf - inf); then 1 at n = 0 and 0 at a negative degree.
+Expr PolynomialEdges(const Expr& x, const Expr& n, const Expr& first, Expr r) {
+  Expr at_inf = Select::Make(n == D(1), first, Select::Make(n == D(2), D(kInf), D(kNan)));
+  r = Select::Make(M(MathOp::kAbs, x) == D(kInf), at_inf, r);
+  return Select::Make(DegreeIsNegative(n), D(0), Select::Make(n == D(0), D(1), r));
+}
+
+/// T_n(x): cos(n acos x) on [-1, 1], (+-1)^n cosh(n acosh |x|) outside; 1 at n = 0 and
+/// (+-1)^n at x = +-1 exactly.
+Expr ChebyshevT(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  Expr ax = M(MathOp::kAbs, x);
+  Expr odd_sign = Select::Make(x < D(0) && IsOdd(n), D(-1), D(1));
+  Expr inside = M(MathOp::kCos, n * M(MathOp::kAcos, x));
+  Expr outside = odd_sign * M(MathOp::kCosh, n * M(MathOp::kAcosh, ax));
+  Expr r = Select::Make(ax == D(1), odd_sign, Select::Make(ax < D(1), inside, outside));
+  return PolynomialEdges(x, n, x, r);
+}
+
+/// P_n(x) by Laplace's integral (1/pi) int_0^pi (x + sqrt(x^2 - 1) cos t)^n dt on |x|, the
+/// trapezoidal rule with 64 panels being exact for n <= 127 (the integrand is a trigonometric
+/// polynomial of degree n; NaN above): inside [-1, 1] the real part rho^n cos(n alpha) of the
+/// complex power, the nodes t and pi - t sharing it; (-1)^n for negative x.
+Expr LegendreP(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  Expr ax = M(MathOp::kAbs, x);
+  const int panels = 64;
+  Expr s_in = M(MathOp::kSqrt, ir::max(D(1) - ax * ax, D(0)));
+  Expr s_out = M(MathOp::kSqrt, ir::max(ax * ax - D(1), D(0)));
+  Expr inside = D(0), outside = D(0);
+  for (int j = 0; j <= panels; ++j) {
+    const double c = std::cos(j * M_PI / panels), w = (j == 0 || j == panels ? 0.5 : 1.0) / panels;
+    outside = outside + D(w) * ir::Pow(ax + s_out * D(c), n);
+    if (2 * j > panels) continue;
+    const double wf = 2 * j == panels ? w : 2 * w;  // t and pi - t
+    Expr im = s_in * D(c);
+    Expr rho2 = ax * ax + im * im;
+    inside = inside + D(wf) * ir::Pow(rho2, n / D(2)) *
+                          M(MathOp::kCos, n * ir::MathCall(MathOp::kAtan2, {im, ax}));
+  }
+  Expr odd_sign = Select::Make(x < D(0) && IsOdd(n), D(-1), D(1));
+  Expr r = odd_sign * Select::Make(ax < D(1), inside, outside);
+  r = Select::Make(ax == D(1), odd_sign, r);
+  r = Select::Make(n > D(kPolynomialMaxDegree), D(kNan), r);
+  return PolynomialEdges(x, n, x, r);
+}
+
+/// The 64-point Gauss-Hermite rule (weight exp(-t^2)): its 32 positive nodes and weights, from
+/// the orthonormal recurrence (sign changes on a grid, then bisection; weights the reciprocal
+/// of sum p_k(t)^2).
+const std::vector<std::pair<double, double>>& GaussHermite64() {
+  static const std::vector<std::pair<double, double>> rule = [] {
+    const int k_nodes = 64;
+    auto orthonormal = [&](double t, double* sum_sq) {
+      double prev = 0, cur = std::pow(M_PI, -0.25), sq = 0;
+      for (int k = 0; k < k_nodes; ++k) {
+        sq += cur * cur;
+        double next = t * std::sqrt(2.0 / (k + 1)) * cur - std::sqrt(double(k) / (k + 1)) * prev;
+        prev = cur;
+        cur = next;
+      }
+      if (sum_sq) *sum_sq = sq;
+      return cur;  // p_64(t)
+    };
+    std::vector<std::pair<double, double>> out;
+    const double step = 1e-3;
+    for (double a = step / 2; out.size() < k_nodes / 2 && a < 20; a += step) {
+      double lo = a, hi = a + step;
+      if ((orthonormal(lo, nullptr) < 0) == (orthonormal(hi, nullptr) < 0)) continue;
+      for (int i = 0; i < 100; ++i) {
+        double mid = 0.5 * (lo + hi);
+        ((orthonormal(lo, nullptr) < 0) == (orthonormal(mid, nullptr) < 0) ? lo : hi) = mid;
+      }
+      double t = 0.5 * (lo + hi), sq = 0;
+      orthonormal(t, &sq);
+      out.push_back({t, 1 / sq});
+    }
+    CHECK_EQ(out.size(), static_cast<size_t>(k_nodes / 2)) << "Gauss-Hermite nodes not all found";
+    return out;
+  }();
+  return rule;
+}
+
+/// H_n(x) = 2^n / sqrt(pi) int (x + i t)^n exp(-t^2) dt, whose real part the 64-point
+/// Gauss-Hermite rule integrates exactly for n <= 127 (NaN above): pairs of nodes +-t give
+/// 2 w (x^2 + t^2)^(n/2) cos(n atan2(t, x)); odd n at x = 0 is exactly 0.
+Expr HermiteHOf(const Expr& x, const Expr& n) {
+  Expr sum = D(0);
+  for (const auto& [t, w] : GaussHermite64()) {
+    sum = sum + D(2 * w) * ir::Pow(x * x + D(t * t), n / D(2)) *
+                    M(MathOp::kCos, n * ir::MathCall(MathOp::kAtan2, {D(t), x}));
+  }
+  Expr r = M(MathOp::kExp2, n) * D(1 / std::sqrt(M_PI)) * sum;
+  r = Select::Make(x == D(0) && IsOdd(n), D(0), r);
+  return Select::Make(n > D(kPolynomialMaxDegree), D(kNan), r);
+}
+Expr HermiteH(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  return PolynomialEdges(x, n, D(2) * x, HermiteHOf(x, n));
+}
+/// He_n(x) = 2^(-n/2) H_n(x / sqrt 2).
+Expr HermiteHe(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  Expr r = M(MathOp::kExp2, D(0) - n / D(2)) * HermiteHOf(x * D(M_SQRT1_2), n);
+  return PolynomialEdges(x, n, x, r);
+}
+
+/// L_n(x) = sum_k C(n, k) (-x)^k / k!, the constant term of (1 + 1/u)^n exp(-x u) on the unit
+/// circle: the trapezoidal rule with 128 points, (2 cos(h/2))^n exp(-x cos h)
+/// cos(n h/2 + x sin h) at h = 2 pi j / 128 (j and 128 - j sharing it), off by terms of
+/// |x|^128 / 128!; n <= 127 (NaN above).
+Expr LaguerreL(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  const int points = 128;
+  Expr sum = D(0);
+  for (int j = 0; j <= points / 2; ++j) {
+    const double h = 2 * M_PI * j / points;
+    const double w = (j == 0 || 2 * j == points ? 1.0 : 2.0) / points;
+    if (2 * j == points) continue;  // 2 cos(h/2) = 0 there
+    sum = sum + D(w) * ir::Pow(D(2 * std::cos(h / 2)), n) * ir::Exp(D(-std::cos(h)) * x) *
+                    M(MathOp::kCos, n * D(h / 2) + x * D(std::sin(h)));
+  }
+  Expr r = Select::Make(n > D(kPolynomialMaxDegree), D(kNan), sum);
+  return PolynomialEdges(x, n, D(1) - x, r);
+}
+
+/// References: the three-term recurrences, run n times as PyTorch does (n truncated; negative
+/// or non-finite n gives 0), NaN above degree 127 where the computes stop.
+template <typename Step>
+double ByRecurrence(double x, double nd, double p0, double p1, Step step) {
+  nd = std::trunc(nd);
+  if (!(nd >= 0 && nd < kInf)) return 0;
+  const int64_t n = static_cast<int64_t>(nd);
+  if (n == 0) return 1;
+  if (n > kPolynomialMaxDegree) return kNan;
+  double prev = p0, cur = p1;
+  for (int64_t k = 1; k < n; ++k) {
+    double next = step(k, cur, prev);
+    prev = cur;
+    cur = next;
+  }
+  return cur;
+}
+double ChebyshevT(double x, double nd) {  // no degree limit: the compute has none
+  nd = std::trunc(nd);
+  if (!(nd >= 0 && nd < kInf)) return 0;
+  double prev = 1, cur = x;
+  if (nd < 1) return 1;
+  for (int64_t k = 1; k < static_cast<int64_t>(nd); ++k) {
+    double next = 2 * x * cur - prev;
+    prev = cur;
+    cur = next;
+  }
+  return cur;
+}
+double LegendreP(double x, double n) {
+  return ByRecurrence(x, n, 1, x, [x](int64_t k, double c, double p) {
+    return ((2 * k + 1) * x * c - k * p) / (k + 1);
+  });
+}
+double HermiteH(double x, double n) {
+  return ByRecurrence(x, n, 1, 2 * x,
+                      [x](int64_t k, double c, double p) { return 2 * x * c - 2 * k * p; });
+}
+double HermiteHe(double x, double n) {
+  return ByRecurrence(x, n, 1, x, [x](int64_t k, double c, double p) { return x * c - k * p; });
+}
+double LaguerreL(double x, double n) {
+  return ByRecurrence(x, n, 1, 1 - x, [x](int64_t k, double c, double p) {
+    return ((2 * k + 1 - x) * c - k * p) / (k + 1);
+  });
+}
+
 absl::StatusOr<Unary> MakePolygamma(const AttributeMap& attrs, const std::string& op) {
   auto n = GetInt(attrs, "n", op);
   if (!n.ok()) return n.status();
@@ -768,6 +953,11 @@ void RegisterSpecialFunctionOps(OpRegistry& r) {
   RegisterUnary(r, "frexp_mantissa", kF, same, FrexpMantissa, FrexpMantissa);
   RegisterUnary(r, "frexp_exponent", kF, same, FrexpExponent, FrexpExponent);
   RegisterBinary(r, "nextafter", kF, same, true, MakeNextAfter);
+  RegisterBinary(r, "chebyshev_polynomial_t", kF, same, true, ChebyshevT, ChebyshevT);
+  RegisterBinary(r, "legendre_polynomial_p", kF, same, true, LegendreP, LegendreP);
+  RegisterBinary(r, "hermite_polynomial_h", kF, same, true, HermiteH, HermiteH);
+  RegisterBinary(r, "hermite_polynomial_he", kF, same, true, HermiteHe, HermiteHe);
+  RegisterBinary(r, "laguerre_polynomial_l", kF, same, true, LaguerreL, LaguerreL);
 }
 
 }  // namespace cinn_like::hlir::ops
