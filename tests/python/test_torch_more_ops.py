@@ -136,5 +136,82 @@ class ConvertElementTypeTest(unittest.TestCase):
         self.assertEqual(ct.fallback_report(), [])
 
 
+@needs_torch
+class SegmentReduceTest(unittest.TestCase):
+    def test_lengths_and_offsets(self):
+        """Every reduction with and without initial, empty segments, ties (max/min backward
+        splits a positive gradient among equal elements) and a zero (prod backward's product of
+        the others); forward and backward."""
+        ops = [aten.segment_reduce.default, aten._segment_reduce_backward.default]
+        d1 = torch.randn(7, 3)
+        d1[2, 1] = d1[3, 1]
+        d1[5, 0] = 0
+        d2 = torch.randn(3, 6, 2)
+        cases = [
+            ("lengths", d1, {"lengths": torch.tensor([0, 2, 3, 2])}),
+            ("lengths axis 1", d2, {"lengths": torch.tensor([[1, 5, 0], [2, 2, 2], [0, 0, 6]]),
+                                    "axis": 1}),
+            ("offsets", d1, {"offsets": torch.tensor([0, 2, 2, 7])}),
+            ("offsets axis 1", d2, {"offsets": torch.tensor([[0, 1, 1, 6], [0, 3, 5, 6],
+                                                             [2, 2, 4, 5]]), "axis": 1}),
+        ]
+        for name, data, kw in cases:
+            for reduce in ("sum", "mean", "max", "min", "prod"):
+                for initial in (None, 1.5):
+                    with self.subTest(case=name, reduce=reduce, initial=initial):
+                        x = data.clone().requires_grad_(True)
+                        _check(self, f"segment_reduce {name} {reduce} {initial}",
+                               lambda x: torch.segment_reduce(x, reduce, initial=initial, **kw),
+                               [x], ops, grad=True, rtol=1e-5, atol=1e-5)
+
+
+@needs_torch
+class EmbeddingBagTest(unittest.TestCase):
+    def test_modes(self):
+        """sum, mean and max over offsets (empty bags, include_last_offset), fixed bags of a 2-d
+        index, padding_idx and per_sample_weights."""
+        ops = [aten._embedding_bag_forward_only.default]
+        w = torch.randn(12, 5)
+        idx = torch.randint(0, 12, (10,))
+        idx[4] = 3
+        for mode in ("sum", "mean", "max"):
+            for offsets, last in ((torch.tensor([0, 0, 4, 7]), False),
+                                  (torch.tensor([0, 3, 3, 6, 10]), True)):
+                for pad in (None, 3):
+                    with self.subTest(mode=mode, offsets=offsets.tolist(), pad=pad):
+                        _check(self, f"embedding_bag {mode}",
+                               lambda w, i, o: F.embedding_bag(i, w, o, mode=mode, padding_idx=pad,
+                                                               include_last_offset=last),
+                               [w, idx, offsets], ops, rtol=1e-5, atol=1e-5)
+            _check(self, f"embedding_bag {mode} 2-d", lambda w, i: F.embedding_bag(i, w, mode=mode),
+                   [w, torch.randint(0, 12, (4, 3))], ops, rtol=1e-5, atol=1e-5)
+        _check(self, "embedding_bag per_sample_weights",
+               lambda w, i, o, p: F.embedding_bag(i, w, o, mode="sum", per_sample_weights=p),
+               [w, idx, torch.tensor([0, 5, 6]), torch.randn(10)], ops, rtol=1e-5, atol=1e-5)
+
+    def test_training_falls_back_with_reason(self):
+        """The training form's offset2bag/bag_size/max_indices feed its backward: kernel-specific,
+        so it stays in PyTorch, saying why."""
+        w = torch.randn(12, 5, requires_grad=True)
+        ct.reset()
+        out = compiled(lambda w, i, o: F.embedding_bag(i, w, o))(w, torch.randint(0, 12, (6,)),
+                                                                  torch.tensor([0, 2]))
+        out.sum().backward()
+        self.assertTrue(any("kernel-specific" in r for r in _fell_back("_embedding_bag.default")),
+                        ct.fallback_report())
+
+
+@needs_torch
+class BilinearTest(unittest.TestCase):
+    def test_bilinear(self):
+        """nn.functional.bilinear reaches the backend as _trilinear; its backward too."""
+        for s1, s2 in (((3,), (4,)), ((6, 3), (6, 4)), ((2, 5, 3), (2, 5, 4))):
+            with self.subTest(shape=s1):
+                args = [torch.randn(*s1), torch.randn(*s2), torch.randn(7, 3, 4), torch.randn(7)]
+                args = [a.requires_grad_(True) for a in args]
+                _check(self, f"bilinear {s1}", F.bilinear, args, [aten._trilinear.default],
+                       grad=True, rtol=1e-5, atol=1e-5)
+
+
 if __name__ == "__main__":
     unittest.main()

@@ -1,6 +1,6 @@
 """Converters of the network layers: layer, batch and group normalization, matmuls (mm, bmm,
-addmm, baddbmm, addbmm, addmv) and grid sampling (convolution and pooling are conv.py and
-pool.py)."""
+addmm, baddbmm, addbmm, addmv, _trilinear) and grid sampling (convolution and pooling are
+conv.py and pool.py)."""
 import math
 import operator
 
@@ -210,6 +210,31 @@ def _addmv(c, n):
     mv = c.op("matmul", [c.tensor(mat, dt), col], {"transpose_x": False, "transpose_y": False})
     mv = c.op("reshape", [mv], {"shape": [int(val(mat).shape[0])]})
     return _scaled_sum(c, n, mv, bias)
+
+
+@converts(aten._trilinear.default)
+def _trilinear(c, n):
+    """sum over sumdim of i1 * i2 * i3, each unsqueezed at its expand dims to the common rank
+    (nn.functional.bilinear: x1 [B, 1, I, 1] * W [1, O, I, J] * x2 [B, 1, 1, J] summed over I
+    and J); 16-bit in float32, rounded once, as a matmul accumulates."""
+    i1, i2, i3, e1, e2, e3, sumdim = n.args[:7]
+    out = val(n)
+    rank = val(i1).dim() + len(e1)
+    if 0 in val(i1).shape or 0 in val(i2).shape or 0 in val(i3).shape:
+        raise Unsupported("_trilinear of an empty tensor")
+    wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+
+    def spread(t, expand):
+        shape = [int(s) for s in val(t).shape]
+        for d in sorted(expand):
+            shape.insert(d, 1)
+        return c.op("reshape", [c.tensor(t, wide)], {"shape": shape})
+    prod = c.op("mul", [c.op("mul", [spread(i1, e1), spread(i2, e2)]), spread(i3, e3)])
+    if sumdim:
+        prod = c.op("reduce_sum", [prod], {"axes": sorted(d % rank for d in sumdim),
+                                           "keepdim": False})
+    prod = c.op("reshape", [prod], {"shape": pshape(out)})
+    return c.op("cast", [prod], {"dtype": dtype_name(out.dtype)}) if wide != out.dtype else prod
 
 
 @converts(aten.native_group_norm.default)
