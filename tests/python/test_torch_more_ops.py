@@ -213,5 +213,47 @@ class BilinearTest(unittest.TestCase):
                        grad=True, rtol=1e-5, atol=1e-5)
 
 
+@needs_torch
+class DistanceTest(unittest.TestCase):
+    def test_cdist(self):
+        """Every order p, the direct and the matrix-product forms, with their backward."""
+        ops = [aten._cdist_forward.default, aten._cdist_backward.default]
+        for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")):
+            for mode in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                         "donot_use_mm_for_euclid_dist"):
+                with self.subTest(p=p, mode=mode):
+                    a = torch.randn(2, 4, 3, requires_grad=True)
+                    b = torch.randn(2, 5, 3, requires_grad=True)
+                    # torch.cdist computes p = 2 by matrix products itself (no _cdist_forward)
+                    mm = p == 2 and mode == "use_mm_for_euclid_dist"
+                    _check(self, f"cdist p={p} {mode}",
+                           lambda a, b: torch.cdist(a, b, p=p, compute_mode=mode), [a, b],
+                           [] if mm else ops, grad=True, rtol=1e-4, atol=1e-5)
+
+    def test_cdist_forward_by_matrix_products(self):
+        """_cdist_forward itself with compute_mode 1, or 0 past 25 rows: PyTorch's matrix-product
+        form (traced without torch.cdist, which would compute it before the backend)."""
+        from torch.fx.experimental.proxy_tensor import make_fx  # noqa: PLC0415
+        from cinn_like.torch.backend import compile_graph  # noqa: PLC0415
+        for (r1, r2), mode in (((4, 5), 1), ((30, 7), 0), ((30, 7), 2)):
+            fn = lambda a, b: aten._cdist_forward.default(a, b, 2.0, mode)  # noqa: E731
+            a, b = torch.randn(2, r1, 3), torch.randn(2, r2, 3)
+            ct.reset()
+            with converted([aten._cdist_forward.default]) as seen:
+                got = compile_graph(make_fx(fn)(a, b), [a, b])([a, b])
+            got = got[0] if isinstance(got, (list, tuple)) else got
+            torch.testing.assert_close(got, fn(a, b), rtol=1e-5, atol=1e-5)
+            self.assertEqual(seen, {aten._cdist_forward.default})
+            self.assertEqual(ct.fallback_report(), [])
+
+    def test_pdist(self):
+        ops = [aten._pdist_forward.default, aten._pdist_backward.default]
+        for p in (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")):
+            with self.subTest(p=p):
+                x = torch.randn(7, 3, requires_grad=True)
+                _check(self, f"pdist p={p}", lambda x: F.pdist(x, p=p), [x], ops, grad=True,
+                       rtol=1e-4, atol=1e-5)
+
+
 if __name__ == "__main__":
     unittest.main()
