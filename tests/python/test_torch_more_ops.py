@@ -205,7 +205,7 @@ class EmbeddingBagTest(unittest.TestCase):
 class BilinearTest(unittest.TestCase):
     def test_bilinear(self):
         """nn.functional.bilinear reaches the backend as _trilinear; its backward too."""
-        for s1, s2 in (((3,), (4,)), ((6, 3), (6, 4)), ((2, 5, 3), (2, 5, 4))):
+        for s1, s2 in (((3,), (4,)), ((6, 3), (6, 4)), ((2, 5, 3), (2, 5, 4)), ((0, 3), (0, 4))):
             with self.subTest(shape=s1):
                 args = [torch.randn(*s1), torch.randn(*s2), torch.randn(7, 3, 4), torch.randn(7)]
                 args = [a.requires_grad_(True) for a in args]
@@ -253,6 +253,8 @@ class DistanceTest(unittest.TestCase):
                 x = torch.randn(7, 3, requires_grad=True)
                 _check(self, f"pdist p={p}", lambda x: F.pdist(x, p=p), [x], ops, grad=True,
                        rtol=1e-4, atol=1e-5)
+        x = torch.randn(1, 4, requires_grad=True)  # no pair: an empty result, a zero gradient
+        _check(self, "pdist of one row", F.pdist, [x], [aten._pdist_backward.default], grad=True)
 
 
 if __name__ == "__main__":

@@ -193,12 +193,12 @@ def _pdist_backward(c, n):
     out = val(n)
     rows, m = (int(s) for s in val(x).shape)
     pairs = val(grad).numel()
-    if m == 0 or pairs == 0:
+    if m == 0:
         raise Unsupported(f"pdist backward of {rows} rows of {m}")
     dt = _wide(out.dtype)
     zeros = c.op("fill", [], {"shape": [rows, m], "value": 0.0, "dtype": dtype_name(dt)})
-    if p == 0:
-        return zeros
+    if p == 0 or pairs == 0:  # no pair (one row): no gradient
+        return zeros if dt == out.dtype else c.op("cast", [zeros], {"dtype": dtype_name(out.dtype)})
     row, col = _pair_rows(c, rows, pairs)
     row, col = (c.op("reshape", [t], {"shape": [pairs]}) for t in (row, col))
     xs = c.tensor(x, dt)

@@ -220,8 +220,9 @@ def _trilinear(c, n):
     i1, i2, i3, e1, e2, e3, sumdim = n.args[:7]
     out = val(n)
     rank = val(i1).dim() + len(e1)
-    if 0 in val(i1).shape or 0 in val(i2).shape or 0 in val(i3).shape:
-        raise Unsupported("_trilinear of an empty tensor")
+    if 0 in val(i1).shape or 0 in val(i2).shape or 0 in val(i3).shape:  # a sum of nothing
+        return c.op("fill", [], {"shape": pshape(out), "value": 0.0,
+                                 "dtype": dtype_name(out.dtype)})
     wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
 
     def spread(t, expand):
