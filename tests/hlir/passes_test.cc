@@ -166,6 +166,23 @@ TEST(GraphPasses, CommonSubexpressionsMergeOnlyWithEqualAttributes) {
   ExpectSameResults(g, *out);
 }
 
+// NaN, 0 and -0 fills are three values: std::map's < on doubles had merged a NaN fill into a
+// 0 fill (torch.where(x > 0, x, nan) returned 0).
+TEST(GraphPasses, CommonSubexpressionsTellNanAndSignedZerosApart) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({6}), "x");
+  Var zero = b.Fill({6}, 0.0, DType::kFloat32);
+  Var nan = b.Fill({6}, std::nan(""), DType::kFloat32);
+  Var neg = b.Fill({6}, -0.0, DType::kFloat32);
+  Var again = b.Fill({6}, std::nan(""), DType::kFloat32);  // the same NaN: merged
+  b.MarkOutput(b.Add(b.Add(b.Mul(x, zero), b.Mul(x, nan)), b.Add(b.Div(x, neg), again)));
+  Graph g = Build(b);
+  auto out = EliminateCommonSubexpressions(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(CountOp(g, "fill"), 4);
+  EXPECT_EQ(CountOp(*out, "fill"), 3);
+}
+
 TEST(GraphPasses, CommonSubexpressionsKeepEachGraphOutput) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({3}), "x");
