@@ -605,7 +605,10 @@ inline std::vector<OpCase> AllOpCases() {
   // (float64 and float32) wide arguments for the far branches and asymptotic series, and
   // infinities, NaNs and signed zeros.
   const std::vector<NewUnary> special_unary = {
-      {"polygamma", Floats(), Domain::kUniform, {{"n", int64_t{1}}}},
+      // (n = 1 at a negative integer is PyTorch's float32 rounding for 32-bit and narrower
+      // floats, which the reference on doubles cannot know: no integers there)
+      {"polygamma", {DType::kFloat64, DType::kFloat32}, Domain::kUniform, {{"n", int64_t{1}}}},
+      {"polygamma", {DType::kFloat16, DType::kBFloat16}, Domain::kPositive, {{"n", int64_t{1}}}},
       {"polygamma", Floats(), Domain::kUniform, {{"n", int64_t{2}}}},
       {"polygamma", Floats(), Domain::kHalves, {{"n", int64_t{3}}}},
       {"polygamma", Floats(), Domain::kWide, {{"n", int64_t{4}}}},

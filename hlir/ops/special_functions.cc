@@ -292,7 +292,7 @@ double Zeta(double x, double q) {
 /// (coefficients made here from n). The edges are PyTorch's: from n = 2 (its zeta) the poles
 /// at 0 and the negative integers are (-1)^(n+1) inf and +inf gives NaN; n = 1 (its trigamma)
 /// reflects with pi^2 / sin^2(pi x), so that a negative integer gives the huge finite value of
-/// sin's rounding as PyTorch's float64 does (6.6e32 at -1), and -inf gives NaN.
+/// sin's rounding as PyTorch does (6.6e32 at -1 in float64, 1.3e15 in float32), and -inf NaN.
 Expr Polygamma(int n, const Expr& in) {
   if (n == 0) return Digamma(in);
   Expr x = F64(in);
@@ -301,7 +301,14 @@ Expr Polygamma(int n, const Expr& in) {
   Expr y = Select::Make(neg, D(1) - x, x);
   Expr psi = D(sign * Factorial(n)) * ZetaPositive(D(n + 1), y);
   if (n == 1) {
+    // At the poles PyTorch's value is sin's rounding, which its float32 kernel (float16 and
+    // bfloat16 included: they arrive here widened to float32) takes at float32's pi.
+    const bool f32 = in.type().is_float() && in.type().bits() == 32;
     Expr s = M(MathOp::kSin, D(M_PI) * x);
+    // (the float32 product pi * x, as float32 arithmetic rounds it; x is an integer there)
+    Expr arg32 = ir::Cast::Make(ir::Float(32), D(static_cast<float>(M_PI)) * x);
+    Expr s_pole = f32 ? M(MathOp::kSin, F64(arg32)) : s;
+    s = Select::Make(x == M(MathOp::kTrunc, x), s_pole, s);
     return Select::Make(neg, D(M_PI * M_PI) / (s * s) - psi, psi);
   }
   std::vector<double> p{0, 1};  // P_k's coefficients, constant term first
