@@ -669,7 +669,10 @@ inline std::vector<OpCase> AllOpCases() {
   // Orthogonal polynomials of a tensor degree: degrees -4..4 (kHalves, truncated), then
   // (float64) degrees to 300 (the quadratures' limit of 127 included) on wide or special x.
   for (const char* op : {"chebyshev_polynomial_t", "legendre_polynomial_p", "hermite_polynomial_h",
-                         "hermite_polynomial_he", "laguerre_polynomial_l"}) {
+                         "hermite_polynomial_he", "laguerre_polynomial_l", "chebyshev_polynomial_u",
+                         "chebyshev_polynomial_v", "chebyshev_polynomial_w",
+                         "shifted_chebyshev_polynomial_t", "shifted_chebyshev_polynomial_u",
+                         "shifted_chebyshev_polynomial_v", "shifted_chebyshev_polynomial_w"}) {
     for (DType t : Floats()) {
       add({op, {t, t}, {S({3, 1, 5}), S({4, 5})}, {}, {Domain::kUniform, Domain::kHalves}});
     }

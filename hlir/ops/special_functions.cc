@@ -853,6 +853,65 @@ Expr LaguerreL(const Expr& xin, const Expr& nin) {
   return PolynomialEdges(x, n, D(1) - x, r);
 }
 
+/// Chebyshev's U, V and W (kind 'U', 'V', 'W') at y: with theta = acos y inside [-1, 1],
+/// U = sin((n+1) theta) / sin theta, V = cos((n+1/2) theta) / cos(theta/2),
+/// W = sin((n+1/2) theta) / sin(theta/2), the denominators as sqrt((1-y)(1+y)), sqrt((1+y)/2),
+/// sqrt((1-y)/2) (exact near +-1); the same with sinh and cosh of acosh y above 1; below -1,
+/// U_n(y) = (-1)^n U_n(-y), V_n(y) = (-1)^n W_n(-y), W_n(y) = (-1)^n V_n(-y); PyTorch's values
+/// at y = +-1.
+Expr ChebyshevUVW(const Expr& y, const Expr& n, char kind) {
+  Expr ay = M(MathOp::kAbs, y);
+  Expr sign = Select::Make(y < D(0) && IsOdd(n), D(-1), D(1));
+  Expr theta = M(MathOp::kAcos, y);
+  Expr one_minus = D(1) - y, one_plus = D(1) + y;
+  Expr t = M(MathOp::kAcosh, ay);  // outside, on |y|
+  Expr inside, outside, at_one, at_minus_one;
+  if (kind == 'U') {
+    inside = M(MathOp::kSin, (n + D(1)) * theta) / M(MathOp::kSqrt, one_minus * one_plus);
+    outside = M(MathOp::kSinh, (n + D(1)) * t) / M(MathOp::kSqrt, ay * ay - D(1));
+    at_one = n + D(1);
+    at_minus_one = sign * (n + D(1));
+  } else {
+    Expr v_in = M(MathOp::kCos, (n + D(0.5)) * theta) / M(MathOp::kSqrt, one_plus / D(2));
+    Expr w_in = M(MathOp::kSin, (n + D(0.5)) * theta) / M(MathOp::kSqrt, one_minus / D(2));
+    Expr v_out = M(MathOp::kCosh, (n + D(0.5)) * t) / M(MathOp::kSqrt, (ay + D(1)) / D(2));
+    Expr w_out = M(MathOp::kSinh, (n + D(0.5)) * t) / M(MathOp::kSqrt, (ay - D(1)) / D(2));
+    const bool v = kind == 'V';
+    inside = v ? v_in : w_in;
+    // Below -1 the other kind at |y|.
+    outside = Select::Make(y < D(0), v ? w_out : v_out, v ? v_out : w_out);
+    at_one = v ? D(1) : D(2) * n + D(1);
+    at_minus_one = sign * (v ? D(2) * n + D(1) : D(1));
+  }
+  Expr r = Select::Make(ay < D(1), inside, sign * outside);
+  return Select::Make(y == D(1), at_one, Select::Make(y == D(-1), at_minus_one, r));
+}
+Expr ChebyshevU(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  return PolynomialEdges(x, n, D(2) * x, ChebyshevUVW(x, n, 'U'));
+}
+Expr ChebyshevV(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  return PolynomialEdges(x, n, D(2) * x - D(1), ChebyshevUVW(x, n, 'V'));
+}
+Expr ChebyshevW(const Expr& xin, const Expr& nin) {
+  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
+  return PolynomialEdges(x, n, D(2) * x + D(1), ChebyshevUVW(x, n, 'W'));
+}
+/// The shifted polynomials: the same at y = 2x - 1 (x + x - 1, rounded as PyTorch rounds it).
+Expr ShiftedChebyshevT(const Expr& x, const Expr& n) {
+  return ChebyshevT(F64(x) + F64(x) - D(1), n);
+}
+Expr ShiftedChebyshevU(const Expr& x, const Expr& n) {
+  return ChebyshevU(F64(x) + F64(x) - D(1), n);
+}
+Expr ShiftedChebyshevV(const Expr& x, const Expr& n) {
+  return ChebyshevV(F64(x) + F64(x) - D(1), n);
+}
+Expr ShiftedChebyshevW(const Expr& x, const Expr& n) {
+  return ChebyshevW(F64(x) + F64(x) - D(1), n);
+}
+
 /// References: the three-term recurrences, run n times as PyTorch does (n truncated; negative
 /// or non-finite n gives 0), NaN above degree 127 where the computes stop.
 template <typename Step>
@@ -882,6 +941,21 @@ double ChebyshevT(double x, double nd) {  // no degree limit: the compute has no
   }
   return cur;
 }
+double ChebyshevU(double x, double n) {
+  return ByRecurrence(x, n, 1, 2 * x, [x](int64_t, double c, double p) { return 2 * x * c - p; });
+}
+double ChebyshevV(double x, double n) {
+  return ByRecurrence(x, n, 1, 2 * x - 1,
+                      [x](int64_t, double c, double p) { return 2 * x * c - p; });
+}
+double ChebyshevW(double x, double n) {
+  return ByRecurrence(x, n, 1, 2 * x + 1,
+                      [x](int64_t, double c, double p) { return 2 * x * c - p; });
+}
+double ShiftedChebyshevT(double x, double n) { return ChebyshevT(x + x - 1, n); }
+double ShiftedChebyshevU(double x, double n) { return ChebyshevU(x + x - 1, n); }
+double ShiftedChebyshevV(double x, double n) { return ChebyshevV(x + x - 1, n); }
+double ShiftedChebyshevW(double x, double n) { return ChebyshevW(x + x - 1, n); }
 double LegendreP(double x, double n) {
   return ByRecurrence(x, n, 1, x, [x](int64_t k, double c, double p) {
     return ((2 * k + 1) * x * c - k * p) / (k + 1);
@@ -965,6 +1039,17 @@ void RegisterSpecialFunctionOps(OpRegistry& r) {
   RegisterBinary(r, "hermite_polynomial_h", kF, same, true, HermiteH, HermiteH);
   RegisterBinary(r, "hermite_polynomial_he", kF, same, true, HermiteHe, HermiteHe);
   RegisterBinary(r, "laguerre_polynomial_l", kF, same, true, LaguerreL, LaguerreL);
+  RegisterBinary(r, "chebyshev_polynomial_u", kF, same, true, ChebyshevU, ChebyshevU);
+  RegisterBinary(r, "chebyshev_polynomial_v", kF, same, true, ChebyshevV, ChebyshevV);
+  RegisterBinary(r, "chebyshev_polynomial_w", kF, same, true, ChebyshevW, ChebyshevW);
+  RegisterBinary(r, "shifted_chebyshev_polynomial_t", kF, same, true, ShiftedChebyshevT,
+                 ShiftedChebyshevT);
+  RegisterBinary(r, "shifted_chebyshev_polynomial_u", kF, same, true, ShiftedChebyshevU,
+                 ShiftedChebyshevU);
+  RegisterBinary(r, "shifted_chebyshev_polynomial_v", kF, same, true, ShiftedChebyshevV,
+                 ShiftedChebyshevV);
+  RegisterBinary(r, "shifted_chebyshev_polynomial_w", kF, same, true, ShiftedChebyshevW,
+                 ShiftedChebyshevW);
 }
 
 }  // namespace cinn_like::hlir::ops
