@@ -100,7 +100,8 @@ if HAVE_TORCH:
     # themselves off by up to 1e-5 of the value near a zero of J0 (compared within atol).
     SPECIAL_CASES += [
         ("polygamma_orders", lambda x: tuple(torch.polygamma(n, x) for n in (1, 2, 3, 4, 6)),
-         lambda: (r(6, 9) * 4,), ["polygamma"]),
+         # (no integers: polygamma(1, -k) is sin's rounding, of each dtype's own pi)
+         lambda: (torch.randint(-8, 8, (6, 9)) + torch.rand(6, 9) * 0.8 + 0.1,), ["polygamma"]),
         ("modified_bessel", lambda x, p: (torch.special.i1(x), torch.special.i1e(x),
                                           torch.special.modified_bessel_i0(x),
                                           torch.special.modified_bessel_i1(x),
@@ -137,6 +138,18 @@ if HAVE_TORCH:
          ["special_chebyshev_polynomial_t", "special_legendre_polynomial_p",
           "special_hermite_polynomial_h", "special_hermite_polynomial_he",
           "special_laguerre_polynomial_l"]),
+        ("chebyshev_uvw", lambda x, u, n: (torch.special.chebyshev_polynomial_u(x, n),
+                                           torch.special.chebyshev_polynomial_v(u, n),
+                                           torch.special.chebyshev_polynomial_w(x, n),
+                                           torch.special.shifted_chebyshev_polynomial_t(u, n),
+                                           torch.special.shifted_chebyshev_polynomial_u(x, n),
+                                           torch.special.shifted_chebyshev_polynomial_v(u, 12),
+                                           torch.special.shifted_chebyshev_polynomial_w(x, n)),
+         lambda: (r(6, 9), unit(6, 9), torch.rand(6, 9) * 14 - 2),
+         ["special_chebyshev_polynomial_u", "special_chebyshev_polynomial_v",
+          "special_chebyshev_polynomial_w", "special_shifted_chebyshev_polynomial_t",
+          "special_shifted_chebyshev_polynomial_u", "special_shifted_chebyshev_polynomial_v",
+          "special_shifted_chebyshev_polynomial_w"]),
         # (not i1 and modified_bessel_i0/i1: +-inf at +-inf here, NaN in PyTorch)
         ("special_values_2", lambda x: (torch.special.i1e(x), torch.special.modified_bessel_k0(x),
                                         torch.special.scaled_modified_bessel_k1(x),
@@ -212,6 +225,10 @@ class TorchElementwiseTest(unittest.TestCase):
     def test_polygamma_order_is_an_attribute_and_ints_promote(self):
         _check(self, "polygamma_int", lambda i: (torch.polygamma(1, i), torch.polygamma(3, i)),
                [torch.randint(1, 9, (5, 4))], ["polygamma"])
+        # The poles: +-inf from n = 2, and at n = 1 the huge finite value of float32's sin(pi x)
+        # as PyTorch's float32 trigamma has it (1.3e15 at -1).
+        _check(self, "polygamma_poles", lambda i: (torch.polygamma(1, i), torch.polygamma(2, i)),
+               [torch.arange(-9, 10, dtype=torch.int8)], ["polygamma"])
         # (the order must be a Python int: aten.polygamma's n is)
         self.assertTrue(torch.equal(torch.polygamma(0, torch.ones(2)), torch.digamma(torch.ones(2))))
 

@@ -146,7 +146,14 @@ BINARY = {aten.add: "add", aten.sub: "sub", aten.mul: "mul", aten.div: "div", at
           aten.special_legendre_polynomial_p: "legendre_polynomial_p",
           aten.special_hermite_polynomial_h: "hermite_polynomial_h",
           aten.special_hermite_polynomial_he: "hermite_polynomial_he",
-          aten.special_laguerre_polynomial_l: "laguerre_polynomial_l"}
+          aten.special_laguerre_polynomial_l: "laguerre_polynomial_l",
+          aten.special_chebyshev_polynomial_u: "chebyshev_polynomial_u",
+          aten.special_chebyshev_polynomial_v: "chebyshev_polynomial_v",
+          aten.special_chebyshev_polynomial_w: "chebyshev_polynomial_w",
+          aten.special_shifted_chebyshev_polynomial_t: "shifted_chebyshev_polynomial_t",
+          aten.special_shifted_chebyshev_polynomial_u: "shifted_chebyshev_polynomial_u",
+          aten.special_shifted_chebyshev_polynomial_v: "shifted_chebyshev_polynomial_v",
+          aten.special_shifted_chebyshev_polynomial_w: "shifted_chebyshev_polynomial_w"}
 # On bool operands PyTorch's arithmetic is logic (mul is and, add is or); cinn_like's
 # arithmetic ops take numbers only.
 BOOL_ARITHMETIC = {"mul": "logical_and", "add": "logical_or", "maximum": "logical_or",
