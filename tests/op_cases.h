@@ -627,6 +627,8 @@ inline std::vector<OpCase> AllOpCases() {
       {"ndtri", Floats(), Domain::kNearOne, {}},
       {"frexp_mantissa", Floats(), Domain::kUniform, {}},
       {"frexp_exponent", Floats(), Domain::kUniform, {}},
+      {"airy_ai", Floats(), Domain::kUniform, {}},
+      {"airy_ai", Floats(), Domain::kHalves, {}},
   };
   for (const NewUnary& u : special_unary) {
     for (DType t : u.dtypes) add({u.op, {t}, {S({5, 7})}, u.attrs, {u.domain}});
@@ -644,6 +646,7 @@ inline std::vector<OpCase> AllOpCases() {
     add({"polygamma", {DType::kFloat64}, {S({6, 11})}, {{"n", n}}, {Domain::kSpecial}});
   }
   add({"ndtri", {DType::kFloat64}, {S({6, 11})}, {}, {Domain::kSpecial}});
+  add({"airy_ai", {DType::kFloat64}, {S({6, 11})}, {}, {Domain::kSpecial}});
   const std::vector<NewBinary> special_binary = {
       {"zeta", Floats(), Domain::kNearOne, Domain::kPositive},
       {"zeta", Floats(), Domain::kWide, Domain::kWide},

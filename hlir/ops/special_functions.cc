@@ -196,11 +196,11 @@ double Factorial(int n) { return std::tgamma(n + 1.0); }
 
 /// The coefficients c[k] = (-1)^k a_k(nu) (alternate) or a_k(nu) of the Hankel expansions in
 /// 1/x, a_k(nu) = prod_{j=1..k} (4 nu^2 - (2j-1)^2) / (k! 8^k).
-std::vector<double> HankelCoefficients(int nu, int terms, bool alternate) {
+std::vector<double> HankelCoefficients(double nu, int terms, bool alternate) {
   std::vector<double> c{1};
   double a = 1;
   for (int k = 1; k < terms; ++k) {
-    a *= (4.0 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k);
+    a *= (4 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k);
     c.push_back(alternate && k % 2 ? -a : a);
   }
   return c;
@@ -371,6 +371,19 @@ double BesselI1e(double x) {
 
 constexpr double kEulerGamma = 0.57721566490153286061;
 
+/// exp(x) K_nu(x) = int_0^inf exp(-x (cosh t - 1)) cosh(nu t) dt for 2 <= x <= 20, by the
+/// trapezoidal rule (step 1/8 to t = 31/8): exact to double for analytic integrands that decay
+/// this fast.
+Expr ScaledBesselKIntegral(const Expr& x, double nu) {
+  const double step = 0.125;
+  Expr sum = D(0.5 * step);
+  for (int j = 1; j < 32; ++j) {
+    double t = j * step;
+    sum = sum + D(step * std::cosh(nu * t)) * ir::Exp(D(1 - std::cosh(t)) * x);
+  }
+  return sum;
+}
+
 /// K_nu (nu = 0, 1) and exp(x) K_nu(x) (`scaled`) for x > 0 (+inf at 0, NaN below):
 /// - x <= 2: the series K0 = -ln(x/2) I0(x) + sum psi(k+1) q^k / k!^2 and
 ///   K1 = 1/x + ln(x/2) I1(x) - x/4 sum (psi(k+1) + psi(k+2)) q^k / (k! (k+1)!), q = x^2/4;
@@ -393,12 +406,7 @@ Expr BesselK(const Expr& in, int nu, bool scaled) {
   Expr series = nu == 0 ? D(0) - log_half * Horner(q, BesselISeries(0, 20)) + Horner(q, psi_sum)
                         : D(1) / x + log_half * (x / D(2)) * Horner(q, BesselISeries(1, 20)) -
                               x / D(4) * Horner(q, psi_sum);
-  const double step = 0.125;
-  Expr trapezoid = D(0.5 * step);
-  for (int j = 1; j < 32; ++j) {
-    double t = j * step;
-    trapezoid = trapezoid + D(step * std::cosh(nu * t)) * ir::Exp(D(1 - std::cosh(t)) * x);
-  }
+  Expr trapezoid = ScaledBesselKIntegral(x, nu);
   Expr asymptotic =
       M(MathOp::kSqrt, D(M_PI / 2) / x) * Horner(D(1) / x, HankelCoefficients(nu, 30, false));
   Expr far = Select::Make(x <= D(20), trapezoid, asymptotic);
@@ -974,6 +982,51 @@ double LaguerreL(double x, double n) {
   });
 }
 
+// --- Airy Ai ---------------------------------------------------------------------------
+
+/// Ai(x): for -7 <= x <= 2.08 Maclaurin's series Ai(0) f(x) + Ai'(0) g(x), f and g power
+/// series in x^3 (30 terms); beyond 2.08 (zeta = 2/3 x^(3/2) >= 2)
+/// Ai(x) = sqrt(x/3) / pi K_1/3(zeta), K by its trapezoidal integral up to zeta = 20 and the
+/// asymptotic series beyond; below -7 the oscillatory expansion
+/// Ai(-x) = (cos(zeta - pi/4) P - ... ) / (sqrt(pi) x^(1/4)) with
+/// u_k = Gamma(3k + 1/2) / (54^k k! Gamma(k + 1/2)) (15 terms each); NaN at +-inf as PyTorch's.
+Expr AiryAi(const Expr& in) {
+  Expr x = F64(in);
+  const double ai0 = 0.355028053887817239, dai0 = -0.258819403792806798;
+  std::vector<double> f{1}, g{1};
+  for (int k = 1; k < 30; ++k) {
+    f.push_back(f.back() / ((3.0 * k) * (3.0 * k - 1)));
+    g.push_back(g.back() / ((3.0 * k + 1) * (3.0 * k)));
+  }
+  Expr x3 = x * x * x;
+  Expr maclaurin = D(ai0) * Horner(x3, f) + D(dai0) * x * Horner(x3, g);
+  Expr ax = M(MathOp::kAbs, x);
+  Expr zeta = D(2.0 / 3) * ax * M(MathOp::kSqrt, ax);
+  Expr k_scaled = Select::Make(zeta <= D(20), ScaledBesselKIntegral(zeta, 1.0 / 3),
+                               M(MathOp::kSqrt, D(M_PI / 2) / zeta) *
+                                   Horner(D(1) / zeta, HankelCoefficients(1.0 / 3, 30, false)));
+  Expr decaying = M(MathOp::kSqrt, ax / D(3)) / D(M_PI) * ir::Exp(D(0) - zeta) * k_scaled;
+  std::vector<double> u{1}, p, q;
+  for (int k = 1; k < 30; ++k) {
+    u.push_back(u.back() * (6.0 * k - 1) * (6.0 * k - 3) * (6.0 * k - 5) /
+                (216.0 * k * (2 * k - 1)));
+  }
+  for (int k = 0; k < 30; ++k) {
+    double v = (k / 2) % 2 ? -u[k] : u[k];  // (-1)^floor(k/2)
+    (k % 2 ? q : p).push_back(v);
+  }
+  Expr z2 = D(1) / (zeta * zeta);
+  Expr pp = Horner(z2, p), qq = Horner(z2, q) / zeta;
+  Expr c = M(MathOp::kCos, zeta), s = M(MathOp::kSin, zeta);
+  Expr oscillating = (pp * (c + s) + qq * (s - c)) * D(M_SQRT1_2) /
+                     (D(std::sqrt(M_PI)) * M(MathOp::kSqrt, M(MathOp::kSqrt, ax)));
+  Expr r = Select::Make(x < D(-7), oscillating,
+                        Select::Make(zeta < D(2) || x < D(0), maclaurin, decaying));
+  return Select::Make(ax == D(kInf), D(kNan), r);
+}
+/// Reference: libstdc++'s __gnu_cxx::airy_ai.
+double AiryAi(double x) { return std::isinf(x) ? kNan : __gnu_cxx::airy_ai(x); }
+
 absl::StatusOr<Unary> MakePolygamma(const AttributeMap& attrs, const std::string& op) {
   auto n = GetInt(attrs, "n", op);
   if (!n.ok()) return n.status();
@@ -1031,6 +1084,7 @@ void RegisterSpecialFunctionOps(OpRegistry& r) {
   RegisterBinary(r, "igammac", kF, same, true, Igammac,
                  [](X a, X x) { return IncompleteGamma(a, x, true); });
   RegisterUnary(r, "ndtri", kF, same, Ndtri, Ndtri);
+  RegisterUnary(r, "airy_ai", kF, same, AiryAi, AiryAi);
   RegisterUnary(r, "frexp_mantissa", kF, same, FrexpMantissa, FrexpMantissa);
   RegisterUnary(r, "frexp_exponent", kF, same, FrexpExponent, FrexpExponent);
   RegisterBinary(r, "nextafter", kF, same, true, MakeNextAfter);
