@@ -125,6 +125,8 @@ if HAVE_TORCH:
                                                      torch.special.ndtri(u)),
          lambda: (pos(6, 9) * 4, pos(6, 9) * 5, pos(6, 9) + 1.05, pos(6, 9), prob(6, 9)),
          ["igamma", "igammac", "special_zeta", "special_ndtri"]),
+        ("airy_ai", lambda x, w: (torch.special.airy_ai(x), torch.special.airy_ai(w)),
+         lambda: (r(6, 9) * 3, torch.rand(6, 9) * 60 - 30), ["special_airy_ai"]),
         # Degrees as PyTorch reads them (truncated, negative ones giving 0), tensors and scalars.
         ("polynomials", lambda x, u, n: (torch.special.chebyshev_polynomial_t(x, n),
                                          torch.special.chebyshev_polynomial_t(u, n),

@@ -25,7 +25,8 @@ UNARY = {aten.neg: "neg", aten.abs: "abs", aten.exp: "exp", aten.log: "log", ate
          aten.special_scaled_modified_bessel_k1: "bessel_k1e",
          aten.special_bessel_j0: "bessel_j0", aten.special_bessel_j1: "bessel_j1",
          aten.special_bessel_y0: "bessel_y0", aten.special_bessel_y1: "bessel_y1",
-         aten.special_spherical_bessel_j0: "spherical_bessel_j0", aten.special_ndtri: "ndtri"}
+         aten.special_spherical_bessel_j0: "spherical_bessel_j0", aten.special_ndtri: "ndtri",
+         aten.special_airy_ai: "airy_ai"}
 # Tests of their input's value: the input keeps its dtype, the result is bool.
 PREDICATES = {"isnan", "isinf", "signbit"}
 
