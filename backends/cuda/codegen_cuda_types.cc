@@ -108,8 +108,11 @@ void CodeGenCudaDev::VisitCast(const ir::Cast* op) {
         absl::StrCat("cannot cast ", from.ToString(), " to ", to.ToString(), " in CUDA codegen")));
     return;
   }
-  std::string v = Print(op->value);
-  std::string operand = PrintOperand(op->value, 14);  // after a C cast
+  // The operand is printed once, either way: printing it twice per cast doubled the source at
+  // each nested 16-bit cast (a grid sampler's index arithmetic took minutes).
+  const bool after_c_cast =
+      !from.is_low_precision_float() && (from.is_bool() || (!from.is_float() && from.bits() < 32));
+  std::string v = after_c_cast ? PrintOperand(op->value, 14) : Print(op->value);
   if (from.is_low_precision_float()) {
     std::string f = WidenToFloat(from, v);
     if (to.is_low_precision_float()) {
@@ -126,13 +129,12 @@ void CodeGenCudaDev::VisitCast(const ir::Cast* op) {
   const char* target = to.is_float16() ? "half" : "bfloat16";
   TypeName(to);  // notes the header
   if (from == ir::Float(32) || from.is_bool()) {
-    *expr_ << NarrowFromFloat(to, from.is_bool() ? "(float)" + operand : v);
+    *expr_ << NarrowFromFloat(to, from.is_bool() ? "(float)" + v : v);
   } else if (from.is_float()) {  // float64, one rounding
     *expr_ << "__double2" << target << "(" << v << ")";
   } else {
-    std::string arg = from.bits() < 32
-                          ? absl::StrCat("(", from.is_uint() ? "unsigned int" : "int", ")", operand)
-                          : v;
+    std::string arg =
+        from.bits() < 32 ? absl::StrCat("(", from.is_uint() ? "unsigned int" : "int", ")", v) : v;
     *expr_ << "__" << IntSuffix(from) << "2" << target << "_rn(" << arg << ")";
   }
 }

@@ -1,5 +1,7 @@
 """The Python package over the C API: compile a Program, call it on numpy arrays through DLPack
 (no copies: outputs are written in place), errors as exceptions, flags by name."""
+import os
+import tempfile
 import unittest
 
 import numpy as np
@@ -49,6 +51,33 @@ class ApiTest(unittest.TestCase):
         cinn_like.set_flags(cinn_like_fast_math=False)
         with self.assertRaisesRegex(cinn_like.CinnLikeError, "unknown flag"):
             cinn_like.set_flags(cinn_like_no_such_flag=1)
+
+
+class CudaSourceTest(unittest.TestCase):
+    """CUDA C for a Program of deep float16 index arithmetic (the grid sampler OpInfo hands the
+    torch backend) is a few hundred kilobytes: the CUDA printer once printed each 16-bit cast's
+    operand twice, and this Program's codegen never ended (a 'died' on the GPU machine).
+    Compiled to PTX, which needs no GPU; without a driver the module load is the one error."""
+
+    def test_float16_grid_sampler_prints_linearly(self):
+        with open(os.path.join(os.path.dirname(__file__), "data",
+                               "grid_sampler_f16.program.json")) as f:
+            program = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            cinn_like.set_flags(cinn_like_source_save_path=d,
+                                cinn_like_nvrtc_compile_to_cubin=False)
+            try:
+                cinn_like.compile(program, "cuda -arch=sm_90", "grid")
+            except cinn_like.CinnLikeError as e:
+                if "not available" in str(e) or "unavailable" in str(e):
+                    self.skipTest(f"no CUDA target in this build: {e}")
+                self.assertRegex(str(e), "CUDA driver|loading the CUDA module")
+            finally:
+                cinn_like.set_flags(cinn_like_source_save_path="",
+                                    cinn_like_nvrtc_compile_to_cubin=True)
+            sources = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".cu")]
+            self.assertTrue(sources, os.listdir(d))
+            self.assertLess(max(os.path.getsize(p) for p in sources), 1 << 20)
 
 
 if __name__ == "__main__":
