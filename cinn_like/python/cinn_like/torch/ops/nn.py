@@ -291,8 +291,9 @@ def _grid_coordinate(c, g, size, padding_mode, align_corners, dt):
 def _grid_sampler_2d(c, n):
     """Bilinear or nearest sampling of x [N, C, H, W] at grid [N, Ho, Wo, 2] (x, y), padding
     zeros, border or reflection, as PyTorch's CPU kernel: the four (one) taps gathered at their
-    flat positions, taps outside the input weighing nothing; in the input's dtype, 16-bit too
-    (PyTorch computes the coordinates and weights in it, so float32 would pick other taps)."""
+    flat positions, taps outside the input weighing nothing. 16-bit inputs compute as PyTorch's
+    kernel for the device does: on CPU in the input's dtype (float32 would pick other taps), on
+    CUDA in float32 (its opmath type), rounded once."""
     x, grid, mode, padding_mode, align_corners = n.args
     xt, gt = val(x), val(grid)
     if mode not in (0, 1):
@@ -301,14 +302,15 @@ def _grid_sampler_2d(c, n):
         raise Unsupported(f"grid_sampler_2d of a {xt.dtype} {list(xt.shape)} input")
     nb, ch, h, w = (int(s) for s in xt.shape)
     ho, wo = int(gt.shape[1]), int(gt.shape[2])
-    dt = xt.dtype
+    low = xt.dtype in (torch.float16, torch.bfloat16)
+    dt = torch.float32 if low and xt.device.type == "cuda" else xt.dtype
     g = c.tensor(grid, dt)
     coord = lambda k, size: _grid_coordinate(  # noqa: E731
         c, c.op("reshape", [c.op("slice", [g], {"axes": [3], "starts": [k], "ends": [k + 1]})],
                 {"shape": [nb, 1, ho, wo]}), size, padding_mode, align_corners, dt)
     ix, iy = coord(0, w), coord(1, h)
     base = c.op("add", [scaled(c, iota(c, nb, 4, 0), ch * h * w), scaled(c, iota(c, ch, 4, 1), h * w)])
-    xv = c.tensor(x)
+    xv = c.tensor(x, dt)
     f = lambda v: c.tensor(float(v), dt)  # noqa: E731
     zero = f(0)
 
@@ -338,7 +340,7 @@ def _grid_sampler_2d(c, n):
                                (x1, y1, dx0, dy0)):
             term = c.op("mul", [tap(px, py), c.op("mul", [wx, wy])])
             out = term if out is None else c.op("add", [out, term])
-    return out
+    return c.op("cast", [out], {"dtype": dtype_name(xt.dtype)}) if dt != xt.dtype else out
 
 
 # ---- distances
