@@ -6,7 +6,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
-rm -f zoo_coverage.txt
+rm -f zoo_coverage.txt opinfo_x86.txt
 ctest --output-on-failure -LE gpu -j2
-# The model zoo's coverage table (tests/python/test_model_zoo.py writes it).
-if [ -e zoo_coverage.txt ]; then cat zoo_coverage.txt; fi
+# The model zoo's coverage table (tests/python/test_model_zoo.py writes it) and the OpInfo
+# suite's table (tests/opinfo/opinfo_suite.py).
+for table in zoo_coverage.txt opinfo_x86.txt; do
+  if [ -e "$table" ]; then cat "$table"; fi
+done
