@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "hlir/auto_schedule.h"
+#include "hlir/inline_size.h"
 #include "hlir/op.h"
 #include "ir/flags.h"
 #include "ir/lower.h"
@@ -189,16 +190,22 @@ class GroupLowering {
                            const std::set<const ir::TensorNode*>& is_output) {
     std::vector<ir::Stage*> roots;
     std::map<int, std::vector<ir::Stage*>> internal_reductions;  // by group, schedule order
+    InlineSizes sizes;                                           // stages are producers first
     for (const auto& stage : sch.stages()) {
       const ir::TensorNode* t = stage->tensor().node().get();
       if (t->extern_body) continue;  // a library call: nothing to schedule or inline
       bool reduce = t->reduce != ir::ReduceKind::kNone;
       bool constant = info_[t].compile_time_value || (IsOneElement(*t) && !reduce);
+      // A stage whose inlined element would pass the budget is a kernel of its own (below).
+      bool fits = constant || sizes.Estimate(*stage) <= InlineSizes::kBudget;
       if (keep.count(t) && !(constant && !is_output.count(t))) {
         roots.push_back(stage.get());
-      } else if (constant || (target_.is_gpu() && !reduce)) {
+      } else if (constant || (target_.is_gpu() && !reduce && fits)) {
         absl::Status s = stage->ComputeInline();
         if (!s.ok()) return s;
+        sizes.Inline(*stage);
+      } else if (target_.is_gpu() && !reduce) {
+        roots.push_back(stage.get());  // past the budget: a kernel writing a device temporary
       } else if (target_.is_gpu() && info_[t].group >= 0) {
         internal_reductions[info_[t].group].push_back(stage.get());
       } else {
