@@ -14,7 +14,7 @@ if HAVE_TORCH:
     import torch
     import torch.nn.functional as F
     import cinn_like.torch as ct
-    from torch_util import compiled
+    from torch_util import check_refusals, compiled
 
     def r(*s, dtype=torch.float32):
         return torch.randn(*s, dtype=dtype)
@@ -205,13 +205,7 @@ class TorchPoolConvTest(unittest.TestCase):
                                                            align_corners=False),
              (r(1, 2, 5, 5), torch.rand(1, 3, 3, 2) * 2 - 1), "bicubic interpolation"),
         ]
-        for op, fn, args, reason in cases:
-            with self.subTest(op):
-                ct.reset()
-                with torch.no_grad():
-                    torch.testing.assert_close(compiled(fn)(*args), fn(*args))
-                reasons = [why for name, why in ct.fallback_report() if name.startswith(op)]
-                self.assertTrue(reasons and reason in reasons[0], ct.fallback_report())
+        check_refusals(self, cases)
 
 
 if __name__ == "__main__":

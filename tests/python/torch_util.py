@@ -67,6 +67,18 @@ if HAVE_TORCH:
         torch._dynamo.reset()
         return torch.compile(model, backend="cinn_like", dynamic=False)
 
+    def check_refusals(test, cases):
+        """Each (op, fn, args, reason): fn compiled matches eager, and op fell back with a
+        reason containing `reason`."""
+        for op, fn, args, reason in cases:
+            with test.subTest(op):
+                cinn_like.torch.reset()
+                with torch.no_grad():
+                    torch.testing.assert_close(compiled(fn)(*args), fn(*args))
+                report = cinn_like.torch.fallback_report()
+                reasons = [why for name, why in report if name.startswith(op)]
+                test.assertTrue(reasons and reason in reasons[0], report)
+
     def devices():
         return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
