@@ -10,7 +10,7 @@ if HAVE_TORCH:
     import torch
     import torch.nn.functional as F
     import cinn_like.torch as ct
-    from torch_util import check_refusals, compiled
+    from torch_util import check_refusals, compiled, seed_case
 
     def r(*s):
         return torch.randn(*s)
@@ -98,7 +98,7 @@ class TorchModelOpsTest(unittest.TestCase):
             ref_fn = case[4] if len(case) > 4 else fn
             with self.subTest(name):
                 ct.reset()
-                torch.manual_seed(hash(name) % 1000)
+                seed_case(name)
                 args = make()
                 with torch.no_grad():
                     got, want = compiled(fn)(*args), ref_fn(*args)
@@ -150,7 +150,7 @@ class TorchModelOpsTest(unittest.TestCase):
         for name, module, shape, ops in BACKWARD:
             with self.subTest(name):
                 ct.reset()
-                torch.manual_seed(hash(name) % 1000)
+                seed_case(name)
                 x = r(*shape)
                 xe, xc = x.clone().requires_grad_(), x.clone().requires_grad_()
                 mine = compiled(module)

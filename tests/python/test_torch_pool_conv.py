@@ -14,7 +14,7 @@ if HAVE_TORCH:
     import torch
     import torch.nn.functional as F
     import cinn_like.torch as ct
-    from torch_util import check_refusals, compiled
+    from torch_util import check_refusals, compiled, seed_case
 
     def r(*s, dtype=torch.float32):
         return torch.randn(*s, dtype=dtype)
@@ -93,7 +93,7 @@ if HAVE_TORCH:
 class TorchPoolConvTest(unittest.TestCase):
     def check(self, name, fn, args, ops, rtol=1e-4, atol=1e-5, grad=True):
         ct.reset()
-        torch.manual_seed(hash(name) % 1000)
+        seed_case(name)
         floating = [a.is_floating_point() and grad for a in args]
         mine = [a.clone().requires_grad_(f) for a, f in zip(args, floating)]
         ref = [a.clone().requires_grad_(f) for a, f in zip(args, floating)]

@@ -1,5 +1,6 @@
 """Shared by the torch.compile tests: skip cleanly without PyTorch, the models, a report table."""
 import unittest
+import zlib
 
 try:
     import torch
@@ -78,6 +79,11 @@ if HAVE_TORCH:
                 report = cinn_like.torch.fallback_report()
                 reasons = [why for name, why in report if name.startswith(op)]
                 test.assertTrue(reasons and reason in reasons[0], report)
+
+    def seed_case(name):
+        """Seeds torch's generator from a case's name, the same in every process (Python's
+        hash() of a str changes with each interpreter, which made data, and failures, vary)."""
+        torch.manual_seed(zlib.crc32(name.encode()) % 1000)
 
     def devices():
         return ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
