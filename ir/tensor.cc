@@ -68,6 +68,11 @@ std::string AxisName(size_t i) {
 IterVar ReduceAxis(Expr extent, std::string name) { return {Var(std::move(name)), extent}; }
 
 Expr Tensor::operator()(std::vector<Expr> indices) const {
+  // A rank-0 value of the graph is held as a one-element tensor of shape [1]
+  // (hlir::GroupLowering::ShapeExprs): read without an index, it is that element.
+  if (indices.empty() && node_->shape.size() == 1 && IsConstInt(node_->shape[0], 1)) {
+    indices.push_back(Expr(0));
+  }
   CHECK_EQ(indices.size(), node_->shape.size())
       << "tensor " << node_->name << " of rank " << node_->shape.size() << " indexed with "
       << indices.size() << " indices";

@@ -41,6 +41,7 @@ enum class Domain : uint8_t {
   kNearOne,   // floats in [0.5, 1.5]; integers -1 or 1 (unsigned 1 or 2): products stay finite
   kUnit,      // floats in (-1, 1) (asin, atanh, erfinv); integers in [-1, 1]
   kSpecial,   // kUniform with about one in four of +-inf, NaN, +-0 (isinf, signbit, fmax)
+  kIntEdges,  // kUniform after the signed type's min, max, -1 and 0 as the first four elements
 };
 
 struct OpCase {
@@ -225,6 +226,21 @@ inline std::vector<OpCase> AllOpCases() {
         add({b.op, {t, t}, {S({1}), S({2, 3, 1})}, b.attrs, {b.a, b.b}});
         add({b.op, {t, t}, {sym_shape, S({1, 3})}, b.attrs, {b.a, b.b}});
       }
+    }
+  }
+  // Integer division at its edges: broadcast [16, 1] by [1, 16], every pair of min, max, -1
+  // and 0 meets (INT_MIN / -1 wraps, a zero divisor gives 0: neither may trap). int64 is left
+  // out: the reference divides in double, exact only below 2^53.
+  for (DType t : {DType::kInt8, DType::kInt16, DType::kInt32}) {
+    for (const char* mode : {"trunc", "floor"}) {
+      add({"div",
+           {t, t},
+           {S({16, 1}), S({1, 16})},
+           {{"rounding_mode", std::string(mode)}},
+           {Domain::kIntEdges, Domain::kIntEdges}});
+    }
+    for (const char* op : {"mod", "fmod"}) {
+      add({op, {t, t}, {S({16, 1}), S({1, 16})}, {}, {Domain::kIntEdges, Domain::kIntEdges}});
     }
   }
   add({"logical_and",
@@ -726,6 +742,10 @@ inline void FillDomain(TypedTensor& t, Domain domain, std::mt19937_64& rng) {
     } else if (domain == Domain::kSpecial && type.is_float() && unit(rng) < 0.25) {
       const double specials[] = {INFINITY, -INFINITY, NAN, 0.0, -0.0};
       v = specials[std::min<int>(4, static_cast<int>(u * 5))];
+    } else if (domain == Domain::kIntEdges && type.is_int() && i < 4) {
+      const double lo = -std::ldexp(1.0, type.bits() - 1);
+      const double edges[] = {lo, -lo - 1, -1, 0};
+      v = edges[i];
     } else if (domain == Domain::kHalves) {
       v = (std::floor(u * 17) - 8) * 0.5;
     } else if (!type.is_float()) {

@@ -130,13 +130,27 @@ Expr SignBit(const Expr& x) {
 /// trunc of floats; integers are their own.
 Expr Trunc(const Expr& x) { return x.type().is_float() ? M(MathOp::kTrunc, x) : x; }
 
+/// The divisor that generated code divides by: 1 where `b` is 0 or, for signed integers, -1
+/// (INT_MIN / -1 and INT_MIN % -1 trap on x86); the callers give those quotients their values.
+Expr SafeDivisor(const Expr& b) {
+  Expr bad = b == C(b, 0);
+  if (b.type().is_int()) bad = bad || b == C(b, -1);
+  return Select::Make(bad, C(b, 1), b);
+}
+
+/// -a wrapping modulo 2^bits (INT_MIN stays INT_MIN, as PyTorch's integer ops): negated in the
+/// unsigned type, where overflow is defined in C and CUDA C too.
+Expr WrappingNeg(const Expr& a) {
+  ir::Type u = ir::UInt(a.type().bits(), a.type().lanes());
+  return ir::Cast::Make(a.type(), ir::MakeConst(u, 0) - ir::Cast::Make(u, a));
+}
+
 /// fmod: C's fmod (the sign of the dividend), as torch.fmod. Integers: 0 where b is 0 (PyTorch
-/// raises; generated code must not trap) and where b is -1 (INT_MIN % -1 traps on x86).
+/// raises; generated code must not trap) and where b is -1 (x % -1 is 0; INT_MIN % -1 traps).
 double Fmod(double a, double b) { return std::fmod(a, b); }
 Expr Fmod(const Expr& a, const Expr& b) {
   if (a.type().is_float()) return ir::MathCall(MathOp::kFmod, {a, b});
-  if (!a.type().is_int()) return a % Select::Make(b == C(b, 0), C(b, 1), b);
-  return a % Select::Make(b == C(b, 0) || b == C(b, -1), C(b, 1), b);
+  return a % SafeDivisor(b);
 }
 
 /// fmax / fmin ignore a NaN operand (NaN only when both are), as torch.fmax / torch.fmin.
@@ -147,15 +161,17 @@ Expr Fmin(const Expr& a, const Expr& b) {
   return a.type().is_float() ? ir::MathCall(MathOp::kFmin, {a, b}) : ir::min(a, b);
 }
 
-/// Integer a / b rounded as `mode` says ("trunc" or "floor"); 0 where b is 0.
+/// Integer a / b rounded as `mode` says ("trunc" or "floor"); 0 where b is 0; -a (wrapping)
+/// where b is -1.
 Expr IntDiv(const Expr& a, const Expr& b, const std::string& mode) {
   Expr zero = C(b, 0);
-  Expr safe = Select::Make(b == zero, C(b, 1), b);
+  Expr safe = SafeDivisor(b);
   Expr q = a / safe;
   if (mode == "floor" && a.type().is_int()) {
     Expr r = a % safe;
     q = Select::Make(r != zero && ((r < zero) != (safe < zero)), q - C(q, 1), q);
   }
+  if (a.type().is_int()) q = Select::Make(b == C(b, -1), WrappingNeg(a), q);
   return Select::Make(b == zero, zero, q);
 }
 
@@ -196,7 +212,7 @@ Expr Remainder(const Expr& a, const Expr& b) {
     Expr r = a % b;
     return Select::Make(r != zero && ((r < zero) != (b < zero)), r + b, r);
   }
-  Expr safe = Select::Make(b == zero, C(b, 1), b);
+  Expr safe = SafeDivisor(b);  // x mod -1 is 0, as x mod 1
   Expr r = a % safe;
   if (a.type().is_int()) {
     r = Select::Make(r != zero && ((r < zero) != (safe < zero)), r + safe, r);

@@ -124,6 +124,10 @@ constexpr size_t kMaxConcatInputs = 32;
 /// bounds.
 Tensor ConcatTree(const std::vector<Tensor>& in, int axis, std::vector<Expr> shape,
                   const std::string& name) {
+  if (in.size() == 1) {  // a copy, whatever the axis' extent (symbolic too)
+    return ir::Compute(
+        shape, [&](const Indices& o) { return in[0](o); }, name);
+  }
   if (in.size() > kMaxConcatInputs) {
     std::vector<Tensor> parts;
     for (size_t begin = 0; begin < in.size(); begin += kMaxConcatInputs) {

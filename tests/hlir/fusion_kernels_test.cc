@@ -124,6 +124,29 @@ TEST(FusionKernels, ReductionsOverEveryAxisMatchTheReferenceOnX86) {
   }
 }
 
+TEST(FusionKernels, RankZeroValuesReadByShapeOpsMatchTheReferenceOnX86) {
+  // A reduction over every axis is a rank-0 value held as one element of shape [1]; ops that
+  // read it without an index (expand_dims, reshape, broadcast_to) aborted the process in
+  // ir::Tensor's rank check.
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({4, 5}), "x");
+  auto all = b.Op("reduce_sum", {x}, {{"axes", std::vector<int64_t>{0, 1}}})[0];
+  b.MarkOutput(b.ExpandDims(all, {0}));
+  b.MarkOutput(b.Add(x, b.Reshape(all, {1, 1})));
+  b.MarkOutput(b.BroadcastTo(all, {3, 2}));
+  RunProgramCase(*b.Build(), ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, ConcatOfOneInputIsACopyOnX86) {
+  // One input along a symbolic axis (a SIGSEGV: the concat's offsets read the static extent).
+  for (int64_t axis : {0, 1}) {
+    NetBuilder b;
+    b.MarkOutput(
+        b.Concat({b.CreateInput(DType::kFloat32, Shape{Sym("n"), Dim::Known(3)}, "x")}, axis));
+    RunProgramCase(*b.Build(), ir::Target::X86(), RunOnX86);
+  }
+}
+
 TEST(FusionKernels, ConcatOfManyInputsMatchesTheReferenceOnX86) {
   // More inputs than one concat stage reads (a tree of concats), of unequal extents, along
   // each axis, with an elementwise consumer fused after it.
