@@ -4,6 +4,8 @@
     model = torch.compile(model, backend="cinn_like")
     cinn_like.torch.fallback_report()   # [(op, reason), ...] of what ran in PyTorch
     cinn_like.torch.stats()             # compiles, cache_hits, partitions, ops_compiled, ...
+    cinn_like.torch.set_options(deny=["_softmax"], allow=[], strict=True)  # policy.py; also
+    # torch.compile(..., options={"deny": [...]}) and CINN_LIKE_TORCH_ALLOW/_DENY/_STRICT
 
 backend="cinn_like" resolves through the `torch_dynamo_backends` entry point when the package
 is installed (pip install cinn_like/python); importing cinn_like.torch also registers it by
@@ -11,6 +13,7 @@ name (torch._dynamo.register_backend), for a checkout on PYTHONPATH.
 """
 from .backend import cinn_like_backend, compile_graph
 from .cache import fallback_report, reset, set_flags, stats
+from .policy import FallbackError, get_options, set_options
 
 
 def _register():
@@ -28,4 +31,5 @@ def _register():
 
 _register()
 
-__all__ = ["cinn_like_backend", "compile_graph", "fallback_report", "stats", "reset", "set_flags"]
+__all__ = ["cinn_like_backend", "compile_graph", "fallback_report", "stats", "reset", "set_flags",
+           "set_options", "get_options", "FallbackError"]

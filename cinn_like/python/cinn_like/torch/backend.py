@@ -1,17 +1,18 @@
 """cinn_like_backend: the torch.compile backend. AOTAutograd traces the forward and backward
 graphs in core aten (after decomposition); each is partitioned, each maximal supported
 partition becomes a compiled Program run in place of its nodes, the rest runs in PyTorch. A
-partition that fails to compile gives back only the op at fault (isolate.py).
+partition that fails to compile gives back only the op at fault (isolate.py). Allow and deny
+lists and strict mode (policy.py) come from set_options, torch.compile's `options` and the
+environment.
 """
 import functools
-import operator
 import time
 
 import torch
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
-from . import allocator, cache, isolate
+from . import allocator, cache, isolate, policy
 from .kernel import compile_partition
 from .ops import attention
 from .partition import CinnLikeSupport, fuse, propose
@@ -51,20 +52,25 @@ def _compile_sub(sub, target):
     return compile_partition(sub, target)
 
 
-def compile_graph(gm, example_inputs):
+def compile_graph(gm, example_inputs, options=None):
     """Partitions an aten GraphModule and compiles its supported partitions (fw and bw); an op
-    the compiler fails on runs in PyTorch, the rest of its partition still compiles."""
+    the compiler fails on runs in PyTorch, the rest of its partition still compiles. `options`:
+    torch.compile's options dict (policy.py), resolved now with set_options and the
+    environment; in strict mode a fallback raises policy.FallbackError naming every one."""
     start = time.perf_counter()
     try:
-        return _compile_graph(gm)
+        return _compile_graph(gm, policy.resolve(options))
     finally:
         cache.count("compile_seconds", time.perf_counter() - start)
 
 
-def _compile_graph(gm):
+def _compile_graph(gm, rules):
     cache.count("graphs")
-    support = CinnLikeSupport()
+    support = CinnLikeSupport(rules)
     partitioner, parts = _partitions_that_compile(gm, support)
+    unexpected = support.unexpected_fallbacks()
+    if rules.strict and unexpected:
+        raise policy.strict_error(unexpected)
     fused = fuse(partitioner, gm, parts)
     for node in list(fused.graph.nodes):
         if node.op != "call_module" or not node.target.startswith("fused_"):
@@ -76,12 +82,12 @@ def _compile_graph(gm):
         setattr(fused, node.target, kernel)
         cache.count("partitions")
         cache.count("ops_compiled", len(ops))
-    cache.count("ops_fallback", sum(1 for n, r in support.verdicts.items()
-                                    if r is not None and n.target is not operator.getitem))
+    cache.count("ops_fallback", len(support.fallbacks()))
     fused.recompile()
     return make_boxed_func(fused)
 
 
+@functools.lru_cache(maxsize=None)
 def _decompositions():
     try:
         from torch._decomp import core_aten_decompositions  # noqa: PLC0415
@@ -95,13 +101,12 @@ def _decompositions():
     return table
 
 
-_aot = None
-
-
-def cinn_like_backend(gm, example_inputs, **kwargs):
-    """torch.compile(model, backend=cinn_like_backend) or backend="cinn_like"."""
-    global _aot
-    if _aot is None:
-        _aot = aot_autograd(fw_compiler=compile_graph, bw_compiler=compile_graph,
-                            decompositions=_decompositions())
-    return _aot(gm, example_inputs, **kwargs)
+def cinn_like_backend(gm, example_inputs, options=None, **kwargs):
+    """torch.compile(model, backend=cinn_like_backend) or backend="cinn_like"; torch.compile's
+    `options` dict takes the keys of set_options (allow, deny, strict: policy.py) and holds for
+    both graphs of this compile."""
+    policy.check_options(options, "torch.compile(..., options=)")
+    compile_fn = functools.partial(compile_graph, options=options)
+    aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,
+                       decompositions=_decompositions())
+    return aot(gm, example_inputs, **kwargs)

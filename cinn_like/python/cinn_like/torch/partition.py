@@ -3,8 +3,9 @@
 A node is supported when its op is in registry.CONVERTERS and its converter accepts it on a
 scratch Converter (attributes, dtypes, ranks; what it wrote stays in the node's metadata, so
 the kernel builder does not convert it again), every tensor it reads and makes has metadata
-and a supported dtype, and all of them live on one CPU or CUDA device. Everything else runs in
-PyTorch; each refusal is recorded (cache.record_fallback) with its reason.
+and a supported dtype, and all of them live on one CPU or CUDA device, and the allow and deny
+lists (policy.py) do not keep it away. Everything else runs in PyTorch; each refusal is recorded
+(cache.record_fallback) with its reason.
 """
 import operator
 
@@ -12,7 +13,7 @@ import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner
 from torch.fx.passes.operator_support import OperatorSupport
 
-from . import cache
+from . import cache, policy
 from . import ops  # noqa: F401 (registers the converters)
 from .registry import DTYPES, Unsupported, convert_alone, val
 
@@ -72,9 +73,11 @@ def check_node(node):
 
 
 class CinnLikeSupport(OperatorSupport):
-    def __init__(self):
+    def __init__(self, rules=policy.Policy()):
         super().__init__()
+        self.rules = rules
         self.verdicts = {}
+        self.chosen = set()  # the nodes the allow and deny lists keep in PyTorch
 
     def verdict(self, node):
         """None when supported, else the reason; each node is checked (converted) once. A
@@ -87,7 +90,11 @@ class CinnLikeSupport(OperatorSupport):
                 reason = ("getitem of a non-tensor" if not isinstance(v, torch.Tensor)
                           else self.verdict(node.args[0]))
             else:
-                reason = check_node(node)
+                reason = self.rules.refusal(node)
+                if reason is not None:
+                    self.chosen.add(node)
+                else:
+                    reason = check_node(node)
                 if reason is not None:
                     cache.record_fallback(op_name(node), reason)
             self.verdicts[node] = reason
@@ -103,6 +110,16 @@ class CinnLikeSupport(OperatorSupport):
 
     def is_node_supported(self, submodules, node):
         return self.verdict(node) is None
+
+    def fallbacks(self):
+        """The op nodes (getitems aside: they follow their op) that run in PyTorch."""
+        return [n for n, r in self.verdicts.items()
+                if r is not None and n.target is not operator.getitem]
+
+    def unexpected_fallbacks(self):
+        """[(op, reason)] of the fallbacks the allow and deny lists did not ask for: what strict
+        mode raises on."""
+        return [(op_name(n), self.verdicts[n]) for n in self.fallbacks() if n not in self.chosen]
 
 
 # A partition of views alone copies data and saves nothing: it is left to PyTorch.
