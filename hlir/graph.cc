@@ -13,6 +13,8 @@ absl::StatusOr<int> Graph::AddInput(const std::string& name, const TensorDesc& d
     return absl::InvalidArgumentError(
         absl::StrCat("input name '", name, "' is empty or already used"));
   }
+  absl::Status size = CheckTensorSize(desc, "input " + name);
+  if (!size.ok()) return size;
   int id = static_cast<int>(values_.size());
   values_.push_back(Value{name, desc, -1});
   by_name_[name] = id;

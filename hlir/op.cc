@@ -122,6 +122,11 @@ absl::StatusOr<std::vector<TensorDesc>> OpRegistry::Infer(const std::string& op,
   CHECK(!out.ok() || (*def)->num_outputs < 0 ||
         static_cast<int>(out->size()) == (*def)->num_outputs)
       << "op " << op << " inferred " << out->size() << " outputs, declares " << (*def)->num_outputs;
+  if (!out.ok()) return out;
+  for (size_t i = 0; i < out->size(); ++i) {
+    absl::Status s = CheckTensorSize((*out)[i], absl::StrCat("op ", op, ": output ", i));
+    if (!s.ok()) return s;
+  }
   return out;
 }
 

@@ -37,6 +37,24 @@ int64_t NumElements(const Shape& s) {
   return n;
 }
 
+absl::Status CheckTensorSize(const TensorDesc& desc, const std::string& what) {
+  int64_t n = 1;
+  for (const Dim& d : desc.shape) {
+    if (d.is_symbolic()) continue;
+    if (d.value < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " ", desc.ToString(), " has a negative dim"));
+    }
+    if (__builtin_mul_overflow(n, d.value, &n) || n > kMaxElements) {
+      return absl::OutOfRangeError(absl::StrCat(
+          what, " ", desc.ToString(), " has more than ", kMaxElements,
+          " elements: cinn_like indexes tensors with 32-bit integers, larger ones stay with the "
+          "framework"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::vector<int64_t> StaticDims(const Shape& s) {
   std::vector<int64_t> out;
   for (auto& d : s) {

@@ -41,6 +41,10 @@ int64_t NumElements(const Shape& s);
 /// The concrete sizes of a static shape (CHECK: static).
 std::vector<int64_t> StaticDims(const Shape& s);
 
+/// The most elements a tensor may have: generated code indexes with 32-bit integers (flat
+/// indices, fused loops, GPU thread ids), so larger tensors are refused, not miscompiled.
+inline constexpr int64_t kMaxElements = 2147483647;
+
 /// The numpy broadcast of two shapes (trailing dims aligned; 1 stretches); the error names
 /// both shapes and the first dims that disagree.
 absl::StatusOr<Shape> BroadcastShapes(const Shape& a, const Shape& b);
@@ -53,6 +57,11 @@ struct TensorDesc {
   /// "float32[n, 64]"
   std::string ToString() const;
 };
+
+/// OK when every known dim of `desc` is >= 0 and the known dims' product is at most
+/// kMaxElements (symbolic dims are bound, and checked, at call time); the error names `what`
+/// ("input x", "op pad: output 0") and `desc`.
+absl::Status CheckTensorSize(const TensorDesc& desc, const std::string& what);
 
 /// Normalizes an axis in [-rank, rank) to [0, rank); the error names the op and the rank.
 absl::StatusOr<int> NormalizeAxis(int64_t axis, int rank, const std::string& op);

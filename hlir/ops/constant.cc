@@ -29,7 +29,11 @@ absl::StatusOr<std::vector<TensorDesc>> InferConstant(const std::vector<TensorDe
   int64_t count = 1;
   for (int64_t d : *shape) {
     if (d < 0) return absl::InvalidArgumentError("op constant: shape sizes must be >= 0");
-    count *= d;
+    if (__builtin_mul_overflow(count, d, &count) || count > kMaxElements) {
+      return absl::OutOfRangeError(absl::StrCat("op constant: shape ",
+                                                ShapeToString(MakeShape(*shape)), " has more than ",
+                                                kMaxElements, " elements"));
+    }
   }
   size_t n = std::get<std::vector<double>>(it->second).size();
   if (static_cast<int64_t>(n) != count) {

@@ -226,7 +226,14 @@ Descs InferPad(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
   if (!value.ok()) return value.status();
   Shape out = in[0].shape;
   for (size_t d = 0; d < out.size(); ++d) {
-    if (!out[d].is_symbolic()) out[d].value += (*p)[2 * d] + (*p)[2 * d + 1];
+    if (out[d].is_symbolic()) continue;
+    if (__builtin_add_overflow(out[d].value, (*p)[2 * d], &out[d].value) ||
+        __builtin_add_overflow(out[d].value, (*p)[2 * d + 1], &out[d].value) ||
+        out[d].value > kMaxElements) {
+      return absl::OutOfRangeError(
+          absl::StrCat("op pad: paddings ", (*p)[2 * d], " and ", (*p)[2 * d + 1], " of dim ", d,
+                       " of ", in[0].ToString(), " make it longer than ", kMaxElements));
+    }
   }
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
 }

@@ -326,7 +326,13 @@ Descs InferArange(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   auto t = ParseDType(*dtype);
   if (!t.ok()) return absl::InvalidArgumentError("op arange: " + std::string(t.status().message()));
   if (*step == 0) return absl::InvalidArgumentError("op arange: step must not be 0");
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((*end - *start) / *step)));
+  const double length = std::ceil((*end - *start) / *step);
+  if (!(length <= static_cast<double>(kMaxElements))) {  // NaN too: start or end not finite
+    return absl::OutOfRangeError(absl::StrCat("op arange: start ", *start, ", end ", *end,
+                                              ", step ", *step, " give ", length,
+                                              " elements; at most ", kMaxElements));
+  }
+  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(length));
   return std::vector<TensorDesc>{TensorDesc{*t, MakeShape({n})}};
 }
 
