@@ -12,6 +12,7 @@
 #include "hlir/inline_size.h"
 #include "hlir/op.h"
 #include "ir/flags.h"
+#include "ir/identifier.h"
 #include "ir/lower.h"
 #include "ir/schedule.h"
 #include "ir/structural_equal.h"
@@ -19,14 +20,6 @@
 
 namespace cinn_like::hlir {
 namespace {
-
-/// A C identifier from a value name ("x.1" -> "x_1", "0a" -> "v0a").
-std::string Identifier(const std::string& name) {
-  std::string out;
-  for (char c : name) out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
-  if (out.empty() || std::isdigit(static_cast<unsigned char>(out[0]))) out = "v" + out;
-  return out;
-}
 
 /// What the compiler knows of each tensor a node's compute made.
 struct TensorInfo {
@@ -61,7 +54,7 @@ class GroupLowering {
             "graph compiler: input ", value.name,
             " is a scalar (rank 0); lowering supports tensors of rank >= 1 only for now"));
       }
-      tensors_[v] = ir::Placeholder(Identifier(value.name), ToIrType(value.desc.dtype),
+      tensors_[v] = ir::Placeholder(names_.Unique(value.name), ToIrType(value.desc.dtype),
                                     ShapeExprs(value.desc.shape));
       args.push_back(tensors_[v]);
     }
@@ -111,7 +104,7 @@ class GroupLowering {
       }
       auto it = symbols_.find(d.symbol);
       if (it == symbols_.end())
-        it = symbols_.emplace(d.symbol, ir::Var(Identifier(d.symbol))).first;
+        it = symbols_.emplace(d.symbol, ir::Var(names_.Unique(d.symbol))).first;
       out.push_back(it->second);
     }
     return out;
@@ -162,7 +155,7 @@ class GroupLowering {
       }
       outs.push_back(ComputeOutput{ToIrType(d.dtype), ShapeExprs(d.shape)});
     }
-    std::string name = Identifier(graph_.values()[node.outputs[0]].name);
+    std::string name = names_.Unique(graph_.values()[node.outputs[0]].name);
     auto made = compute(in, node.attrs, outs, name);
     if (!made.ok()) {
       return absl::Status(made.status().code(), absl::StrCat("graph compiler: op ", node.op, " (",
@@ -412,6 +405,7 @@ class GroupLowering {
   ir::Target target_;
   std::map<int, ir::Tensor> tensors_;
   std::map<std::string, ir::Var> symbols_;
+  ir::NameSupply names_;  // of tensors and symbols alike: no two share a name in the source
   std::map<const ir::TensorNode*, TensorInfo> info_;
   std::vector<int> group_of_node_;
   int num_groups_ = 0;

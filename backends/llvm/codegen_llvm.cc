@@ -312,6 +312,8 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
   return out;
 }
 
+std::string EntrySymbol(const std::string& name) { return "cinn_like.entry." + name; }
+
 void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto& b = *builder_;
   func_name_ = func.name;
@@ -322,11 +324,12 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   loop_depth_ = 0;
   parallel_count_ = 0;
   auto* fty = llvm::FunctionType::get(i32(), {ptr(), i32(), ptr()}, false);
-  if (module_->getFunction(func.name)) {
+  if (module_->getFunction(EntrySymbol(func.name))) {
     Fail(absl::InvalidArgumentError(absl::StrCat("duplicate function name ", func.name)));
     return;
   }
-  function_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, func.name, *module_);
+  function_ = llvm::Function::Create(fty, llvm::Function::ExternalLinkage, EntrySymbol(func.name),
+                                     *module_);
   entry_ = function_;
   // The entry is glue (argument checks, workspaces, one call per loop nest, each check of a
   // returned code a branch): LLVM's optimizer and its O3 code generator (block placement,

@@ -26,10 +26,16 @@ struct LLVMModule {
   std::string ToString() const;
 };
 
+/// The JIT symbol of the entry `name`: a prefix no C symbol can carry (a '.'), so that an entry
+/// named like a function generated code calls (`expf`, `memcpy`) or like the runtime
+/// (`cinn_like_check_tensor`) neither shadows it nor collides with it.
+std::string EntrySymbol(const std::string& name);
+
 /// Translates the host entries of an ir::Module (indices flattened) to LLVM IR. Each entry `f`
-/// becomes `i32 @f(ptr %args, i32 %num_args, ptr %stream)`: it checks the DLTensors through
-/// the runtime (count, dtype, rank, device, dims), binds symbolic dims, runs the body and
-/// returns 0, or returns the runtime's nonzero code at the first failed check.
+/// becomes `i32 @cinn_like.entry.f(ptr %args, i32 %num_args, ptr %stream)` (EntrySymbol): it
+/// checks the DLTensors through the runtime (count, dtype, rank, device, dims), binds symbolic
+/// dims, runs the body and returns 0, or returns the runtime's nonzero code at the first failed
+/// check.
 class CodeGenLLVM {
  public:
   virtual ~CodeGenLLVM();

@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/flags.h"
@@ -191,7 +192,7 @@ absl::Status ExecutionEngine::Optimize(LLVMModule& m) {
 
 absl::Status ExecutionEngine::AddModule(LLVMModule m) {
   if (!m.module || !m.context) return absl::InvalidArgumentError("AddModule of an empty module");
-  std::vector<std::string> added;
+  std::vector<std::string> added;  // symbols
   for (llvm::Function& f : *m.module) {
     if (!f.isDeclaration() && f.hasExternalLinkage()) added.push_back(f.getName().str());
   }
@@ -215,7 +216,10 @@ absl::Status ExecutionEngine::AddModule(LLVMModule m) {
     }
   }
   bitcode_.push_back(std::move(bitcode));
-  functions_.insert(functions_.end(), added.begin(), added.end());
+  const std::string prefix = EntrySymbol("");
+  for (const std::string& symbol : added) {
+    if (absl::StartsWith(symbol, prefix)) functions_.push_back(symbol.substr(prefix.size()));
+  }
   return absl::OkStatus();
 }
 
@@ -226,7 +230,7 @@ absl::StatusOr<void*> ExecutionEngine::Lookup(const std::string& name) {
         absl::StrCat("function '", name, "' was not found in the JIT; functions added: ",
                      functions_.empty() ? "(none)" : absl::StrJoin(functions_, ", ")));
   }
-  auto addr = jit_->lookup(name);
+  auto addr = jit_->lookup(EntrySymbol(name));
   if (!addr) {
     return absl::InternalError(
         absl::StrCat("cannot link function '", name, "': ", ToString(addr.takeError())));

@@ -36,7 +36,8 @@ class ExecutionEngine {
   /// Adds a module (optimized by Optimize) to the JIT and makes its machine code now, so that
   /// code generation and linking errors belong to this call.
   absl::Status AddModule(LLVMModule m);
-  /// The address of a function added earlier; NotFound names it and the functions added.
+  /// The address of the entry `name` added earlier (its symbol is EntrySymbol(name)); NotFound
+  /// names it and the entries added.
   absl::StatusOr<void*> Lookup(const std::string& name);
   /// The host entry `name` (Compiler::Lookup of every JIT-linked backend).
   absl::StatusOr<EntryFunction> LookupEntry(const std::string& name);
@@ -46,7 +47,7 @@ class ExecutionEngine {
  private:
   ExecutionEngine();
   std::unique_ptr<llvm::orc::LLJIT> jit_;
-  std::vector<std::string> functions_;  // defined functions added, in order
+  std::vector<std::string> functions_;  // the entries added (by name, not symbol), in order
   std::vector<std::string> bitcode_;    // each optimized module, to re-emit as an object
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "ir/identifier.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -108,7 +109,9 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
                        " has no GPU binding; bind its loops to blockIdx/threadIdx"));
     }
     auto kernel = std::make_shared<LoweredFuncNode>();
-    kernel->name = top.size() == 1 ? f.name + "_kernel" : absl::StrCat(f.name, "_kernel_", k);
+    // A CUDA/OpenCL identifier, whatever the entry is called ("my entry", "if").
+    const std::string stem = CIdentifier(f.name);
+    kernel->name = top.size() == 1 ? stem + "_kernel" : absl::StrCat(stem, "_kernel_", k);
     kernel->kind = LoweredFuncNode::Kind::kDeviceKernel;
     kernel->body = top[k];
     for (int a = 0; a < 3; ++a) {

@@ -46,7 +46,7 @@ TEST(Flags, DumpDirReceivesEveryLoweringPassAndTheHostIR) {
     ASSERT_TRUE(std::filesystem::exists(file)) << file;
   }
   EXPECT_THAT(ReadFile(dir / "myadd.00_schedule.ir"), HasSubstr("C[((i_outer * 64) + i_inner)]"));
-  EXPECT_THAT(ReadFile(dir / "myadd.host.ll"), HasSubstr("define i32 @myadd(ptr"));
+  EXPECT_THAT(ReadFile(dir / "myadd.host.ll"), HasSubstr("define i32 @cinn_like.entry.myadd(ptr"));
   std::filesystem::remove_all(dir);
 }
 
