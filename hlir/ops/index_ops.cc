@@ -5,7 +5,8 @@
 ///
 /// Out-of-range indices: the reference returns an error naming the index and the bound. The
 /// computes never read outside a buffer: gather clamps the index into [0, size - 1] (so an
-/// out-of-range index yields some element of the axis), and one_hot yields a row of zeros.
+/// out-of-range index yields some element of the axis; gathering from an empty axis is refused
+/// when the axis is static and yields 0 when it is symbolic), and one_hot yields a row of zeros.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -49,8 +50,14 @@ Descs InferGather(const std::vector<TensorDesc>& in, const AttributeMap& attrs) 
   if (!axis.ok()) return axis.status();
   auto a = NormalizeAxis(*axis, static_cast<int>(in[0].shape.size()), op);
   if (!a.ok()) return a.status();
+  const Dim &extent = in[0].shape[*a], &count = in[1].shape[0];
+  if (extent == Dim::Known(0) && count != Dim::Known(0)) {  // PyTorch raises: index out of range
+    return absl::OutOfRangeError(absl::StrCat("op gather: axis ", *a, " of ", in[0].ToString(),
+                                              " is empty: none of the ", count.ToString(),
+                                              " indices (input 1) is in range"));
+  }
   Shape out = in[0].shape;
-  out[*a] = in[1].shape[0];
+  out[*a] = count;
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
 }
 
@@ -92,7 +99,9 @@ Tensors ComputeGather(const std::vector<ir::Tensor>& in, const AttributeMap& att
       [&](const std::vector<ir::Expr>& i) {
         std::vector<ir::Expr> src = i;
         src[a] = ClampedIndex(index(i[a]), x->shape[a]);
-        return x(src);
+        // An empty symbolic axis has no element to clamp to (a static one is refused above).
+        if (ir::AsConstInt(x->shape[a])) return x(src);
+        return ir::Select::Make(x->shape[a] > 0, x(src), ir::MakeConst(x->dtype, 0));
       },
       name)};
 }

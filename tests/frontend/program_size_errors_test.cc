@@ -74,5 +74,20 @@ TEST(ProgramSizeErrors, ShapeArithmeticThatWouldOverflow) {
   }
 }
 
+TEST(ProgramSizeErrors, GatherFromAnEmptyAxis) {
+  // Every index is out of range (PyTorch raises); the compiled gather read outside the buffer.
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, MakeShape({0, 3}), "x");
+  auto i = b.CreateInput(DType::kInt64, MakeShape({2}), "i");
+  b.Op("gather", {x, i}, {{"axis", int64_t{0}}});
+  EXPECT_THAT(ErrorOf(b), HasSubstr("op gather: axis 0 of float32[0, 3] is empty: none of the 2 "
+                                    "indices (input 1) is in range"));
+  NetBuilder c;  // no index: an empty result, fine
+  auto y = c.CreateInput(DType::kFloat32, MakeShape({0, 3}), "y");
+  c.MarkOutput(c.Op("gather", {y, c.CreateInput(DType::kInt64, MakeShape({0}), "j")},
+                    {{"axis", int64_t{0}}})[0]);
+  EXPECT_TRUE(c.Build().ok());
+}
+
 }  // namespace
 }  // namespace cinn_like::frontend
