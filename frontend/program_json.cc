@@ -180,7 +180,9 @@ absl::StatusOr<Program> ProgramFromJson(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   Reader r;
   if (j.is_discarded()) return r.Error("$", "not valid JSON");
-  if (!j.is_object() || j.value("format", "") != "cinn_like.program") {
+  // (json::value throws when the field is there with another type: test the type first.)
+  if (!j.is_object() || !j.contains("format") || !j.at("format").is_string() ||
+      j.at("format").get<std::string>() != "cinn_like.program") {
     return r.Error("$", "not a cinn_like program (field \"format\" must be \"cinn_like.program\")");
   }
   auto version = r.Field(j, "version", "$", json::value_t::number_integer);

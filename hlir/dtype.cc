@@ -33,8 +33,8 @@ template <typename T>
 double WrapInteger(double v) {
   if (!std::isfinite(v)) return 0;  // no integer value: 0, documented in RoundToDType
   double t = std::trunc(v);
-  // Wrap modulo 2^bits as a C cast from a wide integer would.
-  constexpr double range = std::ldexp(1.0, 8 * sizeof(T));
+  // Wrap modulo 2^bits as a C cast from a wide integer would (not constexpr: only gcc's ldexp is).
+  const double range = std::ldexp(1.0, 8 * sizeof(T));
   double m = std::fmod(t, range);
   if (m < 0) m += range;
   if (std::is_signed_v<T> && m > static_cast<double>(std::numeric_limits<T>::max())) m -= range;

@@ -104,10 +104,10 @@ Tensor Compute(const std::vector<Expr>& shape,
   auto* call = value.As<Call>();
   if (ReduceKind kind = call ? KindOfMarker(*call) : ReduceKind::kNone; kind != ReduceKind::kNone) {
     t->reduce = kind;
-    value = call->args[0];
     for (size_t a = 1; a + 1 < call->args.size(); a += 2) {
       t->reduce_axes.push_back({Var(call->args[a]), call->args[a + 1]});
     }
+    value = call->args[0];  // last: `value` holds the marker `call` points into
   }
   t->body = value;
   t->dtype = value.type();

@@ -120,5 +120,14 @@ TEST(ProgramErrors, JsonErrorsNameThePath) {
   EXPECT_FALSE(ProgramFromJson("{not json").ok());
 }
 
+// fuzz_program_json's first find: json::value threw on a "format" of another type.
+TEST(ProgramErrors, JsonFormatOfTheWrongTypeIsAnError) {
+  for (const char* text : {R"({"format": []})", R"({"format": 1, "version": 1})", "[]", "3"}) {
+    auto p = ProgramFromJson(text);
+    ASSERT_FALSE(p.ok()) << text;
+    EXPECT_THAT(p.status().message(), HasSubstr("not a cinn_like program")) << text;
+  }
+}
+
 }  // namespace
 }  // namespace cinn_like::frontend

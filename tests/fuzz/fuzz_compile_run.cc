@@ -1,0 +1,355 @@
+/// \file Fuzz target: whole compiles on x86, structure-aware. The bytes choose a Program of one
+/// to three ops, each taken from the op table (tests/op_cases.h) or by name from the op registry,
+/// then mutated: dtypes, shapes (ranks 0 to 4, sizes 0, 1, primes, symbols bound to 0 or more),
+/// attributes at their edges, added or dropped attributes and inputs, ops chained on earlier
+/// outputs. The Program goes through its JSON form to cinn_like_compile (what a framework calls),
+/// runs on random inputs through the C API and is compared with the reference interpreter, with
+/// the op table's per-dtype tolerances. An error status (at build, compile or call) is fine; a
+/// crash, a sanitizer report or a result off by more than the tolerance is a finding: the target
+/// aborts, printing the program.
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <limits>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "cinn_like/c_api.h"
+#include "frontend/net_builder.h"
+#include "frontend/program_json.h"
+#include "hlir/op.h"
+#include "hlir/reference_interpreter.h"
+#include "tests/fuzz/fuzz_input.h"
+#include "tests/op_cases.h"
+
+namespace cinn_like::fuzz {
+namespace {
+
+using frontend::NetBuilder;
+using frontend::Var;
+using hlir::Attribute;
+using testing::Domain;
+using testing::OpCase;
+
+/// Every tensor of a generated program stays this small, so a run takes milliseconds.
+constexpr int64_t kMaxElements = 1 << 12;
+
+const std::vector<OpCase>& Cases() {
+  static const std::vector<OpCase> cases = testing::AllOpCases();
+  return cases;
+}
+
+/// Every attribute the op table uses, by name, for adding one an op does not expect.
+const std::vector<std::pair<std::string, Attribute>>& AttributePool() {
+  static const auto pool = [] {
+    std::map<std::string, Attribute> seen;
+    for (const OpCase& c : Cases()) {
+      for (const auto& [name, value] : c.attrs) seen.emplace(name, value);
+    }
+    return std::vector<std::pair<std::string, Attribute>>(seen.begin(), seen.end());
+  }();
+  return pool;
+}
+
+const std::vector<hlir::DType> kDTypes = {
+    hlir::DType::kBool,    hlir::DType::kInt8,   hlir::DType::kInt16,   hlir::DType::kInt32,
+    hlir::DType::kInt64,   hlir::DType::kUInt8,  hlir::DType::kFloat16, hlir::DType::kBFloat16,
+    hlir::DType::kFloat32, hlir::DType::kFloat64};
+const std::vector<int64_t> kSizes = {0, 1, 1, 2, 3, 4, 5, 7, 8, 13, 17, 31, 64};
+const std::vector<std::string> kSymbols = {"n", "m"};
+const std::vector<int64_t> kIntEdges = {0,
+                                        1,
+                                        -1,
+                                        2,
+                                        -2,
+                                        3,
+                                        4,
+                                        5,
+                                        7,
+                                        -5,
+                                        64,
+                                        1000,
+                                        int64_t{1} << 31,
+                                        -(int64_t{1} << 31),
+                                        int64_t{1} << 32,
+                                        int64_t{1} << 40,
+                                        int64_t{1} << 62,
+                                        std::numeric_limits<int64_t>::max(),
+                                        std::numeric_limits<int64_t>::min()};
+const std::vector<double> kFloatEdges = {0.0,
+                                         -0.0,
+                                         1.0,
+                                         -1.0,
+                                         0.5,
+                                         1e-30,
+                                         1e30,
+                                         1e308,
+                                         -1e308,
+                                         std::numeric_limits<double>::infinity(),
+                                         -std::numeric_limits<double>::infinity(),
+                                         std::numeric_limits<double>::quiet_NaN(),
+                                         2147483648.0,
+                                         9.3e18};
+const std::vector<std::string> kStrings = {
+    "",      "none",  "tanh",    "floor",    "trunc",   "bool",    "int8", "int16", "int32",
+    "int64", "uint8", "float16", "bfloat16", "float32", "float64", "NCHW", "x"};
+const std::vector<Domain> kDomains = {Domain::kUniform,  Domain::kPositive, Domain::kHalves,
+                                      Domain::kSmallInt, Domain::kWithNaN,  Domain::kWide,
+                                      Domain::kIndex,    Domain::kNearOne,  Domain::kUnit,
+                                      Domain::kSpecial,  Domain::kIntEdges};
+
+int64_t MutateInt(int64_t v, FuzzInput& in) {
+  switch (in.Range(0, 2)) {
+    case 0:
+      return in.Pick(kIntEdges);
+    case 1:
+      return v + in.Range(-3, 3);
+    default:
+      return static_cast<int64_t>(in.Bits(8));
+  }
+}
+
+double MutateFloat(FuzzInput& in) { return in.OneIn(4) ? in.Double() : in.Pick(kFloatEdges); }
+
+Attribute MutateAttribute(const Attribute& a, FuzzInput& in) {
+  if (auto* b = std::get_if<bool>(&a)) return !*b;
+  if (auto* i = std::get_if<int64_t>(&a)) return MutateInt(*i, in);
+  if (std::holds_alternative<double>(a)) return MutateFloat(in);
+  if (std::holds_alternative<std::string>(a)) return in.Pick(kStrings);
+  if (auto* list = std::get_if<std::vector<int64_t>>(&a)) {
+    std::vector<int64_t> v = *list;
+    switch (in.Range(0, 3)) {
+      case 0:
+        if (!v.empty()) v.pop_back();
+        break;
+      case 1:
+        v.push_back(in.Pick(kIntEdges));
+        break;
+      case 2:
+        v.clear();
+        break;
+      default:
+        if (!v.empty()) {
+          int64_t& e = v[in.Range(0, static_cast<int64_t>(v.size()) - 1)];
+          e = MutateInt(e, in);
+        }
+    }
+    return v;
+  }
+  std::vector<double> v = std::get<std::vector<double>>(a);
+  if (in.Bool() && !v.empty()) {
+    v[in.Range(0, static_cast<int64_t>(v.size()) - 1)] = MutateFloat(in);
+  } else if (in.Bool()) {
+    v.push_back(MutateFloat(in));
+  } else if (!v.empty()) {
+    v.pop_back();
+  }
+  return v;
+}
+
+hlir::Shape RandomShape(FuzzInput& in) {
+  hlir::Shape s;
+  int rank = static_cast<int>(in.Range(0, 4));
+  for (int d = 0; d < rank; ++d) {
+    s.push_back(in.OneIn(6) ? hlir::Dim::Symbol(in.Pick(kSymbols))
+                            : hlir::Dim::Known(in.Pick(kSizes)));
+  }
+  return s;
+}
+
+hlir::Shape MutateShape(hlir::Shape s, FuzzInput& in) {
+  switch (in.Range(0, 3)) {
+    case 0:
+      return RandomShape(in);
+    case 1:
+      if (!s.empty()) {
+        s[in.Range(0, static_cast<int64_t>(s.size()) - 1)] = hlir::Dim::Known(in.Pick(kSizes));
+      }
+      return s;
+    case 2:
+      if (!s.empty()) s.pop_back();
+      return s;
+    default:
+      s.insert(s.begin(), hlir::Dim::Known(in.Pick(kSizes)));
+      return s;
+  }
+}
+
+/// The case `c` with the mutations the bytes choose.
+void MutateCase(OpCase& c, FuzzInput& in) {
+  if (in.OneIn(16)) c.op = in.Pick(hlir::OpRegistry::Global().Names());
+  if (in.OneIn(16) && !c.shapes.empty()) {
+    c.shapes.pop_back();
+    c.dtypes.pop_back();
+    c.domains.pop_back();
+  } else if (in.OneIn(16)) {
+    c.shapes.push_back(c.shapes.empty() ? RandomShape(in) : c.shapes.back());
+    c.dtypes.push_back(c.dtypes.empty() ? in.Pick(kDTypes) : c.dtypes.back());
+    c.domains.push_back(Domain::kUniform);
+  }
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    if (in.OneIn(6)) c.dtypes[i] = in.Pick(kDTypes);
+    if (in.OneIn(4)) c.shapes[i] = MutateShape(c.shapes[i], in);
+    if (in.OneIn(12)) c.domains[i] = in.Pick(kDomains);
+  }
+  for (auto& [name, value] : c.attrs) {
+    if (in.OneIn(4)) value = MutateAttribute(value, in);
+  }
+  if (in.OneIn(10) && !c.attrs.empty()) {
+    auto it = c.attrs.begin();
+    std::advance(it, in.Range(0, static_cast<int64_t>(c.attrs.size()) - 1));
+    c.attrs.erase(it);
+  }
+  if (in.OneIn(10)) {
+    const auto& [name, value] = in.Pick(AttributePool());
+    c.attrs[name] = in.Bool() ? value : MutateAttribute(value, in);
+  }
+}
+
+/// Concrete sizes of `shape` with the symbols bound; -1 when a symbol is unbound.
+std::vector<int64_t> Bind(const hlir::Shape& shape, const std::map<std::string, int64_t>& symbols) {
+  std::vector<int64_t> dims;
+  for (const hlir::Dim& d : shape) {
+    auto it = d.is_symbolic() ? symbols.find(d.symbol) : symbols.end();
+    dims.push_back(!d.is_symbolic() ? d.value : it == symbols.end() ? -1 : it->second);
+  }
+  return dims;
+}
+
+/// Whether a tensor of these sizes is small enough to run (no overflow on the way).
+bool Small(const std::vector<int64_t>& dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || d > kMaxElements) return false;
+    n *= d;
+    if (n > kMaxElements) return false;
+  }
+  return true;
+}
+
+[[noreturn]] void Finding(const std::string& what, const std::string& program,
+                          const std::map<std::string, int64_t>& symbols, uint64_t seed) {
+  std::fprintf(stderr, "fuzz_compile_run: %s\nsymbols:", what.c_str());
+  for (const auto& [name, value] : symbols)
+    std::fprintf(stderr, " %s=%lld", name.c_str(), static_cast<long long>(value));
+  std::fprintf(stderr, "\ninput seed: %llu\nprogram:\n%s\n", static_cast<unsigned long long>(seed),
+               program.c_str());
+  std::abort();
+}
+
+void RunOne(const uint8_t* data, size_t size) {
+  FuzzInput in(data, size);
+  std::map<std::string, int64_t> symbols;
+  for (const std::string& s : kSymbols) symbols[s] = in.Pick(kSizes);
+  const uint64_t seed = in.Bits(4);
+  cinn_like_set_flag("cinn_like_fusion", in.OneIn(4) ? "false" : "true");
+
+  // The program: ops chained on earlier outputs or on fresh inputs.
+  NetBuilder b;
+  std::vector<Var> vars;
+  std::map<std::string, Domain> domains;  // per graph input
+  std::vector<std::string> sum_like_ops;
+  const int num_ops = static_cast<int>(in.Range(1, 3));
+  std::vector<Var> last;
+  for (int k = 0; k < num_ops; ++k) {
+    OpCase c = in.Pick(Cases());
+    MutateCase(c, in);
+    std::vector<Var> args;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      if (!vars.empty() && in.OneIn(3)) {
+        args.push_back(in.Pick(vars));
+        continue;
+      }
+      std::string name = "in" + std::to_string(domains.size());
+      args.push_back(b.CreateInput(c.dtypes[i], c.shapes[i], name));
+      domains[name] = c.domains[i];
+    }
+    last = b.Op(c.op, args, c.attrs);
+    if (!b.status().ok()) return;  // an inference error is a fine answer
+    if (testing::SumLike(c.op)) sum_like_ops.push_back(c.op);
+    vars.insert(vars.end(), last.begin(), last.end());
+  }
+  for (const Var& v : vars) {
+    if (!Small(Bind(v.desc.shape, symbols))) return;
+  }
+  for (const Var& v : last) b.MarkOutput(v);
+  if (!vars.empty() && vars.size() > last.size() && in.OneIn(3)) b.MarkOutput(vars[0]);
+  auto program = b.Build();
+  if (!program.ok()) return;
+  const std::string json = frontend::ProgramToJson(*program);
+
+  cinn_like_module module = nullptr;
+  if (cinn_like_compile(json.c_str(), "x86", "f", &module) != 0) return;
+  std::unique_ptr<cinn_like_module_s, void (*)(cinn_like_module)> owner(module,
+                                                                        cinn_like_module_free);
+  cinn_like_function fn = nullptr;
+  if (cinn_like_module_lookup(module, "f", &fn) != 0) {
+    Finding(std::string("lookup failed after a compile: ") + cinn_like_get_last_error(), json,
+            symbols, seed);
+  }
+
+  // Inputs, the reference on them and on their magnitudes, then the call.
+  auto graph = frontend::BuildGraph(*program);
+  if (!graph.ok()) Finding("BuildGraph failed after a compile", json, symbols, seed);
+  std::mt19937_64 rng(seed);
+  std::vector<std::unique_ptr<testing::TypedTensor>> owned;
+  std::vector<DLTensor*> args;
+  std::vector<hlir::HostTensor> ref_in, abs_in;
+  for (int v : graph->inputs()) {
+    const hlir::Value& value = graph->values()[v];
+    std::vector<int64_t> dims = Bind(value.desc.shape, symbols);
+    owned.push_back(std::make_unique<testing::TypedTensor>(hlir::ToIrType(value.desc.dtype), dims));
+    testing::FillDomain(*owned.back(), domains[value.name], rng);
+    hlir::HostTensor h(value.desc.dtype, dims);
+    for (int64_t k = 0; k < h.size(); ++k) h.data[k] = owned.back()->Get(k);
+    ref_in.push_back(h);
+    for (double& x : h.data) x = std::fabs(x);
+    abs_in.push_back(h);
+    args.push_back(owned.back()->dl());
+  }
+  std::vector<testing::TypedTensor*> outs;
+  for (int v : graph->outputs()) {
+    const hlir::Value& value = graph->values()[v];
+    owned.push_back(std::make_unique<testing::TypedTensor>(hlir::ToIrType(value.desc.dtype),
+                                                           Bind(value.desc.shape, symbols)));
+    for (int64_t k = 0; k < owned.back()->size(); ++k) owned.back()->Set(k, -12345);  // poison
+    outs.push_back(owned.back().get());
+    args.push_back(owned.back()->dl());
+  }
+  int rc = cinn_like_call(fn, args.data(), static_cast<int32_t>(args.size()), nullptr);
+  auto want = hlir::RunReference(*graph, ref_in);
+  if (rc != 0 || !want.ok()) return;  // nothing to compare
+  auto scale = sum_like_ops.empty() ? want : hlir::RunReference(*graph, abs_in);
+  if (!scale.ok()) scale = want;
+  for (size_t o = 0; o < want->size(); ++o) {
+    const hlir::HostTensor& w = (*want)[o];
+    testing::Tolerance tol = testing::ToleranceFor(w.dtype);
+    for (int64_t k = 0; k < w.size(); ++k) {
+      double g = outs[o]->Get(k), e = w.data[k];
+      double s = std::max(std::fabs(e), std::fabs((*scale)[o].data[k]));
+      bool ok = (std::isnan(g) && std::isnan(e)) || g == e ||
+                (std::isfinite(e) && std::fabs(g - e) <= tol.atol + tol.rtol * s);
+      if (!ok) {
+        Finding("output " + std::to_string(o) + " element " + std::to_string(k) + ": got " +
+                    std::to_string(g) + ", want " + std::to_string(e),
+                json, symbols, seed);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cinn_like::fuzz
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  cinn_like::fuzz::AttributePool();  // the op table and the registry, before the first input
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  cinn_like::fuzz::RunOne(data, size);
+  return 0;
+}
