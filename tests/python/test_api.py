@@ -52,6 +52,12 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(cinn_like.CinnLikeError, "unknown flag"):
             cinn_like.set_flags(cinn_like_no_such_flag=1)
 
+    def test_empty_tensors_are_a_no_op_call(self):
+        m = cinn_like.compile(bias_gelu_program(), "x86", "f")
+        out = np.empty((0, 16), np.float32)
+        m(np.empty((0, 16), np.float32), np.ones(16, np.float32), out)
+        self.assertEqual(out.shape, (0, 16))
+
 
 class CudaSourceTest(unittest.TestCase):
     """Programs the torch backend builds from OpInfo samples whose CUDA compile never ended
