@@ -49,6 +49,7 @@ int cinn_like_compile(const char* program_json, const char* target, const char* 
       return Fail("cinn_like_compile: program_json, target, name and out must not be null");
     }
     *out = nullptr;
+    if (*name == '\0') return Fail("cinn_like_compile: the function name is empty");
     auto program = cinn_like::frontend::ProgramFromJson(program_json);
     if (!program.ok()) return Fail(program.status());
     auto parsed = cinn_like::ir::Target::Parse(target);
@@ -64,7 +65,7 @@ int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like
   return Guarded("cinn_like_module_lookup", [&] {
     if (!module || !name || !out) return Fail("cinn_like_module_lookup: null argument");
     auto fn = module->program->Lookup(name);
-    if (!fn.ok()) return Fail(fn.status());
+    if (!fn.ok()) return Fail("cinn_like_module_lookup: " + std::string(fn.status().message()));
     *out = *fn;
     return 0;
   });

@@ -142,7 +142,20 @@ int main(void) {
   CHECK(cinn_like_call(f, empty_args, 4, NULL) == 0, "zero rows: %s", cinn_like_get_last_error());
   CHECK(cinn_like_call(f, args, 4, NULL) == 0, "the module works after errors: %s", cinn_like_get_last_error());
 
+  cinn_like_function none = NULL;
+  CHECK(cinn_like_module_lookup(m, "", &none) != 0 &&
+            strstr(cinn_like_get_last_error(), "name to look up is empty") != NULL &&
+            strstr(cinn_like_get_last_error(), "bias_relu") != NULL,
+        "empty lookup name: %s", cinn_like_get_last_error());
+
   cinn_like_module bad = NULL;
+  CHECK(cinn_like_compile(kProgram, "x86", "", &bad) != 0 && bad == NULL &&
+            strstr(cinn_like_get_last_error(), "function name is empty") != NULL,
+        "empty function name: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_compile("{\"format\": 5}", "x86", "f", &bad) != 0 &&
+            strstr(cinn_like_get_last_error(), "not a cinn_like program") != NULL &&
+            strstr(cinn_like_get_last_error(), "type_error") == NULL,
+        "a number as the format: %s", cinn_like_get_last_error());
   CHECK(cinn_like_compile("{not json", "x86", "f", &bad) != 0 && bad == NULL, "bad JSON must fail");
   CHECK(strstr(cinn_like_get_last_error(), "not valid JSON") != NULL, "message: %s", cinn_like_get_last_error());
   CHECK(cinn_like_compile(kProgram, "tpu", "f", &bad) != 0, "unknown target must fail");
