@@ -51,7 +51,9 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
 void cinn_like_module_free(cinn_like_module module);
 
-/* Sets a cinn_like flag by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...). */
+/* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;
+ * README's flag table), its value parsed by the flag's type (bool, string). Any other name,
+ * gflags' and glog's flags included ("flagfile", "fromenv", "v"), is refused. */
 int cinn_like_set_flag(const char* name, const char* value);
 
 /* The message of the last failed call on this thread ("" when none). */

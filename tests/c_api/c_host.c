@@ -161,6 +161,19 @@ int main(void) {
   CHECK(cinn_like_compile(kProgram, "tpu", "f", &bad) != 0, "unknown target must fail");
   CHECK(cinn_like_set_flag("cinn_like_no_such_flag", "1") != 0, "unknown flag must fail");
   CHECK(cinn_like_set_flag("cinn_like_fast_math", "false") == 0, "set a flag: %s", cinn_like_get_last_error());
+  /* gflags' and glog's own flags are not cinn_like's: flagfile once exited the process. */
+  const char* foreign[][2] = {{"flagfile", "/nonexistent"}, {"fromenv", "cinn_like_fusion"},
+                              {"tryfromenv", "cinn_like_fusion"}, {"v", "3"},
+                              {"logtostderr", "true"}, {"", "1"}};
+  for (size_t k = 0; k < sizeof(foreign) / sizeof(foreign[0]); ++k) {
+    CHECK(cinn_like_set_flag(foreign[k][0], foreign[k][1]) != 0 &&
+              strstr(cinn_like_get_last_error(), "only cinn_like's flags can be set") != NULL,
+          "flag '%s' must be refused: %s", foreign[k][0], cinn_like_get_last_error());
+  }
+  CHECK(cinn_like_set_flag("cinn_like_fusion", "maybe") != 0 &&
+            strstr(cinn_like_get_last_error(), "of type bool") != NULL,
+        "a bool flag refuses 'maybe': %s", cinn_like_get_last_error());
+
   cinn_like_module_free(m);
   free(x);
   free(y);
