@@ -108,12 +108,24 @@ std::string DumpDir() {
   return FLAGS_cinn_like_dump_dir;
 }
 
+std::string SafeFileName(const std::string& name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || (c == '.' && !out.empty() && out.back() != '.');
+    out.push_back(keep ? c : '_');
+  }
+  return out.empty() ? "_" : out;
+}
+
 void DumpToFile(const std::string& file, const std::string& text) {
   std::string dir = DumpDir();
   if (dir.empty()) return;
-  std::ofstream out(dir + "/" + file);
+  std::string path = dir + "/" + SafeFileName(file);
+  std::ofstream out(path);
   out << text;
-  if (!out) LOG(WARNING) << "cannot write dump file " << dir << "/" << file;
+  if (!out) LOG(WARNING) << "cannot write dump file " << path;
 }
 
 }  // namespace cinn_like
