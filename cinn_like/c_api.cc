@@ -49,6 +49,7 @@ int cinn_like_compile(const char* program_json, const char* target, const char* 
       return Fail("cinn_like_compile: program_json, target, name and out must not be null");
     }
     *out = nullptr;
+    if (*name == '\0') return Fail("cinn_like_compile: the function name is empty");
     auto program = cinn_like::frontend::ProgramFromJson(program_json);
     if (!program.ok()) return Fail(program.status());
     auto parsed = cinn_like::ir::Target::Parse(target);
@@ -64,7 +65,7 @@ int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like
   return Guarded("cinn_like_module_lookup", [&] {
     if (!module || !name || !out) return Fail("cinn_like_module_lookup: null argument");
     auto fn = module->program->Lookup(name);
-    if (!fn.ok()) return Fail(fn.status());
+    if (!fn.ok()) return Fail("cinn_like_module_lookup: " + std::string(fn.status().message()));
     *out = *fn;
     return 0;
   });
@@ -84,6 +85,8 @@ int cinn_like_module_signature(cinn_like_module module, const char** out) {
 
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream) {
   if (!fn) return Fail("cinn_like_call: the function is null");
+  // The entry checks its own arguments (cinn_like_check_args, cinn_like_check_tensor): direct
+  // calls through the pointer are as safe as this one, and a passing call formats nothing.
   return fn(args, num_args, stream);
 }
 

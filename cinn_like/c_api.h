@@ -42,11 +42,18 @@ int cinn_like_module_source(cinn_like_module module, const char** out);
  *   {"inputs": [{"name": "x", "dtype": "float32", "shape": ["n", 64]}], "outputs": [...]}
  * Symbolic dims are names; callers bind them from the inputs they pass. */
 int cinn_like_module_signature(cinn_like_module module, const char** out);
-/* Calls `fn` (for hosts whose FFI cannot call a function pointer). */
+/* Calls `fn` (for hosts whose FFI cannot call a function pointer). The function checks its
+ * arguments itself, however it is called: a null `args`, a wrong count, a null DLTensor, a
+ * wrong dtype, rank, device or size, a null shape or data (data may be null only when the
+ * tensor has no element), a negative size or non-row-major strides return nonzero with a
+ * message naming the function, the argument and what was expected. Tensors with no element
+ * are valid. */
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
 void cinn_like_module_free(cinn_like_module module);
 
-/* Sets a cinn_like flag by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...). */
+/* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;
+ * README's flag table), its value parsed by the flag's type (bool, string). Any other name,
+ * gflags' and glog's flags included ("flagfile", "fromenv", "v"), is refused. */
 int cinn_like_set_flag(const char* name, const char* value);
 
 /* The message of the last failed call on this thread ("" when none). */

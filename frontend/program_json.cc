@@ -2,6 +2,8 @@
 #include "frontend/program_json.h"
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +12,10 @@ namespace cinn_like::frontend {
 namespace {
 
 using nlohmann::json;
+
+/// The largest known dim: lowered code indexes with int32, as the calling convention's check
+/// of symbolic dims says (runtime cinn_like_check_index_range).
+constexpr uint64_t kMaxDim = std::numeric_limits<int32_t>::max();
 
 json FloatToJson(double v) {
   if (std::isnan(v)) return "nan";
@@ -52,15 +58,43 @@ class Reader {
     return absl::InvalidArgumentError(absl::StrCat("program JSON: ", path, ": ", what));
   }
 
+  /// Fails unless `v` is an object (an input's or an instruction's description).
+  absl::Status Object(const json& v, const std::string& path) {
+    if (v.is_object()) return absl::OkStatus();
+    return Error(path, "expected an object, got " + Got(v));
+  }
+
   absl::StatusOr<const json*> Field(const json& obj, const std::string& key,
                                     const std::string& path, json::value_t type) {
-    if (!obj.is_object() || !obj.contains(key)) return Error(path, "missing field '" + key + "'");
+    absl::Status object = Object(obj, path);
+    if (!object.ok()) return object;
+    if (!obj.contains(key)) return Error(path, "missing field '" + key + "'");
     const json& v = obj.at(key);
     bool ok = v.type() == type || (type == json::value_t::number_integer && v.is_number_unsigned());
     if (!ok)
-      return Error(path + "." + key,
-                   std::string("expected ") + TypeName(type) + ", got " + v.type_name());
+      return Error(path + "." + key, std::string("expected ") + TypeName(type) + ", got " + Got(v));
     return &v;
+  }
+
+  /// What a value is, for messages: its JSON type and, for a scalar, its text (a long string
+  /// cut short): "number 2.5", "string \"abc\"", "an array".
+  static std::string Got(const json& v) {
+    if (v.is_array()) return "an array";
+    if (v.is_object()) return "an object";
+    if (v.is_null()) return "null";
+    std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+    if (text.size() > 40) text = text.substr(0, 37) + "...";
+    return std::string(v.type_name()) + " " + text;
+  }
+
+  /// An integer that fits int64_t (JSON integers above 2^63 - 1 are read as unsigned).
+  absl::StatusOr<int64_t> Int64(const json& v, const std::string& path) {
+    if (v.is_number_unsigned() &&
+        v.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      return Error(path, "expected an integer that fits int64, got " + Got(v));
+    }
+    if (!v.is_number_integer()) return Error(path, "expected an integer, got " + Got(v));
+    return v.get<int64_t>();
   }
 
   static const char* TypeName(json::value_t t) {
@@ -81,21 +115,26 @@ class Reader {
   absl::StatusOr<double> Float(const json& v, const std::string& path) {
     if (v.is_number()) return v.get<double>();
     if (v.is_string()) {
-      std::string s = v.get<std::string>();
+      const std::string& s = v.get_ref<const std::string&>();
       if (s == "nan") return NAN;
       if (s == "inf") return INFINITY;
       if (s == "-inf") return -INFINITY;
     }
-    return Error(path, "expected a number or \"inf\", \"-inf\", \"nan\"");
+    return Error(path, "expected a number or \"inf\", \"-inf\", \"nan\", got " + Got(v));
   }
 
   absl::StatusOr<hlir::Attribute> Attr(const json& v, const std::string& path) {
     if (!v.is_object() || v.size() != 1)
-      return Error(path, "an attribute is an object with one kind key");
+      return Error(path,
+                   "an attribute is an object with one kind key ({\"int\": 3}), got " + Got(v));
     const std::string& kind = v.begin().key();
     const json& x = v.begin().value();
     if (kind == "bool" && x.is_boolean()) return hlir::Attribute(x.get<bool>());
-    if (kind == "int" && x.is_number_integer()) return hlir::Attribute(x.get<int64_t>());
+    if (kind == "int" && x.is_number_integer()) {
+      auto i = Int64(x, path + ".int");
+      if (!i.ok()) return i.status();
+      return hlir::Attribute(*i);
+    }
     if (kind == "string" && x.is_string()) return hlir::Attribute(x.get<std::string>());
     if (kind == "float") {
       auto f = Float(x, path + ".float");
@@ -104,9 +143,10 @@ class Reader {
     }
     if (kind == "ints" && x.is_array()) {
       std::vector<int64_t> out;
-      for (auto& e : x) {
-        if (!e.is_number_integer()) return Error(path + ".ints", "expected integers");
-        out.push_back(e.get<int64_t>());
+      for (size_t i = 0; i < x.size(); ++i) {
+        auto e = Int64(x[i], absl::StrCat(path, ".ints[", i, "]"));
+        if (!e.ok()) return e.status();
+        out.push_back(*e);
       }
       return hlir::Attribute(out);
     }
@@ -119,20 +159,25 @@ class Reader {
       }
       return hlir::Attribute(out);
     }
-    return Error(path, "unknown attribute kind '" + kind +
-                           "' or wrong value (kinds: bool, int, float, string, ints, floats)");
+    return Error(path, "unknown attribute kind '" + kind + "' or a value of another type (got " +
+                           Got(x) + "; kinds: bool, int, float, string, ints, floats)");
   }
 
   absl::StatusOr<hlir::Shape> Shape(const json& v, const std::string& path) {
-    if (!v.is_array()) return Error(path, "a shape is an array of sizes and symbol names");
+    if (!v.is_array())
+      return Error(path, "a shape is an array of sizes and symbol names, got " + Got(v));
     hlir::Shape out;
     for (size_t i = 0; i < v.size(); ++i) {
-      if (v[i].is_number_integer() && v[i].get<int64_t>() >= 0) {
-        out.push_back(hlir::Dim::Known(v[i].get<int64_t>()));
-      } else if (v[i].is_string() && !v[i].get<std::string>().empty()) {
-        out.push_back(hlir::Dim::Symbol(v[i].get<std::string>()));
+      const json& d = v[i];
+      bool size = d.is_number_unsigned() || (d.is_number_integer() && d.get<int64_t>() >= 0);
+      if (size && d.get<uint64_t>() <= kMaxDim) {
+        out.push_back(hlir::Dim::Known(d.get<int64_t>()));
+      } else if (d.is_string() && !d.get_ref<const std::string&>().empty()) {
+        out.push_back(hlir::Dim::Symbol(d.get<std::string>()));
       } else {
-        return Error(absl::StrCat(path, "[", i, "]"), "a dim is a size >= 0 or a symbol name");
+        return Error(absl::StrCat(path, "[", i, "]"),
+                     absl::StrCat("a dim is a size from 0 to ", kMaxDim,
+                                  " (the int32 index range) or a symbol name, got ", Got(d)));
       }
     }
     return out;
@@ -146,7 +191,7 @@ class Reader {
     for (size_t i = 0; i < (*arr)->size(); ++i) {
       const json& e = (**arr)[i];
       if (!e.is_string())
-        return Error(absl::StrCat(path, ".", key, "[", i, "]"), "expected a name");
+        return Error(absl::StrCat(path, ".", key, "[", i, "]"), "expected a name, got " + Got(e));
       out.push_back(e.get<std::string>());
     }
     return out;
@@ -180,25 +225,26 @@ absl::StatusOr<Program> ProgramFromJson(const std::string& text) {
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   Reader r;
   if (j.is_discarded()) return r.Error("$", "not valid JSON");
-  // (json::value throws when the field is there with another type: test the type first.)
-  if (!j.is_object() || !j.contains("format") || !j.at("format").is_string() ||
-      j.at("format").get<std::string>() != "cinn_like.program") {
+  const bool tagged = j.is_object() && j.contains("format") && j.at("format").is_string() &&
+                      j.at("format").get_ref<const std::string&>() == "cinn_like.program";
+  if (!tagged) {
     return r.Error("$", "not a cinn_like program (field \"format\" must be \"cinn_like.program\")");
   }
   auto version = r.Field(j, "version", "$", json::value_t::number_integer);
   if (!version.ok()) return version.status();
-  int64_t v = (*version)->get<int64_t>();
-  if (v < 1 || v > kProgramJsonVersion) {
-    return r.Error("$.version",
-                   absl::StrCat("version ", v, " is not supported; this build reads versions 1 to ",
-                                kProgramJsonVersion));
+  auto v = r.Int64(**version, "$.version");
+  if (!v.ok()) return v.status();
+  if (*v < 1 || *v > kProgramJsonVersion) {
+    return r.Error("$.version", absl::StrCat("version ", *v,
+                                             " is not supported; this build reads versions 1 to ",
+                                             kProgramJsonVersion));
   }
   Program p;
   auto inputs = r.Field(j, "inputs", "$", json::value_t::array);
   if (!inputs.ok()) return inputs.status();
   for (size_t i = 0; i < (*inputs)->size(); ++i) {
     const json& e = (**inputs)[i];
-    std::string path = absl::StrCat("inputs[", i, "]");
+    std::string path = absl::StrCat("$.inputs[", i, "]");
     auto name = r.Field(e, "name", path, json::value_t::string);
     if (!name.ok()) return name.status();
     auto dtype_name = r.Field(e, "dtype", path, json::value_t::string);
@@ -214,7 +260,7 @@ absl::StatusOr<Program> ProgramFromJson(const std::string& text) {
   if (!insts.ok()) return insts.status();
   for (size_t i = 0; i < (*insts)->size(); ++i) {
     const json& e = (**insts)[i];
-    std::string path = absl::StrCat("instructions[", i, "]");
+    std::string path = absl::StrCat("$.instructions[", i, "]");
     Instruction inst;
     auto op = r.Field(e, "op", path, json::value_t::string);
     if (!op.ok()) return op.status();
@@ -227,7 +273,8 @@ absl::StatusOr<Program> ProgramFromJson(const std::string& text) {
     inst.outputs = *out;
     if (e.contains("attrs")) {
       const json& attrs = e.at("attrs");
-      if (!attrs.is_object()) return r.Error(path + ".attrs", "expected an object");
+      if (!attrs.is_object())
+        return r.Error(path + ".attrs", "expected an object, got " + Reader::Got(attrs));
       for (auto it = attrs.begin(); it != attrs.end(); ++it) {
         auto a = r.Attr(it.value(), path + ".attrs." + it.key());
         if (!a.ok()) return a.status();

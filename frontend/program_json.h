@@ -20,7 +20,8 @@ inline constexpr int kProgramJsonVersion = 1;
 
 /// The JSON text of `program` (indented by 1 for readable dumps).
 std::string ProgramToJson(const Program& program);
-/// Parses the JSON form; errors name the JSON path at fault ("instructions[2].attrs.axis").
+/// Parses the JSON form; errors name the JSON path at fault ("$.instructions[2].attrs.axis")
+/// and what was found there, never the JSON library's own text.
 /// A newer version than kProgramJsonVersion is refused with both versions named.
 absl::StatusOr<Program> ProgramFromJson(const std::string& text);
 

@@ -429,7 +429,7 @@ absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::
   auto func =
       GroupLowering(graph, target, fused.groups).Run(nodes, graph.inputs(), graph.outputs(), name);
   if (!func.ok()) return func.status();
-  return ir::Module{name, target, {*func}};
+  return ir::Module{SafeFileName(name), target, {*func}};
 }
 
 absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& target,
@@ -438,7 +438,7 @@ absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& ta
   for (size_t i = 0; i < graph.nodes().size(); ++i) nodes.push_back(static_cast<int>(i));
   auto func = LowerNodes(graph, nodes, graph.inputs(), graph.outputs(), target, name);
   if (!func.ok()) return func.status();
-  return ir::Module{name, target, {*func}};
+  return ir::Module{SafeFileName(name), target, {*func}};
 }
 
 }  // namespace cinn_like::hlir

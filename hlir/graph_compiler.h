@@ -33,7 +33,9 @@ absl::StatusOr<ir::LoweredFunc> LowerNodes(const Graph& graph, const std::vector
                                            const ir::Target& target, const std::string& name);
 
 /// One ir::Module holding one host entry `name` whose arguments are the graph's inputs then
-/// its outputs (DESIGN.md's calling convention). Errors name the op or value at fault.
+/// its outputs (DESIGN.md's calling convention). Errors name the op or value at fault. The
+/// module is named SafeFileName(name), so that its files stay inside the dump and source-save
+/// folders whatever the entry's name.
 absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& target,
                                         const std::string& name);
 
@@ -48,7 +50,7 @@ absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& ta
 /// through shared memory). Otherwise a reduction writes a device temporary in a kernel of its
 /// own, so a group is one kernel plus one per such reduction. Ops with an extern_compute use
 /// it on NVGPU when FLAGS_cinn_like_extern_libs is on; extern tensors are never scheduled or
-/// inlined.
+/// inlined. The module is named SafeFileName(name), as CompileGraph's.
 absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
                                              const std::string& name);
 

@@ -34,12 +34,31 @@ namespace cinn_like {
 
 namespace {
 
+/// Whether `name` is one of cinn_like's own flags: named cinn_like_* and defined in this file.
+bool IsCinnLikeFlag(const std::string& name) {
+  if (name.rfind("cinn_like_", 0) != 0) return false;
+  gflags::CommandLineFlagInfo info;
+  // Defined in this file: gflags records the file of each DEFINE_*, the same __FILE__ string.
+  return gflags::GetCommandLineFlagInfo(name.c_str(), &info) && info.filename == __FILE__;
+}
+
+/// The names of cinn_like's flags, for messages.
+std::vector<std::string> CinnLikeFlagNames() {
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  std::vector<std::string> names;
+  for (auto& f : flags) {
+    if (IsCinnLikeFlag(f.name)) names.push_back(f.name);
+  }
+  return names;
+}
+
 /// Sets every cinn_like flag whose FLAGS_<name> environment variable is set.
 bool SetFlagsFromEnv() {
   std::vector<gflags::CommandLineFlagInfo> flags;
   gflags::GetAllFlags(&flags);
   for (auto& f : flags) {
-    if (f.name.rfind("cinn_like_", 0) != 0) continue;
+    if (!IsCinnLikeFlag(f.name)) continue;
     const char* v = std::getenv(("FLAGS_" + f.name).c_str());
     if (!v) continue;
     if (gflags::SetCommandLineOption(f.name.c_str(), v).empty()) {
@@ -56,11 +75,20 @@ bool SetFlagsFromEnv() {
 }  // namespace
 
 bool SetFlag(const std::string& name, const std::string& value, std::string* error) {
-  gflags::CommandLineFlagInfo info;
-  if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
-    if (error) *error = "unknown flag '" + name + "'";
+  // gflags' own flags (flagfile, fromenv, v, logtostderr...) read files, exit the process or
+  // change the host's logging: only cinn_like's flags are settable here.
+  if (!IsCinnLikeFlag(name)) {
+    if (error) {
+      std::string known;
+      for (auto& n : CinnLikeFlagNames()) known += (known.empty() ? "" : ", ") + n;
+      *error = "unknown flag '" + name + "': only cinn_like's flags can be set (" + known + ")";
+    }
     return false;
   }
+  gflags::CommandLineFlagInfo info;
+  gflags::GetCommandLineFlagInfo(name.c_str(), &info);
+  // gflags parses the value by the flag's type (bool: true/false/1/0/yes/no; integers whole
+  // and in range; strings as given) and changes nothing when it does not parse.
   if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
     if (error)
       *error = "invalid value '" + value + "' for flag '" + name + "' of type " + info.type;
@@ -80,12 +108,24 @@ std::string DumpDir() {
   return FLAGS_cinn_like_dump_dir;
 }
 
+std::string SafeFileName(const std::string& name) {
+  std::string out;
+  out.reserve(name.size());
+  for (char c : name) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '-' || (c == '.' && !out.empty() && out.back() != '.');
+    out.push_back(keep ? c : '_');
+  }
+  return out.empty() ? "_" : out;
+}
+
 void DumpToFile(const std::string& file, const std::string& text) {
   std::string dir = DumpDir();
   if (dir.empty()) return;
-  std::ofstream out(dir + "/" + file);
+  std::string path = dir + "/" + SafeFileName(file);
+  std::ofstream out(path);
   out << text;
-  if (!out) LOG(WARNING) << "cannot write dump file " << dir << "/" << file;
+  if (!out) LOG(WARNING) << "cannot write dump file " << path;
 }
 
 }  // namespace cinn_like

@@ -38,7 +38,13 @@ bool SetFlag(const std::string& name, const std::string& value, std::string* err
 /// The dump directory for one artefact: "" when dumping is off, else the directory (created).
 std::string DumpDir();
 
-/// Writes `text` to <dump dir>/<file> when dumping is on.
+/// `name` as one file name that stays inside its folder: letters, digits, '_', '-' and '.' are
+/// kept, any other byte ('/', '\\', spaces...) becomes '_', as does a '.' that would lead the
+/// name or follow another '.' (so no "..", no hidden file); "" becomes "_". Function names come
+/// from the host (the C API's `name`) and reach file names only through here.
+std::string SafeFileName(const std::string& name);
+
+/// Writes `text` to <dump dir>/SafeFileName(file) when dumping is on.
 void DumpToFile(const std::string& file, const std::string& text);
 
 }  // namespace cinn_like

@@ -59,6 +59,8 @@ std::string ToString(const LoweredFuncNode& func);
 
 /// A set of host entries for one target (each with its device kernels on a GPU target).
 struct Module {
+  /// Names the module's files (dumps, saved CUDA source) and messages, never a symbol: keep it
+  /// a file name (SafeFileName, ir/flags.h), as the graph compiler does.
   std::string name;
   Target target;
   std::vector<LoweredFunc> functions;

@@ -16,11 +16,14 @@ const char* cinn_like_get_last_error(void);
 void cinn_like_set_last_error(const char* message);
 void cinn_like_clear_last_error(void);
 
-/// Fails unless got == expected.
-int cinn_like_check_num_args(const char* func, int32_t got, int32_t expected);
+/// Fails unless got == expected and `args` is not null (null only when expected is 0): the
+/// host entry's first check, before it reads any argument.
+int cinn_like_check_args(const char* func, DLTensor* const* args, int32_t got, int32_t expected);
 
 /// Fails unless `t` is a dense row-major tensor of the given DLPack dtype (code, bits, lanes 1),
-/// rank and device type; the message names the function, the argument and both sides.
+/// rank and device type, with a shape (when ndim > 0), no negative size and data unless it has
+/// no element; the message names the function, the argument and both sides. A passing check
+/// formats nothing and allocates nothing.
 int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, const char* name,
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
                            int32_t device_type);

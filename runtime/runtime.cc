@@ -41,6 +41,85 @@ const char* DTypeName(int code, int bits) {
   return name.c_str();
 }
 
+/// "[2, 3]": the tensor's shape, its first 16 sizes at most.
+std::string ShapeText(const DLTensor* t) {
+  std::ostringstream os;
+  os << "[";
+  int shown = t->ndim < 16 ? t->ndim : 16;
+  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << t->shape[i];
+  if (shown < t->ndim) os << ", ...";
+  os << "]";
+  return os.str();
+}
+
+/// Whether a tensor whose shape is valid is laid out densely in row-major order (null strides
+/// say so; a dim of size 1 may have any stride).
+bool IsRowMajor(const DLTensor* t) {
+  if (t->strides == nullptr) return true;
+  int64_t expect = 1;
+  for (int i = t->ndim - 1; i >= 0; --i) {
+    if (t->shape[i] != 1 && t->strides[i] != expect) return false;
+    expect *= t->shape[i];
+  }
+  return true;
+}
+
+/// The message of a failed cinn_like_check_tensor: the first check that fails, named with the
+/// function, the argument's index and name, what was expected and what was given.
+int TensorError(const char* func, const DLTensor* t, int32_t index, const char* name,
+                int32_t dtype_code, int32_t dtype_bits, int32_t ndim, int32_t device_type) {
+  std::ostringstream os;
+  os << func << ": argument " << index << " (" << name << ") ";
+  if (t == nullptr) return Fail(os.str() + "is a null DLTensor");
+  if (t->dtype.code != dtype_code || t->dtype.bits != dtype_bits || t->dtype.lanes != 1) {
+    std::string want = DTypeName(dtype_code, dtype_bits);
+    os << "has dtype " << DTypeName(t->dtype.code, t->dtype.bits);
+    if (t->dtype.lanes != 1) os << "x" << t->dtype.lanes;
+    os << ", expected " << want;
+    return Fail(os.str());
+  }
+  if (t->ndim != ndim) {
+    os << "has rank " << t->ndim;
+    if (t->shape != nullptr && t->ndim > 0) os << " (shape " << ShapeText(t) << ")";
+    os << ", expected rank " << ndim;
+    return Fail(os.str());
+  }
+  if (t->shape == nullptr && ndim > 0) {
+    os << "has a null shape, expected " << ndim << " sizes";
+    return Fail(os.str());
+  }
+  if (t->device.device_type != device_type) {
+    os << "is on " << cinn_like::runtime::DeviceName(t->device.device_type) << ", expected "
+       << cinn_like::runtime::DeviceName(device_type);
+    return Fail(os.str());
+  }
+  bool empty = false;
+  for (int i = 0; i < ndim; ++i) {
+    if (t->shape[i] < 0) {
+      os << "has size " << t->shape[i] << " at dim " << i << ", expected a size >= 0";
+      return Fail(os.str());
+    }
+    empty |= t->shape[i] == 0;
+  }
+  if (t->data == nullptr && !empty) {
+    os << "has null data, expected the address of its elements (shape " << ShapeText(t) << ")";
+    return Fail(os.str());
+  }
+  // An empty tensor has no element to lay out: any strides are dense (as PyTorch says).
+  if (!empty && t->strides != nullptr) {
+    int64_t expect = 1;
+    for (int i = t->ndim - 1; i >= 0; --i) {
+      if (t->shape[i] != 1 && t->strides[i] != expect) {
+        os << "is not contiguous (stride " << t->strides[i] << " at dim " << i << ", expected "
+           << expect << ")";
+        return Fail(os.str());
+      }
+      expect *= t->shape[i];
+    }
+  }
+  return Fail(os.str() + "failed a check that names no cause (a bug of cinn_like)");
+}
+
 }  // namespace
 
 namespace cinn_like::runtime {
@@ -64,53 +143,34 @@ const char* cinn_like_get_last_error(void) { return last_error.c_str(); }
 void cinn_like_set_last_error(const char* message) { last_error = message ? message : ""; }
 void cinn_like_clear_last_error(void) { last_error.clear(); }
 
-int cinn_like_check_num_args(const char* func, int32_t got, int32_t expected) {
-  if (got == expected) return 0;
+int cinn_like_check_args(const char* func, DLTensor* const* args, int32_t got, int32_t expected) {
+  if (got == expected && (args != nullptr || expected == 0)) return 0;
   std::ostringstream os;
-  os << func << ": expected " << expected << " tensor arguments (inputs then outputs), got " << got;
+  os << func << ": expected " << expected << " tensor arguments (inputs then outputs), got ";
+  if (got != expected) {
+    os << got;
+  } else {
+    os << "a null argument array";
+  }
   return Fail(os.str());
 }
 
 int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, const char* name,
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
                            int32_t device_type) {
-  std::ostringstream os;
-  os << func << ": argument " << index << " (" << name << ") ";
-  if (t == nullptr) return Fail(os.str() + "is a null DLTensor");
-  if (t->dtype.code != dtype_code || t->dtype.bits != dtype_bits || t->dtype.lanes != 1) {
-    std::string want = DTypeName(dtype_code, dtype_bits);
-    os << "has dtype " << DTypeName(t->dtype.code, t->dtype.bits);
-    if (t->dtype.lanes != 1) os << "x" << t->dtype.lanes;
-    os << ", expected " << want;
-    return Fail(os.str());
-  }
-  if (t->ndim != ndim) {
-    os << "has rank " << t->ndim << " (shape [";
-    for (int i = 0; i < t->ndim; ++i) os << (i ? ", " : "") << t->shape[i];
-    os << "]), expected rank " << ndim;
-    return Fail(os.str());
-  }
-  if (t->device.device_type != device_type) {
-    os << "is on " << cinn_like::runtime::DeviceName(t->device.device_type) << ", expected "
-       << cinn_like::runtime::DeviceName(device_type);
-    return Fail(os.str());
-  }
-  bool empty = false;
-  for (int i = 0; i < t->ndim; ++i) empty |= t->shape[i] == 0;
-  if (t->data == nullptr && !empty) return Fail(os.str() + "has null data");
-  // An empty tensor has no element to lay out: any strides are dense (as PyTorch says).
-  if (t->strides != nullptr && !empty) {
-    int64_t expect = 1;
-    for (int i = t->ndim - 1; i >= 0; --i) {
-      if (t->shape[i] != 1 && t->strides[i] != expect) {
-        os << "is not contiguous (stride " << t->strides[i] << " at dim " << i << ", expected "
-           << expect << ")";
-        return Fail(os.str());
-      }
-      expect *= t->shape[i];
+  // The common case, checked without formatting or allocating: every message is built below,
+  // once a check has failed.
+  if (t != nullptr && t->dtype.code == dtype_code && t->dtype.bits == dtype_bits &&
+      t->dtype.lanes == 1 && t->ndim == ndim && (t->shape != nullptr || ndim == 0) &&
+      t->device.device_type == device_type) {
+    bool empty = false, negative = false;
+    for (int i = 0; i < ndim; ++i) {
+      empty |= t->shape[i] == 0;
+      negative |= t->shape[i] < 0;
     }
+    if (!negative && (t->data != nullptr || empty) && (empty || IsRowMajor(t))) return 0;
   }
-  return 0;
+  return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type);
 }
 
 void* cinn_like_tensor_data(const DLTensor* t) {

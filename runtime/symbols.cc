@@ -16,7 +16,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
   { #fn, reinterpret_cast < void*>(&fn) }
   return {
       CINN_LIKE_SYMBOL(cinn_like_get_last_error),    CINN_LIKE_SYMBOL(cinn_like_set_last_error),
-      CINN_LIKE_SYMBOL(cinn_like_clear_last_error),  CINN_LIKE_SYMBOL(cinn_like_check_num_args),
+      CINN_LIKE_SYMBOL(cinn_like_clear_last_error),  CINN_LIKE_SYMBOL(cinn_like_check_args),
       CINN_LIKE_SYMBOL(cinn_like_check_tensor),      CINN_LIKE_SYMBOL(cinn_like_tensor_data),
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),        CINN_LIKE_SYMBOL(cinn_like_check_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_index_range), CINN_LIKE_SYMBOL(cinn_like_parallel_for),

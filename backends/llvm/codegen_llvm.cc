@@ -358,9 +358,10 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     buffers.push_back(&a);
   }
   llvm::Value* fname = ConstString(func.name);
-  auto check_num_args = RuntimeFunction("cinn_like_check_num_args", i32(), {ptr(), i32(), i32()});
-  ReturnIfNonzero(b.CreateCall(check_num_args,
-                               {fname, num_args, b.getInt32(static_cast<int>(buffers.size()))}));
+  // The count and the array itself, before any argument is read.
+  auto check_args = RuntimeFunction("cinn_like_check_args", i32(), {ptr(), ptr(), i32(), i32()});
+  ReturnIfNonzero(b.CreateCall(
+      check_args, {fname, args, num_args, b.getInt32(static_cast<int>(buffers.size()))}));
 
   auto check_tensor = RuntimeFunction("cinn_like_check_tensor", i32(),
                                       {ptr(), ptr(), i32(), ptr(), i32(), i32(), i32(), i32()});

@@ -224,6 +224,11 @@ absl::Status ExecutionEngine::AddModule(LLVMModule m) {
 }
 
 absl::StatusOr<void*> ExecutionEngine::Lookup(const std::string& name) {
+  if (name.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the function name to look up is empty; functions added: ",
+                     functions_.empty() ? "(none)" : absl::StrJoin(functions_, ", ")));
+  }
   bool known = std::find(functions_.begin(), functions_.end(), name) != functions_.end();
   if (!known) {
     return absl::NotFoundError(

@@ -61,9 +61,9 @@ TEST(X86Codegen, EntryChecksArgumentsThroughTheRuntime) {
   EXPECT_THAT(
       *text,
       AllOf(HasSubstr("define i32 @cinn_like.entry.myadd(ptr %args, i32 %num_args, ptr %stream)"),
-            HasSubstr("cinn_like_check_num_args"), HasSubstr("cinn_like_check_tensor"),
-            HasSubstr("cinn_like_check_index_range"), HasSubstr("cinn_like_check_dim"),
-            HasSubstr("cinn_like_tensor_data")));
+            HasSubstr("@cinn_like_check_args(ptr @.str.myadd, ptr %args, i32 %num_args, i32 3)"),
+            HasSubstr("cinn_like_check_tensor"), HasSubstr("cinn_like_check_index_range"),
+            HasSubstr("cinn_like_check_dim"), HasSubstr("cinn_like_tensor_data")));
 }
 
 TEST(X86Codegen, LoopHints) {

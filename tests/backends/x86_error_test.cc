@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+#include <vector>
+
 #include "backends/compiler.h"
 #include "runtime/cinn_like_runtime.h"
 #include "tests/backends/host_funcs.h"
@@ -80,6 +84,75 @@ TEST_F(X86Errors, EmptyTensorWithAnyStridesIsAccepted) {
   int64_t strides[] = {7};
   a.dl()->strides = strides;
   c.dl()->strides = strides;
+  DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), 0) << cinn_like_get_last_error();
+}
+
+TEST_F(X86Errors, NullArgumentArray) {
+  EXPECT_EQ(fn_(nullptr, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(),
+              AllOf(HasSubstr("myadd"), HasSubstr("expected 3 tensor arguments"),
+                    HasSubstr("got a null argument array")));
+  EXPECT_EQ(fn_(nullptr, 0, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(), AllOf(HasSubstr("expected 3"), HasSubstr("got 0")));
+}
+
+/// One bad argument each, made from a good call: the entry returns -1, never reads through
+/// the bad pointer, and names the function, the argument and what it expected.
+TEST_F(X86Errors, EachMalformedTensorIsAnError) {
+  struct Case {
+    const char* what;
+    std::function<void(DLTensor*)> spoil;  // applied to argument 1 (B)
+    std::vector<std::string> expect;
+  };
+  static int64_t negative[] = {-8};
+  static int64_t strides[] = {3};
+  const std::vector<Case> cases = {
+      {"null shape", [](DLTensor* t) { t->shape = nullptr; }, {"(B)", "null shape", "expected 1"}},
+      {"null data", [](DLTensor* t) { t->data = nullptr; }, {"(B)", "null data", "[8]"}},
+      {"negative size",
+       [](DLTensor* t) { t->shape = negative; },
+       {"(B)", "size -8 at dim 0", "expected a size >= 0"}},
+      {"vector lanes",
+       [](DLTensor* t) { t->dtype.lanes = 4; },
+       {"(B)", "float32x4", "expected float32"}},
+      {"int dtype",
+       [](DLTensor* t) { t->dtype.code = kDLInt; },
+       {"(B)", "int32", "expected float32"}},
+      {"16 bits", [](DLTensor* t) { t->dtype.bits = 16; }, {"(B)", "float16", "expected float32"}},
+      {"rank 0, null shape",
+       [](DLTensor* t) { t->ndim = 0, t->shape = nullptr; },
+       {"(B)", "rank 0", "expected rank 1"}},
+      {"rank 3, null shape",
+       [](DLTensor* t) { t->ndim = 3, t->shape = nullptr; },
+       {"(B)", "rank 3", "expected rank 1"}},
+      {"device",
+       [](DLTensor* t) { t->device.device_type = kDLCUDAHost; },
+       {"(B)", "is on device type 3", "expected cpu"}},
+      {"strides",
+       [](DLTensor* t) { t->strides = strides; },
+       {"(B)", "stride 3 at dim 0, expected 1"}},
+  };
+  for (const Case& c : cases) {
+    HostTensor<float> a({8}), b({8}), out({8});
+    c.spoil(b.dl());
+    DLTensor* args[] = {a.dl(), b.dl(), out.dl()};
+    cinn_like_clear_last_error();
+    EXPECT_EQ(fn_(args, 3, nullptr), -1) << c.what;
+    std::string message = cinn_like_get_last_error();
+    EXPECT_THAT(message, HasSubstr("myadd: argument 1 (B)")) << c.what;
+    for (const std::string& e : c.expect) EXPECT_THAT(message, HasSubstr(e)) << c.what;
+  }
+  HostTensor<float> a({8}), out({8});
+  DLTensor* args[] = {a.dl(), nullptr, out.dl()};
+  EXPECT_EQ(fn_(args, 3, nullptr), -1);
+  EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("argument 1 (B) is a null DLTensor"));
+}
+
+// No element, no data needed: a call on empty tensors with null data is a no-op.
+TEST_F(X86Errors, EmptyTensorsWithNullDataAreANoOp) {
+  HostTensor<float> a({0}), b({0}), c({0});
+  a.dl()->data = b.dl()->data = c.dl()->data = nullptr;
   DLTensor* args[] = {a.dl(), b.dl(), c.dl()};
   EXPECT_EQ(fn_(args, 3, nullptr), 0) << cinn_like_get_last_error();
 }

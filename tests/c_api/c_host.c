@@ -90,12 +90,89 @@ int main(void) {
   args[1] = &tw;
   CHECK(cinn_like_call(f, args, 4, NULL) == 0, "the module works after errors: %s", cinn_like_get_last_error());
 
+  /* Malformed arguments, one at a time from the good call: each an error naming the function,
+   * the argument and what was expected (none may crash the host). */
+  CHECK(cinn_like_call(f, NULL, 4, NULL) != 0 &&
+            strstr(cinn_like_get_last_error(), "bias_relu: expected 4 tensor arguments") != NULL &&
+            strstr(cinn_like_get_last_error(), "null argument array") != NULL,
+        "null args: %s", cinn_like_get_last_error());
+  args[1] = NULL;
+  CHECK(cinn_like_call(f, args, 4, NULL) != 0 &&
+            strstr(cinn_like_get_last_error(), "argument 1 (w) is a null DLTensor") != NULL,
+        "null tensor: %s", cinn_like_get_last_error());
+  args[1] = &tw;
+  int64_t negative_shape[2] = {-3, 16}, strides[2] = {16, 2};
+  struct {
+    const char* expect; /* in the message, after "bias_relu: argument 0 (x) " */
+    int spoil;
+  } bad_x[] = {{"has a null shape, expected 2 sizes", 0},
+               {"has null data", 1},
+               {"has size -3 at dim 0, expected a size >= 0", 2},
+               {"has dtype float64, expected float32", 3},
+               {"has dtype int32, expected float32", 4},
+               {"has dtype float32x2, expected float32", 5},
+               {"is on cuda, expected cpu", 6},
+               {"has rank 1 (shape [37]), expected rank 2", 7},
+               {"is not contiguous (stride 2 at dim 1, expected 1)", 8}};
+  for (size_t k = 0; k < sizeof(bad_x) / sizeof(bad_x[0]); ++k) {
+    DLTensor spoilt = tx;
+    switch (bad_x[k].spoil) {
+      case 0: spoilt.shape = NULL; break;
+      case 1: spoilt.data = NULL; break;
+      case 2: spoilt.shape = negative_shape; break;
+      case 3: spoilt.dtype.bits = 64; break;
+      case 4: spoilt.dtype.code = kDLInt; break;
+      case 5: spoilt.dtype.lanes = 2; break;
+      case 6: spoilt.device.device_type = kDLCUDA; break;
+      case 7: spoilt.ndim = 1; break;
+      case 8: spoilt.strides = strides; break;
+    }
+    args[0] = &spoilt;
+    int code = cinn_like_call(f, args, 4, NULL);
+    const char* message = cinn_like_get_last_error();
+    CHECK(code != 0 && strstr(message, "bias_relu: argument 0 (x) ") != NULL &&
+              strstr(message, bad_x[k].expect) != NULL,
+          "case %d: expected \"%s\", got \"%s\"", bad_x[k].spoil, bad_x[k].expect, message);
+  }
+  args[0] = &tx;
+  /* No element, no data: a no-op call. */
+  int64_t empty_shape[2] = {0, 16};
+  DLTensor tx_empty = Tensor(NULL, 2, empty_shape), ty_empty = Tensor(NULL, 2, empty_shape);
+  DLTensor* empty_args[4] = {&tx_empty, &tw, &tb, &ty_empty};
+  CHECK(cinn_like_call(f, empty_args, 4, NULL) == 0, "zero rows: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_call(f, args, 4, NULL) == 0, "the module works after errors: %s", cinn_like_get_last_error());
+
+  cinn_like_function none = NULL;
+  CHECK(cinn_like_module_lookup(m, "", &none) != 0 &&
+            strstr(cinn_like_get_last_error(), "name to look up is empty") != NULL &&
+            strstr(cinn_like_get_last_error(), "bias_relu") != NULL,
+        "empty lookup name: %s", cinn_like_get_last_error());
+
   cinn_like_module bad = NULL;
+  CHECK(cinn_like_compile(kProgram, "x86", "", &bad) != 0 && bad == NULL &&
+            strstr(cinn_like_get_last_error(), "function name is empty") != NULL,
+        "empty function name: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_compile("{\"format\": 5}", "x86", "f", &bad) != 0 &&
+            strstr(cinn_like_get_last_error(), "not a cinn_like program") != NULL &&
+            strstr(cinn_like_get_last_error(), "type_error") == NULL,
+        "a number as the format: %s", cinn_like_get_last_error());
   CHECK(cinn_like_compile("{not json", "x86", "f", &bad) != 0 && bad == NULL, "bad JSON must fail");
   CHECK(strstr(cinn_like_get_last_error(), "not valid JSON") != NULL, "message: %s", cinn_like_get_last_error());
   CHECK(cinn_like_compile(kProgram, "tpu", "f", &bad) != 0, "unknown target must fail");
   CHECK(cinn_like_set_flag("cinn_like_no_such_flag", "1") != 0, "unknown flag must fail");
   CHECK(cinn_like_set_flag("cinn_like_fast_math", "false") == 0, "set a flag: %s", cinn_like_get_last_error());
+  /* gflags' and glog's own flags are not cinn_like's: flagfile once exited the process. */
+  const char* foreign[][2] = {{"flagfile", "/nonexistent"}, {"fromenv", "cinn_like_fusion"},
+                              {"tryfromenv", "cinn_like_fusion"}, {"v", "3"},
+                              {"logtostderr", "true"}, {"", "1"}};
+  for (size_t k = 0; k < sizeof(foreign) / sizeof(foreign[0]); ++k) {
+    CHECK(cinn_like_set_flag(foreign[k][0], foreign[k][1]) != 0 &&
+              strstr(cinn_like_get_last_error(), "only cinn_like's flags can be set") != NULL,
+          "flag '%s' must be refused: %s", foreign[k][0], cinn_like_get_last_error());
+  }
+  CHECK(cinn_like_set_flag("cinn_like_fusion", "maybe") != 0 &&
+            strstr(cinn_like_get_last_error(), "of type bool") != NULL,
+        "a bool flag refuses 'maybe': %s", cinn_like_get_last_error());
 
   cinn_like_module_free(m);
   free(x);

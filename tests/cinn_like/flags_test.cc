@@ -6,14 +6,19 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "backends/compiler.h"
+#include "cinn_like/compile.h"
+#include "frontend/net_builder.h"
 #include "ir/flags.h"
 #include "tools/examples.h"
 
 namespace cinn_like {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 
 std::string ReadFile(const std::filesystem::path& p) {
@@ -53,10 +58,87 @@ TEST(Flags, DumpDirReceivesEveryLoweringPassAndTheHostIR) {
 TEST(Flags, SetFlagRejectsUnknownNamesAndBadValues) {
   std::string error;
   EXPECT_FALSE(SetFlag("cinn_like_no_such_flag", "1", &error));
-  EXPECT_EQ(error, "unknown flag 'cinn_like_no_such_flag'");
+  EXPECT_THAT(error, AllOf(HasSubstr("unknown flag 'cinn_like_no_such_flag'"),
+                           HasSubstr("cinn_like_dump_dir"), HasSubstr("cinn_like_fast_math")));
   EXPECT_FALSE(SetFlag("cinn_like_nvrtc_compile_to_cubin", "maybe", &error));
   EXPECT_THAT(error,
               HasSubstr("invalid value 'maybe' for flag 'cinn_like_nvrtc_compile_to_cubin'"));
+  EXPECT_FALSE(SetFlag("cinn_like_fusion", "", &error));
+  EXPECT_THAT(error, HasSubstr("of type bool"));
+  EXPECT_TRUE(SetFlag("cinn_like_fusion", "true", &error)) << error;
+}
+
+// gflags' and glog's flags are not ours: "flagfile" reads a file (and exits the process when it
+// cannot), "fromenv" reads the environment, "v" changes the host's logging.
+TEST(Flags, SetFlagRefusesOtherLibrariesFlags) {
+  gflags::CommandLineFlagInfo v_before, v_after;
+  bool has_v = gflags::GetCommandLineFlagInfo("v", &v_before);  // glog's, when built on gflags
+  for (const char* name : {"flagfile", "fromenv", "tryfromenv", "undefok", "v", "logtostderr",
+                           "minloglevel", "log_dir", "cinn_like", ""}) {
+    std::string error;
+    EXPECT_FALSE(SetFlag(name, name == std::string("flagfile") ? "/nonexistent" : "1", &error))
+        << name;
+    EXPECT_THAT(error, AllOf(HasSubstr(std::string("unknown flag '") + name + "'"),
+                             HasSubstr("only cinn_like's flags can be set")));
+  }
+  if (has_v) {
+    ASSERT_TRUE(gflags::GetCommandLineFlagInfo("v", &v_after));
+    EXPECT_EQ(v_after.current_value, v_before.current_value);
+  }
+}
+
+TEST(Flags, SafeFileNameKeepsNamesInsideTheirFolder) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"myadd.00_schedule.ir", "myadd.00_schedule.ir"},
+      {"f-1.host.ll", "f-1.host.ll"},
+      {"../../x", "_._.__x"},
+      {"a/b", "a_b"},
+      {"..", "_."},
+      {".hidden", "_hidden"},
+      {"a..b", "a._b"},
+      {"/etc/passwd", "_etc_passwd"},
+      {"c:\\x y", "c__x_y"},
+      {"", "_"},
+  };
+  for (auto& [name, safe] : cases) EXPECT_EQ(SafeFileName(name), safe) << name;
+}
+
+/// Every regular file under `root`, recursively.
+std::vector<std::filesystem::path> FilesUnder(const std::filesystem::path& root) {
+  std::vector<std::filesystem::path> files;
+  for (auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (e.is_regular_file()) files.push_back(e.path());
+  }
+  return files;
+}
+
+// An entry name is the host's (cinn_like_compile's `name`): its dump files stay in the dump
+// directory whatever it holds.
+TEST(Flags, DumpFilesOfAnyEntryNameStayInTheDumpDir) {
+  auto root =
+      std::filesystem::temp_directory_path() / ("cinn_like_escape_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(root);
+  auto dir = root / "a" / "b" / "dump";
+  std::string error;
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", dir.string(), &error)) << error;
+  frontend::NetBuilder b;
+  b.MarkOutput(b.Relu(b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({8}), "x")));
+  auto program = b.Build();
+  ASSERT_TRUE(program.ok()) << program.status();
+  for (const char* name : {"../../escape", "../../../../../escape_far", "sub/dir", "/abs"}) {
+    auto compiled = CompileProgram(*program, ir::Target::X86(), name);
+    ASSERT_TRUE(compiled.ok()) << name << ": " << compiled.status();
+    EXPECT_TRUE((*compiled)->Lookup(name).ok()) << name;  // the entry keeps its name
+  }
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", "", &error));
+  auto files = FilesUnder(root);
+  EXPECT_FALSE(files.empty());
+  for (auto& f : files) EXPECT_EQ(f.parent_path(), dir) << f;
+  EXPECT_TRUE(std::filesystem::exists(dir / "_._.__escape.program.json"));
+  EXPECT_TRUE(std::filesystem::exists(dir / "sub_dir.host.ll"));
+  EXPECT_FALSE(std::filesystem::exists(root / "escape.program.json"));
+  EXPECT_FALSE(std::filesystem::exists(root / "a" / "escape.program.json"));
+  std::filesystem::remove_all(root);
 }
 
 }  // namespace

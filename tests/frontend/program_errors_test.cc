@@ -2,6 +2,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
 #include "frontend/net_builder.h"
 #include "frontend/program_json.h"
 
@@ -106,7 +109,7 @@ TEST(ProgramErrors, JsonErrorsNameThePath) {
     "outputs": ["y"]})");
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(bad.status().message(),
-              HasSubstr("instructions[0].attrs.k: unknown attribute kind 'complex'"));
+              HasSubstr("$.instructions[0].attrs.k: unknown attribute kind 'complex'"));
   auto future = ProgramFromJson(R"({"format": "cinn_like.program", "version": 99})");
   ASSERT_FALSE(future.ok());
   EXPECT_THAT(future.status().message(), HasSubstr("version 99 is not supported"));
@@ -127,6 +130,111 @@ TEST(ProgramErrors, JsonFormatOfTheWrongTypeIsAnError) {
     ASSERT_FALSE(p.ok()) << text;
     EXPECT_THAT(p.status().message(), HasSubstr("not a cinn_like program")) << text;
   }
+}
+
+/// A Program JSON document with one input, one instruction and the outputs given as text.
+std::string Doc(const std::string& input = R"({"name": "x", "dtype": "float32", "shape": [4]})",
+                const std::string& instruction =
+                    R"({"op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {}})",
+                const std::string& outputs = R"(["y"])") {
+  return R"({"format": "cinn_like.program", "version": 1, "inputs": [)" + input +
+         R"(], "instructions": [)" + instruction + R"(], "outputs": )" + outputs + "}";
+}
+
+std::string Attr(const std::string& value) {
+  return R"({"op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {"k": )" + value + "}}";
+}
+
+// A framework's JSON of the wrong types: each is an error naming the JSON path and what was
+// found, never the JSON library's exception text (and never an exception).
+TEST(ProgramErrors, JsonOfWrongTypesNamesThePath) {
+  struct Case {
+    std::string doc;
+    std::string expect;  // in the message
+  };
+  const std::string big = "18446744073709551615";  // 2^64 - 1: an unsigned JSON integer
+  const std::vector<Case> cases = {
+      {R"({"format": 5})", "$: not a cinn_like program"},
+      {R"({"format": null, "version": 1})", "$: not a cinn_like program"},
+      {"[1, 2]", "$: not a cinn_like program"},
+      {R"({"format": "cinn_like.program", "version": "1"})",
+       "$.version: expected an integer, got string \"1\""},
+      {R"({"format": "cinn_like.program", "version": 1.5})", "$.version: expected an integer"},
+      {R"({"format": "cinn_like.program", "version": )" + big + "}",
+       "$.version: expected an integer that fits int64"},
+      {R"({"format": "cinn_like.program", "version": 1, "inputs": {}})",
+       "$.inputs: expected an array, got an object"},
+      {Doc("5"), "$.inputs[0]: expected an object, got number 5"},
+      {Doc(R"({"name": null, "dtype": "float32", "shape": [4]})"),
+       "$.inputs[0].name: expected a string, got null"},
+      {Doc(R"({"name": "x", "dtype": 32, "shape": [4]})"),
+       "$.inputs[0].dtype: expected a string, got number 32"},
+      {Doc(R"({"name": "x", "dtype": "float33", "shape": [4]})"), "$.inputs[0].dtype: "},
+      {Doc(R"({"name": "x", "dtype": "float32"})"), "$.inputs[0]: missing field 'shape'"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": "abc"})"),
+       "$.inputs[0].shape: a shape is an array of sizes and symbol names, got string \"abc\""},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": {"n": 4}})"),
+       "$.inputs[0].shape: a shape is an array"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4, 2.5]})"),
+       "$.inputs[0].shape[1]: a dim is a size from 0 to 2147483647"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [-4]})"),
+       "$.inputs[0].shape[0]: a dim is a size from 0 to 2147483647 (the int32 index range) or a "
+       "symbol name, got number -4"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4000000000000]})"),
+       "$.inputs[0].shape[0]: a dim is a size from 0"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [)" + big + "]}"),
+       "$.inputs[0].shape[0]: a dim is a size from 0"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [""]})"), "$.inputs[0].shape[0]"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [true]})"),
+       "$.inputs[0].shape[0]: a dim is a size from 0 to 2147483647 (the int32 index range) or a "
+       "symbol name, got boolean true"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [[4]]})"), "got an array"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", "[]"),
+       "$.instructions[0]: expected an object, got an array"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})",
+           R"({"op": 7, "inputs": ["x"], "outputs": ["y"]})"),
+       "$.instructions[0].op: expected a string, got number 7"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})",
+           R"({"op": "relu", "inputs": "x", "outputs": ["y"]})"),
+       "$.instructions[0].inputs: expected an array, got string \"x\""},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})",
+           R"({"op": "relu", "inputs": ["x"], "outputs": [1]})"),
+       "$.instructions[0].outputs[0]: expected a name, got number 1"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})",
+           R"({"op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": 5})"),
+       "$.instructions[0].attrs: expected an object, got number 5"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr("3")),
+       "$.instructions[0].attrs.k: an attribute is an object with one kind key"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr(R"({"int": 1.5})")),
+       "$.instructions[0].attrs.k: unknown attribute kind 'int' or a value of another type (got "
+       "number 1.5"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr(R"({"int": )" + big + "}")),
+       "$.instructions[0].attrs.k.int: expected an integer that fits int64"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr(R"({"ints": [1, "a"]})")),
+       "$.instructions[0].attrs.k.ints[1]: expected an integer, got string \"a\""},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr(R"({"floats": [1, null]})")),
+       "$.instructions[0].attrs.k.floats[1]: expected a number"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr(R"({"float": "x"})")),
+       "$.instructions[0].attrs.k.float: expected a number"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})", Attr(R"({"bool": "yes"})")),
+       "$.instructions[0].attrs.k: unknown attribute kind 'bool'"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})",
+           R"({"op": "relu", "inputs": ["x"], "outputs": ["y"]})", R"([{}])"),
+       "$.outputs[0]: expected a name, got an object"},
+      {Doc(R"({"name": "x", "dtype": "float32", "shape": [4]})",
+           R"({"op": "relu", "inputs": ["x"], "outputs": ["y"]})", "\"y\""),
+       "$.outputs: expected an array, got string \"y\""},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<Program> p = ProgramFromJson(c.doc);
+    ASSERT_FALSE(p.ok()) << c.doc;
+    std::string message(p.status().message());
+    EXPECT_THAT(message, HasSubstr(c.expect)) << c.doc;
+    EXPECT_THAT(message, ::testing::Not(HasSubstr("type_error"))) << c.doc;
+    EXPECT_THAT(message, ::testing::Not(HasSubstr("[json.exception"))) << c.doc;
+  }
+  // The good document the cases spoil parses.
+  EXPECT_TRUE(ProgramFromJson(Doc()).ok()) << ProgramFromJson(Doc()).status();
 }
 
 }  // namespace

@@ -52,6 +52,23 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(cinn_like.CinnLikeError, "unknown flag"):
             cinn_like.set_flags(cinn_like_no_such_flag=1)
 
+    def test_only_cinn_likes_own_flags_are_set(self):
+        # gflags' flagfile once exited the process; glog's v changed the host's logging.
+        for name, value in [("flagfile", "/nonexistent"), ("fromenv", "cinn_like_fusion"),
+                            ("tryfromenv", "cinn_like_fusion"), ("v", 3), ("logtostderr", True)]:
+            with self.assertRaisesRegex(cinn_like.CinnLikeError,
+                                        f"unknown flag '{name}': only cinn_like's flags can be set"):
+                cinn_like.set_flags(**{name: value})
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "invalid value '7'.*of type bool"):
+            cinn_like.set_flags(cinn_like_fusion=7)
+        cinn_like.set_flags(cinn_like_fusion=True)
+
+    def test_empty_tensors_are_a_no_op_call(self):
+        m = cinn_like.compile(bias_gelu_program(), "x86", "f")
+        out = np.empty((0, 16), np.float32)
+        m(np.empty((0, 16), np.float32), np.ones(16, np.float32), out)
+        self.assertEqual(out.shape, (0, 16))
+
 
 class CudaSourceTest(unittest.TestCase):
     """Programs the torch backend builds from OpInfo samples whose CUDA compile never ended
