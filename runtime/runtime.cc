@@ -52,8 +52,21 @@ std::string ShapeText(const DLTensor* t) {
   return os.str();
 }
 
-/// Whether a tensor whose shape is valid is laid out densely in row-major order (null strides
-/// say so; a dim of size 1 may have any stride).
+/// The most elements a tensor argument may have: generated code indexes with 32-bit integers
+/// (hlir::kMaxElements, which static shapes are held to when compiled).
+constexpr int64_t kMaxElements = 2147483647;
+
+/// Whether the sizes of a tensor whose dims are >= 0 multiply to at most kMaxElements.
+bool FitsIndexRange(const DLTensor* t) {
+  int64_t n = 1;
+  for (int i = 0; i < t->ndim; ++i) {
+    if (__builtin_mul_overflow(n, t->shape[i], &n) || n > kMaxElements) return false;
+  }
+  return true;
+}
+
+/// Whether a tensor whose shape is valid (and fits the index range) is laid out densely in
+/// row-major order (null strides say so; a dim of size 1 may have any stride).
 bool IsRowMajor(const DLTensor* t) {
   if (t->strides == nullptr) return true;
   int64_t expect = 1;
@@ -103,6 +116,11 @@ int TensorError(const char* func, const DLTensor* t, int32_t index, const char* 
   }
   if (t->data == nullptr && !empty) {
     os << "has null data, expected the address of its elements (shape " << ShapeText(t) << ")";
+    return Fail(os.str());
+  }
+  if (!FitsIndexRange(t)) {
+    os << "has shape " << ShapeText(t) << ": more than " << kMaxElements
+       << " elements, which cinn_like's 32-bit indexing cannot address";
     return Fail(os.str());
   }
   // An empty tensor has no element to lay out: any strides are dense (as PyTorch says).
@@ -168,12 +186,16 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
       empty |= t->shape[i] == 0;
       negative |= t->shape[i] < 0;
     }
-    if (!negative && (t->data != nullptr || empty) && (empty || IsRowMajor(t))) return 0;
+    if (!negative && (t->data != nullptr || empty) && FitsIndexRange(t) &&
+        (empty || IsRowMajor(t))) {
+      return 0;
+    }
   }
   return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type);
 }
 
 void* cinn_like_tensor_data(const DLTensor* t) {
+  if (t->data == nullptr) return nullptr;  // an empty tensor's (no offset into nothing)
   return static_cast<char*>(t->data) + t->byte_offset;
 }
 
