@@ -1,12 +1,12 @@
 """The Python package over the C API: compile a Program, call it on numpy arrays through DLPack
 (no copies: outputs are written in place), errors as exceptions, flags by name."""
 import os
-import tempfile
 import unittest
 
 import numpy as np
 
 import cinn_like
+from api_util import compile_for_cuda, files_ending, saved_cuda_sources
 
 
 def bias_gelu_program():
@@ -81,19 +81,9 @@ class CudaSourceTest(unittest.TestCase):
     def compile_to_ptx(self, name):
         with open(os.path.join(os.path.dirname(__file__), "data", name)) as f:
             program = f.read()
-        with tempfile.TemporaryDirectory() as d:
-            cinn_like.set_flags(cinn_like_source_save_path=d,
-                                cinn_like_nvrtc_compile_to_cubin=False)
-            try:
-                cinn_like.compile(program, "cuda -arch=sm_90", "k")
-            except cinn_like.CinnLikeError as e:
-                if "not available" in str(e) or "unavailable" in str(e):
-                    self.skipTest(f"no CUDA target in this build: {e}")
-                self.assertRegex(str(e), "CUDA driver|loading the CUDA module")
-            finally:
-                cinn_like.set_flags(cinn_like_source_save_path="",
-                                    cinn_like_nvrtc_compile_to_cubin=True)
-            sources = [os.path.join(d, n) for n in os.listdir(d) if n.endswith(".cu")]
+        with saved_cuda_sources() as d:
+            compile_for_cuda(self, program, "k")
+            sources = files_ending(d, ".cu")
             self.assertTrue(sources, os.listdir(d))
             self.assertLess(max(os.path.getsize(p) for p in sources), 1 << 20)
 

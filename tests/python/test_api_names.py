@@ -4,12 +4,12 @@ like a tensor. Before: NVRTC rejected the CUDA source (`float* __restrict__ __gl
 duplicate parameter `n`), and an x86 entry named `expf` shadowed libm's expf in its own code
 (silently wrong results) or collided with the runtime (`cinn_like_alloc_workspace`)."""
 import os
-import tempfile
 import unittest
 
 import numpy as np
 
 import cinn_like
+from api_util import compile_for_cuda, files_ending, saved_cuda_sources
 
 # (tensor names a, b, out; symbolic dim; entry name)
 NAMES = [
@@ -48,22 +48,10 @@ class GeneratedNamesTest(unittest.TestCase):
                     np.testing.assert_allclose(got, want, rtol=1e-5)
 
     def test_cuda_source_compiles(self):
-        # NVRTC needs no GPU; without a driver, loading the module is the one error.
         for (a, b, out), dim, entry in NAMES:
-            with self.subTest(entry=entry, names=(a, b, out, dim)), \
-                    tempfile.TemporaryDirectory() as d:
-                cinn_like.set_flags(cinn_like_source_save_path=d,
-                                    cinn_like_nvrtc_compile_to_cubin=False)
-                try:
-                    cinn_like.compile(program(a, b, out, dim), "cuda -arch=sm_90", entry)
-                except cinn_like.CinnLikeError as e:
-                    if "not available" in str(e) or "unavailable" in str(e):
-                        self.skipTest(f"no CUDA target in this build: {e}")
-                    self.assertRegex(str(e), "CUDA driver|loading the CUDA module")
-                finally:
-                    cinn_like.set_flags(cinn_like_source_save_path="",
-                                        cinn_like_nvrtc_compile_to_cubin=True)
-                self.assertTrue([f for f in os.listdir(d) if f.endswith(".ptx")], os.listdir(d))
+            with self.subTest(entry=entry, names=(a, b, out, dim)), saved_cuda_sources() as d:
+                compile_for_cuda(self, program(a, b, out, dim), entry)
+                self.assertTrue(files_ending(d, ".ptx"), os.listdir(d))
 
 
 if __name__ == "__main__":
