@@ -127,8 +127,8 @@ class GroupLowering {
       return absl::UnimplementedError(
           absl::StrCat("graph compiler: op ", node.op, " has no compute in lang yet"));
     }
-    if (!FLAGS_cinn_like_debug_fail_op.empty() &&
-        absl::c_linear_search(absl::StrSplit(FLAGS_cinn_like_debug_fail_op, ','), node.op)) {
+    const std::string fail_ops = StringFlag("cinn_like_debug_fail_op");
+    if (!fail_ops.empty() && absl::c_linear_search(absl::StrSplit(fail_ops, ','), node.op)) {
       return absl::InternalError(absl::StrCat("graph compiler: op ", node.op,
                                               " fails as FLAGS_cinn_like_debug_fail_op asks"));
     }

@@ -97,15 +97,22 @@ bool SetFlag(const std::string& name, const std::string& value, std::string* err
   return true;
 }
 
+std::string StringFlag(const char* name) {
+  std::string value;
+  CHECK(gflags::GetCommandLineOption(name, &value)) << "no flag " << name;  // ours: a typo
+  return value;
+}
+
 std::string DumpDir() {
-  if (FLAGS_cinn_like_dump_dir.empty()) return "";
+  const std::string dir = StringFlag("cinn_like_dump_dir");
+  if (dir.empty()) return "";
   std::error_code ec;
-  std::filesystem::create_directories(FLAGS_cinn_like_dump_dir, ec);
+  std::filesystem::create_directories(dir, ec);
   if (ec) {
-    LOG(WARNING) << "cannot create dump dir " << FLAGS_cinn_like_dump_dir << ": " << ec.message();
+    LOG(WARNING) << "cannot create dump dir " << dir << ": " << ec.message();
     return "";
   }
-  return FLAGS_cinn_like_dump_dir;
+  return dir;
 }
 
 std::string SafeFileName(const std::string& name) {

@@ -35,6 +35,11 @@ namespace cinn_like {
 /// the value does not parse.
 bool SetFlag(const std::string& name, const std::string& value, std::string* error);
 
+/// The value of the string flag `name` (cinn_like_dump_dir, ...), copied under gflags' lock:
+/// SetFlag may change it from another thread, and reading FLAGS_<name> (a std::string) while it
+/// does is a data race. Bool and int flags are read directly.
+std::string StringFlag(const char* name);
+
 /// The dump directory for one artefact: "" when dumping is off, else the directory (created).
 std::string DumpDir();
 

@@ -56,13 +56,13 @@ absl::Status CheckSplit(const ir::Module& module) {
 /// The arch and where it came from: the target, the flag, or the device.
 absl::StatusOr<std::pair<int, std::string>> ChooseArch(const ir::Target& target) {
   if (target.cuda_arch > 0) return std::make_pair(target.cuda_arch, std::string("from the target"));
-  if (!FLAGS_cinn_like_cuda_arch.empty()) {
-    absl::string_view text = FLAGS_cinn_like_cuda_arch;
+  const std::string flag = StringFlag("cinn_like_cuda_arch");
+  if (!flag.empty()) {
+    absl::string_view text = flag;
     absl::ConsumePrefix(&text, "sm_");
     int arch = 0;
     if (!absl::SimpleAtoi(text, &arch) || arch <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat("flag cinn_like_cuda_arch is '",
-                                                     FLAGS_cinn_like_cuda_arch,
+      return absl::InvalidArgumentError(absl::StrCat("flag cinn_like_cuda_arch is '", flag,
                                                      "'; expected an arch such as sm_90 or 90"));
     }
     return std::make_pair(arch, std::string("from the flag cinn_like_cuda_arch"));

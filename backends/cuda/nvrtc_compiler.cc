@@ -22,7 +22,7 @@ namespace {
 /// Writes `text` to <FLAGS_cinn_like_source_save_path>/<file> (creating the folder) when that
 /// flag is set, and to the dump dir when dumping is on.
 void SaveAndDump(const std::string& file, const std::string& text) {
-  const std::string& dir = FLAGS_cinn_like_source_save_path;
+  const std::string dir = StringFlag("cinn_like_source_save_path");
   if (!dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);

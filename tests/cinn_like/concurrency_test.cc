@@ -1,12 +1,15 @@
 /// \file A framework compiles and calls from many threads at once, and may set flags while it
 /// does: 8 threads each compile their own Programs and call them, while another thread flips
-/// flags that change the generated code but not its results. Every result matches; nothing
-/// crashes (under scripts/sanitize.sh's build this also runs with ASan and UBSan).
+/// flags that change the generated code or what a compile writes, but not its results. Every
+/// result matches; nothing crashes (scripts/sanitize.sh runs it under ASan and UBSan too).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <atomic>
 #include <cmath>
+#include <filesystem>
 #include <random>
 #include <thread>
 
@@ -35,11 +38,16 @@ TEST(Concurrency, CompileAndCallFromEightThreadsWhileFlagsChange) {
   constexpr int kThreads = 8, kRounds = 3;
   std::atomic<bool> done{false};
   std::atomic<int> failures{0};
+  // String flags too: a compile reads them (StringFlag) while they are reassigned.
+  const std::string dump = (std::filesystem::temp_directory_path() /
+                            ("cinn_like_concurrency_" + std::to_string(getpid())))
+                               .string();
   std::thread flipper([&] {
     for (int i = 0; !done; ++i) {
       std::string error;
       EXPECT_TRUE(SetFlag("cinn_like_fusion", i % 2 ? "true" : "false", &error)) << error;
-      EXPECT_TRUE(SetFlag("cinn_like_fast_math", "false", &error)) << error;
+      EXPECT_TRUE(SetFlag("cinn_like_dump_dir", i % 3 ? "" : dump, &error)) << error;
+      EXPECT_TRUE(SetFlag("cinn_like_debug_fail_op", i % 2 ? "no_such_op" : "", &error)) << error;
       std::this_thread::yield();
     }
   });
@@ -92,6 +100,9 @@ TEST(Concurrency, CompileAndCallFromEightThreadsWhileFlagsChange) {
   EXPECT_EQ(failures, 0);
   std::string error;
   SetFlag("cinn_like_fusion", "true", &error);
+  SetFlag("cinn_like_dump_dir", "", &error);
+  SetFlag("cinn_like_debug_fail_op", "", &error);
+  std::filesystem::remove_all(dump);
 }
 
 }  // namespace
