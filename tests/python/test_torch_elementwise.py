@@ -199,7 +199,11 @@ def _check(test, name, fn, args, ops, ref64=False, **tol):
         test.assertEqual(g.dtype, e.dtype)
         torch.testing.assert_close(g, e, equal_nan=True, **tol)
         if e.is_floating_point():  # signed zeros as eager has them (copysign, fmod, trunc)
-            test.assertTrue(torch.equal(torch.signbit(g[e == 0]), torch.signbit(e[e == 0])), name)
+            # Against a float64 reference, only where both are zero: a closed form may give
+            # 1e-16 where PyTorch's recurrence gives an exact 0 (Chebyshev U_5(-0), V_1(0.5) in
+            # float32 and bfloat16), which the tolerance above accepts whatever its sign.
+            zeros = (e == 0) & (g == 0) if ref64 else e == 0
+            test.assertTrue(torch.equal(torch.signbit(g[zeros]), torch.signbit(e[zeros])), name)
     fell = {op.split(".")[0] for op, _ in ct.fallback_report()}
     test.assertFalse(fell & set(ops), f"{name}: fell back {ct.fallback_report()}")
     test.assertGreater(ct.stats()["ops_compiled"], 0)
