@@ -286,6 +286,10 @@ inline std::vector<OpCase> AllOpCases() {
     for (DType t : Floats()) {
       add({op, {t}, {S({4, 33})}, {}, {Domain::kWide}});
       if (t == DType::kFloat32) add({op, {t}, {S({3, 5, 7})}, {{"axis", int64_t{1}}}, {}});
+      // A 1-D input: the max and sum are scalars, the whole tensor is one row (GPU: one block,
+      // or per-thread reductions for short rows).
+      add({op, {t}, {S({5})}, {}, {}});
+      if (t == DType::kFloat32) add({op, {t}, {S({1000})}, {}, {}});
     }
   }
   for (DType t : Floats()) {
@@ -384,6 +388,8 @@ inline std::vector<OpCase> AllOpCases() {
          {S({1, 4, 7, 7}), S({4, 2, 3, 3}), S({4})},
          {{"groups", int64_t{2}}, {"dilations", I64s{2, 2}}},
          {}});
+  }
+  for (DType t : Floats()) {  // 16-bit windows too: their max is a 16-bit block reduce on GPUs
     add({"max_pool2d",
          {t},
          {S({2, 3, 9, 7})},

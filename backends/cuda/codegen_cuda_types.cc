@@ -13,9 +13,25 @@
 namespace cinn_like::backends {
 
 std::string CodeGenCudaDev::TypeIncludes() const {
+  // max and min of two 16-bit values, for the block-reduce helpers (their combiners call
+  // max(a, b) on the value's own type): in float32, as the printed arithmetic is.
+  auto min_max = [](const char* type, const char* widen, const char* narrow) {
+    std::string out;
+    for (const char* f : {"max", "min"}) {
+      out +=
+          absl::StrCat("__device__ __forceinline__ ", type, " ", f, "(", type, " a, ", type,
+                       " b) { return ", narrow, "(", f, "(", widen, "(a), ", widen, "(b))); }\n");
+    }
+    return out;
+  };
   std::string s;
-  if (uses_fp16_) s += "#include <cuda_fp16.h>\n";
-  if (uses_bf16_) s += "#include <cuda_bf16.h>\n";
+  if (uses_fp16_) {
+    s += "#include <cuda_fp16.h>\n" + min_max("__half", "__half2float", "__float2half_rn");
+  }
+  if (uses_bf16_) {
+    s += "#include <cuda_bf16.h>\n" +
+         min_max("__nv_bfloat16", "__bfloat162float", "__float2bfloat16_rn");
+  }
   return s;
 }
 

@@ -27,12 +27,14 @@ TEST(OpNVGPU, EveryOpAndDTypeCompilesToPtx) {
   auto compiler = backends::Compiler::Create(target);
   ASSERT_TRUE(compiler.ok()) << compiler.status();
   backends::nvrtc::Compiler nvrtc;
-  std::set<std::tuple<std::string, DType, size_t>> seen;
+  std::set<std::tuple<std::string, DType, size_t, size_t>> seen;
   std::set<std::string> compiled_ops;
   int compiled = 0;
   for (const OpCase& c : AllOpCases()) {
     DType t = c.dtypes.empty() ? DType::kFloat32 : c.dtypes.back();
-    if (!seen.insert({c.op, t, c.shapes.size()}).second) continue;  // linear with/without bias
+    // One module per op, dtype, input count (linear with or without bias) and rank.
+    const size_t rank = c.shapes.empty() ? 0 : c.shapes[0].size();
+    if (!seen.insert({c.op, t, c.shapes.size(), rank}).second) continue;
     SCOPED_TRACE(c.Describe());
     auto graph = CaseGraph(c);
     ASSERT_TRUE(graph.ok()) << graph.status();
