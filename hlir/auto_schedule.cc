@@ -130,6 +130,9 @@ bool IsColumnReduction(const ir::Stage& s) {
 }
 
 absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) {
+  if (vars.empty()) {
+    return absl::InternalError(absl::StrCat("stage ", s.tensor()->name, ": no axes to fuse"));
+  }
   ir::Var fused = vars[0];
   for (size_t i = 1; i < vars.size(); ++i) {
     auto f = s.Fuse(fused, vars[i]);

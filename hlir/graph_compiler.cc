@@ -181,6 +181,12 @@ class GroupLowering {
   /// (ThreadGroup), where the group allows.
   absl::Status ScheduleAll(ir::Schedule& sch, const std::set<const ir::TensorNode*>& keep,
                            const std::set<const ir::TensorNode*>& is_output) {
+    // A library call (extern) reads whole stored buffers: its inputs are never inlined.
+    std::set<const ir::TensorNode*> extern_inputs;
+    for (const auto& stage : sch.stages()) {
+      if (!stage->tensor()->extern_body) continue;
+      for (const auto& in : stage->tensor()->inputs) extern_inputs.insert(in.get());
+    }
     std::vector<ir::Stage*> roots;
     std::map<int, std::vector<ir::Stage*>> internal_reductions;  // by group, schedule order
     InlineSizes sizes;                                           // stages are producers first
@@ -191,7 +197,7 @@ class GroupLowering {
       bool constant = info_[t].compile_time_value || (IsOneElement(*t) && !reduce);
       // A stage whose inlined element would pass the budget is a kernel of its own (below).
       bool fits = constant || sizes.Estimate(*stage) <= InlineSizes::kBudget;
-      if (keep.count(t) && !(constant && !is_output.count(t))) {
+      if ((keep.count(t) && !(constant && !is_output.count(t))) || extern_inputs.count(t)) {
         roots.push_back(stage.get());
       } else if (constant || (target_.is_gpu() && !reduce && fits)) {
         absl::Status s = stage->ComputeInline();
@@ -257,6 +263,7 @@ class GroupLowering {
   static int KeptRows(const ir::TensorNode& reduction, const ir::TensorNode& consumer) {
     const auto& rs = reduction.shape;
     const auto& cs = consumer.shape;
+    if (rs.empty()) return cs.empty() ? -1 : 0;  // a scalar: the whole consumer is one row
     int rows = static_cast<int>(rs.size());
     if (rs.size() == cs.size()) {
       while (rows > 0) {
@@ -363,6 +370,15 @@ class GroupLowering {
     for (int l : consumer.leaves()) axes.push_back(consumer.axes()[l].var);
     std::vector<ir::Var> rows(axes.begin(), axes.begin() + row_dims_);
     std::vector<ir::Var> cols(axes.begin() + row_dims_, axes.end());
+    if (rows.empty()) {
+      // Scalar reductions: the whole consumer is the one row, a loop of extent 1 split off.
+      auto all = FuseAll(consumer, cols);
+      if (!all.ok()) return all.status();
+      auto one = consumer.SplitNParts(*all, 1);
+      if (!one.ok()) return one.status();
+      rows = {one->first};
+      cols = {one->second};
+    }
     auto row = FuseAll(consumer, rows);
     if (!row.ok()) return row.status();
     absl::Status st = consumer.Bind(*row, "blockIdx.x");

@@ -56,6 +56,19 @@ inline Program ConvBnRelu(int64_t n, int64_t c, int64_t hw, int64_t oc) {
   return *b.Build();
 }
 
+/// A conv2d whose weight is a constant (the flipped window PyTorch's avg_pool backward makes,
+/// folded to a constant op) and whose input is a transpose, and a matmul of a transpose: the
+/// extern calls read their inputs stored, never inlined.
+inline Program ExternsOfConstantAndTransposedInputs() {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({1, 1, 8, 6}), "x");
+  auto w = b.Gather(b.Transpose(b.Fill({1, 1, 1, 3}, 0.5), {0, 2, 1, 3}), b.Arange(2, -1, -1), 3);
+  b.MarkOutput(b.Relu(b.Conv2d(b.Transpose(b.Relu(x), {0, 1, 3, 2}), w)));
+  auto m = b.CreateInput(DType::kFloat32, S({5, 7}), "m");
+  b.MarkOutput(b.Matmul(b.Transpose(b.Exp(m), {1, 0}), m));
+  return *b.Build();
+}
+
 inline Program Mlp(int64_t rows, int64_t in, int64_t hidden, int64_t out) {
   NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, S({rows, in}), "x");

@@ -16,13 +16,14 @@ class UseCollector : public IRVisitor {
  public:
   using IRVisitor::Visit;
   std::array<Expr, 3> grid{}, block{};
-  bool bound = false;
+  bool bound = false, has_loop = false;
   std::set<const BufferNode*> read, written;
   std::set<const Variable*> vars, loop_vars;
 
  protected:
   void VisitFor(const For* op) override {
     loop_vars.insert(op->loop_var.node());
+    has_loop = true;
     if (op->for_kind == ForKind::kGpuBlock || op->for_kind == ForKind::kGpuThread) {
       bound = true;
       Expr& dim = (op->for_kind == ForKind::kGpuBlock ? grid : block)[op->bind_axis];
@@ -103,7 +104,9 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
     }
     UseCollector uses;
     uses.Visit(top[k]);
-    if (!uses.bound) {
+    // Loop-free statements (a scalar reduction's initial value) run as one thread; a loop
+    // nest left serial would repeat in every thread, so it must be bound.
+    if (!uses.bound && uses.has_loop) {
       return absl::InvalidArgumentError(
           absl::StrCat("function ", f.name, ": a loop nest writing ", WrittenName(uses),
                        " has no GPU binding; bind its loops to blockIdx/threadIdx"));

@@ -54,6 +54,24 @@ TEST(FusionNVGPU, RowGroupsAtEveryShapeCompileToPtxAsOneKernel) {
   }
 }
 
+TEST(FusionNVGPU, VectorSoftmaxAndLayerNormAreOneKernel) {
+  // Their reductions are scalars: the whole vector is one row (one block; per thread when
+  // short). This was refused ("no GPU binding"), so torch fell back on 1-D softmax.
+  for (int64_t n : {1, 5, 300, 5000}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    EXPECT_EQ(CountKernels(CompiledSource(SoftmaxProgram(S({n})))), 1);
+    EXPECT_EQ(CountKernels(CompiledSource(LayerNormProgram(S({n}), n, false))), 1);
+  }
+  EXPECT_THAT(CompiledSource(SoftmaxProgram(S({5000}))), HasSubstr("cinn_like_block_reduce_max"));
+}
+
+TEST(FusionNVGPU, AnExternReadsItsInputsStoredEvenCompileTimeConstants) {
+  // A constant weight or a transpose before a cuDNN conv or cuBLAS matmul is stored, not
+  // inlined: the library call reads whole buffers. The constant was inlined and the graph
+  // refused, so PyTorch's avg_pool backward and conv3d fell back on CUDA.
+  EXPECT_GE(CountKernels(CompiledSource(ExternsOfConstantAndTransposedInputs())), 2);
+}
+
 TEST(FusionNVGPU, SymbolicColumnsStayOneBlockPerRow) {
   std::string src = CompiledSource(SoftmaxProgram(Shape{Dim::Known(6), Sym("m")}));
   EXPECT_EQ(CountKernels(src), 1);

@@ -27,6 +27,18 @@ TEST(FusionGpu, SoftmaxMatchesReference) {
   }
 }
 
+TEST(FusionGpu, VectorSoftmaxAndLayerNormMatchReference) {
+  for (int64_t n : {1, 5, 300, 5000}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    RunProgramCase(SoftmaxProgram(S({n})), kGpu, RunOnGpu);
+    RunProgramCase(LayerNormProgram(S({n}), n, /*residual=*/false), kGpu, RunOnGpu);
+  }
+}
+
+TEST(FusionGpu, ExternsOfConstantAndTransposedInputsMatchReference) {
+  RunProgramCase(ExternsOfConstantAndTransposedInputs(), kGpu, RunOnGpu);
+}
+
 TEST(FusionGpu, LayerNormAndResidualLayerNormMatchReference) {
   for (int64_t cols : {1, 5, 64, 513, 2048}) {
     for (const Shape& s : RowShapes(cols)) {

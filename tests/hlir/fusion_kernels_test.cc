@@ -115,13 +115,17 @@ TEST(FusionKernels, TheGpuTestGridMatchesTheReferenceOnX86) {
 
 TEST(FusionKernels, ReductionsOverEveryAxisMatchTheReferenceOnX86) {
   // A softmax or layer norm of a vector reduces to a rank-0 intermediate, read without an
-  // index (this aborted the process in ir::Load::Make). On NVGPU the same group is refused with
-  // a status (its rank-0 reduction gets no GPU binding yet), so torch falls back on it.
+  // index (this aborted the process in ir::Load::Make). tests/gpu/fusion_gpu_test.cc runs the
+  // same programs on the GPU.
   for (int64_t n : {1, 5, 300}) {
     SCOPED_TRACE("n " + std::to_string(n));
     RunProgramCase(SoftmaxProgram(S({n})), ir::Target::X86(), RunOnX86);
     RunProgramCase(LayerNormProgram(S({n}), n, /*residual=*/false), ir::Target::X86(), RunOnX86);
   }
+}
+
+TEST(FusionKernels, ExternsOfConstantAndTransposedInputsMatchTheReferenceOnX86) {
+  RunProgramCase(ExternsOfConstantAndTransposedInputs(), ir::Target::X86(), RunOnX86);
 }
 
 TEST(FusionKernels, RankZeroValuesReadByShapeOpsMatchTheReferenceOnX86) {
