@@ -36,7 +36,7 @@ class GroupLowering {
   /// `groups` (may be empty: then every stage is scheduled on its own, as without fusion).
   GroupLowering(const Graph& graph, const ir::Target& target,
                 const std::vector<FusionGroup>& groups = {})
-      : graph_(graph), target_(target) {
+      : graph_(graph), target_(target), fail_ops_(StringFlag("cinn_like_debug_fail_op")) {
     group_of_node_.assign(graph.nodes().size(), -1);
     for (size_t g = 0; g < groups.size(); ++g) {
       for (int n : groups[g].nodes) group_of_node_[n] = static_cast<int>(g);
@@ -127,8 +127,7 @@ class GroupLowering {
       return absl::UnimplementedError(
           absl::StrCat("graph compiler: op ", node.op, " has no compute in lang yet"));
     }
-    const std::string fail_ops = StringFlag("cinn_like_debug_fail_op");
-    if (!fail_ops.empty() && absl::c_linear_search(absl::StrSplit(fail_ops, ','), node.op)) {
+    if (!fail_ops_.empty() && absl::c_linear_search(absl::StrSplit(fail_ops_, ','), node.op)) {
       return absl::InternalError(absl::StrCat("graph compiler: op ", node.op,
                                               " fails as FLAGS_cinn_like_debug_fail_op asks"));
     }
@@ -419,6 +418,7 @@ class GroupLowering {
 
   const Graph& graph_;
   ir::Target target_;
+  const std::string fail_ops_;  // FLAGS_cinn_like_debug_fail_op, read once per lowering
   std::map<int, ir::Tensor> tensors_;
   std::map<std::string, ir::Var> symbols_;
   ir::NameSupply names_;  // of tensors and symbols alike: no two share a name in the source

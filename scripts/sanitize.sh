@@ -2,7 +2,8 @@
 # \file The sanitizer job: builds libcinn_like.so, the unit test binaries, the tools, the C host
 # and the fuzz targets' replay programs with gcc's ASan and UBSan (-DCINN_LIKE_SANITIZE=ON, -O1;
 # with the CUDA toolkit when present, as CI's build: some hlir tests generate CUDA C) into
-# build-asan/, then runs every ctest entry that needs neither a GPU nor
+# build-asan/ (not the GPU tests or the benchmarks, which it never runs), then runs every
+# ctest entry that needs neither a GPU nor
 # Python: the unit tests, the C host, cinn_stages' checks, and the replay of every file under
 # tests/fuzz/corpus/ and tests/fuzz/crashers/ through the fuzz targets (a crasher committed
 # there must stay fixed). Undefined behaviour aborts (-fno-sanitize-recover). Leak checking is
