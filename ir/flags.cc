@@ -26,6 +26,10 @@ DEFINE_bool(cinn_like_fast_math, false,
             "trade accuracy for speed in float math: CUDA uses __expf/__logf/__powf and rsqrtf "
             "and NVRTC gets --use_fast_math; LLVM sets the fast-math flags on float operations");
 
+DEFINE_bool(cinn_like_check_indices, false,
+            "GPU gathers check their indices on the host before reading (an out-of-range index "
+            "is an error naming the op and the value, as on x86) instead of clamping them; the "
+            "check synchronizes the device, so it is for debugging. Read when compiling");
 DEFINE_string(cinn_like_debug_fail_op, "",
               "debugging: the graph compiler fails on every op of these names (comma-separated), "
               "as a compiler bug would; tests of the torch backend's failure isolation use it");

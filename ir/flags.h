@@ -27,6 +27,7 @@ DECLARE_bool(
 DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
 // Debugging.
+DECLARE_bool(cinn_like_check_indices);    // GPU gathers check indices (synchronizes) vs clamp
 DECLARE_string(cinn_like_debug_fail_op);  // ops (comma-separated) the graph compiler fails on
 
 namespace cinn_like {

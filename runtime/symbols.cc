@@ -21,10 +21,10 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),        CINN_LIKE_SYMBOL(cinn_like_check_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_index_range), CINN_LIKE_SYMBOL(cinn_like_parallel_for),
       CINN_LIKE_SYMBOL(cinn_like_num_threads),       CINN_LIKE_SYMBOL(cinn_like_alloc_workspace),
-      CINN_LIKE_SYMBOL(cinn_like_free_workspace),
+      CINN_LIKE_SYMBOL(cinn_like_free_workspace),    CINN_LIKE_SYMBOL(cinn_like_check_indices),
 #ifdef CINN_LIKE_WITH_CUDA
       CINN_LIKE_SYMBOL(cinn_like_cuda_launch),       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
-      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),      CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
 #endif
   };
 #undef CINN_LIKE_SYMBOL

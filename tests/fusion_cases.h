@@ -69,6 +69,15 @@ inline Program ExternsOfConstantAndTransposedInputs() {
   return *b.Build();
 }
 
+/// x[5, 3] gathered along axis 0 by an int64 index vector of 4 ("i"), times 2.
+inline Program GatherTimesTwo() {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({5, 3}), "x");
+  auto i = b.CreateInput(DType::kInt64, S({4}), "i");
+  b.MarkOutput(b.Mul(b.Gather(x, i, 0), b.Fill({4, 3}, 2.0)));
+  return *b.Build();
+}
+
 inline Program Mlp(int64_t rows, int64_t in, int64_t hidden, int64_t out) {
   NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, S({rows, in}), "x");

@@ -3,16 +3,21 @@
 /// axis; as many outputs as sizes), pad (constant padding, [before, after] per dim) and
 /// one_hot (an int32/int64 index tensor to a trailing axis of `depth`).
 ///
-/// Out-of-range indices: the reference returns an error naming the index and the bound. The
-/// computes never read outside a buffer: gather clamps the index into [0, size - 1] (so an
-/// out-of-range index yields some element of the axis; gathering from an empty axis is refused
-/// when the axis is static and yields 0 when it is symbolic), and one_hot yields a row of zeros.
+/// Out-of-range indices: the reference returns an error naming the index and the bound, and so
+/// does a compiled gather on x86 (and on GPUs with FLAGS_cinn_like_check_indices): the runtime
+/// checks the index vector before the gather reads its checked copy (CheckedIndex). The
+/// computes never read outside a buffer all the same: gather clamps the index into
+/// [0, size - 1] (GPUs without the flag: an out-of-range index yields some element of the
+/// axis; gathering from an empty axis is refused when the axis is static and yields 0 when it
+/// is symbolic), and one_hot yields a row of zeros.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlir/op.h"
 #include "hlir/ops/op_util.h"
+#include "ir/flags.h"
+#include "ir/printer.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -87,13 +92,42 @@ absl::Status ReferenceGather(const Inputs& in, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
-Tensors ComputeGather(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
-                      const std::vector<ComputeOutput>& outs, const std::string& name) {
-  const ir::Tensor &x = in[0], &index = in[1];
+/// The index vector of gather `name` as the runtime function `check` (cinn_like_check_indices
+/// or its CUDA twin) copies it after checking every value against axis `a` of `x`: the gather
+/// reads the copy, so the check runs first; an index out of range fails the call with a
+/// message naming the op, the tensors and the value.
+ir::Tensor CheckedIndex(const ir::Tensor& x, const ir::Tensor& index, int a,
+                        const std::string& name, const char* check) {
+  auto describe = [](const ir::Tensor& t) {
+    return absl::StrCat(t->name, " ", t->dtype.ToString(), "[",
+                        absl::StrJoin(t->shape, ", ",
+                                      [](std::string* o, const ir::Expr& d) {
+                                        absl::StrAppend(o, ir::ToString(d));
+                                      }),
+                        "]");
+  };
+  const std::string what = absl::StrCat("op gather (", name, "): index ", describe(index),
+                                        " into axis ", a, " of ", describe(x));
+  const ir::Expr count = ir::Cast::Make(ir::Int(64), index->shape[0]);
+  const ir::Expr bound = ir::Cast::Make(ir::Int(64), x->shape[a]);
+  const int64_t bits = index->dtype.bits();
+  return ir::ExternTensor(name + "_index", index->dtype, index->shape, {index},
+                          [=](const std::vector<ir::Buffer>& b, const ir::Buffer& out) {
+                            return ir::ExternCall(
+                                check, {b[0]->data, out->data, count, ir::Expr(bits), bound,
+                                        ir::StringImm::Make(what)});
+                          });
+}
+
+Tensors GatherCompute(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                      const std::vector<ComputeOutput>& outs, const std::string& name,
+                      const char* check) {
+  const ir::Tensor& x = in[0];
   auto axis = NormalizeAxis(*GetInt(attrs, "axis", "gather", 0), static_cast<int>(x->shape.size()),
                             "gather");
   if (!axis.ok()) return axis.status();
   int a = *axis;
+  const ir::Tensor index = check ? CheckedIndex(x, in[1], a, name, check) : in[1];
   return std::vector<ir::Tensor>{ir::Compute(
       outs[0].shape,
       [&](const std::vector<ir::Expr>& i) {
@@ -104,6 +138,17 @@ Tensors ComputeGather(const std::vector<ir::Tensor>& in, const AttributeMap& att
         return ir::Select::Make(x->shape[a] > 0, x(src), ir::MakeConst(x->dtype, 0));
       },
       name)};
+}
+
+Tensors ComputeGather(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                      const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return GatherCompute(in, attrs, outs, name, "cinn_like_check_indices");
+}
+
+Tensors ComputeGatherGpu(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                         const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return GatherCompute(in, attrs, outs, name,
+                       FLAGS_cinn_like_check_indices ? "cinn_like_cuda_check_indices" : nullptr);
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -352,8 +397,10 @@ Tensors ComputeOneHot(const std::vector<ir::Tensor>& in, const AttributeMap&,
 }  // namespace
 
 void RegisterIndexOps(OpRegistry& r) {
-  r.Register(
-      OpDef{"gather", OpPattern::kInjective, 2, 2, 1, InferGather, ReferenceGather, ComputeGather});
+  OpDef gather{"gather",        OpPattern::kInjective, 2, 2, 1, InferGather,
+               ReferenceGather, ComputeGather};
+  gather.gpu_compute = ComputeGatherGpu;
+  r.Register(std::move(gather));
   r.Register(
       OpDef{"split", OpPattern::kInjective, 1, 1, -1, InferSplit, ReferenceSplit, ComputeSplit});
   r.Register(OpDef{"pad", OpPattern::kInjective, 1, 1, 1, InferPad, ReferencePad, ComputePad});

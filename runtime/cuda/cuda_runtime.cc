@@ -3,10 +3,12 @@
 
 #include <atomic>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/index_check.h"
 
 namespace {
 
@@ -146,6 +148,19 @@ int cinn_like_cuda_synchronize(void) {
       absl::StrCat("cinn_like_cuda_synchronize: cuCtxSynchronize failed: ", cuda::ErrorText(r),
                    " (faults of kernels launched earlier surface here; after a kernel "
                    "fault the context is unusable and later CUDA calls fail too)"));
+}
+
+int cinn_like_cuda_check_indices(const void* indices, void* out, int64_t count, int64_t bits,
+                                 int64_t bound, const char* what, void* /*stream*/) {
+  if (count <= 0) return 0;
+  if (bits != 32 && bits != 64) return cinn_like::runtime::CheckIndices(nullptr, 1, bits, 0, what);
+  std::vector<unsigned char> host(static_cast<size_t>(count) * (bits / 8));
+  if (cinn_like_cuda_synchronize() != 0 ||
+      cinn_like_cuda_memcpy_to_host(host.data(), indices, host.size()) != 0) {
+    return -1;
+  }
+  if (cinn_like::runtime::CheckIndices(host.data(), count, bits, bound, what) != 0) return 1;
+  return cinn_like_cuda_memcpy_to_device(out, host.data(), host.size());
 }
 
 int cinn_like_cuda_device_arch(int32_t* arch) {

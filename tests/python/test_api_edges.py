@@ -1,6 +1,7 @@
 """Inputs at the edges of their types and sizes, through the Python package on x86: each either
 computes what PyTorch defines or is refused with a message, never a signal. (Before: SIGFPE on
-INT64_MIN // -1, out-of-bounds reads gathering from an empty symbolic axis.)"""
+INT64_MIN // -1, out-of-bounds reads gathering from an empty symbolic axis, out-of-range gather
+indices clamped silently.)"""
 import unittest
 
 import numpy as np
@@ -49,19 +50,44 @@ class IntegerEdgesTest(unittest.TestCase):
         self.assertEqual(got.tolist(), [0 if y == 0 else int(x) % int(y) for x, y in zip(a, b)])
 
 
-class EmptyAxisTest(unittest.TestCase):
-    def test_gather_from_an_empty_symbolic_axis_reads_nothing(self):
-        p = cinn_like.ProgramBuilder()
-        x = p.input("x", "float32", ["n", 3])
-        i = p.input("i", "int64", [4])
-        p.output(p.op("gather", [x, i], {"axis": 0}))
-        m = cinn_like.compile(p, "x86", "g")
-        out = np.full((4, 3), np.nan, np.float32)
-        m(np.zeros((0, 3), np.float32), np.arange(4, dtype=np.int64), out)
-        self.assertTrue((out == 0).all(), out)
-        x = np.random.default_rng().standard_normal((5, 3)).astype(np.float32)
-        m(x, np.array([4, 0, 2, 4], np.int64), out)
-        np.testing.assert_array_equal(out, x[[4, 0, 2, 4]])
+def gather_module(dtype):
+    p = cinn_like.ProgramBuilder()
+    x = p.input("x", "float32", ["n", 3])
+    i = p.input("i", dtype, ["k"])
+    p.output(p.op("gather", [x, i], {"axis": 0}))
+    return cinn_like.compile(p, "x86", "g")
+
+
+class GatherBoundsTest(unittest.TestCase):
+    """An index out of range is an error naming the op, the tensors and the value, as PyTorch
+    raises (before: clamped silently into the axis)."""
+
+    def test_out_of_range_indices_are_errors_and_the_next_call_works(self):
+        rng = np.random.default_rng()
+        x = rng.standard_normal((5, 3)).astype(np.float32)
+        for dtype in ("int32", "int64"):
+            m = gather_module(dtype)
+            out = np.zeros((4, 3), np.float32)
+            for bad, value, position in (([0, 1, 5, 2], 5, 2), ([-1, 0, 0, 0], -1, 0),
+                                         ([4, 4, 4, 2**31 - 1], 2**31 - 1, 3)):
+                with self.assertRaises(RuntimeError) as e:
+                    m(x, np.array(bad, dtype), out)
+                msg = str(e.exception)
+                for part in ("op gather", f"index {value} (at position {position})",
+                             "out of range [0, 5)", "x float32[n, 3]", f"i {dtype}[k]"):
+                    self.assertIn(part, msg)
+            good = rng.integers(0, 5, 4).astype(dtype)
+            m(x, good, out)
+            np.testing.assert_array_equal(out, x[good])
+
+    def test_gather_from_an_empty_symbolic_axis(self):
+        m = gather_module("int64")
+        empty = np.zeros((0, 3), np.float32)
+        with self.assertRaises(RuntimeError) as e:
+            m(empty, np.arange(4, dtype=np.int64), np.zeros((4, 3), np.float32))
+        self.assertIn("index 0 (at position 0) is out of range [0, 0)", str(e.exception))
+        out = np.zeros((0, 3), np.float32)
+        m(empty, np.zeros(0, np.int64), out)  # no index: nothing to read, nothing wrong
 
 
 if __name__ == "__main__":

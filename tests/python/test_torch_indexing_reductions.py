@@ -211,6 +211,31 @@ class TorchIndexingReductionsTest(unittest.TestCase):
         self.assertEqual(got[1].tolist(), [5.0, 6.0, 7.0, 8.0])
         self.assertFalse(ct.fallback_report())
 
+    def test_an_index_out_of_range_raises_as_in_eager(self):
+        """index_select and gather with an index out of range raise (eager raises IndexError),
+        naming the op and the value; they were clamped silently into the axis."""
+        x = torch.randn(5, 3)
+        cases = [("index_select", lambda x, i: torch.index_select(x, 0, i) * 2,
+                  torch.tensor([0, 5, 1]), "index 5 (at position 1)"),
+                 ("negative", lambda x, i: torch.index_select(x, 0, i) + 1,
+                  torch.tensor([2, 1, -1]), "index -1 (at position 2)")]
+        for name, fn, bad, says in cases:
+            with self.subTest(name):
+                ct.reset()
+                f = compiled(fn)
+                good = torch.tensor([4, 0, 2])
+                with torch.no_grad():
+                    torch.testing.assert_close(f(x, good), fn(x, good))
+                    with self.assertRaises(IndexError):
+                        fn(x, bad)
+                    with self.assertRaises(Exception) as e:
+                        f(x, bad)
+                    self.assertIn("op gather", str(e.exception))
+                    self.assertIn(says, str(e.exception))
+                    self.assertIn("out of range [0, 5)", str(e.exception))
+                    torch.testing.assert_close(f(x, good), fn(x, good))  # still callable
+                self.assertFalse(ct.fallback_report())
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -305,7 +305,10 @@ def _binary_search(c, n, seq, value, right, sorter, out_int32):
         active = c.op("less", [start, end])
         half = c.op("div", [c.op("sub", [end, start]), scalar(c, 2)], {"rounding_mode": "floor"})
         mid = c.op("add", [start, half])
-        beyond = c.op("greater" if right else "greater_equal", [at(mid), v])
+        # A finished search (start == end == nb) reads no element: its mid is held in range,
+        # as gather checks its indices, and the comparison it feeds is not used.
+        probe = at(clamp_index(c, mid, nb - 1))
+        beyond = c.op("greater" if right else "greater_equal", [probe, v])
         go_right = c.op("logical_not", [beyond])
         start = c.op("where", [c.op("logical_and", [active, go_right]),
                                c.op("add", [mid, scalar(c, 1)]), start])

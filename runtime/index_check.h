@@ -1,0 +1,13 @@
+/// \file The bounds check of gather indices, shared by the CPU and CUDA runtime functions
+/// (cinn_like_check_indices, cinn_like_cuda_check_indices).
+#pragma once
+
+#include <cstdint>
+
+namespace cinn_like::runtime {
+
+/// 0 when each of the `count` int32 or int64 (`bits`) indices at `host` is in [0, bound);
+/// otherwise 1, with the last error naming `what`, the first bad value and its position.
+int CheckIndices(const void* host, int64_t count, int64_t bits, int64_t bound, const char* what);
+
+}  // namespace cinn_like::runtime
