@@ -12,22 +12,13 @@
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "tests/fusion_cases.h"
+#include "tests/gpu/device_buffer.h"
 
 namespace cinn_like::testing {
 namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-
-class DeviceBuffer {
- public:
-  explicit DeviceBuffer(size_t bytes) { EXPECT_EQ(cinn_like_cuda_malloc(&ptr_, bytes), 0); }
-  ~DeviceBuffer() { cinn_like_cuda_free(ptr_); }
-  void* get() const { return ptr_; }
-
- private:
-  void* ptr_ = nullptr;
-};
 
 TEST(GatherBoundsGpu, WithTheFlagAnIndexOutOfRangeIsAnError) {
   for (bool check : {true, false}) {
@@ -46,10 +37,10 @@ TEST(GatherBoundsGpu, WithTheFlagAnIndexOutOfRangeIsAnError) {
     for (size_t k = 0; k < x.size(); ++k) x[k] = 0.25f * static_cast<float>(k) - 1.0f;
     DeviceBuffer dx(x.size() * 4), di(4 * 8), dy(12 * 4);
     ASSERT_EQ(cinn_like_cuda_memcpy_to_device(dx.get(), x.data(), x.size() * 4), 0);
-    int64_t xs[] = {5, 3}, is[] = {4}, ys[] = {4, 3};
-    DLTensor tx{dx.get(), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, xs, nullptr, 0};
-    DLTensor ti{di.get(), {kDLCUDA, 0}, 1, {kDLInt, 64, 1}, is, nullptr, 0};
-    DLTensor ty{dy.get(), {kDLCUDA, 0}, 2, {kDLFloat, 32, 1}, ys, nullptr, 0};
+    std::vector<int64_t> xs{5, 3}, is{4}, ys{4, 3};
+    DLTensor tx = DeviceTensor(dx.get(), xs, {kDLFloat, 32, 1});
+    DLTensor ti = DeviceTensor(di.get(), is, {kDLInt, 64, 1});
+    DLTensor ty = DeviceTensor(dy.get(), ys, {kDLFloat, 32, 1});
     DLTensor* args[] = {&tx, &ti, &ty};
     auto call = [&](std::vector<int64_t> index) {
       EXPECT_EQ(cinn_like_cuda_memcpy_to_device(di.get(), index.data(), 32), 0);

@@ -3,6 +3,7 @@
 /// op (as tests/hlir/op_x86_test.cc on x86), so a failing, slow or hanging case names its op.
 #include <gtest/gtest.h>
 
+#include <iostream>
 #include <set>
 #include <string>
 #include <vector>
@@ -32,6 +33,13 @@ std::vector<std::string> OpsWithCases() {
   std::set<std::string> ops;
   for (const OpCase& c : AllOpCases()) ops.insert(c.op);
   return {ops.begin(), ops.end()};
+}
+
+TEST(OpGpuTable, RunsMoreThanAHundredCases) {
+  // The per-op tests above run every case of the table: it has not shrunk.
+  EXPECT_GT(AllOpCases().size(), 100u);
+  std::cout << "GPU: " << AllOpCases().size() << " op cases over " << OpsWithCases().size()
+            << " ops\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(AllOps, OpGpu, ::testing::ValuesIn(OpsWithCases()),
