@@ -65,16 +65,20 @@ bool FitsIndexRange(const DLTensor* t) {
   return true;
 }
 
-/// Whether a tensor whose shape is valid (and fits the index range) is laid out densely in
-/// row-major order (null strides say so; a dim of size 1 may have any stride).
-bool IsRowMajor(const DLTensor* t) {
-  if (t->strides == nullptr) return true;
+/// For a tensor whose shape is valid (and fits the index range): the innermost dim whose
+/// stride breaks the dense row-major layout, with the stride it should have in *expected;
+/// -1 when the layout is dense (null strides say so; a dim of size 1 may have any stride).
+int FirstNonRowMajorDim(const DLTensor* t, int64_t* expected) {
+  if (t->strides == nullptr) return -1;
   int64_t expect = 1;
   for (int i = t->ndim - 1; i >= 0; --i) {
-    if (t->shape[i] != 1 && t->strides[i] != expect) return false;
+    if (t->shape[i] != 1 && t->strides[i] != expect) {
+      *expected = expect;
+      return i;
+    }
     expect *= t->shape[i];
   }
-  return true;
+  return -1;
 }
 
 /// The message of a failed cinn_like_check_tensor: the first check that fails, named with the
@@ -124,16 +128,12 @@ int TensorError(const char* func, const DLTensor* t, int32_t index, const char* 
     return Fail(os.str());
   }
   // An empty tensor has no element to lay out: any strides are dense (as PyTorch says).
-  if (!empty && t->strides != nullptr) {
-    int64_t expect = 1;
-    for (int i = t->ndim - 1; i >= 0; --i) {
-      if (t->shape[i] != 1 && t->strides[i] != expect) {
-        os << "is not contiguous (stride " << t->strides[i] << " at dim " << i << ", expected "
-           << expect << ")";
-        return Fail(os.str());
-      }
-      expect *= t->shape[i];
-    }
+  int64_t expect = 0;
+  const int bad = empty ? -1 : FirstNonRowMajorDim(t, &expect);
+  if (bad >= 0) {
+    os << "is not contiguous (stride " << t->strides[bad] << " at dim " << bad << ", expected "
+       << expect << ")";
+    return Fail(os.str());
   }
   return Fail(os.str() + "failed a check that names no cause (a bug of cinn_like)");
 }
@@ -182,12 +182,13 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
       t->dtype.lanes == 1 && t->ndim == ndim && (t->shape != nullptr || ndim == 0) &&
       t->device.device_type == device_type) {
     bool empty = false, negative = false;
+    int64_t expect = 0;
     for (int i = 0; i < ndim; ++i) {
       empty |= t->shape[i] == 0;
       negative |= t->shape[i] < 0;
     }
     if (!negative && (t->data != nullptr || empty) && FitsIndexRange(t) &&
-        (empty || IsRowMajor(t))) {
+        (empty || FirstNonRowMajorDim(t, &expect) < 0)) {
       return 0;
     }
   }
