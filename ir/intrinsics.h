@@ -27,8 +27,9 @@
 ///    device module (the fused attention: hlir/ops/attention_kernel.cc).
 ///  - extern_call(function, args...) (ir::ExternCall, host code), int32: calls the runtime C
 ///    function `int function(args..., void* stream)` named by the StringImm `function`: buffer
-///    data handles pass as pointers, integer expressions as int64, float expressions as double,
-///    and the entry's stream comes last. A nonzero return is returned from the entry.
+///    data handles and string constants (const char*) pass as pointers, integer expressions as
+///    int64, float expressions as double, and the entry's stream comes last. A nonzero return is
+///    returned from the entry.
 #pragma once
 
 #include <cstdint>

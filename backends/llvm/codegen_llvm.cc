@@ -93,7 +93,7 @@ llvm::Value* CodeGenLLVM::EmitExternCall(const ir::Call* op) {
           "extern call ", callee->value, ": argument ", k, " is a vector ", e.type().ToString())));
     }
     llvm::Value* v = EmitExpr(e);
-    if (e.type().is_handle() || e.As<ir::StringImm>()) {  // a string: its constant's address
+    if (e.type().is_handle() || e.type().is_string()) {  // a string: its constant's address
       params.push_back(ptr());
     } else if (e.type().is_float()) {
       v = CastValue(v, e.type(), ir::Float(64));
