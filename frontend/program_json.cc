@@ -7,15 +7,15 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "hlir/shape.h"
 
 namespace cinn_like::frontend {
 namespace {
 
 using nlohmann::json;
 
-/// The largest known dim: lowered code indexes with int32, as the calling convention's check
-/// of symbolic dims says (runtime cinn_like_check_index_range).
-constexpr uint64_t kMaxDim = std::numeric_limits<int32_t>::max();
+/// The largest known dim: no tensor has more elements (lowered code indexes with int32).
+constexpr uint64_t kMaxDim = hlir::kMaxElements;
 
 json FloatToJson(double v) {
   if (std::isnan(v)) return "nan";
