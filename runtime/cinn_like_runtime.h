@@ -42,11 +42,11 @@ int cinn_like_check_dim(const char* func, const char* tensor, int32_t dim, int64
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got);
 
 /// Checks that each of the `count` indices at `indices` (int32 or int64: `bits`) is in
-/// [0, bound) and copies them to `out` (host memory both; the gather computes read the copy,
-/// so the check comes first). An index out of range sets the last error "<what>: index V (at
-/// position K) is out of range [0, bound)" and returns 1. `stream` is unused (CPU).
+/// [low, high) and copies them to `out` (host memory both; the computes read the copy, so the
+/// check comes first). An index out of range sets the last error "<what>: index V (at
+/// position K) is out of range [low, high)" and returns 1. `stream` is unused (CPU).
 int cinn_like_check_indices(const void* indices, void* out, int64_t count, int64_t bits,
-                            int64_t bound, const char* what, void* stream);
+                            int64_t low, int64_t high, const char* what, void* stream);
 
 /// A framework's allocator for the workspaces (intermediate buffers) of compiled functions.
 /// `device_type` is a DLPack device type (kDLCPU = 1, kDLCUDA = 2), `device_id` the device

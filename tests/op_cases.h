@@ -421,7 +421,17 @@ inline std::vector<OpCase> AllOpCases() {
          {{"axis", int64_t{0}}},
          {Domain::kUniform, Domain::kIndex}});
     add({"one_hot", {index}, {S({3, 4})}, {{"depth", int64_t{5}}}, {Domain::kIndex}});
+    add({"check_index",
+         {index},
+         {S({3, 4})},
+         {{"low", int64_t{-3}}, {"high", int64_t{3}}, {"what", std::string("x[i]")}},
+         {Domain::kIndex}});
   }
+  add({"check_index",
+       {DType::kInt64},
+       {Shape{Sym("n")}},
+       {{"low", int64_t{0}}, {"high", int64_t{3}}},
+       {Domain::kIndex}});
   add({"gather",
        {DType::kFloat16, DType::kInt64},
        {S({3, 6}), S({4})},

@@ -3,13 +3,17 @@
 /// every k; repeated indices accumulate.
 ///
 /// Inputs: x, index (a 1-d int32/int64 vector of length K), updates (x's dtype and shape with
-/// dim `axis` of size K). The reference returns an error naming an out-of-range index; the
-/// compute skips it (it matches no row). The compute is a reduction over k with a select (the
-/// sum of the updates whose index is this row: work x.size * K), so it needs no atomics and no
-/// sort on any target; float16 and bfloat16 accumulate in float32.
+/// dim `axis` of size K). An out-of-range index is an error naming it, in the reference and in
+/// compiled code (hlir/ops/index_check.h: on GPUs with FLAGS_cinn_like_check_indices; without
+/// it the compute skips the index, which matches no row). With the attribute
+/// skip_out_of_range = true such an index is skipped everywhere, by definition: frontends use
+/// it to drop rows on purpose (index `size` for "nowhere"). The compute is a reduction over k with
+/// a select (the sum of the updates whose index is this row: work x.size * K), so it needs no
+/// atomics and no sort on any target; float16 and bfloat16 accumulate in float32.
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
+#include "hlir/ops/index_check.h"
 #include "hlir/ops/op_util.h"
 
 namespace cinn_like::hlir {
@@ -46,6 +50,8 @@ Descs InferIndexAdd(const std::vector<TensorDesc>& in, const AttributeMap& attrs
   }
   auto a = Axis(attrs, static_cast<int>(x.shape.size()));
   if (!a.ok()) return a.status();
+  auto skip = GetBool(attrs, "skip_out_of_range", kOp, false);
+  if (!skip.ok()) return skip.status();
   Shape want = x.shape;
   want[*a] = index.shape[0];
   if (updates.shape != want) {
@@ -61,6 +67,7 @@ absl::Status ReferenceIndexAdd(const Inputs& in, const AttributeMap& attrs,
   const HostTensor &x = *in[0], &index = *in[1], &updates = *in[2];
   int axis = *Axis(attrs, x.rank());
   int64_t bound = x.shape[axis];
+  const bool skip = *GetBool(attrs, "skip_out_of_range", kOp, false);
   outs[0].data = x.data;
   std::vector<int64_t> strides = RowMajorStrides(x.shape);
   int64_t flat = 0;
@@ -68,7 +75,7 @@ absl::Status ReferenceIndexAdd(const Inputs& in, const AttributeMap& attrs,
   ForEachIndex(updates.shape, [&](const std::vector<int64_t>& idx) {
     double v = index.data[idx[axis]];
     if (v < 0 || v >= static_cast<double>(bound)) {
-      if (status.ok()) {
+      if (status.ok() && !skip) {
         status = absl::OutOfRangeError(absl::StrCat(
             "op index_add: index ", static_cast<int64_t>(v), " (at position ", idx[axis],
             ") is out of range [0, ", bound, ") of axis ", axis, " of ", x.Describe()));
@@ -85,12 +92,21 @@ absl::Status ReferenceIndexAdd(const Inputs& in, const AttributeMap& attrs,
   return status;
 }
 
-Tensors ComputeIndexAdd(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
-                        const std::vector<ComputeOutput>& outs, const std::string& name) {
-  const ir::Tensor &x = in[0], &index = in[1], &updates = in[2];
+Tensors IndexAddCompute(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                        const std::vector<ComputeOutput>& outs, const std::string& name,
+                        const char* check) {
+  const ir::Tensor &x = in[0], &updates = in[2];
   auto axis = Axis(attrs, static_cast<int>(x->shape.size()));
   if (!axis.ok()) return axis.status();
   const int a = *axis;
+  if (*GetBool(attrs, "skip_out_of_range", kOp, false)) check = nullptr;
+  const ir::Tensor index =
+      check ? ops::CheckedIndices(
+                  in[1], 0, x->shape[a],
+                  absl::StrCat("op index_add (", name, "): index ", ops::DescribeIrTensor(in[1]),
+                               " into axis ", a, " of ", ops::DescribeIrTensor(x)),
+                  name, check)
+            : in[1];
   const ir::Type t = outs[0].type;
   const ir::Type acc = t.is_low_precision_float() ? ir::Float(32) : t;
   ir::IterVar k = ir::ReduceAxis(index->shape[0], "k");
@@ -112,12 +128,23 @@ Tensors ComputeIndexAdd(const std::vector<ir::Tensor>& in, const AttributeMap& a
       name)};
 }
 
+Tensors ComputeIndexAdd(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                        const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return IndexAddCompute(in, attrs, outs, name, ops::IndexCheckFunction(false));
+}
+
+Tensors ComputeIndexAddGpu(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                           const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return IndexAddCompute(in, attrs, outs, name, ops::IndexCheckFunction(true));
+}
+
 }  // namespace
 
 void RegisterIndexAddOp(OpRegistry& r) {
   // A reduction over the index, not over axes of x: like the pools, it declares no reduce_axes.
-  r.Register(OpDef{kOp, OpPattern::kReduction, 3, 3, 1, InferIndexAdd, ReferenceIndexAdd,
-                   ComputeIndexAdd});
+  OpDef def{kOp, OpPattern::kReduction, 3, 3, 1, InferIndexAdd, ReferenceIndexAdd, ComputeIndexAdd};
+  def.gpu_compute = ComputeIndexAddGpu;
+  r.Register(std::move(def));
 }
 
 }  // namespace cinn_like::hlir

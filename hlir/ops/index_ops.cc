@@ -1,12 +1,13 @@
 /// \file Injective ops that select or place elements by index: gather (torch.index_select and
 /// Paddle's gather: a 1-d int32/int64 index vector along one axis), split (sizes along one
-/// axis; as many outputs as sizes), pad (constant padding, [before, after] per dim) and
-/// one_hot (an int32/int64 index tensor to a trailing axis of `depth`).
+/// axis; as many outputs as sizes), pad (constant padding, [before, after] per dim), one_hot
+/// (an int32/int64 index tensor to a trailing axis of `depth`) and check_index (an index
+/// tensor passed on once its values are in a range).
 ///
 /// Out-of-range indices: the reference returns an error naming the index and the bound, and so
-/// does a compiled gather on x86 (and on GPUs with FLAGS_cinn_like_check_indices): the runtime
-/// checks the index vector before the gather reads its checked copy (CheckedIndex). The
-/// computes never read outside a buffer all the same: gather clamps the index into
+/// does compiled code on x86 (and on GPUs with FLAGS_cinn_like_check_indices): the runtime
+/// checks the index tensor before the compute reads its checked copy (hlir/ops/index_check.h).
+/// The computes never read outside a buffer all the same: gather clamps the index into
 /// [0, size - 1] (GPUs without the flag: an out-of-range index yields some element of the
 /// axis; gathering from an empty axis is refused when the axis is static and yields 0 when it
 /// is symbolic), and one_hot yields a row of zeros.
@@ -15,9 +16,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlir/op.h"
+#include "hlir/ops/index_check.h"
 #include "hlir/ops/op_util.h"
-#include "ir/flags.h"
-#include "ir/printer.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -92,33 +92,6 @@ absl::Status ReferenceGather(const Inputs& in, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
-/// The index vector of gather `name` as the runtime function `check` (cinn_like_check_indices
-/// or its CUDA twin) copies it after checking every value against axis `a` of `x`: the gather
-/// reads the copy, so the check runs first; an index out of range fails the call with a
-/// message naming the op, the tensors and the value.
-ir::Tensor CheckedIndex(const ir::Tensor& x, const ir::Tensor& index, int a,
-                        const std::string& name, const char* check) {
-  auto describe = [](const ir::Tensor& t) {
-    return absl::StrCat(t->name, " ", t->dtype.ToString(), "[",
-                        absl::StrJoin(t->shape, ", ",
-                                      [](std::string* o, const ir::Expr& d) {
-                                        absl::StrAppend(o, ir::ToString(d));
-                                      }),
-                        "]");
-  };
-  const std::string what = absl::StrCat("op gather (", name, "): index ", describe(index),
-                                        " into axis ", a, " of ", describe(x));
-  const ir::Expr count = ir::Cast::Make(ir::Int(64), index->shape[0]);
-  const ir::Expr bound = ir::Cast::Make(ir::Int(64), x->shape[a]);
-  const int64_t bits = index->dtype.bits();
-  return ir::ExternTensor(name + "_index", index->dtype, index->shape, {index},
-                          [=](const std::vector<ir::Buffer>& b, const ir::Buffer& out) {
-                            return ir::ExternCall(
-                                check, {b[0]->data, out->data, count, ir::Expr(bits), bound,
-                                        ir::StringImm::Make(what)});
-                          });
-}
-
 Tensors GatherCompute(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
                       const std::vector<ComputeOutput>& outs, const std::string& name,
                       const char* check) {
@@ -127,7 +100,13 @@ Tensors GatherCompute(const std::vector<ir::Tensor>& in, const AttributeMap& att
                             "gather");
   if (!axis.ok()) return axis.status();
   int a = *axis;
-  const ir::Tensor index = check ? CheckedIndex(x, in[1], a, name, check) : in[1];
+  const ir::Tensor index =
+      check ? ops::CheckedIndices(
+                  in[1], 0, x->shape[a],
+                  absl::StrCat("op gather (", name, "): index ", ops::DescribeIrTensor(in[1]),
+                               " into axis ", a, " of ", ops::DescribeIrTensor(x)),
+                  name, check)
+            : in[1];
   return std::vector<ir::Tensor>{ir::Compute(
       outs[0].shape,
       [&](const std::vector<ir::Expr>& i) {
@@ -142,13 +121,12 @@ Tensors GatherCompute(const std::vector<ir::Tensor>& in, const AttributeMap& att
 
 Tensors ComputeGather(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
                       const std::vector<ComputeOutput>& outs, const std::string& name) {
-  return GatherCompute(in, attrs, outs, name, "cinn_like_check_indices");
+  return GatherCompute(in, attrs, outs, name, ops::IndexCheckFunction(false));
 }
 
 Tensors ComputeGatherGpu(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
                          const std::vector<ComputeOutput>& outs, const std::string& name) {
-  return GatherCompute(in, attrs, outs, name,
-                       FLAGS_cinn_like_check_indices ? "cinn_like_cuda_check_indices" : nullptr);
+  return GatherCompute(in, attrs, outs, name, ops::IndexCheckFunction(true));
 }
 
 // ----------------------------------------------------------------------------------------------
@@ -379,9 +357,16 @@ absl::Status ReferenceOneHot(const Inputs& in, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
-Tensors ComputeOneHot(const std::vector<ir::Tensor>& in, const AttributeMap&,
-                      const std::vector<ComputeOutput>& outs, const std::string& name) {
-  const ir::Tensor& index = in[0];
+Tensors OneHotCompute(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                      const std::vector<ComputeOutput>& outs, const std::string& name,
+                      const char* check) {
+  const int64_t depth = *GetInt(attrs, "depth", "one_hot");
+  const ir::Tensor index =
+      check ? ops::CheckedIndices(in[0], 0, ir::Expr(depth),
+                                  absl::StrCat("op one_hot (", name, "): index ",
+                                               ops::DescribeIrTensor(in[0]), " with depth ", depth),
+                                  name, check)
+            : in[0];
   ir::Type t = outs[0].type;
   return std::vector<ir::Tensor>{ir::Compute(
       outs[0].shape,
@@ -394,6 +379,85 @@ Tensors ComputeOneHot(const std::vector<ir::Tensor>& in, const AttributeMap&,
       name)};
 }
 
+Tensors ComputeOneHot(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                      const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return OneHotCompute(in, attrs, outs, name, ops::IndexCheckFunction(false));
+}
+
+Tensors ComputeOneHotGpu(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                         const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return OneHotCompute(in, attrs, outs, name, ops::IndexCheckFunction(true));
+}
+
+// ----------------------------------------------------------------------------------------------
+// check_index(index, low, high, what): the index itself, once every value is in [low, high).
+// Frontends put it where their own ops take indices the compute would otherwise clamp or skip
+// (the torch backend's scatters and advanced indexing, whose bounds PyTorch checks); `what`
+// starts the error message.
+
+Descs InferCheckIndex(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+  absl::Status s = CheckIndexDType("check_index", 0, in[0]);
+  if (!s.ok()) return s;
+  auto low = GetInt(attrs, "low", "check_index");
+  if (!low.ok()) return low.status();
+  auto high = GetInt(attrs, "high", "check_index");
+  if (!high.ok()) return high.status();
+  auto what = GetString(attrs, "what", "check_index", "");
+  if (!what.ok()) return what.status();
+  if (*low > *high) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op check_index: low ", *low, " is above high ", *high));
+  }
+  return std::vector<TensorDesc>{in[0]};
+}
+
+std::string CheckIndexWhat(const AttributeMap& attrs, const std::string& name) {
+  std::string what = *GetString(attrs, "what", "check_index", "");
+  return what.empty() ? absl::StrCat("op check_index (", name, ")") : what;
+}
+
+absl::Status ReferenceCheckIndex(const Inputs& in, const AttributeMap& attrs,
+                                 std::vector<HostTensor>& outs) {
+  const int64_t low = *GetInt(attrs, "low", "check_index");
+  const int64_t high = *GetInt(attrs, "high", "check_index");
+  const HostTensor& index = *in[0];
+  for (int64_t k = 0; k < index.size(); ++k) {
+    double v = index.data[k];
+    if (v < static_cast<double>(low) || v >= static_cast<double>(high)) {
+      return absl::OutOfRangeError(absl::StrCat(CheckIndexWhat(attrs, "reference"), ": index ",
+                                                static_cast<int64_t>(v), " (at position ", k,
+                                                ") is out of range [", low, ", ", high, ")"));
+    }
+  }
+  outs[0].data = index.data;
+  return absl::OkStatus();
+}
+
+Tensors CheckIndexCompute(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                          const std::vector<ComputeOutput>& outs, const std::string& name,
+                          const char* check) {
+  if (!check) {
+    return std::vector<ir::Tensor>{ir::Compute(
+        outs[0].shape, [&](const std::vector<ir::Expr>& i) { return in[0](i); }, name)};
+  }
+  const int64_t low = *GetInt(attrs, "low", "check_index");
+  const int64_t high = *GetInt(attrs, "high", "check_index");
+  ir::Tensor checked = ops::CheckedIndices(in[0], ir::Expr(low), ir::Expr(high),
+                                           CheckIndexWhat(attrs, name), name, check);
+  return std::vector<ir::Tensor>{ir::Compute(
+      outs[0].shape, [&](const std::vector<ir::Expr>& i) { return checked(i); }, name)};
+}
+
+Tensors ComputeCheckIndex(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                          const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return CheckIndexCompute(in, attrs, outs, name, ops::IndexCheckFunction(false));
+}
+
+Tensors ComputeCheckIndexGpu(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+                             const std::vector<ComputeOutput>& outs, const std::string& name) {
+  return CheckIndexCompute(in, attrs, outs, name, ops::IndexCheckFunction(true));
+}
+
 }  // namespace
 
 void RegisterIndexOps(OpRegistry& r) {
@@ -404,8 +468,14 @@ void RegisterIndexOps(OpRegistry& r) {
   r.Register(
       OpDef{"split", OpPattern::kInjective, 1, 1, -1, InferSplit, ReferenceSplit, ComputeSplit});
   r.Register(OpDef{"pad", OpPattern::kInjective, 1, 1, 1, InferPad, ReferencePad, ComputePad});
-  r.Register(OpDef{"one_hot", OpPattern::kInjective, 1, 1, 1, InferOneHot, ReferenceOneHot,
-                   ComputeOneHot});
+  OpDef one_hot{"one_hot",       OpPattern::kInjective, 1, 1, 1, InferOneHot,
+                ReferenceOneHot, ComputeOneHot};
+  one_hot.gpu_compute = ComputeOneHotGpu;
+  r.Register(std::move(one_hot));
+  OpDef check_index{"check_index",       OpPattern::kInjective, 1, 1, 1, InferCheckIndex,
+                    ReferenceCheckIndex, ComputeCheckIndex};
+  check_index.gpu_compute = ComputeCheckIndexGpu;
+  r.Register(std::move(check_index));
 }
 
 }  // namespace cinn_like::hlir

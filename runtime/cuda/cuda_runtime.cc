@@ -151,15 +151,17 @@ int cinn_like_cuda_synchronize(void) {
 }
 
 int cinn_like_cuda_check_indices(const void* indices, void* out, int64_t count, int64_t bits,
-                                 int64_t bound, const char* what, void* /*stream*/) {
+                                 int64_t low, int64_t high, const char* what, void* /*stream*/) {
   if (count <= 0) return 0;
-  if (bits != 32 && bits != 64) return cinn_like::runtime::CheckIndices(nullptr, 1, bits, 0, what);
+  if (bits != 32 && bits != 64) {
+    return cinn_like::runtime::CheckIndices(nullptr, 1, bits, low, high, what);
+  }
   std::vector<unsigned char> host(static_cast<size_t>(count) * (bits / 8));
   if (cinn_like_cuda_synchronize() != 0 ||
       cinn_like_cuda_memcpy_to_host(host.data(), indices, host.size()) != 0) {
     return -1;
   }
-  if (cinn_like::runtime::CheckIndices(host.data(), count, bits, bound, what) != 0) return 1;
+  if (cinn_like::runtime::CheckIndices(host.data(), count, bits, low, high, what) != 0) return 1;
   return cinn_like_cuda_memcpy_to_device(out, host.data(), host.size());
 }
 

@@ -36,9 +36,9 @@ int cinn_like_cuda_synchronize(void);
 /// cinn_like_check_indices for device memory: waits for the context (the indices may be
 /// computed by kernels queued before), copies them to the host, checks them and copies them
 /// to `out` on the device. Compiled in only with FLAGS_cinn_like_check_indices (a debug flag:
-/// it synchronizes); without it, GPU gathers clamp out-of-range indices.
+/// it synchronizes); without it, GPU computes clamp or skip out-of-range indices.
 int cinn_like_cuda_check_indices(const void* indices, void* out, int64_t count, int64_t bits,
-                                 int64_t bound, const char* what, void* stream);
+                                 int64_t low, int64_t high, const char* what, void* stream);
 /// Device 0's compute capability as major*10+minor (90) in *arch.
 int cinn_like_cuda_device_arch(int32_t* arch);
 

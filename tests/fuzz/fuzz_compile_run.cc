@@ -321,7 +321,13 @@ void RunOne(const uint8_t* data, size_t size) {
   }
   int rc = cinn_like_call(fn, args.data(), static_cast<int32_t>(args.size()), nullptr);
   auto want = hlir::RunReference(*graph, ref_in);
-  if (rc != 0 || !want.ok()) return;  // nothing to compare
+  // The reference refusing its inputs (an index out of range, say) leaves nothing to compare,
+  // whatever the call did; a call failing where the reference ran is a finding.
+  if (!want.ok()) return;
+  if (rc != 0) {
+    Finding(std::string("the call failed where the reference ran: ") + cinn_like_get_last_error(),
+            json, symbols, seed);
+  }
   auto scale = sum_like_ops.empty() ? want : hlir::RunReference(*graph, abs_in);
   if (!scale.ok()) scale = want;
   for (size_t o = 0; o < want->size(); ++o) {

@@ -1,7 +1,7 @@
 """Inputs at the edges of their types and sizes, through the Python package on x86: each either
 computes what PyTorch defines or is refused with a message, never a signal. (Before: SIGFPE on
 INT64_MIN // -1, out-of-bounds reads gathering from an empty symbolic axis, out-of-range gather
-indices clamped silently.)"""
+indices clamped silently, index_add skipping them, one_hot writing a row of zeros.)"""
 import unittest
 
 import numpy as np
@@ -88,6 +88,98 @@ class GatherBoundsTest(unittest.TestCase):
         self.assertIn("index 0 (at position 0) is out of range [0, 0)", str(e.exception))
         out = np.zeros((0, 3), np.float32)
         m(empty, np.zeros(0, np.int64), out)  # no index: nothing to read, nothing wrong
+
+
+class IndexBoundsTest(unittest.TestCase):
+    """index_add, one_hot and check_index raise on an index out of range, naming the op and the
+    value (before: index_add skipped it and one_hot wrote a row of zeros), and compute on
+    indices in range; check_index fuses with the ops reading its result."""
+
+    def assert_raises_naming(self, fn, parts):
+        with self.assertRaises(RuntimeError) as e:
+            fn()
+        for part in parts:
+            self.assertIn(part, str(e.exception))
+
+    def test_index_add(self):
+        rng = np.random.default_rng()
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "float32", ["n", 3])
+        i = p.input("i", "int64", [4])
+        u = p.input("u", "float32", [4, 3])
+        p.output(p.op("index_add", [x, i, u], {"axis": 0}))
+        m = cinn_like.compile(p, "x86", "f")
+        x0 = rng.standard_normal((5, 3)).astype(np.float32)
+        u0 = rng.standard_normal((4, 3)).astype(np.float32)
+        out = np.zeros_like(x0)
+        for bad, value in (([0, 5, 1, 1], 5), ([-1, 0, 0, 0], -1)):
+            self.assert_raises_naming(lambda: m(x0, np.array(bad, np.int64), u0, out),
+                                      ("op index_add", f"index {value}", "out of range [0, 5)",
+                                       "x float32[n, 3]"))
+        good = rng.integers(0, 5, 4)
+        m(x0, good, u0, out)
+        want = x0.astype(np.float64)
+        np.add.at(want, good, u0)
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+    def test_index_add_skipping_out_of_range_on_purpose(self):
+        rng = np.random.default_rng()
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "float32", [5, 3])
+        i = p.input("i", "int64", [4])
+        u = p.input("u", "float32", [4, 3])
+        p.output(p.op("index_add", [x, i, u], {"axis": 0, "skip_out_of_range": True}))
+        m = cinn_like.compile(p, "x86", "f")
+        x0 = rng.standard_normal((5, 3)).astype(np.float32)
+        u0 = rng.standard_normal((4, 3)).astype(np.float32)
+        out = np.zeros_like(x0)
+        m(x0, np.array([5, 2, -1, 2], np.int64), u0, out)
+        want = x0.astype(np.float64)
+        want[2] += u0[1] + u0[3]
+        np.testing.assert_allclose(out, want, rtol=1e-6, atol=1e-6)
+
+    def test_one_hot(self):
+        p = cinn_like.ProgramBuilder()
+        i = p.input("i", "int32", [2, 3])
+        p.output(p.op("one_hot", [i], {"depth": 4, "dtype": "float32"}))
+        m = cinn_like.compile(p, "x86", "f")
+        out = np.zeros((2, 3, 4), np.float32)
+        self.assert_raises_naming(lambda: m(np.array([[0, 1, 2], [3, 4, 0]], np.int32), out),
+                                  ("op one_hot", "index 4 (at position 4)", "depth 4",
+                                   "out of range [0, 4)"))
+        good = np.random.default_rng().integers(0, 4, (2, 3)).astype(np.int32)
+        m(good, out)
+        np.testing.assert_array_equal(out, np.eye(4, dtype=np.float32)[good])
+
+    def test_check_index_fused_with_its_readers(self):
+        rng = np.random.default_rng()
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "float32", [6])
+        i = p.input("i", "int64", [5])
+        c = p.op("check_index", [i], {"low": -6, "high": 6, "what": "x[i]"})
+        neg = p.op("less", [c, p.op("fill", [], {"shape": [1], "value": 0.0, "dtype": "int64"})])
+        six = p.op("fill", [], {"shape": [1], "value": 6.0, "dtype": "int64"})
+        wrapped = p.op("where", [neg, p.op("add", [c, six]), c])
+        p.output(p.op("gather", [x, wrapped], {"axis": 0}))
+        m = cinn_like.compile(p, "x86", "f")
+        x0 = rng.standard_normal(6).astype(np.float32)
+        out = np.zeros(5, np.float32)
+        for value in (6, -7):
+            bad = np.array([0, 1, value, 2, 3], np.int64)
+            self.assert_raises_naming(lambda: m(x0, bad, out),
+                                      ("x[i]", f"index {value} (at position 2)",
+                                       "out of range [-6, 6)"))
+        good = rng.integers(-6, 6, 5)
+        m(x0, good, out)
+        np.testing.assert_array_equal(out, x0[good])
+
+    def test_check_index_refuses_an_empty_range_backwards(self):
+        p = cinn_like.ProgramBuilder()
+        i = p.input("i", "int64", [5])
+        with self.assertRaises(Exception) as e:
+            p.output(p.op("check_index", [i], {"low": 3, "high": 2}))
+            cinn_like.compile(p, "x86", "f")
+        self.assertIn("low 3 is above high 2", str(e.exception))
 
 
 if __name__ == "__main__":

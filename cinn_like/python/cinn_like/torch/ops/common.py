@@ -46,6 +46,18 @@ def wrap_negative(c, index, size):
     return c.op("where", [neg, c.op("add", [index, scalar(c, size)]), index])
 
 
+def user_index(c, n, index, size, negative):
+    """The int64 index tensor a user gave node `n` for a dim of `size`, checked at run time (an
+    index out of range raises naming the node, as PyTorch does, where the computes would clamp
+    or skip it) and, where PyTorch takes negative indices from the end (`negative`: indexing,
+    put), wrapped; gather, scatter and index_reduce take [0, size) only."""
+    low = -size if negative else 0
+    checked = c.op("check_index", [index], {
+        "low": low, "high": size,
+        "what": f"{n.target}: index into a dim of size {size}"})
+    return wrap_negative(c, checked, size) if negative else checked
+
+
 def flat_gather(c, x, x_numel, flat, flat_shape, out_shape):
     """The elements of x (any shape, read in row-major order) at the int64 positions `flat`
     (of shape flat_shape), shaped out_shape."""

@@ -7,9 +7,11 @@ Reads become one gather of the flattened tensor at int64 positions computed with
 arithmetic; accumulating writes of rows become index_add. Scatters compare each index with each
 position it may write and reduce over the indices; an overwrite keeps the last write (the
 largest index position naming the element, a max reduction), which is what PyTorch's
-sequential CPU loop leaves when indices repeat. Out-of-range indices never read or write
-outside a buffer (gather clamps, index_add skips, a comparison matches nothing), where PyTorch
-would raise.
+sequential CPU loop leaves when indices repeat. Out-of-range indices raise, as in PyTorch: every
+index a user gives passes a check_index op (common.user_index) or an op that checks its own
+(gather, index_add); on GPUs the checks run with the flag cinn_like_check_indices, and without
+it the computes still never read or write outside a buffer (gather clamps, index_add skips, a
+comparison matches nothing).
 """
 import math
 
@@ -17,7 +19,7 @@ import torch
 
 from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
 from .common import (I64, clamp_index, contiguous_strides, flat_gather, iota, linear_index,
-                     scalar, scaled, wrap_negative)
+                     scalar, scaled, user_index)
 
 aten = torch.ops.aten
 
@@ -66,7 +68,7 @@ def _gather(c, n):
     terms = []
     for d in range(rank):
         if d == dim:
-            terms.append(scaled(c, wrap_negative(c, c.tensor(index, I64), xs[d]), strides[d]))
+            terms.append(scaled(c, user_index(c, n, c.tensor(index, I64), xs[d], False), strides[d]))
         elif ishape[d] > 1:
             terms.append(scaled(c, iota(c, ishape[d], rank, d), strides[d]))
     flat = linear_index(c, terms, ishape)
@@ -86,11 +88,12 @@ def _indexed(n, indices):
     return dims, nodes, shape
 
 
-def _flat_position(c, x_shape, dims, nodes, shape):
-    """The int64 row of each index tuple in x viewed as [prod(x_shape[dims]), rest...]."""
+def _flat_position(c, n, x_shape, dims, nodes, shape):
+    """The int64 row of each index tuple of node n in x viewed as
+    [prod(x_shape[dims]), rest...]."""
     sizes = [x_shape[d] for d in dims]
     strides = contiguous_strides(sizes)
-    terms = [scaled(c, wrap_negative(c, c.tensor(i, I64), s), st)
+    terms = [scaled(c, user_index(c, n, c.tensor(i, I64), s, True), st)
              for i, s, st in zip(nodes, sizes, strides)]
     return linear_index(c, terms, shape or [1]), math.prod(sizes)
 
@@ -110,7 +113,7 @@ def _index(c, n):
     xt = c.tensor(x)
     if dims + rest != list(range(rank)):
         xt = c.op("transpose", [xt], {"perm": dims + rest})
-    flat, rows = _flat_position(c, xs, dims, nodes, shape)
+    flat, rows = _flat_position(c, n, xs, dims, nodes, shape)
     rest_shape = [xs[d] for d in rest]
     xt = c.op("reshape", [xt], {"shape": [rows] + rest_shape})
     k = max(math.prod(shape), 1)
@@ -205,7 +208,7 @@ class _Scatter:
         self.k = self.ishape[dim]
         spread = self.ishape[:dim + 1] + [1] + self.ishape[dim + 1:]
         _check_work(what, spread[:dim + 1] + [self.j] + spread[dim + 2:])
-        idx = wrap_negative(c, c.tensor(index, I64), self.j)
+        idx = user_index(c, n, c.tensor(index, I64), self.j, False)
         self.eq = c.op("equal", [c.op("reshape", [idx], {"shape": spread}),
                                  iota(c, self.j, rank + 1, dim + 1)])
         self.r_shape = self.ishape[:dim] + [self.j] + self.ishape[dim + 1:]
@@ -303,7 +306,7 @@ def _index_reduce(c, n):
     k, j = val(index).numel(), xs[dim]
     _check_work("index_reduce", xs[:dim] + [k] + xs[dim:])
     dt = val(n).dtype
-    idx = wrap_negative(c, c.tensor(index, I64), j)
+    idx = user_index(c, n, c.tensor(index, I64), j, False)
     spread = [1] * dim + [k, 1] + [1] * (rank - dim - 1)
     eq = c.op("equal", [c.op("reshape", [idx], {"shape": spread}), iota(c, j, rank + 1, dim + 1)])
     ss = xs[:dim] + [k] + xs[dim + 1:]
@@ -323,7 +326,7 @@ def _index_put_rows(c, n, x, indices, values):
         raise Unsupported("index_put of no elements")
     rest = [d for d in range(rank) if d not in dims]
     rest_shape = [xs[d] for d in rest]
-    flat, rows = _flat_position(c, xs, dims, nodes, shape)
+    flat, rows = _flat_position(c, n, xs, dims, nodes, shape)
     k = max(math.prod(shape), 1)
     dt = val(n).dtype
     adjacent = dims == list(range(dims[0], dims[0] + len(dims)))
@@ -414,7 +417,7 @@ def _put(c, n):
         raise Unsupported("put of no elements")
     dt = val(n).dtype
     base = c.op("reshape", [c.tensor(x, dt)], {"shape": [numel]})
-    flat = wrap_negative(c, c.op("reshape", [c.tensor(index, I64)], {"shape": [k]}), numel)
+    flat = user_index(c, n, c.op("reshape", [c.tensor(index, I64)], {"shape": [k]}), numel, True)
     v = c.op("reshape", [c.tensor(source, dt)], {"shape": [k]})
     if accumulate:
         out = c.op("index_add", [base, flat, v], {"axis": 0})
@@ -500,5 +503,6 @@ def _masked_scatter_backward(c, n):
     at = c.op("where", [m, pos, scalar(c, k)])  # index k: out of range, skipped
     g = c.op("reshape", [c.tensor(grad, out.dtype)], {"shape": [numel]})
     zeros = c.op("fill", [], {"shape": [k], "value": 0.0, "dtype": dtype_name(out.dtype)})
-    return c.op("reshape", [c.op("index_add", [zeros, at, g], {"axis": 0})],
+    return c.op("reshape", [c.op("index_add", [zeros, at, g],
+                                 {"axis": 0, "skip_out_of_range": True})],
                 {"shape": pshape(out)})

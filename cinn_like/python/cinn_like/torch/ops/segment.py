@@ -234,11 +234,11 @@ def _embedding_bag(c, n):
             raise Unsupported("embedding_bag per_sample_weights outside mode sum")
         rows = c.op("mul", [rows, c.op("reshape", [c.tensor(psw, dt)], {"shape": [k, 1]})])
     zeros = c.op("fill", [], {"shape": [bags, d], "value": 0.0, "dtype": dtype_name(dt)})
-    total = c.op("index_add", [zeros, bag, rows], {"axis": 0})
+    total = c.op("index_add", [zeros, bag, rows], {"axis": 0, "skip_out_of_range": True})
     if mode == 1:
         ones = c.op("cast", [counted], {"dtype": dtype_name(dt)})
         zero_col = c.op("fill", [], {"shape": [bags], "value": 0.0, "dtype": dtype_name(dt)})
-        count = c.op("index_add", [zero_col, bag, ones], {"axis": 0})
+        count = c.op("index_add", [zero_col, bag, ones], {"axis": 0, "skip_out_of_range": True})
         count = c.op("reshape", [c.op("maximum", [count, c.tensor(1.0, dt)])], {"shape": [bags, 1]})
         total = c.op("div", [total, count])
     return [total, None, None, None]
