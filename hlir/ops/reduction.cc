@@ -2,6 +2,7 @@
 /// ops built on them (softmax, log_softmax, layer_norm, rms_norm, batch_norm for inference).
 /// Accumulation is in double; max/min propagate NaN and argmax/argmin pick the first maximal
 /// (minimal) element with NaN counting as extreme, as PyTorch does.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -152,7 +153,26 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
 void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
   OpDef def =
       ReductionDef(name, AxisAttr(name, std::nullopt, false), ops::ArgReduceCompute(is_max));
-  def.infer = InferReduced(def, DTypeClass::kNumeric, DType::kInt64);
+  InferFn reduced = InferReduced(def, DTypeClass::kNumeric, DType::kInt64);
+  def.infer = [name, reduced](
+                  const std::vector<TensorDesc>& in,
+                  const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+    auto out = reduced(in, attrs);
+    if (!out.ok()) return out;
+    // PyTorch raises for a position among no elements; a symbolic axis found empty at the call
+    // gives 0 (the reference and the compute agree).
+    int axis = static_cast<int>(*NormalizeAxis(*GetInt(attrs, "axis", name), Rank(in[0]), name));
+    const Shape& result = (*out)[0].shape;
+    const bool no_result =
+        std::any_of(result.begin(), result.end(), [](const Dim& d) { return d == Dim::Known(0); });
+    if (axis < static_cast<int>(in[0].shape.size()) && in[0].shape[axis] == Dim::Known(0) &&
+        !no_result) {
+      return absl::InvalidArgumentError(absl::StrCat("op ", name, ": axis ", axis, " of input 0 (",
+                                                     in[0].ToString(),
+                                                     ") is empty: there is no position to return"));
+    }
+    return out;
+  };
   def.reference = [name, is_max](const std::vector<const HostTensor*>& in,
                                  const AttributeMap& attrs,
                                  std::vector<HostTensor>& outs) -> absl::Status {

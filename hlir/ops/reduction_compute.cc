@@ -170,8 +170,11 @@ ComputeFn ArgReduceCompute(bool is_max) {
     return std::vector<Tensor>{ir::Compute(
         shape,
         [&](const Indices& i) {
+          // r < n: a NaN's position; r < 2n: n + the first best position; otherwise no
+          // element (an empty axis, symbolic: a static one is refused): 0, as the reference.
           Expr r = key(at(i));
-          return ir::Cast::Make(t, ir::Select::Make(r < n, r, r - n));
+          return ir::Cast::Make(
+              t, ir::Select::Make(r < n, r, ir::Select::Make(r < n + n, r - n, Expr(0))));
         },
         name)};
   };

@@ -90,6 +90,31 @@ class GatherBoundsTest(unittest.TestCase):
         m(empty, np.zeros(0, np.int64), out)  # no index: nothing to read, nothing wrong
 
 
+class EmptyAxisTest(unittest.TestCase):
+    def test_argmin_and_argmax_of_an_empty_axis(self):
+        """Refused when the axis is static (PyTorch raises); 0 when a symbolic axis is empty at
+        the call, as the reference gives (the compiled code gave 2147483647; found by
+        fuzz_compile_run)."""
+        for op in ("argmin", "argmax"):
+            p = cinn_like.ProgramBuilder()
+            x = p.input("x", "float64", [5, 0])
+            with self.assertRaises(Exception) as e:
+                p.output(p.op(op, [x], {"axis": 1}))
+                cinn_like.compile(p, "x86", "f")
+            self.assertIn(f"op {op}: axis 1 of input 0 (float64[5, 0]) is empty", str(e.exception))
+            p = cinn_like.ProgramBuilder()
+            x = p.input("x", "float64", [5, "n"])
+            p.output(p.op(op, [x], {"axis": 1}))
+            m = cinn_like.compile(p, "x86", "f")
+            out = np.full(5, 7, np.int64)
+            m(np.zeros((5, 0)), out)
+            self.assertEqual(out.tolist(), [0] * 5)
+            x0 = np.random.default_rng().standard_normal((5, 3))
+            m(x0, out)
+            want = np.argmin(x0, 1) if op == "argmin" else np.argmax(x0, 1)
+            self.assertEqual(out.tolist(), want.tolist())
+
+
 class IndexBoundsTest(unittest.TestCase):
     """index_add, one_hot and check_index raise on an index out of range, naming the op and the
     value (before: index_add skipped it and one_hot wrote a row of zeros), and compute on
