@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "cinn_like/call_check.h"
 #include "cinn_like/compile.h"
 #include "frontend/program_json.h"
 #include "ir/flags.h"
@@ -66,6 +67,10 @@ int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like
     if (!module || !name || !out) return Fail("cinn_like_module_lookup: null argument");
     auto fn = module->program->Lookup(name);
     if (!fn.ok()) return Fail("cinn_like_module_lookup: " + std::string(fn.status().message()));
+    // Compiled with the flag cinn_like_self_check: cinn_like_call finds the check by pointer.
+    if (module->program->call_check()) {
+      cinn_like::RegisterCallCheck(*fn, module->program->call_check());
+    }
     *out = *fn;
     return 0;
   });
@@ -87,10 +92,17 @@ int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, voi
   if (!fn) return Fail("cinn_like_call: the function is null");
   // The entry checks its own arguments (cinn_like_check_args, cinn_like_check_tensor): direct
   // calls through the pointer are as safe as this one, and a passing call formats nothing.
-  return fn(args, num_args, stream);
+  // Without the flag cinn_like_self_check this is that direct call.
+  return Guarded("cinn_like_call",
+                 [&] { return cinn_like::CallWithSelfCheck(fn, args, num_args, stream); });
 }
 
-void cinn_like_module_free(cinn_like_module module) { delete module; }
+void cinn_like_module_free(cinn_like_module module) {
+  if (module && module->program->call_check()) {
+    cinn_like::UnregisterCallChecks(module->program->call_check().get());
+  }
+  delete module;
+}
 
 int cinn_like_set_flag(const char* name, const char* value) {
   return Guarded("cinn_like_set_flag", [&] {

@@ -47,7 +47,16 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
  * wrong dtype, rank, device or size, a null shape or data (data may be null only when the
  * tensor has no element), a negative size or non-row-major strides return nonzero with a
  * message naming the function, the argument and what was expected. Tensors with no element
- * are valid. */
+ * are valid.
+ * With the flag cinn_like_self_check on both when the module was compiled and at the call, a
+ * call that succeeds is checked: its inputs (copied to the host before the call, CUDA ones
+ * after waiting for the device) go through the reference interpreter and every output is
+ * compared at its dtype's tolerance. A difference returns nonzero with a message naming the
+ * function, the differing outputs and elements (got, want, tolerance), and the first differing
+ * instruction (index, op, output, fusion group), found by compiling prefixes of the Program
+ * and running them on the same inputs (slow: a debugging aid). A check that cannot run (the
+ * reference refuses the inputs) also returns nonzero, saying why; the outputs are written.
+ * Only calls through cinn_like_call are checked: calling `fn` directly skips the check. */
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
 void cinn_like_module_free(cinn_like_module module);
 

@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cinn_like/debug_wrong_op.h"
 #include "frontend/program_json.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
@@ -54,9 +55,12 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
+  const std::string wrong_ops = StringFlag("cinn_like_debug_wrong_op");
+  auto compiled_graph = wrong_ops.empty() ? graph : PlantWrongResults(program, *graph, wrong_ops);
+  if (!compiled_graph.ok()) return compiled_graph.status();
   hlir::PassOptions options;
   options.dump_name = name;
-  auto fused = hlir::RunGraphPasses(*graph, options);
+  auto fused = hlir::RunGraphPasses(*compiled_graph, options);
   if (!fused.ok()) return fused.status();
   auto module = hlir::CompileFusedGraph(*fused, target, name);
   if (!module.ok()) return module.status();
@@ -68,6 +72,9 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   out->compiler_ = std::move(*compiler);
   out->module_ = *module;
   out->signature_ = Signature(*graph);
+  if (FLAGS_cinn_like_self_check) {
+    out->call_check_ = MakeCallCheckContext(program, *graph, target, name, *fused);
+  }
   return out;
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/compiler.h"
+#include "cinn_like/call_check.h"
 #include "frontend/program.h"
 #include "ir/module.h"
 #include "ir/target.h"
@@ -26,6 +27,9 @@ class CompiledProgram {
   /// The arguments as JSON: {"inputs": [{"name", "dtype", "shape"}], "outputs": [...]}.
   const std::string& signature() const { return signature_; }
   const ir::Module& module() const { return module_; }
+  /// What the call-time self-check needs (cinn_like/call_check.h); null unless the flag
+  /// cinn_like_self_check was on when this Program was compiled.
+  const std::shared_ptr<const CallCheckContext>& call_check() const { return call_check_; }
 
  private:
   friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program&,
@@ -34,12 +38,14 @@ class CompiledProgram {
   std::unique_ptr<backends::Compiler> compiler_;
   ir::Module module_;
   std::string signature_;
+  std::shared_ptr<const CallCheckContext> call_check_;
   mutable std::once_flag source_once_;
   mutable std::string source_;
 };
 
 /// Graph passes, op lowering, then Compiler::Build for `target`: one host entry `name` taking
-/// the Program's inputs then its outputs. Errors name the op, tensor and shapes at fault.
+/// the Program's inputs then its outputs. Errors name the op, tensor and shapes at fault. The
+/// debug flag cinn_like_debug_wrong_op plants wrong results (cinn_like/debug_wrong_op.h).
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name);

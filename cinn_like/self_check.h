@@ -2,15 +2,19 @@
 /// compiled for x86, run on fresh random inputs and compared with the reference interpreter; a
 /// mismatch (or a failed compile or call) is narrowed to the first instruction whose result
 /// differs, as the smallest failing prefix of the Program, which is what a bug report needs.
-/// tools/cinn_replay is its command line.
+/// tools/cinn_replay is its command line. The comparison and the narrowing are shared with the
+/// call-time check (cinn_like/call_check.h), which runs them on a call's real inputs.
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "frontend/program.h"
+#include "hlir/host_tensor.h"
+#include "ir/target.h"
 
 namespace cinn_like {
 
@@ -34,5 +38,41 @@ struct SelfCheckReport {
 /// say; SelfCheckOptions' ranges can make them valid).
 absl::StatusOr<SelfCheckReport> SelfCheck(const frontend::Program& program,
                                           const SelfCheckOptions& options);
+
+// The pieces both self-checks share.
+
+/// Relative and absolute tolerance of a dtype: a few units in the last place of its format;
+/// 0 (exact) for integers and bool.
+double Tolerance(hlir::DType t);
+
+/// Compares the outputs `got` with the reference's `want` (the same dtypes and shapes), element
+/// by element at Tolerance(dtype) (NaN must meet NaN, an infinity itself). Returns "" when all
+/// match, else one line per differing element, at most 3 per output then a count:
+///   "  output y (float32[4, 5]) element 3: got 0.5, want -0.5 (tolerance 0.0001)".
+std::string CompareOutputs(const std::vector<std::string>& names,
+                           const std::vector<hlir::HostTensor>& want,
+                           const std::vector<hlir::HostTensor>& got);
+
+/// Compiles `program` for `target`, calls it on `stream` with copies of `inputs` on the
+/// target's device, and compares its outputs with `want` (CompareOutputs). Returns "" when all
+/// match, else what differs; a failed compile or call is a difference that names its cause.
+std::string RunAndCompare(const frontend::Program& program, const ir::Target& target,
+                          const std::vector<hlir::HostTensor>& inputs,
+                          const std::vector<hlir::HostTensor>& want, void* stream);
+
+/// The first instruction whose result, compiled alone with what precedes it, differs.
+struct FirstDifference {
+  int instruction = -1;      // -1: every prefix matches (only the whole Program differs)
+  frontend::Program prefix;  // instructions 0..instruction; outputs: that instruction's
+  std::string diffs;         // RunAndCompare's text for that prefix
+};
+
+/// Runs the prefixes of `program` (outputs: their last instruction's) on `inputs` through
+/// RunAndCompare, shortest first, and returns the first that differs from the reference: that
+/// instruction is at fault, or the fusion group its prefix compiles to. Prefixes the reference
+/// refuses are skipped.
+FirstDifference FindFirstDifference(const frontend::Program& program,
+                                    const std::vector<hlir::HostTensor>& inputs,
+                                    const ir::Target& target, void* stream);
 
 }  // namespace cinn_like

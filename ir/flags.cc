@@ -33,6 +33,14 @@ DEFINE_bool(cinn_like_check_indices, false,
 DEFINE_string(cinn_like_debug_fail_op, "",
               "debugging: the graph compiler fails on every op of these names (comma-separated), "
               "as a compiler bug would; tests of the torch backend's failure isolation use it");
+DEFINE_string(cinn_like_debug_wrong_op, "",
+              "debugging: compiled code negates the results of every op of these names "
+              "(comma-separated; bool results are flipped), a silent miscompile that the "
+              "self-checks must find; their tests use it");
+DEFINE_bool(cinn_like_self_check, false,
+            "cinn_like_call runs functions compiled with this flag on against the reference "
+            "interpreter on the call's inputs and fails naming the first differing instruction "
+            "(slow: a debugging aid). Read when compiling and when calling");
 
 namespace cinn_like {
 

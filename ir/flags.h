@@ -29,6 +29,9 @@ DECLARE_bool(
 // Debugging.
 DECLARE_bool(cinn_like_check_indices);    // GPU gathers check indices (synchronizes) vs clamp
 DECLARE_string(cinn_like_debug_fail_op);  // ops (comma-separated) the graph compiler fails on
+// Accuracy self-check (cinn_like/call_check.h).
+DECLARE_bool(cinn_like_self_check);        // cinn_like_call checks outputs against the reference
+DECLARE_string(cinn_like_debug_wrong_op);  // ops (comma-separated) whose results are negated
 
 namespace cinn_like {
 

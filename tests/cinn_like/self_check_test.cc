@@ -49,6 +49,40 @@ TEST(SelfCheck, AFailureIsNarrowedToItsFirstInstruction) {
   EXPECT_EQ(report->smallest.outputs, report->smallest.instructions[2].outputs);
 }
 
+TEST(SelfCheck, AWrongValueIsNarrowedToItsFirstInstruction) {
+  // The compiled code of exp, the second instruction, computes a wrong value (negated), a
+  // silent miscompile: it compiles and runs, and only the comparison finds it.
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_debug_wrong_op = "exp";
+  auto report = SelfCheck(Chain(), SelfCheckOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->ok);
+  EXPECT_EQ(report->first_bad_instruction, 1) << report->summary;
+  EXPECT_THAT(report->summary, HasSubstr("first differing instruction: 1 (op exp)"));
+  EXPECT_THAT(report->summary, HasSubstr("(tolerance 0.0001)"));
+}
+
+TEST(SelfCheck, IntegersAndBoolsCompareExactly) {
+  frontend::NetBuilder b;
+  auto a = b.CreateInput(DType::kInt32, hlir::MakeShape({6, 4}), "a");
+  auto c = b.CreateInput(DType::kInt32, hlir::MakeShape({4}), "c");
+  auto sum = b.Add(a, c);
+  b.MarkOutput(sum);
+  b.MarkOutput(b.Op("logical_not", {b.Op("equal", {sum, c})[0]})[0]);
+  const frontend::Program program = *b.Build();
+  auto pass = SelfCheck(program, SelfCheckOptions{});
+  ASSERT_TRUE(pass.ok()) << pass.status();
+  EXPECT_TRUE(pass->ok) << pass->summary;
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_debug_wrong_op = "logical_not";  // bool results flipped
+  auto report = SelfCheck(program, SelfCheckOptions{});
+  ASSERT_TRUE(report.ok()) << report.status();
+  EXPECT_FALSE(report->ok);
+  EXPECT_EQ(report->first_bad_instruction, 2) << report->summary;
+  EXPECT_THAT(report->summary, HasSubstr("(bool[6, 4]) element 0"));
+  EXPECT_THAT(report->summary, HasSubstr("(tolerance 0)"));
+}
+
 TEST(SelfCheck, InputsTheReferenceRefusesAreAnErrorOfTheCheck) {
   frontend::NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, hlir::MakeShape({3}), "x");
