@@ -13,9 +13,11 @@ ctest --output-on-failure -LE gpu -j2
 for table in zoo_coverage.txt opinfo_x86.txt; do
   if [ -e "$table" ]; then cat "$table"; fi
 done
-# The sanitizer job (issue 15): the library, unit tests, tools and fuzz replays again under ASan
-# and UBSan in build-asan/ (about 9 minutes to build and 4 to run on 2 cores).
-# CINN_LIKE_SKIP_SANITIZE=1 leaves it out.
+# The sanitizer jobs (issue 15): the library, unit tests, tools and fuzz replays again under
+# ASan and UBSan in build-asan/ (about 9 minutes to build and 4 to run on 2 cores), then the
+# concurrency test under ThreadSanitizer in build-tsan/ (about 3 minutes).
+# CINN_LIKE_SKIP_SANITIZE=1 leaves both out.
 if [ "${CINN_LIKE_SKIP_SANITIZE:-0}" != 1 ]; then
   "$root/scripts/sanitize.sh"
+  "$root/scripts/tsan.sh"
 fi
