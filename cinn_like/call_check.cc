@@ -60,8 +60,10 @@ bool InputsReadable(const CallCheckContext& c, DLTensor** args, int32_t num_args
     const hlir::Value& v = c.graph.values()[inputs[i]];
     const DLDataType t = DLTypeOf(v.desc.dtype);
     const auto ndim = static_cast<int32_t>(v.desc.shape.size());
+    // At most 2^31 - 1 elements: larger calls (64-bit indexed functions) are not checked, as
+    // the reference interpreter would hold them in doubles.
     if (cinn_like_check_tensor(fn, args[i], static_cast<int32_t>(i), v.name.c_str(), t.code, t.bits,
-                               ndim, device) != 0) {
+                               ndim, device, ir::MaxIndexedElements(ir::Int(32))) != 0) {
       return false;
     }
   }

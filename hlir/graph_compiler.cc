@@ -46,6 +46,9 @@ class GroupLowering {
 
   absl::StatusOr<ir::LoweredFunc> Run(const std::vector<int>& nodes, const std::vector<int>& inputs,
                                       const std::vector<int>& outputs, const std::string& name) {
+    // Indices are 64-bit where a tensor passes 2^31 - 1 elements, else 32-bit (faster on GPUs).
+    // Symbolic shapes stay 32-bit: the call refuses arguments past the bound.
+    ir::IndexTypeScope index_type(NeedsWideIndices(nodes, inputs) ? ir::Int(64) : ir::Int(32));
     std::vector<ir::Tensor> args;
     for (int v : inputs) {
       const Value& value = graph_.values()[v];
@@ -92,14 +95,37 @@ class GroupLowering {
   }
 
  private:
-  /// The IR shape of a value; a rank-0 intermediate is a one-element tensor (numpy
-  /// broadcasting gives the same results).
+  /// Whether a value the nodes read or write has more than kMaxElements elements (static
+  /// dims; symbolic ones are bound at the call, which refuses such sizes).
+  bool NeedsWideIndices(const std::vector<int>& nodes, const std::vector<int>& inputs) const {
+    auto large = [&](int v) {
+      int64_t n = 1;
+      for (const Dim& d : graph_.values()[v].desc.shape) {
+        if (!d.is_symbolic() && (__builtin_mul_overflow(n, d.value, &n) || n > kMaxElements)) {
+          return true;
+        }
+      }
+      return false;
+    };
+    for (int v : inputs) {
+      if (large(v)) return true;
+    }
+    for (int n : nodes) {
+      for (int v : graph_.nodes()[n].outputs) {
+        if (large(v)) return true;
+      }
+    }
+    return false;
+  }
+
+  /// The IR shape of a value (constants of the index type); a rank-0 intermediate is a
+  /// one-element tensor (numpy broadcasting gives the same results).
   std::vector<ir::Expr> ShapeExprs(const Shape& shape) {
-    if (shape.empty()) return {ir::Expr(1)};
+    if (shape.empty()) return {ir::IndexConst(1)};
     std::vector<ir::Expr> out;
     for (const Dim& d : shape) {
       if (!d.is_symbolic()) {
-        out.push_back(ir::Expr(static_cast<int>(d.value)));
+        out.push_back(ir::IndexConst(d.value));
         continue;
       }
       auto it = symbols_.find(d.symbol);

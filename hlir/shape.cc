@@ -45,11 +45,11 @@ absl::Status CheckTensorSize(const TensorDesc& desc, const std::string& what) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, " ", desc.ToString(), " has a negative dim"));
     }
-    if (__builtin_mul_overflow(n, d.value, &n) || n > kMaxElements) {
-      return absl::OutOfRangeError(absl::StrCat(
-          what, " ", desc.ToString(), " has more than ", kMaxElements,
-          " elements: cinn_like indexes tensors with 32-bit integers, larger ones stay with the "
-          "framework"));
+    if (__builtin_mul_overflow(n, d.value, &n) || n > kMaxStaticElements) {
+      return absl::OutOfRangeError(absl::StrCat(what, " ", desc.ToString(), " has more than ",
+                                                kMaxStaticElements,
+                                                " elements, the most cinn_like's 64-bit indexing "
+                                                "addresses"));
     }
   }
   return absl::OkStatus();

@@ -41,9 +41,13 @@ int64_t NumElements(const Shape& s);
 /// The concrete sizes of a static shape (CHECK: static).
 std::vector<int64_t> StaticDims(const Shape& s);
 
-/// The most elements a tensor may have: generated code indexes with 32-bit integers (flat
-/// indices, fused loops, GPU thread ids), so larger tensors are refused, not miscompiled.
+/// The most elements generated code indexes with 32-bit integers (flat indices, fused loops,
+/// GPU thread ids): code for larger static tensors is lowered with 64-bit indices, and calls
+/// binding symbolic dims past it are refused (symbolic shapes are lowered with 32-bit ones).
 inline constexpr int64_t kMaxElements = 2147483647;
+/// The most elements a tensor may have at all (64-bit indexing's bound,
+/// ir::MaxIndexedElements(Int(64))).
+inline constexpr int64_t kMaxStaticElements = int64_t{1} << 48;
 
 /// The numpy broadcast of two shapes (trailing dims aligned; 1 stretches); the error names
 /// both shapes and the first dims that disagree.
@@ -59,7 +63,7 @@ struct TensorDesc {
 };
 
 /// OK when every known dim of `desc` is >= 0 and the known dims' product is at most
-/// kMaxElements (symbolic dims are bound, and checked, at call time); the error names `what`
+/// kMaxStaticElements (symbolic dims are bound, and checked, at call time); the error names `what`
 /// ("input x", "op pad: output 0") and `desc`.
 absl::Status CheckTensorSize(const TensorDesc& desc, const std::string& what);
 

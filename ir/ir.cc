@@ -45,6 +45,8 @@ Expr::Expr(int64_t value) : Expr(IntImm::Make(Int(64), value)) {}
 Expr::Expr(float value) : Expr(FloatImm::Make(Float(32), value)) {}
 Expr::Expr(double value) : Expr(FloatImm::Make(Float(64), value)) {}
 
+Expr IndexConst(int64_t value) { return IntImm::Make(IndexType(), value); }
+
 Expr IntImm::Make(Type t, int64_t v) {
   CHECK(t.is_integer() || t.is_bool()) << "IntImm of type " << t.ToString();
   CHECK(t.is_scalar());
@@ -83,9 +85,27 @@ bool IsComparisonOrLogic(IrNodeKind k) {
   }
 }
 
+/// Signed integers of 32 and 64 bits with the same lanes meet in the wider type: index
+/// arithmetic lowered with 64-bit indices (IndexTypeScope) mixes its int64 loop variables and
+/// shape constants with the int32 constants and values ops write (`i * 2 + 1`, an int32 index
+/// read from a tensor). Every other mismatch stays an error.
+void WidenIndexOperands(Expr& a, Expr& b) {
+  if (!a.defined() || !b.defined()) return;
+  Type ta = a.type(), tb = b.type();
+  if (ta == tb || !ta.is_int() || !tb.is_int() || ta.lanes() != tb.lanes()) return;
+  auto index_bits = [](int bits) { return bits == 32 || bits == 64; };
+  if (!index_bits(ta.bits()) || !index_bits(tb.bits())) return;
+  if (ta.bits() < tb.bits()) {
+    a = Cast::Make(tb, a);
+  } else {
+    b = Cast::Make(ta, b);
+  }
+}
+
 template <typename T>
 Expr MakeBinary(Expr a, Expr b) {
   CHECK(a.defined() && b.defined()) << KindName(T::kKind) << " of an undefined operand";
+  WidenIndexOperands(a, b);
   CHECK(a.type() == b.type()) << KindName(T::kKind) << " of mismatched types "
                               << a.type().ToString() << " and " << b.type().ToString();
   Type t = IsComparisonOrLogic(T::kKind) ? Bool(a.type().lanes()) : a.type();
@@ -110,6 +130,7 @@ Expr Not::Make(Expr a) {
 
 Expr Select::Make(Expr cond, Expr t, Expr f) {
   CHECK(cond.type().is_bool()) << "Select condition of type " << cond.type().ToString();
+  WidenIndexOperands(t, f);
   CHECK(t.type() == f.type()) << "Select branches of types " << t.type().ToString() << " and "
                               << f.type().ToString();
   Type type = t.type();
@@ -142,6 +163,7 @@ Expr Load::Make(Buffer buffer, std::vector<Expr> indices) {
 }
 
 Expr Ramp::Make(Expr base, Expr stride, int lanes) {
+  WidenIndexOperands(base, stride);
   CHECK(base.type().is_scalar() && base.type() == stride.type()) << "Ramp operand types";
   CHECK_GT(lanes, 1);
   Type t = base.type().WithLanes(lanes);
@@ -240,10 +262,22 @@ namespace {
 
 bool IsConst(const Expr& e) { return e.As<IntImm>() || e.As<FloatImm>(); }
 
-/// Brings two operands to one type: constants adopt the other side's type, scalars are
-/// broadcast to the other side's lanes.
+/// Whether `e` is an int64 constant outside int32's range.
+bool IsWideConst(const Expr& e) {
+  auto* i = e.As<IntImm>();
+  return i && i->type.bits() == 64 && (i->value > INT32_MAX || i->value < INT32_MIN);
+}
+
+/// Brings two operands to one type: constants adopt the other side's type (but an int32 one
+/// meeting an int64 constant, or an int64 constant past int32's range, widens instead:
+/// 64-bit index arithmetic must not be folded in 32 bits), scalars are broadcast to the other
+/// side's lanes.
 void Unify(Expr& a, Expr& b) {
   if (a.type() == b.type()) return;
+  if ((IsConst(a) && IsConst(b)) || IsWideConst(a) || IsWideConst(b)) {
+    WidenIndexOperands(a, b);
+    if (a.type() == b.type()) return;
+  }
   if (a.type().ElementOf() != b.type().ElementOf()) {
     if (IsConst(a) && a.type().is_scalar()) {
       double v =

@@ -3,11 +3,14 @@
 /// Invariants every pass keeps:
 ///  - Nodes are immutable once built; passes rebuild what they change and share the rest.
 ///  - A `Variable` is identified by its node, not its name: two Vars named "i" are different.
-///  - Both operands of a binary node have the same type; comparisons yield bool of the same
+///  - Both operands of a binary node have the same type (Make widens an int32 operand met with
+///    an int64 one, as index arithmetic lowered with 64-bit indices needs; any other mismatch
+///    is an error); comparisons yield bool of the same
 ///    lane count. Integer `Div`/`Mod` truncate toward zero, as in C (x % y takes the sign of
 ///    x); passes rewrite them only where they prove the operands non-negative. Float `Div` is
 ///    IEEE division; float `Mod` is fmod.
-///  - Integer arithmetic wraps on overflow (two's complement); indices are int32.
+///  - Integer arithmetic wraps on overflow (two's complement); indices are IndexType(): int32,
+///    or int64 in code lowered for tensors that may pass 2^31 - 1 elements.
 ///  - A vector of N lanes is N independent scalar values; `Ramp(base, stride, N)` is the vector
 ///    base + k*stride for k in [0, N); `Broadcast(v, N)` repeats v.
 ///  - Before storage flattening a Load/Store holds one index per buffer dimension (row-major);
@@ -77,6 +80,10 @@ class Expr {
  private:
   std::shared_ptr<const ExprNode> node_;
 };
+
+/// An integer constant of IndexType() (int32, or int64 under an IndexTypeScope): the sizes,
+/// strides and offsets of index arithmetic, which may pass 2^31 - 1 in 64-bit code.
+Expr IndexConst(int64_t value);
 
 class Stmt {
  public:

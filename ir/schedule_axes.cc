@@ -26,7 +26,7 @@ VarMap BodyRootValues(const Stage& stage, const std::vector<Expr>& values) {
   for (int a = 0; a < stage.num_root_axes(); ++a) {
     Expr v = values[a];
     if (at && a < stage.rank()) {
-      v = at->min[a] + (at->stride[a] == 1 ? v : v * Expr(static_cast<int>(at->stride[a])));
+      v = at->min[a] + (at->stride[a] == 1 ? v : v * IndexConst(at->stride[a]));
     }
     root[stage.axes()[a].var.node()] = v;
   }

@@ -320,7 +320,7 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
     VarMap to_index;
     for (int d = 0; d < s->rank(); ++d) {
       const Var& v = s->axes()[d].var;
-      to_index[v.node()] = sa->min[d] + v * Expr(static_cast<int>(sa->stride[d]));
+      to_index[v.node()] = sa->min[d] + v * IndexConst(sa->stride[d]);
       relaxed[v.node()] = sa->extent[d];
     }
     for (int d = s->rank(); d < s->num_root_axes(); ++d) {
@@ -391,7 +391,7 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
   RenameRootAxes();
   std::vector<Expr> shape;
   for (int d = 0; d < rank_; ++d) {
-    axes_[d].extent = Expr(static_cast<int>(region->extent[d]));
+    axes_[d].extent = IndexConst(region->extent[d]);
     shape.push_back(axes_[d].extent);
   }
   MemoryScope scope = shared ? MemoryScope::kShared : MemoryScope::kLocal;
@@ -426,7 +426,7 @@ absl::Status Stage::StorageAlign(int axis, int factor, int offset) {
   std::vector<Expr> shape = attach_->buffer->shape;
   int64_t row = attach_->extent[rank_ - 1];
   row = (row + factor - 1) / factor * factor + offset;
-  shape[rank_ - 1] = Expr(static_cast<int>(row));
+  shape[rank_ - 1] = IndexConst(row);
   attach_->buffer =
       MakeBuffer(attach_->buffer->name, attach_->buffer->dtype, shape, attach_->buffer->scope);
   align_ = {axis, factor, offset};

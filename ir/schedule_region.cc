@@ -75,11 +75,11 @@ Expr ToExpr(const AffineForm& form) {
   Expr out;
   for (auto& t : form.terms) {
     if (t.coeff == 0) continue;
-    Expr term = t.coeff == 1 ? t.expr : t.expr * Expr(static_cast<int>(t.coeff));
+    Expr term = t.coeff == 1 ? t.expr : t.expr * IndexConst(t.coeff);
     out = out.defined() ? out + term : term;
   }
-  if (!out.defined()) return Expr(static_cast<int>(form.constant));
-  if (form.constant != 0) out = out + Expr(static_cast<int>(form.constant));
+  if (!out.defined()) return IndexConst(form.constant);
+  if (form.constant != 0) out = out + IndexConst(form.constant);
   return out;
 }
 

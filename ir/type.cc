@@ -1,7 +1,21 @@
-/// \file Printing of IR types.
+/// \file Printing of IR types, and the index type of the lowering on this thread.
 #include "ir/type.h"
 
 namespace cinn_like::ir {
+namespace {
+
+Type& CurrentIndexType() {
+  thread_local Type current = Int(32);
+  return current;
+}
+
+}  // namespace
+
+Type IndexType() { return CurrentIndexType(); }
+
+IndexTypeScope::IndexTypeScope(Type t) : saved_(CurrentIndexType()) { CurrentIndexType() = t; }
+
+IndexTypeScope::~IndexTypeScope() { CurrentIndexType() = saved_; }
 
 std::string Type::ToString() const {
   std::string s;

@@ -68,7 +68,27 @@ inline Type Bool(int lanes = 1) { return Type(Type::Code::kBool, 1, lanes); }
 inline Type Handle() { return Type(Type::Code::kHandle, 64); }
 inline Type StringType() { return Type(Type::Code::kString, 0); }
 inline Type Void() { return Type(Type::Code::kVoid, 0); }
-/// The type of loop variables and symbolic dimensions.
-inline Type IndexType() { return Int(32); }
+/// The type of loop variables, shape constants and symbolic dimensions: int32, or int64 while
+/// an IndexTypeScope of int64 is open on this thread (code whose tensors may pass 2^31 - 1
+/// elements is lowered in one; int32 is faster on GPUs and the default).
+Type IndexType();
+
+/// The most elements a tensor indexed with `index_type` may have: 2^31 - 1 for int32; 2^48
+/// for int64 (far past any memory, and its byte sizes never overflow int64).
+inline int64_t MaxIndexedElements(Type index_type) {
+  return index_type.bits() == 64 ? int64_t{1} << 48 : int64_t{2147483647};
+}
+
+/// Makes IndexType() `t` (Int(32) or Int(64)) on this thread until destroyed.
+class IndexTypeScope {
+ public:
+  explicit IndexTypeScope(Type t);
+  ~IndexTypeScope();
+  IndexTypeScope(const IndexTypeScope&) = delete;
+  IndexTypeScope& operator=(const IndexTypeScope&) = delete;
+
+ private:
+  Type saved_;
+};
 
 }  // namespace cinn_like::ir

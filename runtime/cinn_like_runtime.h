@@ -21,12 +21,13 @@ void cinn_like_clear_last_error(void);
 int cinn_like_check_args(const char* func, DLTensor* const* args, int32_t got, int32_t expected);
 
 /// Fails unless `t` is a dense row-major tensor of the given DLPack dtype (code, bits, lanes 1),
-/// rank and device type, with a shape (when ndim > 0), no negative size and data unless it has
-/// no element; the message names the function, the argument and both sides. A passing check
-/// formats nothing and allocates nothing.
+/// rank and device type, with a shape (when ndim > 0), no negative size, data unless it has
+/// no element, and at most `max_elements` elements (what the function's index type addresses:
+/// ir::MaxIndexedElements); the message names the function, the argument and both sides. A
+/// passing check formats nothing and allocates nothing.
 int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, const char* name,
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
-                           int32_t device_type);
+                           int32_t device_type, int64_t max_elements);
 
 /// The tensor's first element (data + byte_offset).
 void* cinn_like_tensor_data(const DLTensor* t);

@@ -52,15 +52,11 @@ std::string ShapeText(const DLTensor* t) {
   return os.str();
 }
 
-/// The most elements a tensor argument may have: generated code indexes with 32-bit integers
-/// (hlir::kMaxElements, which static shapes are held to when compiled).
-constexpr int64_t kMaxElements = 2147483647;
-
-/// Whether the sizes of a tensor whose dims are >= 0 multiply to at most kMaxElements.
-bool FitsIndexRange(const DLTensor* t) {
+/// Whether the sizes of a tensor whose dims are >= 0 multiply to at most `max_elements`.
+bool FitsIndexRange(const DLTensor* t, int64_t max_elements) {
   int64_t n = 1;
   for (int i = 0; i < t->ndim; ++i) {
-    if (__builtin_mul_overflow(n, t->shape[i], &n) || n > kMaxElements) return false;
+    if (__builtin_mul_overflow(n, t->shape[i], &n) || n > max_elements) return false;
   }
   return true;
 }
@@ -84,7 +80,8 @@ int FirstNonRowMajorDim(const DLTensor* t, int64_t* expected) {
 /// The message of a failed cinn_like_check_tensor: the first check that fails, named with the
 /// function, the argument's index and name, what was expected and what was given.
 int TensorError(const char* func, const DLTensor* t, int32_t index, const char* name,
-                int32_t dtype_code, int32_t dtype_bits, int32_t ndim, int32_t device_type) {
+                int32_t dtype_code, int32_t dtype_bits, int32_t ndim, int32_t device_type,
+                int64_t max_elements) {
   std::ostringstream os;
   os << func << ": argument " << index << " (" << name << ") ";
   if (t == nullptr) return Fail(os.str() + "is a null DLTensor");
@@ -122,9 +119,10 @@ int TensorError(const char* func, const DLTensor* t, int32_t index, const char* 
     os << "has null data, expected the address of its elements (shape " << ShapeText(t) << ")";
     return Fail(os.str());
   }
-  if (!FitsIndexRange(t)) {
-    os << "has shape " << ShapeText(t) << ": more than " << kMaxElements
-       << " elements, which cinn_like's 32-bit indexing cannot address";
+  if (!FitsIndexRange(t, max_elements)) {
+    os << "has shape " << ShapeText(t) << ": more than " << max_elements
+       << " elements, which this function's " << (max_elements > 2147483647 ? "64" : "32")
+       << "-bit indexing cannot address";
     return Fail(os.str());
   }
   // An empty tensor has no element to lay out: any strides are dense (as PyTorch says).
@@ -175,7 +173,7 @@ int cinn_like_check_args(const char* func, DLTensor* const* args, int32_t got, i
 
 int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, const char* name,
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
-                           int32_t device_type) {
+                           int32_t device_type, int64_t max_elements) {
   // The common case, checked without formatting or allocating: every message is built below,
   // once a check has failed.
   if (t != nullptr && t->dtype.code == dtype_code && t->dtype.bits == dtype_bits &&
@@ -187,12 +185,12 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
       empty |= t->shape[i] == 0;
       negative |= t->shape[i] < 0;
     }
-    if (!negative && (t->data != nullptr || empty) && FitsIndexRange(t) &&
+    if (!negative && (t->data != nullptr || empty) && FitsIndexRange(t, max_elements) &&
         (empty || FirstNonRowMajorDim(t, &expect) < 0)) {
       return 0;
     }
   }
-  return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type);
+  return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type, max_elements);
 }
 
 void* cinn_like_tensor_data(const DLTensor* t) {

@@ -78,6 +78,20 @@ inline Program GatherTimesTwo() {
   return *b.Build();
 }
 
+/// int8 x[a, b, c] and bias[c]: add(relu(x), bias), reduce_max over c, reduce_min over a.
+/// With a * b * c past 2^31 - 1 it is lowered with 64-bit indices.
+inline Program WideInt8(int64_t a, int64_t b, int64_t c) {
+  NetBuilder nb;
+  auto x = nb.CreateInput(DType::kInt8, S({a, b, c}), "x");
+  auto bias = nb.CreateInput(DType::kInt8, S({c}), "bias");
+  nb.MarkOutput(nb.Add(nb.Relu(x), bias));
+  nb.MarkOutput(
+      nb.Op("reduce_max", {x}, {{"axes", std::vector<int64_t>{2}}, {"keepdim", false}})[0]);
+  nb.MarkOutput(
+      nb.Op("reduce_min", {x}, {{"axes", std::vector<int64_t>{0}}, {"keepdim", false}})[0]);
+  return *nb.Build();
+}
+
 inline Program Mlp(int64_t rows, int64_t in, int64_t hidden, int64_t out) {
   NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, S({rows, in}), "x");

@@ -363,8 +363,9 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   ReturnIfNonzero(b.CreateCall(
       check_args, {fname, args, num_args, b.getInt32(static_cast<int>(buffers.size()))}));
 
-  auto check_tensor = RuntimeFunction("cinn_like_check_tensor", i32(),
-                                      {ptr(), ptr(), i32(), ptr(), i32(), i32(), i32(), i32()});
+  auto check_tensor =
+      RuntimeFunction("cinn_like_check_tensor", i32(),
+                      {ptr(), ptr(), i32(), ptr(), i32(), i32(), i32(), i32(), i64()});
   auto tensor_data = RuntimeFunction("cinn_like_tensor_data", ptr(), {ptr()});
   auto tensor_dim = RuntimeFunction("cinn_like_tensor_dim", i64(), {ptr(), i32()});
   auto check_range =
@@ -384,10 +385,16 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     llvm::Value* t = b.CreateLoad(ptr(), slot, buf->name + ".dltensor");
     llvm::Value* bname = ConstString(buf->name);
     int bits = buf->dtype.is_bool() ? 8 : buf->dtype.bits();
+    // A buffer whose shape is int64 is indexed with 64-bit integers (ir::IndexTypeScope).
+    ir::Type index_type = ir::Int(32);
+    for (const ir::Expr& d : buf->shape) {
+      if (d.type().bits() == 64) index_type = ir::Int(64);
+    }
     ReturnIfNonzero(b.CreateCall(
-        check_tensor, {fname, t, b.getInt32(static_cast<int>(i)), bname,
-                       b.getInt32(DLPackCode(buf->dtype)), b.getInt32(bits),
-                       b.getInt32(static_cast<int>(buf->shape.size())), b.getInt32(DeviceType())}));
+        check_tensor,
+        {fname, t, b.getInt32(static_cast<int>(i)), bname, b.getInt32(DLPackCode(buf->dtype)),
+         b.getInt32(bits), b.getInt32(static_cast<int>(buf->shape.size())),
+         b.getInt32(DeviceType()), b.getInt64(ir::MaxIndexedElements(index_type))}));
     llvm::Value* data = b.CreateCall(tensor_data, {t}, buf->name);
     vars_[buf->data.node()] = data;
     KeepInFrame(buf->data.node(), data);

@@ -30,7 +30,7 @@ ComputeFn AttentionCompute() {
     const Expr batch = q->shape[0], heads = q->shape[1], lq = q->shape[2], lk = k->shape[2];
     const int64_t *h_const = ir::AsConstInt(heads), *hkv_const = ir::AsConstInt(k->shape[1]);
     const Expr group =
-        h_const && hkv_const ? Expr(static_cast<int>(*h_const / *hkv_const)) : heads / k->shape[1];
+        h_const && hkv_const ? ir::IndexConst(*h_const / *hkv_const) : heads / k->shape[1];
     auto kv_head = [&](const Expr& h) { return ir::IsConstInt(group, 1) ? h : h / group; };
     auto widen = [&](const Expr& x) { return acc == ir::Float(64) ? x : Widen(x); };
     const Expr inf = Const(acc, INFINITY);

@@ -283,8 +283,7 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeSlice(const std::vector<ir::Tenso
       [&](const std::vector<ir::Expr>& o) {
         std::vector<ir::Expr> idx;
         for (size_t d = 0; d < o.size(); ++d) {
-          idx.push_back(ir::Expr(static_cast<int>(spec->start[d])) +
-                        o[d] * ir::Expr(static_cast<int>(spec->step[d])));
+          idx.push_back(ir::IndexConst(spec->start[d]) + o[d] * ir::IndexConst(spec->step[d]));
         }
         return in[0](idx);
       },

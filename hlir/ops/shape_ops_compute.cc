@@ -33,7 +33,7 @@ ComputeFn ReshapeCompute() {
         outs[0],
         [&, from, to](const Indices& o) {
           Expr flat(0);
-          for (size_t d = 0; d < to.size(); ++d) flat = flat * Expr(static_cast<int>(to[d])) + o[d];
+          for (size_t d = 0; d < to.size(); ++d) flat = flat * ir::IndexConst(to[d]) + o[d];
           Indices idx(from.size());
           for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
             Expr size(static_cast<int>(from[d]));
@@ -135,13 +135,13 @@ Tensor ConcatTree(const std::vector<Tensor>& in, int axis, std::vector<Expr> sha
                                 in.begin() + std::min(in.size(), begin + kMaxConcatInputs));
       int64_t extent = 0;
       for (const Tensor& t : group) extent += *ir::AsConstInt(t->shape[axis]);
-      shape[axis] = Expr(static_cast<int>(extent));
+      shape[axis] = ir::IndexConst(extent);
       parts.push_back(
           ConcatTree(group, axis, shape, name + "_part" + std::to_string(parts.size())));
     }
     int64_t total = 0;
     for (const Tensor& t : parts) total += *ir::AsConstInt(t->shape[axis]);
-    shape[axis] = Expr(static_cast<int>(total));
+    shape[axis] = ir::IndexConst(total);
     return ConcatTree(parts, axis, shape, name);
   }
   return ir::Compute(
@@ -158,13 +158,12 @@ Tensor ConcatTree(const std::vector<Tensor>& in, int axis, std::vector<Expr> sha
           int64_t extent = *ir::AsConstInt(in[i]->shape[axis]);
           if (extent == 0) continue;
           Indices idx = o;
-          Expr local = o[axis] - Expr(static_cast<int>(starts[i]));
-          idx[axis] = ir::min(ir::max(local, Expr(0)), Expr(static_cast<int>(extent - 1)));
+          Expr local = o[axis] - ir::IndexConst(starts[i]);
+          idx[axis] = ir::min(ir::max(local, Expr(0)), ir::IndexConst(extent - 1));
           Expr v = in[i](idx);
-          value =
-              value.defined()
-                  ? ir::Select::Make(o[axis] < Expr(static_cast<int>(starts[i] + extent)), v, value)
-                  : v;
+          value = value.defined()
+                      ? ir::Select::Make(o[axis] < ir::IndexConst(starts[i] + extent), v, value)
+                      : v;
         }
         return value;
       },

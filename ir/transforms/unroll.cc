@@ -31,7 +31,7 @@ class Unroller : public IRMutator {
     }
     std::vector<Stmt> copies;
     for (int64_t k = 0; k < *ext; ++k) {
-      Expr value = op->min + Expr(static_cast<int>(k));
+      Expr value = op->min + IndexConst(k);
       copies.push_back(Substitute(body, {{op->loop_var.node(), value}}));
     }
     return Block::Make(copies);

@@ -172,7 +172,7 @@ Expr AllLanes(const Expr& guard, const Variable* v, const Expr& min, int lanes) 
     auto claim = AsNonPositiveClaim(c);
     if (!claim || claim->UsesInsideAtom(v)) return Expr();
     int64_t lane = claim->Coeff(v) > 0 ? lanes - 1 : 0;
-    out.push_back(Substitute(c, {{v, Simplify(min + Expr(static_cast<int>(lane)))}}));
+    out.push_back(Substitute(c, {{v, Simplify(min + IndexConst(lane))}}));
   }
   return JoinConjunction(out);
 }

@@ -79,7 +79,7 @@ class RegionRewriter : public PartialsRewriter {
     if (!bound_of_v.defined() || !IsConstInt(vec->min, 0)) return Stmt();
     AddGuardsFreeOf(guard->cond, region_.loop_vars, &outer_guards);
     Stmt body = Mutate(guard->then_case);
-    Expr full = Simplify(bound_of_v / Expr(static_cast<int>(lanes)));
+    Expr full = Simplify(bound_of_v / IndexConst(lanes));
     Stmt main_body = rest.empty() ? body : IfThenElse::Make(AllOf(rest), body);
     Stmt main =
         For::Make(outer->loop_var, 0, full, ForKind::kSerial,

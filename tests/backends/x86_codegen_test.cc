@@ -106,7 +106,8 @@ TEST(X86Codegen, CudaHostLaunchesThroughTheRuntime) {
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_THAT(*text, AllOf(HasSubstr("@myadd_kernel_ptr_ = external global ptr"),
                            HasSubstr("call i32 @cinn_like_cuda_launch("), HasSubstr("ptr %stream"),
-                           HasSubstr("i32 2, i32 32, i32 1, i32 2)")));  // float32, rank 1, kDLCUDA
+                           // float32, rank 1, kDLCUDA, 32-bit indices
+                           HasSubstr("i32 2, i32 32, i32 1, i32 2, i64 2147483647)")));
   // x86 has no such intrinsic.
   auto x86 = X86HostIR(module);
   ASSERT_FALSE(x86.ok());

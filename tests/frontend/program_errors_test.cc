@@ -239,23 +239,24 @@ TEST(ProgramErrors, JsonOfWrongTypesNamesThePath) {
   EXPECT_TRUE(ProgramFromJson(Doc()).ok()) << ProgramFromJson(Doc()).status();
 }
 
-// Tensors past the 32-bit index range, or shape arithmetic that would overflow, are refused
-// naming the op, the tensor and the bound (they were accepted, then miscompiled: a SIGSEGV past
-// 2^31 elements, a signed overflow in pad).
+// Tensors past 64-bit indexing's 2^48 elements, or shape arithmetic that would overflow, are
+// refused naming the op, the tensor and the bound (they were accepted, then miscompiled: a
+// signed overflow in pad). Past 2^31 - 1 elements they compile with 64-bit indices
+// (test_api_edges.py WideIndexTest runs them).
 TEST(ProgramErrors, InputsPastTheIndexRange) {
   NetBuilder b;
-  b.CreateInput(DType::kInt8, MakeShape({65536, 32769}), "x");
-  EXPECT_THAT(ErrorOf(b), AllOf(HasSubstr("input x int8[65536, 32769]"),
-                                HasSubstr("more than 2147483647 elements")));
+  b.CreateInput(DType::kInt8, MakeShape({65536, 65536, 65537}), "x");
+  EXPECT_THAT(ErrorOf(b), AllOf(HasSubstr("input x int8[65536, 65536, 65537]"),
+                                HasSubstr("more than 281474976710656 elements")));
   NetBuilder c;
   c.CreateInput(DType::kFloat32, MakeShape({int64_t{1} << 40, int64_t{1} << 40}), "y");
-  EXPECT_THAT(ErrorOf(c), HasSubstr("more than 2147483647 elements"));  // the product overflows
+  EXPECT_THAT(ErrorOf(c), HasSubstr("more than 281474976710656 elements"));  // overflows int64
   NetBuilder d;
   d.CreateInput(DType::kFloat32, MakeShape({4, -3}), "z");
   EXPECT_THAT(ErrorOf(d), HasSubstr("input z float32[4, -3] has a negative dim"));
-  // The largest allowed tensor is fine.
+  // Past int32's range the Program is fine.
   NetBuilder e;
-  e.MarkOutput(e.Relu(e.CreateInput(DType::kInt8, MakeShape({hlir::kMaxElements}), "w")));
+  e.MarkOutput(e.Relu(e.CreateInput(DType::kInt8, MakeShape({65536, 32769}), "w")));
   EXPECT_TRUE(e.Build().ok());
 }
 
@@ -263,14 +264,14 @@ TEST(ProgramErrors, OpOutputsPastTheIndexRange) {
   NetBuilder b;
   b.Op("fill", {},
        {{"shape", std::vector<int64_t>{int64_t{1} << 40, int64_t{1} << 40}}, {"value", 1.0}});
-  EXPECT_THAT(ErrorOf(b),
-              AllOf(HasSubstr("op fill: output 0"), HasSubstr("more than 2147483647 elements")));
+  EXPECT_THAT(ErrorOf(b), AllOf(HasSubstr("op fill: output 0"),
+                                HasSubstr("more than 281474976710656 elements")));
   NetBuilder c;  // a broadcast of two legal tensors
-  auto x = c.CreateInput(DType::kFloat32, MakeShape({65536, 1}), "x");
-  auto y = c.CreateInput(DType::kFloat32, MakeShape({1, 65536}), "y");
+  auto x = c.CreateInput(DType::kFloat32, MakeShape({16777217, 1}), "x");
+  auto y = c.CreateInput(DType::kFloat32, MakeShape({1, 16777217}), "y");
   c.MarkOutput(c.Add(x, y));
-  EXPECT_THAT(ErrorOf(c), AllOf(HasSubstr("op add: output 0 float32[65536, 65536]"),
-                                HasSubstr("more than 2147483647")));
+  EXPECT_THAT(ErrorOf(c), AllOf(HasSubstr("op add: output 0 float32[16777217, 16777217]"),
+                                HasSubstr("more than 281474976710656")));
 }
 
 TEST(ProgramErrors, ShapeArithmeticThatWouldOverflow) {

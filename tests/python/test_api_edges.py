@@ -90,6 +90,58 @@ class GatherBoundsTest(unittest.TestCase):
         m(empty, np.zeros(0, np.int64), out)  # no index: nothing to read, nothing wrong
 
 
+class WideIndexTest(unittest.TestCase):
+    """Static tensors past 2^31 - 1 elements (each dim within int32) compile with 64-bit
+    indices and compute what numpy does (before: refused; before that, SIGSEGV); symbolic
+    shapes keep 32-bit indices and refuse such a call by name. int8 keeps it to 2 GiB a tensor."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.shape = (2, 32768, 32771)  # 2^31 + 2^17 elements: dim 0's stride passes 2^31 - 1
+        cls.x = np.random.default_rng().integers(-100, 100, cls.shape, dtype=np.int8)
+
+    @classmethod
+    def tearDownClass(cls):
+        del cls.x
+
+    def test_elementwise_and_broadcast(self):
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "int8", list(self.shape))
+        b = p.input("b", "int8", [self.shape[2]])
+        p.output(p.op("add", [p.op("relu", [x]), b]))
+        m = cinn_like.compile(p, "x86", "f")
+        bv = np.random.default_rng().integers(-20, 20, self.shape[2], dtype=np.int8)
+        out = np.zeros(self.shape, np.int8)
+        m(self.x, bv, out)
+        self.assertTrue(np.array_equal(out, np.maximum(self.x, 0) + bv))
+
+    def test_reductions_slices_and_transposes(self):
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "int8", list(self.shape))
+        p.output(p.op("reduce_max", [x], {"axes": [2], "keepdim": False}))
+        p.output(p.op("reduce_min", [x], {"axes": [0], "keepdim": False}))
+        tail = p.op("slice", [x], {"axes": [1], "starts": [32760], "ends": [32768]})
+        p.output(p.op("transpose", [tail], {"perm": [1, 0, 2]}))
+        m = cinn_like.compile(p, "x86", "f")
+        rows = np.zeros(self.shape[:2], np.int8)
+        cols = np.zeros(self.shape[1:], np.int8)
+        tail_t = np.zeros((8, 2, self.shape[2]), np.int8)
+        m(self.x, rows, cols, tail_t)
+        self.assertTrue(np.array_equal(rows, self.x.max(2)))
+        self.assertTrue(np.array_equal(cols, self.x.min(0)))
+        self.assertTrue(np.array_equal(tail_t, self.x[:, 32760:].transpose(1, 0, 2)))
+
+    def test_symbolic_shapes_refuse_such_a_call(self):
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "int8", ["a", 32768, 32771])
+        p.output(p.op("neg", [x]))
+        m = cinn_like.compile(p, "x86", "f")
+        with self.assertRaises(RuntimeError) as e:
+            m(self.x, np.zeros(self.shape, np.int8))
+        self.assertIn("more than 2147483647 elements, which this function's 32-bit indexing "
+                      "cannot address", str(e.exception))
+
+
 class EmptyAxisTest(unittest.TestCase):
     def test_argmin_and_argmax_of_an_empty_axis(self):
         """Refused when the axis is static (PyTorch raises); 0 when a symbolic axis is empty at
