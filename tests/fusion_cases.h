@@ -78,6 +78,17 @@ inline Program GatherTimesTwo() {
   return *b.Build();
 }
 
+/// out = relu(tanh(exp(x + y)) - y) over x[n, 5] and y[5]; instruction 2 is tanh (the
+/// self-check tests plant failures there).
+inline Program TanhChain() {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, Shape{Dim::Symbol("n"), Dim::Known(5)}, "x");
+  auto y = b.CreateInput(DType::kFloat32, S({5}), "y");
+  auto t = b.Tanh(b.Exp(b.Add(x, y)));
+  b.MarkOutput(b.Relu(b.Sub(t, y)));
+  return *b.Build();
+}
+
 /// int8 x[a, b, c] and bias[c]: add(relu(x), bias), reduce_max over c, reduce_min over a.
 /// With a * b * c past 2^31 - 1 it is lowered with 64-bit indices.
 inline Program WideInt8(int64_t a, int64_t b, int64_t c) {

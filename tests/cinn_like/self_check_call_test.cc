@@ -14,6 +14,7 @@
 #include "cinn_like/c_api.h"
 #include "frontend/net_builder.h"
 #include "frontend/program_json.h"
+#include "tests/fusion_cases.h"
 
 namespace cinn_like {
 namespace {
@@ -23,16 +24,7 @@ using ::testing::HasSubstr;
 
 constexpr int64_t kRows = 13, kCols = 5;
 
-/// out = relu(tanh(exp(x + y)) - y); instruction 2 is tanh.
-frontend::Program Chain() {
-  frontend::NetBuilder b;
-  auto x =
-      b.CreateInput(DType::kFloat32, hlir::Shape{hlir::Dim::Symbol("n"), hlir::Dim::Known(5)}, "x");
-  auto y = b.CreateInput(DType::kFloat32, hlir::MakeShape({5}), "y");
-  auto t = b.Tanh(b.Exp(b.Add(x, y)));
-  b.MarkOutput(b.Relu(b.Sub(t, y)));
-  return *b.Build();
-}
+frontend::Program Chain() { return testing::TanhChain(); }
 
 void SetFlagOrFail(const char* name, const char* value) {
   ASSERT_EQ(cinn_like_set_flag(name, value), 0) << cinn_like_get_last_error();
@@ -109,7 +101,7 @@ TEST(SelfCheckCall, AMatchingFunctionPassesOnFreshRandomInputs) {
   ASSERT_NE(c.fn, nullptr);
   for (int round = 0; round < 3; ++round) {
     const uint32_t seed = FreshSeed();
-    SCOPED_TRACE(testing::Message() << "seed " << seed);
+    SCOPED_TRACE(::testing::Message() << "seed " << seed);
     Call call(seed);
     ASSERT_EQ(call.Run(c.fn), 0) << cinn_like_get_last_error();
     EXPECT_EQ(call.WrongElements(), 0);
@@ -123,7 +115,7 @@ TEST(SelfCheckCall, APlantedWrongOpIsNamedWithItsInstruction) {
   Compiled c;
   ASSERT_NE(c.fn, nullptr);
   const uint32_t seed = FreshSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
   Call call(seed);
   ASSERT_NE(call.Run(c.fn), 0);
   const frontend::Program program = Chain();
@@ -145,7 +137,7 @@ TEST(SelfCheckCall, TheFlagOffAtCallTimeMeansNoCheck) {
   ASSERT_NE(c.fn, nullptr);
   SetFlagOrFail("cinn_like_self_check", "false");
   const uint32_t seed = FreshSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
   Call call(seed);
   EXPECT_EQ(call.Run(c.fn), 0) << cinn_like_get_last_error();
   EXPECT_GT(call.WrongElements(), 0);  // wrong, and unchecked
@@ -158,7 +150,7 @@ TEST(SelfCheckCall, AFunctionCompiledWithoutTheFlagIsNotChecked) {
   ASSERT_NE(c.fn, nullptr);
   SetFlagOrFail("cinn_like_self_check", "true");
   const uint32_t seed = FreshSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
   Call call(seed);
   EXPECT_EQ(call.Run(c.fn), 0) << cinn_like_get_last_error();
   EXPECT_GT(call.WrongElements(), 0);
@@ -171,7 +163,7 @@ TEST(SelfCheckCall, ADirectCallOfThePointerIsNotChecked) {
   Compiled c;
   ASSERT_NE(c.fn, nullptr);
   const uint32_t seed = FreshSeed();
-  SCOPED_TRACE(testing::Message() << "seed " << seed);
+  SCOPED_TRACE(::testing::Message() << "seed " << seed);
   Call call(seed);
   DLTensor* args[] = {&call.x_dl, &call.y_dl, &call.out_dl};
   EXPECT_EQ(c.fn(args, 3, nullptr), 0) << cinn_like_get_last_error();

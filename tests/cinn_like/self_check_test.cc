@@ -9,6 +9,7 @@
 
 #include "frontend/net_builder.h"
 #include "ir/flags.h"
+#include "tests/fusion_cases.h"
 
 namespace cinn_like {
 namespace {
@@ -16,15 +17,7 @@ namespace {
 using hlir::DType;
 using ::testing::HasSubstr;
 
-frontend::Program Chain() {
-  frontend::NetBuilder b;
-  auto x =
-      b.CreateInput(DType::kFloat32, hlir::Shape{hlir::Dim::Symbol("n"), hlir::Dim::Known(5)}, "x");
-  auto y = b.CreateInput(DType::kFloat32, hlir::MakeShape({5}), "y");
-  auto t = b.Tanh(b.Exp(b.Add(x, y)));
-  b.MarkOutput(b.Relu(b.Sub(t, y)));
-  return *b.Build();
-}
+frontend::Program Chain() { return testing::TanhChain(); }
 
 TEST(SelfCheck, AMatchingProgramPasses) {
   SelfCheckOptions options;
