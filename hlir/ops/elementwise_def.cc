@@ -49,7 +49,11 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
                                std::vector<HostTensor>& outs) -> absl::Status {
     auto fns = make(attrs, name);
     if (!fns.ok()) return fns.status();
-    for (int64_t i = 0; i < in[0]->size(); ++i) outs[0].data[i] = fns->reference(in[0]->data[i]);
+    const DType t = in[0]->dtype;
+    for (int64_t i = 0; i < in[0]->size(); ++i) {
+      const double x = in[0]->data[i];
+      outs[0].data[i] = fns->typed_reference ? fns->typed_reference(x, t) : fns->reference(x);
+    }
     return absl::OkStatus();
   };
   r.Register(std::move(def));

@@ -23,6 +23,9 @@ using BinaryFn = std::function<double(double, double)>;
 struct Unary {
   UnaryFn reference;
   UnaryScalar lang;
+  /// When set, the reference instead, given the input's dtype too (a value PyTorch computes in
+  /// float32 for the 16- and 32-bit types, such as polygamma's poles).
+  std::function<double(double, DType)> typed_reference;
 };
 struct Binary {
   BinaryFn reference;

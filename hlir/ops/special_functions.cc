@@ -326,11 +326,16 @@ Expr Polygamma(int n, const Expr& in) {
   Expr r = Select::Make(pole, D(sign * kInf), Select::Make(neg, reflected, psi));
   return Select::Make(x == D(kInf), D(kNan), r);
 }
-/// Reference: (-1)^(n+1) n! times the direct sum from x (ZetaSum), with the edges above.
-double Polygamma(int n, double x) {
+/// Reference: (-1)^(n+1) n! times the direct sum from x (ZetaSum), with the edges above;
+/// `float32_pole`: a pole's sin taken at float32's pi times x rounded to float32, as for
+/// every dtype but float64.
+double Polygamma(int n, double x, bool float32_pole = false) {
   if (n == 0) return Digamma(x);
   if (n == 1 && x <= 0 && x == std::floor(x)) {
-    const double s = std::sin(M_PI * x);
+    const double arg = float32_pole
+                           ? static_cast<float>(static_cast<double>(static_cast<float>(M_PI)) * x)
+                           : M_PI * x;
+    const double s = std::sin(arg);
     return M_PI * M_PI / (s * s) - Polygamma(1, 1 - x);
   }
   if (n > 1 && x == kInf) return kNan;
@@ -1036,7 +1041,8 @@ absl::StatusOr<Unary> MakePolygamma(const AttributeMap& attrs, const std::string
   }
   const int order = static_cast<int>(*n);
   return Unary{[order](double x) { return Polygamma(order, x); },
-               [order](const Expr& x) { return Polygamma(order, x); }};
+               [order](const Expr& x) { return Polygamma(order, x); },
+               [order](double x, DType t) { return Polygamma(order, x, t != DType::kFloat64); }};
 }
 
 }  // namespace
