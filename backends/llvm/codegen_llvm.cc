@@ -314,6 +314,30 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
 
 std::string EntrySymbol(const std::string& name) { return "cinn_like.entry." + name; }
 
+void CodeGenLLVM::ReturnIfOutputsEmpty(const std::vector<const ir::Argument*>& buffers) {
+  // Every output empty (a zero dim): nothing to write, so the call returns before any loop,
+  // which would still walk the other dims (an output of 2147483647 x 0 took minutes; found by
+  // fuzz_c_api_call). Outputs are the only memory an entry writes that a caller sees.
+  auto& b = *builder_;
+  llvm::Value* all_empty = nullptr;
+  for (const ir::Argument* a : buffers) {
+    if (a->kind != ir::Argument::Kind::kOutput) continue;
+    llvm::Value* empty = b.getFalse();
+    for (const ir::Expr& d : a->buffer->shape) {
+      llvm::Value* v = b.CreateIntCast(EmitExpr(d), i64(), true);
+      empty = b.CreateOr(empty, b.CreateICmpEQ(v, b.getInt64(0)));
+    }
+    all_empty = all_empty ? b.CreateAnd(all_empty, empty) : empty;
+  }
+  if (!all_empty || !status_.ok()) return;
+  auto* done = llvm::BasicBlock::Create(*context_, "outputs_empty", function_);
+  auto* work = llvm::BasicBlock::Create(*context_, "outputs_nonempty", function_);
+  b.CreateCondBr(all_empty, done, work);
+  b.SetInsertPoint(done);
+  b.CreateRet(b.getInt32(0));
+  b.SetInsertPoint(work);
+}
+
 void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto& b = *builder_;
   func_name_ = func.name;
@@ -420,6 +444,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     ReturnIfNonzero(
         b.CreateCall(check_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected}));
   }
+  ReturnIfOutputsEmpty(buffers);
   PlanArena(func.body);
   EmitStmt(func.body);
   b.CreateRet(b.getInt32(0));

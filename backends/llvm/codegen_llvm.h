@@ -194,6 +194,9 @@ class CodeGenLLVM {
   // call, one check, one free however many intermediates the Program has); each buffer's byte
   // offset in it, and its size. PlanArena fills them before the entry's body is emitted.
   void PlanArena(const ir::Stmt& body);
+  /// In the entry, once the arguments are checked and bound: returns 0 when every output
+  /// buffer has a zero dim (nothing to write).
+  void ReturnIfOutputsEmpty(const std::vector<const ir::Argument*>& buffers);
   /// A buffer's size when every dim is a constant: elements and bytes, and whether either
   /// overflows 64 bits or a dim is negative (the allocator then gets SIZE_MAX and refuses it).
   struct ConstantSize {

@@ -331,7 +331,8 @@ Descs InferArange(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
                                               ", step ", *step, " give ", length,
                                               " elements; at most ", kMaxElements));
   }
-  int64_t n = std::max<int64_t>(0, static_cast<int64_t>(length));
+  // A negative length (end before start) is empty; it may be far past int64's range.
+  const int64_t n = length > 0 ? static_cast<int64_t>(length) : 0;
   return std::vector<TensorDesc>{TensorDesc{*t, MakeShape({n})}};
 }
 

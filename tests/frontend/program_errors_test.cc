@@ -292,6 +292,13 @@ TEST(ProgramErrors, ShapeArithmeticThatWouldOverflow) {
     EXPECT_THAT(ErrorOf(d),
                 AllOf(HasSubstr("op arange: start 0, end"), HasSubstr("at most 2147483647")));
   }
+  // An end far before the start is empty (its length, -1e260, was cast to int64: UB; found by
+  // fuzz_compile_run under UBSan).
+  NetBuilder e;
+  auto r =
+      e.Op("arange", {}, {{"end", -1e200}, {"step", 1e-60}, {"dtype", std::string("float32")}});
+  ASSERT_FALSE(r.empty());
+  EXPECT_EQ(ShapeToString(r[0].desc.shape), "[0]");
 }
 
 TEST(ProgramErrors, GatherFromAnEmptyAxis) {

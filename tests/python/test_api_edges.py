@@ -142,6 +142,22 @@ class WideIndexTest(unittest.TestCase):
                       "cannot address", str(e.exception))
 
 
+class EmptyOutputsTest(unittest.TestCase):
+    def test_a_call_whose_outputs_are_empty_returns_at_once(self):
+        """Shape [2147483647, 0]: the entry returns before its loops (they walked the 2^31 - 1
+        empty rows for minutes under the fuzz build; found by fuzz_c_api_call); a call with
+        elements after it computes as usual."""
+        p = cinn_like.ProgramBuilder()
+        x = p.input("x", "float32", ["m", "n"])
+        p.output(p.op("exp", [x]))
+        m = cinn_like.compile(p, "x86", "f")
+        m(np.zeros((2**31 - 1, 0), np.float32), np.zeros((2**31 - 1, 0), np.float32))
+        x0 = np.random.default_rng().standard_normal((3, 4)).astype(np.float32)
+        out = np.zeros_like(x0)
+        m(x0, out)
+        np.testing.assert_allclose(out, np.exp(x0), rtol=1e-6)
+
+
 class EmptyAxisTest(unittest.TestCase):
     def test_argmin_and_argmax_of_an_empty_axis(self):
         """Refused when the axis is static (PyTorch raises); 0 when a symbolic axis is empty at
