@@ -93,7 +93,7 @@ inline Tolerance ToleranceFor(DType t) {
 }
 inline bool SumLike(const std::string& op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
-         op == "index_add" || op == "attention" || op == "cumsum";
+         op == "index_add" || op == "attention" || op == "cumsum" || op == "conv2d";
 }
 
 inline std::vector<DType> Floats() {
