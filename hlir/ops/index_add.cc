@@ -101,11 +101,8 @@ Tensors IndexAddCompute(const std::vector<ir::Tensor>& in, const AttributeMap& a
   const int a = *axis;
   if (*GetBool(attrs, "skip_out_of_range", kOp, false)) check = nullptr;
   const ir::Tensor index =
-      check ? ops::CheckedIndices(
-                  in[1], 0, x->shape[a],
-                  absl::StrCat("op index_add (", name, "): index ", ops::DescribeIrTensor(in[1]),
-                               " into axis ", a, " of ", ops::DescribeIrTensor(x)),
-                  name, check)
+      check ? ops::CheckedIndices(in[1], 0, x->shape[a], ops::AxisIndexWhat(kOp, name, in[1], a, x),
+                                  name, check)
             : in[1];
   const ir::Type t = outs[0].type;
   const ir::Type acc = t.is_low_precision_float() ? ir::Float(32) : t;

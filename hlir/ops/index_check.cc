@@ -21,6 +21,12 @@ std::string DescribeIrTensor(const ir::Tensor& t) {
       "]");
 }
 
+std::string AxisIndexWhat(const std::string& op, const std::string& name, const ir::Tensor& index,
+                          int a, const ir::Tensor& x) {
+  return absl::StrCat("op ", op, " (", name, "): index ", DescribeIrTensor(index), " into axis ", a,
+                      " of ", DescribeIrTensor(x));
+}
+
 ir::Tensor CheckedIndices(const ir::Tensor& index, ir::Expr low, ir::Expr high,
                           const std::string& what, const std::string& name, const char* check) {
   ir::Expr count = ir::Expr(int64_t{1});

@@ -20,6 +20,11 @@ const char* IndexCheckFunction(bool gpu);
 /// `t` as "name dtype[d0, d1]" for messages.
 std::string DescribeIrTensor(const ir::Tensor& t);
 
+/// "op <op> (<name>): index <index> into axis <a> of <x>": how an op indexing an axis of `x`
+/// starts its error message.
+std::string AxisIndexWhat(const std::string& op, const std::string& name, const ir::Tensor& index,
+                          int a, const ir::Tensor& x);
+
 /// `index` (int32 or int64, any rank) as `check` returns it once every value is in
 /// [low, high); the stage is named `name` + "_index". `what` starts the error message.
 ir::Tensor CheckedIndices(const ir::Tensor& index, ir::Expr low, ir::Expr high,

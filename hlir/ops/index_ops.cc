@@ -101,11 +101,8 @@ Tensors GatherCompute(const std::vector<ir::Tensor>& in, const AttributeMap& att
   if (!axis.ok()) return axis.status();
   int a = *axis;
   const ir::Tensor index =
-      check ? ops::CheckedIndices(
-                  in[1], 0, x->shape[a],
-                  absl::StrCat("op gather (", name, "): index ", ops::DescribeIrTensor(in[1]),
-                               " into axis ", a, " of ", ops::DescribeIrTensor(x)),
-                  name, check)
+      check ? ops::CheckedIndices(in[1], 0, x->shape[a],
+                                  ops::AxisIndexWhat("gather", name, in[1], a, x), name, check)
             : in[1];
   return std::vector<ir::Tensor>{ir::Compute(
       outs[0].shape,
