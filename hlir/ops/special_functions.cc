@@ -866,6 +866,12 @@ Expr LaguerreL(const Expr& xin, const Expr& nin) {
   return PolynomialEdges(x, n, D(1) - x, r);
 }
 
+/// cosh(a) / s or sinh(a) / s (`f`) for a >= 0, overflowing only where the quotient does: from
+/// a = 700 on, where exp(-a) is below double's precision, exp(a - ln s - ln 2) (`log_s` is ln s).
+Expr HyperbolicOver(MathOp f, const Expr& a, const Expr& s, const Expr& log_s) {
+  return Select::Make(a < D(700), M(f, a) / s, ir::Exp(a - log_s - D(M_LN2)));
+}
+
 /// Chebyshev's U, V and W (kind 'U', 'V', 'W') at y: with theta = acos y inside [-1, 1],
 /// U = sin((n+1) theta) / sin theta, V = cos((n+1/2) theta) / cos(theta/2),
 /// W = sin((n+1/2) theta) / sin(theta/2), the denominators as sqrt((1-y)(1+y)), sqrt((1+y)/2),
@@ -881,14 +887,19 @@ Expr ChebyshevUVW(const Expr& y, const Expr& n, char kind) {
   Expr inside, outside, at_one, at_minus_one;
   if (kind == 'U') {
     inside = M(MathOp::kSin, (n + D(1)) * theta) / M(MathOp::kSqrt, one_minus * one_plus);
-    outside = M(MathOp::kSinh, (n + D(1)) * t) / M(MathOp::kSqrt, ay * ay - D(1));
+    Expr log_s = D(0.5) * (ir::Log(ay - D(1)) + ir::Log(ay + D(1)));
+    outside =
+        HyperbolicOver(MathOp::kSinh, (n + D(1)) * t, M(MathOp::kSqrt, ay * ay - D(1)), log_s);
     at_one = n + D(1);
     at_minus_one = sign * (n + D(1));
   } else {
     Expr v_in = M(MathOp::kCos, (n + D(0.5)) * theta) / M(MathOp::kSqrt, one_plus / D(2));
     Expr w_in = M(MathOp::kSin, (n + D(0.5)) * theta) / M(MathOp::kSqrt, one_minus / D(2));
-    Expr v_out = M(MathOp::kCosh, (n + D(0.5)) * t) / M(MathOp::kSqrt, (ay + D(1)) / D(2));
-    Expr w_out = M(MathOp::kSinh, (n + D(0.5)) * t) / M(MathOp::kSqrt, (ay - D(1)) / D(2));
+    Expr v_half = (ay + D(1)) / D(2), w_half = (ay - D(1)) / D(2);
+    Expr v_out = HyperbolicOver(MathOp::kCosh, (n + D(0.5)) * t, M(MathOp::kSqrt, v_half),
+                                D(0.5) * ir::Log(v_half));
+    Expr w_out = HyperbolicOver(MathOp::kSinh, (n + D(0.5)) * t, M(MathOp::kSqrt, w_half),
+                                D(0.5) * ir::Log(w_half));
     const bool v = kind == 'V';
     inside = v ? v_in : w_in;
     // Below -1 the other kind at |y|.
@@ -926,63 +937,65 @@ Expr ShiftedChebyshevW(const Expr& x, const Expr& n) {
 }
 
 /// References: the three-term recurrences, run n times as PyTorch does (n truncated; negative
-/// or non-finite n gives 0), NaN above degree 127 where the computes stop.
+/// or non-finite n gives 0), in long double so that no intermediate overflows before the value
+/// does. `max_degree` is where the compute stops (NaN above): the quadrature polynomials stop at
+/// 127, the Chebyshev ones (closed forms) have no limit. A recurrence that has turned NaN stays
+/// NaN, so it stops there.
 template <typename Step>
-double ByRecurrence(double x, double nd, double p0, double p1, Step step) {
+double ByRecurrence(double x, double nd, double p0, double p1, Step step,
+                    int64_t max_degree = kPolynomialMaxDegree) {
   nd = std::trunc(nd);
   if (!(nd >= 0 && nd < kInf)) return 0;
+  if (nd == 0) return 1;
+  if (nd > static_cast<double>(max_degree)) return kNan;
   const int64_t n = static_cast<int64_t>(nd);
-  if (n == 0) return 1;
-  if (n > kPolynomialMaxDegree) return kNan;
-  double prev = p0, cur = p1;
-  for (int64_t k = 1; k < n; ++k) {
-    double next = step(k, cur, prev);
+  long double prev = p0, cur = p1;
+  for (int64_t k = 1; k < n && !std::isnan(cur); ++k) {
+    long double next = step(k, cur, prev);
     prev = cur;
     cur = next;
   }
-  return cur;
+  return static_cast<double>(cur);
 }
-double ChebyshevT(double x, double nd) {  // no degree limit: the compute has none
-  nd = std::trunc(nd);
-  if (!(nd >= 0 && nd < kInf)) return 0;
-  double prev = 1, cur = x;
-  if (nd < 1) return 1;
-  for (int64_t k = 1; k < static_cast<int64_t>(nd); ++k) {
-    double next = 2 * x * cur - prev;
-    prev = cur;
-    cur = next;
+constexpr int64_t kNoDegreeLimit = int64_t{1} << 62;
+/// Chebyshev's T, U, V, W (p_1 = `p1`): p_n = 2 x p_(n-1) - p_(n-2). Outside [-1, 1] they grow
+/// as exp(n acosh |x|), positive above 1 and of sign (-1)^n below -1; where the value passes
+/// double's range it is that signed infinity (the compute's closed forms round so), not the NaN
+/// of PyTorch's recurrence, which overflows and then takes inf - inf. At an infinite x the
+/// recurrence's own values (PolynomialEdges).
+double ChebyshevBy(double x, double nd, double p1) {
+  double r = ByRecurrence(
+      x, nd, 1, p1, [x](int64_t, long double c, long double p) { return 2 * x * c - p; },
+      kNoDegreeLimit);
+  if (std::isfinite(x) && std::isnan(r) && std::abs(x) > 1) {
+    return x < 0 && std::fmod(std::trunc(nd), 2) == 1 ? -kInf : kInf;  // past long double's range
   }
-  return cur;
+  return r;
 }
-double ChebyshevU(double x, double n) {
-  return ByRecurrence(x, n, 1, 2 * x, [x](int64_t, double c, double p) { return 2 * x * c - p; });
-}
-double ChebyshevV(double x, double n) {
-  return ByRecurrence(x, n, 1, 2 * x - 1,
-                      [x](int64_t, double c, double p) { return 2 * x * c - p; });
-}
-double ChebyshevW(double x, double n) {
-  return ByRecurrence(x, n, 1, 2 * x + 1,
-                      [x](int64_t, double c, double p) { return 2 * x * c - p; });
-}
+double ChebyshevT(double x, double n) { return ChebyshevBy(x, n, x); }
+double ChebyshevU(double x, double n) { return ChebyshevBy(x, n, 2 * x); }
+double ChebyshevV(double x, double n) { return ChebyshevBy(x, n, 2 * x - 1); }
+double ChebyshevW(double x, double n) { return ChebyshevBy(x, n, 2 * x + 1); }
 double ShiftedChebyshevT(double x, double n) { return ChebyshevT(x + x - 1, n); }
 double ShiftedChebyshevU(double x, double n) { return ChebyshevU(x + x - 1, n); }
 double ShiftedChebyshevV(double x, double n) { return ChebyshevV(x + x - 1, n); }
 double ShiftedChebyshevW(double x, double n) { return ChebyshevW(x + x - 1, n); }
 double LegendreP(double x, double n) {
-  return ByRecurrence(x, n, 1, x, [x](int64_t k, double c, double p) {
+  return ByRecurrence(x, n, 1, x, [x](int64_t k, long double c, long double p) {
     return ((2 * k + 1) * x * c - k * p) / (k + 1);
   });
 }
 double HermiteH(double x, double n) {
-  return ByRecurrence(x, n, 1, 2 * x,
-                      [x](int64_t k, double c, double p) { return 2 * x * c - 2 * k * p; });
+  return ByRecurrence(x, n, 1, 2 * x, [x](int64_t k, long double c, long double p) {
+    return 2 * x * c - 2 * k * p;
+  });
 }
 double HermiteHe(double x, double n) {
-  return ByRecurrence(x, n, 1, x, [x](int64_t k, double c, double p) { return x * c - k * p; });
+  return ByRecurrence(x, n, 1, x,
+                      [x](int64_t k, long double c, long double p) { return x * c - k * p; });
 }
 double LaguerreL(double x, double n) {
-  return ByRecurrence(x, n, 1, 1 - x, [x](int64_t k, double c, double p) {
+  return ByRecurrence(x, n, 1, 1 - x, [x](int64_t k, long double c, long double p) {
     return ((2 * k + 1 - x) * c - k * p) / (k + 1);
   });
 }
