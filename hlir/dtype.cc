@@ -35,9 +35,10 @@ double WrapInteger(double v) {
   double t = std::trunc(v);
   // Wrap modulo 2^bits as a C cast from a wide integer would (not constexpr: only gcc's ldexp is).
   const double range = std::ldexp(1.0, 8 * sizeof(T));
-  double m = std::fmod(t, range);
-  if (m < 0) m += range;
-  if (std::is_signed_v<T> && m > static_cast<double>(std::numeric_limits<T>::max())) m -= range;
+  double m = std::fmod(t, range);  // exact, of v's sign
+  if (!std::is_signed_v<T>) return m < 0 ? m + range : m;
+  if (m >= range / 2) m -= range;  // exact moves, even for int64 (see ir::WrapToInt64)
+  if (m < -range / 2) m += range;
   return m;
 }
 
@@ -110,6 +111,22 @@ int DTypeBits(DType t) {
   return 0;
 }
 
+absl::Status CheckScalarFits(const std::string& op, const std::string& what, double v, DType t) {
+  bool fits = true;
+  if (IsInteger(t)) {
+    const int bits = DTypeBits(t);
+    const double lo = t == DType::kUInt8 ? 0 : -std::ldexp(1.0, bits - 1);
+    const double hi = t == DType::kUInt8 ? std::ldexp(1.0, bits) : std::ldexp(1.0, bits - 1);
+    fits = std::isfinite(v) && std::trunc(v) >= lo && std::trunc(v) < hi;
+  } else if (IsFloat(t)) {
+    fits = !std::isfinite(v) || std::isfinite(RoundToDType(v, t));
+  }
+  if (fits) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": ", what, " ", v,
+                                                 " cannot be converted to ", DTypeName(t),
+                                                 " without overflow"));
+}
+
 double RoundToDType(double v, DType t) {
   switch (t) {
     case DType::kBool:
@@ -120,10 +137,8 @@ double RoundToDType(double v, DType t) {
       return WrapInteger<int16_t>(v);
     case DType::kInt32:
       return WrapInteger<int32_t>(v);
-    case DType::kInt64: {
-      if (!std::isfinite(v)) return 0;
-      return std::trunc(v);  // doubles hold int64 exactly up to 2^53: the documented limit
-    }
+    case DType::kInt64:  // doubles hold int64 exactly up to 2^53: the documented limit
+      return WrapInteger<int64_t>(v);
     case DType::kUInt8:
       return WrapInteger<uint8_t>(v);
     case DType::kFloat16:

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
 namespace cinn_like::hlir {
@@ -36,5 +37,11 @@ int DTypeBits(DType t);
 /// bool as 0 or 1; NaN and infinities become 0 in integer dtypes. The reference interpreter keeps
 /// every value as a double rounded by this.
 double RoundToDType(double v, DType t);
+
+/// Whether a scalar `v` given for a tensor of dtype `t` (a fill or pad value) converts without
+/// overflow, as PyTorch requires of torch.full: an integer dtype takes finite values whose
+/// truncation is in its range; a float dtype takes +-inf, NaN and finite values that stay finite;
+/// bool takes any. Returns InvalidArgument naming `op` and `what` otherwise.
+absl::Status CheckScalarFits(const std::string& op, const std::string& what, double v, DType t);
 
 }  // namespace cinn_like::hlir

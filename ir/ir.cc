@@ -239,12 +239,23 @@ Stmt Allocate::Make(Buffer buffer, Stmt body) {
 
 // ---------------------------------------------------------------------------------------------
 
+int64_t WrapToInt64(double v) {
+  if (!std::isfinite(v)) return 0;
+  const double range = std::ldexp(1.0, 64), half = std::ldexp(1.0, 63);
+  // fmod is exact and keeps v's sign; moving by 2^64 only from |m| >= 2^63 stays exact (there m
+  // is a multiple of 2^11), where -1 + 2^64 would round.
+  double m = std::fmod(std::trunc(v), range);
+  if (m >= half) m -= range;
+  if (m < -half) m += range;
+  return static_cast<int64_t>(m);
+}
+
 Expr MakeConst(Type t, double value) {
   if (t.is_float()) {
     Expr e = FloatImm::Make(t.ElementOf(), value);
     return t.is_vector() ? Broadcast::Make(e, t.lanes()) : e;
   }
-  Expr e = IntImm::Make(t.ElementOf(), static_cast<int64_t>(value));
+  Expr e = IntImm::Make(t.ElementOf(), WrapToInt64(value));
   return t.is_vector() ? Broadcast::Make(e, t.lanes()) : e;
 }
 

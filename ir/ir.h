@@ -387,8 +387,12 @@ Expr operator-(Expr a);
 Expr min(Expr a, Expr b);
 Expr max(Expr a, Expr b);
 
-/// A constant of type t (int or float).
+/// A constant of type t (int or float); an integer one is `value` truncated and wrapped into
+/// int64 (WrapToInt64).
 Expr MakeConst(Type t, double value);
+/// `v` truncated and wrapped modulo 2^64 into int64, as a C cast from a wider integer would; 0 for
+/// NaN and +-inf (a plain cast of those, or of a value past int64, is undefined).
+int64_t WrapToInt64(double v);
 /// The constant's value if `e` is an IntImm.
 const int64_t* AsConstInt(const Expr& e);
 bool IsConstInt(const Expr& e, int64_t value);

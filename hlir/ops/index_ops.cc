@@ -253,6 +253,8 @@ Descs InferPad(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
   if (!p.ok()) return p.status();
   auto value = GetFloat(attrs, "value", "pad", 0.0);
   if (!value.ok()) return value.status();
+  s = CheckScalarFits("pad", "value", *value, in[0].dtype);
+  if (!s.ok()) return s;
   Shape out = in[0].shape;
   for (size_t d = 0; d < out.size(); ++d) {
     if (out[d].is_symbolic()) continue;

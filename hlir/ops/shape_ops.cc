@@ -300,6 +300,8 @@ Descs InferFill(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   if (!dtype.ok()) return dtype.status();
   auto t = ParseDType(*dtype);
   if (!t.ok()) return absl::InvalidArgumentError("op fill: " + std::string(t.status().message()));
+  absl::Status fits = CheckScalarFits("fill", "value", *value, *t);
+  if (!fits.ok()) return fits;
   for (int64_t d : *shape) {
     if (d < 0) return absl::InvalidArgumentError("op fill: shape sizes must be >= 0");
   }

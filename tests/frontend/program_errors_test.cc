@@ -260,6 +260,43 @@ TEST(ProgramErrors, InputsPastTheIndexRange) {
   EXPECT_TRUE(e.Build().ok());
 }
 
+TEST(ProgramErrors, ScalarsThatOverflowTheirDType) {
+  // As torch.full: an integer dtype refuses a value past its range, NaN or inf; a float dtype a
+  // finite value that would round to inf. Infinities and NaN are fine floats.
+  struct Case {
+    DType dtype;
+    double value;
+    const char* expect;
+  };
+  for (const Case& c :
+       {Case{DType::kInt64, 1e308, "value 1e+308 cannot be converted to int64"},
+        Case{DType::kInt8, 128, "value 128 cannot be converted to int8"},
+        Case{DType::kUInt8, -1, "value -1 cannot be converted to uint8"},
+        Case{DType::kInt32, NAN, "value nan cannot be converted to int32"},
+        Case{DType::kFloat16, 70000, "value 70000 cannot be converted to float16"}}) {
+    NetBuilder b;
+    b.MarkOutput(b.Op("fill", {},
+                      {{"shape", std::vector<int64_t>{2}},
+                       {"value", c.value},
+                       {"dtype", std::string(DTypeName(c.dtype))}})[0]);
+    EXPECT_THAT(ErrorOf(b), AllOf(HasSubstr("op fill"), HasSubstr(c.expect)));
+  }
+  for (double fine : {-128.0, 127.9, double{INFINITY}, double{NAN}}) {
+    NetBuilder b;
+    DType t = std::isfinite(fine) ? DType::kInt8 : DType::kFloat16;
+    b.MarkOutput(b.Op("fill", {},
+                      {{"shape", std::vector<int64_t>{2}},
+                       {"value", fine},
+                       {"dtype", std::string(DTypeName(t))}})[0]);
+    EXPECT_TRUE(b.Build().ok()) << fine;
+  }
+  NetBuilder p;
+  auto x = p.CreateInput(DType::kInt32, MakeShape({3}), "x");
+  p.MarkOutput(
+      p.Op("pad", {x}, {{"paddings", std::vector<int64_t>{1, 1}}, {"value", -INFINITY}})[0]);
+  EXPECT_THAT(ErrorOf(p), HasSubstr("op pad: value -inf cannot be converted to int32"));
+}
+
 TEST(ProgramErrors, OpOutputsPastTheIndexRange) {
   NetBuilder b;
   b.Op("fill", {},

@@ -6,6 +6,7 @@
 
 #include "hlir/dtype.h"
 #include "hlir/shape.h"
+#include "ir/ir.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -35,6 +36,14 @@ TEST(RoundToDType, IntegersTruncateAndWrap) {
   EXPECT_EQ(RoundToDType(130.0, DType::kInt8), -126.0);
   EXPECT_EQ(RoundToDType(-1.0, DType::kUInt8), 255.0);
   EXPECT_EQ(RoundToDType(NAN, DType::kInt64), 0.0);
+  // int64 wraps modulo 2^64 too (a plain cast past its range is undefined); -1 must not round
+  // through -1 + 2^64.
+  EXPECT_EQ(RoundToDType(-1.0, DType::kInt64), -1.0);
+  EXPECT_EQ(RoundToDType(std::ldexp(1.0, 63), DType::kInt64), -std::ldexp(1.0, 63));
+  EXPECT_EQ(RoundToDType(1e20, DType::kInt64), 1e20 - 5 * std::ldexp(1.0, 64));
+  EXPECT_EQ(RoundToDType(-1e308, DType::kInt64), static_cast<double>(ir::WrapToInt64(-1e308)));
+  EXPECT_EQ(ir::WrapToInt64(-3.5), -3);
+  EXPECT_EQ(ir::WrapToInt64(std::ldexp(1.0, 64) + std::ldexp(1.0, 12)), 4096);
   EXPECT_EQ(RoundToDType(0.5, DType::kBool), 1.0);
   EXPECT_EQ(RoundToDType(0.1, DType::kFloat32), static_cast<double>(0.1f));
 }

@@ -122,10 +122,13 @@ class _Window:
 def _max_pool_nd(c, n, m):
     """Values and PyTorch's indices (the flat position of each window's first maximum in the
     unpadded spatial dims): 2-d without dilation through max_pool2d, else the maximum of the
-    window's strided views of the input padded with -inf."""
+    window's strided views of the input padded with -inf (an integer dtype's minimum)."""
     x = n.args[0]
     win = _Window(n, x, m, val(n)[0].shape)
     xt = win.batched(c, c.tensor(x), win.size)
+    dt = val(x).dtype
+    lowest = (float("-inf") if dt.is_floating_point else
+              0.0 if dt == torch.bool else float(torch.iinfo(dt).min))
     used = {u.args[1] for u in n.users if u.target == operator.getitem}
     plain = m == 2 and win.dilation == [1, 1]
     stack = None
@@ -133,16 +136,16 @@ def _max_pool_nd(c, n, m):
         out = c.op("max_pool2d", [xt], {"kernel_size": win.kernel, "strides": win.stride,
                                         "paddings": win.padding})
     elif plain:
-        out = c.op("max_pool2d", [win.pad(c, xt, float("-inf"))],
+        out = c.op("max_pool2d", [win.pad(c, xt, lowest)],
                    {"kernel_size": win.kernel, "strides": win.stride, "paddings": [0, 0]})
     else:
-        stack = win.stack(c, win.pad(c, xt, float("-inf")))
+        stack = win.stack(c, win.pad(c, xt, lowest))
         out = c.op("reduce_max", [stack], {"axes": [m + 2], "keepdim": False})
     out = win.unbatch(c, out, win.out)
     if 1 not in used:
         return [out, None]
     if stack is None:
-        stack = win.stack(c, win.pad(c, xt, float("-inf")))
+        stack = win.stack(c, win.pad(c, xt, lowest))
     k = c.op("argmax", [stack], {"axis": m + 2, "keepdim": False})
     offsets, inner = [], math.prod(win.kernel)
     for kk in win.kernel:
