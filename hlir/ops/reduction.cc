@@ -294,7 +294,9 @@ void RegisterNorm(OpRegistry& r, const std::string& name, bool rms) {
 
 /// batch_norm for inference: (x - mean) / sqrt(variance + epsilon) * scale + bias with the
 /// per-channel inputs scale, bias, mean, variance over the channel axis (attribute "axis",
-/// default 1 as in NCHW).
+/// default 1 as in NCHW), computed as x * s + t with s = scale / sqrt(variance + epsilon) and
+/// t = bias - mean * s, as PyTorch's kernels and SimplifyBatchNorm do (the forms differ where a
+/// parameter is infinite: inf - inf is NaN in this one).
 void RegisterBatchNorm(OpRegistry& r) {
   OpDef def;
   def.name = "batch_norm";
@@ -325,8 +327,8 @@ void RegisterBatchNorm(OpRegistry& r) {
     std::vector<int64_t> strides = RowMajorStrides(in[0]->shape);
     for (int64_t i = 0; i < in[0]->size(); ++i) {
       int64_t c = (i / strides[axis]) % in[0]->shape[axis];
-      double inv = 1.0 / std::sqrt(in[4]->data[c] + eps);
-      outs[0].data[i] = (in[0]->data[i] - in[3]->data[c]) * inv * in[1]->data[c] + in[2]->data[c];
+      double s = in[1]->data[c] / std::sqrt(in[4]->data[c] + eps);
+      outs[0].data[i] = in[0]->data[i] * s + (in[2]->data[c] - in[3]->data[c] * s);
     }
     return absl::OkStatus();
   };

@@ -268,9 +268,8 @@ ComputeFn BatchNormCompute() {
         in[0]->shape,
         [&](const Indices& i) {
           Expr c = i[*a];
-          Expr inv = Const(acc, 1) / ir::Sqrt(Widen(in[4](c)) + Const(acc, *eps));
-          return CastTo(
-              t, (Widen(in[0](i)) - Widen(in[3](c))) * inv * Widen(in[1](c)) + Widen(in[2](c)));
+          Expr s = Widen(in[1](c)) / ir::Sqrt(Widen(in[4](c)) + Const(acc, *eps));
+          return CastTo(t, Widen(in[0](i)) * s + (Widen(in[2](c)) - Widen(in[3](c)) * s));
         },
         name)};
   };
