@@ -16,6 +16,7 @@
 #include <dlpack/dlpack.h>
 
 #include "absl/status/statusor.h"
+#include "ir/ir.h"
 #include "ir/lower.h"
 #include "ir/math.h"
 #include "ir/schedule.h"
@@ -137,8 +138,8 @@ class TypedTensor {
     if (type_ == ir::Float(32)) return Put(p, static_cast<float>(v));
     if (type_ == ir::Float(64)) return Put(p, v);
     if (type_.is_bool()) return Put(p, static_cast<uint8_t>(v != 0));
-    uint64_t bits = static_cast<uint64_t>(static_cast<int64_t>(v));
-    std::memcpy(p, &bits, type_.bytes());  // little endian: the low bytes wrap
+    uint64_t bits = static_cast<uint64_t>(ir::WrapToInt64(v));  // defined past int64 too
+    std::memcpy(p, &bits, type_.bytes());                       // little endian: the low bytes wrap
   }
   double Get(int64_t i) const {
     const char* p = bytes_.data() + i * type_.bytes();
