@@ -31,6 +31,17 @@ def clamp_index(c, x, hi):
     return c.op("minimum", [c.op("maximum", [x, scalar(c, 0)]), scalar(c, hi)])
 
 
+def extreme(dt, low):
+    """The lowest (`low`) or highest value of dtype dt: +-inf for floats, the integer's range
+    (a fill of -inf is refused for an integer dtype), 0 or 1 for bool."""
+    if dt.is_floating_point:
+        return float("-inf") if low else float("inf")
+    if dt == torch.bool:
+        return 0.0 if low else 1.0
+    info = torch.iinfo(dt)
+    return float(info.min if low else info.max)
+
+
 def scalar(c, value, dtype=I64):
     return c.op("fill", [], {"shape": [1], "value": float(value), "dtype": dtype_name(dtype)})
 

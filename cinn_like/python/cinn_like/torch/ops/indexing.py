@@ -18,8 +18,8 @@ import math
 import torch
 
 from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
-from .common import (I64, clamp_index, contiguous_strides, flat_gather, iota, linear_index,
-                     scalar, scaled, user_index)
+from .common import (I64, clamp_index, contiguous_strides, extreme, flat_gather, iota,
+                     linear_index, scalar, scaled, user_index)
 
 aten = torch.ops.aten
 
@@ -147,13 +147,6 @@ def _last_writer(c, eq, rank, k_axis, k):
     return c.op("reduce_max", [ks], {"axes": [k_axis], "keepdim": False})
 
 
-def _extreme(dt, low):
-    if dt.is_floating_point:
-        return float("-inf") if low else float("inf")
-    info = torch.iinfo(dt)
-    return float(info.min if low else info.max)
-
-
 REDUCERS = {"sum": "reduce_sum", "mean": "reduce_sum", "prod": "reduce_prod",
             "amax": "reduce_max", "amin": "reduce_min"}
 
@@ -169,8 +162,8 @@ def _reduce_into(c, eq, src, x_r, r_shape, k_axis, reduce, include_self, dt):
         raise Unsupported(f"mean reduce of a {dt} tensor (PyTorch floors)")
     if dt == torch.bool:
         raise Unsupported("reduce into a bool tensor")
-    init = {"sum": 0.0, "mean": 0.0, "prod": 1.0, "amax": _extreme(dt, True),
-            "amin": _extreme(dt, False)}[reduce]
+    init = {"sum": 0.0, "mean": 0.0, "prod": 1.0, "amax": extreme(dt, True),
+            "amin": extreme(dt, False)}[reduce]
     terms = c.op("where", [eq, src, c.tensor(init, dt)])
     if include_self:  # x_r as one more source, first: [.., 1 + K, J, ..]
         spread = c.op("reshape", [x_r], {"shape": r_shape[:k_axis] + [1] + r_shape[k_axis:]})

@@ -20,8 +20,8 @@ import operator
 import torch
 
 from ..registry import Unsupported, converts, dtype_name, val
-from .common import (I64, contiguous_strides, dilate, iota, linear_index, pad_or_crop, scalar,
-                     scaled)
+from .common import (I64, contiguous_strides, dilate, extreme, iota, linear_index, pad_or_crop,
+                     scalar, scaled)
 from .conv import conv_nd, transposed_conv
 
 aten = torch.ops.aten
@@ -126,9 +126,7 @@ def _max_pool_nd(c, n, m):
     x = n.args[0]
     win = _Window(n, x, m, val(n)[0].shape)
     xt = win.batched(c, c.tensor(x), win.size)
-    dt = val(x).dtype
-    lowest = (float("-inf") if dt.is_floating_point else
-              0.0 if dt == torch.bool else float(torch.iinfo(dt).min))
+    lowest = extreme(val(x).dtype, True)
     used = {u.args[1] for u in n.users if u.target == operator.getitem}
     plain = m == 2 and win.dilation == [1, 1]
     stack = None
@@ -350,7 +348,7 @@ def _adaptive_max_pool(c, n):
     dt = val(x).dtype
     spread = c.op("reshape", [c.tensor(x)], {"shape": xs[:lead] + [1] * m + ins})
     in_axes = list(range(lead + m, rank))
-    masked = c.op("where", [inside, spread, scalar(c, float("-inf"), dt)])
+    masked = c.op("where", [inside, spread, scalar(c, extreme(dt, True), dt)])
     values = c.op("reduce_max", [masked], {"axes": in_axes, "keepdim": False})
     used = {u.args[1] for u in n.users if u.target == operator.getitem}
     if 1 not in used:
