@@ -157,6 +157,8 @@ inline std::vector<OpCase> AllOpCases() {
       {"isnan", AllDTypes(), Domain::kWithNaN, {}},
       {"clip", Numerics(), Domain::kWithNaN, {{"min", -0.5}, {"max", 1.25}}},
       {"clip", Numerics(), Domain::kUniform, {{"max", 2.0}}},
+      {"clip", Floats(), Domain::kSpecial, {{"min", 1e308}, {"max", -INFINITY}}},
+      {"clip", Floats(), Domain::kSpecial, {{"min", INFINITY}}},
   };
   for (const Unary& u : unary) {
     for (DType t : u.dtypes) {

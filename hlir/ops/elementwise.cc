@@ -89,12 +89,14 @@ absl::StatusOr<Unary> MakeClip(const AttributeMap& attrs, const std::string& op)
   if (!hi.ok()) return hi.status();
   double a = *lo, b = *hi;
   return Unary{[a, b](double x) { return std::isnan(x) ? x : std::min(std::max(x, a), b); },
-               [a, b](const Expr& x) {
+               [a, b, inf](const Expr& x) {
                  const bool flt = x.type().is_float();
                  Expr v = flt ? x : ir::Cast::Make(ir::Float(64), x);
                  Expr r = v;
-                 if (std::isfinite(a)) r = Select::Make(r < C(v, a), C(v, a), r);
-                 if (std::isfinite(b)) r = Select::Make(r > C(v, b), C(v, b), r);
+                 // Only the absent bounds (-inf below, +inf above) are no-ops: min = +inf or
+                 // max = -inf (PyTorch's min > max gives max) still apply.
+                 if (a != -inf) r = Select::Make(r < C(v, a), C(v, a), r);
+                 if (b != inf) r = Select::Make(r > C(v, b), C(v, b), r);
                  return flt ? Select::Make(IsNan(x), x, r) : r;
                }};
 }

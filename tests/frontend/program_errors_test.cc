@@ -260,6 +260,16 @@ TEST(ProgramErrors, InputsPastTheIndexRange) {
   EXPECT_TRUE(e.Build().ok());
 }
 
+/// A fill of [2] with `value` of dtype `t`, its outputs marked (none when the op is refused).
+void Fill(NetBuilder& b, double value, DType t) {
+  for (const Var& v : b.Op("fill", {},
+                           {{"shape", std::vector<int64_t>{2}},
+                            {"value", value},
+                            {"dtype", std::string(DTypeName(t))}})) {
+    b.MarkOutput(v);
+  }
+}
+
 TEST(ProgramErrors, ScalarsThatOverflowTheirDType) {
   // As torch.full: an integer dtype refuses a value past its range, NaN or inf; a float dtype a
   // finite value that would round to inf. Infinities and NaN are fine floats.
@@ -275,25 +285,17 @@ TEST(ProgramErrors, ScalarsThatOverflowTheirDType) {
         Case{DType::kInt32, NAN, "value nan cannot be converted to int32"},
         Case{DType::kFloat16, 70000, "value 70000 cannot be converted to float16"}}) {
     NetBuilder b;
-    b.MarkOutput(b.Op("fill", {},
-                      {{"shape", std::vector<int64_t>{2}},
-                       {"value", c.value},
-                       {"dtype", std::string(DTypeName(c.dtype))}})[0]);
+    Fill(b, c.value, c.dtype);
     EXPECT_THAT(ErrorOf(b), AllOf(HasSubstr("op fill"), HasSubstr(c.expect)));
   }
   for (double fine : {-128.0, 127.9, double{INFINITY}, double{NAN}}) {
     NetBuilder b;
-    DType t = std::isfinite(fine) ? DType::kInt8 : DType::kFloat16;
-    b.MarkOutput(b.Op("fill", {},
-                      {{"shape", std::vector<int64_t>{2}},
-                       {"value", fine},
-                       {"dtype", std::string(DTypeName(t))}})[0]);
+    Fill(b, fine, std::isfinite(fine) ? DType::kInt8 : DType::kFloat16);
     EXPECT_TRUE(b.Build().ok()) << fine;
   }
   NetBuilder p;
   auto x = p.CreateInput(DType::kInt32, MakeShape({3}), "x");
-  p.MarkOutput(
-      p.Op("pad", {x}, {{"paddings", std::vector<int64_t>{1, 1}}, {"value", -INFINITY}})[0]);
+  p.Op("pad", {x}, {{"paddings", std::vector<int64_t>{1, 1}}, {"value", -INFINITY}});  // no outputs
   EXPECT_THAT(ErrorOf(p), HasSubstr("op pad: value -inf cannot be converted to int32"));
 }
 
