@@ -99,8 +99,16 @@ ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
           return ir::ReduceSum(v, ks);
       }
     };
-    bool nan_check = (kind == ir::ReduceKind::kMax || kind == ir::ReduceKind::kMin) && t.is_float();
-    if (acc == t && !nan_check && !mean) {
+    const bool extreme = kind == ir::ReduceKind::kMax || kind == ir::ReduceKind::kMin;
+    bool nan_check = extreme && t.is_float();
+    // An integer maximum or minimum of no elements (a zero or symbolic extent) is 0, as the
+    // reference gives, not the reduction's identity (INT_MIN or INT_MAX); floats keep -+inf.
+    bool empty_is_zero = false;
+    for (int a : *axes) {
+      const int64_t* n = ir::AsConstInt(x->shape[a]);
+      empty_is_zero = empty_is_zero || (extreme && !t.is_float() && (n == nullptr || *n == 0));
+    }
+    if (acc == t && !nan_check && !mean && !empty_is_zero) {
       return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
     }
     // Loads need an index: a scalar result's intermediates have shape [1].
@@ -124,6 +132,7 @@ ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
           Expr v = r(at(i));
           if (mean) v = v / count;
           if (nan.defined()) v = v + nan(at(i));
+          if (empty_is_zero) v = ir::Select::Make(count == Const(acc, 0), Const(acc, 0), v);
           return CastTo(t, v);
         },
         name)};
