@@ -42,6 +42,7 @@ enum class Domain : uint8_t {
   kUnit,      // floats in (-1, 1) (asin, atanh, erfinv); integers in [-1, 1]
   kSpecial,   // kUniform with about one in four of +-inf, NaN, +-0 (isinf, signbit, fmax)
   kIntEdges,  // kUniform after the signed type's min, max, -1 and 0 as the first four elements
+  kHuge,      // floats of magnitude up to 1e20 (past int64); integers as kUniform
 };
 
 struct OpCase {
@@ -177,6 +178,16 @@ inline std::vector<OpCase> AllOpCases() {
            {S({4, 9})},
            {{"dtype", std::string(hlir::DTypeName(to))}},
            {Domain::kWide}});
+    }
+  }
+  // Floats past int64 wrap modulo 2^64 (a plain conversion is undefined).
+  for (DType from : {DType::kFloat64, DType::kFloat32, DType::kBFloat16}) {
+    for (DType to : {DType::kInt64, DType::kInt32, DType::kInt8, DType::kUInt8}) {
+      add({"cast",
+           {from},
+           {S({4, 9})},
+           {{"dtype", std::string(hlir::DTypeName(to))}},
+           {Domain::kHuge}});
     }
   }
   // Binary ops.
@@ -788,6 +799,8 @@ inline void FillDomain(TypedTensor& t, Domain domain, std::mt19937_64& rng) {
       v = 0.1 + 2.9 * u;
     } else if (domain == Domain::kWide) {
       v = -300 + 600 * u;
+    } else if (domain == Domain::kHuge) {
+      v = (2 * u - 1) * 1e20;
     } else {
       v = -2 + 4 * u;
       if (domain == Domain::kWithNaN && unit(rng) < 0.125) v = NAN;

@@ -39,9 +39,23 @@ ir::Expr CastTo(const ir::Type& t, const ir::Expr& x) {
   if (from == t) return x;
   if (t.is_bool()) return ToBool(x);
   if (from.is_float() && t.is_integer()) {
-    // Truncate in int64, then wrap to the narrower type; NaN and infinities give 0.
+    // Truncate in int64, then wrap to the narrower type; NaN and infinities give 0. A value past
+    // int64 (float32, bfloat16 and float64 reach 2^63) is first wrapped modulo 2^64, as
+    // RoundToDType does: a plain conversion of it is undefined (LLVM's fptosi is poison). There
+    // the value is a multiple of 2^11, so x - trunc(x / 2^64) * 2^64 is exact.
+    ir::Expr v = x;
+    if (from.bits() > 16 || from.is_bfloat16()) {
+      const ir::Type f64 = ir::Float(64, from.lanes());
+      ir::Expr d = from == f64 ? x : ir::Cast::Make(f64, x);
+      const double half = std::ldexp(1.0, 63), range = std::ldexp(1.0, 64);
+      ir::Expr m =
+          d - ir::MathCall(ir::MathOp::kTrunc, {d * Const(f64, 1 / range)}) * Const(f64, range);
+      m = ir::Select::Make(m >= Const(f64, half), m - Const(f64, range),
+                           ir::Select::Make(m < Const(f64, -half), m + Const(f64, range), m));
+      v = ir::Select::Make(ir::MathCall(ir::MathOp::kAbs, {d}) < Const(f64, half), d, m);
+    }
     ir::Expr finite = ir::MathCall(ir::MathOp::kAbs, {x}) < Const(from, INFINITY);
-    ir::Expr as64 = ir::Select::Make(finite, ir::Cast::Make(ir::Int(64), x), Const(ir::Int(64), 0));
+    ir::Expr as64 = ir::Select::Make(finite, ir::Cast::Make(ir::Int(64), v), Const(ir::Int(64), 0));
     return t == ir::Int(64) ? as64 : ir::Cast::Make(t, as64);
   }
   return ir::Cast::Make(t, x);

@@ -265,6 +265,8 @@ bool InDomain(double v, Domain d) {
       return v >= 0.1 && v <= 3;
     case Domain::kWide:
       return v >= -300 && v <= 300;
+    case Domain::kHuge:
+      return std::fabs(v) <= 1e20;
     case Domain::kNearOne:
       return v >= 0.5 && v <= 1.5;
     case Domain::kUnit:
