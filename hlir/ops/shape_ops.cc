@@ -30,6 +30,7 @@ Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
   if (!s.ok()) return s;
   int64_t count = NumElements(in[0].shape), known = 1;
   int infer_at = -1;
+  bool overflow = false;  // a product past int64 cannot match any tensor's count
   for (size_t i = 0; i < shape->size(); ++i) {
     int64_t d = (*shape)[i];
     if (d == -1 && infer_at < 0) {
@@ -39,18 +40,21 @@ Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
                                                      absl::StrJoin(*shape, ", "),
                                                      "] may hold one -1 and sizes >= 0"));
     } else {
-      known *= d;
+      overflow = overflow || __builtin_mul_overflow(known, d, &known);
     }
   }
   std::vector<int64_t> out = *shape;
   if (infer_at >= 0 && known > 0 && count % known == 0) out[infer_at] = count / known;
   int64_t total = 1;
-  for (int64_t d : out) total *= d;
-  if (total != count || (infer_at >= 0 && known == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "op reshape: cannot reshape ", in[0].ToString(), " (", count, " elements) to [",
-        absl::StrJoin(*shape, ", "), "] (",
-        infer_at >= 0 ? "no size for -1 fits" : absl::StrCat(total, " elements"), ")"));
+  for (int64_t d : out) overflow = overflow || __builtin_mul_overflow(total, d, &total);
+  if (overflow || total != count || (infer_at >= 0 && known == 0)) {
+    return absl::InvalidArgumentError(absl::StrCat("op reshape: cannot reshape ", in[0].ToString(),
+                                                   " (", count, " elements) to [",
+                                                   absl::StrJoin(*shape, ", "), "] (",
+                                                   infer_at >= 0 ? "no size for -1 fits"
+                                                   : overflow    ? "more elements than int64 holds"
+                                                                 : absl::StrCat(total, " elements"),
+                                                   ")"));
   }
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, MakeShape(out)}};
 }

@@ -270,6 +270,17 @@ void Fill(NetBuilder& b, double value, DType t) {
   }
 }
 
+TEST(ProgramErrors, ReshapeToAShapePastInt64) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, MakeShape({4, 3}), "x");
+  b.Op("reshape", {x}, {{"shape", std::vector<int64_t>{4, int64_t{1} << 62, 0}}});
+  EXPECT_THAT(ErrorOf(b), HasSubstr("more elements than int64 holds"));
+  NetBuilder c;  // the overflow in the product of the known sizes beside a -1
+  auto y = c.CreateInput(DType::kFloat32, MakeShape({4, 3}), "y");
+  c.Op("reshape", {y}, {{"shape", std::vector<int64_t>{int64_t{1} << 62, 8, -1}}});
+  EXPECT_THAT(ErrorOf(c), HasSubstr("op reshape: cannot reshape float32[4, 3]"));
+}
+
 TEST(ProgramErrors, ScalarsThatOverflowTheirDType) {
   // As torch.full: an integer dtype refuses a value past its range, NaN or inf; a float dtype a
   // finite value that would round to inf. Infinities and NaN are fine floats.
