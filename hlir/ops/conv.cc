@@ -35,15 +35,20 @@ struct Window {
 };
 
 /// A 2-entry int list attribute (or `fallback` when absent); each entry must be >= `min`.
+/// Kernel sizes, strides, dilations and paddings fit int32 as dims do, so window arithmetic on
+/// them (k * dilation, 2 * padding, sums with a dim) cannot overflow int64.
+constexpr int64_t kMaxWindowAttr = (int64_t{1} << 31) - 1;
+
 absl::StatusOr<std::vector<int64_t>> Pair(const std::string& op, const AttributeMap& attrs,
                                           const std::string& name, std::vector<int64_t> fallback,
                                           int64_t min) {
   auto v = fallback.empty() ? GetInts(attrs, name, op) : GetInts(attrs, name, op, fallback);
   if (!v.ok()) return v.status();
-  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min) {
-    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute '", name, "' is [",
-                                                   absl::StrJoin(*v, ", "),
-                                                   "], expected 2 entries >= ", min));
+  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min || (*v)[0] > kMaxWindowAttr ||
+      (*v)[1] > kMaxWindowAttr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": attribute '", name, "' is [", absl::StrJoin(*v, ", "),
+                     "], expected 2 entries ", min, " to ", kMaxWindowAttr));
   }
   return v;
 }
@@ -53,12 +58,11 @@ absl::Status ReadPaddings(const std::string& op, const AttributeMap& attrs, Wind
   auto p = GetInts(attrs, "paddings", op, std::vector<int64_t>{0, 0});
   if (!p.ok()) return p.status();
   bool ok = p->size() == 2 || p->size() == 4;
-  for (int64_t v : *p) ok = ok && v >= 0;
+  for (int64_t v : *p) ok = ok && v >= 0 && v <= kMaxWindowAttr;
   if (!ok) {
-    return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'paddings' is [",
-                                                   absl::StrJoin(*p, ", "),
-                                                   "], expected 2 (symmetric) or 4 (top, bottom, "
-                                                   "left, right) entries >= 0"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op ", op, ": attribute 'paddings' is [", absl::StrJoin(*p, ", "),
+        "], expected 2 (symmetric) or 4 (top, bottom, left, right) entries 0 to ", kMaxWindowAttr));
   }
   if (p->size() == 2) {
     w.top = w.bottom = (*p)[0];

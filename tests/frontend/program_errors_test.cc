@@ -281,6 +281,22 @@ TEST(ProgramErrors, ReshapeToAShapePastInt64) {
   EXPECT_THAT(ErrorOf(c), HasSubstr("op reshape: cannot reshape float32[4, 3]"));
 }
 
+TEST(ProgramErrors, WindowAttributesPastInt32) {
+  // Kernel sizes, strides and paddings are bounded as dims are, so window arithmetic on them
+  // cannot overflow.
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, MakeShape({1, 2, 8, 8}), "x");
+  b.Op("max_pool2d", {x},
+       {{"kernel_size", std::vector<int64_t>{3, 3}},
+        {"paddings", std::vector<int64_t>{int64_t{1} << 62, 0}}});
+  EXPECT_THAT(ErrorOf(b), HasSubstr("op max_pool2d: attribute 'paddings' is [4611686018427387904, "
+                                    "0], expected 2 (symmetric) or 4"));
+  NetBuilder c;
+  auto y = c.CreateInput(DType::kFloat32, MakeShape({1, 2, 8, 8}), "y");
+  c.Op("avg_pool2d", {y}, {{"kernel_size", std::vector<int64_t>{int64_t{1} << 40, 2}}});
+  EXPECT_THAT(ErrorOf(c), HasSubstr("expected 2 entries 1 to 2147483647"));
+}
+
 TEST(ProgramErrors, ScalarsThatOverflowTheirDType) {
   // As torch.full: an integer dtype refuses a value past its range, NaN or inf; a float dtype a
   // finite value that would round to inf. Infinities and NaN are fine floats.
