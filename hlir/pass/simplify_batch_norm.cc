@@ -34,10 +34,13 @@ absl::StatusOr<int> EmitScaleShift(GraphRewriter& rw, const Node& node) {
     if (!outs.ok()) status = outs.status();
     return outs.ok() ? (*outs)[0] : -1;
   };
-  int e = emit("fill", {},
-               {{"shape", std::vector<int64_t>{}},
-                {"value", *eps},
-                {"dtype", std::string(DTypeName(x_desc.dtype))}});
+  // 16-bit floats compute in float32 and round once at the end, as PyTorch's kernels do: s and t
+  // rounded to float16 put x * s + t off by more than float16's tolerance.
+  const bool narrow = x_desc.dtype == DType::kFloat16 || x_desc.dtype == DType::kBFloat16;
+  const std::string dtype = narrow ? "float32" : DTypeName(x_desc.dtype);
+  auto widen = [&](int v) { return narrow ? emit("cast", {v}, {{"dtype", dtype}}) : v; };
+  x = widen(x), scale = widen(scale), bias = widen(bias), mean = widen(mean), var = widen(var);
+  int e = emit("fill", {}, {{"shape", std::vector<int64_t>{}}, {"value", *eps}, {"dtype", dtype}});
   int s = emit("div", {scale, emit("sqrt", {emit("add", {var, e}, {})}, {})}, {});
   int t = emit("sub", {bias, emit("mul", {mean, s}, {})}, {});
   if (*axis + 1 < rank) {  // [C] -> [C, 1, ..., 1]
@@ -46,7 +49,10 @@ absl::StatusOr<int> EmitScaleShift(GraphRewriter& rw, const Node& node) {
     s = emit("expand_dims", {s}, {{"axes", axes}});
     t = emit("expand_dims", {t}, {{"axes", axes}});
   }
-  int y = emit("add", {emit("mul", {x, s}, {}), t}, {}, true);
+  int y = emit("add", {emit("mul", {x, s}, {}), t}, {}, !narrow);
+  if (narrow) {
+    y = emit("cast", {y}, {{"dtype", std::string(DTypeName(x_desc.dtype))}}, true);
+  }
   if (!status.ok()) return status;
   return y;
 }
