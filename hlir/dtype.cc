@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "absl/strings/str_cat.h"
+#include "ir/ir.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -37,7 +38,7 @@ double WrapInteger(double v) {
   const double range = std::ldexp(1.0, 8 * sizeof(T));
   double m = std::fmod(t, range);  // exact, of v's sign
   if (!std::is_signed_v<T>) return m < 0 ? m + range : m;
-  if (m >= range / 2) m -= range;  // exact moves, even for int64 (see ir::WrapToInt64)
+  if (m >= range / 2) m -= range;
   if (m < -range / 2) m += range;
   return m;
 }
@@ -138,7 +139,7 @@ double RoundToDType(double v, DType t) {
     case DType::kInt32:
       return WrapInteger<int32_t>(v);
     case DType::kInt64:  // doubles hold int64 exactly up to 2^53: the documented limit
-      return WrapInteger<int64_t>(v);
+      return static_cast<double>(ir::WrapToInt64(v));
     case DType::kUInt8:
       return WrapInteger<uint8_t>(v);
     case DType::kFloat16:

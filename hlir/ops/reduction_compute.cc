@@ -106,7 +106,7 @@ ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
     bool empty_is_zero = false;
     for (int a : *axes) {
       const int64_t* n = ir::AsConstInt(x->shape[a]);
-      empty_is_zero = empty_is_zero || (extreme && !t.is_float() && (n == nullptr || *n == 0));
+      if (n == nullptr || *n == 0) empty_is_zero = extreme && !t.is_float();
     }
     if (acc == t && !nan_check && !mean && !empty_is_zero) {
       return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
