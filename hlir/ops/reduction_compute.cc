@@ -71,72 +71,72 @@ Expr Count(const Tensor& x, const std::vector<int>& axes, const ir::Type& t) {
 }  // namespace
 
 ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
-  return [op, kind, mean](const std::vector<Tensor>& in, const AttributeMap& attrs,
-                          const std::vector<ComputeOutput>& outs,
-                          const std::string& name) -> Tensors {
-    Tensor x = in[0];
-    int rank = static_cast<int>(x->shape.size());
-    auto axes = ops::ReduceAxes(op, attrs, "axes", rank);
-    if (!axes.ok()) return axes.status();
-    auto keepdim = GetBool(attrs, "keepdim", op, false);
-    if (!keepdim.ok()) return keepdim.status();
-    std::vector<IterVar> ks = MakeReduceAxes(x, *axes);
-    const ir::Type t = outs[0].type, acc = AccType(t);
-    const auto& shape = outs[0].shape;
-    auto read = [&, keep = *keepdim](const Indices& i) {
-      return Widen(x(ReducedIndex(rank, *axes, ks, keep, i)));
-    };
-    auto reduce = [&](const Indices& i) {
-      Expr v = read(i);
-      switch (kind) {
-        case ir::ReduceKind::kProd:
-          return ir::ReduceProd(v, ks);
-        case ir::ReduceKind::kMax:
-          return ir::ReduceMax(v, ks);
-        case ir::ReduceKind::kMin:
-          return ir::ReduceMin(v, ks);
-        default:
-          return ir::ReduceSum(v, ks);
-      }
-    };
-    const bool extreme = kind == ir::ReduceKind::kMax || kind == ir::ReduceKind::kMin;
-    bool nan_check = extreme && t.is_float();
-    // An integer maximum or minimum of no elements (a zero or symbolic extent) is 0, as the
-    // reference gives, not the reduction's identity (INT_MIN or INT_MAX); floats keep -+inf.
-    bool empty_is_zero = false;
-    for (int a : *axes) {
-      const int64_t* n = ir::AsConstInt(x->shape[a]);
-      if (n == nullptr || *n == 0) empty_is_zero = extreme && !t.is_float();
-    }
-    if (acc == t && !nan_check && !mean && !empty_is_zero) {
-      return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
-    }
-    // Loads need an index: a scalar result's intermediates have shape [1].
-    const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
-    auto at = [](const Indices& i) { return i.empty() ? Indices{Expr(0)} : i; };
-    Tensor r = ir::Compute(inner_shape, reduce, name + "_acc");
-    Tensor nan;
-    if (nan_check) {
-      nan = ir::Compute(
-          inner_shape,
-          [&](const Indices& i) {
-            Expr v = read(i);
-            return ir::ReduceSum(ir::Select::Make(IsNan(v), v, Const(acc, 0)), ks);
-          },
-          name + "_nan");
-    }
-    Expr count = Count(x, *axes, acc);
-    return std::vector<Tensor>{ir::Compute(
-        shape,
-        [&](const Indices& i) {
-          Expr v = r(at(i));
-          if (mean) v = v / count;
-          if (nan.defined()) v = v + nan(at(i));
-          if (empty_is_zero) v = ir::Select::Make(count == Const(acc, 0), Const(acc, 0), v);
-          return CastTo(t, v);
-        },
-        name)};
-  };
+  return
+      [op, kind, mean](const std::vector<Tensor>& in, const AttributeMap& attrs,
+                       const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+        Tensor x = in[0];
+        int rank = static_cast<int>(x->shape.size());
+        auto axes = ops::ReduceAxes(op, attrs, "axes", rank);
+        if (!axes.ok()) return axes.status();
+        auto keepdim = GetBool(attrs, "keepdim", op, false);
+        if (!keepdim.ok()) return keepdim.status();
+        std::vector<IterVar> ks = MakeReduceAxes(x, *axes);
+        const ir::Type t = outs[0].type, acc = AccType(t);
+        const auto& shape = outs[0].shape;
+        auto read = [&, keep = *keepdim](const Indices& i) {
+          return Widen(x(ReducedIndex(rank, *axes, ks, keep, i)));
+        };
+        auto reduce = [&](const Indices& i) {
+          Expr v = read(i);
+          switch (kind) {
+            case ir::ReduceKind::kProd:
+              return ir::ReduceProd(v, ks);
+            case ir::ReduceKind::kMax:
+              return ir::ReduceMax(v, ks);
+            case ir::ReduceKind::kMin:
+              return ir::ReduceMin(v, ks);
+            default:
+              return ir::ReduceSum(v, ks);
+          }
+        };
+        const bool extreme = kind == ir::ReduceKind::kMax || kind == ir::ReduceKind::kMin;
+        bool nan_check = extreme && t.is_float();
+        // An integer maximum or minimum of no elements (a zero or symbolic extent) is 0, as the
+        // reference gives, not the reduction's identity (INT_MIN or INT_MAX); floats keep -+inf.
+        bool empty_is_zero = false;
+        for (int a : *axes) {
+          const int64_t* n = ir::AsConstInt(x->shape[a]);
+          if (n == nullptr || *n == 0) empty_is_zero = extreme && !t.is_float();
+        }
+        if (acc == t && !nan_check && !mean && !empty_is_zero) {
+          return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
+        }
+        // Loads need an index: a scalar result's intermediates have shape [1].
+        const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
+        auto at = [](const Indices& i) { return i.empty() ? Indices{Expr(0)} : i; };
+        Tensor r = ir::Compute(inner_shape, reduce, name + "_acc");
+        Tensor nan;
+        if (nan_check) {
+          nan = ir::Compute(
+              inner_shape,
+              [&](const Indices& i) {
+                Expr v = read(i);
+                return ir::ReduceSum(ir::Select::Make(IsNan(v), v, Const(acc, 0)), ks);
+              },
+              name + "_nan");
+        }
+        Expr count = Count(x, *axes, acc);
+        return std::vector<Tensor>{ir::Compute(
+            shape,
+            [&](const Indices& i) {
+              Expr v = r(at(i));
+              if (mean) v = v / count;
+              if (nan.defined()) v = v + nan(at(i));
+              if (empty_is_zero) v = ir::Select::Make(count == Const(acc, 0), Const(acc, 0), v);
+              return CastTo(t, v);
+            },
+            name)};
+      };
 }
 
 /// argmax / argmin in two reductions: the extreme value (`<name>_best`), then the first index
