@@ -1,6 +1,7 @@
 /// \file The reference interpreter: bind inputs, then infer-allocate-compute-round per node.
 #include "hlir/reference_interpreter.h"
 
+#include <exception>
 #include <map>
 
 #include "absl/strings/str_cat.h"
@@ -34,6 +35,19 @@ absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int
   return absl::OkStatus();
 }
 
+/// The op's reference on `in`. The reference runs in the host process (self-check, replay):
+/// an exception from a library routine inside it (libstdc++'s special functions throw where
+/// their series stop converging) becomes an error that names the op.
+absl::Status RunOpReference(const OpDef& def, const std::vector<const HostTensor*>& in,
+                            const AttributeMap& attrs, std::vector<HostTensor>& outs) {
+  try {
+    return def.reference(in, attrs, outs);
+  } catch (const std::exception& e) {
+    return absl::InternalError(
+        absl::StrCat("the reference of op '", def.name, "' failed: ", e.what()));
+  }
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
@@ -64,7 +78,7 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
     if (!out_descs.ok()) return out_descs.status();
     std::vector<HostTensor> outs;
     for (auto& d : *out_descs) outs.emplace_back(d.dtype, StaticDims(d.shape));
-    absl::Status s = (*registry.Find(node.op))->reference(in, node.attrs, outs);
+    absl::Status s = RunOpReference(**registry.Find(node.op), in, node.attrs, outs);
     if (!s.ok()) return s;
     for (size_t i = 0; i < outs.size(); ++i) {
       for (double& x : outs[i].data) x = RoundToDType(x, outs[i].dtype);

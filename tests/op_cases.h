@@ -43,6 +43,7 @@ enum class Domain : uint8_t {
   kSpecial,   // kUniform with about one in four of +-inf, NaN, +-0 (isinf, signbit, fmax)
   kIntEdges,  // kUniform after the signed type's min, max, -1 and 0 as the first four elements
   kHuge,      // floats of magnitude up to 1e20 (past int64); integers as kUniform
+  kLarge,     // floats of magnitude 300 to 3e6, log-uniform, either sign (far asymptotic series)
 };
 
 struct OpCase {
@@ -150,6 +151,10 @@ inline std::vector<OpCase> AllOpCases() {
       {"silu", Floats(), Domain::kUniform, {}},
       {"softplus", Floats(), Domain::kUniform, {}},
       {"softplus", Floats(), Domain::kUniform, {{"beta", 2.0}, {"threshold", 1.0}}},
+      // Attributes past float32, applied in float64 (as infinities, 0 * inf would be NaN)
+      {"softplus", Floats(), Domain::kSpecial, {{"beta", 1e300}, {"threshold", 1e300}}},
+      {"leaky_relu", Floats(), Domain::kSpecial, {{"negative_slope", 1e300}}},
+      {"elu", Floats(), Domain::kSpecial, {{"alpha", 1e300}}},
       {"floor", Numerics(), Domain::kUniform, {}},
       {"ceil", Numerics(), Domain::kUniform, {}},
       {"round", Numerics(), Domain::kHalves, {}},
@@ -694,6 +699,15 @@ inline std::vector<OpCase> AllOpCases() {
       add({op, {t}, {S({6, 11})}, {}, {Domain::kSpecial}});
     }
   }
+  // Past the reach of C++17's Bessel routines (they throw beyond about 1e6) and where the scaled
+  // forms are 0 * inf unless computed scaled: magnitudes 300 to 3e6, and up to 1e20.
+  for (const char* op : {"i0", "i0e", "i1", "i1e", "bessel_k0", "bessel_k1", "bessel_k0e",
+                         "bessel_k1e", "spherical_bessel_j0"}) {
+    for (DType t : {DType::kFloat64, DType::kFloat32}) {
+      add({op, {t}, {S({6, 11})}, {}, {Domain::kLarge}});
+      add({op, {t}, {S({6, 11})}, {}, {Domain::kHuge}});
+    }
+  }
   for (int64_t n : {1, 2, 5}) {
     add({"polygamma", {DType::kFloat64}, {S({6, 11})}, {{"n", n}}, {Domain::kSpecial}});
   }
@@ -801,6 +815,8 @@ inline void FillDomain(TypedTensor& t, Domain domain, std::mt19937_64& rng) {
       v = -300 + 600 * u;
     } else if (domain == Domain::kHuge) {
       v = (2 * u - 1) * 1e20;
+    } else if (domain == Domain::kLarge) {
+      v = std::copysign(300 * std::pow(1e4, std::fabs(2 * u - 1)), u - 0.5);
     } else {
       v = -2 + 4 * u;
       if (domain == Domain::kWithNaN && unit(rng) < 0.125) v = NAN;

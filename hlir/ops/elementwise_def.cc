@@ -1,7 +1,10 @@
 /// \file RegisterUnary and RegisterBinary: an elementwise op's OpDef from its scalar functions.
 #include "hlir/ops/elementwise_def.h"
 
+#include <cmath>
+#include <limits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace cinn_like::hlir::ops {
@@ -16,6 +19,20 @@ DType DTypeOf(const ir::Type& t) {
     if (ToIrType(d) == t) return d;
   }
   return DType::kFloat64;
+}
+
+/// Whether an attribute in `attrs` is a finite, nonzero float that float32 cannot hold: past its
+/// range, or below half its smallest subnormal.
+bool HasFloatAttrPastFloat32(const AttributeMap& attrs) {
+  for (const auto& [name, a] : attrs) {
+    const double* v = std::get_if<double>(&a);
+    if (v == nullptr || !std::isfinite(*v) || *v == 0) continue;
+    const double m = std::fabs(*v);
+    if (m > std::numeric_limits<float>::max() || m < std::numeric_limits<float>::denorm_min() / 2) {
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace
@@ -34,7 +51,12 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
       UnaryCompute([name, make](const AttributeMap& attrs) -> absl::StatusOr<UnaryScalar> {
         auto fns = make(attrs, name);
         if (!fns.ok()) return fns.status();
-        return fns->lang;
+        if (!HasFloatAttrPastFloat32(attrs)) return fns->lang;
+        // Such an attribute is applied in float64, as the reference applies it, not as an
+        // infinity or a zero (softplus's x * beta / beta, elu's alpha * expm1(-0): NaN).
+        return [lang = fns->lang](const Expr& x) {
+          return lang(x.type() == ir::Float(32) ? ir::Cast::Make(ir::Float(64), x) : x);
+        };
       });
   def.infer = [name, accepts, out, make](
                   const std::vector<TensorDesc>& in,

@@ -6,8 +6,8 @@
 /// once to the output type), so float32, float16 and bfloat16 get their correctly rounded value
 /// up to float64's error. Expressions are trees (a shared subexpression is computed at each
 /// use), so recurrences are written so that each step uses the previous one once.
-/// The reference on doubles takes an independent route where one exists (C++17's cyl_bessel_*,
-/// cyl_neumann, sph_bessel and riemann_zeta, bisection on erf and on Phi, the continued fraction
+/// The reference on doubles takes an independent route where one exists (C++17's cyl_bessel_*
+/// below 500, cyl_neumann and riemann_zeta, bisection on erf and on Phi, the continued fraction
 /// of erfc, long direct sums, frexp and nextafter from <cmath>).
 #include <algorithm>
 #include <cmath>
@@ -151,6 +151,31 @@ Expr Erfcx(const Expr& in) {
   return Select::Make(x < D(25), direct, asymptotic);
 }
 
+// --- shared helpers --------------------------------------------------------------------
+
+/// sum_k c[k] z^k by Horner's rule. Expressions are trees (a subexpression used twice is
+/// computed twice), so every series below is written with constant coefficients or from its
+/// last term inwards: each step uses the previous one once, and the tree grows linearly.
+Expr Horner(const Expr& z, const std::vector<double>& c) {
+  Expr p = D(c.back());
+  for (int k = static_cast<int>(c.size()) - 2; k >= 0; --k) p = p * z + D(c[k]);
+  return p;
+}
+
+double Factorial(int n) { return std::tgamma(n + 1.0); }
+
+/// The coefficients c[k] = (-1)^k a_k(nu) (alternate) or a_k(nu) of the Hankel expansions in
+/// 1/x, a_k(nu) = prod_{j=1..k} (4 nu^2 - (2j-1)^2) / (k! 8^k).
+std::vector<double> HankelCoefficients(double nu, int terms, bool alternate) {
+  std::vector<double> c{1};
+  double a = 1;
+  for (int k = 1; k < terms; ++k) {
+    a *= (4 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k);
+    c.push_back(alternate && k % 2 ? -a : a);
+  }
+  return c;
+}
+
 // --- i0, i0e ---------------------------------------------------------------------------
 
 /// The modified Bessel function I0 (even; +inf at +-inf, where PyTorch's Chebyshev form gives
@@ -175,35 +200,36 @@ Expr BesselI0(const Expr& in, bool scaled) {
   Expr asymptotic = scaled ? s * pre : Select::Make(ax == D(kInf), ax, s * pre * half * half);
   return Select::Make(ax <= D(30), series, asymptotic);
 }
-double BesselI0(double x) { return std::isinf(x) ? kInf : std::cyl_bessel_i(0.0, std::fabs(x)); }
+
+/// Where the reference leaves C++17's cyl_bessel_i and cyl_bessel_k: past about 1e6 they throw
+/// ("argument too large"), and past 709 exp(-x) I(x) or exp(x) K(x) is a product of 0 and inf.
+constexpr double kFarBessel = 500;
+
+/// exp(-x) I_nu(x) (`k` false) or exp(x) K_nu(x) (`k` true) for x >= kFarBessel by the Hankel
+/// expansions, 1/sqrt(2 pi x) sum (-1)^k a_k / x^k and sqrt(pi / (2x)) sum a_k / x^k: there
+/// the twelfth term is below 1e-27 of the first.
+double FarScaledBessel(double x, int nu, bool k) {
+  double s = 0;
+  std::vector<double> c = HankelCoefficients(nu, 12, !k);
+  for (auto it = c.rbegin(); it != c.rend(); ++it) s = s / x + *it;
+  return k ? std::sqrt(M_PI / (2 * x)) * s : s / std::sqrt(2 * M_PI * x);
+}
+
+/// I_nu(|x|) (`scaled` false) or exp(-|x|) I_nu(|x|) (`scaled` true), nu = 0 or 1, finite x.
+double BesselIOfAbs(double x, int nu, bool scaled) {
+  double ax = std::fabs(x);
+  if (ax < kFarBessel) {
+    double i = std::cyl_bessel_i(static_cast<double>(nu), ax);
+    return scaled ? std::exp(-ax) * i : i;
+  }
+  double half = std::exp(ax / 2);  // exp(ax) in two halves: I0 is finite to 713
+  double s = FarScaledBessel(ax, nu, false);
+  return scaled ? s : s * half * half;
+}
+double BesselI0(double x) { return std::isinf(x) ? kInf : BesselIOfAbs(x, 0, false); }
 double BesselI0e(double x) {
   if (std::isinf(x)) return 0;
-  return std::isnan(x) ? x : std::exp(-std::fabs(x)) * BesselI0(x);
-}
-
-// --- shared helpers --------------------------------------------------------------------
-
-/// sum_k c[k] z^k by Horner's rule. Expressions are trees (a subexpression used twice is
-/// computed twice), so every series below is written with constant coefficients or from its
-/// last term inwards: each step uses the previous one once, and the tree grows linearly.
-Expr Horner(const Expr& z, const std::vector<double>& c) {
-  Expr p = D(c.back());
-  for (int k = static_cast<int>(c.size()) - 2; k >= 0; --k) p = p * z + D(c[k]);
-  return p;
-}
-
-double Factorial(int n) { return std::tgamma(n + 1.0); }
-
-/// The coefficients c[k] = (-1)^k a_k(nu) (alternate) or a_k(nu) of the Hankel expansions in
-/// 1/x, a_k(nu) = prod_{j=1..k} (4 nu^2 - (2j-1)^2) / (k! 8^k).
-std::vector<double> HankelCoefficients(double nu, int terms, bool alternate) {
-  std::vector<double> c{1};
-  double a = 1;
-  for (int k = 1; k < terms; ++k) {
-    a *= (4 * nu * nu - (2.0 * k - 1) * (2.0 * k - 1)) / (8.0 * k);
-    c.push_back(alternate && k % 2 ? -a : a);
-  }
-  return c;
+  return std::isnan(x) ? x : BesselIOfAbs(x, 0, true);
 }
 
 // --- Hurwitz zeta, polygamma -----------------------------------------------------------
@@ -367,11 +393,11 @@ Expr BesselI1(const Expr& in, bool scaled) {
 }
 double BesselI1(double x) {
   if (std::isinf(x)) return x;
-  return std::isnan(x) ? x : (x < 0 ? -1 : 1) * std::cyl_bessel_i(1.0, std::fabs(x));
+  return std::isnan(x) ? x : (x < 0 ? -1 : 1) * BesselIOfAbs(x, 1, false);
 }
 double BesselI1e(double x) {
   if (std::isinf(x)) return std::copysign(0.0, x);
-  return std::isnan(x) ? x : std::exp(-std::fabs(x)) * BesselI1(x);
+  return std::isnan(x) ? x : (x < 0 ? -1 : 1) * BesselIOfAbs(x, 1, true);
 }
 
 constexpr double kEulerGamma = 0.57721566490153286061;
@@ -423,6 +449,11 @@ double BesselK(double x, int nu, bool scaled) {
   if (std::isnan(x) || x < 0) return kNan;
   if (x == 0) return kInf;
   if (std::isinf(x)) return 0;
+  if (x >= kFarBessel) {
+    double half = std::exp(-x / 2);  // (K underflows gradually, through the subnormals)
+    double s = FarScaledBessel(x, nu, true);
+    return scaled ? s : s * half * half;
+  }
   double k = std::cyl_bessel_k(static_cast<double>(nu), x);
   return scaled ? std::exp(x) * k : k;
 }
@@ -531,9 +562,10 @@ Expr SphericalBesselJ0(const Expr& in) {
   Expr r = Select::Make(x == D(0), D(1), M(MathOp::kSin, x) / x);
   return Select::Make(M(MathOp::kAbs, x) == D(kInf), D(0), r);
 }
+/// (Not C++17's sph_bessel(0, x): it is NaN below about 1e-300 and throws past about 2e4.)
 double SphericalBesselJ0(double x) {
   if (std::isinf(x)) return 0;
-  return std::isnan(x) ? x : std::sph_bessel(0, std::fabs(x));
+  return x == 0 ? 1 : std::sin(x) / x;
 }
 
 // --- igamma, igammac -------------------------------------------------------------------
