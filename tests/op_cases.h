@@ -766,6 +766,20 @@ inline std::vector<OpCase> AllOpCases() {
        {S({6, 11}), S({6, 11})},
        {},
        {Domain::kUnit, Domain::kWide}});
+  add({"laguerre_polynomial_l",
+       {DType::kFloat64, DType::kFloat64},
+       {S({6, 11}), S({6, 11})},
+       {},
+       {Domain::kWide, Domain::kWide}});
+  // Degrees to 300 at moderate x, where a quadrature over terms up to 2^n would cancel.
+  for (const char* op : {"laguerre_polynomial_l", "hermite_polynomial_h", "hermite_polynomial_he",
+                         "legendre_polynomial_p"}) {
+    add({op,
+         {DType::kFloat64, DType::kFloat64},
+         {S({6, 11}), S({6, 11})},
+         {},
+         {Domain::kUniform, Domain::kWide}});
+  }
   // Outside [-1, 1] and to degree 300 the Chebyshev values overflow the output's dtype, and
   // double (|x| near 300 from degree 110), to a signed inf (where PyTorch's recurrence gives
   // inf - inf = NaN; the reference runs it in long double).
