@@ -28,7 +28,8 @@ bool HasFloatAttrPastFloat32(const AttributeMap& attrs) {
     const double* v = std::get_if<double>(&a);
     if (v == nullptr || !std::isfinite(*v) || *v == 0) continue;
     const double m = std::fabs(*v);
-    if (m > std::numeric_limits<float>::max() || m < std::numeric_limits<float>::denorm_min() / 2) {
+    if (m > std::numeric_limits<float>::max() ||
+        m < static_cast<double>(std::numeric_limits<float>::denorm_min()) / 2) {
       return true;
     }
   }
@@ -90,8 +91,8 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
       });
 }
 
-void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
-                    bool same_dtype, BinaryMaker make) {
+OpDef BinaryOpDef(const std::string& name, DTypeClass accepts, OutDType out, bool same_dtype,
+                  BinaryMaker make) {
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kBroadcast;
@@ -131,7 +132,12 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
     });
     return absl::OkStatus();
   };
-  r.Register(std::move(def));
+  return def;
+}
+
+void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
+                    bool same_dtype, BinaryMaker make) {
+  r.Register(BinaryOpDef(name, accepts, out, same_dtype, std::move(make)));
 }
 
 void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,

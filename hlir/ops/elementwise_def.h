@@ -47,7 +47,10 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
 /// A unary op without attributes: its scalar function on doubles and in lang.
 void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
                    double (*reference)(double), ir::Expr (*lang)(const ir::Expr&));
-/// The broadcast binary op `name`; `same_dtype`: both operands must have one dtype.
+/// The OpDef of the broadcast binary op `name`; `same_dtype`: both operands must have one dtype.
+OpDef BinaryOpDef(const std::string& name, DTypeClass accepts, OutDType out, bool same_dtype,
+                  BinaryMaker make);
+/// Registers BinaryOpDef(...).
 void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, OutDType out,
                     bool same_dtype, BinaryMaker make);
 /// A binary op without attributes: its scalar function on doubles and in lang.

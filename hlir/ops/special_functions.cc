@@ -879,38 +879,73 @@ Expr HermiteHe(const Expr& xin, const Expr& nin) {
   return PolynomialEdges(x, n, x, r);
 }
 
-/// L_n(x) = sum_k C(n, k) (-x)^k / k! for n <= 127 (NaN above):
+constexpr int kLaguerrePoints = 256;
+
+/// L_n(x) = sum_k C(n, k) (-x)^k / k! for n <= 127 (NaN above), from `quadrature` (x > 0):
 /// - x < 0: that sum by Horner's rule, every term positive;
-/// - x > 0: the constant term of (1 + 1/u)^n exp(-x u), by the trapezoidal rule with 256 points
-///   on the circle |u| = r through the integrand's saddle points: r = sqrt(n/x) up to x = 4n
-///   (complex saddles), the nearer real saddle 2n/x / (1 + sqrt(1 - 4n/x)) beyond. There the
-///   integrand is no larger than the value's envelope exp(x/2), so the sum does not cancel (on
-///   the unit circle it reached 2^n: L_67(0.9) was off by 600), and the terms it aliases
-///   with are below double's precision for |x| <= 300 (checked against 60-digit values).
-Expr LaguerreL(const Expr& xin, const Expr& nin) {
-  Expr x = F64(xin), n = M(MathOp::kTrunc, F64(nin));
-  Expr below = D(1);  // x < 0
+/// - x > 0: `quadrature`, LaguerreTerm summed over its points.
+Expr LaguerreL(const Expr& x, const Expr& n, const Expr& quadrature) {
+  Expr below = D(1);
   for (int k = kPolynomialMaxDegree - 1; k >= 0; --k) {
     below = D(1) +
             ir::max(n - D(k), D(0)) * M(MathOp::kAbs, x) * D(1.0 / ((k + 1.0) * (k + 1.0))) * below;
   }
-  const int points = 256;
+  Expr v = Select::Make(x > D(0), quadrature,
+                        Select::Make(x < D(0), below, Select::Make(x == D(0), D(1), x)));
+  v = Select::Make(n > D(kPolynomialMaxDegree), D(kNan), v);
+  return PolynomialEdges(x, n, D(1) - x, v);
+}
+
+/// Point `j` (0 to kLaguerrePoints / 2) of the quadrature of L_n(x), x > 0: the constant term of
+/// (1 + 1/u)^n exp(-x u) by the trapezoidal rule with kLaguerrePoints points on the circle
+/// |u| = r through the integrand's saddle points, r = sqrt(n/x) up to x = 4n (complex saddles),
+/// the nearer real saddle 2n/x / (1 + sqrt(1 - 4n/x)) beyond; the points j and
+/// kLaguerrePoints - j share a term. On that circle the integrand is no larger than the value's
+/// envelope exp(x/2), so the sum does not cancel (on the unit circle it reached 2^n: L_67(0.9)
+/// was off by 600), and the terms it aliases with are below double's precision for
+/// |x| <= 300 (checked against 60-digit values).
+Expr LaguerreTerm(const Expr& x, const Expr& n, const Expr& j) {
+  const int points = kLaguerrePoints;
+  Expr jf = F64(j);
+  Expr h = D(2 * M_PI / points) * jf;
+  Expr c = M(MathOp::kCos, h), s = M(MathOp::kSin, h);
+  Expr w = Select::Make(jf == D(0) || jf == D(points / 2), D(1.0 / points), D(2.0 / points));
   Expr m = ir::max(n, D(1));
   Expr r = Select::Make(x <= D(4) * m, M(MathOp::kSqrt, m / x),
                         D(2) * m / x / (D(1) + M(MathOp::kSqrt, D(1) - D(4) * m / x)));
-  Expr sum = D(0);
-  for (int j = 0; 2 * j <= points; ++j) {
-    const double h = 2 * M_PI * j / points, c = std::cos(h), s = std::sin(h);
-    const double w = (j == 0 || 2 * j == points ? 1.0 : 2.0) / points;  // j and points - j
-    Expr re = D(1) + D(c) / r, im = D(-s) / r;                          // 1 + 1/u at u = r exp(i h)
-    Expr log_modulus = D(0.5) * ir::Log(re * re + im * im);
-    Expr angle = ir::MathCall(MathOp::kAtan2, {im, re});
-    sum = sum + D(w) * ir::Exp(n * log_modulus - x * r * D(c)) *
-                    M(MathOp::kCos, n * angle - x * r * D(s));
-  }
-  Expr v = Select::Make(x < D(0), below, Select::Make(x == D(0), D(1), sum));
-  v = Select::Make(n > D(kPolynomialMaxDegree), D(kNan), v);
-  return PolynomialEdges(x, n, D(1) - x, v);
+  Expr re = D(1) + c / r, im = D(0) - s / r;  // 1 + 1/u at u = r exp(i h)
+  Expr log_modulus = D(0.5) * ir::Log(re * re + im * im);
+  Expr angle = ir::MathCall(MathOp::kAtan2, {im, re});
+  Expr term = w * ir::Exp(n * log_modulus - x * r * c) * M(MathOp::kCos, n * angle - x * r * s);
+  return Select::Make(x > D(0), term, D(0));  // (r is NaN below 0)
+}
+
+/// laguerre_polynomial_l's compute: the quadrature is a reduction over its points, a loop in
+/// the kernel (unrolled, the 129 terms of log, atan2, exp and cos made a 2 MB PTX kernel that
+/// ptxas took minutes to compile), then LaguerreL elementwise.
+absl::StatusOr<std::vector<ir::Tensor>> ComputeLaguerreL(const std::vector<ir::Tensor>& in,
+                                                         const AttributeMap&,
+                                                         const std::vector<ComputeOutput>& outs,
+                                                         const std::string& name) {
+  auto operands = [&](const Indices& i) {
+    return std::pair{F64(Widen(BroadcastRead(in[0], i))),
+                     M(MathOp::kTrunc, F64(Widen(BroadcastRead(in[1], i))))};
+  };
+  ir::IterVar j = ir::ReduceAxis(ir::Expr(kLaguerrePoints / 2 + 1), "j");
+  ir::Tensor quadrature = ir::Compute(
+      outs[0].shape,
+      [&](const Indices& i) {
+        auto [x, n] = operands(i);
+        return ir::ReduceSum(LaguerreTerm(x, n, j.var), {j});
+      },
+      name + "_quadrature");
+  return std::vector<ir::Tensor>{ir::Compute(
+      outs[0].shape,
+      [&](const Indices& i) {
+        auto [x, n] = operands(i);
+        return CastTo(outs[0].type, LaguerreL(x, n, quadrature(i)));
+      },
+      name)};
 }
 
 /// cosh(a) / s or sinh(a) / s (`f`) for a >= 0, overflowing only where the quotient does: from
@@ -1158,7 +1193,14 @@ void RegisterSpecialFunctionOps(OpRegistry& r) {
   RegisterBinary(r, "legendre_polynomial_p", kF, same, true, LegendreP, LegendreP);
   RegisterBinary(r, "hermite_polynomial_h", kF, same, true, HermiteH, HermiteH);
   RegisterBinary(r, "hermite_polynomial_he", kF, same, true, HermiteHe, HermiteHe);
-  RegisterBinary(r, "laguerre_polynomial_l", kF, same, true, LaguerreL, LaguerreL);
+  OpDef laguerre =
+      BinaryOpDef("laguerre_polynomial_l", kF, same, true,
+                  [](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<Binary> {
+                    return Binary{[](double x, double n) { return LaguerreL(x, n); }, nullptr};
+                  });
+  laguerre.pattern = OpPattern::kOpaque;  // a reduction inside
+  laguerre.compute = ComputeLaguerreL;
+  r.Register(std::move(laguerre));
   RegisterBinary(r, "chebyshev_polynomial_u", kF, same, true, ChebyshevU, ChebyshevU);
   RegisterBinary(r, "chebyshev_polynomial_v", kF, same, true, ChebyshevV, ChebyshevV);
   RegisterBinary(r, "chebyshev_polynomial_w", kF, same, true, ChebyshevW, ChebyshevW);
