@@ -7,6 +7,9 @@
 /// the op table's per-dtype tolerances. An error status (at build, compile or call) is fine; a
 /// crash, a sanitizer report or a result off by more than the tolerance is a finding: the target
 /// aborts, printing the program.
+/// The bytes pick op cases by their index in the table, so a new op case gives every saved
+/// input (corpus and crashers) another program: a fixed finding's regression test is the op case
+/// or program test added with its fix; its crasher file stays as one more input.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
