@@ -152,6 +152,10 @@ absl::StatusOr<std::vector<int64_t>> Sections(const TensorDesc& x, const Attribu
     } else if (out[k] < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "op split: sections [", absl::StrJoin(out, ", "), "] may hold one -1 and sizes >= 0"));
+    } else if (out[k] > size) {  // (and their sum cannot overflow)
+      return absl::InvalidArgumentError(absl::StrCat("op split: section ", k, " is ", out[k],
+                                                     " but axis ", *a, " of ", x.ToString(),
+                                                     " has size ", size));
     } else {
       known += out[k];
     }

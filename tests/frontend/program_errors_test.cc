@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -365,6 +366,12 @@ TEST(ProgramErrors, ShapeArithmeticThatWouldOverflow) {
       e.Op("arange", {}, {{"end", -1e200}, {"step", 1e-60}, {"dtype", std::string("float32")}});
   ASSERT_FALSE(r.empty());
   EXPECT_EQ(ShapeToString(r[0].desc.shape), "[0]");
+  // Sections past the axis (their sum overflowed int64; found by fuzz_compile_run under UBSan).
+  NetBuilder f;
+  auto y = f.CreateInput(DType::kFloat32, MakeShape({5, 2}), "y");
+  f.Op("split", {y}, {{"sections", std::vector<int64_t>{5, INT64_MAX, -1}}});
+  EXPECT_THAT(ErrorOf(f), HasSubstr("op split: section 1 is 9223372036854775807 but axis 0 of "
+                                    "float32[5, 2] has size 5"));
 }
 
 TEST(ProgramErrors, GatherFromAnEmptyAxis) {
