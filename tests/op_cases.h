@@ -156,6 +156,7 @@ inline std::vector<OpCase> AllOpCases() {
       {"leaky_relu", Floats(), Domain::kSpecial, {{"negative_slope", 1e300}}},
       {"elu", Floats(), Domain::kSpecial, {{"alpha", 1e300}}},
       {"softplus", Floats(), Domain::kSpecial, {{"beta", 1e-100}, {"threshold", 1e-108}}},
+      {"softplus", Floats(), Domain::kWide, {{"beta", 2.0}, {"threshold", INFINITY}}},
       {"floor", Numerics(), Domain::kUniform, {}},
       {"ceil", Numerics(), Domain::kUniform, {}},
       {"round", Numerics(), Domain::kHalves, {}},

@@ -1,6 +1,7 @@
 /// \file Elementwise and broadcast ops: unary math, activations, casts, binary arithmetic,
 /// comparisons, logic and where. Semantics follow PyTorch (and numpy broadcasting); each op's
 /// comment says where a choice was made.
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -72,10 +73,17 @@ absl::StatusOr<Unary> MakeSoftplus(const AttributeMap& attrs, const std::string&
   auto threshold = GetFloat(attrs, "threshold", op, 20.0);
   if (!threshold.ok()) return threshold.status();
   double b = *beta, t = *threshold;
-  return Unary{[b, t](double x) { return x * b > t ? x : std::log1p(std::exp(b * x)) / b; },
+  // log(1 + exp(bx)) as max(bx, 0) + log1p(exp(-|bx|)): exp never overflows (with a threshold
+  // of inf, exp(483) was inf in float32 where the value is 483).
+  return Unary{[b, t](double x) {
+                 double bx = b * x;
+                 return bx > t ? x : (std::max(bx, 0.0) + std::log1p(std::exp(-std::fabs(bx)))) / b;
+               },
                [b, t](const Expr& x) {
                  Expr bx = C(x, b) * x;
-                 return Select::Make(bx > C(x, t), x, M(MathOp::kLog1p, ir::Exp(bx)) / C(x, b));
+                 Expr log1p_exp = ir::max(bx, C(x, 0)) +
+                                  M(MathOp::kLog1p, ir::Exp(C(x, 0) - M(MathOp::kAbs, bx)));
+                 return Select::Make(bx > C(x, t), x, log1p_exp / C(x, b));
                }};
 }
 
