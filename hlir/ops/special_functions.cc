@@ -1124,8 +1124,19 @@ Expr AiryAi(const Expr& in) {
                         Select::Make(zeta < D(2) || x < D(0), maclaurin, decaying));
   return Select::Make(ax == D(kInf), D(kNan), r);
 }
-/// Reference: libstdc++'s __gnu_cxx::airy_ai.
-double AiryAi(double x) { return std::isinf(x) ? kNan : __gnu_cxx::airy_ai(x); }
+/// Reference: libstdc++'s __gnu_cxx::airy_ai on [-100, 110]. Below, where airy_ai loses digits
+/// (4e-10 at -300) and past -1000 throws (after undefined behaviour near -1e29),
+/// Ai(-x) = sqrt(x)/3 (3/2 J_1/3(z) - sqrt(3)/2 Y_1/3(z)), z = 2/3 x^(3/2), by C++17's Bessel
+/// functions; above, 0 (Ai underflows double from 107.7; airy_ai throws past 1e5).
+double AiryAi(double x) {
+  if (std::isinf(x)) return kNan;
+  if (std::isnan(x) || (x >= -100 && x <= 110)) return __gnu_cxx::airy_ai(x);
+  if (x > 110) return 0;
+  const double ax = -x, z = 2.0 / 3 * ax * std::sqrt(ax);
+  if (std::isinf(z)) return kNan;  // as the compute's cos(inf)
+  return std::sqrt(ax) / 3 *
+         (1.5 * std::cyl_bessel_j(1.0 / 3, z) - std::sqrt(3.0) / 2 * std::cyl_neumann(1.0 / 3, z));
+}
 
 absl::StatusOr<Unary> MakePolygamma(const AttributeMap& attrs, const std::string& op) {
   auto n = GetInt(attrs, "n", op);
