@@ -93,6 +93,7 @@ Expr Digamma(const Expr& in) {
 /// erfinv by bisection on erf: y in (-1, 1); +-inf at +-1, NaN outside.
 double Erfinv(double y) {
   if (std::isnan(y) || std::fabs(y) > 1) return kNan;
+  if (y == 0) return y;  // +-0 exactly (the bisection ended at -5e-324 below +0)
   if (std::fabs(y) == 1) return std::copysign(kInf, y);
   double lo = -6, hi = 6;  // erf(6) is 1 in double
   for (int i = 0; i < 200 && lo < hi; ++i) {
