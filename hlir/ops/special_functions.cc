@@ -210,8 +210,11 @@ constexpr double kFarBessel = 500;
 /// expansions, 1/sqrt(2 pi x) sum (-1)^k a_k / x^k and sqrt(pi / (2x)) sum a_k / x^k: there
 /// the twelfth term is below 1e-27 of the first.
 double FarScaledBessel(double x, int nu, bool k) {
+  static const std::vector<double> kCoefficients[2][2] = {
+      {HankelCoefficients(0, 12, true), HankelCoefficients(0, 12, false)},
+      {HankelCoefficients(1, 12, true), HankelCoefficients(1, 12, false)}};
+  const std::vector<double>& c = kCoefficients[nu][k];  // (built once, not per element)
   double s = 0;
-  std::vector<double> c = HankelCoefficients(nu, 12, !k);
   for (auto it = c.rbegin(); it != c.rend(); ++it) s = s / x + *it;
   return k ? std::sqrt(M_PI / (2 * x)) * s : s / std::sqrt(2 * M_PI * x);
 }
