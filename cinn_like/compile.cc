@@ -49,10 +49,17 @@ absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::strin
   return compiler_->Lookup(name);
 }
 
-absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
-                                                                const ir::Target& target,
-                                                                const std::string& name) {
-  DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
+namespace {
+
+/// What CompileProgram and ProgramSource share: the graph, its passes and the lowered module.
+struct Lowered {
+  hlir::Graph graph;
+  hlir::FusedGraph fused;
+  ir::Module module;
+};
+
+absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir::Target& target,
+                                     const std::string& name) {
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
   const std::string wrong_ops = StringFlag("cinn_like_debug_wrong_op");
@@ -64,6 +71,29 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   if (!fused.ok()) return fused.status();
   auto module = hlir::CompileFusedGraph(*fused, target, name);
   if (!module.ok()) return module.status();
+  return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
+                                          const ir::Target& target, const std::string& name) {
+  auto lowered = LowerProgram(program, target, name);
+  if (!lowered.ok()) return lowered.status();
+  auto compiler = backends::Compiler::Create(target);
+  if (!compiler.ok()) return compiler.status();
+  return (*compiler)->GetSourceCode(lowered->module);
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
+                                                                const ir::Target& target,
+                                                                const std::string& name) {
+  DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
+  auto lowered = LowerProgram(program, target, name);
+  if (!lowered.ok()) return lowered.status();
+  const hlir::Graph* graph = &lowered->graph;
+  const hlir::FusedGraph* fused = &lowered->fused;
+  const ir::Module* module = &lowered->module;
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();
   absl::Status built = (*compiler)->Build(*module);

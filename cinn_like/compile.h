@@ -50,4 +50,9 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
                                                                 const ir::Target& target,
                                                                 const std::string& name);
 
+/// The source CompileProgram would build for `target` (CUDA C for NVGPU, LLVM IR for X86),
+/// without building it: no NVRTC, no driver, no JIT. For reading a schedule on any machine.
+absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
+                                          const ir::Target& target, const std::string& name);
+
 }  // namespace cinn_like

@@ -1,7 +1,8 @@
 /// \file The graph compiler: a Graph (or a FusedGraph, after hlir/pass/pipeline.h) to one
 /// ir::Module for a target with one host entry. Each node's op builds its tensors in lang
-/// (OpDef::compute, or OpDef::extern_compute for library calls); the stages get automatic
-/// schedules by group pattern and target traits (hlir/auto_schedule.h); ir::Lower makes the
+/// (OpDef::compute, or OpDef::extern_compute for library calls); the group scheduler
+/// (hlir/group_schedule/group_scheduler.h) schedules every stage and says which tactic each
+/// kernel got and why (`<name>.tactics.txt` in the dump); ir::Lower makes the
 /// host entry and, on GPUs, the kernels (CompileFusedGraph says which). LowerNodes lowers a
 /// list of nodes as one function without groups (every stage scheduled on its own).
 ///
@@ -40,17 +41,10 @@ absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& ta
                                         const std::string& name);
 
 /// The graph compiler on fusion groups: one ir::Module with one host entry `name` (the
-/// graph's inputs then outputs). Values read across groups (and outputs) are materialized.
-/// On CPUs every other intermediate is a temporary too, each its own loop nest. On GPUs a
-/// group's non-reductions are inlined, and its reductions are computed inside the kernel of
-/// the group's one materialized consumer when every reduction keeps a leading prefix of that
-/// consumer's dims: by each thread for its element (matmul/conv accumulators, column
-/// reductions, reductions of at most 32 elements), else one block per row (rows on
-/// blockIdx.x, the row's reduce axes and the epilogue's columns on threadIdx.x, block reduces
-/// through shared memory). Otherwise a reduction writes a device temporary in a kernel of its
-/// own, so a group is one kernel plus one per such reduction. Ops with an extern_compute use
-/// it on NVGPU when FLAGS_cinn_like_extern_libs is on; extern tensors are never scheduled or
-/// inlined. The module is named SafeFileName(name), as CompileGraph's.
+/// graph's inputs then outputs). Values read across groups (and outputs) are materialized;
+/// what else is stored, and how each kernel runs, is the group scheduler's policy. Ops with an
+/// extern_compute use it on NVGPU when FLAGS_cinn_like_extern_libs is on; extern tensors are
+/// never scheduled or inlined. The module is named SafeFileName(name), as CompileGraph's.
 absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
                                              const std::string& name);
 

@@ -1,8 +1,10 @@
 /// \file cinn_replay: what a user attaches to a bug report, replayed. Takes a Program JSON (a
 /// file, or `<name>.program.json` from a cinn_like_dump_dir), compiles it for x86, runs it on
 /// fresh random inputs, compares with the reference interpreter and, when they differ, names
-/// the first differing instruction and writes the smallest failing Program.
+/// the first differing instruction and writes the smallest failing Program. With --source, it
+/// prints instead the source generated for a target (CUDA C needs no GPU: nothing is built).
 ///   cinn_replay --program=dump/f.program.json --sizes=n=33,m=5 --seed=7 --out=small.json
+///   cinn_replay --program=dump/f.program.json --source=cuda
 /// Exit status: 0 every output matches, 1 a difference (or a failed compile or call), 2 the
 /// replay could not run (a bad file, inputs the reference refuses).
 #include <gflags/gflags.h>
@@ -13,6 +15,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
+#include "cinn_like/compile.h"
 #include "cinn_like/self_check.h"
 #include "frontend/program_json.h"
 
@@ -24,6 +27,9 @@ DEFINE_int64(int_low, -5, "integer inputs' lowest value (uint8 from 0)");
 DEFINE_int64(int_high, 5, "integer inputs' highest value");
 DEFINE_bool(bisect, true, "narrow a difference to the first differing instruction");
 DEFINE_string(out, "", "write the smallest failing Program JSON here");
+DEFINE_string(source, "",
+              "print the source generated for this target (x86, cuda, "
+              "'cuda -arch=sm_90') instead of running");
 
 int main(int argc, char** argv) {
   gflags::SetUsageMessage("cinn_replay --program=FILE [--sizes=n=8] [--seed=1] [--out=FILE]");
@@ -40,6 +46,17 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "cinn_replay: %s: %s\n", FLAGS_program.c_str(),
                  std::string(program.status().message()).c_str());
     return 2;
+  }
+  if (!FLAGS_source.empty()) {
+    auto target = cinn_like::ir::Target::Parse(FLAGS_source);
+    auto source = target.ok() ? cinn_like::ProgramSource(*program, *target, "main")
+                              : absl::StatusOr<std::string>(target.status());
+    if (!source.ok()) {
+      std::fprintf(stderr, "cinn_replay: %s\n", std::string(source.status().message()).c_str());
+      return 1;
+    }
+    std::printf("%s", source->c_str());
+    return 0;
   }
   cinn_like::SelfCheckOptions options;
   options.seed = FLAGS_seed;

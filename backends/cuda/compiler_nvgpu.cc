@@ -16,6 +16,7 @@
 #include "backends/llvm/codegen_cuda_host.h"
 #include "backends/llvm/execution_engine.h"
 #include "backends/step_timer.h"
+#include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "ir/visitor.h"
 #include "runtime/cuda/cuda_driver.h"
@@ -184,6 +185,26 @@ absl::Status CompilerNVGPU::ExportObject(const std::string& path) {
   }
   return absl::OkStatus();
 }
+
+/// The schedules ask device 0 through the driver, when the target is for its arch (or names
+/// none); otherwise they use the arch's defaults (ir/device_properties.h).
+const bool kDeviceQueryRegistered = [] {
+  ir::RegisterDevicePropertiesQuery(
+      ir::Target::Arch::kNVGPU,
+      [](const ir::Target& target) -> absl::StatusOr<ir::DeviceProperties> {
+        auto cc = runtime::cuda::DeviceComputeCapability();
+        if (!cc.ok()) return cc.status();
+        if (target.cuda_arch != 0 && target.cuda_arch != *cc) {
+          return absl::FailedPreconditionError("the target is for another arch than device 0");
+        }
+        auto limits = runtime::cuda::DeviceLimitsOf0();
+        if (!limits.ok()) return limits.status();
+        return ir::DeviceProperties{limits->multiprocessors, limits->max_threads_per_block,
+                                    limits->shared_memory_per_block,
+                                    absl::StrCat("device 0 (sm_", *cc, ")")};
+      });
+  return true;
+}();
 
 }  // namespace
 

@@ -149,4 +149,23 @@ absl::StatusOr<int> DeviceComputeCapability() {
   return major * 10 + minor;
 }
 
+absl::StatusOr<DeviceLimits> DeviceLimitsOf0() {
+  absl::Status s = EnsureContext();
+  if (!s.ok()) return s;
+  const DriverApi& d = **Driver();
+  CUdevice device = 0;
+  s = CheckCu(d.DeviceGet(&device, 0), "cuDeviceGet(0)");
+  if (!s.ok()) return s;
+  DeviceLimits limits;
+  const std::pair<int*, CUdevice_attribute> asks[] = {
+      {&limits.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+      {&limits.max_threads_per_block, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+      {&limits.shared_memory_per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK}};
+  for (const auto& [value, attribute] : asks) {
+    s = CheckCu(d.DeviceGetAttribute(value, attribute, device), "cuDeviceGetAttribute");
+    if (!s.ok()) return s;
+  }
+  return limits;
+}
+
 }  // namespace cinn_like::runtime::cuda

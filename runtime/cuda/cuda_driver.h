@@ -58,6 +58,12 @@ absl::Status EnsureContext();
 /// Compute capability of device 0 as major*10+minor (90 for an H100).
 absl::StatusOr<int> DeviceComputeCapability();
 
+/// Device 0's multiprocessor count, most threads per block and shared memory per block (bytes).
+struct DeviceLimits {
+  int multiprocessors = 0, max_threads_per_block = 0, shared_memory_per_block = 0;
+};
+absl::StatusOr<DeviceLimits> DeviceLimitsOf0();
+
 /// "CUDA_ERROR_INVALID_VALUE: invalid argument" for a CUresult.
 std::string ErrorText(int result);
 

@@ -1,0 +1,209 @@
+/// \file The group scheduler: inlining, group tactics, then stage tactics.
+#include "hlir/group_schedule/group_scheduler.h"
+
+#include <algorithm>
+
+#include "absl/strings/str_cat.h"
+#include "hlir/group_schedule/reduction_tactics.h"
+#include "hlir/group_schedule/schedule_util.h"
+#include "hlir/group_schedule/stage_tactics.h"
+#include "hlir/inline_size.h"
+#include "ir/structural_equal.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+/// Reductions of at most this many elements per output are computed per thread on GPUs.
+constexpr int64_t kPerThreadMaxReduce = 32;
+
+bool IsOneElement(const ir::TensorNode& t) {
+  for (const ir::Expr& d : t.shape) {
+    const int64_t* c = ir::AsConstInt(d);
+    if (!c || *c != 1) return false;
+  }
+  return true;
+}
+
+bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
+  struct Finder : ir::IRVisitor {
+    const std::set<const ir::BufferNode*>* bufs;
+    bool found = false;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      found = found || bufs->count(op->buffer.get());
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.bufs = &bufs;
+  f.Visit(e);
+  return f.found;
+}
+
+/// The number of leading dimensions of `consumer` that `reduction` keeps (its other
+/// dimensions are size-1 kept dims), or -1 when its shape is not such a prefix.
+int KeptRows(const ir::TensorNode& reduction, const ir::TensorNode& consumer) {
+  const auto& rs = reduction.shape;
+  const auto& cs = consumer.shape;
+  if (rs.empty()) return cs.empty() ? -1 : 0;  // a scalar: the whole consumer is one row
+  int rows = static_cast<int>(rs.size());
+  if (rs.size() == cs.size()) {
+    while (rows > 0) {
+      const int64_t* c = ir::AsConstInt(rs[rows - 1]);
+      if (!c || *c != 1) break;
+      --rows;
+    }
+    if (rows == 0) rows = static_cast<int>(rs.size());  // all size 1: every dim a row
+  }
+  if (rows == 0 || rows > static_cast<int>(cs.size())) return -1;
+  for (int d = 0; d < rows; ++d) {
+    if (!ir::StructuralEqual(rs[d], cs[d])) return -1;
+  }
+  return rows;
+}
+
+class GroupScheduler {
+ public:
+  GroupScheduler(ir::Schedule& sch, const GroupScheduleInput& input, const ir::Target& target)
+      : sch_(sch), in_(input), target_(target) {}
+
+  absl::StatusOr<std::vector<TacticChoice>> Run() {
+    absl::Status s = Inline();
+    if (!s.ok()) return s;
+    std::set<ir::Stage*> done;
+    for (auto& [group, reductions] : internal_reductions_) {
+      ReductionGroup g{nullptr, reductions, -1};
+      if (!FindRowConsumer(group, g)) {
+        // Materialized: a kernel of its own writing a device temporary.
+        roots_.insert(roots_.end(), reductions.begin(), reductions.end());
+        continue;
+      }
+      std::string per_thread = PerThreadReason(*reductions[0]);
+      auto c = per_thread.empty() ? BlockPerRow(sch_, g, target_)
+                                  : ThreadPerElement(sch_, g, target_, per_thread);
+      if (!c.ok()) {
+        return absl::Status(c.status().code(),
+                            absl::StrCat("group scheduler: reductions fused into ",
+                                         g.consumer->tensor().name(), ": ", c.status().message()));
+      }
+      choices_.push_back(*c);
+      done.insert(g.consumer);
+    }
+    for (ir::Stage* stage : roots_) {
+      if (done.count(stage)) continue;
+      const ir::TensorNode* t = stage->tensor().node().get();
+      StageKind kind = StageKind::kElementwise;
+      if (t->reduce != ir::ReduceKind::kNone) {
+        kind =
+            Info(t).pattern == OpPattern::kOutFusible ? StageKind::kMatmul : StageKind::kReduction;
+      }
+      auto c = ScheduleStage(sch_, *stage, kind, target_);
+      if (!c.ok()) {
+        return absl::Status(c.status().code(), absl::StrCat("group scheduler: stage ", t->name,
+                                                            ": ", c.status().message()));
+      }
+      choices_.push_back(*c);
+    }
+    return choices_;
+  }
+
+ private:
+  StageInfo Info(const ir::TensorNode* t) const {
+    auto it = in_.info.find(t);
+    return it == in_.info.end() ? StageInfo{} : it->second;
+  }
+
+  /// Stages of values that cross groups or leave the function are roots; within a group
+  /// (GPUs) elementwise/broadcast/injective stages are inlined and reductions are kept for
+  /// their group's tactic.
+  absl::Status Inline() {
+    // A library call (extern) reads whole stored buffers: its inputs are never inlined.
+    std::set<const ir::TensorNode*> extern_inputs;
+    for (const auto& stage : sch_.stages()) {
+      if (!stage->tensor()->extern_body) continue;
+      for (const auto& in : stage->tensor()->inputs) extern_inputs.insert(in.get());
+    }
+    InlineSizes sizes;  // stages are producers first
+    for (const auto& stage : sch_.stages()) {
+      const ir::TensorNode* t = stage->tensor().node().get();
+      if (t->extern_body) continue;  // a library call: nothing to schedule or inline
+      const bool reduce = t->reduce != ir::ReduceKind::kNone;
+      const bool constant = Info(t).compile_time_value || (IsOneElement(*t) && !reduce);
+      // A stage whose inlined element would pass the budget is a kernel of its own (below).
+      const bool fits = constant || sizes.Estimate(*stage) <= InlineSizes::kBudget;
+      if ((in_.keep.count(t) && !(constant && !in_.outputs.count(t))) || extern_inputs.count(t)) {
+        roots_.push_back(stage.get());
+      } else if (constant || (target_.is_gpu() && !reduce && fits)) {
+        absl::Status s = stage->ComputeInline();
+        if (!s.ok()) return s;
+        sizes.Inline(*stage);
+      } else if (target_.is_gpu() && !reduce) {
+        roots_.push_back(stage.get());  // past the budget: a kernel writing a device temporary
+      } else if (target_.is_gpu() && Info(t).group >= 0) {
+        internal_reductions_[Info(t).group].push_back(stage.get());
+      } else {
+        // CPUs: a temporary; GPUs without groups: a kernel writing a device temporary.
+        roots_.push_back(stage.get());
+      }
+    }
+    return absl::OkStatus();
+  }
+
+  /// The one materialized non-reduction stage of `group` whose computation reads the group's
+  /// internal reductions and whose leading dims they all keep (the same number of rows); false
+  /// when there is none or more than one reader, or the shapes do not fit.
+  bool FindRowConsumer(int group, ReductionGroup& g) {
+    std::set<const ir::BufferNode*> bufs;
+    for (ir::Stage* r : g.reductions) bufs.insert(r->tensor()->buffer.get());
+    for (ir::Stage* s : roots_) {
+      if (!Reads(s->InlinedBody(), bufs)) continue;
+      const ir::TensorNode* t = s->tensor().node().get();
+      if (g.consumer || Info(t).group != group || t->reduce != ir::ReduceKind::kNone) {
+        return false;
+      }
+      g.consumer = s;
+    }
+    if (!g.consumer) return false;
+    g.row_dims = -1;
+    const ir::Expr body = g.consumer->InlinedBody();
+    for (ir::Stage* r : g.reductions) {
+      if (!Reads(body, {r->tensor()->buffer.get()})) return false;  // read only by another
+      int rows = KeptRows(*r->tensor().node(), *g.consumer->tensor().node());
+      if (rows < 0 || (g.row_dims >= 0 && rows != g.row_dims)) return false;
+      g.row_dims = rows;
+    }
+    return true;
+  }
+
+  /// Why the group's reductions are computed by each thread for its own element rather than
+  /// by a block per row; empty when they are not.
+  std::string PerThreadReason(const ir::Stage& r) const {
+    if (Info(r.tensor().node().get()).pattern == OpPattern::kOutFusible) {
+      return "a matmul/conv accumulator: each thread its output";
+    }
+    if (r.rank() > 0 && IsColumnReduction(r)) {
+      return "a column reduction: threads over the contiguous axis, coalesced";
+    }
+    const int64_t extent = ReduceExtent(r);
+    if (extent < 0 || extent > kPerThreadMaxReduce) return "";
+    return absl::StrCat(extent, " elements per output (<= ", kPerThreadMaxReduce,
+                        "): each thread reduces its own");
+  }
+
+  ir::Schedule& sch_;
+  const GroupScheduleInput& in_;
+  const ir::Target target_;
+  std::vector<ir::Stage*> roots_;
+  std::map<int, std::vector<ir::Stage*>> internal_reductions_;  // by group, schedule order
+  std::vector<TacticChoice> choices_;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<TacticChoice>> ScheduleGroups(ir::Schedule& sch,
+                                                         const GroupScheduleInput& input,
+                                                         const ir::Target& target) {
+  return GroupScheduler(sch, input, target).Run();
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,86 @@
+/// \file GPU tactics for reductions fused with their consumer.
+#include "hlir/group_schedule/reduction_tactics.h"
+
+#include "absl/strings/str_cat.h"
+#include "hlir/group_schedule/schedule_util.h"
+
+namespace cinn_like::hlir {
+
+absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const ReductionGroup& g,
+                                              const ir::Target& target, std::string why) {
+  ir::Stage& consumer = *g.consumer;
+  auto fused = FuseAll(consumer, LeafVars(consumer));
+  if (!fused.ok()) return fused.status();
+  auto parts = consumer.Split(*fused, RowThreads(-1, target));
+  if (!parts.ok()) return parts.status();
+  absl::Status st = consumer.Bind(parts->first, "blockIdx.x");
+  if (st.ok()) st = consumer.Bind(parts->second, "threadIdx.x");
+  for (auto it = g.reductions.rbegin(); st.ok() && it != g.reductions.rend(); ++it) {
+    st = (*it)->ComputeAt(consumer, parts->second);
+  }
+  if (!st.ok()) return st;
+  return TacticChoice{consumer.tensor()->name, "reduction.thread_per_element", std::move(why)};
+}
+
+absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
+                                         const ir::Target& target) {
+  ir::Stage& consumer = *g.consumer;
+  const int64_t reduce_extent = ReduceExtent(*g.reductions[0]);
+  const int threads = RowThreads(reduce_extent, target);
+  std::vector<ir::Var> axes = LeafVars(consumer);
+  std::vector<ir::Var> rows(axes.begin(), axes.begin() + g.row_dims);
+  std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
+  if (rows.empty()) {
+    // Scalar reductions: the whole consumer is the one row, a loop of extent 1 split off.
+    auto all = FuseAll(consumer, cols);
+    if (!all.ok()) return all.status();
+    auto one = consumer.SplitNParts(*all, 1);
+    if (!one.ok()) return one.status();
+    rows = {one->first};
+    cols = {one->second};
+  }
+  const int64_t num_rows = StaticExtent(consumer, rows);
+  auto row = FuseAll(consumer, rows);
+  if (!row.ok()) return row.status();
+  absl::Status st = consumer.Bind(*row, "blockIdx.x");
+  if (!st.ok()) return st;
+  if (!cols.empty()) {
+    auto col = FuseAll(consumer, cols);
+    if (!col.ok()) return col.status();
+    auto parts = consumer.Split(*col, threads);
+    if (!parts.ok()) return parts.status();
+    st = consumer.Bind(parts->second, "threadIdx.x");
+    if (!st.ok()) return st;
+  }
+  // Consumers first: a reduction read by another (softmax's max by its sum) is attached
+  // after its reader, so that the reader's loads count in its region.
+  for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
+    ir::Tensor t = (*it)->tensor();
+    auto cache = sch.CacheWrite(t, "shared");
+    if (!cache.ok()) return cache.status();
+    st = sch[t].ComputeInline();
+    if (!st.ok()) return st;
+    ir::Stage& c = sch[*cache];
+    st = c.ComputeAt(consumer, *row);
+    if (!st.ok()) return st;
+    std::vector<ir::Var> reduce;
+    for (int l : c.leaves()) {
+      if (c.axes()[l].is_reduce) reduce.push_back(c.axes()[l].var);
+    }
+    if (reduce.empty()) continue;
+    auto r = FuseAll(c, reduce);
+    if (!r.ok()) return r.status();
+    auto parts = c.Split(*r, threads);
+    if (!parts.ok()) return parts.status();
+    st = c.Bind(parts->second, "threadIdx.x");
+    if (!st.ok()) return st;
+  }
+  return TacticChoice{
+      consumer.tensor()->name, "row_reduction.block_per_row",
+      absl::StrCat(num_rows < 0 ? std::string("symbolic") : absl::StrCat(num_rows), " rows of ",
+                   reduce_extent < 0 ? std::string("symbolic") : absl::StrCat(reduce_extent),
+                   " elements, ", g.reductions.size(), " reduction(s) in shared memory, ", threads,
+                   " threads per row")};
+}
+
+}  // namespace cinn_like::hlir

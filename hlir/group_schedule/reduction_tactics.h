@@ -1,0 +1,33 @@
+/// \file GPU tactics for a fusion group whose reductions are computed inside the kernel of the
+/// group's one materialized consumer (softmax, layer_norm, a reduction's epilogue, matmul and
+/// conv accumulators, pools).
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hlir/group_schedule/tactic.h"
+#include "ir/schedule.h"
+#include "ir/target.h"
+
+namespace cinn_like::hlir {
+
+struct ReductionGroup {
+  ir::Stage* consumer = nullptr;       // the one materialized non-reduction reading them
+  std::vector<ir::Stage*> reductions;  // schedule order (producers first)
+  int row_dims = 0;                    // the consumer's leading dims the reductions keep
+};
+
+/// The consumer's elements over blocks of 256 threads; each reduction computed by each thread
+/// for its element, in registers, inside the thread's loop (accumulators, column reductions,
+/// short windows).
+absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const ReductionGroup& g,
+                                              const ir::Target& target, std::string why);
+
+/// One block per row of the consumer (its first row_dims dims fused on blockIdx.x, the rest
+/// fused and split over threadIdx.x); each reduction is computed inside the row's block loop
+/// into shared memory, its reduce axes over the same threads (a block reduce).
+absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
+                                         const ir::Target& target);
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,87 @@
+/// \file The tactics' shared helpers.
+#include "hlir/group_schedule/schedule_util.h"
+
+#include "absl/strings/str_cat.h"
+#include "ir/substitute.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::hlir {
+
+Leaves SplitLeaves(const ir::Stage& s) {
+  Leaves l;
+  for (int idx : s.leaves()) {
+    const ir::Stage::Axis& a = s.axes()[idx];
+    (a.is_reduce ? l.reduce : l.spatial).push_back(a.var);
+  }
+  return l;
+}
+
+int64_t StaticExtent(const ir::Stage& s, const std::vector<ir::Var>& vars) {
+  int64_t n = 1;
+  for (const ir::Var& v : vars) {
+    for (const ir::Stage::Axis& a : s.axes()) {
+      if (a.var.get() != v.get()) continue;
+      const int64_t* c = ir::AsConstInt(a.extent);
+      if (!c) return -1;
+      n *= *c;
+    }
+  }
+  return n;
+}
+
+int64_t ReduceExtent(const ir::Stage& s) {
+  int64_t n = 1;
+  for (int d = s.rank(); d < s.num_root_axes(); ++d) {
+    const int64_t* c = ir::AsConstInt(s.axes()[d].extent);
+    if (!c) return -1;
+    n *= *c;
+  }
+  return n;
+}
+
+bool IsColumnReduction(const ir::Stage& s) {
+  struct Finder : ir::IRVisitor {
+    std::vector<const ir::Variable*> reduce;
+    bool row = false;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      for (const ir::Variable* v : reduce) {
+        if (!op->indices.empty() && ir::UsesVar(op->indices.back(), v)) row = true;
+      }
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  for (int d = s.rank(); d < s.num_root_axes(); ++d)
+    f.reduce.push_back(s.axes()[d].var.As<ir::Variable>());
+  f.Visit(s.InlinedBody());
+  return !f.row;
+}
+
+int RowThreads(int64_t extent, const ir::Target& target) {
+  const int64_t warp = target.warp_size();
+  if (extent > 0 && extent < kBlockThreads) {
+    return static_cast<int>((extent + warp - 1) / warp * warp);
+  }
+  return kBlockThreads;
+}
+
+absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) {
+  if (vars.empty()) {
+    return absl::InternalError(absl::StrCat("stage ", s.tensor()->name, ": no axes to fuse"));
+  }
+  ir::Var fused = vars[0];
+  for (size_t i = 1; i < vars.size(); ++i) {
+    auto f = s.Fuse(fused, vars[i]);
+    if (!f.ok()) return f.status();
+    fused = *f;
+  }
+  return fused;
+}
+
+std::vector<ir::Var> LeafVars(const ir::Stage& s) {
+  std::vector<ir::Var> out;
+  for (int l : s.leaves()) out.push_back(s.axes()[l].var);
+  return out;
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,43 @@
+/// \file Small questions and moves the tactics share: a stage's leaves by kind, static extents,
+/// fusing leaves, column reductions, threads per row.
+#pragma once
+
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/schedule.h"
+#include "ir/target.h"
+
+namespace cinn_like::hlir {
+
+/// Threads per block of the GPU tactics that do not size their blocks otherwise (a choice,
+/// within every GPU's max_threads_per_block).
+constexpr int kBlockThreads = 256;
+
+struct Leaves {
+  std::vector<ir::Var> spatial, reduce;  // outermost first
+};
+Leaves SplitLeaves(const ir::Stage& s);
+
+/// The product of the extents of `vars`' axes of `s`, or -1 when one is symbolic.
+int64_t StaticExtent(const ir::Stage& s, const std::vector<ir::Var>& vars);
+
+/// The number of elements each output of reduction stage `s` combines (its reduce root axes),
+/// or -1 when one is symbolic.
+int64_t ReduceExtent(const ir::Stage& s);
+
+/// True when no load of the reduction stage's body indexes its last dimension with a reduce
+/// axis: the reduced axes are not the contiguous one (a column reduction).
+bool IsColumnReduction(const ir::Stage& s);
+
+/// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
+/// fewer for a short row (a multiple of the target's warp size covering it).
+int RowThreads(int64_t extent, const ir::Target& target);
+
+/// Fuses the adjacent leaves `vars` (outermost first, at least one) of `s` into one loop.
+absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars);
+
+/// The variables of `s`'s leaves, outermost first.
+std::vector<ir::Var> LeafVars(const ir::Stage& s);
+
+}  // namespace cinn_like::hlir

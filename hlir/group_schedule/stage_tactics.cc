@@ -1,0 +1,135 @@
+/// \file Tactics for stages scheduled alone, on CPUs and GPUs.
+#include "hlir/group_schedule/stage_tactics.h"
+
+#include "absl/strings/str_cat.h"
+#include "hlir/group_schedule/matmul_tactic.h"
+#include "hlir/group_schedule/schedule_util.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+/// CPU stages large enough (or symbolic) to run their outermost loop on the thread pool.
+constexpr int64_t kParallelMinElements = 4096;
+
+std::string ExtentText(int64_t n) { return n < 0 ? "symbolic" : absl::StrCat(n); }
+
+absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
+  TacticChoice c{s.tensor()->name, "cpu.serial", "no spatial loop"};
+  Leaves l = SplitLeaves(s);
+  if (l.spatial.empty()) return c;
+  int64_t total = StaticExtent(s, l.spatial);
+  ir::Var outer = l.spatial[0];
+  std::string vector;
+  if (kind == StageKind::kElementwise) {
+    // One vector register of float32 lanes (8 on AVX2), whatever the stage's dtype.
+    const int lanes = target.vector_lanes(32);
+    int64_t inner = StaticExtent(s, {l.spatial.back()});
+    if (inner > 0 && inner % lanes == 0) {
+      auto v = s.Vectorize(l.spatial.back(), lanes);
+      if (!v.ok()) return v.status();
+      if (l.spatial.size() == 1) outer = *s.LeafAxis(0);
+      vector = absl::StrCat(", inner loop of ", inner, " vectorized by ", lanes);
+    }
+  }
+  const bool parallel = target.has_parallel_loops() && (total < 0 || total >= kParallelMinElements);
+  if (parallel) {
+    absl::Status st = s.Parallel(outer);
+    if (!st.ok()) return st;
+  }
+  c.tactic = parallel ? "cpu.parallel_outer" : "cpu.serial";
+  c.why = absl::StrCat(ExtentText(total), " outputs", parallel ? " (>= 4096: thread pool)" : "",
+                       vector);
+  return c;
+}
+
+absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
+  auto parts = s.Split(fused, threads);
+  if (!parts.ok()) return parts.status();
+  absl::Status st = s.Bind(parts->first, "blockIdx.x");
+  if (st.ok()) st = s.Bind(parts->second, "threadIdx.x");
+  return st;
+}
+
+absl::StatusOr<TacticChoice> ScheduleGpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
+  TacticChoice c{s.tensor()->name, "", ""};
+  Leaves l = SplitLeaves(s);
+  if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
+    // Threads over the contiguous spatial axis, each reducing serially (coalesced loads).
+    kind = StageKind::kMatmul;
+    c.tactic = "column_reduction.thread_per_column";
+    c.why = "the reduce axes are not the contiguous one: each thread reduces its column";
+  }
+  if (kind != StageKind::kReduction) {
+    if (l.spatial.empty()) {
+      c.tactic = "gpu.single_thread";
+      c.why = "no spatial axis";
+      return c;
+    }
+    auto fused = FuseAll(s, l.spatial);
+    if (!fused.ok()) return fused.status();
+    const int64_t total = StaticExtent(s, l.spatial);
+    int64_t inner = StaticExtent(s, {l.spatial.back()});
+    const int lanes = target.vector_lanes(32);
+    if (c.tactic.empty()) {
+      c.tactic = kind == StageKind::kMatmul ? "matmul.thread_per_output" : "elementwise.scalar";
+      c.why = absl::StrCat(ExtentText(total), " outputs over blocks of ", kBlockThreads);
+    }
+    if (kind == StageKind::kElementwise && s.tensor()->dtype == ir::Float(32) && inner > 0 &&
+        inner % lanes == 0) {
+      // One vector of float32 lanes per thread (float4 where the accesses are contiguous).
+      auto parts = s.Split(*fused, lanes);
+      if (!parts.ok()) return parts.status();
+      absl::Status st = s.Vectorize(parts->second);
+      if (!st.ok()) return st;
+      st = BindThreads(s, parts->first, kBlockThreads);
+      if (!st.ok()) return st;
+      c.tactic = "elementwise.vector";
+      c.why = absl::StrCat(total, " float32 outputs, innermost extent ", inner, " a multiple of ",
+                           lanes, ": ", lanes, " lanes per thread, blocks of ", kBlockThreads);
+      return c;
+    }
+    absl::Status st = BindThreads(s, *fused, kBlockThreads);
+    if (!st.ok()) return st;
+    return c;
+  }
+  const int64_t rows = StaticExtent(s, l.spatial);
+  if (!l.spatial.empty()) {
+    auto fused = FuseAll(s, l.spatial);
+    if (!fused.ok()) return fused.status();
+    absl::Status st = s.Bind(*fused, "blockIdx.x");
+    if (!st.ok()) return st;
+  }
+  c.tactic = "row_reduction.block_per_row";
+  if (l.reduce.empty()) {
+    c.why = "no reduce axis left";
+    return c;
+  }
+  auto r = FuseAll(s, l.reduce);
+  if (!r.ok()) return r.status();
+  // Fewer threads for short reductions: a multiple of the warp size covering the extent.
+  const int64_t extent = StaticExtent(s, {*r});
+  int threads = RowThreads(extent, target);
+  auto parts = s.Split(*r, threads);
+  if (!parts.ok()) return parts.status();
+  absl::Status st = s.Bind(parts->second, "threadIdx.x");
+  if (!st.ok()) return st;
+  c.why = absl::StrCat(ExtentText(rows), " rows of ", ExtentText(extent), " elements, ", threads,
+                       " threads per row (a kernel of its own)");
+  return c;
+}
+
+}  // namespace
+
+absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
+                                           const ir::Target& target) {
+  if (kind == StageKind::kMatmul && target.has_shared_memory() && CanTileMatmul(sch, stage)) {
+    absl::Status s = TileMatmul(sch, stage.tensor());
+    if (!s.ok()) return s;
+    return TacticChoice{stage.tensor()->name, "matmul.shared_memory_tiles",
+                        "float32, static extents multiples of 64x64x8: 64x64 block tiles, 4x4 "
+                        "accumulators per thread, k slices of 8 in shared memory"};
+  }
+  return target.is_gpu() ? ScheduleGpu(stage, kind, target) : ScheduleCpu(stage, kind, target);
+}
+
+}  // namespace cinn_like::hlir

@@ -1,0 +1,32 @@
+/// \file Tactics for one stage scheduled alone: a kernel (GPUs) or loop nest (CPUs) whose
+/// stage no group tactic took (elementwise and injective roots, reductions that stay
+/// kernels of their own, matmul accumulators).
+#pragma once
+
+#include <cstdint>
+
+#include "absl/status/statusor.h"
+#include "hlir/group_schedule/tactic.h"
+#include "ir/schedule.h"
+#include "ir/target.h"
+
+namespace cinn_like::hlir {
+
+enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
+
+/// Schedules `stage` (not inlined, not yet scheduled) for `target`:
+///  - CPUs: the outermost loop parallel when the stage is large (or symbolic) and the target
+///    has parallel loops; elementwise stages vectorize their innermost loop by the target's
+///    float32 vector lanes (8 on x86) when its extent is a known multiple of them.
+///  - GPUs: elementwise and matmul stages fuse their spatial axes, split them by 256 and bind
+///    blockIdx.x / threadIdx.x (matmul: each thread runs its k loop); float32 elementwise
+///    stages whose innermost extent is a known multiple of the target's float32 vector lanes
+///    (4: float4) first split off that many lanes per thread. Row reductions (a reduce axis
+///    indexes the last dimension of a load) bind the fused spatial axes to blockIdx.x and the
+///    inner split of the fused reduce axes to threadIdx.x (a block reduce); column
+///    reductions are scheduled as matmul (threads over the contiguous spatial axis, a serial
+///    reduce loop). Float32 matmuls that tile (matmul_tactic.h) get shared-memory tiles.
+absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
+                                           const ir::Target& target);
+
+}  // namespace cinn_like::hlir
