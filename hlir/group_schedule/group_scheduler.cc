@@ -16,6 +16,9 @@ namespace {
 
 /// Reductions of at most this many elements per output are computed per thread on GPUs.
 constexpr int64_t kPerThreadMaxReduce = 32;
+/// Rows of at most this many elements are reduced by one warp each on GPUs (at most 32 per
+/// lane); longer ones by a block.
+constexpr int64_t kWarpRowMaxElements = 1024;
 
 bool IsOneElement(const ir::TensorNode& t) {
   for (const ir::Expr& d : t.shape) {
@@ -79,8 +82,11 @@ class GroupScheduler {
         continue;
       }
       std::string per_thread = PerThreadReason(*reductions[0]);
-      auto c = per_thread.empty() ? BlockPerRow(sch_, g, target_)
-                                  : ThreadPerElement(sch_, g, target_, per_thread);
+      std::string warp_why;
+      const int rows_per_block = per_thread.empty() ? WarpRowsPerBlock(g, &warp_why) : 0;
+      auto c = !per_thread.empty()  ? ThreadPerElement(sch_, g, target_, per_thread)
+               : rows_per_block > 0 ? WarpPerRow(sch_, g, target_, rows_per_block, warp_why)
+                                    : BlockPerRow(sch_, g, target_);
       if (!c.ok()) {
         return absl::Status(c.status().code(),
                             absl::StrCat("group scheduler: reductions fused into ",
@@ -188,6 +194,29 @@ class GroupScheduler {
     if (extent < 0 || extent > kPerThreadMaxReduce) return "";
     return absl::StrCat(extent, " elements per output (<= ", kPerThreadMaxReduce,
                         "): each thread reduces its own");
+  }
+
+  /// Rows per block when the consumer of `g` has one row dim, each row is short enough for
+  /// one warp (at most kWarpRowMaxElements, static) and the static row count is a multiple of the rows per
+  /// block (8 warps, else 4 or 2: no row runs past the end, so no guard encloses a barrier);
+  /// 0 otherwise. `why` gets the reason.
+  int WarpRowsPerBlock(const ReductionGroup& g, std::string* why) const {
+    const int64_t extent = ReduceExtent(*g.reductions[0]);
+    // One row dim: several fused ones would index the reductions by a division (not affine).
+    if (g.row_dims != 1 || extent <= 0 || extent > kWarpRowMaxElements) return 0;
+    std::vector<ir::Var> leaves = LeafVars(*g.consumer);
+    const int64_t rows = StaticExtent(
+        *g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
+    const int warp = target_.warp_size();
+    for (int per_block = kBlockThreads / warp; per_block >= 2; per_block /= 2) {
+      if (rows > 0 && rows % per_block == 0) {
+        *why = absl::StrCat(rows, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
+                            "): a warp per row, ", per_block, " rows per block, ",
+                            g.reductions.size(), " reduction(s) by shuffles");
+        return per_block;
+      }
+    }
+    return 0;
   }
 
   ir::Schedule& sch_;

@@ -22,6 +22,75 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
   return TacticChoice{consumer.tensor()->name, "reduction.thread_per_element", std::move(why)};
 }
 
+namespace {
+
+/// Each reduction of `g` computed into shared memory at the consumer's loop `row`, its reduce
+/// axes split by `threads` over threadIdx.x. Consumers first: a reduction read by another
+/// (softmax's max by its sum) is attached after its reader, so that the reader's loads count
+/// in its region. With `rows_on_y`, `row` is bound to threadIdx.y: the region spans the
+/// block's rows, and its row axes go on threadIdx.y too (each warp reduces its own row).
+absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::Var& row,
+                         int threads, bool rows_on_y = false) {
+  for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
+    ir::Tensor t = (*it)->tensor();
+    auto cache = sch.CacheWrite(t, "shared");
+    if (!cache.ok()) return cache.status();
+    absl::Status st = sch[t].ComputeInline();
+    if (!st.ok()) return st;
+    ir::Stage& c = sch[*cache];
+    st = c.ComputeAt(*g.consumer, row);
+    if (!st.ok()) return st;
+    std::vector<ir::Var> reduce, spatial;
+    for (int l : c.leaves()) (c.axes()[l].is_reduce ? reduce : spatial).push_back(c.axes()[l].var);
+    if (rows_on_y && !spatial.empty()) {
+      auto rows = FuseAll(c, spatial);
+      if (!rows.ok()) return rows.status();
+      st = c.Bind(*rows, "threadIdx.y");
+      if (!st.ok()) return st;
+    }
+    if (reduce.empty()) continue;
+    auto r = FuseAll(c, reduce);
+    if (!r.ok()) return r.status();
+    auto parts = c.Split(*r, threads);
+    if (!parts.ok()) return parts.status();
+    st = c.Bind(parts->second, "threadIdx.x");
+    if (!st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
+std::string CountText(int64_t n) { return n < 0 ? std::string("symbolic") : absl::StrCat(n); }
+
+}  // namespace
+
+absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
+                                        const ir::Target& target, int rows_per_block,
+                                        std::string why) {
+  ir::Stage& consumer = *g.consumer;
+  const int warp = target.warp_size();
+  std::vector<ir::Var> axes = LeafVars(consumer);
+  std::vector<ir::Var> rows(axes.begin(), axes.begin() + g.row_dims);
+  std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
+  auto row = FuseAll(consumer, rows);
+  if (!row.ok()) return row.status();
+  auto row_parts = consumer.Split(*row, rows_per_block);
+  if (!row_parts.ok()) return row_parts.status();
+  absl::Status st = consumer.Bind(row_parts->first, "blockIdx.x");
+  if (st.ok()) st = consumer.Bind(row_parts->second, "threadIdx.y");
+  if (!st.ok()) return st;
+  if (!cols.empty()) {
+    auto col = FuseAll(consumer, cols);
+    if (!col.ok()) return col.status();
+    auto parts = consumer.Split(*col, warp);
+    if (!parts.ok()) return parts.status();
+    st = consumer.Bind(parts->second, "threadIdx.x");
+    if (!st.ok()) return st;
+  }
+  st = ReduceAtRow(sch, g, row_parts->second, warp, /*rows_on_y=*/true);
+  if (!st.ok()) return st;
+  return TacticChoice{consumer.tensor()->name, "row_reduction.warp_per_row", std::move(why)};
+}
+
 absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                          const ir::Target& target) {
   ir::Stage& consumer = *g.consumer;
@@ -52,34 +121,12 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
     st = consumer.Bind(parts->second, "threadIdx.x");
     if (!st.ok()) return st;
   }
-  // Consumers first: a reduction read by another (softmax's max by its sum) is attached
-  // after its reader, so that the reader's loads count in its region.
-  for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
-    ir::Tensor t = (*it)->tensor();
-    auto cache = sch.CacheWrite(t, "shared");
-    if (!cache.ok()) return cache.status();
-    st = sch[t].ComputeInline();
-    if (!st.ok()) return st;
-    ir::Stage& c = sch[*cache];
-    st = c.ComputeAt(consumer, *row);
-    if (!st.ok()) return st;
-    std::vector<ir::Var> reduce;
-    for (int l : c.leaves()) {
-      if (c.axes()[l].is_reduce) reduce.push_back(c.axes()[l].var);
-    }
-    if (reduce.empty()) continue;
-    auto r = FuseAll(c, reduce);
-    if (!r.ok()) return r.status();
-    auto parts = c.Split(*r, threads);
-    if (!parts.ok()) return parts.status();
-    st = c.Bind(parts->second, "threadIdx.x");
-    if (!st.ok()) return st;
-  }
+  st = ReduceAtRow(sch, g, *row, threads);
+  if (!st.ok()) return st;
   return TacticChoice{
       consumer.tensor()->name, "row_reduction.block_per_row",
-      absl::StrCat(num_rows < 0 ? std::string("symbolic") : absl::StrCat(num_rows), " rows of ",
-                   reduce_extent < 0 ? std::string("symbolic") : absl::StrCat(reduce_extent),
-                   " elements, ", g.reductions.size(), " reduction(s) in shared memory, ", threads,
+      absl::StrCat(CountText(num_rows), " rows of ", CountText(reduce_extent), " elements, ",
+                   g.reductions.size(), " reduction(s) in shared memory, ", threads,
                    " threads per row")};
 }
 

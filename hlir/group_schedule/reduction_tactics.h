@@ -30,4 +30,12 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                          const ir::Target& target);
 
+/// One warp per row, `rows_per_block` rows per block (rows on blockIdx.x and threadIdx.y, the
+/// row's columns and reduce axes over the warp's lanes on threadIdx.x): short rows reduce by
+/// shuffles within the warp, with no block-wide barrier per reduction. The consumer's row
+/// count must be a static multiple of rows_per_block (no row guard around the barriers).
+absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
+                                        const ir::Target& target, int rows_per_block,
+                                        std::string why);
+
 }  // namespace cinn_like::hlir

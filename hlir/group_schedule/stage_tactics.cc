@@ -1,9 +1,12 @@
 /// \file Tactics for stages scheduled alone, on CPUs and GPUs.
 #include "hlir/group_schedule/stage_tactics.h"
 
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/matmul_tactic.h"
 #include "hlir/group_schedule/schedule_util.h"
+#include "ir/device_properties.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -50,10 +53,64 @@ absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
   return st;
 }
 
-absl::StatusOr<TacticChoice> ScheduleGpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
+/// Blocks a GPU kernel should have to fill the device: a few per multiprocessor.
+int64_t BlocksToFill(const ir::Target& target) {
+  return 4 * static_cast<int64_t>(ir::DevicePropertiesOf(target).multiprocessors);
+}
+
+/// A column reduction with too few outputs to fill the device (Inductor's and CINN's split
+/// reduction): its outermost reduce axis split into `parts` chunks, a first kernel reducing
+/// each chunk of each column (threads over the columns, chunks on blockIdx.y) into partials,
+/// a second reducing each column's partials; both in a fixed order (deterministic, no
+/// atomics). Null when the columns fill the device alone or the axis does not split evenly
+/// into chunks of at least 32.
+absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, ir::Stage& s,
+                                                            const ir::Target& target) {
+  Leaves l = SplitLeaves(s);
+  if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
+  const int64_t outputs = StaticExtent(s, l.spatial);
+  const int64_t k = StaticExtent(s, {l.reduce[0]});
+  if (outputs <= 0 || k <= 0) return std::nullopt;
+  const int64_t blocks = (outputs + kBlockThreads - 1) / kBlockThreads;
+  const int64_t want = BlocksToFill(target);
+  int parts = 1;
+  while (blocks * parts < want && k % (parts * 2) == 0 && k / (parts * 2) >= 32) parts *= 2;
+  if (parts == 1) return std::nullopt;
+  auto split = s.SplitNParts(l.reduce[0], parts);
+  if (!split.ok()) return split.status();
+  const ir::Tensor out = s.tensor();
+  auto rf = sch.Rfactor(out, split->first);
+  if (!rf.ok()) return rf.status();
+  // The partials: [chunk, columns...], chunks on blockIdx.y, columns over blocks of threads.
+  ir::Stage& partial = sch[*rf];
+  Leaves pl = SplitLeaves(partial);
+  auto cols = FuseAll(partial, std::vector<ir::Var>(pl.spatial.begin() + 1, pl.spatial.end()));
+  if (!cols.ok()) return cols.status();
+  absl::Status st = BindThreads(partial, *cols, kBlockThreads);
+  if (st.ok()) st = partial.Bind(pl.spatial[0], "blockIdx.y");
+  if (!st.ok()) return st;
+  // The final sum of each column's partials, a thread per column.
+  ir::Stage& final_stage = sch[out];
+  auto fused = FuseAll(final_stage, SplitLeaves(final_stage).spatial);
+  if (!fused.ok()) return fused.status();
+  st = BindThreads(final_stage, *fused, kBlockThreads);
+  if (!st.ok()) return st;
+  return TacticChoice{
+      out->name, "column_reduction.two_stage",
+      absl::StrCat(outputs, " columns fill ", blocks, " blocks of ", kBlockThreads, " (< ", want,
+                   " for ", ir::DevicePropertiesOf(target).multiprocessors,
+                   " SMs): the reduce axis of ", k, " split into ", parts, " chunks of ", k / parts,
+                   ", partials then their sum (deterministic)")};
+}
+
+absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageKind kind,
+                                         const ir::Target& target) {
   TacticChoice c{s.tensor()->name, "", ""};
   Leaves l = SplitLeaves(s);
   if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
+    auto two_stage = TwoStageColumns(sch, s, target);
+    if (!two_stage.ok()) return two_stage.status();
+    if (*two_stage) return **two_stage;
     // Threads over the contiguous spatial axis, each reducing serially (coalesced loads).
     kind = StageKind::kMatmul;
     c.tactic = "column_reduction.thread_per_column";
@@ -69,14 +126,16 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Stage& s, StageKind kind, const ir:
     if (!fused.ok()) return fused.status();
     const int64_t total = StaticExtent(s, l.spatial);
     int64_t inner = StaticExtent(s, {l.spatial.back()});
-    const int lanes = target.vector_lanes(32);
+    // One 128-bit vector per thread: 4 floats, 8 halves, 2 doubles, 16 bytes.
+    const int bytes = s.tensor()->dtype.bytes();
+    const int lanes = bytes > 0 ? target.vector_bytes() / bytes : 1;
     if (c.tactic.empty()) {
       c.tactic = kind == StageKind::kMatmul ? "matmul.thread_per_output" : "elementwise.scalar";
       c.why = absl::StrCat(ExtentText(total), " outputs over blocks of ", kBlockThreads);
     }
-    if (kind == StageKind::kElementwise && s.tensor()->dtype == ir::Float(32) && inner > 0 &&
-        inner % lanes == 0) {
-      // One vector of float32 lanes per thread (float4 where the accesses are contiguous).
+    if (kind == StageKind::kElementwise && lanes >= 2 && inner > 0 && inner % lanes == 0) {
+      // Where the accesses are contiguous and aligned, one vector load per input and one
+      // vector store (codegen checks the alignment at run time and has a scalar path).
       auto parts = s.Split(*fused, lanes);
       if (!parts.ok()) return parts.status();
       absl::Status st = s.Vectorize(parts->second);
@@ -84,8 +143,9 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Stage& s, StageKind kind, const ir:
       st = BindThreads(s, parts->first, kBlockThreads);
       if (!st.ok()) return st;
       c.tactic = "elementwise.vector";
-      c.why = absl::StrCat(total, " float32 outputs, innermost extent ", inner, " a multiple of ",
-                           lanes, ": ", lanes, " lanes per thread, blocks of ", kBlockThreads);
+      c.why = absl::StrCat(total, " outputs of ", bytes, " bytes, innermost extent ", inner,
+                           " a multiple of ", lanes, ": ", lanes, " lanes per thread (",
+                           target.vector_bytes(), "-byte accesses), blocks of ", kBlockThreads);
       return c;
     }
     absl::Status st = BindThreads(s, *fused, kBlockThreads);
@@ -129,7 +189,7 @@ absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, 
                         "float32, static extents multiples of 64x64x8: 64x64 block tiles, 4x4 "
                         "accumulators per thread, k slices of 8 in shared memory"};
   }
-  return target.is_gpu() ? ScheduleGpu(stage, kind, target) : ScheduleCpu(stage, kind, target);
+  return target.is_gpu() ? ScheduleGpu(sch, stage, kind, target) : ScheduleCpu(stage, kind, target);
 }
 
 }  // namespace cinn_like::hlir

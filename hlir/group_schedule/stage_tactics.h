@@ -19,12 +19,12 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 ///    has parallel loops; elementwise stages vectorize their innermost loop by the target's
 ///    float32 vector lanes (8 on x86) when its extent is a known multiple of them.
 ///  - GPUs: elementwise and matmul stages fuse their spatial axes, split them by 256 and bind
-///    blockIdx.x / threadIdx.x (matmul: each thread runs its k loop); float32 elementwise
-///    stages whose innermost extent is a known multiple of the target's float32 vector lanes
-///    (4: float4) first split off that many lanes per thread. Row reductions (a reduce axis
-///    indexes the last dimension of a load) bind the fused spatial axes to blockIdx.x and the
-///    inner split of the fused reduce axes to threadIdx.x (a block reduce); column
-///    reductions are scheduled as matmul (threads over the contiguous spatial axis, a serial
+///    blockIdx.x / threadIdx.x (matmul: each thread runs its k loop); elementwise stages
+///    whose innermost extent is a known multiple of the lanes of one widest vector access
+///    (16 bytes: 4 floats, 8 halves, 2 doubles) first split off that many lanes per thread. Row
+///    reductions (a reduce axis indexes the last dimension of a load) bind the fused spatial axes
+///    to blockIdx.x and the inner split of the fused reduce axes to threadIdx.x (a block reduce);
+///    column reductions are scheduled as matmul (threads over the contiguous spatial axis, a serial
 ///    reduce loop). Float32 matmuls that tile (matmul_tactic.h) get shared-memory tiles.
 absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
                                            const ir::Target& target);

@@ -4,12 +4,14 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <optional>
 #include <type_traits>
 #include <unordered_map>
 
 #include "ir/float16.h"
 #include "ir/mutator.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
@@ -87,6 +89,17 @@ std::optional<T> Fold(IrNodeKind k, T x, T y) {
   }
 }
 
+/// A positive number every value of the integer expression `e` is a multiple of (1 when
+/// nothing is known; capped at 2^30).
+int64_t KnownDivisor(const Expr& e) {
+  constexpr int64_t kCap = int64_t{1} << 30;
+  if (auto* c = AsConstInt(e)) return *c == 0 ? kCap : std::min(kCap, *c < 0 ? -*c : *c);
+  if (auto* m = e.As<Mul>()) return std::min(kCap, KnownDivisor(m->a) * KnownDivisor(m->b));
+  if (auto* a = e.As<Add>()) return std::gcd(KnownDivisor(a->a), KnownDivisor(a->b));
+  if (auto* d = e.As<Sub>()) return std::gcd(KnownDivisor(d->a), KnownDivisor(d->b));
+  return 1;
+}
+
 class Simplifier : public IRMutator {
  public:
   using IRMutator::Mutate;
@@ -156,6 +169,7 @@ class Simplifier : public IRMutator {
       return Mutate(inner->a + Mutate(inner->b + b));
     }
     if (auto r = VectorArith(IrNodeKind::kAdd, a, b)) return *r;
+    if (auto r = UndoDivMod(a, b)) return *r;
     return Rebuild<Add>(op, self, a, b);
   }
 
@@ -188,6 +202,8 @@ class Simplifier : public IRMutator {
     Expr a = Mutate(op->a), b = Mutate(op->b);
     if (auto r = FoldArith(op->kind, a, b)) return *r;
     if (IsOne(b)) return a;
+    if (auto* ramp = LanesInOneBlock(a, b))
+      return Broadcast::Make(Mutate(ramp->base / b.As<Broadcast>()->value), ramp->lanes);
     auto* c = AsConstInt(b);
     if (c && *c > 0 && a.type().is_integer()) {
       Interval ia = Bound(a);
@@ -211,6 +227,9 @@ class Simplifier : public IRMutator {
   Expr MutateMod(const Mod* op, const Expr& self) override {
     Expr a = Mutate(op->a), b = Mutate(op->b);
     if (auto r = FoldArith(op->kind, a, b)) return *r;
+    if (auto* ramp = LanesInOneBlock(a, b)) {
+      return Ramp::Make(Mutate(ramp->base % b.As<Broadcast>()->value), ramp->stride, ramp->lanes);
+    }
     auto* c = AsConstInt(b);
     if (c && *c > 0 && a.type().is_integer()) {
       if (*c == 1) return MakeConst(a.type(), 0);
@@ -375,6 +394,42 @@ class Simplifier : public IRMutator {
       // the mantissa bits plus two, so + - * / round exactly as the narrow type would.
       std::optional<double> r = Fold(k, *fa, *fb);
       if (r) return FloatImm::Make(t, RoundToType(t, *r));
+    }
+    return std::nullopt;
+  }
+
+  /// `a` when it is a dense integer ramp whose lanes all fall in one block of `b` (a broadcast
+  /// constant c > 0): base >= 0 a known multiple of the lanes L, and L divides c. Then
+  /// a / b is one value per lane (broadcast(base / c)) and a % b a dense ramp from base % c:
+  /// a fused vector index split back into dims stays a vector access.
+  const Ramp* LanesInOneBlock(const Expr& a, const Expr& b) {
+    auto* ramp = a.As<Ramp>();
+    auto* bc = b.As<Broadcast>();
+    if (!ramp || !bc || !a.type().is_integer() || !IsOne(ramp->stride)) return nullptr;
+    auto* c = AsConstInt(bc->value);
+    if (!c || *c <= 0 || *c % ramp->lanes != 0) return nullptr;
+    if (KnownDivisor(ramp->base) % ramp->lanes != 0 || !Bound(ramp->base).non_negative()) {
+      return nullptr;
+    }
+    return ramp;
+  }
+
+  /// x / c * c + x % c -> x, for integers x and a constant c > 0 (a fused index split into
+  /// dims, flattened again).
+  std::optional<Expr> UndoDivMod(const Expr& a, const Expr& b) {
+    if (!a.type().is_integer() || !a.type().is_scalar()) return std::nullopt;
+    for (int order = 0; order < 2; ++order) {
+      const Expr& p = order == 0 ? a : b;
+      const Expr& q = order == 0 ? b : a;
+      auto* mul = p.As<Mul>();
+      auto* mod = q.As<Mod>();
+      if (!mul || !mod) continue;
+      auto* div = mul->a.As<Div>();
+      auto* c = AsConstInt(mul->b);
+      if (!div || !c || *c <= 0) continue;
+      auto* dc = AsConstInt(div->b);
+      auto* mc = AsConstInt(mod->b);
+      if (dc && mc && *dc == *c && *mc == *c && StructuralEqual(div->a, mod->a)) return div->a;
     }
     return std::nullopt;
   }

@@ -5,10 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "backends/compiler.h"
-#include "backends/cuda/nvrtc_compiler.h"
 #include "ir/flags.h"
-#include "tests/fusion_cases.h"
+#include "tests/cuda/fused_source.h"
 
 namespace cinn_like::testing {
 namespace {
@@ -16,34 +14,10 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-int CountKernels(const std::string& source) {
-  int n = 0;
-  for (size_t p = source.find("__global__"); p != std::string::npos;
-       p = source.find("__global__", p + 1)) {
-    ++n;
-  }
-  return n;
-}
-
-/// The CUDA source of `program`, after checking it compiles to PTX.
-std::string CompiledSource(const Program& program) {
-  const ir::Target target = ir::Target::NVGPU(90);
-  auto module = CompileProgramModule(program, target, "fused");
-  EXPECT_TRUE(module.ok()) << module.status();
-  if (!module.ok()) return "";
-  auto compiler = backends::Compiler::Create(target);
-  auto src = (*compiler)->GetSourceCode(*module);
-  EXPECT_TRUE(src.ok()) << src.status();
-  if (!src.ok()) return "";
-  backends::nvrtc::Compiler nvrtc;
-  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "fused");
-  EXPECT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
-  return *src;
-}
-
 TEST(FusionNVGPU, RowGroupsAtEveryShapeCompileToPtxAsOneKernel) {
   for (int64_t cols : {1, 7, 33, 256, 1000, 4099}) {
-    for (const Shape& s : {S({1, cols}), S({37, cols}), Shape{Sym("n"), Dim::Known(cols)},
+    for (const Shape& s : {S({1, cols}), S({37, cols}), S({64, cols}), S({6, cols}),
+                           Shape{Sym("n"), Dim::Known(cols)},
                            Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}}) {
       SCOPED_TRACE(hlir::ShapeToString(s));
       EXPECT_EQ(CountKernels(CompiledSource(SoftmaxProgram(s))), 1);
@@ -89,12 +63,16 @@ TEST(FusionNVGPU, ColumnReductionGroupIsOneCoalescedKernelWithoutBlockReduce) {
 }
 
 TEST(FusionNVGPU, RootColumnReductionIsAThreadPerColumn) {
-  NetBuilder b;
-  auto x = b.CreateInput(DType::kFloat32, S({300, 70}), "x");
-  b.MarkOutput(b.ReduceSum(x, {0}));
-  std::string src = CompiledSource(*b.Build());
-  EXPECT_EQ(CountKernels(src), 1);
-  EXPECT_THAT(src, Not(HasSubstr("cinn_like_block_reduce_sum(")));
+  // 300 rows split into 4 chunks of 75 (two kernels, tests/cuda/group_schedule_nvgpu_test.cc);
+  // 30 rows do not split into chunks of 32 or more: one kernel. Never a block reduce.
+  for (int64_t rows : {300, 30}) {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({rows, 70}), "x");
+    b.MarkOutput(b.ReduceSum(x, {0}));
+    std::string src = CompiledSource(*b.Build());
+    EXPECT_EQ(CountKernels(src), rows == 300 ? 2 : 1);
+    EXPECT_THAT(src, Not(HasSubstr("cinn_like_block_reduce_sum(")));
+  }
 }
 
 TEST(FusionNVGPU, ConvBatchNormReluAndMlpCompileToPtx) {

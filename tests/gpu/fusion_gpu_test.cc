@@ -4,6 +4,8 @@
 /// rows and columns, rows longer than a block, and a symbolic batch (n = 7 at run time).
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "ir/flags.h"
 #include "tests/fusion_cases.h"
 #include "tests/gpu_executor.h"
@@ -14,8 +16,27 @@ namespace {
 const ir::Target kGpu = ir::Target::NVGPU();
 
 std::vector<Shape> RowShapes(int64_t cols) {
-  return {S({1, cols}), S({37, cols}), Shape{Sym("n"), Dim::Known(cols)},
-          Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}};
+  // 64 and 6 rows: a warp per row, 8 and 2 rows per block, where the rows are short.
+  return {S({1, cols}),  S({37, cols}), S({64, cols}), S({6, cols}),
+          Shape{Sym("n"), Dim::Known(cols)}, Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}};
+}
+
+/// Column reductions with few columns split their reduce axis (two kernels: partials, then
+/// their sum); with many columns, or an axis that does not split, one kernel.
+TEST(FusionGpu, ColumnReductionsMatchReference) {
+  for (const Shape& s : {S({4096, 256}), S({3000, 100}), S({8192, 7}), S({64, 3, 1000}),
+                         S({1000, 3000}), S({33, 5})}) {
+    for (DType dt : {DType::kFloat32, DType::kFloat16}) {
+      for (int kind = 0; kind < 2; ++kind) {
+        SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), " ", hlir::DTypeName(dt), " ",
+                                  kind == 0 ? "sum" : "max"));
+        NetBuilder b;
+        auto x = b.CreateInput(dt, s, "x");
+        b.MarkOutput(kind == 0 ? b.ReduceSum(x, {0}) : b.ReduceMax(x, {0}));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+      }
+    }
+  }
 }
 
 TEST(FusionGpu, SoftmaxMatchesReference) {

@@ -41,5 +41,26 @@ TEST(Simplify, RampAlgebra) {
   EXPECT_EQ(ToString(Simplify(m)), "ramp((i * 2), 2, 4)");
 }
 
+// A fused index vectorized by 4 and split back into the dims [x / 8192, x % 8192] stays a
+// dense vector access: every lane is in one row when the base is a multiple of the lanes.
+TEST(Simplify, RampsSplitIntoDimsStayDense) {
+  Var i("i"), j("j");
+  Expr x = Ramp::Make(i * 4, Expr(1), 4);
+  EXPECT_EQ(ToString(Simplify(x / Broadcast::Make(Expr(8192), 4))), "broadcast(((i * 4) / 8192), 4)");
+  EXPECT_EQ(ToString(Simplify(x % Broadcast::Make(Expr(8192), 4))),
+            "ramp(((i * 4) % 8192), 1, 4)");
+  // The lanes may cross a row: a base that is not a known multiple of 4, a row of 6.
+  Expr y = Ramp::Make(i * 2, Expr(1), 4);
+  EXPECT_EQ(ToString(Simplify(y / Broadcast::Make(Expr(8192), 4))).find("broadcast((i"),
+            std::string::npos);
+  EXPECT_EQ(ToString(Simplify(x / Broadcast::Make(Expr(6), 4))).find("broadcast((i"),
+            std::string::npos);
+  // Flattened again, the split index is the fused one (C division and remainder, any sign).
+  Expr k = i * 7 + j;
+  EXPECT_EQ(ToString(Simplify(k / 64 * 64 + k % 64)), "((i * 7) + j)");
+  EXPECT_EQ(ToString(Simplify(k % 64 + k / 64 * 64)), "((i * 7) + j)");
+  EXPECT_NE(ToString(Simplify(k / 64 * 32 + k % 64)), "((i * 7) + j)");
+}
+
 }  // namespace
 }  // namespace cinn_like::ir

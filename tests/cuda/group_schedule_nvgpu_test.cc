@@ -1,0 +1,113 @@
+/// \file The group scheduler's GPU tactics, read from the CUDA source they produce for sm_90
+/// (no GPU needed; every source also compiles to PTX): what each tactic promises is in the
+/// code (vector types, warps per row and shuffles, two kernels for a split column reduction),
+/// and the dump names each kernel's tactic and why. The results of the same programs are
+/// checked on the GPU machine (tests/gpu/fusion_gpu_test.cc) and on x86 (tests/hlir).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "ir/flags.h"
+#include "tests/cuda/fused_source.h"
+
+namespace cinn_like::testing {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+Program BiasRelu(DType dt, int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(dt, S({rows, cols}), "x");
+  auto bias = b.CreateInput(dt, S({cols}), "bias");
+  b.MarkOutput(b.Relu(b.Add(x, bias)));
+  return *b.Build();
+}
+
+/// The kernels of a source, without the helpers before them (the block-reduce helper itself
+/// reads threadIdx.y).
+std::string Kernels(const std::string& src) {
+  size_t p = src.find("__global__");
+  return p == std::string::npos ? "" : src.substr(p);
+}
+
+Program ReduceRows(int64_t rows, int64_t cols, int axis) {
+  NetBuilder b;
+  b.MarkOutput(b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {axis}));
+  return *b.Build();
+}
+
+TEST(GroupScheduleNVGPU, ElementwiseGroupsMove128BitsPerAccess) {
+  // 4 floats, 8 halves or bfloat16s, 2 doubles, 16 bytes per thread, behind an alignment test.
+  const std::pair<DType, const char*> cases[] = {{DType::kFloat32, "float4"},
+                                                 {DType::kFloat16, "uint4"},
+                                                 {DType::kBFloat16, "uint4"},
+                                                 {DType::kFloat64, "double2"},
+                                                 {DType::kInt8, "uint4"}};
+  for (const auto& [dt, vector_type] : cases) {
+    SCOPED_TRACE(hlir::DTypeName(dt));
+    std::string src = CompiledSource(BiasRelu(dt, 64, 1024));
+    EXPECT_THAT(src, HasSubstr(absl::StrCat("*reinterpret_cast<const ", vector_type, "*>")));
+    EXPECT_THAT(src, HasSubstr("% 16 == 0"));
+    // The fused index split into [row, column] and flattened again is one index: no
+    // per-element division by the row length.
+    EXPECT_THAT(src, Not(HasSubstr("/ 1024")));
+  }
+  // A row whose length is no multiple of the lanes stays scalar (and correct).
+  EXPECT_THAT(CompiledSource(BiasRelu(DType::kFloat16, 64, 1001)), Not(HasSubstr("uint4")));
+}
+
+TEST(GroupScheduleNVGPU, ShortRowsGetAWarpEachLongRowsABlock) {
+  // 512 columns, 64 rows: 8 warps per block, each reducing its row by shuffles.
+  std::string warp = Kernels(CompiledSource(SoftmaxProgram(S({64, 512}))));
+  EXPECT_THAT(warp, HasSubstr("threadIdx.y"));
+  EXPECT_THAT(warp, HasSubstr("cinn_like_block_reduce_max"));
+  EXPECT_EQ(CountKernels(warp), 1);
+  // Rows past 1024 elements, or a row count no multiple of 2: a block per row.
+  for (const Program& p : {SoftmaxProgram(S({64, 4096})), SoftmaxProgram(S({37, 512})),
+                           LayerNormProgram(S({64, 2048}), 2048, true)}) {
+    std::string block = Kernels(CompiledSource(p));
+    EXPECT_THAT(block, Not(HasSubstr("threadIdx.y")));
+    EXPECT_THAT(block, HasSubstr("cinn_like_block_reduce_"));
+    EXPECT_EQ(CountKernels(block), 1);
+  }
+}
+
+TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
+  // 1024 columns are 4 blocks: the 8192 rows are reduced in chunks on blockIdx.y into
+  // partials, then a second kernel sums each column's partials (no atomics).
+  std::string split = Kernels(CompiledSource(ReduceRows(8192, 1024, 0)));
+  EXPECT_EQ(CountKernels(split), 2);
+  EXPECT_THAT(split, HasSubstr("blockIdx.y"));
+  EXPECT_THAT(split, HasSubstr("_rf"));
+  EXPECT_THAT(split, Not(HasSubstr("atomic")));
+  // 2^18 columns fill the device (1024 blocks): one kernel, a thread per column.
+  std::string wide = Kernels(CompiledSource(ReduceRows(64, 1 << 18, 0)));
+  EXPECT_EQ(CountKernels(wide), 1);
+  EXPECT_THAT(wide, Not(HasSubstr("blockIdx.y")));
+}
+
+TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
+  const std::string dir = ::testing::TempDir() + "/group_schedule_dump";
+  const std::string old = FLAGS_cinn_like_dump_dir;
+  FLAGS_cinn_like_dump_dir = dir;
+  CompiledSource(SoftmaxProgram(S({64, 512})), "softmax_entry");
+  CompiledSource(ReduceRows(8192, 1024, 0), "columns_entry");
+  FLAGS_cinn_like_dump_dir = old;
+  auto read = [&](const std::string& file) {
+    std::stringstream text;
+    text << std::ifstream(dir + "/" + file).rdbuf();
+    return text.str();
+  };
+  EXPECT_THAT(read("softmax_entry.tactics.txt"),
+              HasSubstr("row_reduction.warp_per_row (64 rows of 512 elements"));
+  EXPECT_THAT(read("columns_entry.tactics.txt"),
+              HasSubstr("column_reduction.two_stage (1024 columns fill 4 blocks"));
+}
+
+}  // namespace
+}  // namespace cinn_like::testing
