@@ -16,9 +16,9 @@ using ::testing::Not;
 
 TEST(FusionNVGPU, RowGroupsAtEveryShapeCompileToPtxAsOneKernel) {
   for (int64_t cols : {1, 7, 33, 256, 1000, 4099}) {
-    for (const Shape& s : {S({1, cols}), S({37, cols}), S({64, cols}), S({6, cols}),
-                           Shape{Sym("n"), Dim::Known(cols)},
-                           Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}}) {
+    for (const Shape& s :
+         {S({1, cols}), S({37, cols}), S({64, cols}), S({6, cols}),
+          Shape{Sym("n"), Dim::Known(cols)}, Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}}) {
       SCOPED_TRACE(hlir::ShapeToString(s));
       EXPECT_EQ(CountKernels(CompiledSource(SoftmaxProgram(s))), 1);
       EXPECT_EQ(CountKernels(CompiledSource(LayerNormProgram(s, cols, false))), 1);

@@ -17,8 +17,12 @@ const ir::Target kGpu = ir::Target::NVGPU();
 
 std::vector<Shape> RowShapes(int64_t cols) {
   // 64 and 6 rows: a warp per row, 8 and 2 rows per block, where the rows are short.
-  return {S({1, cols}),  S({37, cols}), S({64, cols}), S({6, cols}),
-          Shape{Sym("n"), Dim::Known(cols)}, Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}};
+  return {S({1, cols}),
+          S({37, cols}),
+          S({64, cols}),
+          S({6, cols}),
+          Shape{Sym("n"), Dim::Known(cols)},
+          Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}};
 }
 
 /// Column reductions with few columns split their reduce axis (two kernels: partials, then

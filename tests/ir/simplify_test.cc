@@ -25,9 +25,9 @@ TEST(Simplify, LoopBoundsDecideGuards) {
   Var i("i"), j("j"), n("n");
   Buffer c = MakeBuffer("C", Float(32), {Expr(1024)});
   Stmt store = Store::Make(c, {i * 32 + j}, FloatImm::Make(Float(32), 1));
-  Stmt always = For::Make(i, 0, 32, ForKind::kSerial,
-                          For::Make(j, 0, 32, ForKind::kSerial,
-                                    IfThenElse::Make(i * 32 + j < 1024, store)));
+  Stmt always =
+      For::Make(i, 0, 32, ForKind::kSerial,
+                For::Make(j, 0, 32, ForKind::kSerial, IfThenElse::Make(i * 32 + j < 1024, store)));
   EXPECT_EQ(ToString(Simplify(always)).find("if"), std::string::npos);
   Stmt maybe = For::Make(i, 0, 32, ForKind::kSerial, IfThenElse::Make(i * 32 < n, store));
   EXPECT_NE(ToString(Simplify(maybe)).find("if (((i * 32) < n))"), std::string::npos);
@@ -46,9 +46,9 @@ TEST(Simplify, RampAlgebra) {
 TEST(Simplify, RampsSplitIntoDimsStayDense) {
   Var i("i"), j("j");
   Expr x = Ramp::Make(i * 4, Expr(1), 4);
-  EXPECT_EQ(ToString(Simplify(x / Broadcast::Make(Expr(8192), 4))), "broadcast(((i * 4) / 8192), 4)");
-  EXPECT_EQ(ToString(Simplify(x % Broadcast::Make(Expr(8192), 4))),
-            "ramp(((i * 4) % 8192), 1, 4)");
+  EXPECT_EQ(ToString(Simplify(x / Broadcast::Make(Expr(8192), 4))),
+            "broadcast(((i * 4) / 8192), 4)");
+  EXPECT_EQ(ToString(Simplify(x % Broadcast::Make(Expr(8192), 4))), "ramp(((i * 4) % 8192), 1, 4)");
   // The lanes may cross a row: a base that is not a known multiple of 4, a row of 6.
   Expr y = Ramp::Make(i * 2, Expr(1), 4);
   EXPECT_EQ(ToString(Simplify(y / Broadcast::Make(Expr(8192), 4))).find("broadcast((i"),
