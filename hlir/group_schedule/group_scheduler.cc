@@ -129,6 +129,11 @@ class GroupScheduler {
       if (!stage->tensor()->extern_body) continue;
       for (const auto& in : stage->tensor()->inputs) extern_inputs.insert(in.get());
     }
+    // CPUs recompute an inlined value in each reader: one read by several is stored once.
+    std::map<const ir::TensorNode*, int> readers;
+    for (const auto& stage : sch_.stages()) {
+      for (const auto& in : stage->tensor()->inputs) ++readers[in.get()];
+    }
     InlineSizes sizes;  // stages are producers first
     for (const auto& stage : sch_.stages()) {
       const ir::TensorNode* t = stage->tensor().node().get();
@@ -136,15 +141,17 @@ class GroupScheduler {
       const bool reduce = t->reduce != ir::ReduceKind::kNone;
       const bool constant = Info(t).compile_time_value || (IsOneElement(*t) && !reduce);
       // A stage whose inlined element would pass the budget is a kernel of its own (below).
-      const bool fits = constant || sizes.Estimate(*stage) <= InlineSizes::kBudget;
+      const bool fits = constant || (sizes.Estimate(*stage) <= InlineSizes::kBudget &&
+                                     (target_.is_gpu() || readers[t] <= 1));
       if ((in_.keep.count(t) && !(constant && !in_.outputs.count(t))) || extern_inputs.count(t)) {
         roots_.push_back(stage.get());
-      } else if (constant || (target_.is_gpu() && !reduce && fits)) {
+      } else if (constant || (!reduce && fits)) {
+        // Computed where it is read: one pass over memory per group, on every target.
         absl::Status s = stage->ComputeInline();
         if (!s.ok()) return s;
         sizes.Inline(*stage);
-      } else if (target_.is_gpu() && !reduce) {
-        roots_.push_back(stage.get());  // past the budget: a kernel writing a device temporary
+      } else if (!reduce) {
+        roots_.push_back(stage.get());  // past the budget: a temporary (GPUs: its own kernel)
       } else if (target_.is_gpu() && Info(t).group >= 0) {
         internal_reductions_[Info(t).group].push_back(stage.get());
       } else {
@@ -197,9 +204,9 @@ class GroupScheduler {
   }
 
   /// Rows per block when the consumer of `g` has one row dim, each row is short enough for
-  /// one warp (at most kWarpRowMaxElements, static) and the static row count is a multiple of the rows per
-  /// block (8 warps, else 4 or 2: no row runs past the end, so no guard encloses a barrier);
-  /// 0 otherwise. `why` gets the reason.
+  /// one warp (at most kWarpRowMaxElements, static) and the static row count is a multiple of the
+  /// rows per block (8 warps, else 4 or 2: no row runs past the end, so no guard encloses a
+  /// barrier); 0 otherwise. `why` gets the reason.
   int WarpRowsPerBlock(const ReductionGroup& g, std::string* why) const {
     const int64_t extent = ReduceExtent(*g.reductions[0]);
     // One row dim: several fused ones would index the reductions by a division (not affine).
