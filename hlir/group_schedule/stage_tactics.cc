@@ -1,6 +1,7 @@
 /// \file Tactics for stages scheduled alone, on CPUs and GPUs.
 #include "hlir/group_schedule/stage_tactics.h"
 
+#include <algorithm>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -11,21 +12,77 @@
 namespace cinn_like::hlir {
 namespace {
 
-/// CPU stages large enough (or symbolic) to run their outermost loop on the thread pool.
+/// CPU stages with this much work (outputs times the elements each reduces), or symbolic, run
+/// their outermost loop on the thread pool.
 constexpr int64_t kParallelMinElements = 4096;
 
 std::string ExtentText(int64_t n) { return n < 0 ? "symbolic" : absl::StrCat(n); }
 
+/// A CPU column reduction streams the rows: the contiguous output axis is split into chunks
+/// of `lanes` columns, the reduce loops run inside each chunk and the chunk's columns innermost
+/// as one vector (accumulators for `lanes` columns, rows read contiguously), the chunks on the
+/// thread pool. Null when the innermost output axis is symbolic or no multiple of 8.
+absl::StatusOr<std::optional<TacticChoice>> CpuColumns(ir::Stage& s, const ir::Target& target) {
+  Leaves l = SplitLeaves(s);
+  if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
+  const int64_t n = StaticExtent(s, {l.spatial.back()});
+  const int base = target.vector_lanes(32);
+  const int lanes = n > 0 && n % (4 * base) == 0 ? 4 * base : base;
+  if (n <= 0 || n % lanes != 0) return std::nullopt;
+  auto parts = s.Split(l.spatial.back(), lanes);
+  if (!parts.ok()) return parts.status();
+  std::vector<ir::Var> order = {parts->first};
+  order.insert(order.end(), l.reduce.begin(), l.reduce.end());
+  order.push_back(parts->second);
+  absl::Status st = s.Reorder(order);
+  if (st.ok()) st = s.Vectorize(parts->second);
+  if (!st.ok()) return st;
+  std::vector<ir::Var> outer(l.spatial.begin(), l.spatial.end() - 1);
+  outer.push_back(parts->first);
+  auto fused = FuseAll(s, outer);
+  if (!fused.ok()) return fused.status();
+  const int64_t chunks = StaticExtent(s, {*fused});
+  if (target.has_parallel_loops() && chunks != 1) {
+    st = s.Parallel(*fused);
+    if (!st.ok()) return st;
+  }
+  return TacticChoice{s.tensor()->name, "cpu.column_reduction_streams_rows",
+                      absl::StrCat("columns of ", n, " in chunks of ", lanes,
+                                   " accumulated as vectors while the rows stream past, ",
+                                   chunks < 0 ? std::string("symbolic") : absl::StrCat(chunks),
+                                   " chunks on the thread pool")};
+}
+
 absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
   TacticChoice c{s.tensor()->name, "cpu.serial", "no spatial loop"};
+  if (kind == StageKind::kReduction && IsColumnReduction(s)) {
+    auto columns = CpuColumns(s, target);
+    if (!columns.ok()) return columns.status();
+    if (*columns) return **columns;
+  }
   Leaves l = SplitLeaves(s);
-  if (l.spatial.empty()) return c;
+  // One vector register of float32 lanes (8 on AVX2), whatever the stage's dtype.
+  const int lanes = target.vector_lanes(32);
+  std::string vector;
+  if (kind == StageKind::kReduction && !l.reduce.empty() && !IsColumnReduction(s)) {
+    // A row reduction: the contiguous reduce loop accumulates partials in vector registers
+    // (four of them where the row is long enough: four independent adds in flight), summed
+    // once at the end (ir/transforms/vectorize_reduce.h); a tail runs serially.
+    const int64_t inner = StaticExtent(s, {l.reduce.back()});
+    const int width = inner >= 8 * lanes ? 4 * lanes : lanes;
+    if (inner >= 2 * width) {
+      auto v = s.Vectorize(l.reduce.back(), width);
+      if (!v.ok()) return v.status();
+      vector = absl::StrCat(", rows of ", inner, " reduced in vectors of ", width);
+    }
+  }
+  if (l.spatial.empty()) {
+    c.why = absl::StrCat("no spatial loop", vector);
+    return c;
+  }
   int64_t total = StaticExtent(s, l.spatial);
   ir::Var outer = l.spatial[0];
-  std::string vector;
   if (kind == StageKind::kElementwise) {
-    // One vector register of float32 lanes (8 on AVX2), whatever the stage's dtype.
-    const int lanes = target.vector_lanes(32);
     int64_t inner = StaticExtent(s, {l.spatial.back()});
     if (inner > 0 && inner % lanes == 0) {
       auto v = s.Vectorize(l.spatial.back(), lanes);
@@ -34,14 +91,20 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
       vector = absl::StrCat(", inner loop of ", inner, " vectorized by ", lanes);
     }
   }
-  const bool parallel = target.has_parallel_loops() && (total < 0 || total >= kParallelMinElements);
+  // Work, not outputs, decides: a row reduction of 2048 rows of 2048 is worth the pool.
+  const int64_t reduce = kind == StageKind::kElementwise ? 1 : ReduceExtent(s);
+  const bool parallel =
+      target.has_parallel_loops() &&
+      (total < 0 || reduce < 0 ||
+       (total >= 2 && total * std::max<int64_t>(reduce, 1) >= kParallelMinElements));
   if (parallel) {
     absl::Status st = s.Parallel(outer);
     if (!st.ok()) return st;
   }
   c.tactic = parallel ? "cpu.parallel_outer" : "cpu.serial";
-  c.why = absl::StrCat(ExtentText(total), " outputs", parallel ? " (>= 4096: thread pool)" : "",
-                       vector);
+  c.why = absl::StrCat(ExtentText(total), " outputs",
+                       reduce > 1 ? absl::StrCat(" of ", reduce, " elements each") : "",
+                       parallel ? " (4096 or more: thread pool)" : "", vector);
   return c;
 }
 
