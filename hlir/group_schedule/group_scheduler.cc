@@ -28,21 +28,6 @@ bool IsOneElement(const ir::TensorNode& t) {
   return true;
 }
 
-bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
-  struct Finder : ir::IRVisitor {
-    const std::set<const ir::BufferNode*>* bufs;
-    bool found = false;
-    using ir::IRVisitor::Visit;
-    void VisitLoad(const ir::Load* op) override {
-      found = found || bufs->count(op->buffer.get());
-      ir::IRVisitor::VisitLoad(op);
-    }
-  } f;
-  f.bufs = &bufs;
-  f.Visit(e);
-  return f.found;
-}
-
 /// The number of leading dimensions of `consumer` that `reduction` keeps (its other
 /// dimensions are size-1 kept dims), or -1 when its shape is not such a prefix.
 int KeptRows(const ir::TensorNode& reduction, const ir::TensorNode& consumer) {

@@ -1,8 +1,11 @@
 /// \file GPU tactics for reductions fused with their consumer.
 #include "hlir/group_schedule/reduction_tactics.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/schedule_util.h"
+#include "ir/structural_equal.h"
 
 namespace cinn_like::hlir {
 
@@ -24,16 +27,19 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 
 namespace {
 
-/// Each reduction of `g` computed into shared memory at the consumer's loop `row`, its reduce
+/// Each reduction of `g` computed into a `scope` buffer at the consumer's loop `row`, its reduce
 /// axes split by `threads` over threadIdx.x. Consumers first: a reduction read by another
 /// (softmax's max by its sum) is attached after its reader, so that the reader's loads count
 /// in its region. With `rows_on_y`, `row` is bound to threadIdx.y: the region spans the
 /// block's rows, and its row axes go on threadIdx.y too (each warp reduces its own row).
+/// With scope "local" each thread keeps its own copy of its row's result (the cross-thread
+/// combine leaves it in every thread): no shared memory and no barrier.
 absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::Var& row,
-                         int threads, bool rows_on_y = false) {
+                         int threads, bool rows_on_y = false, bool unroll = false,
+                         const std::string& scope = "shared") {
   for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
     ir::Tensor t = (*it)->tensor();
-    auto cache = sch.CacheWrite(t, "shared");
+    auto cache = sch.CacheWrite(t, scope);
     if (!cache.ok()) return cache.status();
     absl::Status st = sch[t].ComputeInline();
     if (!st.ok()) return st;
@@ -54,6 +60,7 @@ absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::V
     auto parts = c.Split(*r, threads);
     if (!parts.ok()) return parts.status();
     st = c.Bind(parts->second, "threadIdx.x");
+    if (st.ok() && unroll) st = c.Unroll(parts->first);
     if (!st.ok()) return st;
   }
   return absl::OkStatus();
@@ -86,7 +93,8 @@ absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup&
     st = consumer.Bind(parts->second, "threadIdx.x");
     if (!st.ok()) return st;
   }
-  st = ReduceAtRow(sch, g, row_parts->second, warp, /*rows_on_y=*/true);
+  // Each lane keeps its row's results in registers (the shuffles leave them in every lane).
+  st = ReduceAtRow(sch, g, row_parts->second, warp, /*rows_on_y=*/false, /*unroll=*/false, "local");
   if (!st.ok()) return st;
   return TacticChoice{consumer.tensor()->name, "row_reduction.warp_per_row", std::move(why)};
 }
@@ -121,12 +129,13 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
     st = consumer.Bind(parts->second, "threadIdx.x");
     if (!st.ok()) return st;
   }
-  st = ReduceAtRow(sch, g, *row, threads);
+  // Every thread keeps the row's results in registers: the block reduce leaves them in all.
+  st = ReduceAtRow(sch, g, *row, threads, /*rows_on_y=*/false, /*unroll=*/false, "local");
   if (!st.ok()) return st;
   return TacticChoice{
       consumer.tensor()->name, "row_reduction.block_per_row",
       absl::StrCat(CountText(num_rows), " rows of ", CountText(reduce_extent), " elements, ",
-                   g.reductions.size(), " reduction(s) in shared memory, ", threads,
+                   g.reductions.size(), " reduction(s) in each thread's registers, ", threads,
                    " threads per row")};
 }
 

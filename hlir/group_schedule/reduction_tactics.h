@@ -25,15 +25,16 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
                                               const ir::Target& target, std::string why);
 
 /// One block per row of the consumer (its first row_dims dims fused on blockIdx.x, the rest
-/// fused and split over threadIdx.x); each reduction is computed inside the row's block loop
-/// into shared memory, its reduce axes over the same threads (a block reduce).
+/// fused and split over threadIdx.x); each reduction is computed inside the row's block loop,
+/// its reduce axes over the same threads (a block reduce), its result kept by every thread.
 absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                          const ir::Target& target);
 
 /// One warp per row, `rows_per_block` rows per block (rows on blockIdx.x and threadIdx.y, the
 /// row's columns and reduce axes over the warp's lanes on threadIdx.x): short rows reduce by
 /// shuffles within the warp, with no block-wide barrier per reduction. The consumer's row
-/// count must be a static multiple of rows_per_block (no row guard around the barriers).
+/// count must be a static multiple of rows_per_block. Each lane keeps its row's reductions in
+/// registers: no shared memory, no barrier.
 absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                         const ir::Target& target, int rows_per_block,
                                         std::string why);

@@ -78,6 +78,21 @@ absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) 
   return fused;
 }
 
+bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
+  struct Finder : ir::IRVisitor {
+    const std::set<const ir::BufferNode*>* bufs;
+    bool found = false;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      found = found || bufs->count(op->buffer.get());
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.bufs = &bufs;
+  f.Visit(e);
+  return f.found;
+}
+
 std::vector<ir::Var> LeafVars(const ir::Stage& s) {
   std::vector<ir::Var> out;
   for (int l : s.leaves()) out.push_back(s.axes()[l].var);

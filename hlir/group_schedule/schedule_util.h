@@ -2,6 +2,7 @@
 /// fusing leaves, column reductions, threads per row.
 #pragma once
 
+#include <set>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -36,6 +37,9 @@ int RowThreads(int64_t extent, const ir::Target& target);
 
 /// Fuses the adjacent leaves `vars` (outermost first, at least one) of `s` into one loop.
 absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars);
+
+/// Whether `e` loads from any of `bufs`.
+bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs);
 
 /// The variables of `s`'s leaves, outermost first.
 std::vector<ir::Var> LeafVars(const ir::Stage& s);

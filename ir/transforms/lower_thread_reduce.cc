@@ -67,16 +67,21 @@ class ThreadReduceLowerer : public ReduceRegionMutator {
     Stmt body = rewriter.Mutate(top);
     Expr p = Load::Make(partial, {Expr(0)});
     const For* thread = region.loop;
-    Expr cond = thread->loop_var == Expr(0);
-    for (auto& g : rewriter.outer_guards) cond = cond && g;
+    // Every thread holds the combined value: a local X (each thread's own) is stored by every
+    // thread, a shared or global one by thread 0.
+    const bool every_thread = update->buffer->scope == MemoryScope::kLocal;
+    Expr cond = every_thread ? Expr() : (thread->loop_var == Expr(0));
+    for (auto& g : rewriter.outer_guards) cond = cond.defined() ? (cond && g) : g;
     Expr acc = Load::Make(update->buffer, update->indices);
     Stmt result = Block::Make(
         {Store::Make(partial, {Expr(0)}, ReduceInit(region.kind, t)), body,
          Store::Make(
              partial, {Expr(0)},
              Call::Make(t, CombinePartials(region.kind, PartialsAcross::kBlockThreads), {p})),
-         IfThenElse::Make(cond, Store::Make(update->buffer, update->indices,
-                                            ReduceCombine(region.kind, acc, p)))});
+         cond.defined()
+             ? IfThenElse::Make(cond, Store::Make(update->buffer, update->indices,
+                                                  ReduceCombine(region.kind, acc, p)))
+             : Store::Make(update->buffer, update->indices, ReduceCombine(region.kind, acc, p))});
     return For::Make(thread->loop_var, thread->min, thread->extent, ForKind::kGpuThread,
                      Allocate::Make(partial, result), thread->bind_axis);
   }

@@ -19,6 +19,9 @@ namespace cinn_like::ir {
 ///     if (tx == 0 && <the region's guards that do not depend on its loops>)
 ///       X[idx] = combine(X[idx], X_partial[0])
 ///
+/// The combine leaves the result in every thread; a local X (each thread's own copy) is stored
+/// by every thread (no tx == 0 in the condition).
+///
 /// X_partial is a local (register) buffer. The update keeps reading X[idx], so the init store
 /// that lowering emits before the region still counts; the intrinsic orders it (it starts with
 /// a barrier) before thread 0's final store. Errors: the reduce loop is bound to threadIdx.y or
