@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "hlir/group_schedule/cpu_row_tactic.h"
 #include "hlir/group_schedule/reduction_tactics.h"
 #include "hlir/group_schedule/schedule_util.h"
 #include "hlir/group_schedule/stage_tactics.h"
@@ -64,6 +65,18 @@ class GroupScheduler {
       if (!FindRowConsumer(group, g)) {
         // Materialized: a kernel of its own writing a device temporary.
         roots_.insert(roots_.end(), reductions.begin(), reductions.end());
+        continue;
+      }
+      if (!target_.is_gpu()) {
+        auto c = CpuRowGroup(sch_, g, target_);
+        if (!c.ok()) {
+          return absl::Status(
+              c.status().code(),
+              absl::StrCat("group scheduler: row reductions fused into ",
+                           g.consumer->tensor().name(), ": ", c.status().message()));
+        }
+        choices_.push_back(*c);
+        done.insert(g.consumer);
         continue;
       }
       std::string per_thread = PerThreadReason(*reductions[0]);
@@ -137,7 +150,7 @@ class GroupScheduler {
         sizes.Inline(*stage);
       } else if (!reduce) {
         roots_.push_back(stage.get());  // past the budget: a temporary (GPUs: its own kernel)
-      } else if (target_.is_gpu() && Info(t).group >= 0) {
+      } else if (Info(t).group >= 0 && (target_.is_gpu() || IsCpuRowReduction(*stage))) {
         internal_reductions_[Info(t).group].push_back(stage.get());
       } else {
         // CPUs: a temporary; GPUs without groups: a kernel writing a device temporary.
@@ -171,6 +184,13 @@ class GroupScheduler {
       g.row_dims = rows;
     }
     return true;
+  }
+
+  /// A CPU reduction that CpuRowGroup can compute inside its consumer's rows: a row reduction
+  /// (its contiguous axis reduced), not a matmul/conv accumulator.
+  bool IsCpuRowReduction(const ir::Stage& r) const {
+    return Info(r.tensor().node().get()).pattern != OpPattern::kOutFusible && r.rank() > 0 &&
+           !IsColumnReduction(r);
   }
 
   /// Why the group's reductions are computed by each thread for its own element rather than

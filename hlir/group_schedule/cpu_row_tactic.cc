@@ -1,0 +1,70 @@
+/// \file The x86 row-group tactic.
+#include "hlir/group_schedule/cpu_row_tactic.h"
+
+#include "absl/strings/str_cat.h"
+#include "hlir/group_schedule/schedule_util.h"
+
+namespace cinn_like::hlir {
+
+absl::StatusOr<TacticChoice> CpuRowGroup(ir::Schedule& sch, const ReductionGroup& g,
+                                         const ir::Target& target) {
+  ir::Stage& consumer = *g.consumer;
+  const int lanes = target.vector_lanes(32);
+  std::vector<ir::Var> axes = LeafVars(consumer);
+  std::vector<ir::Var> rows(axes.begin(), axes.begin() + g.row_dims);
+  std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
+  if (rows.empty()) {
+    // A scalar reduction: the whole consumer is the one row.
+    auto all = FuseAll(consumer, cols);
+    if (!all.ok()) return all.status();
+    auto one = consumer.SplitNParts(*all, 1);
+    if (!one.ok()) return one.status();
+    rows = {one->first};
+    cols = {one->second};
+  }
+  const int64_t num_rows = StaticExtent(consumer, rows);
+  auto row = FuseAll(consumer, rows);
+  if (!row.ok()) return row.status();
+  absl::Status st;
+  std::string vector;
+  if (!cols.empty()) {
+    auto col = FuseAll(consumer, cols);
+    if (!col.ok()) return col.status();
+    const int64_t n = StaticExtent(consumer, {*col});
+    if (n > 0 && n % lanes == 0) {
+      auto v = consumer.Vectorize(*col, lanes);
+      if (!v.ok()) return v.status();
+      vector = absl::StrCat(", the row's ", n, " outputs in vectors of ", lanes);
+    }
+  }
+  if (target.has_parallel_loops() && num_rows != 1) {
+    st = consumer.Parallel(*row);
+    if (!st.ok()) return st;
+  }
+  // Consumers first: a reduction read by another (softmax's max by its sum) is attached after
+  // its reader, so that the reader's loads count in its region.
+  int64_t extent = -1;
+  for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
+    ir::Stage& r = **it;
+    st = r.ComputeAt(consumer, *row);
+    if (!st.ok()) return st;
+    Leaves l = SplitLeaves(r);
+    if (l.reduce.empty()) continue;
+    extent = StaticExtent(r, {l.reduce.back()});
+    const int width = extent >= 8 * lanes ? 4 * lanes : lanes;
+    if (extent >= 2 * width) {
+      auto v = r.Vectorize(l.reduce.back(), width);
+      if (!v.ok()) return v.status();
+    }
+  }
+  return TacticChoice{
+      consumer.tensor()->name, "cpu.row_group",
+      absl::StrCat(num_rows < 0 ? std::string("symbolic") : absl::StrCat(num_rows), " rows",
+                   target.has_parallel_loops() && num_rows != 1 ? " on the thread pool" : "", ", ",
+                   g.reductions.size(),
+                   " reduction(s) computed per row while it is in "
+                   "cache (rows of ",
+                   extent < 0 ? std::string("symbolic") : absl::StrCat(extent), ")", vector)};
+}
+
+}  // namespace cinn_like::hlir
