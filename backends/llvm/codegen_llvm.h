@@ -163,9 +163,10 @@ class CodeGenLLVM {
   void EmitStore(const ir::Store* op);
   llvm::Value* EmitRamp(const ir::Ramp* op);
   llvm::Value* EmitPureCall(const ir::Call* op);
-  /// exp of a float32 vector, open-coded (codegen_llvm_vector_math.cc): the vector stays a
-  /// vector instead of a libm call per lane.
+  /// exp and tanh of a float32 vector, open-coded (codegen_llvm_vector_math.cc): the vector
+  /// stays a vector instead of a libm call per lane.
   llvm::Value* EmitVectorExpF32(llvm::Value* x);
+  llvm::Value* EmitVectorTanhF32(llvm::Value* x);
   void EmitFor(const ir::For* op);
   void EmitSerialFor(const ir::For* op, const char* loop_hint);
   void EmitParallelFor(const ir::For* op);

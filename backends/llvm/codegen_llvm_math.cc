@@ -1,7 +1,7 @@
 /// \file CodeGenLLVM: math calls, lowered as the table below says: an LLVM intrinsic (vectors
 /// stay vectors), a libm symbol resolved in the ORC JIT (called lane by lane), or open code
-/// (rsqrt is 1 / sqrt; exp of float32 vectors, codegen_llvm_vector_math.cc, which LLVM would
-/// otherwise scalarize into libm calls). float16/bfloat16 calls compute in float32.
+/// (rsqrt is 1 / sqrt; exp and tanh of float32 vectors, codegen_llvm_vector_math.cc, which LLVM
+/// would otherwise scalarize into libm calls). float16/bfloat16 calls compute in float32.
 #include <llvm/IR/Function.h>
 #include <llvm/IR/Intrinsics.h>
 
@@ -104,6 +104,8 @@ llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
   llvm::Value* result = nullptr;
   if (*math == ir::MathOp::kExp && ct.bits() == 32 && !ct.is_scalar()) {
     result = EmitVectorExpF32(args[0]);
+  } else if (*math == ir::MathOp::kTanh && ct.bits() == 32 && !ct.is_scalar()) {
+    result = EmitVectorTanhF32(args[0]);
   } else if (*math == ir::MathOp::kRsqrt) {
     llvm::Value* root = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
     result = b.CreateFDiv(llvm::ConstantFP::get(cty, 1.0), root);
