@@ -1,13 +1,34 @@
 /// \file CompilerX86: host codegen, then the ORC JIT.
 #include "backends/compiler_x86.h"
 
+#include <llvm/TargetParser/Host.h>
+
 #include "absl/strings/str_cat.h"
 #include "backends/llvm/codegen_x86.h"
 #include "backends/llvm/execution_engine.h"
 #include "backends/step_timer.h"
+#include "ir/device_properties.h"
 #include "ir/flags.h"
 
 namespace cinn_like::backends {
+namespace {
+
+/// The schedules' CPU properties: the host's widest vectors (the JIT compiles for the host).
+const bool kHostQueryRegistered = [] {
+  ir::RegisterDevicePropertiesQuery(
+      ir::Target::Arch::kX86, [](const ir::Target& target) -> absl::StatusOr<ir::DeviceProperties> {
+        ir::DeviceProperties p = ir::DefaultDeviceProperties(target);
+        llvm::StringMap<bool> features = llvm::sys::getHostCPUFeatures();
+        auto has = [&](const char* f) { return features.lookup(f); };
+        p.vector_bytes = has("avx512f") ? 64 : has("avx2") || has("avx") ? 32 : 16;
+        p.source = absl::StrCat("this host (", llvm::sys::getHostCPUName().str(), ", ",
+                                p.vector_bytes * 8, "-bit vectors)");
+        return p;
+      });
+  return true;
+}();
+
+}  // namespace
 
 CompilerX86::CompilerX86(ir::Target target, std::unique_ptr<ExecutionEngine> engine)
     : Compiler(std::move(target)), engine_(std::move(engine)) {}

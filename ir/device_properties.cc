@@ -33,6 +33,7 @@ void RegisterDevicePropertiesQuery(Target::Arch arch, DevicePropertiesQuery quer
 
 DeviceProperties DefaultDeviceProperties(const Target& target) {
   DeviceProperties p;
+  p.vector_bytes = target.vector_bytes();
   if (target.is_gpu()) {
     const int arch = target.cuda_arch;
     p.multiprocessors = arch >= 90 ? 132 : arch >= 80 ? 108 : 80;

@@ -18,6 +18,7 @@ struct DeviceProperties {
   int multiprocessors = 1;          // SMs on a GPU; hardware threads on a CPU
   int max_threads_per_block = 1;    // 1 on CPUs
   int shared_memory_per_block = 0;  // bytes a block may have without opting in; 0 on CPUs
+  int vector_bytes = 16;            // the widest vector register (x86: 32 AVX2, 64 AVX-512)
   std::string source;               // "device" or "default for sm_90": for the dump
 };
 
@@ -33,7 +34,7 @@ const DeviceProperties& DevicePropertiesOf(const Target& target);
 
 /// Defaults without a device: on GPUs the SM count of the arch's data-center part (132 for
 /// sm_90, an H100/H200 SXM; 108 for sm_80; 80 otherwise), 1024 threads, 48 KiB shared memory;
-/// on CPUs the host's hardware threads.
+/// on CPUs the host's hardware threads. Vector bytes: Target::vector_bytes().
 DeviceProperties DefaultDeviceProperties(const Target& target);
 
 }  // namespace cinn_like::ir

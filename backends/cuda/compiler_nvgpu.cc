@@ -199,9 +199,12 @@ const bool kDeviceQueryRegistered = [] {
         }
         auto limits = runtime::cuda::DeviceLimitsOf0();
         if (!limits.ok()) return limits.status();
-        return ir::DeviceProperties{limits->multiprocessors, limits->max_threads_per_block,
-                                    limits->shared_memory_per_block,
-                                    absl::StrCat("device 0 (sm_", *cc, ")")};
+        ir::DeviceProperties p = ir::DefaultDeviceProperties(target);
+        p.multiprocessors = limits->multiprocessors;
+        p.max_threads_per_block = limits->max_threads_per_block;
+        p.shared_memory_per_block = limits->shared_memory_per_block;
+        p.source = absl::StrCat("device 0 (sm_", *cc, ")");
+        return p;
       });
   return true;
 }();

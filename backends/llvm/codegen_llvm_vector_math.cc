@@ -1,9 +1,9 @@
 /// \file CodeGenLLVM: math functions open-coded on vectors, for the x86 loops the schedules
 /// vectorize (LLVM lowers llvm.exp of a vector to one libm call per lane).
 ///
-/// exp, float32: Cody-Waite range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2 split in
-/// two so that n ln2 is exact; e^r by the degree-7 polynomial of Cephes' expf (within about
-/// one unit in the last place on that range); 2^n applied as two exact powers of two so that
+/// exp, float32: Cody-Waite range reduction x = n ln2 + r, |r| <= ln2 / 2 (n = rint(x / ln2)),
+/// with ln2 split in two so that n ln2 is exact; e^r by the degree-7 polynomial of Cephes'
+/// expf (within about one unit in the last place on that range); 2^n applied as two exact powers of two so that
 /// results down to the smallest denormal are reached. Past the range: +inf above ln(FLT_MAX),
 /// +0 below the smallest denormal's log, NaN for NaN.
 ///
@@ -63,12 +63,15 @@ llvm::Value* CodeGenLLVM::EmitVectorTanhF32(llvm::Value* x) {
   large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
   // Small: x + x^3 (-1/3 + x^2 (2/15 + x^2 (-17/315 + ... - x^2 929569/638512875))).
   llvm::Value* x2 = b.CreateFMul(x, x);
+  auto fma = [&](llvm::Value* a, llvm::Value* m, llvm::Value* c) {
+    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {fty}, {a, m, c});
+  };
   llvm::Value* p = f(-929569.0 / 638512875.0);
   for (double c : {21844.0 / 6081075.0, -1382.0 / 155925.0, 62.0 / 2835.0, -17.0 / 315.0,
                    2.0 / 15.0, -1.0 / 3.0}) {
-    p = b.CreateFAdd(b.CreateFMul(p, x2), f(c));
+    p = fma(p, x2, f(c));
   }
-  llvm::Value* small = b.CreateFAdd(x, b.CreateFMul(b.CreateFMul(x, x2), p));
+  llvm::Value* small = fma(b.CreateFMul(x, x2), p, x);
   llvm::Value* y = b.CreateSelect(b.CreateFCmpOLT(ax, f(0.5)), small, large);
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }

@@ -9,7 +9,7 @@ namespace cinn_like::hlir {
 absl::StatusOr<TacticChoice> CpuRowGroup(ir::Schedule& sch, const ReductionGroup& g,
                                          const ir::Target& target) {
   ir::Stage& consumer = *g.consumer;
-  const int lanes = target.vector_lanes(32);
+  const int lanes = FloatLanes(target);
   std::vector<ir::Var> axes = LeafVars(consumer);
   std::vector<ir::Var> rows(axes.begin(), axes.begin() + g.row_dims);
   std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
@@ -31,10 +31,10 @@ absl::StatusOr<TacticChoice> CpuRowGroup(ir::Schedule& sch, const ReductionGroup
     auto col = FuseAll(consumer, cols);
     if (!col.ok()) return col.status();
     const int64_t n = StaticExtent(consumer, {*col});
-    if (n > 0 && n % lanes == 0) {
-      auto v = consumer.Vectorize(*col, lanes);
+    if (const int width = LanesDividing(n, lanes); width >= 4) {
+      auto v = consumer.Vectorize(*col, width);
       if (!v.ok()) return v.status();
-      vector = absl::StrCat(", the row's ", n, " outputs in vectors of ", lanes);
+      vector = absl::StrCat(", the row's ", n, " outputs in vectors of ", width);
     }
   }
   if (target.has_parallel_loops() && num_rows != 1) {

@@ -127,10 +127,22 @@ class GroupScheduler {
       if (!stage->tensor()->extern_body) continue;
       for (const auto& in : stage->tensor()->inputs) extern_inputs.insert(in.get());
     }
-    // CPUs recompute an inlined value in each reader: one read by several is stored once.
+    // CPUs recompute an inlined value in each reader: one read by several is stored once,
+    // unless its readers are all reductions or stored stages of its own fusion group, which
+    // a row group computes per row while the row is in cache (add + layer_norm: the sum is
+    // recomputed by each pass over the row). An elementwise reader would carry the value on
+    // into further readers (a chain recomputed again at each step).
     std::map<const ir::TensorNode*, int> readers;
+    std::map<const ir::TensorNode*, bool> row_readers;
     for (const auto& stage : sch_.stages()) {
-      for (const auto& in : stage->tensor()->inputs) ++readers[in.get()];
+      const ir::TensorNode* r = stage->tensor().node().get();
+      const int group = Info(r).group;
+      const bool row_stage = r->reduce != ir::ReduceKind::kNone || in_.keep.count(r);
+      for (const auto& in : stage->tensor()->inputs) {
+        ++readers[in.get()];
+        auto [it, fresh] = row_readers.emplace(in.get(), true);
+        it->second = it->second && row_stage && group >= 0 && group == Info(in.get()).group;
+      }
     }
     InlineSizes sizes;  // stages are producers first
     for (const auto& stage : sch_.stages()) {
@@ -140,7 +152,7 @@ class GroupScheduler {
       const bool constant = Info(t).compile_time_value || (IsOneElement(*t) && !reduce);
       // A stage whose inlined element would pass the budget is a kernel of its own (below).
       const bool fits = constant || (sizes.Estimate(*stage) <= InlineSizes::kBudget &&
-                                     (target_.is_gpu() || readers[t] <= 1));
+                                     (target_.is_gpu() || readers[t] <= 1 || row_readers[t]));
       if ((in_.keep.count(t) && !(constant && !in_.outputs.count(t))) || extern_inputs.count(t)) {
         roots_.push_back(stage.get());
       } else if (constant || (!reduce && fits)) {

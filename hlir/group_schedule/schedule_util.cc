@@ -1,7 +1,10 @@
 /// \file The tactics' shared helpers.
 #include "hlir/group_schedule/schedule_util.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
+#include "ir/device_properties.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -76,6 +79,17 @@ absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars) 
     fused = *f;
   }
   return fused;
+}
+
+int FloatLanes(const ir::Target& target) {
+  return std::max(1, ir::DevicePropertiesOf(target).vector_bytes / 4);
+}
+
+int LanesDividing(int64_t n, int widest) {
+  for (int lanes = widest; lanes >= 2; lanes /= 2) {
+    if (n > 0 && n % lanes == 0) return lanes;
+  }
+  return 0;
 }
 
 bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {

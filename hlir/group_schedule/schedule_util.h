@@ -38,6 +38,13 @@ int RowThreads(int64_t extent, const ir::Target& target);
 /// Fuses the adjacent leaves `vars` (outermost first, at least one) of `s` into one loop.
 absl::StatusOr<ir::Var> FuseAll(ir::Stage& s, const std::vector<ir::Var>& vars);
 
+/// float32 lanes of the widest vector register of the device `target` runs on (x86: the
+/// host's, 8 with AVX2, 16 with AVX-512; ir/device_properties.h).
+int FloatLanes(const ir::Target& target);
+
+/// The largest power of two from `widest` down to 2 that divides `n` (> 0), or 0.
+int LanesDividing(int64_t n, int widest);
+
 /// Whether `e` loads from any of `bufs`.
 bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs);
 

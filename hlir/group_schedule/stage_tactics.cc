@@ -22,13 +22,14 @@ std::string ExtentText(int64_t n) { return n < 0 ? "symbolic" : absl::StrCat(n);
 /// of `lanes` columns, the reduce loops run inside each chunk and the chunk's columns innermost
 /// as one vector (accumulators for `lanes` columns, rows read contiguously), the chunks on the
 /// thread pool. Null when the innermost output axis is symbolic or no multiple of 8.
+/// Chunks are four vector registers wide where the columns allow, else one.
 absl::StatusOr<std::optional<TacticChoice>> CpuColumns(ir::Stage& s, const ir::Target& target) {
   Leaves l = SplitLeaves(s);
   if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
   const int64_t n = StaticExtent(s, {l.spatial.back()});
-  const int base = target.vector_lanes(32);
-  const int lanes = n > 0 && n % (4 * base) == 0 ? 4 * base : base;
-  if (n <= 0 || n % lanes != 0) return std::nullopt;
+  const int base = FloatLanes(target);
+  const int lanes = n > 0 && n % (4 * base) == 0 ? 4 * base : LanesDividing(n, base);
+  if (lanes < 8) return std::nullopt;
   auto parts = s.Split(l.spatial.back(), lanes);
   if (!parts.ok()) return parts.status();
   std::vector<ir::Var> order = {parts->first};
@@ -61,8 +62,8 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
     if (*columns) return **columns;
   }
   Leaves l = SplitLeaves(s);
-  // One vector register of float32 lanes (8 on AVX2), whatever the stage's dtype.
-  const int lanes = target.vector_lanes(32);
+  // One vector register of float32 lanes (8 on AVX2, 16 on AVX-512), whatever the dtype.
+  const int lanes = FloatLanes(target);
   std::string vector;
   if (kind == StageKind::kReduction && !l.reduce.empty() && !IsColumnReduction(s)) {
     // A row reduction: the contiguous reduce loop accumulates partials in vector registers
@@ -84,11 +85,11 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
   ir::Var outer = l.spatial[0];
   if (kind == StageKind::kElementwise) {
     int64_t inner = StaticExtent(s, {l.spatial.back()});
-    if (inner > 0 && inner % lanes == 0) {
-      auto v = s.Vectorize(l.spatial.back(), lanes);
+    if (const int width = LanesDividing(inner, lanes); width >= 4) {
+      auto v = s.Vectorize(l.spatial.back(), width);
       if (!v.ok()) return v.status();
       if (l.spatial.size() == 1) outer = *s.LeafAxis(0);
-      vector = absl::StrCat(", inner loop of ", inner, " vectorized by ", lanes);
+      vector = absl::StrCat(", inner loop of ", inner, " vectorized by ", width);
     }
   }
   // Work, not outputs, decides: a row reduction of 2048 rows of 2048 is worth the pool.

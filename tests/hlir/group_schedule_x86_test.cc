@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "tests/fusion_cases.h"
 #include "tests/x86_executor.h"
@@ -19,6 +20,8 @@ namespace {
 using ::testing::HasSubstr;
 
 const ir::Target kX86 = ir::Target::X86();
+/// float32 lanes of this host's widest vectors (8 with AVX2, 16 with AVX-512).
+const int kLanes = ir::DevicePropertiesOf(kX86).vector_bytes / 4;
 
 /// The tactics the dump records for `program` compiled for x86 as entry `name`.
 std::string Tactics(const Program& program, const std::string& name) {
@@ -41,10 +44,13 @@ Program Reduce(const Shape& shape, std::vector<int64_t> axes, bool max = false) 
 }
 
 TEST(GroupScheduleX86, ColumnReductionsStreamTheRowsWithVectorAccumulators) {
-  EXPECT_THAT(Tactics(Reduce(S({300, 64}), {0}), "cols"),
-              HasSubstr("cpu.column_reduction_streams_rows (columns of 64 in chunks of 32"));
+  EXPECT_THAT(Tactics(Reduce(S({300, 256}), {0}), "cols"),
+              HasSubstr(absl::StrCat("cpu.column_reduction_streams_rows (columns of 256 in "
+                                     "chunks of ",
+                                     4 * kLanes)));
   EXPECT_THAT(Tactics(Reduce(S({37, 24}), {0}), "cols8"), HasSubstr("in chunks of 8"));
-  for (const Shape& s : {S({300, 64}), S({37, 24}), S({5, 7}), S({1, 32}), S({64, 3, 40})}) {
+  for (const Shape& s :
+       {S({300, 256}), S({300, 64}), S({37, 24}), S({5, 7}), S({1, 32}), S({64, 3, 40})}) {
     for (bool max : {false, true}) {
       SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), max ? " max" : " sum"));
       RunProgramCase(Reduce(s, {0}, max), kX86, RunOnX86);
@@ -55,8 +61,10 @@ TEST(GroupScheduleX86, ColumnReductionsStreamTheRowsWithVectorAccumulators) {
 
 TEST(GroupScheduleX86, RowReductionsAccumulateInVectorsAndRunOnThePool) {
   EXPECT_THAT(Tactics(Reduce(S({2048, 2048}), {1}), "rows"),
-              HasSubstr("cpu.parallel_outer (2048 outputs of 2048 elements each (4096 or more: "
-                        "thread pool), rows of 2048 reduced in vectors of 32)"));
+              HasSubstr(absl::StrCat("cpu.parallel_outer (2048 outputs of 2048 elements each "
+                                     "(4096 or more: thread pool), rows of 2048 reduced in "
+                                     "vectors of ",
+                                     4 * kLanes, ")")));
   for (const Shape& s : {S({37, 1000}), S({3, 65}), S({4, 17}), S({2, 300, 257})}) {
     for (bool max : {false, true}) {
       SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), max ? " max" : " sum"));
@@ -75,7 +83,7 @@ TEST(GroupScheduleX86, ElementwiseChainsAreOneNest) {
   Program p = *b.Build();
   std::string tactics = Tactics(p, "chain");
   EXPECT_EQ(std::count(tactics.begin(), tactics.end(), '\n'), 1) << tactics;
-  EXPECT_THAT(tactics, HasSubstr("inner loop of 512 vectorized by 8"));
+  EXPECT_THAT(tactics, HasSubstr(absl::StrCat("inner loop of 512 vectorized by ", kLanes)));
   RunProgramCase(p, kX86, RunOnX86);
 }
 
