@@ -104,18 +104,10 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
   ir::Stage& consumer = *g.consumer;
   const int64_t reduce_extent = ReduceExtent(*g.reductions[0]);
   const int threads = RowThreads(reduce_extent, target);
-  std::vector<ir::Var> axes = LeafVars(consumer);
-  std::vector<ir::Var> rows(axes.begin(), axes.begin() + g.row_dims);
-  std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
-  if (rows.empty()) {
-    // Scalar reductions: the whole consumer is the one row, a loop of extent 1 split off.
-    auto all = FuseAll(consumer, cols);
-    if (!all.ok()) return all.status();
-    auto one = consumer.SplitNParts(*all, 1);
-    if (!one.ok()) return one.status();
-    rows = {one->first};
-    cols = {one->second};
-  }
+  auto leaves = SplitRowLeaves(consumer, g.row_dims);
+  if (!leaves.ok()) return leaves.status();
+  const std::vector<ir::Var>& rows = leaves->rows;
+  const std::vector<ir::Var>& cols = leaves->cols;
   const int64_t num_rows = StaticExtent(consumer, rows);
   auto row = FuseAll(consumer, rows);
   if (!row.ok()) return row.status();

@@ -107,6 +107,17 @@ bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
   return f.found;
 }
 
+absl::StatusOr<RowLeaves> SplitRowLeaves(ir::Stage& consumer, int row_dims) {
+  std::vector<ir::Var> axes = LeafVars(consumer);
+  RowLeaves l{{axes.begin(), axes.begin() + row_dims}, {axes.begin() + row_dims, axes.end()}};
+  if (!l.rows.empty()) return l;
+  auto all = FuseAll(consumer, l.cols);
+  if (!all.ok()) return all.status();
+  auto one = consumer.SplitNParts(*all, 1);
+  if (!one.ok()) return one.status();
+  return RowLeaves{{one->first}, {one->second}};
+}
+
 std::vector<ir::Var> LeafVars(const ir::Stage& s) {
   std::vector<ir::Var> out;
   for (int l : s.leaves()) out.push_back(s.axes()[l].var);

@@ -48,6 +48,14 @@ int LanesDividing(int64_t n, int widest);
 /// Whether `e` loads from any of `bufs`.
 bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs);
 
+/// The leaves of a row group's consumer: its first `row_dims` (the rows) and the rest (the
+/// columns). Without a row dim (a scalar reduction: the whole consumer is one row) the fused
+/// columns get an outer loop of extent 1 split off as the row.
+struct RowLeaves {
+  std::vector<ir::Var> rows, cols;
+};
+absl::StatusOr<RowLeaves> SplitRowLeaves(ir::Stage& consumer, int row_dims);
+
 /// The variables of `s`'s leaves, outermost first.
 std::vector<ir::Var> LeafVars(const ir::Stage& s);
 

@@ -132,13 +132,26 @@ absl::Status EnsureContext() {
   return CheckCu(d.CtxSetCurrent(primary.context), "cuCtxSetCurrent(primary context of device 0)");
 }
 
-absl::StatusOr<int> DeviceComputeCapability() {
+namespace {
+
+/// Device 0, its primary context current (EnsureContext).
+absl::StatusOr<CUdevice> Device0() {
   absl::Status s = EnsureContext();
   if (!s.ok()) return s;
-  const DriverApi& d = **Driver();
   CUdevice device = 0;
-  s = CheckCu(d.DeviceGet(&device, 0), "cuDeviceGet(0)");
+  s = CheckCu((*Driver())->DeviceGet(&device, 0), "cuDeviceGet(0)");
   if (!s.ok()) return s;
+  return device;
+}
+
+}  // namespace
+
+absl::StatusOr<int> DeviceComputeCapability() {
+  auto dev = Device0();
+  if (!dev.ok()) return dev.status();
+  const CUdevice device = *dev;
+  const DriverApi& d = **Driver();
+  absl::Status s;
   int major = 0, minor = 0;
   s = CheckCu(d.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
               "cuDeviceGetAttribute(compute capability major)");
@@ -150,12 +163,11 @@ absl::StatusOr<int> DeviceComputeCapability() {
 }
 
 absl::StatusOr<DeviceLimits> DeviceLimitsOf0() {
-  absl::Status s = EnsureContext();
-  if (!s.ok()) return s;
+  auto dev = Device0();
+  if (!dev.ok()) return dev.status();
+  const CUdevice device = *dev;
   const DriverApi& d = **Driver();
-  CUdevice device = 0;
-  s = CheckCu(d.DeviceGet(&device, 0), "cuDeviceGet(0)");
-  if (!s.ok()) return s;
+  absl::Status s;
   DeviceLimits limits;
   const std::pair<int*, CUdevice_attribute> asks[] = {
       {&limits.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},

@@ -39,6 +39,7 @@ MODES = ("eval", "train")
 RTOL, ATOL = 1e-4, 1e-4
 GRAD_RTOL, GRAD_ATOL = 1e-3, 1e-4
 FLOAT64_FACTOR = 10.0
+GRAD_NORM_RTOL = 2e-2  # a gradient's L2 distance to eager where rounding re-routes a max-pool
 HAVE_LIBS = all(importlib.util.find_spec(m) is not None for m in ("transformers", "torchvision"))
 
 if HAVE_TORCH:
@@ -78,20 +79,43 @@ def _scale(t):
     return max(float(t.detach().abs().max()), 1e-30) if t.numel() else 1.0
 
 
-def _close(test, what, got, want, want64, rtol, atol, scale=None):
+def _close(test, what, got, want, want64, rtol, atol, scale=None, norm_rtol=None):
     """got vs eager within rtol/atol (atol relative to `scale`, by default eager's largest
     magnitude), and got vs float64 within FLOAT64_FACTOR times eager's float32 error (plus the
-    same atol); returns the error vs eager relative to the scale."""
+    same atol); returns the error vs eager relative to the scale. Where eager's own float32
+    error vs float64 passes that atol (an ill-conditioned gradient: resnet18's last batch norms
+    see few values per channel), got may differ from eager by (FLOAT64_FACTOR + 1) times it:
+    the float64 check is then the one that holds cinn_like to eager's accuracy. With
+    `norm_rtol` (gradients), a tensor whose elements miss those bounds passes when its relative
+    L2 distance to eager (or to float64, for the float64 check) is at most norm_rtol: a max-pool
+    window whose two largest values rounding orders differently routes its gradient to another
+    element (resnet18's conv1.weight moves by ~5e-3 in L2, every other gradient by ~1e-5; a
+    wrong gradient is off by order one)."""
     got, want = got.detach().float(), want.detach().float()
     scale = scale or _scale(want)
-    torch.testing.assert_close(got, want, rtol=rtol, atol=atol * scale,
-                               msg=lambda m: f"{what}: {m}")
+    eager = None
     if want64 is not None:
         ref = want64.detach().double()
-        mine = float((got.double() - ref).abs().max())
         eager = float((want.double() - ref).abs().max())
-        test.assertLessEqual(mine, FLOAT64_FACTOR * eager + atol * scale,
-                             f"{what}: error vs float64 {mine:.3g}, eager float32's {eager:.3g}")
+    bound = max(atol * scale, (FLOAT64_FACTOR + 1) * eager if eager is not None else 0.0)
+    if norm_rtol is not None and not torch.allclose(got, want, rtol=rtol, atol=bound):
+        distance = float((got - want).norm() / want.norm().clamp_min(1e-30))
+        test.assertLessEqual(distance, norm_rtol,
+                             f"{what}: relative L2 distance to eager {distance:.3g} (elements "
+                             f"past rtol {rtol} / atol {bound:.3g})")
+        return float((got - want).abs().max()) / scale
+    torch.testing.assert_close(got, want, rtol=rtol, atol=bound,
+                               msg=lambda m: f"{what}: {m}")
+    if want64 is not None:
+        mine = float((got.double() - ref).abs().max())
+        if norm_rtol is not None and mine > FLOAT64_FACTOR * eager + atol * scale:
+            distance = float((got.double() - ref).norm() / ref.norm().clamp_min(1e-30))
+            test.assertLessEqual(distance, norm_rtol,
+                                 f"{what}: relative L2 distance to float64 {distance:.3g}")
+        else:
+            test.assertLessEqual(mine, FLOAT64_FACTOR * eager + atol * scale,
+                                 f"{what}: error vs float64 {mine:.3g}, eager float32's "
+                                 f"{eager:.3g}")
     return float((got - want).abs().max()) / scale
 
 
@@ -152,7 +176,8 @@ class ModelZooTest(unittest.TestCase):
                     continue
                 self.assertIsNotNone(pc.grad, f"{note} {pname}: no gradient")
                 worst = max(worst, _close(self, f"{note} grad {pname}", pc.grad, pe.grad,
-                                          p64.grad, GRAD_RTOL, GRAD_ATOL, grad_scale))
+                                          p64.grad, GRAD_RTOL, GRAD_ATOL, grad_scale,
+                                          norm_rtol=GRAD_NORM_RTOL))
         row[-1] = worst
         self.assertFalse(refused, f"{note} ops fell back that zoo_allowlist.json does not list:\n"
                          + "\n".join(f"  {op}: {why[:300]}" for op, why in refused))
