@@ -52,7 +52,8 @@ class GroupLowering {
       if (!s.ok()) return s;
     }
     std::vector<ir::Tensor> outs;
-    std::set<const ir::TensorNode*> is_output, keep;
+    std::set<const ir::TensorNode*>& keep = scheduling_.keep;
+    std::set<const ir::TensorNode*>& is_output = scheduling_.outputs;
     // Values read by a node of another group are materialized.
     for (int n : nodes) {
       for (int v : graph_.nodes()[n].inputs) {
@@ -74,7 +75,7 @@ class GroupLowering {
       keep.insert(it->second.node().get());
     }
     ir::Schedule sch = ir::Schedule::Create(outs);
-    auto tactics = ScheduleGroups(sch, {info_, keep, is_output}, target_);
+    auto tactics = ScheduleGroups(sch, scheduling_, target_);
     if (!tactics.ok()) {
       return absl::Status(tactics.status().code(),
                           absl::StrCat("graph compiler: ", tactics.status().message()));
@@ -185,8 +186,8 @@ class GroupLowering {
 
   /// Records `info` for `t` and the new tensors it reads (the op's intermediates).
   void Label(const std::shared_ptr<ir::TensorNode>& t, const StageInfo& info) {
-    if (t->is_placeholder || info_.count(t.get())) return;
-    info_[t.get()] = info;
+    if (t->is_placeholder || scheduling_.info.count(t.get())) return;
+    scheduling_.info[t.get()] = info;
     for (const auto& producer : t->inputs) Label(producer, info);
   }
 
@@ -196,7 +197,7 @@ class GroupLowering {
   std::map<int, ir::Tensor> tensors_;
   std::map<std::string, ir::Var> symbols_;
   ir::NameSupply names_;  // of tensors and symbols alike: no two share a name in the source
-  std::map<const ir::TensorNode*, StageInfo> info_;
+  GroupScheduleInput scheduling_;  // what the group scheduler is told, filled as we go
   std::vector<int> group_of_node_;
 };
 

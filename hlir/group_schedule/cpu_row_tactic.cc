@@ -35,28 +35,19 @@ absl::StatusOr<TacticChoice> CpuRowGroup(ir::Schedule& sch, const ReductionGroup
   }
   // Consumers first: a reduction read by another (softmax's max by its sum) is attached after
   // its reader, so that the reader's loads count in its region.
-  int64_t extent = -1;
   for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
-    ir::Stage& r = **it;
-    st = r.ComputeAt(consumer, *row);
+    st = (*it)->ComputeAt(consumer, *row);
     if (!st.ok()) return st;
-    Leaves l = SplitLeaves(r);
-    if (l.reduce.empty()) continue;
-    extent = StaticExtent(r, {l.reduce.back()});
-    const int width = extent >= 8 * lanes ? 4 * lanes : lanes;
-    if (extent >= 2 * width) {
-      auto v = r.Vectorize(l.reduce.back(), width);
-      if (!v.ok()) return v.status();
-    }
+    auto width = VectorizeRowReduce(**it, target);
+    if (!width.ok()) return width.status();
   }
   return TacticChoice{
       consumer.tensor()->name, "cpu.row_group",
-      absl::StrCat(num_rows < 0 ? std::string("symbolic") : absl::StrCat(num_rows), " rows",
+      absl::StrCat(CountText(num_rows), " rows",
                    target.has_parallel_loops() && num_rows != 1 ? " on the thread pool" : "", ", ",
                    g.reductions.size(),
-                   " reduction(s) computed per row while it is in "
-                   "cache (rows of ",
-                   extent < 0 ? std::string("symbolic") : absl::StrCat(extent), ")", vector)};
+                   " reduction(s) computed per row while it is in cache (rows of ",
+                   CountText(ReduceExtent(*g.reductions[0])), ")", vector)};
 }
 
 }  // namespace cinn_like::hlir

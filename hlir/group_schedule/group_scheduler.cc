@@ -67,24 +67,7 @@ class GroupScheduler {
         roots_.insert(roots_.end(), reductions.begin(), reductions.end());
         continue;
       }
-      if (!target_.is_gpu()) {
-        auto c = CpuRowGroup(sch_, g, target_);
-        if (!c.ok()) {
-          return absl::Status(
-              c.status().code(),
-              absl::StrCat("group scheduler: row reductions fused into ",
-                           g.consumer->tensor().name(), ": ", c.status().message()));
-        }
-        choices_.push_back(*c);
-        done.insert(g.consumer);
-        continue;
-      }
-      std::string per_thread = PerThreadReason(*reductions[0]);
-      std::string warp_why;
-      const int rows_per_block = per_thread.empty() ? WarpRowsPerBlock(g, &warp_why) : 0;
-      auto c = !per_thread.empty()  ? ThreadPerElement(sch_, g, target_, per_thread)
-               : rows_per_block > 0 ? WarpPerRow(sch_, g, target_, rows_per_block, warp_why)
-                                    : BlockPerRow(sch_, g, target_);
+      auto c = ScheduleReductionGroup(g);
       if (!c.ok()) {
         return absl::Status(c.status().code(),
                             absl::StrCat("group scheduler: reductions fused into ",
@@ -198,6 +181,17 @@ class GroupScheduler {
     return true;
   }
 
+  /// The tactic of a group whose reductions are computed inside their consumer.
+  absl::StatusOr<TacticChoice> ScheduleReductionGroup(const ReductionGroup& g) {
+    if (!target_.is_gpu()) return CpuRowGroup(sch_, g, target_);
+    std::string per_thread = PerThreadReason(*g.reductions[0]);
+    if (!per_thread.empty()) return ThreadPerElement(sch_, g, target_, std::move(per_thread));
+    std::string warp_why;
+    const int rows_per_block = WarpRowsPerBlock(g, &warp_why);
+    if (rows_per_block > 0) return WarpPerRow(sch_, g, target_, rows_per_block, warp_why);
+    return BlockPerRow(sch_, g, target_);
+  }
+
   /// A CPU reduction that CpuRowGroup can compute inside its consumer's rows: a row reduction
   /// (its contiguous axis reduced), not a matmul/conv accumulator.
   bool IsCpuRowReduction(const ir::Stage& r) const {
@@ -228,9 +222,7 @@ class GroupScheduler {
     const int64_t extent = ReduceExtent(*g.reductions[0]);
     // One row dim: several fused ones would index the reductions by a division (not affine).
     if (g.row_dims != 1 || extent <= 0 || extent > kWarpRowMaxElements) return 0;
-    std::vector<ir::Var> leaves = LeafVars(*g.consumer);
-    const int64_t rows = StaticExtent(
-        *g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
+    const int64_t rows = StaticExtent(*g.consumer, {LeafVars(*g.consumer)[0]});
     const int warp = target_.warp_size();
     for (int per_block = kBlockThreads / warp; per_block >= 2; per_block /= 2) {
       if (rows > 0 && rows % per_block == 0) {

@@ -1,11 +1,8 @@
 /// \file GPU tactics for reductions fused with their consumer.
 #include "hlir/group_schedule/reduction_tactics.h"
 
-#include <set>
-
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/schedule_util.h"
-#include "ir/structural_equal.h"
 
 namespace cinn_like::hlir {
 
@@ -14,12 +11,12 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
   ir::Stage& consumer = *g.consumer;
   auto fused = FuseAll(consumer, LeafVars(consumer));
   if (!fused.ok()) return fused.status();
-  auto parts = consumer.Split(*fused, RowThreads(-1, target));
-  if (!parts.ok()) return parts.status();
-  absl::Status st = consumer.Bind(parts->first, "blockIdx.x");
-  if (st.ok()) st = consumer.Bind(parts->second, "threadIdx.x");
+  absl::Status st = BindBlocksAndThreads(consumer, *fused, kBlockThreads);
+  if (!st.ok()) return st;
+  auto thread = consumer.LeafAxis(1);  // the threadIdx.x half of the split
+  if (!thread.ok()) return thread.status();
   for (auto it = g.reductions.rbegin(); st.ok() && it != g.reductions.rend(); ++it) {
-    st = (*it)->ComputeAt(consumer, parts->second);
+    st = (*it)->ComputeAt(consumer, *thread);
   }
   if (!st.ok()) return st;
   return TacticChoice{consumer.tensor()->name, "reduction.thread_per_element", std::move(why)};
@@ -27,46 +24,27 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 
 namespace {
 
-/// Each reduction of `g` computed into a `scope` buffer at the consumer's loop `row`, its reduce
-/// axes split by `threads` over threadIdx.x. Consumers first: a reduction read by another
-/// (softmax's max by its sum) is attached after its reader, so that the reader's loads count
-/// in its region. With `rows_on_y`, `row` is bound to threadIdx.y: the region spans the
-/// block's rows, and its row axes go on threadIdx.y too (each warp reduces its own row).
-/// With scope "local" each thread keeps its own copy of its row's result (the cross-thread
-/// combine leaves it in every thread): no shared memory and no barrier.
+/// Each reduction of `g` computed at the consumer's loop `row` into a local buffer, its reduce
+/// axes split by `threads` over threadIdx.x: each thread keeps its own copy of its row's
+/// result (the cross-thread combine leaves it in every thread), so no shared memory and no
+/// barrier. Consumers first: a reduction read by another (softmax's max by its sum) is
+/// attached after its reader, so that the reader's loads count in its region.
 absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::Var& row,
-                         int threads, bool rows_on_y = false, bool unroll = false,
-                         const std::string& scope = "shared") {
+                         int threads) {
   for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
     ir::Tensor t = (*it)->tensor();
-    auto cache = sch.CacheWrite(t, scope);
+    auto cache = sch.CacheWrite(t, "local");
     if (!cache.ok()) return cache.status();
     absl::Status st = sch[t].ComputeInline();
     if (!st.ok()) return st;
     ir::Stage& c = sch[*cache];
     st = c.ComputeAt(*g.consumer, row);
     if (!st.ok()) return st;
-    std::vector<ir::Var> reduce, spatial;
-    for (int l : c.leaves()) (c.axes()[l].is_reduce ? reduce : spatial).push_back(c.axes()[l].var);
-    if (rows_on_y && !spatial.empty()) {
-      auto rows = FuseAll(c, spatial);
-      if (!rows.ok()) return rows.status();
-      st = c.Bind(*rows, "threadIdx.y");
-      if (!st.ok()) return st;
-    }
-    if (reduce.empty()) continue;
-    auto r = FuseAll(c, reduce);
-    if (!r.ok()) return r.status();
-    auto parts = c.Split(*r, threads);
-    if (!parts.ok()) return parts.status();
-    st = c.Bind(parts->second, "threadIdx.x");
-    if (st.ok() && unroll) st = c.Unroll(parts->first);
+    st = BindColumnsToThreads(c, SplitLeaves(c).reduce, threads);
     if (!st.ok()) return st;
   }
   return absl::OkStatus();
 }
-
-std::string CountText(int64_t n) { return n < 0 ? std::string("symbolic") : absl::StrCat(n); }
 
 }  // namespace
 
@@ -75,26 +53,16 @@ absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup&
                                         std::string why) {
   ir::Stage& consumer = *g.consumer;
   const int warp = target.warp_size();
-  std::vector<ir::Var> axes = LeafVars(consumer);
-  std::vector<ir::Var> rows(axes.begin(), axes.begin() + g.row_dims);
-  std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
-  auto row = FuseAll(consumer, rows);
+  auto leaves = SplitRowLeaves(consumer, g.row_dims);
+  if (!leaves.ok()) return leaves.status();
+  auto row = FuseAll(consumer, leaves->rows);
   if (!row.ok()) return row.status();
   auto row_parts = consumer.Split(*row, rows_per_block);
   if (!row_parts.ok()) return row_parts.status();
   absl::Status st = consumer.Bind(row_parts->first, "blockIdx.x");
   if (st.ok()) st = consumer.Bind(row_parts->second, "threadIdx.y");
-  if (!st.ok()) return st;
-  if (!cols.empty()) {
-    auto col = FuseAll(consumer, cols);
-    if (!col.ok()) return col.status();
-    auto parts = consumer.Split(*col, warp);
-    if (!parts.ok()) return parts.status();
-    st = consumer.Bind(parts->second, "threadIdx.x");
-    if (!st.ok()) return st;
-  }
-  // Each lane keeps its row's results in registers (the shuffles leave them in every lane).
-  st = ReduceAtRow(sch, g, row_parts->second, warp, /*rows_on_y=*/false, /*unroll=*/false, "local");
+  if (st.ok()) st = BindColumnsToThreads(consumer, leaves->cols, warp);
+  if (st.ok()) st = ReduceAtRow(sch, g, row_parts->second, warp);
   if (!st.ok()) return st;
   return TacticChoice{consumer.tensor()->name, "row_reduction.warp_per_row", std::move(why)};
 }
@@ -112,17 +80,8 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
   auto row = FuseAll(consumer, rows);
   if (!row.ok()) return row.status();
   absl::Status st = consumer.Bind(*row, "blockIdx.x");
-  if (!st.ok()) return st;
-  if (!cols.empty()) {
-    auto col = FuseAll(consumer, cols);
-    if (!col.ok()) return col.status();
-    auto parts = consumer.Split(*col, threads);
-    if (!parts.ok()) return parts.status();
-    st = consumer.Bind(parts->second, "threadIdx.x");
-    if (!st.ok()) return st;
-  }
-  // Every thread keeps the row's results in registers: the block reduce leaves them in all.
-  st = ReduceAtRow(sch, g, *row, threads, /*rows_on_y=*/false, /*unroll=*/false, "local");
+  if (st.ok()) st = BindColumnsToThreads(consumer, cols, threads);
+  if (st.ok()) st = ReduceAtRow(sch, g, *row, threads);
   if (!st.ok()) return st;
   return TacticChoice{
       consumer.tensor()->name, "row_reduction.block_per_row",

@@ -118,6 +118,37 @@ absl::StatusOr<RowLeaves> SplitRowLeaves(ir::Stage& consumer, int row_dims) {
   return RowLeaves{{one->first}, {one->second}};
 }
 
+absl::Status BindBlocksAndThreads(ir::Stage& s, const ir::Var& fused, int threads) {
+  auto parts = s.Split(fused, threads);
+  if (!parts.ok()) return parts.status();
+  absl::Status st = s.Bind(parts->first, "blockIdx.x");
+  if (st.ok()) st = s.Bind(parts->second, "threadIdx.x");
+  return st;
+}
+
+absl::Status BindColumnsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads) {
+  if (cols.empty()) return absl::OkStatus();
+  auto col = FuseAll(s, cols);
+  if (!col.ok()) return col.status();
+  auto parts = s.Split(*col, threads);
+  if (!parts.ok()) return parts.status();
+  return s.Bind(parts->second, "threadIdx.x");
+}
+
+absl::StatusOr<int> VectorizeRowReduce(ir::Stage& s, const ir::Target& target) {
+  Leaves l = SplitLeaves(s);
+  if (l.reduce.empty()) return 0;
+  const int lanes = FloatLanes(target);
+  const int64_t inner = StaticExtent(s, {l.reduce.back()});
+  const int width = inner >= 8 * lanes ? 4 * lanes : lanes;
+  if (inner < 2 * width) return 0;
+  auto v = s.Vectorize(l.reduce.back(), width);
+  if (!v.ok()) return v.status();
+  return width;
+}
+
+std::string CountText(int64_t n) { return n < 0 ? std::string("symbolic") : absl::StrCat(n); }
+
 std::vector<ir::Var> LeafVars(const ir::Stage& s) {
   std::vector<ir::Var> out;
   for (int l : s.leaves()) out.push_back(s.axes()[l].var);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <set>
+#include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -55,6 +56,23 @@ struct RowLeaves {
   std::vector<ir::Var> rows, cols;
 };
 absl::StatusOr<RowLeaves> SplitRowLeaves(ir::Stage& consumer, int row_dims);
+
+/// Splits the loop `fused` of `s` by `threads`: the outer part on blockIdx.x, the inner on
+/// threadIdx.x.
+absl::Status BindBlocksAndThreads(ir::Stage& s, const ir::Var& fused, int threads);
+
+/// Fuses the leaves `cols` (none: nothing to do) and splits them by `threads`, the inner part
+/// on threadIdx.x (a row's columns over the threads of its warp or block).
+absl::Status BindColumnsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads);
+
+/// On CPUs, vectorizes the innermost reduce loop of row reduction `s` so that it accumulates
+/// partials in vector registers (four of them where the row is long: four independent adds in
+/// flight), summed once at the end (ir/transforms/vectorize_reduce.h; a tail runs serially).
+/// Returns the vector width, 0 when the row is too short or symbolic.
+absl::StatusOr<int> VectorizeRowReduce(ir::Stage& s, const ir::Target& target);
+
+/// `n`, or "symbolic" when it is negative (unknown at compile time): for the dump's reasons.
+std::string CountText(int64_t n);
 
 /// The variables of `s`'s leaves, outermost first.
 std::vector<ir::Var> LeafVars(const ir::Stage& s);

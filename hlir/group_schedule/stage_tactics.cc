@@ -16,8 +16,6 @@ namespace {
 /// their outermost loop on the thread pool.
 constexpr int64_t kParallelMinElements = 4096;
 
-std::string ExtentText(int64_t n) { return n < 0 ? "symbolic" : absl::StrCat(n); }
-
 /// A CPU column reduction streams the rows: the contiguous output axis is split into chunks
 /// of `lanes` columns, the reduce loops run inside each chunk and the chunk's columns innermost
 /// as one vector (accumulators for `lanes` columns, rows read contiguously), the chunks on the
@@ -50,33 +48,27 @@ absl::StatusOr<std::optional<TacticChoice>> CpuColumns(ir::Stage& s, const ir::T
   return TacticChoice{s.tensor()->name, "cpu.column_reduction_streams_rows",
                       absl::StrCat("columns of ", n, " in chunks of ", lanes,
                                    " accumulated as vectors while the rows stream past, ",
-                                   chunks < 0 ? std::string("symbolic") : absl::StrCat(chunks),
-                                   " chunks on the thread pool")};
+                                   CountText(chunks), " chunks on the thread pool")};
 }
 
 absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
   TacticChoice c{s.tensor()->name, "cpu.serial", "no spatial loop"};
+  std::string vector;
   if (kind == StageKind::kReduction && IsColumnReduction(s)) {
     auto columns = CpuColumns(s, target);
     if (!columns.ok()) return columns.status();
     if (*columns) return **columns;
+  } else if (kind == StageKind::kReduction) {
+    auto width = VectorizeRowReduce(s, target);
+    if (!width.ok()) return width.status();
+    if (*width > 0) {
+      vector =
+          absl::StrCat(", rows of ", CountText(ReduceExtent(s)), " reduced in vectors of ", *width);
+    }
   }
   Leaves l = SplitLeaves(s);
   // One vector register of float32 lanes (8 on AVX2, 16 on AVX-512), whatever the dtype.
   const int lanes = FloatLanes(target);
-  std::string vector;
-  if (kind == StageKind::kReduction && !l.reduce.empty() && !IsColumnReduction(s)) {
-    // A row reduction: the contiguous reduce loop accumulates partials in vector registers
-    // (four of them where the row is long enough: four independent adds in flight), summed
-    // once at the end (ir/transforms/vectorize_reduce.h); a tail runs serially.
-    const int64_t inner = StaticExtent(s, {l.reduce.back()});
-    const int width = inner >= 8 * lanes ? 4 * lanes : lanes;
-    if (inner >= 2 * width) {
-      auto v = s.Vectorize(l.reduce.back(), width);
-      if (!v.ok()) return v.status();
-      vector = absl::StrCat(", rows of ", inner, " reduced in vectors of ", width);
-    }
-  }
   if (l.spatial.empty()) {
     c.why = absl::StrCat("no spatial loop", vector);
     return c;
@@ -103,18 +95,10 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
     if (!st.ok()) return st;
   }
   c.tactic = parallel ? "cpu.parallel_outer" : "cpu.serial";
-  c.why = absl::StrCat(ExtentText(total), " outputs",
+  c.why = absl::StrCat(CountText(total), " outputs",
                        reduce > 1 ? absl::StrCat(" of ", reduce, " elements each") : "",
                        parallel ? " (4096 or more: thread pool)" : "", vector);
   return c;
-}
-
-absl::Status BindThreads(ir::Stage& s, const ir::Var& fused, int threads) {
-  auto parts = s.Split(fused, threads);
-  if (!parts.ok()) return parts.status();
-  absl::Status st = s.Bind(parts->first, "blockIdx.x");
-  if (st.ok()) st = s.Bind(parts->second, "threadIdx.x");
-  return st;
 }
 
 /// Blocks a GPU kernel should have to fill the device: a few per multiprocessor.
@@ -150,14 +134,14 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   Leaves pl = SplitLeaves(partial);
   auto cols = FuseAll(partial, std::vector<ir::Var>(pl.spatial.begin() + 1, pl.spatial.end()));
   if (!cols.ok()) return cols.status();
-  absl::Status st = BindThreads(partial, *cols, kBlockThreads);
+  absl::Status st = BindBlocksAndThreads(partial, *cols, kBlockThreads);
   if (st.ok()) st = partial.Bind(pl.spatial[0], "blockIdx.y");
   if (!st.ok()) return st;
   // The final sum of each column's partials, a thread per column.
   ir::Stage& final_stage = sch[out];
   auto fused = FuseAll(final_stage, SplitLeaves(final_stage).spatial);
   if (!fused.ok()) return fused.status();
-  st = BindThreads(final_stage, *fused, kBlockThreads);
+  st = BindBlocksAndThreads(final_stage, *fused, kBlockThreads);
   if (!st.ok()) return st;
   return TacticChoice{
       out->name, "column_reduction.two_stage",
@@ -195,7 +179,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
     const int lanes = bytes > 0 ? target.vector_bytes() / bytes : 1;
     if (c.tactic.empty()) {
       c.tactic = kind == StageKind::kMatmul ? "matmul.thread_per_output" : "elementwise.scalar";
-      c.why = absl::StrCat(ExtentText(total), " outputs over blocks of ", kBlockThreads);
+      c.why = absl::StrCat(CountText(total), " outputs over blocks of ", kBlockThreads);
     }
     if (kind == StageKind::kElementwise && lanes >= 2 && inner > 0 && inner % lanes == 0) {
       // Where the accesses are contiguous and aligned, one vector load per input and one
@@ -204,7 +188,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       if (!parts.ok()) return parts.status();
       absl::Status st = s.Vectorize(parts->second);
       if (!st.ok()) return st;
-      st = BindThreads(s, parts->first, kBlockThreads);
+      st = BindBlocksAndThreads(s, parts->first, kBlockThreads);
       if (!st.ok()) return st;
       c.tactic = "elementwise.vector";
       c.why = absl::StrCat(total, " outputs of ", bytes, " bytes, innermost extent ", inner,
@@ -212,7 +196,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
                            target.vector_bytes(), "-byte accesses), blocks of ", kBlockThreads);
       return c;
     }
-    absl::Status st = BindThreads(s, *fused, kBlockThreads);
+    absl::Status st = BindBlocksAndThreads(s, *fused, kBlockThreads);
     if (!st.ok()) return st;
     return c;
   }
@@ -237,7 +221,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
   if (!parts.ok()) return parts.status();
   absl::Status st = s.Bind(parts->second, "threadIdx.x");
   if (!st.ok()) return st;
-  c.why = absl::StrCat(ExtentText(rows), " rows of ", ExtentText(extent), " elements, ", threads,
+  c.why = absl::StrCat(CountText(rows), " rows of ", CountText(extent), " elements, ", threads,
                        " threads per row (a kernel of its own)");
   return c;
 }
