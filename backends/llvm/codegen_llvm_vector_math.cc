@@ -3,9 +3,10 @@
 ///
 /// exp, float32: Cody-Waite range reduction x = n ln2 + r, |r| <= ln2 / 2 (n = rint(x / ln2)),
 /// with ln2 split in two so that n ln2 is exact; e^r by the degree-7 polynomial of Cephes'
-/// expf (within about one unit in the last place on that range); 2^n applied as two exact powers of two so that
-/// results down to the smallest denormal are reached. Past the range: +inf above ln(FLT_MAX),
-/// +0 below the smallest denormal's log, NaN for NaN.
+/// expf (within about one unit in the last place on that range); 2^n applied as two exact
+/// powers of two so that results down to the smallest denormal are reached. Horner steps are
+/// llvm.fmuladd. Past the range: +inf above ln(FLT_MAX), +0 below the smallest denormal's log,
+/// NaN for NaN.
 ///
 /// tanh, float32: for |x| >= 0.5, sign(x) (1 - 2 / (e^(2|x|) + 1)) with the exp above (no
 /// cancellation there: the result is at least 0.46); below, the odd Taylor polynomial to
@@ -15,6 +16,14 @@
 #include "backends/llvm/codegen_llvm.h"
 
 namespace cinn_like::backends {
+namespace {
+
+/// a * m + c as llvm.fmuladd: one FMA where the CPU has them (never less accurate).
+llvm::Value* MulAdd(llvm::IRBuilder<>& b, llvm::Value* a, llvm::Value* m, llvm::Value* c) {
+  return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {a->getType()}, {a, m, c});
+}
+
+}  // namespace
 
 llvm::Value* CodeGenLLVM::EmitVectorExpF32(llvm::Value* x) {
   auto& b = *builder_;
@@ -27,18 +36,18 @@ llvm::Value* CodeGenLLVM::EmitVectorExpF32(llvm::Value* x) {
   constexpr double kMin = -103.972084045410;  // below: e^x rounds to +0
   llvm::Value* xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, f(kMin));
   xc = b.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, xc, f(kMax));
-  // n = round(x / ln2); r = x - n ln2, with ln2 = 0.693359375 - 2.12194440e-4 (the first part
+  // n = rint(x / ln2); r = x - n ln2, with ln2 = 0.693359375 - 2.12194440e-4 (the first part
   // has few bits, so n times it is exact).
-  llvm::Value* n = b.CreateUnaryIntrinsic(
-      llvm::Intrinsic::floor, b.CreateFAdd(b.CreateFMul(xc, f(1.44269504088896341)), f(0.5)));
+  llvm::Value* n =
+      b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, b.CreateFMul(xc, f(1.44269504088896341)));
   llvm::Value* r = b.CreateFSub(xc, b.CreateFMul(n, f(0.693359375)));
   r = b.CreateFSub(r, b.CreateFMul(n, f(-2.12194440e-4)));
   llvm::Value* p = f(1.9875691500e-4);
   for (double c :
        {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1}) {
-    p = b.CreateFAdd(b.CreateFMul(p, r), f(c));
+    p = MulAdd(b, p, r, f(c));
   }
-  p = b.CreateFAdd(b.CreateFAdd(b.CreateFMul(p, b.CreateFMul(r, r)), r), f(1.0));
+  p = b.CreateFAdd(MulAdd(b, p, b.CreateFMul(r, r), r), f(1.0));
   // 2^n as 2^(n >> 1) * 2^(n - (n >> 1)): both factors are normal floats for n in [-150, 128].
   llvm::Value* ni = b.CreateFPToSI(n, ity);
   llvm::Value* n1 = b.CreateAShr(ni, i(1));
@@ -63,15 +72,12 @@ llvm::Value* CodeGenLLVM::EmitVectorTanhF32(llvm::Value* x) {
   large = b.CreateBinaryIntrinsic(llvm::Intrinsic::copysign, large, x);
   // Small: x + x^3 (-1/3 + x^2 (2/15 + x^2 (-17/315 + ... - x^2 929569/638512875))).
   llvm::Value* x2 = b.CreateFMul(x, x);
-  auto fma = [&](llvm::Value* a, llvm::Value* m, llvm::Value* c) {
-    return b.CreateIntrinsic(llvm::Intrinsic::fmuladd, {fty}, {a, m, c});
-  };
   llvm::Value* p = f(-929569.0 / 638512875.0);
   for (double c : {21844.0 / 6081075.0, -1382.0 / 155925.0, 62.0 / 2835.0, -17.0 / 315.0,
                    2.0 / 15.0, -1.0 / 3.0}) {
-    p = fma(p, x2, f(c));
+    p = MulAdd(b, p, x2, f(c));
   }
-  llvm::Value* small = fma(b.CreateFMul(x, x2), p, x);
+  llvm::Value* small = MulAdd(b, b.CreateFMul(x, x2), p, x);
   llvm::Value* y = b.CreateSelect(b.CreateFCmpOLT(ax, f(0.5)), small, large);
   return b.CreateSelect(b.CreateFCmpUNO(x, x), x, y);
 }
