@@ -3,8 +3,10 @@
 
 #include <dlfcn.h>
 
+#include <initializer_list>
 #include <mutex>
 #include <type_traits>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 
@@ -134,49 +136,36 @@ absl::Status EnsureContext() {
 
 namespace {
 
-/// Device 0, its primary context current (EnsureContext).
-absl::StatusOr<CUdevice> Device0() {
+/// Asks device 0 (its primary context made current) for each attribute into its int.
+absl::Status AskDevice0(std::initializer_list<std::pair<int*, CUdevice_attribute>> asks) {
   absl::Status s = EnsureContext();
   if (!s.ok()) return s;
+  const DriverApi& d = **Driver();
   CUdevice device = 0;
-  s = CheckCu((*Driver())->DeviceGet(&device, 0), "cuDeviceGet(0)");
-  if (!s.ok()) return s;
-  return device;
+  s = CheckCu(d.DeviceGet(&device, 0), "cuDeviceGet(0)");
+  for (const auto& [value, attribute] : asks) {
+    if (s.ok()) s = CheckCu(d.DeviceGetAttribute(value, attribute, device), "cuDeviceGetAttribute");
+  }
+  return s;
 }
 
 }  // namespace
 
 absl::StatusOr<int> DeviceComputeCapability() {
-  auto dev = Device0();
-  if (!dev.ok()) return dev.status();
-  const CUdevice device = *dev;
-  const DriverApi& d = **Driver();
-  absl::Status s;
   int major = 0, minor = 0;
-  s = CheckCu(d.DeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, device),
-              "cuDeviceGetAttribute(compute capability major)");
-  if (!s.ok()) return s;
-  s = CheckCu(d.DeviceGetAttribute(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, device),
-              "cuDeviceGetAttribute(compute capability minor)");
+  absl::Status s = AskDevice0({{&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR},
+                               {&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR}});
   if (!s.ok()) return s;
   return major * 10 + minor;
 }
 
 absl::StatusOr<DeviceLimits> DeviceLimitsOf0() {
-  auto dev = Device0();
-  if (!dev.ok()) return dev.status();
-  const CUdevice device = *dev;
-  const DriverApi& d = **Driver();
-  absl::Status s;
   DeviceLimits limits;
-  const std::pair<int*, CUdevice_attribute> asks[] = {
-      {&limits.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
-      {&limits.max_threads_per_block, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
-      {&limits.shared_memory_per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK}};
-  for (const auto& [value, attribute] : asks) {
-    s = CheckCu(d.DeviceGetAttribute(value, attribute, device), "cuDeviceGetAttribute");
-    if (!s.ok()) return s;
-  }
+  absl::Status s = AskDevice0(
+      {{&limits.multiprocessors, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT},
+       {&limits.max_threads_per_block, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK},
+       {&limits.shared_memory_per_block, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK}});
+  if (!s.ok()) return s;
   return limits;
 }
 
