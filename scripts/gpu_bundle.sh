@@ -27,7 +27,7 @@ strip --strip-unneeded "$stage"/*.so "$stage"/lib/*.so* "${bins[@]/#/$stage/}"
 # A RUNPATH serves only its own object's direct needs: each carried library finds its
 # neighbours (Abseil's libraries need one another) through its own.
 for l in "$stage"/lib/*.so*; do patchelf --set-rpath '$ORIGIN' "$l"; done
-cp "$root/scripts/run_gpu_tests.sh" "$root/scripts/run_gpu_bench.sh" "$stage/"
+cp "$root/scripts/run_gpu_tests.sh" "$root/scripts/run_gpu_bench.sh" "$root/scripts/nvrtc_path.sh" "$stage/"
 # expecttest, which PyTorch's OpInfo database imports (scripts/run_gpu_opinfo.sh).
 mkdir -p "$stage/py"
 cp -r "$(python3 -c 'import expecttest, os; print(os.path.dirname(expecttest.__file__))')" \

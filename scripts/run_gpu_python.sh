@@ -6,10 +6,7 @@
 set -uo pipefail
 bundle=${1:-/tmp/cinn_like_gpu}
 root=$(cd "$(dirname "$0")/.." && pwd)
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-         $(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu13/lib 2>/dev/null); do
-  [ -e "$d/libnvrtc.so.13" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}" && break
-done
+source "$root/scripts/nvrtc_path.sh"
 export CINN_LIKE_LIBRARY="$bundle/libcinn_like.so" PYTHONPATH="$root/cinn_like/python"
 export PYTHONUNBUFFERED=1
 logs=${OUT:-/tmp}

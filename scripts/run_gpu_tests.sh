@@ -3,11 +3,7 @@
 # tests included) and the demo on CUDA. Logs go to $OUT when set. Exit status: failures.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-# NVRTC: the toolkit's, else the one PyTorch's wheels carry.
-for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib \
-         $(ls -d /opt/torch/.venv/lib/python3*/site-packages/nvidia/cu13/lib 2>/dev/null); do
-  [ -e "$d/libnvrtc.so.13" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}" && break
-done
+source "$here/nvrtc_path.sh"
 logs=${OUT:-/tmp}
 status=0
 for t in "$here"/*_tests; do
