@@ -10,13 +10,11 @@ absl::StatusOr<TacticChoice> CpuRowGroup(ir::Schedule& sch, const ReductionGroup
                                          const ir::Target& target) {
   ir::Stage& consumer = *g.consumer;
   const int lanes = FloatLanes(target);
-  auto leaves = SplitRowLeaves(consumer, g.row_dims);
+  auto leaves = FuseRows(consumer, g.row_dims);
   if (!leaves.ok()) return leaves.status();
-  const std::vector<ir::Var>& rows = leaves->rows;
+  const ir::Var& row = leaves->row;
+  const int64_t num_rows = leaves->num_rows;
   const std::vector<ir::Var>& cols = leaves->cols;
-  const int64_t num_rows = StaticExtent(consumer, rows);
-  auto row = FuseAll(consumer, rows);
-  if (!row.ok()) return row.status();
   absl::Status st;
   std::string vector;
   if (!cols.empty()) {
@@ -30,13 +28,13 @@ absl::StatusOr<TacticChoice> CpuRowGroup(ir::Schedule& sch, const ReductionGroup
     }
   }
   if (target.has_parallel_loops() && num_rows != 1) {
-    st = consumer.Parallel(*row);
+    st = consumer.Parallel(row);
     if (!st.ok()) return st;
   }
   // Consumers first: a reduction read by another (softmax's max by its sum) is attached after
   // its reader, so that the reader's loads count in its region.
   for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
-    st = (*it)->ComputeAt(consumer, *row);
+    st = (*it)->ComputeAt(consumer, row);
     if (!st.ok()) return st;
     auto width = VectorizeRowReduce(**it, target);
     if (!width.ok()) return width.status();

@@ -53,11 +53,9 @@ absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup&
                                         std::string why) {
   ir::Stage& consumer = *g.consumer;
   const int warp = target.warp_size();
-  auto leaves = SplitRowLeaves(consumer, g.row_dims);
+  auto leaves = FuseRows(consumer, g.row_dims);
   if (!leaves.ok()) return leaves.status();
-  auto row = FuseAll(consumer, leaves->rows);
-  if (!row.ok()) return row.status();
-  auto row_parts = consumer.Split(*row, rows_per_block);
+  auto row_parts = consumer.Split(leaves->row, rows_per_block);
   if (!row_parts.ok()) return row_parts.status();
   absl::Status st = consumer.Bind(row_parts->first, "blockIdx.x");
   if (st.ok()) st = consumer.Bind(row_parts->second, "threadIdx.y");
@@ -72,22 +70,17 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
   ir::Stage& consumer = *g.consumer;
   const int64_t reduce_extent = ReduceExtent(*g.reductions[0]);
   const int threads = RowThreads(reduce_extent, target);
-  auto leaves = SplitRowLeaves(consumer, g.row_dims);
+  auto leaves = FuseRows(consumer, g.row_dims);
   if (!leaves.ok()) return leaves.status();
-  const std::vector<ir::Var>& rows = leaves->rows;
-  const std::vector<ir::Var>& cols = leaves->cols;
-  const int64_t num_rows = StaticExtent(consumer, rows);
-  auto row = FuseAll(consumer, rows);
-  if (!row.ok()) return row.status();
-  absl::Status st = consumer.Bind(*row, "blockIdx.x");
-  if (st.ok()) st = BindColumnsToThreads(consumer, cols, threads);
-  if (st.ok()) st = ReduceAtRow(sch, g, *row, threads);
+  absl::Status st = consumer.Bind(leaves->row, "blockIdx.x");
+  if (st.ok()) st = BindColumnsToThreads(consumer, leaves->cols, threads);
+  if (st.ok()) st = ReduceAtRow(sch, g, leaves->row, threads);
   if (!st.ok()) return st;
   return TacticChoice{
       consumer.tensor()->name, "row_reduction.block_per_row",
-      absl::StrCat(CountText(num_rows), " rows of ", CountText(reduce_extent), " elements, ",
-                   g.reductions.size(), " reduction(s) in each thread's registers, ", threads,
-                   " threads per row")};
+      absl::StrCat(CountText(leaves->num_rows), " rows of ", CountText(reduce_extent),
+                   " elements, ", g.reductions.size(), " reduction(s) in each thread's registers, ",
+                   threads, " threads per row")};
 }
 
 }  // namespace cinn_like::hlir

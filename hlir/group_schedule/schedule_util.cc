@@ -107,15 +107,22 @@ bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
   return f.found;
 }
 
-absl::StatusOr<RowLeaves> SplitRowLeaves(ir::Stage& consumer, int row_dims) {
+absl::StatusOr<RowLeaves> FuseRows(ir::Stage& consumer, int row_dims) {
   std::vector<ir::Var> axes = LeafVars(consumer);
-  RowLeaves l{{axes.begin(), axes.begin() + row_dims}, {axes.begin() + row_dims, axes.end()}};
-  if (!l.rows.empty()) return l;
-  auto all = FuseAll(consumer, l.cols);
-  if (!all.ok()) return all.status();
-  auto one = consumer.SplitNParts(*all, 1);
-  if (!one.ok()) return one.status();
-  return RowLeaves{{one->first}, {one->second}};
+  std::vector<ir::Var> rows(axes.begin(), axes.begin() + row_dims);
+  std::vector<ir::Var> cols(axes.begin() + row_dims, axes.end());
+  if (rows.empty()) {
+    auto all = FuseAll(consumer, cols);
+    if (!all.ok()) return all.status();
+    auto one = consumer.SplitNParts(*all, 1);
+    if (!one.ok()) return one.status();
+    rows = {one->first};
+    cols = {one->second};
+  }
+  const int64_t num_rows = StaticExtent(consumer, rows);
+  auto row = FuseAll(consumer, rows);
+  if (!row.ok()) return row.status();
+  return RowLeaves{*row, num_rows, cols};
 }
 
 absl::Status BindBlocksAndThreads(ir::Stage& s, const ir::Var& fused, int threads) {

@@ -49,13 +49,16 @@ int LanesDividing(int64_t n, int widest);
 /// Whether `e` loads from any of `bufs`.
 bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs);
 
-/// The leaves of a row group's consumer: its first `row_dims` (the rows) and the rest (the
-/// columns). Without a row dim (a scalar reduction: the whole consumer is one row) the fused
-/// columns get an outer loop of extent 1 split off as the row.
+/// A row group's consumer as rows and columns: its first `row_dims` leaves fused into one row
+/// loop (their static count, -1 when symbolic), the rest left as column leaves. Without a row
+/// dim (a scalar reduction: the whole consumer is one row) the fused columns get an outer loop
+/// of extent 1 split off as the row.
 struct RowLeaves {
-  std::vector<ir::Var> rows, cols;
+  ir::Var row;
+  int64_t num_rows = -1;
+  std::vector<ir::Var> cols;
 };
-absl::StatusOr<RowLeaves> SplitRowLeaves(ir::Stage& consumer, int row_dims);
+absl::StatusOr<RowLeaves> FuseRows(ir::Stage& consumer, int row_dims);
 
 /// Splits the loop `fused` of `s` by `threads`: the outer part on blockIdx.x, the inner on
 /// threadIdx.x.
