@@ -8,6 +8,8 @@
 #include <cudnn.h>
 #include <dlfcn.h>
 
+#include <array>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -19,16 +21,17 @@
 namespace cinn_like::runtime::cuda {
 namespace {
 
-#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                               \
-  X(cudnnCreate)                                                                                   \
-  X(cudnnSetStream)                                                                                \
-  X(cudnnGetErrorString)                                                                           \
-  X(cudnnCreateTensorDescriptor) X(cudnnSetTensor4dDescriptor) X(cudnnDestroyTensorDescriptor)     \
-      X(cudnnCreateFilterDescriptor) X(cudnnSetFilter4dDescriptor) X(cudnnDestroyFilterDescriptor) \
-          X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                   \
-              X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                      \
-                  X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7)   \
-                      X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)        \
+#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                             \
+  X(cudnnCreate)                                                                                 \
+  X(cudnnSetStream)                                                                              \
+  X(cudnnGetErrorString)                                                                         \
+  X(cudnnCreateTensorDescriptor)                                                                 \
+  X(cudnnSetTensor4dDescriptor) X(cudnnDestroyTensorDescriptor) X(cudnnCreateFilterDescriptor)   \
+      X(cudnnSetFilter4dDescriptor) X(cudnnDestroyFilterDescriptor)                              \
+          X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                 \
+              X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                    \
+                  X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7) \
+                      X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)      \
                           X(cudnnAddTensor)
 
 struct Cudnn {
@@ -100,42 +103,31 @@ const Cudnn& Get() {
   return *cudnn;
 }
 
-/// Descriptors of one call, destroyed on every path.
-struct Descriptors {
-  const Cudnn& dnn;
+/// What a convolution's descriptors and algorithm depend on: every argument but the pointers
+/// and the stream.
+using PlanKey = std::array<int64_t, 18>;
+
+PlanKey KeyOf(const Conv2dArgs& a) {
+  return {a.dtype,    a.n,        a.c,          a.h,          a.w_dim,  a.k,
+          a.r,        a.s,        a.out_h,      a.out_w,      a.pad_h,  a.pad_w,
+          a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, a.bias != nullptr};
+}
+
+/// One configuration's descriptors, algorithm and workspace size, made at its first call and
+/// kept for the process (descriptors are never destroyed: the plan may run at any later call).
+/// `status` is the error of making it, returned again by every call of that configuration.
+struct Plan {
+  absl::Status status;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
-  ~Descriptors() {
-    if (x) dnn.cudnnDestroyTensorDescriptor(x);
-    if (y) dnn.cudnnDestroyTensorDescriptor(y);
-    if (bias) dnn.cudnnDestroyTensorDescriptor(bias);
-    if (w) dnn.cudnnDestroyFilterDescriptor(w);
-    if (conv) dnn.cudnnDestroyConvolutionDescriptor(conv);
-  }
+  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+  size_t workspace_bytes = 0;
 };
 
-}  // namespace
-
-absl::Status CudnnConv2d(const Conv2dArgs& a) {
-  std::string what = absl::StrCat(
-      "cuDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [", a.k, ", ",
-      a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s, "], y [", a.n, ", ", a.k, ", ",
-      a.out_h, ", ", a.out_w, "], pad ", a.pad_h, "x", a.pad_w, ", stride ", a.stride_h, "x",
-      a.stride_w, ", dilation ", a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ")");
-  if (a.dtype != kConvFloat32 && a.dtype != kConvFloat16) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": unsupported dtype code ", a.dtype));
-  }
-  if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
-    return absl::InvalidArgumentError(what + ": groups must divide the channels");
-  }
-  if (a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0) return absl::OkStatus();
-  const Cudnn& dnn = Get();
-  if (!dnn.status.ok()) {
-    return absl::Status(dnn.status.code(), what + ": " + std::string(dnn.status.message()));
-  }
-  static std::mutex* mutex = new std::mutex;  // the stream is a property of the handle
-  std::lock_guard<std::mutex> lock(*mutex);
+/// Makes the plan of `a`'s configuration (its handle's stream already set).
+Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
+  Plan p;
   auto check = [&](cudnnStatus_t rc, const char* call) {
     return rc == CUDNN_STATUS_SUCCESS
                ? absl::OkStatus()
@@ -144,89 +136,125 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
   };
   cudnnDataType_t type = a.dtype == kConvFloat32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
   auto i = [](int64_t v) { return static_cast<int>(v); };
-  Descriptors d{dnn};
-  absl::Status st =
-      check(dnn.cudnnSetStream(dnn.handle, static_cast<cudaStream_t>(a.stream)), "cudnnSetStream");
-  if (st.ok()) st = check(dnn.cudnnCreateTensorDescriptor(&d.x), "cudnnCreateTensorDescriptor");
-  if (st.ok()) st = check(dnn.cudnnCreateTensorDescriptor(&d.y), "cudnnCreateTensorDescriptor");
-  if (st.ok()) st = check(dnn.cudnnCreateFilterDescriptor(&d.w), "cudnnCreateFilterDescriptor");
+  absl::Status& st = p.status;
+  st = check(dnn.cudnnCreateTensorDescriptor(&p.x), "cudnnCreateTensorDescriptor");
+  if (st.ok()) st = check(dnn.cudnnCreateTensorDescriptor(&p.y), "cudnnCreateTensorDescriptor");
+  if (st.ok()) st = check(dnn.cudnnCreateFilterDescriptor(&p.w), "cudnnCreateFilterDescriptor");
   if (st.ok()) {
-    st = check(dnn.cudnnCreateConvolutionDescriptor(&d.conv), "cudnnCreateConvolutionDescriptor");
+    st = check(dnn.cudnnCreateConvolutionDescriptor(&p.conv), "cudnnCreateConvolutionDescriptor");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetTensor4dDescriptor(d.x, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.c), i(a.h),
+    st = check(dnn.cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.c), i(a.h),
                                               i(a.w_dim)),
                "cudnnSetTensor4dDescriptor (x)");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetTensor4dDescriptor(d.y, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.k),
+    st = check(dnn.cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.k),
                                               i(a.out_h), i(a.out_w)),
                "cudnnSetTensor4dDescriptor (y)");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetFilter4dDescriptor(d.w, type, CUDNN_TENSOR_NCHW, i(a.k),
+    st = check(dnn.cudnnSetFilter4dDescriptor(p.w, type, CUDNN_TENSOR_NCHW, i(a.k),
                                               i(a.c / a.groups), i(a.r), i(a.s)),
                "cudnnSetFilter4dDescriptor");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetConvolution2dDescriptor(d.conv, i(a.pad_h), i(a.pad_w), i(a.stride_h),
+    st = check(dnn.cudnnSetConvolution2dDescriptor(p.conv, i(a.pad_h), i(a.pad_w), i(a.stride_h),
                                                    i(a.stride_w), i(a.dilation_h), i(a.dilation_w),
                                                    CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
                "cudnnSetConvolution2dDescriptor");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetConvolutionGroupCount(d.conv, i(a.groups)),
+    st = check(dnn.cudnnSetConvolutionGroupCount(p.conv, i(a.groups)),
                "cudnnSetConvolutionGroupCount");
   }
   if (st.ok()) {
     // Float32 stays true FP32 (no TF32), as the cuBLAS extern.
     st = check(dnn.cudnnSetConvolutionMathType(
-                   d.conv, a.dtype == kConvFloat32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
+                   p.conv, a.dtype == kConvFloat32 ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH),
                "cudnnSetConvolutionMathType");
   }
-  if (!st.ok()) return st;
+  if (st.ok() && a.bias) {
+    st = check(dnn.cudnnCreateTensorDescriptor(&p.bias), "cudnnCreateTensorDescriptor");
+    if (st.ok()) {
+      st = check(dnn.cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW, type, 1, i(a.k), 1, 1),
+                 "cudnnSetTensor4dDescriptor (bias)");
+    }
+  }
+  if (!st.ok()) return p;
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
   st = check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(
-                 dnn.handle, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
+                 dnn.handle, p.x, p.w, p.conv, p.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &found, perf),
              "cudnnGetConvolutionForwardAlgorithm_v7");
-  if (!st.ok()) return st;
-  cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
-  for (int p = 0; p < found; ++p) {
-    if (perf[p].status == CUDNN_STATUS_SUCCESS) {
-      algo = perf[p].algo;
+  if (!st.ok()) return p;
+  for (int k = 0; k < found; ++k) {
+    if (perf[k].status == CUDNN_STATUS_SUCCESS) {
+      p.algo = perf[k].algo;
       break;
     }
   }
-  size_t bytes = 0;
-  st = check(
-      dnn.cudnnGetConvolutionForwardWorkspaceSize(dnn.handle, d.x, d.w, d.conv, d.y, algo, &bytes),
-      "cudnnGetConvolutionForwardWorkspaceSize");
+  st = check(dnn.cudnnGetConvolutionForwardWorkspaceSize(dnn.handle, p.x, p.w, p.conv, p.y, p.algo,
+                                                         &p.workspace_bytes),
+             "cudnnGetConvolutionForwardWorkspaceSize");
+  return p;
+}
+
+}  // namespace
+
+absl::Status CudnnConv2d(const Conv2dArgs& a) {
+  auto what = [&] {
+    return absl::StrCat("cuDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [",
+                        a.k, ", ", a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s,
+                        "], y [", a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h,
+                        "x", a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
+                        a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ")");
+  };
+  if (a.dtype != kConvFloat32 && a.dtype != kConvFloat16) {
+    return absl::InvalidArgumentError(absl::StrCat(what(), ": unsupported dtype code ", a.dtype));
+  }
+  if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
+    return absl::InvalidArgumentError(what() + ": groups must divide the channels");
+  }
+  if (a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0) return absl::OkStatus();
+  const Cudnn& dnn = Get();
+  if (!dnn.status.ok()) {
+    return absl::Status(dnn.status.code(), what() + ": " + std::string(dnn.status.message()));
+  }
+  // The stream is a property of the handle, and the plans are shared: one call at a time.
+  static std::mutex* mutex = new std::mutex;
+  static auto* plans = new std::map<PlanKey, Plan>;
+  std::lock_guard<std::mutex> lock(*mutex);
+  auto check = [&](cudnnStatus_t rc, const char* call) {
+    return rc == CUDNN_STATUS_SUCCESS
+               ? absl::OkStatus()
+               : absl::InternalError(
+                     absl::StrCat(what(), ": ", call, " failed: ", dnn.cudnnGetErrorString(rc)));
+  };
+  absl::Status st =
+      check(dnn.cudnnSetStream(dnn.handle, static_cast<cudaStream_t>(a.stream)), "cudnnSetStream");
   if (!st.ok()) return st;
+  PlanKey key = KeyOf(a);
+  auto it = plans->find(key);
+  if (it == plans->end()) it = plans->emplace(key, MakePlan(dnn, a, what())).first;
+  const Plan& p = it->second;
+  if (!p.status.ok()) return p.status;
   void* workspace = nullptr;
-  if (bytes > 0) {
-    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, bytes, a.stream);
+  if (p.workspace_bytes > 0) {
+    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, p.workspace_bytes, a.stream);
     if (!workspace) {
-      return absl::ResourceExhaustedError(
-          absl::StrCat(what, ": workspace of ", bytes, " bytes: ", cinn_like_get_last_error()));
+      return absl::ResourceExhaustedError(absl::StrCat(what(), ": workspace of ", p.workspace_bytes,
+                                                       " bytes: ", cinn_like_get_last_error()));
     }
   }
   const float one = 1.f, zero = 0.f;
-  st = check(dnn.cudnnConvolutionForward(dnn.handle, &one, d.x, a.x, d.w, a.w, d.conv, algo,
-                                         workspace, bytes, &zero, d.y, a.y),
+  st = check(dnn.cudnnConvolutionForward(dnn.handle, &one, p.x, a.x, p.w, a.w, p.conv, p.algo,
+                                         workspace, p.workspace_bytes, &zero, p.y, a.y),
              "cudnnConvolutionForward");
   if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
   if (!st.ok() || !a.bias) return st;
-  st = check(dnn.cudnnCreateTensorDescriptor(&d.bias), "cudnnCreateTensorDescriptor");
-  if (st.ok()) {
-    st = check(dnn.cudnnSetTensor4dDescriptor(d.bias, CUDNN_TENSOR_NCHW, type, 1, i(a.k), 1, 1),
-               "cudnnSetTensor4dDescriptor (bias)");
-  }
-  if (st.ok()) {
-    st = check(dnn.cudnnAddTensor(dnn.handle, &one, d.bias, a.bias, &one, d.y, a.y),
+  return check(dnn.cudnnAddTensor(dnn.handle, &one, p.bias, a.bias, &one, p.y, a.y),
                "cudnnAddTensor (bias)");
-  }
-  return st;
 }
 
 }  // namespace cinn_like::runtime::cuda
