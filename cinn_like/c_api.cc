@@ -5,7 +5,9 @@
 #include <exception>
 #include <memory>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cinn_like/call_check.h"
 #include "cinn_like/compile.h"
 #include "frontend/program_json.h"
@@ -14,6 +16,13 @@
 
 struct cinn_like_module_s {
   std::unique_ptr<cinn_like::CompiledProgram> program;
+};
+
+/// Copies of the example tensors' descriptions, the shapes they point to, and the function.
+struct cinn_like_call_plan_s {
+  cinn_like_function fn;
+  std::vector<DLTensor> tensors;  // data null; shape into `shapes`
+  std::vector<std::vector<int64_t>> shapes;
 };
 
 namespace {
@@ -96,6 +105,57 @@ int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, voi
   return Guarded("cinn_like_call",
                  [&] { return cinn_like::CallWithSelfCheck(fn, args, num_args, stream); });
 }
+
+int cinn_like_call_plan_create(cinn_like_function fn, DLTensor* const* examples, int32_t num_args,
+                               cinn_like_call_plan* out) {
+  return Guarded("cinn_like_call_plan_create", [&] {
+    if (out) *out = nullptr;
+    if (!fn || !out || (num_args > 0 && !examples) || num_args < 0) {
+      return Fail(
+          "cinn_like_call_plan_create: null function, examples or out, or a negative "
+          "argument count");
+    }
+    auto plan = std::make_unique<cinn_like_call_plan_s>();
+    plan->fn = fn;
+    plan->tensors.resize(num_args);
+    plan->shapes.resize(num_args);
+    for (int32_t i = 0; i < num_args; ++i) {
+      const DLTensor* e = examples[i];
+      if (!e || e->ndim < 0 || (e->ndim > 0 && !e->shape)) {
+        return Fail(absl::StrCat("cinn_like_call_plan_create: example ", i,
+                                 " is null or has a null shape or a negative rank"));
+      }
+      plan->shapes[i].assign(e->shape, e->shape + e->ndim);
+      DLTensor& t = plan->tensors[i];
+      t = DLTensor{};
+      t.device = e->device;
+      t.dtype = e->dtype;
+      t.ndim = e->ndim;
+      t.shape = plan->shapes[i].data();
+    }
+    *out = plan.release();
+    return 0;
+  });
+}
+
+int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* stream) {
+  if (!plan || (!data && !plan->tensors.empty())) {
+    return Fail("cinn_like_call_plan_run: null plan or data");
+  }
+  // Each run fills its own copy, so runs on several threads do not share the data pointers.
+  thread_local std::vector<DLTensor> tensors;
+  thread_local std::vector<DLTensor*> args;
+  const size_t n = plan->tensors.size();
+  tensors.assign(plan->tensors.begin(), plan->tensors.end());
+  args.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    tensors[i].data = data[i];
+    args[i] = &tensors[i];
+  }
+  return cinn_like_call(plan->fn, args.data(), static_cast<int32_t>(n), stream);
+}
+
+void cinn_like_call_plan_free(cinn_like_call_plan plan) { delete plan; }
 
 void cinn_like_module_free(cinn_like_module module) {
   if (module && module->program->call_check()) {

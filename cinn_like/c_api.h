@@ -58,6 +58,21 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
  * reference refuses the inputs) also returns nonzero, saying why; the outputs are written.
  * Only calls through cinn_like_call are checked: calling `fn` directly skips the check. */
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
+/* A call prepared once (the fast path for a framework that calls one function many times
+ * with tensors of the same shapes): the plan copies each argument's dtype, device and shape
+ * from `examples` (inputs then outputs, as for cinn_like_call; each example's data is not
+ * kept), and later calls give only the data pointers and the stream. The plan's tensors are
+ * row-major (null strides, byte_offset 0): a caller passes contiguous tensors. The function
+ * still checks the arguments at every call, so a plan made from wrong examples fails its
+ * calls with the same messages as cinn_like_call. Runs may come from several threads at once;
+ * the plan must outlive them and be freed after its module's last call. */
+typedef struct cinn_like_call_plan_s* cinn_like_call_plan;
+int cinn_like_call_plan_create(cinn_like_function fn, DLTensor* const* examples,
+                               int32_t num_args, cinn_like_call_plan* out);
+/* Calls the plan's function with data[i] as argument i's data (num_args pointers) on
+ * `stream`, as cinn_like_call does (self-check included). */
+int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* stream);
+void cinn_like_call_plan_free(cinn_like_call_plan plan);
 void cinn_like_module_free(cinn_like_module module);
 
 /* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;

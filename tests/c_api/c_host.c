@@ -142,6 +142,40 @@ int main(void) {
   CHECK(cinn_like_call(f, empty_args, 4, NULL) == 0, "zero rows: %s", cinn_like_get_last_error());
   CHECK(cinn_like_call(f, args, 4, NULL) == 0, "the module works after errors: %s", cinn_like_get_last_error());
 
+  /* A prepared call: the plan keeps the examples' descriptions, a run takes only data. */
+  {
+    float* x2 = malloc(sizeof(float) * n * 16);
+    float* y2 = malloc(sizeof(float) * n * 16);
+    for (int64_t i = 0; i < n * 16; ++i) x2[i] = Uniform(), y2[i] = NAN;
+    cinn_like_call_plan plan = NULL;
+    CHECK(cinn_like_call_plan_create(f, args, 4, &plan) == 0, "plan: %s", cinn_like_get_last_error());
+    void* data[4] = {x2, w, b, y2};
+    CHECK(cinn_like_call_plan_run(plan, data, NULL) == 0, "plan run: %s", cinn_like_get_last_error());
+    int wrong_plan = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        float expect = x2[i * 16 + j] * w[j] + b[j];
+        expect = expect > 0 ? expect : 0;
+        if (!(fabsf(y2[i * 16 + j] - expect) <= 1e-6f * (1 + fabsf(expect)))) ++wrong_plan;
+      }
+    }
+    CHECK(wrong_plan == 0, "plan run: %d outputs differ from relu(x * w + b)", wrong_plan);
+    /* A plan made from a wrong example fails each run with the function's own message. */
+    DLTensor* bad_args[4] = {&tx, &tw_bad, &tb, &ty};
+    cinn_like_call_plan bad_plan = NULL;
+    CHECK(cinn_like_call_plan_create(f, bad_args, 4, &bad_plan) == 0, "a plan is made unchecked");
+    CHECK(cinn_like_call_plan_run(bad_plan, data, NULL) != 0 &&
+              strstr(cinn_like_get_last_error(), "w has size 17") != NULL,
+          "a [17] weight in the plan: %s", cinn_like_get_last_error());
+    cinn_like_call_plan_free(bad_plan);
+    CHECK(cinn_like_call_plan_create(f, NULL, 4, &bad_plan) != 0 && bad_plan == NULL,
+          "null examples must be refused");
+    CHECK(cinn_like_call_plan_run(NULL, data, NULL) != 0, "a null plan must be refused");
+    cinn_like_call_plan_free(plan);
+    free(x2);
+    free(y2);
+  }
+
   cinn_like_function none = NULL;
   CHECK(cinn_like_module_lookup(m, "", &none) != 0 &&
             strstr(cinn_like_get_last_error(), "name to look up is empty") != NULL &&
