@@ -49,6 +49,14 @@ lib.cinn_like_module_signature.argtypes = [c_module, ctypes.POINTER(ctypes.c_cha
 lib.cinn_like_call.restype = ctypes.c_int
 lib.cinn_like_call.argtypes = [c_function, ctypes.POINTER(ctypes.c_void_p), ctypes.c_int32,
                                ctypes.c_void_p]
+c_call_plan = ctypes.c_void_p
+lib.cinn_like_call_plan_create.restype = ctypes.c_int
+lib.cinn_like_call_plan_create.argtypes = [c_function, ctypes.POINTER(ctypes.c_void_p),
+                                           ctypes.c_int32, ctypes.POINTER(c_call_plan)]
+lib.cinn_like_call_plan_run.restype = ctypes.c_int
+lib.cinn_like_call_plan_run.argtypes = [c_call_plan, ctypes.c_void_p, ctypes.c_void_p]
+lib.cinn_like_call_plan_free.restype = None
+lib.cinn_like_call_plan_free.argtypes = [c_call_plan]
 lib.cinn_like_module_free.restype = None
 lib.cinn_like_module_free.argtypes = [c_module]
 lib.cinn_like_set_flag.restype = ctypes.c_int

@@ -12,7 +12,7 @@ import torch
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 
-from . import allocator, cache, isolate, policy
+from . import allocator, cache, cudagraph, isolate, policy
 from .kernel import compile_partition
 from .ops import attention
 from .partition import CinnLikeSupport, fuse, propose
@@ -84,7 +84,14 @@ def _compile_graph(gm, rules):
         cache.count("ops_compiled", len(ops))
     cache.count("ops_fallback", len(support.fallbacks()))
     fused.recompile()
-    return make_boxed_func(fused)
+    if hasattr(fused, "real_recompile"):  # a lazy GraphModule: generate its forward now
+        fused.real_recompile()
+    # The generated forward itself: calling the GraphModule would add nn.Module.__call__ and
+    # fx's call_wrapped, a few microseconds per call on every graph.
+    forward = fused.forward
+    if rules.cudagraphs:
+        forward = cudagraph.wrap(fused, forward)
+    return make_boxed_func(forward)
 
 
 @functools.lru_cache(maxsize=None)
@@ -101,10 +108,20 @@ def _decompositions():
     return table
 
 
-def cinn_like_backend(gm, example_inputs, options=None, **kwargs):
+# torch.compile's modes: those that ask Inductor for CUDA graphs ask cinn_like for them.
+_CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
+_MODES = (None, "default", "max-autotune-no-cudagraphs") + _CUDAGRAPH_MODES
+
+
+def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     """torch.compile(model, backend=cinn_like_backend) or backend="cinn_like"; torch.compile's
-    `options` dict takes the keys of set_options (allow, deny, strict: policy.py) and holds for
-    both graphs of this compile."""
+    `options` dict takes the keys of set_options (allow, deny, strict, cudagraphs: policy.py)
+    and holds for both graphs of this compile; mode="reduce-overhead" means cudagraphs=True."""
+    if mode not in _MODES:
+        raise ValueError(f"torch.compile(..., mode={mode!r}): cinn_like knows the modes "
+                         f"{', '.join(m for m in _MODES if m)}")
+    if mode in _CUDAGRAPH_MODES:
+        options = dict(options or {}, cudagraphs=True)
     policy.check_options(options, "torch.compile(..., options=)")
     compile_fn = functools.partial(compile_graph, options=options)
     aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,

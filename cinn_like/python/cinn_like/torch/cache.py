@@ -18,7 +18,8 @@ _modules = {}
 _flags = {}
 _fallbacks = []
 _stats = {"compiles": 0, "cache_hits": 0, "compile_failures": 0, "graphs": 0, "partitions": 0,
-          "ops_compiled": 0, "ops_fallback": 0, "compile_seconds": 0.0}
+          "ops_compiled": 0, "ops_fallback": 0, "compile_seconds": 0.0,
+          "cudagraph_captures": 0, "cudagraph_replays": 0}
 
 
 def set_flags(**flags):
@@ -74,9 +75,9 @@ def fallback_report():
 
 def stats():
     """Counters: compiles, cache_hits, compile_failures, graphs, partitions, ops_compiled,
-    ops_fallback, and compile_seconds: the time spent in the backend's graph compiler
+    ops_fallback, compile_seconds: the time spent in the backend's graph compiler
     (partitioning, converting and compiling every graph handed to it; PyTorch's tracing is
-    not in it)."""
+    not in it), and cudagraph_captures, cudagraph_replays (the CUDA-graph mode)."""
     with _lock:
         return dict(_stats)
 

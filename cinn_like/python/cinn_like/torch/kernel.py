@@ -61,7 +61,49 @@ def _dense(t):
     return True
 
 
+def _raw_stream(device):
+    """The current CUDA stream of `device` as an int, without making a torch.cuda.Stream."""
+    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
+    if get is not None:
+        return lambda: get(device.index if device.index is not None else 0)
+    return lambda: torch.cuda.current_stream(device).cuda_stream
+
+
+def _contiguous_strides(shape):
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def _empty(device):
+    """f(shape, strides, dtype): an uninitialised tensor on `device`, through the allocation
+    functions Inductor's generated code calls (no dispatcher: a third of torch.empty's cost)
+    when this PyTorch has them."""
+    guards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
+    if device.type == "cpu" and hasattr(guards, "_empty_strided_cpu"):
+        return guards._empty_strided_cpu
+    if device.type == "cuda" and hasattr(guards, "_empty_strided_cuda"):
+        fast, index, current = guards._empty_strided_cuda, device.index or 0, torch._C._cuda_getDevice
+
+        def cuda(shape, strides, dtype):  # it allocates on the current device
+            if current() == index:
+                return fast(shape, strides, dtype)
+            return torch.empty_strided(shape, strides, dtype=dtype, device=device)
+        return cuda
+    return lambda shape, strides, dtype: torch.empty_strided(shape, strides, dtype=dtype,
+                                                             device=device)
+
+
 class CinnLikeKernel(torch.nn.Module):
+    """Runs one compiled partition. The call path is prepared once: the inputs' expected
+    (dtype, shape) as plain tuples, the outputs' allocation arguments, the stream getter, and
+    a C call plan (cinn_like_call_plan_create, made at the first call from its DLPack tensors)
+    so each later call passes only data pointers: no DLPack capsule, no Python loop over
+    output specs beyond one torch.empty each. `__call__` is `forward` (no module hooks: they
+    would cost more than the kernel of a small partition)."""
+
     def __init__(self, module, inputs, outputs, num_prog_outputs, single):
         super().__init__()
         self.module = module
@@ -80,6 +122,18 @@ class CinnLikeKernel(torch.nn.Module):
                 self.out_specs[o[1]] = (tuple(o[2].shape), o[2].dtype)
                 if not o[2].is_contiguous() and _dense(o[2]):
                     self.restride[o[1]] = tuple(o[2].stride())
+        # Plain values (the metas are fake tensors, slow to ask), compared at every call.
+        self._expect = [(m.dtype, torch.Size(m.shape)) for m in inputs]
+        self._device = torch.device(self.device)
+        self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
+        self._empty = _empty(self._device)
+        self._out_alloc = [(shape, _contiguous_strides(shape), dt) for shape, dt in self.out_specs]
+        self._plan = None
+        self._num_args = len(inputs) + num_prog_outputs
+        self._ptrs_type = ctypes.c_void_p * self._num_args
+        # What each result is: ("prog", output index, rank 0) | ("input", index) | ("none",)
+        self._returns = [("prog", o[1], o[2].dim() == 0) if o[0] == "prog" else o[:2] if
+                         o[0] == "input" else o for o in outputs]
 
     def _prepare(self, i, t, meta):
         if not isinstance(t, torch.Tensor):
@@ -97,37 +151,58 @@ class CinnLikeKernel(torch.nn.Module):
                              f"{list(meta.shape)} on {meta.device}")
         if not t.is_contiguous():
             t = t.contiguous()
-        return t.reshape(1) if t.dim() == 0 else t
+        return t
 
-    def forward(self, *args):
-        ins = [self._prepare(i, t, m) for i, (t, m) in enumerate(zip(args, self.inputs))]
-        outs = [torch.empty(shape or (1,), dtype=dt, device=self.device)
-                for shape, dt in self.out_specs]
+    def _make_plan(self, tensors):
+        """The C call plan, from this first call's tensors (their DLPack descriptions)."""
         keep = []
-        tensors = ins + outs
-        ptrs = (ctypes.c_void_p * len(tensors))()
+        ptrs = self._ptrs_type()
         for k, t in enumerate(tensors):
-            cap = torch.utils.dlpack.to_dlpack(t)  # no stream handshake: we run on its stream
+            cap = torch.utils.dlpack.to_dlpack(t.reshape(1) if t.dim() == 0 else t)
             keep.append(cap)
             ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
-        stream = None
-        if self.device.type == "cuda":
-            stream = ctypes.c_void_p(torch.cuda.current_stream(self.device).cuda_stream)
-        rc = lib.cinn_like_call(self.module._fn, ptrs, len(tensors), stream)
-        check(rc, "cinn_like.torch kernel")
+        plan = ctypes.c_void_p()
+        check(lib.cinn_like_call_plan_create(self.module._fn, ptrs, self._num_args,
+                                             ctypes.byref(plan)), "cinn_like.torch kernel")
+        self._plan = plan
+
+    def forward(self, *args):
+        device = self._device
+        ins = []
+        for i, (t, (dtype, shape)) in enumerate(zip(args, self._expect)):
+            if not (isinstance(t, torch.Tensor) and t.dtype == dtype and t.shape == shape
+                    and t.device == device and t.is_contiguous()):
+                t = self._prepare(i, t, self.inputs[i])
+            ins.append(t)
+        empty = self._empty
+        outs = [empty(shape, strides, dt) for shape, strides, dt in self._out_alloc]
+        tensors = ins + outs
+        if self._plan is None:
+            self._make_plan(tensors)
+        ptrs = self._ptrs_type(*[t.data_ptr() for t in tensors])
+        rc = lib.cinn_like_call_plan_run(self._plan, ptrs, self._stream and self._stream())
+        if rc != 0:
+            check(rc, "cinn_like.torch kernel")
         results = []
-        for o in self.outputs:
-            if o[0] == "none":
-                results.append(None)
-            elif o[0] == "input":
-                results.append(args[o[1]])
-            else:
-                t = outs[o[1]]
-                if o[1] in self.restride:
-                    t = torch.empty_strided(t.shape, self.restride[o[1]], dtype=t.dtype,
+        for r in self._returns:
+            if r[0] == "prog":
+                t = outs[r[1]]
+                if r[1] in self.restride:
+                    t = torch.empty_strided(t.shape, self.restride[r[1]], dtype=t.dtype,
                                             device=t.device).copy_(t)
-                results.append(t.reshape(()) if o[2].dim() == 0 else t)
+                results.append(t)
+            elif r[0] == "input":
+                results.append(args[r[1]])
+            else:
+                results.append(None)
         return results[0] if self.single else tuple(results)
+
+    __call__ = forward
+
+    def __del__(self):
+        plan, self._plan = getattr(self, "_plan", None), None
+        if plan:
+            lib.cinn_like_call_plan_free(plan)
 
 
 def compile_partition(sub, target):

@@ -1,13 +1,17 @@
 """Fallback control of cinn_like.torch: which aten ops cinn_like may run (allow and deny lists)
-and strict mode (a fallback raises instead of running the op in PyTorch).
+and strict mode (a fallback raises instead of running the op in PyTorch); and the CUDA-graph
+mode (cudagraphs=True: each compiled graph on the GPU is captured and replayed, cudagraph.py).
 
 Three sources, all read at each compile of a graph (forward and backward):
-  cinn_like.torch.set_options(allow=..., deny=..., strict=...)    the process-wide settings
+  cinn_like.torch.set_options(allow=..., deny=..., strict=..., cudagraphs=...)
+                                                                  the process-wide settings
   torch.compile(..., backend="cinn_like", options={...})          per compile, same keys; a key
                                                                   given here replaces set_options'
-  CINN_LIKE_TORCH_ALLOW, CINN_LIKE_TORCH_DENY (comma-separated), CINN_LIKE_TORCH_STRICT=1
+  CINN_LIKE_TORCH_ALLOW, CINN_LIKE_TORCH_DENY (comma-separated), CINN_LIKE_TORCH_STRICT=1,
+  CINN_LIKE_TORCH_CUDAGRAPHS=1
 The environment only narrows the Python settings: an op denied by either is denied, an op must
-be in every non-empty allow list, and strict mode is on when either asks for it.
+be in every non-empty allow list, and strict mode is on when either asks for it (CUDA graphs
+likewise). torch.compile's mode="reduce-overhead" (or "max-autotune") also asks for CUDA graphs.
 
 Names are aten ops of the graph the backend sees (core aten, after decomposition: torch.softmax
 arrives as `_softmax`), as fallback_report prints them: an overload packet name (`_softmax`,
@@ -24,8 +28,10 @@ import torch
 
 ENV_ALLOW, ENV_DENY, ENV_STRICT = "CINN_LIKE_TORCH_ALLOW", "CINN_LIKE_TORCH_DENY", \
     "CINN_LIKE_TORCH_STRICT"
-_KEYS = ("allow", "deny", "strict")
-_settings = {"allow": (), "deny": (), "strict": False}
+ENV_CUDAGRAPHS = "CINN_LIKE_TORCH_CUDAGRAPHS"
+_KEYS = ("allow", "deny", "strict", "cudagraphs")
+_BOOLS = ("strict", "cudagraphs")
+_settings = {"allow": (), "deny": (), "strict": False, "cudagraphs": False}
 
 
 class FallbackError(RuntimeError):
@@ -34,7 +40,7 @@ class FallbackError(RuntimeError):
 
 def set_options(**options):
     """Process-wide settings: allow=[names], deny=[names] (a list or a comma-separated str; empty
-    clears), strict=bool. Returns the previous settings: set_options(**old) restores them."""
+    clears), strict=bool, cudagraphs=bool. Returns the previous settings: set_options(**old) restores them."""
     new = _checked(options, "cinn_like.torch.set_options")
     old = dict(_settings)
     _settings.update(new)
@@ -49,10 +55,11 @@ def get_options():
 @dataclass(frozen=True)
 class Policy:
     """The resolved settings of one compile: allow lists each as (names, source), deny lists
-    likewise, strict."""
+    likewise, strict, cudagraphs."""
     allow: tuple = ()
     deny: tuple = ()
     strict: bool = False
+    cudagraphs: bool = False
 
     def refusal(self, node):
         """Why the lists keep `node` (a call_function) in PyTorch, or None."""
@@ -75,7 +82,8 @@ def resolve(compile_options=None):
     env_deny = _names(os.environ.get(ENV_DENY, ""), ENV_DENY)
     return Policy(allow=_lists((py["allow"], "the allow option"), (env_allow, ENV_ALLOW)),
                   deny=_lists((py["deny"], "the deny option"), (env_deny, ENV_DENY)),
-                  strict=py["strict"] or _env_flag(ENV_STRICT))
+                  strict=py["strict"] or _env_flag(ENV_STRICT),
+                  cudagraphs=py["cudagraphs"] or _env_flag(ENV_CUDAGRAPHS))
 
 
 def _lists(*pairs):
@@ -104,9 +112,9 @@ def _checked(options, where):
                          f"{', '.join(_KEYS)}")
     out = {}
     for key, value in options.items():
-        if key == "strict":
+        if key in _BOOLS:
             if not isinstance(value, bool):
-                raise ValueError(f"{where}: strict={value!r}: expected True or False")
+                raise ValueError(f"{where}: {key}={value!r}: expected True or False")
             out[key] = value
         else:
             out[key] = _names(value, f"the {key} option of {where}")

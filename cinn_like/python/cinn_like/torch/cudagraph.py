@@ -1,0 +1,135 @@
+"""The CUDA-graph mode (option cudagraphs=True, or torch.compile's mode="reduce-overhead"): a
+compiled graph whose inputs are all CUDA tensors is captured once into a CUDA graph, with the
+partitions' kernels, their library calls and the ops left to PyTorch, and each later call is
+one replay: no Python, no dispatcher and no launch per op.
+
+Inputs. A graph reads fixed addresses, so each input position is one of two kinds, learned from
+the calls: positions whose tensor kept its address from the first call to the second (the
+parameters and buffers of a model) are read in place, and positions whose address changed (a
+new batch) get a buffer of the graph's own into which each call copies its tensor (one
+`_foreach_copy_` for all of them). If a position read in place later comes with another
+address, it becomes a copied one and the graph is captured again (at most once per position).
+Reading in place is exact whatever tensor now owns the address: the caller passes a tensor
+whose data is at it.
+
+Outputs live in the graph's memory pool and would be overwritten by the next replay, so each
+call returns copies (one more kernel): a result stays valid however long the caller keeps it.
+
+Workspaces of the compiled partitions come from PyTorch's caching allocator on the capturing
+stream, hence from the graph's private pool. A graph that cannot be captured (an op that
+synchronises, CPU tensors among the inputs, an op that writes one of its inputs) runs as it is,
+with the reason in `reason` and a warning once.
+"""
+import warnings
+
+import torch
+
+from . import cache
+
+
+def _mutates_inputs(gm):
+    for n in gm.graph.nodes:
+        schema = getattr(n.target, "_schema", None)
+        if n.op == "call_function" and schema is not None and schema.is_mutable:
+            return str(n.target)
+    return None
+
+
+class CudaGraphed:
+    """Calls `fn` (a compiled graph's forward) through a CUDA graph where it can."""
+
+    def __init__(self, gm, fn):
+        self.fn = fn
+        self.reason = None  # why this graph runs without a CUDA graph
+        mutating = _mutates_inputs(gm)
+        if mutating:
+            self.reason = f"the graph writes an input ({mutating})"
+        self.graph = None
+        self.captures = 0
+        self._first = None  # the first call's input addresses
+        self._copied = set()  # positions copied into the graph's own buffers
+        self._buffers = {}
+        self._addresses = None  # the addresses the graph reads, per position
+        self._outputs = None
+        self._pool = None
+
+    def _refuse(self, reason):
+        self.reason = reason
+        warnings.warn(f"cinn_like.torch: CUDA graphs off for a graph: {reason}", stacklevel=3)
+
+    def __call__(self, *args):
+        if self.reason is not None:
+            return self.fn(*args)
+        if not all(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
+            self._refuse("an input is not a CUDA tensor")
+            return self.fn(*args)
+        addresses = [a.data_ptr() for a in args]
+        if self._first is None:  # the first call runs as it is and warms everything up
+            self._first = addresses
+            return self.fn(*args)
+        if self.graph is None:
+            self._copied = {i for i, (a, b) in enumerate(zip(addresses, self._first)) if a != b}
+            if not self._capture(args):
+                return self.fn(*args)
+        else:
+            moved = {i for i, (a, b) in enumerate(zip(addresses, self._addresses))
+                     if i not in self._copied and a != b}
+            if moved:
+                self._copied |= moved
+                if not self._capture(args):
+                    return self.fn(*args)
+        if self._copied:
+            order = sorted(self._copied)
+            torch._foreach_copy_([self._buffers[i] for i in order], [args[i] for i in order])
+        self.graph.replay()
+        cache.count("cudagraph_replays")
+        return self._results()
+
+    def _graph_args(self, args):
+        for i in self._copied:
+            if i not in self._buffers:
+                self._buffers[i] = torch.empty_like(args[i])
+        return [self._buffers[i] if i in self._copied else a for i, a in enumerate(args)]
+
+    def _capture(self, args):
+        static = self._graph_args(args)
+        for i in self._copied:
+            self._buffers[i].copy_(args[i])
+        try:
+            side = torch.cuda.Stream()
+            side.wait_stream(torch.cuda.current_stream())
+            with torch.cuda.stream(side):  # the warm-up PyTorch asks for before a capture
+                self.fn(*static)
+            torch.cuda.current_stream().wait_stream(side)
+            if self._pool is None:
+                self._pool = torch.cuda.graph_pool_handle()
+            graph = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(graph, pool=self._pool):
+                outputs = self.fn(*static)
+        except Exception as e:  # noqa: BLE001 (any failure to capture: run without graphs)
+            self.graph = None
+            self._refuse(f"capture failed: {type(e).__name__}: {e}")
+            return False
+        self.graph = graph
+        self.captures += 1
+        cache.count("cudagraph_captures")
+        self._outputs = outputs
+        self._addresses = [a.data_ptr() for a in static]
+        for i in self._copied:
+            self._addresses[i] = None
+        return True
+
+    def _results(self):
+        out = self._outputs
+        if isinstance(out, torch.Tensor):
+            return out.clone()
+        return type(out)(o.clone() if isinstance(o, torch.Tensor) else o for o in out)
+
+
+def wrap(gm, fn):
+    """`fn` through a CudaGraphed when gm's inputs are CUDA tensors (by their metadata), else
+    `fn`."""
+    metas = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
+    if not metas or not all(isinstance(m, torch.Tensor) and m.is_cuda for m in metas):
+        return fn
+    return CudaGraphed(gm, fn)

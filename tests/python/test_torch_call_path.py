@@ -1,0 +1,132 @@
+"""The torch backend's call path (cinn_like/torch/kernel.py: a C call plan made at the first
+call, data pointers only afterwards) and its CUDA-graph mode (cudagraph.py): results match
+eager whatever the callers do between calls (new tensors, tensors changed in place, views,
+results kept across later calls), and bad options are refused."""
+import unittest
+
+from torch_util import HAVE_TORCH, MLP, needs_torch
+
+if HAVE_TORCH:
+    import torch
+    import cinn_like.torch as ct
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from cinn_like.torch.kernel import compile_partition
+
+needs_cuda = unittest.skipUnless(HAVE_TORCH and torch.cuda.is_available(), "needs a CUDA GPU")
+
+
+def chain(x, w, b, d):
+    return torch.relu(x * w + b) * torch.sigmoid(d)
+
+
+def fresh(device, *shapes):
+    return [torch.randn(*s, device=device) for s in shapes]
+
+
+@needs_torch
+class CallPathTest(unittest.TestCase):
+    def setUp(self):
+        torch._dynamo.reset()
+        torch.manual_seed(7)
+        self.old = ct.set_options(cudagraphs=False)
+
+    def tearDown(self):
+        ct.set_options(**self.old)
+
+    def calls_track_eager(self, device, fn, **compile_args):
+        """Five calls of compiled `fn` against eager on the same arguments, changed between
+        calls in every way a caller may: the same tensors, new ones, one changed in place, a
+        non-contiguous view; each call's result is compared again after the later calls (a
+        result must not be overwritten by them)."""
+        before = ct.stats()["partitions"]
+        g = torch.compile(fn, backend="cinn_like", dynamic=False, **compile_args)
+        args = fresh(device, (64, 32), (32,), (32,), (64, 32))
+        kept = []
+        for step in range(5):
+            if step == 2:
+                args = fresh(device, (64, 32), (32,), (32,), (64, 32))
+            if step == 3:
+                args[1].mul_(-2.0)  # a parameter updated in place keeps its address
+            if step == 4:
+                args[0] = torch.randn(32, 64, device=device).t()  # a view: not contiguous
+            got = g(*args)
+            want = fn(*args)
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6, msg=f"call {step}")
+            kept.append((got, want.clone()))
+        self.assertGreater(ct.stats()["partitions"], before, "nothing was compiled")
+        for step, (got, want) in enumerate(kept):
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6,
+                                       msg=f"the result of call {step}, after the later calls")
+
+    def test_calls_track_eager_cpu(self):
+        self.calls_track_eager("cpu", chain)
+
+    @needs_cuda
+    def test_calls_track_eager_cuda(self):
+        self.calls_track_eager("cuda", chain)
+
+    @needs_cuda
+    def test_cudagraphs_track_eager(self):
+        ct.reset()
+        self.calls_track_eager("cuda", chain, mode="reduce-overhead")
+        stats = ct.stats()
+        # Captured at the second call, again once the first input moved (a new tensor at the
+        # third call moves every input: each position is copied from then on).
+        self.assertEqual(stats["cudagraph_captures"], 2, stats)
+        self.assertEqual(stats["cudagraph_replays"], 3, stats)  # the view recompiles: eager first
+
+    @needs_cuda
+    def test_cudagraphs_train_mlp(self):
+        """Training steps (forward and backward graphs, each captured) track eager's."""
+        torch.manual_seed(3)
+        model = MLP().cuda()
+        ref = MLP().cuda()
+        ref.load_state_dict(model.state_dict())
+        g = torch.compile(model, backend="cinn_like", dynamic=False,
+                          options={"cudagraphs": True})
+        opt = torch.optim.SGD(model.parameters(), lr=0.05)
+        opt_ref = torch.optim.SGD(ref.parameters(), lr=0.05)
+        for step in range(4):
+            x, y = torch.randn(16, 32, device="cuda"), torch.randn(16, 10, device="cuda")
+            for m, o, fn in ((model, opt, g), (ref, opt_ref, ref)):
+                o.zero_grad()
+                loss = torch.nn.functional.mse_loss(fn(x), y)
+                loss.backward()
+                o.step()
+                if m is model:
+                    got = loss.detach()
+                else:
+                    torch.testing.assert_close(got, loss.detach(), rtol=1e-4, atol=1e-5,
+                                               msg=f"loss at step {step}")
+        for (name, p), q in zip(model.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5, msg=name)
+
+    def test_partition_refuses_wrong_inputs(self):
+        args = fresh("cpu", (8, 4), (4,), (4,), (8, 4))
+        kernel = compile_partition(make_fx(chain)(*args), "x86")
+        torch.testing.assert_close(kernel(*args), chain(*args))
+        with self.assertRaisesRegex(ValueError, r"input 0 is torch.float64\[8, 4\].*float32\[8, 4\]"):
+            kernel(args[0].double(), *args[1:])
+        with self.assertRaisesRegex(ValueError, r"input 3 is torch.float32\[8, 5\]"):
+            kernel(*args[:3], torch.randn(8, 5))
+        with self.assertRaisesRegex(TypeError, "input 1 is int"):
+            kernel(args[0], 3, *args[2:])
+        torch.testing.assert_close(kernel(*args), chain(*args))  # still works after errors
+
+    def test_bad_options_are_refused(self):
+        with self.assertRaisesRegex(ValueError, "cudagraphs='yes': expected True or False"):
+            ct.set_options(cudagraphs="yes")
+        g = torch.compile(chain, backend="cinn_like", mode="fastest")
+        with self.assertRaisesRegex(Exception, "cinn_like knows the modes"):
+            g(*fresh("cpu", (4, 4), (4,), (4,), (4, 4)))
+
+    def test_cudagraphs_on_cpu_run_without_graphs(self):
+        args = fresh("cpu", (8, 4), (4,), (4,), (8, 4))
+        g = torch.compile(chain, backend="cinn_like", dynamic=False,
+                          options={"cudagraphs": True})
+        for _ in range(3):
+            torch.testing.assert_close(g(*args), chain(*args))
+
+
+if __name__ == "__main__":
+    unittest.main()
