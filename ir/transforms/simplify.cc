@@ -204,6 +204,7 @@ class Simplifier : public IRMutator {
     if (IsOne(b)) return a;
     if (auto* ramp = LanesInOneBlock(a, b))
       return Broadcast::Make(Mutate(ramp->base / b.As<Broadcast>()->value), ramp->lanes);
+    if (auto r = VectorArith(op->kind, a, b)) return *r;
     auto* c = AsConstInt(b);
     if (c && *c > 0 && a.type().is_integer()) {
       Interval ia = Bound(a);
@@ -230,6 +231,7 @@ class Simplifier : public IRMutator {
     if (auto* ramp = LanesInOneBlock(a, b)) {
       return Ramp::Make(Mutate(ramp->base % b.As<Broadcast>()->value), ramp->stride, ramp->lanes);
     }
+    if (auto r = VectorArith(op->kind, a, b)) return *r;
     auto* c = AsConstInt(b);
     if (c && *c > 0 && a.type().is_integer()) {
       if (*c == 1) return MakeConst(a.type(), 0);
@@ -462,6 +464,12 @@ class Simplifier : public IRMutator {
         if (ba && rb) {
           return Ramp::Make(Mutate(rb->base * ba->value), Mutate(rb->stride * ba->value), lanes);
         }
+        break;
+      case IrNodeKind::kDiv:
+        if (ba && bb) return Broadcast::Make(Mutate(ba->value / bb->value), lanes);
+        break;
+      case IrNodeKind::kMod:
+        if (ba && bb) return Broadcast::Make(Mutate(ba->value % bb->value), lanes);
         break;
       default:
         break;

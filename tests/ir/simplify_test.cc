@@ -62,5 +62,21 @@ TEST(Simplify, RampsSplitIntoDimsStayDense) {
   EXPECT_NE(ToString(Simplify(k / 64 * 32 + k % 64)), "((i * 7) + j)");
 }
 
+// An NCHW index vectorized by 8 (W = 56, C = 64): split into its four dims and flattened
+// again it is the fused index, a dense ramp; the dims above W are broadcasts, whose division
+// and remainder stay broadcasts of the scalar ones.
+TEST(Simplify, FourDimIndexSplitAndFlattenedStaysOneRamp) {
+  Var i("i");
+  Expr x = Broadcast::Make(i * 8, 8) + Ramp::Make(Expr(0), Expr(1), 8);
+  auto b = [](int v) { return Broadcast::Make(Expr(v), 8); };
+  Expr w = x % b(56), h = x / b(56) % b(56), c = x / b(56) / b(56) % b(64);
+  Expr n = x / b(56) / b(56) / b(64);
+  Expr flat = ((n * b(64) + c) * b(56) + h) * b(56) + w;
+  EXPECT_EQ(ToString(Simplify(flat)), "ramp((i * 8), 1, 8)");
+  EXPECT_EQ(ToString(Simplify(c)), "broadcast(((((i * 8) / 56) / 56) % 64), 8)");
+  EXPECT_EQ(ToString(Simplify(b(17) / b(5))), "broadcast(3, 8)");
+  EXPECT_EQ(ToString(Simplify(b(17) % b(5))), "broadcast(2, 8)");
+}
+
 }  // namespace
 }  // namespace cinn_like::ir
