@@ -15,8 +15,6 @@
 namespace cinn_like::hlir {
 namespace {
 
-/// Reductions of at most this many elements per output are computed per thread on GPUs.
-constexpr int64_t kPerThreadMaxReduce = 32;
 /// Rows of at most this many elements are reduced by one warp each on GPUs (at most 32 per
 /// lane); longer ones by a block.
 constexpr int64_t kWarpRowMaxElements = 1024;

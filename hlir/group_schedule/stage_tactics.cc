@@ -163,6 +163,14 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
     kind = StageKind::kMatmul;
     c.tactic = "column_reduction.thread_per_column";
     c.why = "the reduce axes are not the contiguous one: each thread reduces its column";
+  } else if (kind == StageKind::kReduction && !l.spatial.empty() && !l.reduce.empty()) {
+    const int64_t extent = StaticExtent(s, l.reduce);
+    if (extent > 0 && extent <= kPerThreadMaxReduce) {
+      kind = StageKind::kMatmul;
+      c.tactic = "reduction.thread_per_element";
+      c.why = absl::StrCat(extent, " elements per output (<= ", kPerThreadMaxReduce,
+                           "): each thread reduces its own");
+    }
   }
   if (kind != StageKind::kReduction) {
     if (l.spatial.empty()) {

@@ -61,6 +61,46 @@ TEST(GroupScheduleNVGPU, ElementwiseGroupsMove128BitsPerAccess) {
   EXPECT_THAT(CompiledSource(BiasRelu(DType::kFloat16, 64, 1001)), Not(HasSubstr("uint4")));
 }
 
+TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {
+  // batch_norm + relu after a convolution: per-channel parameters broadcast over [N, C, H, W]
+  // (W = 56, a multiple of 8 halves); the output and input accesses are 16-byte vectors at
+  // one fused index, not one scalar access per lane with its own division chain.
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat16, S({4, 64, 56, 56}), "x");
+  std::vector<decltype(x)> params;
+  for (const char* name : {"scale", "bias", "mean", "var"}) {
+    params.push_back(b.CreateInput(DType::kFloat16, S({64}), name));
+  }
+  b.MarkOutput(b.Relu(b.BatchNorm(x, params[0], params[1], params[2], params[3])));
+  std::string src = Kernels(CompiledSource(*b.Build()));
+  EXPECT_THAT(src, HasSubstr("*reinterpret_cast<const uint4*>(&x["));
+  EXPECT_THAT(src, HasSubstr("*reinterpret_cast<uint4*>(&"));
+  EXPECT_THAT(src, Not(HasSubstr("/ 64 * 64")));  // the batch dim split and joined again
+}
+
+TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {
+  // A 2x2 max pool after batch_norm + relu: 4 elements per output, reduced by one thread
+  // each (a block per output would leave 28 of its 32 lanes idle).
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({8, 16, 32, 32}), "x");
+  std::vector<decltype(x)> params;
+  for (const char* name : {"scale", "bias", "mean", "var"}) {
+    params.push_back(b.CreateInput(DType::kFloat32, S({16}), name));
+  }
+  auto y = b.Relu(b.BatchNorm(x, params[0], params[1], params[2], params[3]));
+  b.MarkOutput(b.MaxPool2d(y, {2, 2}));
+  const std::string dir = ::testing::TempDir() + "/group_schedule_pool_dump";
+  const std::string old = FLAGS_cinn_like_dump_dir;
+  FLAGS_cinn_like_dump_dir = dir;
+  std::string src = Kernels(CompiledSource(*b.Build(), "pool_entry"));
+  FLAGS_cinn_like_dump_dir = old;
+  EXPECT_THAT(src, Not(HasSubstr("cinn_like_block_reduce_max")));
+  EXPECT_THAT(src, HasSubstr("__launch_bounds__(256)"));
+  std::stringstream tactics;
+  tactics << std::ifstream(dir + "/pool_entry.tactics.txt").rdbuf();
+  EXPECT_THAT(tactics.str(), HasSubstr("reduction.thread_per_element (4 elements per output"));
+}
+
 TEST(GroupScheduleNVGPU, ShortRowsGetAWarpEachLongRowsABlock) {
   // 512 columns, 64 rows: 8 warps per block, each reducing its row by shuffles.
   std::string warp = Kernels(CompiledSource(SoftmaxProgram(S({64, 512}))));
