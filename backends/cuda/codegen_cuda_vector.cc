@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
+#include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/transforms/simplify.h"
@@ -78,6 +79,51 @@ ir::Expr Lane(const ir::Expr& e, int k, const LoadHook& hook) {
   }
 }
 
+/// True when every lane of `e` has the same value: no ramp and no vector variable in it (a
+/// load at a broadcast index, the per-channel parameters of an NCHW tensor, is one value).
+bool LaneInvariant(const ir::Expr& e) {
+  struct Finder : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    bool varies = false;
+    void VisitRamp(const ir::Ramp*) override { varies = true; }
+    void VisitVariable(const ir::Variable* op) override { varies |= op->type.is_vector(); }
+  } f;
+  f.Visit(e);
+  return !f.varies;
+}
+
+/// Replaces each largest lane-invariant vector subexpression that computes something (a
+/// load, a call, arithmetic; not a broadcast constant or variable) by a broadcast of a
+/// temporary named by `name`, listed in `defs` with its scalar value: a value every lane
+/// shares (batch norm's per-channel scale, say) is computed once per statement, not per lane.
+class HoistLaneInvariants : public ir::IRMutator {
+ public:
+  explicit HoistLaneInvariants(std::function<std::string()> name) : name_(std::move(name)) {}
+  using ir::IRMutator::Mutate;
+  std::vector<std::pair<std::string, ir::Expr>> defs;
+
+  ir::Expr Mutate(const ir::Expr& e) override {
+    if (!e.defined() || !e.type().is_vector()) return e;
+    if (auto* b = e.As<ir::Broadcast>()) {
+      const ir::Expr& v = b->value;
+      if (v.As<ir::Variable>() || v.As<ir::IntImm>() || v.As<ir::FloatImm>()) return e;
+    }
+    if (!LaneInvariant(e)) return ir::IRMutator::Mutate(e);
+    ir::Expr scalar = Lane(e, 0, nullptr);
+    const int lanes = e.type().lanes();
+    for (const auto& [name, value] : defs) {
+      if (ir::StructuralEqual(value, scalar)) {
+        return ir::Broadcast::Make(ir::Var(name, scalar.type()), lanes);
+      }
+    }
+    defs.emplace_back(name_(), scalar);
+    return ir::Broadcast::Make(ir::Var(defs.back().first, scalar.type()), lanes);
+  }
+
+ private:
+  std::function<std::string()> name_;
+};
+
 /// The dense vector loads of an expression, without repeats.
 std::vector<const ir::Load*> DenseLoads(const ir::Expr& e) {
   struct Finder : ir::IRVisitor {
@@ -130,13 +176,22 @@ void CodeGenCudaDev::VisitStore(const ir::Store* op) {
   }
 }
 
-void CodeGenCudaDev::PrintVectorStore(const ir::Store* op) {
-  const int lanes = op->value.type().lanes();
-  if (op->indices.size() != 1 || op->indices[0].type().lanes() != lanes) {
-    Fail(absl::InternalError(absl::StrCat("vector store to ", op->buffer->name, " of ", lanes,
+void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
+  const int lanes = store_op->value.type().lanes();
+  if (store_op->indices.size() != 1 || store_op->indices[0].type().lanes() != lanes) {
+    Fail(absl::InternalError(absl::StrCat("vector store to ", store_op->buffer->name, " of ", lanes,
                                           " lanes needs one flat index of as many lanes")));
     return;
   }
+  // Values every lane shares, computed once before the lanes (both paths below read them).
+  HoistLaneInvariants hoist([this] { return absl::StrCat("bcast", vector_count_++); });
+  const ir::Expr value = hoist.Mutate(store_op->value);
+  for (const auto& [name, v] : hoist.defs) {
+    Indent();
+    out_ << "const " << TypeName(v.type()) << " " << name << " = " << Print(v) << ";\n";
+  }
+  const ir::Stmt hoisted = ir::Store::Make(store_op->buffer, store_op->indices, value);
+  const ir::Store* op = hoisted.As<ir::Store>();
   const ir::Expr& index = op->indices[0];
   auto scalar_lanes = [&](const LoadHook& hook) {
     for (int k = 0; k < lanes; ++k) {

@@ -76,6 +76,14 @@ TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {
   EXPECT_THAT(src, HasSubstr("*reinterpret_cast<const uint4*>(&x["));
   EXPECT_THAT(src, HasSubstr("*reinterpret_cast<uint4*>(&"));
   EXPECT_THAT(src, Not(HasSubstr("/ 64 * 64")));  // the batch dim split and joined again
+  // The per-channel scale and shift, the same for every lane, are computed once per thread
+  // (before: a square root and a division per lane, which made the kernel compute-bound).
+  size_t roots = 0;
+  for (size_t p = src.find("sqrtf("); p != std::string::npos; p = src.find("sqrtf(", p + 1)) {
+    ++roots;
+  }
+  EXPECT_LE(roots, 2u) << src;
+  EXPECT_THAT(src, HasSubstr("const float bcast"));
 }
 
 TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {
