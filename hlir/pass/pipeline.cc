@@ -5,6 +5,7 @@
 #include "hlir/pass/common_subexpression_elimination.h"
 #include "hlir/pass/constant_folding.h"
 #include "hlir/pass/dead_code_elimination.h"
+#include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/graph_dump.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "ir/flags.h"
@@ -31,6 +32,7 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   ir::BasicPassRunner<Graph> runner("graph", options.dump_name, ".txt", &GraphToText);
   runner.Dump("input", graph);
   absl::StatusOr<Graph> g = runner.Run("simplify_batch_norm", SimplifyBatchNorm, graph);
+  if (g.ok()) g = runner.Run("fold_transpose_into_matmul", FoldTransposeIntoMatmul, *g);
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
   if (g.ok()) {
     g = runner.Run(

@@ -16,6 +16,7 @@
 #include "hlir/pass/common_subexpression_elimination.h"
 #include "hlir/pass/constant_folding.h"
 #include "hlir/pass/dead_code_elimination.h"
+#include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/fusion.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/simplify_batch_norm.h"
@@ -270,6 +271,34 @@ TEST(GraphPasses, BatchNormBecomesScaleAndShiftWithTheSameResults) {
   ASSERT_TRUE(outc.ok()) << outc.status();
   EXPECT_EQ(CountOp(*outc, "expand_dims"), 0);
   ExpectSameResults(gc, *outc, 1e-5);
+}
+
+TEST(GraphPasses, TransposedMatmulOperandsAreReadTransposed) {
+  // PyTorch's linear: x @ t(w), batched q @ k^T, and a transpose something else also reads.
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({6, 8}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({5, 8}), "w");
+  Var q = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 4, 8}), "q");
+  Var k = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 7, 8}), "k");
+  Var y = b.Matmul(x, b.Transpose(w, {1, 0}));
+  Var kt = b.Transpose(k, {0, 1, 3, 2});
+  b.MarkOutput(y);
+  b.MarkOutput(b.Matmul(q, kt));
+  b.MarkOutput(b.Matmul(b.Transpose(x, {1, 0}), w, /*transpose_x=*/true, /*transpose_y=*/true));
+  Var kept = b.Transpose(w, {1, 0});
+  b.MarkOutput(b.Matmul(x, kept));
+  b.MarkOutput(b.Relu(kept));
+  // A permutation that is no swap of the last two dims stays a transpose.
+  b.MarkOutput(b.Matmul(b.Transpose(q, {1, 0, 2, 3}), b.Transpose(k, {1, 0, 3, 2})));
+  Graph g = Build(b);
+  auto out = FoldTransposeIntoMatmul(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  // Left: the transpose relu also reads, and both of the last matmul's (k's also moves dim 0).
+  EXPECT_EQ(CountOp(*dce, "transpose"), 3);
+  EXPECT_EQ(dce->values()[dce->outputs()[0]].name, y.name);
+  ExpectSameResults(g, *dce, 1e-5);
 }
 
 TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
@@ -586,13 +615,14 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
   };
   EXPECT_NE(read("mlp.00_input.txt").find("input x: float32[8, 16]"), std::string::npos);
   for (const char* f :
-       {"mlp.01_simplify_batch_norm.txt", "mlp.02_common_subexpression_elimination.txt",
-        "mlp.03_constant_folding.txt", "mlp.04_dead_code_elimination.txt"}) {
+       {"mlp.01_simplify_batch_norm.txt", "mlp.02_fold_transpose_into_matmul.txt",
+        "mlp.03_common_subexpression_elimination.txt", "mlp.04_constant_folding.txt",
+        "mlp.05_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
-  EXPECT_NE(read("mlp.05_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
+  EXPECT_NE(read("mlp.06_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
             std::string::npos);
-  std::string dot = read("mlp.05_fusion.dot");
+  std::string dot = read("mlp.06_fusion.dot");
   EXPECT_NE(dot.find("digraph"), std::string::npos);
   EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
   std::filesystem::remove_all(dir);
