@@ -41,6 +41,16 @@ Program ReduceRows(int64_t rows, int64_t cols, int axis) {
   return *b.Build();
 }
 
+/// relu(batch_norm(x)) over NCHW input `x` of `shape`, its four parameters inputs of [C].
+auto BatchNormRelu(NetBuilder& b, DType dt, const std::vector<int64_t>& shape) {
+  auto x = b.CreateInput(dt, hlir::MakeShape(shape), "x");
+  std::vector<decltype(x)> p;
+  for (const char* name : {"scale", "bias", "mean", "var"}) {
+    p.push_back(b.CreateInput(dt, S({shape[1]}), name));
+  }
+  return b.Relu(b.BatchNorm(x, p[0], p[1], p[2], p[3]));
+}
+
 TEST(GroupScheduleNVGPU, ElementwiseGroupsMove128BitsPerAccess) {
   // 4 floats, 8 halves or bfloat16s, 2 doubles, 16 bytes per thread, behind an alignment test.
   const std::pair<DType, const char*> cases[] = {{DType::kFloat32, "float4"},
@@ -66,12 +76,7 @@ TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {
   // (W = 56, a multiple of 8 halves); the output and input accesses are 16-byte vectors at
   // one fused index, not one scalar access per lane with its own division chain.
   NetBuilder b;
-  auto x = b.CreateInput(DType::kFloat16, S({4, 64, 56, 56}), "x");
-  std::vector<decltype(x)> params;
-  for (const char* name : {"scale", "bias", "mean", "var"}) {
-    params.push_back(b.CreateInput(DType::kFloat16, S({64}), name));
-  }
-  b.MarkOutput(b.Relu(b.BatchNorm(x, params[0], params[1], params[2], params[3])));
+  b.MarkOutput(BatchNormRelu(b, DType::kFloat16, {4, 64, 56, 56}));
   std::string src = Kernels(CompiledSource(*b.Build()));
   EXPECT_THAT(src, HasSubstr("*reinterpret_cast<const uint4*>(&x["));
   EXPECT_THAT(src, HasSubstr("*reinterpret_cast<uint4*>(&"));
@@ -90,13 +95,7 @@ TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {
   // A 2x2 max pool after batch_norm + relu: 4 elements per output, reduced by one thread
   // each (a block per output would leave 28 of its 32 lanes idle).
   NetBuilder b;
-  auto x = b.CreateInput(DType::kFloat32, S({8, 16, 32, 32}), "x");
-  std::vector<decltype(x)> params;
-  for (const char* name : {"scale", "bias", "mean", "var"}) {
-    params.push_back(b.CreateInput(DType::kFloat32, S({16}), name));
-  }
-  auto y = b.Relu(b.BatchNorm(x, params[0], params[1], params[2], params[3]));
-  b.MarkOutput(b.MaxPool2d(y, {2, 2}));
+  b.MarkOutput(b.MaxPool2d(BatchNormRelu(b, DType::kFloat32, {8, 16, 32, 32}), {2, 2}));
   const std::string dir = ::testing::TempDir() + "/group_schedule_pool_dump";
   const std::string old = FLAGS_cinn_like_dump_dir;
   FLAGS_cinn_like_dump_dir = dir;
