@@ -25,11 +25,12 @@ struct Conv2dArgs {
   void* stream;
 };
 
-/// cudnnConvolutionForward with the algorithm cudnnGetConvolutionForwardAlgorithm_v7 ranks
-/// first, its workspace from cinn_like_alloc_workspace, the bias by cudnnAddTensor. The
-/// descriptors, the algorithm and the workspace size are made at a configuration's first call
-/// and kept for the process (a plan per shape, dtype and convolution attributes), so a later
-/// call only sets the stream and executes. Errors
+/// cudnnConvolutionForward, its workspace from cinn_like_alloc_workspace, the bias by
+/// cudnnAddTensor. The descriptors, the algorithm and the workspace size are made at a
+/// configuration's first call and kept for the process (a plan per shape, dtype and
+/// convolution attributes), so a later call only sets the stream and executes. The algorithm
+/// is, for float32, the fastest cudnnFindConvolutionForwardAlgorithmEx times on that first
+/// call's tensors, else cudnnGetConvolutionForwardAlgorithm_v7's first. Errors
 /// name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be loaded
 /// (from the loader's path, /usr/local/cuda/lib64 or PyTorch's nvidia/cudnn/lib).
 absl::Status CudnnConv2d(const Conv2dArgs& args);
