@@ -5,6 +5,8 @@
 #include <map>
 #include <set>
 
+#include <glog/logging.h>
+
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
@@ -80,6 +82,7 @@ class GroupLowering {
       return absl::Status(tactics.status().code(),
                           absl::StrCat("graph compiler: ", tactics.status().message()));
     }
+    tactics->insert(tactics->begin(), library_choices_.begin(), library_choices_.end());
     DumpToFile(name + ".tactics.txt", TacticsText(*tactics));
     args.insert(args.end(), outs.begin(), outs.end());
     return ir::Lower(name, args, sch, target_);
@@ -132,14 +135,8 @@ class GroupLowering {
     auto def = OpRegistry::Global().Find(node.op);
     if (!def.ok()) return def.status();
     const StageInfo info{(*def)->pattern, group_of_node_[id], (*def)->compile_time_value};
-    // The extern computes call NVIDIA's libraries (cuBLAS, cuDNN): a question of the vendor,
-    // which no trait answers.
-    const bool use_extern =
-        target_.is_nvgpu() && FLAGS_cinn_like_extern_libs && (*def)->extern_compute;
     const bool use_gpu = target_.is_gpu() && (*def)->gpu_compute;
-    const ComputeFn& compute = use_extern ? (*def)->extern_compute
-                               : use_gpu  ? (*def)->gpu_compute
-                                          : (*def)->compute;
+    const ComputeFn& compute = use_gpu ? (*def)->gpu_compute : (*def)->compute;
     if (!compute) {
       return absl::UnimplementedError(
           absl::StrCat("graph compiler: op ", node.op, " has no compute in lang yet"));
@@ -172,7 +169,22 @@ class GroupLowering {
       outs.push_back(ComputeOutput{ToIrType(d.dtype), ShapeExprs(d.shape)});
     }
     std::string name = names_.Unique(graph_.values()[node.outputs[0]].name);
-    auto made = compute(in, node.attrs, outs, name);
+    // A library call where the target's library takes the case (ir/library_functions.h),
+    // else the generated compute; the choice and why go to the log (GLOG_v=1) and the dump.
+    absl::StatusOr<std::vector<ir::Tensor>> made = std::vector<ir::Tensor>{};
+    if (FLAGS_cinn_like_extern_libs && (*def)->extern_compute) {
+      auto ext = (*def)->extern_compute(target_, in, node.attrs, outs, name);
+      if (!ext.ok()) {
+        made = ext.status();
+      } else {
+        const bool call = !ext->tensors.empty();
+        if (call) made = ext->tensors;
+        VLOG(1) << "graph compiler: op " << node.op << " (" << name
+                << "): " << (call ? "library call: " : "generated compute: ") << ext->why;
+        library_choices_.push_back({name, call ? "library.call" : "library.declined", ext->why});
+      }
+    }
+    if (made.ok() && made->empty()) made = compute(in, node.attrs, outs, name);
     if (!made.ok()) {
       return absl::Status(made.status().code(), absl::StrCat("graph compiler: op ", node.op, " (",
                                                              name, "): ", made.status().message()));
@@ -197,7 +209,8 @@ class GroupLowering {
   std::map<int, ir::Tensor> tensors_;
   std::map<std::string, ir::Var> symbols_;
   ir::NameSupply names_;  // of tensors and symbols alike: no two share a name in the source
-  GroupScheduleInput scheduling_;  // what the group scheduler is told, filled as we go
+  GroupScheduleInput scheduling_;              // what the group scheduler is told, filled as we go
+  std::vector<TacticChoice> library_choices_;  // each extern compute's call or why it declined
   std::vector<int> group_of_node_;
 };
 

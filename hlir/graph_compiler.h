@@ -43,8 +43,9 @@ absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& ta
 /// The graph compiler on fusion groups: one ir::Module with one host entry `name` (the
 /// graph's inputs then outputs). Values read across groups (and outputs) are materialized;
 /// what else is stored, and how each kernel runs, is the group scheduler's policy. Ops with an
-/// extern_compute use it on NVGPU when FLAGS_cinn_like_extern_libs is on; extern tensors are
-/// never scheduled or inlined. The module is named SafeFileName(name), as CompileGraph's.
+/// extern_compute are library calls (cuBLAS/cuDNN on NVGPU, oneDNN on x86) when
+/// FLAGS_cinn_like_extern_libs is on and the target's library takes the case; extern tensors
+/// are never scheduled or inlined. The module is named SafeFileName(name), as CompileGraph's.
 absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
                                              const std::string& name);
 

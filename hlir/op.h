@@ -17,6 +17,7 @@
 #include "hlir/attribute.h"
 #include "hlir/host_tensor.h"
 #include "hlir/shape.h"
+#include "ir/target.h"
 #include "ir/tensor.h"
 #include "ir/type.h"
 
@@ -55,6 +56,19 @@ using ComputeFn = std::function<absl::StatusOr<std::vector<ir::Tensor>>(
     const std::vector<ir::Tensor>& inputs, const AttributeMap& attrs,
     const std::vector<ComputeOutput>& outputs, const std::string& name)>;
 
+/// What an extern compute made: the library call's tensors, or none where the target's library
+/// does not take the case (then the graph compiler uses the op's generated compute); `why`
+/// says which library runs it or why not, for the log and the tactics dump.
+struct ExternTensors {
+  std::vector<ir::Tensor> tensors;  // empty: declined
+  std::string why;
+};
+/// The op as a library call on `target` (ir/library_functions.h says which function, if any,
+/// the target has for it); otherwise as ComputeFn.
+using ExternComputeFn = std::function<absl::StatusOr<ExternTensors>(
+    const ir::Target& target, const std::vector<ir::Tensor>& inputs, const AttributeMap& attrs,
+    const std::vector<ComputeOutput>& outputs, const std::string& name)>;
+
 /// The axes of input 0 that an op reduces over (sorted), from its input descs and attributes:
 /// fusion puts reductions together only where they reduce the same axes of the same shape.
 using ReduceAxesFn = std::function<absl::StatusOr<std::vector<int>>(
@@ -69,10 +83,10 @@ struct OpDef {
   InferFn infer;
   ReferenceFn reference;
   ComputeFn compute;  // may be null (see ComputeFn)
-  /// The op as a library call (cuBLAS, cuDNN) producing extern tensors (ir::TensorNode::
-  /// extern_body); the graph compiler uses it instead of `compute` where the target has the
-  /// library and FLAGS_cinn_like_extern_libs is on. May be null.
-  ComputeFn extern_compute;
+  /// The op as a library call (cuBLAS, cuDNN, oneDNN) producing extern tensors (ir::TensorNode::
+  /// extern_body); the graph compiler asks it first when FLAGS_cinn_like_extern_libs is on, and
+  /// uses `compute` where it declines. May be null.
+  ExternComputeFn extern_compute;
   /// The op in lang for GPU targets (Target::is_gpu) where it must differ from `compute`: the
   /// scans (hlir/ops/scan.h) bind a thread to each line they walk, where the CPU runs the lines
   /// on its thread pool. May be null (then `compute` serves every target).

@@ -20,8 +20,8 @@ DEFINE_string(cinn_like_cuda_arch, "",
 DEFINE_bool(cinn_like_fusion, true,
             "fuse graph ops into groups, one kernel per group (false: one group per op)");
 DEFINE_bool(cinn_like_extern_libs, true,
-            "run matmul, linear and conv2d through cuBLAS/cuDNN on NVGPU (false: generated "
-            "kernels, as on x86)");
+            "run matmul, linear and conv2d through libraries where the target has one that takes "
+            "the case: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated kernels)");
 DEFINE_bool(cinn_like_fast_math, false,
             "trade accuracy for speed in float math: CUDA uses __expf/__logf/__powf and rsqrtf "
             "and NVRTC gets --use_fast_math; LLVM sets the fast-math flags on float operations");

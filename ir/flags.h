@@ -22,7 +22,7 @@ DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "9
 // Graph passes.
 DECLARE_bool(cinn_like_fusion);  // fuse ops into groups (false: one kernel per op)
 DECLARE_bool(
-    cinn_like_extern_libs);  // matmul/conv through cuBLAS/cuDNN on NVGPU (false: generated)
+    cinn_like_extern_libs);  // matmul/conv: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated)
 // Numerics.
 DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags

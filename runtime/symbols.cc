@@ -8,6 +8,9 @@
 #include "runtime/cuda/cuda_runtime.h"
 #include "runtime/cuda/cudnn.h"
 #endif
+#ifdef CINN_LIKE_WITH_ONEDNN
+#include "runtime/x86/onednn.h"
+#endif
 
 namespace cinn_like::runtime {
 
@@ -25,6 +28,9 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
 #ifdef CINN_LIKE_WITH_CUDA
       CINN_LIKE_SYMBOL(cinn_like_cuda_launch),       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
       CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),      CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
+#endif
+#ifdef CINN_LIKE_WITH_ONEDNN
+      CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul),       CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d),
 #endif
   };
 #undef CINN_LIKE_SYMBOL

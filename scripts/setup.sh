@@ -11,6 +11,7 @@ pkgs=(
   libgoogle-glog-dev libgflags-dev libabsl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libdlpack-dev nlohmann-json3-dev
+  libdnnl-dev  # oneDNN for x86 matmul/conv: the header at build time, dlopen()ed at run time
   clang-19 libclang-rt-19-dev  # the ThreadSanitizer job and the fuzz build
 )
 missing=()

@@ -159,7 +159,7 @@ absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int
 void RegisterAttentionOps(OpRegistry& r) {
   OpDef attention{kOp, OpPattern::kOpaque, 3, 4, 2, InferAttention, ReferenceAttention};
   attention.compute = ops::AttentionCompute();
-  attention.extern_compute = ops::AttentionKernelCompute(attention.compute);
+  attention.extern_compute = ops::AttentionKernelCompute();
   r.Register(std::move(attention));
 }
 

@@ -32,9 +32,10 @@ absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int
 /// The decomposed compute: the scores q kᵀ, their row max and sum of exponentials, and p v
 /// scaled by the sum, accumulated in float32 (float64 for float64 inputs).
 ComputeFn AttentionCompute();
-/// The fused kernel on NVGPU (an extern tensor launching the device kernel
-/// `cinn_like_attention_<dtype>_<mask>_d<D>` that backends/cuda adds to the module); cases the
-/// kernel does not take (float64, head dims above 256) use `fallback`.
-ComputeFn AttentionKernelCompute(ComputeFn fallback);
+/// The fused kernel where the target has it (ir::LibraryCall::kAttention, NVGPU: an extern
+/// tensor launching the device kernel `cinn_like_attention_<dtype>_<mask>_d<D>` that
+/// backends/cuda adds to the module); cases the kernel does not take (float64, head dims above
+/// 256) are declined.
+ExternComputeFn AttentionKernelCompute();
 
 }  // namespace cinn_like::hlir::ops

@@ -23,7 +23,7 @@ namespace {
 
 using ir::Expr;
 using ir::Tensor;
-using Tensors = absl::StatusOr<std::vector<Tensor>>;
+using Made = absl::StatusOr<ExternTensors>;
 
 /// The kernel's name for a dtype, or null when it takes no such element or mask.
 const char* KernelDType(const ir::Type& t) {
@@ -63,9 +63,11 @@ std::vector<Expr> MaskStrides(const Tensor& mask) {
 
 }  // namespace
 
-ComputeFn AttentionKernelCompute(ComputeFn fallback) {
-  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
-                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+ExternComputeFn AttentionKernelCompute() {
+  return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
+            const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
+    auto library = FindLibrary(target, ir::LibraryCall::kAttention, {});
+    if (!library.ok()) return Declined(std::string(library.status().message()));
     const Tensor &q = in[0], &k = in[1], &v = in[2];
     const bool has_mask = in.size() == 4;
     const char* dtype = KernelDType(q->dtype);
@@ -82,7 +84,9 @@ ComputeFn AttentionKernelCompute(ComputeFn fallback) {
     for (const Tile& t : kTiles) {
       if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
     }
-    if (!dtype || !mask_dtype || !tile) return fallback(in, attrs, outs, name);
+    if (!dtype || !mask_dtype || !tile) {
+      return Declined("the kernel takes float32, float16 and bfloat16 with head dims up to 256");
+    }
     auto a = ReadAttentionAttrs(attrs, *d);
     if (!a.ok()) return a.status();
     const std::string kernel =
@@ -124,7 +128,7 @@ ComputeFn AttentionKernelCompute(ComputeFn fallback) {
         name, outs[0].type, outs[0].shape, {lse},
         [](const std::vector<ir::Buffer>&, const ir::Buffer&) { return ir::Block::Make({}); });
     *out_buffer = out->buffer;
-    return std::vector<Tensor>{out, lse};
+    return MadeBy(*library, {out, lse});
   };
 }
 

@@ -3,7 +3,9 @@
 
 #include <cmath>
 
+#include "absl/strings/str_cat.h"
 #include "ir/math.h"
+#include "ir/transforms/simplify.h"
 
 namespace cinn_like::hlir::ops {
 
@@ -60,5 +62,23 @@ ir::Expr CastTo(const ir::Type& t, const ir::Expr& x) {
   }
   return ir::Cast::Make(t, x);
 }
+
+absl::StatusOr<ir::LibraryFunction> FindLibrary(const ir::Target& target, ir::LibraryCall call,
+                                                const std::vector<ir::Expr>& args) {
+  std::vector<int64_t> values;
+  for (const ir::Expr& e : args) {
+    const int64_t* v = ir::AsConstInt(ir::Simplify(e));
+    values.push_back(v ? *v : ir::kArgAtCall);
+  }
+  return ir::FindLibraryFunction(target, call, values);
+}
+
+ExternTensors MadeBy(const ir::LibraryFunction& f, std::vector<ir::Tensor> tensors) {
+  std::string why = absl::StrCat(f.library, " ", f.function);
+  if (!f.checked.empty()) absl::StrAppend(&why, " (", f.checked, ")");
+  return ExternTensors{std::move(tensors), why};
+}
+
+ExternTensors Declined(std::string why) { return ExternTensors{{}, std::move(why)}; }
 
 }  // namespace cinn_like::hlir::ops

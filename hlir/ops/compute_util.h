@@ -9,6 +9,7 @@
 
 #include "hlir/op.h"
 #include "ir/ir.h"
+#include "ir/library_functions.h"
 #include "ir/tensor.h"
 
 namespace cinn_like::hlir::ops {
@@ -55,11 +56,20 @@ ComputeFn NormCompute(bool rms);
 ComputeFn BatchNormCompute();
 ComputeFn MatmulCompute();
 ComputeFn LinearCompute();
-/// Library-call computes for NVGPU (OpDef::extern_compute); `fallback` serves the cases the
-/// library call cannot express (hlir/ops/matmul_extern.cc, conv_extern.cc).
-ComputeFn MatmulExternCompute(ComputeFn fallback);
-ComputeFn LinearExternCompute(ComputeFn fallback);
-ComputeFn Conv2dExternCompute(ComputeFn fallback);
+/// Library-call computes (OpDef::extern_compute; hlir/ops/matmul_extern.cc, conv_extern.cc):
+/// each calls the function its target's library has (ir/library_functions.h) and declines,
+/// saying why, the cases the call cannot express or the library refuses.
+ExternComputeFn MatmulExternCompute();
+ExternComputeFn LinearExternCompute();
+ExternComputeFn Conv2dExternCompute();
+/// The library function for `call` on `target` that takes `args` (the call's integer
+/// arguments: each folded to its constant, or ir::kArgAtCall).
+absl::StatusOr<ir::LibraryFunction> FindLibrary(const ir::Target& target, ir::LibraryCall call,
+                                                const std::vector<ir::Expr>& args);
+/// What a library call made: `tensors`, run by `f` ("oneDNN cinn_like_dnnl_matmul (...)").
+ExternTensors MadeBy(const ir::LibraryFunction& f, std::vector<ir::Tensor> tensors);
+/// An extern compute's answer for a case it leaves to the generated compute, and why.
+ExternTensors Declined(std::string why);
 /// The injective shape ops (hlir/ops/shape_ops_compute.cc).
 ComputeFn ReshapeCompute();
 ComputeFn TransposeCompute();

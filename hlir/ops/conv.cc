@@ -371,7 +371,7 @@ void RegisterPool(OpRegistry& r, const std::string& name, bool is_max) {
 void RegisterConvOps(OpRegistry& r) {
   OpDef conv{"conv2d",        OpPattern::kOutFusible, 2, 3, 1, InferConv2d,
              ReferenceConv2d, ComputeConv2d};
-  conv.extern_compute = ops::Conv2dExternCompute(ComputeConv2d);
+  conv.extern_compute = ops::Conv2dExternCompute();
   r.Register(std::move(conv));
   RegisterPool(r, "max_pool2d", true);
   RegisterPool(r, "avg_pool2d", false);

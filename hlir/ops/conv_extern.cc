@@ -1,7 +1,8 @@
-/// \file conv2d as a cuDNN call (an extern tensor calling cinn_like_cudnn_conv2d,
-/// runtime/cuda/cudnn.h): NCHW forward with strides, symmetric paddings, dilations, groups
-/// and the bias in the same call. Other cases (asymmetric paddings, other dtypes) use the
-/// generated compute given as fallback.
+/// \file conv2d as a library call (an extern tensor calling the target's conv2d function,
+/// ir::LibraryCall::kConv2d: cuDNN on NVGPU, oneDNN on x86): NCHW forward with strides,
+/// symmetric paddings, dilations, groups and the bias in the same call. Other cases
+/// (asymmetric paddings, other dtypes), and those the library refuses, are declined: the
+/// generated compute serves them.
 #include "hlir/ops/compute_util.h"
 
 namespace cinn_like::hlir::ops {
@@ -9,7 +10,7 @@ namespace {
 
 using ir::Expr;
 using ir::Tensor;
-using Tensors = absl::StatusOr<std::vector<Tensor>>;
+using Made = absl::StatusOr<ExternTensors>;
 
 /// A 2-entry attribute as ints, or `fallback` when absent; false when malformed.
 bool ReadPair(const AttributeMap& attrs, const std::string& name, std::vector<int64_t> fallback,
@@ -24,41 +25,48 @@ Expr I64(const Expr& e) { return ir::Cast::Make(ir::Int(64), e); }
 
 }  // namespace
 
-ComputeFn Conv2dExternCompute(ComputeFn fallback) {
-  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
-                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+ExternComputeFn Conv2dExternCompute() {
+  return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
+            const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
     const ir::Type t = outs[0].type;
-    int64_t dtype = t == ir::Float(32) ? 0 : t == ir::Float16() ? 1 : -1;
+    int64_t dtype = t == ir::Float(32) ? 0 : t == ir::Float16() ? 1 : t == ir::BFloat16() ? 2 : -1;
     bool alike = true;
     for (const Tensor& x : in) alike &= x->dtype == t;
+    if (dtype < 0 || !alike) {
+      return Declined("the library call takes float32, float16 and bfloat16 operands alike");
+    }
     std::vector<int64_t> strides, dilations, pads;
     auto p = GetInts(attrs, "paddings", "conv2d", std::vector<int64_t>{0, 0});
     auto groups = GetInt(attrs, "groups", "conv2d", 1);
-    bool ok = dtype >= 0 && alike && p.ok() && groups.ok() &&
-              ReadPair(attrs, "strides", {1, 1}, &strides) &&
+    bool ok = p.ok() && groups.ok() && ReadPair(attrs, "strides", {1, 1}, &strides) &&
               ReadPair(attrs, "dilations", {1, 1}, &dilations);
     if (ok && p->size() == 2) pads = *p;
     if (ok && p->size() == 4 && (*p)[0] == (*p)[1] && (*p)[2] == (*p)[3]) {
       pads = {(*p)[0], (*p)[2]};
     }
-    if (!ok || pads.size() != 2) return fallback(in, attrs, outs, name);
+    if (!ok || pads.size() != 2) return Declined("the paddings are not symmetric");
     const Tensor &x = in[0], &w = in[1];
     const auto& y = outs[0].shape;
     bool bias = in.size() == 3;
-    std::vector<Expr> dims{I64(x->shape[0]), I64(x->shape[1]), I64(x->shape[2]),
-                           I64(x->shape[3]), I64(w->shape[0]), I64(w->shape[2]),
-                           I64(w->shape[3]), I64(y[2]),        I64(y[3])};
+    std::vector<Expr> ints{Expr(int64_t{bias}), Expr(dtype),      I64(x->shape[0]),
+                           I64(x->shape[1]),    I64(x->shape[2]), I64(x->shape[3]),
+                           I64(w->shape[0]),    I64(w->shape[2]), I64(w->shape[3]),
+                           I64(y[2]),           I64(y[3])};
     for (int64_t v :
          {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
-      dims.push_back(Expr(v));
+      ints.push_back(Expr(v));
     }
-    return std::vector<Tensor>{ir::ExternTensor(
-        name, t, y, in, [=](const std::vector<ir::Buffer>& b, const ir::Buffer& out) {
-          std::vector<Expr> args{b[0]->data, b[1]->data,          bias ? b[2]->data : out->data,
-                                 out->data,  Expr(int64_t{bias}), Expr(dtype)};
-          args.insert(args.end(), dims.begin(), dims.end());
-          return ir::ExternCall("cinn_like_cudnn_conv2d", args);
-        })};
+    auto f = FindLibrary(target, ir::LibraryCall::kConv2d, ints);
+    if (!f.ok()) return Declined(std::string(f.status().message()));
+    const std::string function = f->function;
+    return MadeBy(
+        *f, {ir::ExternTensor(name, t, y, in,
+                              [=](const std::vector<ir::Buffer>& b, const ir::Buffer& out) {
+                                std::vector<Expr> args{b[0]->data, b[1]->data,
+                                                       bias ? b[2]->data : out->data, out->data};
+                                args.insert(args.end(), ints.begin(), ints.end());
+                                return ir::ExternCall(function, args);
+                              })});
   };
 }
 

@@ -139,11 +139,11 @@ absl::Status ReferenceLinear(const std::vector<const HostTensor*>& in, const Att
 void RegisterMatmulOps(OpRegistry& r) {
   OpDef matmul{"matmul", OpPattern::kOutFusible, 2, 2, 1, InferMatmul, ReferenceMatmul};
   matmul.compute = ops::MatmulCompute();
-  matmul.extern_compute = ops::MatmulExternCompute(matmul.compute);
+  matmul.extern_compute = ops::MatmulExternCompute();
   r.Register(std::move(matmul));
   OpDef linear{"linear", OpPattern::kOutFusible, 2, 3, 1, InferLinear, ReferenceLinear};
   linear.compute = ops::LinearCompute();
-  linear.extern_compute = ops::LinearExternCompute(linear.compute);
+  linear.extern_compute = ops::LinearExternCompute();
   r.Register(std::move(linear));
 }
 

@@ -1,7 +1,8 @@
-/// \file matmul and linear as cuBLAS calls (extern tensors calling cinn_like_cublas_matmul,
-/// runtime/cuda/cublas.h): row-major strided-batched GEMM; linear's weight is read transposed
-/// and its bias added by the same call. Cases one strided batch cannot express (a batch
-/// partly broadcast, other dtypes) use the generated compute given as fallback.
+/// \file matmul and linear as library calls (extern tensors calling the target's matmul
+/// function, ir::LibraryCall::kMatmul: cuBLAS on NVGPU, oneDNN on x86): row-major
+/// strided-batched GEMM; linear's weight is read transposed and its bias added by the same
+/// call. Cases one strided batch cannot express (a batch partly broadcast, other dtypes), or
+/// that the library refuses, are declined: the generated compute serves them.
 #include "hlir/ops/compute_util.h"
 
 namespace cinn_like::hlir::ops {
@@ -10,9 +11,9 @@ namespace {
 using ir::Expr;
 using ir::Stmt;
 using ir::Tensor;
-using Tensors = absl::StatusOr<std::vector<Tensor>>;
+using Made = absl::StatusOr<ExternTensors>;
 
-/// The runtime's dtype code (MatmulDType), or -1 when cuBLAS is not used for `t`.
+/// The externs' dtype code (runtime/cuda/cublas.h MatmulDType), or -1 for another type.
 int64_t DTypeCode(const ir::Type& t) {
   if (t.is_vector()) return -1;
   if (t == ir::Float(32)) return 0;
@@ -47,16 +48,18 @@ bool BatchStride(const Tensor& t, const std::vector<Expr>& out_shape, Expr elems
   return true;
 }
 
-Stmt MatmulCall(const std::vector<Expr>& operands, int64_t dtype, Expr batch, Expr m, Expr n,
-                Expr k, bool ta, bool tb, Expr stride_a, Expr stride_b) {
-  std::vector<Expr> args = operands;  // a, b, bias, c, has_bias
-  args.push_back(ir::Expr(dtype));
-  for (Expr e : {batch, m, n, k}) args.push_back(e);
-  args.push_back(ir::Expr(int64_t{ta}));
-  args.push_back(ir::Expr(int64_t{tb}));
-  args.push_back(stride_a);
-  args.push_back(stride_b);
-  return ir::ExternCall("cinn_like_cublas_matmul", args);
+/// The call's integer arguments after its pointers (ir::LibraryCall::kMatmul).
+std::vector<Expr> MatmulInts(bool bias, int64_t dtype, Expr batch, Expr m, Expr n, Expr k, bool ta,
+                             bool tb, Expr stride_a, Expr stride_b) {
+  return {Expr(int64_t{bias}), Expr(dtype),       batch,    m,       n, k,
+          Expr(int64_t{ta}),   Expr(int64_t{tb}), stride_a, stride_b};
+}
+
+Stmt MatmulCall(const std::string& function, const std::vector<Expr>& pointers,
+                const std::vector<Expr>& ints) {
+  std::vector<Expr> args = pointers;  // a, b, bias, c
+  args.insert(args.end(), ints.begin(), ints.end());
+  return ir::ExternCall(function, args);
 }
 
 /// A reduction length known to be 0: the product is all zeros, which the generated compute
@@ -68,9 +71,9 @@ bool NoTerms(const Expr& k) {
 
 }  // namespace
 
-ComputeFn MatmulExternCompute(ComputeFn fallback) {
-  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
-                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+ExternComputeFn MatmulExternCompute() {
+  return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
+            const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
     auto tx = GetBool(attrs, "transpose_x", "matmul", false);
     if (!tx.ok()) return tx.status();
     auto ty = GetBool(attrs, "transpose_y", "matmul", false);
@@ -79,48 +82,61 @@ ComputeFn MatmulExternCompute(ComputeFn fallback) {
     const auto& shape = outs[0].shape;
     int64_t dtype = DTypeCode(outs[0].type);
     size_t ro = shape.size(), rx = x->shape.size();
-    if (dtype < 0 || ro < 2 || x->dtype != outs[0].type || y->dtype != outs[0].type ||
-        NoTerms(*tx ? x->shape[rx - 2] : x->shape[rx - 1])) {
-      return fallback(in, attrs, outs, name);
+    if (dtype < 0 || x->dtype != outs[0].type || y->dtype != outs[0].type) {
+      return Declined("the library call takes float32, float16 and bfloat16 operands alike");
     }
+    if (ro < 2) return Declined("the product is not a matrix");
+    if (NoTerms(*tx ? x->shape[rx - 2] : x->shape[rx - 1])) return Declined("k is 0");
     Expr m = ir::Cast::Make(ir::Int(64), shape[ro - 2]);
     Expr n = ir::Cast::Make(ir::Int(64), shape[ro - 1]);
     Expr k = ir::Cast::Make(ir::Int(64), *tx ? x->shape[rx - 2] : x->shape[rx - 1]);
     Expr sa, sb;
     if (!BatchStride(x, shape, m * k, &sa) || !BatchStride(y, shape, k * n, &sb)) {
-      return fallback(in, attrs, outs, name);
+      return Declined("an operand's batch is partly broadcast");
     }
-    Expr batch = Product(shape, 0, ro - 2);
-    bool ta = *tx, tb = *ty;
-    return std::vector<Tensor>{ir::ExternTensor(
-        name, outs[0].type, shape, {x, y},
-        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
-          return MatmulCall({b[0]->data, b[1]->data, c->data, c->data, ir::Expr(int64_t{0})}, dtype,
-                            batch, m, n, k, ta, tb, sa, sb);
-        })};
+    const std::vector<Expr> ints =
+        MatmulInts(false, dtype, Product(shape, 0, ro - 2), m, n, k, *tx, *ty, sa, sb);
+    auto f = FindLibrary(target, ir::LibraryCall::kMatmul, ints);
+    if (!f.ok()) return Declined(std::string(f.status().message()));
+    const std::string function = f->function;
+    return MadeBy(
+        *f, {ir::ExternTensor(
+                name, outs[0].type, shape, {x, y},
+                [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
+                  return MatmulCall(function, {b[0]->data, b[1]->data, c->data, c->data}, ints);
+                })});
   };
 }
 
-ComputeFn LinearExternCompute(ComputeFn fallback) {
-  return [fallback](const std::vector<Tensor>& in, const AttributeMap& attrs,
-                    const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
+ExternComputeFn LinearExternCompute() {
+  return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
+            const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
     const auto& shape = outs[0].shape;
     int64_t dtype = DTypeCode(outs[0].type);
     bool alike = true;
     for (const Tensor& t : in) alike &= t->dtype == outs[0].type;
-    if (dtype < 0 || !alike || NoTerms(in[1]->shape[1])) return fallback(in, attrs, outs, name);
+    if (dtype < 0 || !alike) {
+      return Declined("the library call takes float32, float16 and bfloat16 operands alike");
+    }
+    if (NoTerms(in[1]->shape[1])) return Declined("k is 0");
     // x [..., K] as [M, K]; w [N, K] read transposed; bias [N] on every row.
     Expr m = Product(shape, 0, shape.size() - 1);
     Expr n = ir::Cast::Make(ir::Int(64), in[1]->shape[0]);
     Expr k = ir::Cast::Make(ir::Int(64), in[1]->shape[1]);
     bool bias = in.size() == 3;
     Expr zero(int64_t{0});
-    return std::vector<Tensor>{ir::ExternTensor(
-        name, outs[0].type, shape, in, [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
-          return MatmulCall({b[0]->data, b[1]->data, bias ? b[2]->data : c->data, c->data,
-                             ir::Expr(int64_t{bias})},
-                            dtype, ir::Expr(int64_t{1}), m, n, k, false, true, zero, zero);
-        })};
+    const std::vector<Expr> ints =
+        MatmulInts(bias, dtype, Expr(int64_t{1}), m, n, k, false, true, zero, zero);
+    auto f = FindLibrary(target, ir::LibraryCall::kMatmul, ints);
+    if (!f.ok()) return Declined(std::string(f.status().message()));
+    const std::string function = f->function;
+    return MadeBy(*f, {ir::ExternTensor(name, outs[0].type, shape, in,
+                                        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
+                                          return MatmulCall(function,
+                                                            {b[0]->data, b[1]->data,
+                                                             bias ? b[2]->data : c->data, c->data},
+                                                            ints);
+                                        })});
   };
 }
 

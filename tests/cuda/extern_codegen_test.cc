@@ -18,6 +18,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
+const ir::Target kGpu = ir::Target::NVGPU(90);
+
 const hlir::OpDef& Op(const std::string& name) {
   auto op = hlir::OpRegistry::Global().Find(name);
   CHECK(op.ok()) << op.status();
@@ -94,31 +96,35 @@ TEST(ExternCodegen, Conv2dIsAHostCudnnCallBetweenTwoKernels) {
 TEST(ExternCodegen, MatmulPartlyBroadcastBatchFallsBackToGeneratedCompute) {
   ir::Tensor x = ir::Placeholder("X", ir::Float(32), {2, 1, 4, 8});
   ir::Tensor y = ir::Placeholder("Y", ir::Float(32), {1, 3, 8, 5});
-  auto t = Op("matmul").extern_compute({x, y}, {}, {{ir::Float(32), {2, 3, 4, 5}}}, "M");
+  auto t = Op("matmul").extern_compute(kGpu, {x, y}, {}, {{ir::Float(32), {2, 3, 4, 5}}}, "M");
   ASSERT_TRUE(t.ok()) << t.status();
-  EXPECT_FALSE((*t)[0]->extern_body);
-  auto e = Op("matmul").extern_compute({x, x}, {{"transpose_y", true}},
+  EXPECT_TRUE(t->tensors.empty());
+  EXPECT_EQ(t->why, "an operand's batch is partly broadcast");
+  auto e = Op("matmul").extern_compute(kGpu, {x, x}, {{"transpose_y", true}},
                                        {{ir::Float(32), {2, 1, 4, 4}}}, "M");
   ASSERT_TRUE(e.ok()) << e.status();
-  EXPECT_TRUE((*e)[0]->extern_body);
+  ASSERT_EQ(e->tensors.size(), 1u);
+  EXPECT_TRUE(e->tensors[0]->extern_body);
+  EXPECT_EQ(e->why, "cuBLAS cinn_like_cublas_matmul");
 }
 
 // A product over k = 0 is zeros, which cuBLAS does not write: the generated compute makes it.
 TEST(ExternCodegen, MatmulAndLinearOverNoTermsAreGeneratedComputes) {
   ir::Tensor x = ir::Placeholder("X", ir::Float(32), {5, 0});
   ir::Tensor y = ir::Placeholder("Y", ir::Float(32), {0, 3});
-  auto mm = Op("matmul").extern_compute({x, y}, {}, {{ir::Float(32), {5, 3}}}, "M");
+  auto mm = Op("matmul").extern_compute(kGpu, {x, y}, {}, {{ir::Float(32), {5, 3}}}, "M");
   ASSERT_TRUE(mm.ok()) << mm.status();
-  EXPECT_FALSE((*mm)[0]->extern_body);
+  EXPECT_TRUE(mm->tensors.empty());
   ir::Tensor w = ir::Placeholder("W", ir::Float(32), {3, 0});
-  auto lin = Op("linear").extern_compute({x, w}, {}, {{ir::Float(32), {5, 3}}}, "L");
+  auto lin = Op("linear").extern_compute(kGpu, {x, w}, {}, {{ir::Float(32), {5, 3}}}, "L");
   ASSERT_TRUE(lin.ok()) << lin.status();
-  EXPECT_FALSE((*lin)[0]->extern_body);
+  EXPECT_TRUE(lin->tensors.empty());
   ir::Tensor w1 = ir::Placeholder("W1", ir::Float(32), {3, 1});
   ir::Tensor x1 = ir::Placeholder("X1", ir::Float(32), {5, 1});
-  auto one = Op("linear").extern_compute({x1, w1}, {}, {{ir::Float(32), {5, 3}}}, "L");
+  auto one = Op("linear").extern_compute(kGpu, {x1, w1}, {}, {{ir::Float(32), {5, 3}}}, "L");
   ASSERT_TRUE(one.ok()) << one.status();
-  EXPECT_TRUE((*one)[0]->extern_body);
+  ASSERT_EQ(one->tensors.size(), 1u);
+  EXPECT_TRUE(one->tensors[0]->extern_body);
 }
 
 TEST(ExternCodegenError, InlinedInputOfAnExternIsAnError) {
@@ -126,14 +132,15 @@ TEST(ExternCodegenError, InlinedInputOfAnExternIsAnError) {
   ir::Tensor b = ir::Placeholder("B", ir::Float(32), {8, 2});
   ir::Tensor pre = ir::Compute(
       {4, 8}, [&](const std::vector<ir::Expr>& i) { return x(i) * 2.0f; }, "Pre");
-  auto e = Op("matmul").extern_compute({pre, b}, {}, {{ir::Float(32), {4, 2}}}, "E");
+  auto e = Op("matmul").extern_compute(kGpu, {pre, b}, {}, {{ir::Float(32), {4, 2}}}, "E");
   ASSERT_TRUE(e.ok()) << e.status();
-  auto sch = ir::Schedule::Create({(*e)[0]});
+  ASSERT_EQ(e->tensors.size(), 1u);
+  auto sch = ir::Schedule::Create({e->tensors[0]});
   ASSERT_TRUE(sch[pre].ComputeInline().ok());
-  absl::Status inl = sch[(*e)[0]].ComputeInline();
+  absl::Status inl = sch[e->tensors[0]].ComputeInline();
   EXPECT_THAT(std::string(inl.message()),
               HasSubstr("compute_inline of stage E: it is an extern call, not an expression"));
-  auto f = ir::Lower("bad", {x, b, (*e)[0]}, sch, ir::Target::NVGPU(90));
+  auto f = ir::Lower("bad", {x, b, e->tensors[0]}, sch, ir::Target::NVGPU(90));
   ASSERT_FALSE(f.ok());
   EXPECT_THAT(std::string(f.status().message()),
               HasSubstr("function bad: tensor Pre is an input of extern E but is inlined"));

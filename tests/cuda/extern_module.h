@@ -35,20 +35,23 @@ inline absl::Status BindFlat(ir::Stage& s) {
 }
 
 /// `name`(X, inputs..., Out): Pre = X * 2; E = extern_compute(Pre, inputs...); Out = E + 1,
-/// with the op's extern compute (an hlir ComputeFn) building E of `out_shape`.
+/// with the op's extern compute for `target` building E of `out_shape` (an error if the
+/// compute declines).
 inline absl::StatusOr<ir::LoweredFunc> BuildExternSandwich(
-    const std::string& name, const hlir::ComputeFn& extern_compute, const hlir::AttributeMap& attrs,
-    ir::Type t, std::vector<ir::Expr> x_shape, const std::vector<ir::Tensor>& inputs,
-    std::vector<ir::Expr> out_shape, const ir::Target& target) {
+    const std::string& name, const hlir::ExternComputeFn& extern_compute,
+    const hlir::AttributeMap& attrs, ir::Type t, std::vector<ir::Expr> x_shape,
+    const std::vector<ir::Tensor>& inputs, std::vector<ir::Expr> out_shape,
+    const ir::Target& target) {
   using Idx = std::vector<ir::Expr>;
   ir::Tensor x = ir::Placeholder("X", t, x_shape);
   ir::Tensor pre = ir::Compute(
       x_shape, [&](const Idx& i) { return x(i) * ir::MakeConst(t, 2); }, "Pre");
   std::vector<ir::Tensor> in{pre};
   in.insert(in.end(), inputs.begin(), inputs.end());
-  auto e = extern_compute(in, attrs, {{t, out_shape}}, "E");
+  auto e = extern_compute(target, in, attrs, {{t, out_shape}}, "E");
   if (!e.ok()) return e.status();
-  ir::Tensor ext = (*e)[0];
+  if (e->tensors.empty()) return absl::FailedPreconditionError("declined: " + e->why);
+  ir::Tensor ext = e->tensors[0];
   ir::Tensor out = ir::Compute(
       out_shape, [&](const Idx& i) { return ext(i) + ir::MakeConst(t, 1); }, "Out");
   auto sch = ir::Schedule::Create({out});

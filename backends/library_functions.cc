@@ -1,0 +1,123 @@
+/// \file The library calls each target offers the extern computes (ir/library_functions.h). On
+/// NVGPU cuBLAS, cuDNN and the attention kernel, by name: compiling for a GPU needs no GPU, so
+/// the call itself checks. On x86 oneDNN (runtime/x86/onednn.h), when it can be loaded and
+/// makes a primitive that is not its reference code for the configuration: at compile time,
+/// static dims as they are, dims known only at the call at a stand-in size.
+#include "ir/library_functions.h"
+
+#include <glog/logging.h>
+
+#include <algorithm>
+#include <mutex>
+
+#include "absl/strings/str_cat.h"
+#ifdef CINN_LIKE_WITH_ONEDNN
+#include "runtime/x86/onednn.h"
+#endif
+
+namespace cinn_like::backends {
+namespace {
+
+using ir::kArgAtCall;
+
+/// The conv2d extern's dtype codes cuDNN takes (runtime/cuda/cudnn.h): float32, float16.
+absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& args) {
+  const int64_t dtype = args.size() > 1 ? args[1] : kArgAtCall;
+  if (dtype != 0 && dtype != 1) {
+    return absl::UnimplementedError(
+        absl::StrCat("the cuDNN conv2d extern takes float32 and float16, not dtype code ", dtype));
+  }
+  return std::string("cuDNN");
+}
+
+#ifdef CINN_LIKE_WITH_ONEDNN
+/// oneDNN's answer, said once in the log (GLOG INFO) when it cannot be loaded.
+absl::StatusOr<std::string> Logged(absl::StatusOr<std::string> answer) {
+  if (!answer.ok() && absl::IsUnavailable(answer.status())) {
+    static std::once_flag once;
+    std::call_once(once, [&] {
+      LOG(INFO) << answer.status().message() << ": x86 matmul and conv2d use generated kernels";
+    });
+  }
+  return answer;
+}
+
+/// The size a dim known only at the call is checked at.
+constexpr int64_t kStandIn = 8;
+int64_t Sized(int64_t v) { return v == kArgAtCall ? kStandIn : v; }
+
+/// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b.
+absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
+  if (v.size() != 10) return absl::InternalError("the matmul extern takes 10 integer arguments");
+  runtime::x86::DnnlMatmulArgs a{};
+  a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the primitive takes a bias
+  a.dtype = v[1];
+  a.batch = Sized(v[2]);
+  a.m = Sized(v[3]);
+  a.n = Sized(v[4]);
+  a.k = Sized(v[5]);
+  a.trans_a = v[6] != 0;
+  a.trans_b = v[7] != 0;
+  // A batch stride is 0 (a broadcast operand) or its matrix's size.
+  a.batch_stride_a = v[8] == kArgAtCall ? a.m * a.k : v[8];
+  a.batch_stride_b = v[9] == kArgAtCall ? a.k * a.n : v[9];
+  return Logged(runtime::x86::DnnlPrepareMatmul(a));
+}
+
+/// An output size known only at the call: the stand-in's; an input size: one that makes it.
+void StandInSpatial(int64_t* in, int64_t* out, int64_t kernel, int64_t pad, int64_t stride,
+                    int64_t dilation) {
+  const int64_t extent = (kernel - 1) * dilation + 1;
+  if (*in == kArgAtCall) *in = std::max<int64_t>(1, extent + (kStandIn - 1) * stride - 2 * pad);
+  if (*out == kArgAtCall) *out = (*in + 2 * pad - extent) / stride + 1;
+}
+
+/// has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w, stride_h, stride_w,
+/// dilation_h, dilation_w, groups.
+absl::StatusOr<std::string> CheckDnnlConv2d(const std::vector<int64_t>& v) {
+  if (v.size() != 18) return absl::InternalError("the conv2d extern takes 18 integer arguments");
+  runtime::x86::DnnlConv2dArgs a{};
+  a.bias = v[0] ? &a : nullptr;
+  a.dtype = v[1];
+  a.n = Sized(v[2]);
+  a.c = Sized(v[3]);
+  a.h = v[4];
+  a.w_dim = v[5];
+  a.k = Sized(v[6]);
+  a.r = Sized(v[7]);
+  a.s = Sized(v[8]);
+  a.out_h = v[9];
+  a.out_w = v[10];
+  a.pad_h = v[11];
+  a.pad_w = v[12];
+  a.stride_h = v[13];
+  a.stride_w = v[14];
+  a.dilation_h = v[15];
+  a.dilation_w = v[16];
+  a.groups = v[17];
+  StandInSpatial(&a.h, &a.out_h, a.r, a.pad_h, a.stride_h, a.dilation_h);
+  StandInSpatial(&a.w_dim, &a.out_w, a.s, a.pad_w, a.stride_w, a.dilation_w);
+  return Logged(runtime::x86::DnnlPrepareConv2d(a));
+}
+#endif
+
+const bool kRegistered = [] {
+  using Arch = ir::Target::Arch;
+  using ir::LibraryCall;
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kMatmul,
+                              {"cuBLAS", "cinn_like_cublas_matmul", nullptr, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2d,
+                              {"cuDNN", "cinn_like_cudnn_conv2d", CheckCudnnConv2d, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kAttention,
+                              {"cinn_like", "cinn_like_attention", nullptr, ""});
+#ifdef CINN_LIKE_WITH_ONEDNN
+  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kMatmul,
+                              {"oneDNN", "cinn_like_dnnl_matmul", CheckDnnlMatmul, ""});
+  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2d,
+                              {"oneDNN", "cinn_like_dnnl_conv2d", CheckDnnlConv2d, ""});
+#endif
+  return true;
+}();
+
+}  // namespace
+}  // namespace cinn_like::backends

@@ -1,0 +1,65 @@
+/// \file The registered library functions, by arch and call.
+#include "ir/library_functions.h"
+
+#include <map>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace cinn_like::ir {
+namespace {
+
+struct Registry {
+  std::mutex mu;
+  std::map<std::pair<Target::Arch, LibraryCall>, LibraryFunction> functions;
+};
+
+Registry& GetRegistry() {
+  static Registry* r = new Registry();
+  return *r;
+}
+
+}  // namespace
+
+const char* LibraryCallName(LibraryCall call) {
+  switch (call) {
+    case LibraryCall::kMatmul:
+      return "matmul";
+    case LibraryCall::kConv2d:
+      return "conv2d";
+    case LibraryCall::kAttention:
+      return "attention";
+  }
+  return "?";
+}
+
+void RegisterLibraryFunction(Target::Arch arch, LibraryCall call, LibraryFunction function) {
+  Registry& r = GetRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.functions[{arch, call}] = std::move(function);
+}
+
+absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, LibraryCall call,
+                                                    const std::vector<int64_t>& args) {
+  LibraryFunction f;
+  {
+    Registry& r = GetRegistry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.functions.find({target.arch, call});
+    if (it == r.functions.end()) {
+      return absl::NotFoundError(
+          absl::StrCat("no library ", LibraryCallName(call), " for target ", target.ToString()));
+    }
+    f = it->second;
+  }
+  // Outside the lock: a check may load a library and build its plan.
+  if (f.check) {
+    auto checked = f.check(args);
+    if (!checked.ok()) return checked.status();
+    f.checked = *checked;
+  }
+  return f;
+}
+
+}  // namespace cinn_like::ir

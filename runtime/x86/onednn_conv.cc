@@ -1,0 +1,158 @@
+/// \file The conv2d extern on oneDNN: one forward-inference convolution primitive per
+/// configuration on plain NCHW tensors (grouped weights as [groups, k / groups, c / groups, r,
+/// s]), the bias through its bias input.
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/x86/onednn.h"
+#include "runtime/x86/onednn_library.h"
+
+namespace cinn_like::runtime::x86 {
+namespace {
+
+// The configuration as the cache's key.
+// clang-format off
+enum : size_t {
+  kDType, kN, kC, kH, kW, kK, kR, kS, kOutH, kOutW,
+  kPadH, kPadW, kStrideH, kStrideW, kDilationH, kDilationW, kGroups, kBias
+};
+// clang-format on
+
+std::vector<int64_t> Key(const DnnlConv2dArgs& a) {
+  return {a.dtype,    a.n,        a.c,          a.h,          a.w_dim,  a.k,
+          a.r,        a.s,        a.out_h,      a.out_w,      a.pad_h,  a.pad_w,
+          a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, a.bias != nullptr};
+}
+
+std::string Describe(const DnnlConv2dArgs& a) {
+  return absl::StrCat("oneDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [", a.k,
+                      ", ", a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s, "], y [",
+                      a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h, "x",
+                      a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
+                      a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ", dtype code ",
+                      a.dtype, a.bias ? ", bias)" : ")");
+}
+
+absl::StatusOr<DnnlPrimitive> MakeConv2d(const Dnnl& d, const std::vector<int64_t>& key) {
+  const dnnl_data_type_t type = DnnlDataType(key[kDType]);
+  const int64_t g = key[kGroups];
+  dnnl_memory_desc_t x, w, bias, y;
+  dnnl_dims_t x_dims{key[kN], key[kC], key[kH], key[kW]};
+  dnnl_dims_t y_dims{key[kN], key[kK], key[kOutH], key[kOutW]};
+  dnnl_dims_t w_dims{key[kK], key[kC], key[kR], key[kS]};
+  dnnl_dims_t g_dims{g, key[kK] / g, key[kC] / g, key[kR], key[kS]};
+  dnnl_dims_t b_dims{key[kK]};
+  auto init = [&](dnnl_memory_desc_t* md, int rank, const dnnl_dims_t dims, dnnl_format_tag_t tag) {
+    return CheckDnnl(d, d.dnnl_memory_desc_init_by_tag(md, rank, dims, type, tag),
+                     "dnnl_memory_desc_init_by_tag");
+  };
+  absl::Status st = init(&x, 4, x_dims, dnnl_nchw);
+  if (st.ok()) st = init(&y, 4, y_dims, dnnl_nchw);
+  if (st.ok()) st = g == 1 ? init(&w, 4, w_dims, dnnl_oihw) : init(&w, 5, g_dims, dnnl_goihw);
+  if (st.ok()) st = init(&bias, 1, b_dims, dnnl_a);
+  if (!st.ok()) return st;
+  // oneDNN counts dilation from 0 (no gap), PyTorch and cuDNN from 1.
+  dnnl_dims_t strides{key[kStrideH], key[kStrideW]};
+  dnnl_dims_t dilates{key[kDilationH] - 1, key[kDilationW] - 1};
+  dnnl_dims_t pads{key[kPadH], key[kPadW]};
+  dnnl_convolution_desc_t desc;
+  st = CheckDnnl(d,
+                 d.dnnl_dilated_convolution_forward_desc_init(
+                     &desc, dnnl_forward_inference, dnnl_convolution_direct, &x, &w,
+                     key[kBias] ? &bias : nullptr, &y, strides, dilates, pads, pads),
+                 "dnnl_dilated_convolution_forward_desc_init");
+  if (!st.ok()) return st;
+  std::vector<std::pair<int, dnnl_memory_desc_t>> args{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}};
+  if (key[kBias]) args.push_back({DNNL_ARG_BIAS, bias});
+  args.push_back({DNNL_ARG_DST, y});
+  return CreatePrimitive(d, &desc, std::move(args));
+}
+
+PrimitiveCache& Cache() {
+  static PrimitiveCache* cache = new PrimitiveCache;
+  return *cache;
+}
+
+/// Checks the arguments and loads oneDNN; errors start with Describe(a).
+absl::StatusOr<const Dnnl*> Check(const DnnlConv2dArgs& a) {
+  std::string what = Describe(a);
+  if (DnnlDataType(a.dtype) == dnnl_data_type_undef) {
+    return absl::InvalidArgumentError(what + ": unsupported dtype");
+  }
+  if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
+    return absl::InvalidArgumentError(what + ": groups must divide the channels");
+  }
+  if (a.stride_h < 1 || a.stride_w < 1 || a.dilation_h < 1 || a.dilation_w < 1 || a.pad_h < 0 ||
+      a.pad_w < 0) {
+    return absl::InvalidArgumentError(what + ": strides and dilations must be >= 1, pads >= 0");
+  }
+  auto d = GetDnnl();
+  if (!d.ok()) {
+    return absl::Status(d.status().code(), what + ": " + std::string(d.status().message()));
+  }
+  return d;
+}
+
+bool Empty(const DnnlConv2dArgs& a) { return a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0; }
+
+absl::StatusOr<const DnnlPrimitive*> Prepare(const Dnnl& d, const DnnlConv2dArgs& a) {
+  auto p = Cache().Get(d, Key(a), MakeConv2d);
+  if (!p.ok()) {
+    return absl::Status(p.status().code(),
+                        absl::StrCat(Describe(a), " with ", d.version, ": ", p.status().message()));
+  }
+  return p;
+}
+
+}  // namespace
+
+absl::StatusOr<std::string> DnnlPrepareConv2d(const DnnlConv2dArgs& a) {
+  auto d = Check(a);
+  if (!d.ok()) return d.status();
+  if (Empty(a)) return (*d)->version + " (no output)";
+  auto p = Prepare(**d, a);
+  if (!p.ok()) return p.status();
+  auto impl = FastImplementation(**d, **p);
+  if (!impl.ok()) {
+    return absl::UnimplementedError(Describe(a) + ": " + std::string(impl.status().message()));
+  }
+  return impl;
+}
+
+absl::Status DnnlConv2d(const DnnlConv2dArgs& a) {
+  auto d = Check(a);
+  if (!d.ok()) return d.status();
+  if (Empty(a)) return absl::OkStatus();
+  auto p = Prepare(**d, a);
+  if (!p.ok()) return p.status();
+  std::vector<void*> pointers{const_cast<void*>(a.x), const_cast<void*>(a.w)};
+  if (a.bias) pointers.push_back(const_cast<void*>(a.bias));
+  pointers.push_back(a.y);
+  absl::Status st = Execute(**d, **p, pointers);
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat(Describe(a), ": ", st.message()));
+  return st;
+}
+
+}  // namespace cinn_like::runtime::x86
+
+extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
+                                     int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
+                                     int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
+                                     int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
+                                     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                                     int64_t dilation_w, int64_t groups, void* /*stream*/) {
+  namespace x86 = cinn_like::runtime::x86;
+  x86::DnnlConv2dArgs args{x,          w,          has_bias ? bias : nullptr,
+                           y,          dtype,      n,
+                           c,          h,          w_dim,
+                           k,          r,          s,
+                           out_h,      out_w,      pad_h,
+                           pad_w,      stride_h,   stride_w,
+                           dilation_h, dilation_w, groups};
+  absl::Status st = x86::DnnlConv2d(args);
+  if (st.ok()) return 0;
+  cinn_like_set_last_error(std::string(st.message()).c_str());
+  return -1;
+}

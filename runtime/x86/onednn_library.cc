@@ -1,0 +1,196 @@
+/// \file Loading oneDNN by dlopen, its engine and stream, and making, caching and running its
+/// primitives.
+#include "runtime/x86/onednn_library.h"
+
+#include <dlfcn.h>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/thread_pool.h"
+#include "runtime/x86/onednn.h"
+
+namespace cinn_like::runtime::x86 {
+namespace {
+
+absl::StatusOr<Dnnl> Load() {
+  void* lib = nullptr;
+  std::string tried;
+  for (const char* name : {"libdnnl.so.2", "libdnnl.so"}) {
+    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+    if (lib) break;
+    const char* why = dlerror();
+    absl::StrAppend(&tried, tried.empty() ? "" : "; ", why ? why : name);
+  }
+  if (!lib) {
+    return absl::UnavailableError(absl::StrCat("oneDNN could not be loaded (", tried,
+                                               "); on Debian: apt-get install libdnnl-dev"));
+  }
+  Dnnl d;
+  d.dnnl_version = reinterpret_cast<decltype(d.dnnl_version)>(dlsym(lib, "dnnl_version"));
+  const dnnl_version_t* v = d.dnnl_version ? d.dnnl_version() : nullptr;
+  if (!v || v->major != DNNL_VERSION_MAJOR) {
+    return absl::UnavailableError(absl::StrCat(
+        "the loaded oneDNN is version ", v ? absl::StrCat(v->major, ".", v->minor) : "unknown",
+        "; cinn_like calls the C API of oneDNN ", DNNL_VERSION_MAJOR, ".x"));
+  }
+  d.version = absl::StrCat("oneDNN ", v->major, ".", v->minor, ".", v->patch);
+#define CINN_LIKE_DNNL_RESOLVE(fn)                                                        \
+  d.fn = reinterpret_cast<decltype(d.fn)>(dlsym(lib, #fn));                               \
+  if (!d.fn) {                                                                            \
+    return absl::UnavailableError(absl::StrCat("the loaded ", d.version, " lacks " #fn)); \
+  }
+  CINN_LIKE_DNNL_FUNCTIONS(CINN_LIKE_DNNL_RESOLVE)
+#undef CINN_LIKE_DNNL_RESOLVE
+  // dlsym on the library's handle searches its dependencies too (libgomp).
+  d.omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "omp_set_num_threads"));
+  d.omp_get_max_threads = reinterpret_cast<int (*)()>(dlsym(lib, "omp_get_max_threads"));
+  if (!d.omp_get_max_threads) d.omp_set_num_threads = nullptr;
+  absl::Status st =
+      CheckDnnl(d, d.dnnl_engine_create(&d.engine, dnnl_cpu, 0), "dnnl_engine_create");
+  if (st.ok()) {
+    st = CheckDnnl(d, d.dnnl_stream_create(&d.stream, d.engine, dnnl_stream_default_flags),
+                   "dnnl_stream_create");
+  }
+  if (!st.ok()) return absl::UnavailableError(st.message());
+  return d;
+}
+
+/// oneDNN's OpenMP threads, for the scope, as many as the runtime's pool: the OpenMP setting
+/// belongs to the calling thread, whose host (PyTorch) may have set its own, restored after.
+class PoolThreads {
+ public:
+  explicit PoolThreads(const Dnnl& d) : d_(d) {
+    if (!d_.omp_set_num_threads) return;
+    saved_ = d_.omp_get_max_threads();
+    if (saved_ != cinn_like_num_threads()) d_.omp_set_num_threads(cinn_like_num_threads());
+  }
+  ~PoolThreads() {
+    if (d_.omp_set_num_threads && saved_ != cinn_like_num_threads()) {
+      d_.omp_set_num_threads(saved_);
+    }
+  }
+
+ private:
+  const Dnnl& d_;
+  int saved_ = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<const Dnnl*> GetDnnl() {
+  static std::once_flag once;
+  static absl::StatusOr<Dnnl>* dnnl = nullptr;  // kept for the process, as the library
+  std::call_once(once, [] { dnnl = new absl::StatusOr<Dnnl>(Load()); });
+  if (!dnnl->ok()) return dnnl->status();
+  return &**dnnl;
+}
+
+absl::StatusOr<std::string> DnnlVersion() {
+  auto d = GetDnnl();
+  if (!d.ok()) return d.status();
+  return (*d)->version;
+}
+
+absl::Status CheckDnnl(const Dnnl& dnnl, dnnl_status_t rc, const char* call) {
+  if (rc == dnnl_success) return absl::OkStatus();
+  std::string msg = absl::StrCat(call, " failed: ", dnnl.dnnl_status2str(rc));
+  return rc == dnnl_unimplemented ? absl::UnimplementedError(msg) : absl::InvalidArgumentError(msg);
+}
+
+absl::StatusOr<DnnlPrimitive> CreatePrimitive(
+    const Dnnl& d, const_dnnl_op_desc_t op_desc,
+    std::vector<std::pair<int, dnnl_memory_desc_t>> args) {
+  PoolThreads threads(d);
+  dnnl_primitive_attr_t attr = nullptr;
+  absl::Status st = CheckDnnl(d, d.dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
+  if (!st.ok()) return st;
+  dnnl_primitive_desc_t pd = nullptr;
+  st = CheckDnnl(d, d.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+                 "dnnl_primitive_attr_set_scratchpad_mode");
+  if (st.ok()) {
+    st = CheckDnnl(d, d.dnnl_primitive_desc_create(&pd, op_desc, attr, d.engine, nullptr),
+                   "dnnl_primitive_desc_create");
+  }
+  d.dnnl_primitive_attr_destroy(attr);
+  if (!st.ok()) return st;
+  DnnlPrimitive p;
+  p.args = std::move(args);
+  if (const dnnl_memory_desc_t* md =
+          d.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)) {
+    p.scratchpad_md = *md;
+    p.scratchpad_bytes = d.dnnl_memory_desc_get_size(md);
+  }
+  const char* impl = nullptr;
+  if (d.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) {
+    p.impl = impl;
+  }
+  st = CheckDnnl(d, d.dnnl_primitive_create(&p.primitive, pd), "dnnl_primitive_create");
+  d.dnnl_primitive_desc_destroy(pd);
+  if (!st.ok()) return st;
+  return p;
+}
+
+absl::Status Execute(const Dnnl& d, const DnnlPrimitive& p, const std::vector<void*>& pointers) {
+  PoolThreads threads(d);
+  constexpr int32_t kCpu = 1;  // kDLCPU
+  void* scratchpad = nullptr;
+  if (p.scratchpad_bytes > 0) {
+    scratchpad = cinn_like_alloc_workspace(kCpu, p.scratchpad_bytes, nullptr);
+    if (!scratchpad) {
+      return absl::ResourceExhaustedError(absl::StrCat("scratchpad of ", p.scratchpad_bytes,
+                                                       " bytes: ", cinn_like_get_last_error()));
+    }
+  }
+  std::vector<dnnl_exec_arg_t> exec;
+  absl::Status st;
+  auto wrap = [&](int arg, const dnnl_memory_desc_t& md, void* ptr) {
+    dnnl_memory_t m = nullptr;
+    if (st.ok())
+      st = CheckDnnl(d, d.dnnl_memory_create(&m, &md, d.engine, ptr), "dnnl_memory_create");
+    if (m) exec.push_back({arg, m});
+  };
+  for (size_t i = 0; i < p.args.size(); ++i) wrap(p.args[i].first, p.args[i].second, pointers[i]);
+  if (scratchpad) wrap(DNNL_ARG_SCRATCHPAD, p.scratchpad_md, scratchpad);
+  if (st.ok()) {
+    st = CheckDnnl(
+        d,
+        d.dnnl_primitive_execute(p.primitive, d.stream, static_cast<int>(exec.size()), exec.data()),
+        "dnnl_primitive_execute");
+  }
+  for (const dnnl_exec_arg_t& a : exec) d.dnnl_memory_destroy(a.memory);
+  if (scratchpad) cinn_like_free_workspace(kCpu, scratchpad, nullptr);
+  return st;
+}
+
+absl::StatusOr<const DnnlPrimitive*> PrimitiveCache::Get(const Dnnl& dnnl,
+                                                         const std::vector<int64_t>& key,
+                                                         Maker make) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto& slot = made_[key];
+  if (!slot) slot = std::make_unique<absl::StatusOr<DnnlPrimitive>>(make(dnnl, key));
+  if (!slot->ok()) return slot->status();
+  return &**slot;
+}
+
+absl::StatusOr<std::string> FastImplementation(const Dnnl& dnnl, const DnnlPrimitive& p) {
+  if (p.impl.rfind("ref", 0) == 0) {
+    return absl::UnimplementedError(
+        absl::StrCat(dnnl.version, " has only its reference implementation (", p.impl, ") for it"));
+  }
+  return absl::StrCat(dnnl.version, " ", p.impl);
+}
+
+dnnl_data_type_t DnnlDataType(int64_t dtype) {
+  switch (dtype) {
+    case 0:
+      return dnnl_f32;
+    case 1:
+      return dnnl_f16;
+    case 2:
+      return dnnl_bf16;
+    default:
+      return dnnl_data_type_undef;
+  }
+}
+
+}  // namespace cinn_like::runtime::x86
