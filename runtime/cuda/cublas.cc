@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/status_return.h"
 
 namespace cinn_like::runtime::cuda {
 namespace {
@@ -245,8 +246,5 @@ extern "C" int cinn_like_cublas_matmul(const void* a, const void* b, const void*
                       batch_stride_a,
                       batch_stride_b,
                       stream};
-  absl::Status st = cu::CublasMatmul(args);
-  if (st.ok()) return 0;
-  cinn_like_set_last_error(std::string(st.message()).c_str());
-  return -1;
+  return cinn_like::runtime::ReturnStatus(cu::CublasMatmul(args));
 }

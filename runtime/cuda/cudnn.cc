@@ -17,24 +17,26 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/status_return.h"
 
 namespace cinn_like::runtime::cuda {
 namespace {
 
-#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                         \
-  X(cudnnCreate)                                                                             \
-  X(cudnnSetStream)                                                                          \
-  X(cudnnGetErrorString)                                                                     \
-  X(cudnnCreateTensorDescriptor)                                                             \
-  X(cudnnSetTensor4dDescriptor)                                                              \
-  X(cudnnDestroyTensorDescriptor)                                                            \
-  X(cudnnCreateFilterDescriptor)                                                             \
-  X(cudnnSetFilter4dDescriptor) X(cudnnDestroyFilterDescriptor)                              \
-      X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                 \
-          X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                    \
-              X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7) \
-                  X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)      \
-                      X(cudnnAddTensor) X(cudnnFindConvolutionForwardAlgorithmEx)
+#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                               \
+  X(cudnnCreate)                                                                                   \
+  X(cudnnSetStream)                                                                                \
+  X(cudnnGetErrorString)                                                                           \
+  X(cudnnCreateTensorDescriptor)                                                                   \
+  X(cudnnSetTensor4dDescriptor)                                                                    \
+  X(cudnnDestroyTensorDescriptor)                                                                  \
+  X(cudnnCreateFilterDescriptor)                                                                   \
+  X(cudnnSetFilter4dDescriptor)                                                                    \
+  X(cudnnDestroyFilterDescriptor) X(cudnnCreateConvolutionDescriptor)                              \
+      X(cudnnSetConvolution2dDescriptor) X(cudnnSetConvolutionGroupCount)                          \
+          X(cudnnSetConvolutionMathType) X(cudnnDestroyConvolutionDescriptor)                      \
+              X(cudnnGetConvolutionForwardAlgorithm_v7) X(cudnnGetConvolutionForwardWorkspaceSize) \
+                  X(cudnnConvolutionForward) X(cudnnAddTensor)                                     \
+                      X(cudnnFindConvolutionForwardAlgorithmEx)
 
 struct Cudnn {
   absl::Status status;
@@ -310,9 +312,6 @@ extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* 
                       pad_w,      stride_h,   stride_w,
                       dilation_h, dilation_w, groups,
                       stream};
-  absl::Status st = cu::CudnnConv2d(args);
-  if (st.ok()) return 0;
-  cinn_like_set_last_error(std::string(st.message()).c_str());
-  return -1;
+  return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
 }
 #pragma GCC diagnostic pop

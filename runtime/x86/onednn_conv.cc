@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
+#include "runtime/status_return.h"
 #include "runtime/x86/onednn.h"
 #include "runtime/x86/onednn_library.h"
 
@@ -127,12 +128,7 @@ absl::Status DnnlConv2d(const DnnlConv2dArgs& a) {
   if (Empty(a)) return absl::OkStatus();
   auto p = Prepare(**d, a);
   if (!p.ok()) return p.status();
-  std::vector<void*> pointers{const_cast<void*>(a.x), const_cast<void*>(a.w)};
-  if (a.bias) pointers.push_back(const_cast<void*>(a.bias));
-  pointers.push_back(a.y);
-  absl::Status st = Execute(**d, **p, pointers);
-  if (!st.ok()) return absl::Status(st.code(), absl::StrCat(Describe(a), ": ", st.message()));
-  return st;
+  return ExecuteForward(**d, **p, a.x, a.w, a.bias, a.y, Describe(a));
 }
 
 }  // namespace cinn_like::runtime::x86
@@ -151,8 +147,5 @@ extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* b
                            out_h,      out_w,      pad_h,
                            pad_w,      stride_h,   stride_w,
                            dilation_h, dilation_w, groups};
-  absl::Status st = x86::DnnlConv2d(args);
-  if (st.ok()) return 0;
-  cinn_like_set_last_error(std::string(st.message()).c_str());
-  return -1;
+  return cinn_like::runtime::ReturnStatus(x86::DnnlConv2d(args));
 }

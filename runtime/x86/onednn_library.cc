@@ -162,6 +162,17 @@ absl::Status Execute(const Dnnl& d, const DnnlPrimitive& p, const std::vector<vo
   return st;
 }
 
+absl::Status ExecuteForward(const Dnnl& dnnl, const DnnlPrimitive& p, const void* src,
+                            const void* weights, const void* bias, void* dst,
+                            const std::string& what) {
+  std::vector<void*> pointers{const_cast<void*>(src), const_cast<void*>(weights)};
+  if (bias) pointers.push_back(const_cast<void*>(bias));
+  pointers.push_back(dst);
+  absl::Status st = Execute(dnnl, p, pointers);
+  if (!st.ok()) return absl::Status(st.code(), absl::StrCat(what, ": ", st.message()));
+  return st;
+}
+
 absl::StatusOr<const DnnlPrimitive*> PrimitiveCache::Get(const Dnnl& dnnl,
                                                          const std::vector<int64_t>& key,
                                                          Maker make) {

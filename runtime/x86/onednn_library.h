@@ -74,6 +74,11 @@ absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& dnnl, const_dnnl_op_de
 /// Runs `p` on `pointers` (one per p.args, in order) with a scratchpad from
 /// cinn_like_alloc_workspace.
 absl::Status Execute(const Dnnl& dnnl, const DnnlPrimitive& p, const std::vector<void*>& pointers);
+/// Execute for a primitive whose arguments are source, weights, bias (when `bias` is not null)
+/// and destination, as the matmul and convolution's; an error starts with `what`.
+absl::Status ExecuteForward(const Dnnl& dnnl, const DnnlPrimitive& p, const void* src,
+                            const void* weights, const void* bias, void* dst,
+                            const std::string& what);
 
 /// Primitives by configuration (every argument that shapes them), made once and kept for the
 /// process, failures too (a configuration oneDNN refuses is refused again without asking).

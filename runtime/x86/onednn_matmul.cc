@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
+#include "runtime/status_return.h"
 #include "runtime/x86/onednn.h"
 #include "runtime/x86/onednn_library.h"
 
@@ -125,12 +126,7 @@ absl::Status DnnlMatmul(const DnnlMatmulArgs& a) {
   }
   auto p = Prepare(**d, a);
   if (!p.ok()) return p.status();
-  std::vector<void*> pointers{const_cast<void*>(a.a), const_cast<void*>(a.b)};
-  if (a.bias) pointers.push_back(const_cast<void*>(a.bias));
-  pointers.push_back(a.c);
-  absl::Status st = Execute(**d, **p, pointers);
-  if (!st.ok()) return absl::Status(st.code(), absl::StrCat(Describe(a), ": ", st.message()));
-  return st;
+  return ExecuteForward(**d, **p, a.a, a.b, a.bias, a.c, Describe(a));
 }
 
 }  // namespace cinn_like::runtime::x86
@@ -154,8 +150,5 @@ extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* b
                            trans_b != 0,
                            batch_stride_a,
                            batch_stride_b};
-  absl::Status st = x86::DnnlMatmul(args);
-  if (st.ok()) return 0;
-  cinn_like_set_last_error(std::string(st.message()).c_str());
-  return -1;
+  return cinn_like::runtime::ReturnStatus(x86::DnnlMatmul(args));
 }
