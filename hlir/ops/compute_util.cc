@@ -67,7 +67,8 @@ absl::StatusOr<ir::LibraryFunction> FindLibrary(const ir::Target& target, ir::Li
                                                 const std::vector<ir::Expr>& args) {
   std::vector<int64_t> values;
   for (const ir::Expr& e : args) {
-    const int64_t* v = ir::AsConstInt(ir::Simplify(e));
+    const ir::Expr simple = ir::Simplify(e);  // AsConstInt points into it: keep it alive
+    const int64_t* v = ir::AsConstInt(simple);
     values.push_back(v ? *v : ir::kArgAtCall);
   }
   return ir::FindLibraryFunction(target, call, values);
