@@ -131,9 +131,6 @@ class CinnLikeKernel(torch.nn.Module):
         self._plan = None
         self._num_args = len(inputs) + num_prog_outputs
         self._ptrs_type = ctypes.c_void_p * self._num_args
-        # What each result is: ("prog", output index, rank 0) | ("input", index) | ("none",)
-        self._returns = [("prog", o[1], o[2].dim() == 0) if o[0] == "prog" else o[:2] if
-                         o[0] == "input" else o for o in outputs]
 
     def _prepare(self, i, t, meta):
         if not isinstance(t, torch.Tensor):
@@ -184,7 +181,7 @@ class CinnLikeKernel(torch.nn.Module):
         if rc != 0:
             check(rc, "cinn_like.torch kernel")
         results = []
-        for r in self._returns:
+        for r in self.outputs:  # ("prog", index, meta) | ("input", index, None) | ("none",)
             if r[0] == "prog":
                 t = outs[r[1]]
                 if r[1] in self.restride:
