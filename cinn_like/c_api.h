@@ -67,8 +67,8 @@ int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, voi
  * calls with the same messages as cinn_like_call. Runs may come from several threads at once;
  * the plan must outlive them and be freed after its module's last call. */
 typedef struct cinn_like_call_plan_s* cinn_like_call_plan;
-int cinn_like_call_plan_create(cinn_like_function fn, DLTensor* const* examples,
-                               int32_t num_args, cinn_like_call_plan* out);
+int cinn_like_call_plan_create(cinn_like_function fn, DLTensor* const* examples, int32_t num_args,
+                               cinn_like_call_plan* out);
 /* Calls the plan's function with data[i] as argument i's data (num_args pointers) on
  * `stream`, as cinn_like_call does (self-check included). */
 int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* stream);

@@ -22,21 +22,21 @@
 namespace cinn_like::runtime::cuda {
 namespace {
 
-#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                               \
-  X(cudnnCreate)                                                                                   \
-  X(cudnnSetStream)                                                                                \
-  X(cudnnGetErrorString)                                                                           \
-  X(cudnnCreateTensorDescriptor)                                                                   \
-  X(cudnnSetTensor4dDescriptor)                                                                    \
-  X(cudnnDestroyTensorDescriptor)                                                                  \
-  X(cudnnCreateFilterDescriptor)                                                                   \
-  X(cudnnSetFilter4dDescriptor)                                                                    \
-  X(cudnnDestroyFilterDescriptor) X(cudnnCreateConvolutionDescriptor)                              \
-      X(cudnnSetConvolution2dDescriptor) X(cudnnSetConvolutionGroupCount)                          \
-          X(cudnnSetConvolutionMathType) X(cudnnDestroyConvolutionDescriptor)                      \
-              X(cudnnGetConvolutionForwardAlgorithm_v7) X(cudnnGetConvolutionForwardWorkspaceSize) \
-                  X(cudnnConvolutionForward) X(cudnnAddTensor)                                     \
-                      X(cudnnFindConvolutionForwardAlgorithmEx)
+#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                     \
+  X(cudnnCreate)                                                                         \
+  X(cudnnSetStream)                                                                      \
+  X(cudnnGetErrorString)                                                                 \
+  X(cudnnCreateTensorDescriptor)                                                         \
+  X(cudnnSetTensor4dDescriptor)                                                          \
+  X(cudnnDestroyTensorDescriptor)                                                        \
+  X(cudnnCreateFilterDescriptor)                                                         \
+  X(cudnnSetFilter4dDescriptor)                                                          \
+  X(cudnnDestroyFilterDescriptor)                                                        \
+  X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                 \
+      X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                    \
+          X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7) \
+              X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)      \
+                  X(cudnnAddTensor) X(cudnnFindConvolutionForwardAlgorithmEx)
 
 struct Cudnn {
   absl::Status status;

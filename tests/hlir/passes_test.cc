@@ -614,10 +614,9 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
     return s.str();
   };
   EXPECT_NE(read("mlp.00_input.txt").find("input x: float32[8, 16]"), std::string::npos);
-  for (const char* f :
-       {"mlp.01_simplify_batch_norm.txt", "mlp.02_fold_transpose_into_matmul.txt",
-        "mlp.03_common_subexpression_elimination.txt", "mlp.04_constant_folding.txt",
-        "mlp.05_dead_code_elimination.txt"}) {
+  for (const char* f : {"mlp.01_simplify_batch_norm.txt", "mlp.02_fold_transpose_into_matmul.txt",
+                        "mlp.03_common_subexpression_elimination.txt",
+                        "mlp.04_constant_folding.txt", "mlp.05_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
   EXPECT_NE(read("mlp.06_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
