@@ -60,13 +60,14 @@ class CudaGraphed:
     def __call__(self, *args):
         if self.reason is not None:
             return self.fn(*args)
-        if not all(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
-            self._refuse("an input is not a CUDA tensor")
+        if self._first is None:  # the first call runs as it is and warms everything up
+            # Dynamo's guards keep later calls' inputs of the same kinds as this one's.
+            if not all(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
+                self._refuse("an input is not a CUDA tensor")
+            else:
+                self._first = [a.data_ptr() for a in args]
             return self.fn(*args)
         addresses = [a.data_ptr() for a in args]
-        if self._first is None:  # the first call runs as it is and warms everything up
-            self._first = addresses
-            return self.fn(*args)
         if self.graph is None:
             self._copied = {i for i, (a, b) in enumerate(zip(addresses, self._first)) if a != b}
             if not self._capture(args):
