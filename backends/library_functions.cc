@@ -108,6 +108,8 @@ const bool kRegistered = [] {
                               {"cuBLAS", "cinn_like_cublas_matmul", nullptr, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2d,
                               {"cuDNN", "cinn_like_cudnn_conv2d", CheckCudnnConv2d, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,
+                              {"cuDNN", "cinn_like_cudnn_conv2d_nhwc", CheckCudnnConv2d, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kAttention,
                               {"cinn_like", "cinn_like_attention", nullptr, ""});
 #ifdef CINN_LIKE_WITH_ONEDNN

@@ -65,9 +65,7 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
   const std::string wrong_ops = StringFlag("cinn_like_debug_wrong_op");
   auto compiled_graph = wrong_ops.empty() ? graph : PlantWrongResults(program, *graph, wrong_ops);
   if (!compiled_graph.ok()) return compiled_graph.status();
-  hlir::PassOptions options;
-  options.dump_name = name;
-  auto fused = hlir::RunGraphPasses(*compiled_graph, options);
+  auto fused = hlir::RunGraphPasses(*compiled_graph, hlir::TargetPassOptions(target, name));
   if (!fused.ok()) return fused.status();
   auto module = hlir::CompileFusedGraph(*fused, target, name);
   if (!module.ok()) return module.status();

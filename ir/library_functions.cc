@@ -28,6 +28,8 @@ const char* LibraryCallName(LibraryCall call) {
       return "matmul";
     case LibraryCall::kConv2d:
       return "conv2d";
+    case LibraryCall::kConv2dChannelsLast:
+      return "conv2d (channels last)";
     case LibraryCall::kAttention:
       return "attention";
   }

@@ -24,6 +24,9 @@ enum class LibraryCall : uint8_t {
   /// int f(x, w, bias, y, has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w,
   /// stride_h, stride_w, dilation_h, dilation_w, groups, stream): runtime/cuda/cudnn.h.
   kConv2d,
+  /// The same arguments for channels-last tensors: x [n, h, w, c], w [k, r, s, c / groups],
+  /// y [n, out_h, out_w, k] (hlir/pass/conv_layout.h makes such convolutions on NVGPU).
+  kConv2dChannelsLast,
   /// The fused attention kernel, a library kernel the backend adds to the device module
   /// (hlir/ops/attention_kernel.cc); no integer arguments are checked.
   kAttention,

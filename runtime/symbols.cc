@@ -28,6 +28,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
 #ifdef CINN_LIKE_WITH_CUDA
       CINN_LIKE_SYMBOL(cinn_like_cuda_launch),       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
       CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),      CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_nhwc),
 #endif
 #ifdef CINN_LIKE_WITH_ONEDNN
       CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul),       CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d),

@@ -120,17 +120,16 @@ inline absl::StatusOr<ir::Module> CompileProgramModule(const Program& program,
                                                        const std::string& name) {
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
-  hlir::PassOptions options;
-  options.dump_name = name;
-  auto fused = hlir::RunGraphPasses(*graph, options);
+  auto fused = hlir::RunGraphPasses(*graph, hlir::TargetPassOptions(target, name));
   if (!fused.ok()) return fused.status();
   return hlir::CompileFusedGraph(*fused, target, name);
 }
 
 /// Compiles `program` for `target`, runs it with `exec` on fresh random inputs (variance-like
 /// inputs named "var" positive) and compares every output with the reference interpreter
-/// (float32: |got - want| <= 1e-4 + 1e-4 * max(|want|, reference on |inputs|)).
-inline void RunProgramCase(const Program& program, const ir::Target& target, const Executor& exec) {
+/// (|got - want| <= tol + tol * max(|want|, reference on |inputs|); 1e-4 by default).
+inline void RunProgramCase(const Program& program, const ir::Target& target, const Executor& exec,
+                           double tol = 1e-4) {
   auto graph = frontend::BuildGraph(program);
   ASSERT_TRUE(graph.ok()) << graph.status();
   auto module = CompileProgramModule(program, target, "fused");
@@ -172,7 +171,7 @@ inline void RunProgramCase(const Program& program, const ir::Target& target, con
     for (int64_t k = 0; k < w.size() && bad < 5; ++k) {
       double g = got.Get(k), e = w.data[k];
       double s = std::max(std::fabs(e), std::fabs((*scale)[o].data[k]));
-      if (!(std::fabs(g - e) <= 1e-4 + 1e-4 * s)) {
+      if (!(std::fabs(g - e) <= tol + tol * s)) {
         ++bad;
         ADD_FAILURE() << "output " << o << " element " << k << ": got " << g << ", want " << e;
       }

@@ -423,6 +423,19 @@ inline std::vector<OpCase> AllOpCases() {
          {{"groups", int64_t{2}}, {"dilations", I64s{2, 2}}},
          {}});
   }
+  // Channels last (the conv layout pass's form): x [N, H, W, C], weight [O, KH, KW, C/groups].
+  for (DType t : Floats()) {
+    add({"conv2d",
+         {t, t},
+         {S({2, 9, 8, 3}), S({4, 3, 3, 3})},
+         {{"paddings", I64s{1, 1}}, {"strides", I64s{2, 1}}, {"data_format", std::string("NHWC")}},
+         {}});
+    add({"conv2d",
+         {t, t, t},
+         {S({1, 7, 7, 4}), S({6, 3, 3, 2}), S({6})},
+         {{"groups", int64_t{2}}, {"dilations", I64s{2, 2}}, {"data_format", std::string("NHWC")}},
+         {}});
+  }
   for (DType t : Floats()) {  // 16-bit windows too: their max is a 16-bit block reduce on GPUs
     add({"max_pool2d",
          {t},

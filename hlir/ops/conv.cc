@@ -7,6 +7,11 @@
 ///
 /// Paddings are [top/bottom, left/right] (2 entries, symmetric) or [top, bottom, left, right]
 /// (4 entries, Paddle's order). H, W and C must be static; N may be symbolic.
+///
+/// conv2d also takes `data_format` "NHWC" (channels last: x [N, H, W, C], weight [O, KH, KW,
+/// C/groups], y [N, OH, OW, O], cuDNN's fast layout for 16-bit types), which the conv layout
+/// pass (hlir/pass/conv_layout.h) introduces; its inference, reference and compute are the
+/// NCHW ones through permuted dims.
 #include <cmath>
 #include <limits>
 
@@ -121,7 +126,51 @@ absl::StatusOr<Window> ConvWindow(const AttributeMap& attrs) {
   return w;
 }
 
-Descs InferConv2d(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+/// Whether conv2d's `data_format` is "NHWC" (false for "NCHW", the default).
+absl::StatusOr<bool> IsChannelsLast(const AttributeMap& attrs) {
+  auto f = GetString(attrs, "data_format", "conv2d", "NCHW");
+  if (!f.ok()) return f.status();
+  if (*f != "NCHW" && *f != "NHWC") {
+    return absl::InvalidArgumentError(absl::StrCat("op conv2d: attribute 'data_format' is \"", *f,
+                                                   "\", expected \"NCHW\" or \"NHWC\""));
+  }
+  return *f == "NHWC";
+}
+
+/// Dim d of the NCHW view of a channels-last rank-4 tensor is its dim kFromNhwc[d]; dim d of
+/// the channels-last form of an NCHW tensor is its dim kFromNchw[d].
+constexpr int kFromNhwc[4] = {0, 3, 1, 2};
+constexpr int kFromNchw[4] = {0, 2, 3, 1};
+
+Shape Permuted(const Shape& s, const int (&from)[4]) {
+  return s.size() == 4 ? Shape{s[from[0]], s[from[1]], s[from[2]], s[from[3]]} : s;
+}
+TensorDesc Permuted(const TensorDesc& d, const int (&from)[4]) {
+  return TensorDesc{d.dtype, Permuted(d.shape, from)};
+}
+
+/// `t` with its dims permuted (t's dim from[d] becomes dim d).
+HostTensor Permuted(const HostTensor& t, const int (&from)[4]) {
+  std::vector<int64_t> shape{t.shape[from[0]], t.shape[from[1]], t.shape[from[2]],
+                             t.shape[from[3]]};
+  HostTensor out(t.dtype, shape);
+  int64_t stride[4] = {t.shape[1] * t.shape[2] * t.shape[3], t.shape[2] * t.shape[3], t.shape[3],
+                       1};
+  int64_t flat = 0;
+  for (int64_t a = 0; a < shape[0]; ++a) {
+    for (int64_t b = 0; b < shape[1]; ++b) {
+      for (int64_t c = 0; c < shape[2]; ++c) {
+        for (int64_t d = 0; d < shape[3]; ++d) {
+          out.data[flat++] = t.data[a * stride[from[0]] + b * stride[from[1]] +
+                                    c * stride[from[2]] + d * stride[from[3]]];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+Descs InferConv2dNchw(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
   const std::string op = "conv2d";
   absl::Status s = CheckNCHW(op, 0, in[0]);
   if (!s.ok()) return s;
@@ -160,8 +209,26 @@ Descs InferConv2d(const std::vector<TensorDesc>& in, const AttributeMap& attrs) 
   return std::vector<TensorDesc>{TensorDesc{x.dtype, *out}};
 }
 
-absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
-                             std::vector<HostTensor>& outs) {
+Descs InferConv2d(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+  auto nhwc = IsChannelsLast(attrs);
+  if (!nhwc.ok()) return nhwc.status();
+  if (!*nhwc) return InferConv2dNchw(in, attrs);
+  // The NCHW view of every operand (a bias is 1-d), and the channels-last form of the result.
+  std::vector<TensorDesc> view = in;
+  for (int k = 0; k < 2 && k < static_cast<int>(in.size()); ++k) {
+    if (in[k].shape.size() != 4) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("op conv2d: input ", k, " (", in[k].ToString(), ") must be NHWC (rank 4)"));
+    }
+    view[k] = Permuted(in[k], kFromNhwc);
+  }
+  auto out = InferConv2dNchw(view, attrs);
+  if (!out.ok()) return out.status();
+  return std::vector<TensorDesc>{Permuted((*out)[0], kFromNchw)};
+}
+
+absl::Status ReferenceConv2dNchw(const Inputs& in, const AttributeMap& attrs,
+                                 std::vector<HostTensor>& outs) {
   Window w = *ConvWindow(attrs);
   const HostTensor &x = *in[0], &wt = *in[1];
   HostTensor& o = outs[0];
@@ -196,14 +263,28 @@ absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
+absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
+                             std::vector<HostTensor>& outs) {
+  if (!*IsChannelsLast(attrs)) return ReferenceConv2dNchw(in, attrs, outs);
+  HostTensor x = Permuted(*in[0], kFromNhwc), wt = Permuted(*in[1], kFromNhwc);
+  Inputs view{&x, &wt};
+  if (in.size() == 3) view.push_back(in[2]);
+  const std::vector<int64_t>& o = outs[0].shape;
+  std::vector<HostTensor> y{HostTensor(outs[0].dtype, {o[0], o[3], o[1], o[2]})};
+  absl::Status s = ReferenceConv2dNchw(view, attrs, y);
+  if (s.ok()) outs[0] = Permuted(y[0], kFromNchw);
+  return s;
+}
+
 /// x(n, c, h, w) with (h, w) possibly in the padding: the indices are clamped into the tensor
 /// so that the load never leaves the buffer (both branches of a Select are evaluated), and the
-/// Select yields `pad` outside it.
+/// Select yields `pad` outside it. x is NCHW, or NHWC when `nhwc`.
 ir::Expr PaddedRead(const ir::Tensor& x, ir::Expr n, ir::Expr c, ir::Expr h, ir::Expr w,
-                    ir::Expr pad) {
-  ir::Expr hs = x->shape[2], ws = x->shape[3];
+                    ir::Expr pad, bool nhwc = false) {
+  ir::Expr hs = x->shape[nhwc ? 1 : 2], ws = x->shape[nhwc ? 2 : 3];
   ir::Expr inside = h >= 0 && h < hs && w >= 0 && w < ws;
-  ir::Expr v = x(n, c, ir::max(ir::min(h, hs - 1), 0), ir::max(ir::min(w, ws - 1), 0));
+  ir::Expr hc = ir::max(ir::min(h, hs - 1), 0), wc = ir::max(ir::min(w, ws - 1), 0);
+  ir::Expr v = nhwc ? x(n, hc, wc, c) : x(n, c, hc, wc);
   return ir::Select::Make(inside, v, pad);
 }
 
@@ -215,14 +296,23 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
   if (!w.ok()) return w.status();
   auto groups = GetInt(attrs, "groups", "conv2d", 1);
   if (!groups.ok()) return groups.status();
+  auto nhwc = IsChannelsLast(attrs);
+  if (!nhwc.ok()) return nhwc.status();
+  const bool last = *nhwc;
   const ir::Tensor &x = in[0], &wt = in[1];
-  const int64_t* cg = ir::AsConstInt(wt->shape[1]);
+  // The weight is [O, C/groups, KH, KW], or [O, KH, KW, C/groups] channels last.
+  const int c_dim = last ? 3 : 1, kh_dim = last ? 1 : 2, kw_dim = last ? 2 : 3;
+  const int64_t* cg = ir::AsConstInt(wt->shape[c_dim]);
   const int64_t* oc = ir::AsConstInt(wt->shape[0]);
   if (!cg || !oc) return absl::InvalidArgumentError("op conv2d: the weight's shape must be static");
   int og = static_cast<int>(*oc / *groups);
-  ir::IterVar rc = ir::ReduceAxis(wt->shape[1], "rc");
-  ir::IterVar rh = ir::ReduceAxis(wt->shape[2], "rh");
-  ir::IterVar rw = ir::ReduceAxis(wt->shape[3], "rw");
+  ir::IterVar rc = ir::ReduceAxis(wt->shape[c_dim], "rc");
+  ir::IterVar rh = ir::ReduceAxis(wt->shape[kh_dim], "rh");
+  ir::IterVar rw = ir::ReduceAxis(wt->shape[kw_dim], "rw");
+  // Output index i as (n, o, oh, ow).
+  auto nchw = [last](const std::vector<ir::Expr>& i) {
+    return last ? std::vector<ir::Expr>{i[0], i[3], i[1], i[2]} : i;
+  };
   ir::Type t = outs[0].type;
   const Window win = *w;
   bool has_bias = in.size() == 3;
@@ -231,15 +321,18 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
   bool widen = t.is_low_precision_float();
   ir::Tensor acc = ir::Compute(
       outs[0].shape,
-      [&](const std::vector<ir::Expr>& i) {
+      [&](const std::vector<ir::Expr>& out_index) {
+        const std::vector<ir::Expr> i = nchw(out_index);
         ir::Expr c = i[1] / og * static_cast<int>(*cg) + rc.var;
         ir::Expr h = i[2] * static_cast<int>(win.sh) - static_cast<int>(win.top) +
                      rh.var * static_cast<int>(win.dh);
         ir::Expr v = i[3] * static_cast<int>(win.sw) - static_cast<int>(win.left) +
                      rw.var * static_cast<int>(win.dw);
-        return ir::ReduceSum(Widen(PaddedRead(x, i[0], c, h, v, ir::MakeConst(t, 0))) *
-                                 Widen(wt(i[1], rc.var, rh.var, rw.var)),
-                             {rc, rh, rw});
+        ir::Expr weight =
+            last ? wt(i[1], rh.var, rw.var, rc.var) : wt(i[1], rc.var, rh.var, rw.var);
+        return ir::ReduceSum(
+            Widen(PaddedRead(x, i[0], c, h, v, ir::MakeConst(t, 0), last)) * Widen(weight),
+            {rc, rh, rw});
       },
       has_bias || widen ? name + "_acc" : name);
   if (!has_bias && !widen) return std::vector<ir::Tensor>{acc};
@@ -247,7 +340,7 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
       outs[0].shape,
       [&](const std::vector<ir::Expr>& i) {
         ir::Expr v = acc(i);
-        if (has_bias) v = v + Widen(in[2](i[1]));
+        if (has_bias) v = v + Widen(in[2](nchw(i)[1]));
         return CastTo(t, v);
       },
       name)};

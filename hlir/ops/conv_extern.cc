@@ -1,5 +1,6 @@
 /// \file conv2d as a library call (an extern tensor calling the target's conv2d function,
-/// ir::LibraryCall::kConv2d: cuDNN on NVGPU, oneDNN on x86): NCHW forward with strides,
+/// ir::LibraryCall::kConv2d: cuDNN on NVGPU, oneDNN on x86; kConv2dChannelsLast for the
+/// "NHWC" data_format, cuDNN only): forward with strides,
 /// symmetric paddings, dilations, groups and the bias in the same call. Other cases
 /// (asymmetric paddings, other dtypes), and those the library refuses, are declined: the
 /// generated compute serves them.
@@ -45,18 +46,25 @@ ExternComputeFn Conv2dExternCompute() {
       pads = {(*p)[0], (*p)[2]};
     }
     if (!ok || pads.size() != 2) return Declined("the paddings are not symmetric");
+    auto format = GetString(attrs, "data_format", "conv2d", "NCHW");
+    if (!format.ok()) return format.status();
+    const bool last = *format == "NHWC";
+    // Where C, H and W are in x, KH and KW in the weight, OH and OW in y.
+    const int c = last ? 3 : 1, h = last ? 1 : 2, w_ = last ? 2 : 3;
+    const int kh = last ? 1 : 2, kw = last ? 2 : 3;
     const Tensor &x = in[0], &w = in[1];
     const auto& y = outs[0].shape;
     bool bias = in.size() == 3;
-    std::vector<Expr> ints{Expr(int64_t{bias}), Expr(dtype),      I64(x->shape[0]),
-                           I64(x->shape[1]),    I64(x->shape[2]), I64(x->shape[3]),
-                           I64(w->shape[0]),    I64(w->shape[2]), I64(w->shape[3]),
-                           I64(y[2]),           I64(y[3])};
+    std::vector<Expr> ints{Expr(int64_t{bias}), Expr(dtype),       I64(x->shape[0]),
+                           I64(x->shape[c]),    I64(x->shape[h]),  I64(x->shape[w_]),
+                           I64(w->shape[0]),    I64(w->shape[kh]), I64(w->shape[kw]),
+                           I64(y[h]),           I64(y[w_])};
     for (int64_t v :
          {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
       ints.push_back(Expr(v));
     }
-    auto f = FindLibrary(target, ir::LibraryCall::kConv2d, ints);
+    auto f = FindLibrary(
+        target, last ? ir::LibraryCall::kConv2dChannelsLast : ir::LibraryCall::kConv2d, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
     const std::string function = f->function;
     return MadeBy(

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlir/pass/common_subexpression_elimination.h"
 #include "hlir/pass/constant_folding.h"
+#include "hlir/pass/conv_layout.h"
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/graph_dump.h"
@@ -28,10 +29,21 @@ std::string GroupsToText(const FusedGraph& fused) {
 
 }  // namespace
 
+PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name) {
+  PassOptions options;
+  options.dump_name = dump_name;
+  options.conv_channels_last =
+      target.arch == ir::Target::Arch::kNVGPU && FLAGS_cinn_like_extern_libs;
+  return options;
+}
+
 absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions& options) {
   ir::BasicPassRunner<Graph> runner("graph", options.dump_name, ".txt", &GraphToText);
   runner.Dump("input", graph);
   absl::StatusOr<Graph> g = runner.Run("simplify_batch_norm", SimplifyBatchNorm, graph);
+  if (g.ok() && options.conv_channels_last) {
+    g = runner.Run("conv_to_channels_last", ConvToChannelsLast, *g);
+  }
   if (g.ok()) g = runner.Run("fold_transpose_into_matmul", FoldTransposeIntoMatmul, *g);
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
   if (g.ok()) {

@@ -8,6 +8,7 @@
 #include "hlir/graph.h"
 #include "hlir/pass/constant_folding.h"
 #include "hlir/pass/fusion.h"
+#include "ir/target.h"
 
 namespace cinn_like::hlir {
 
@@ -16,11 +17,19 @@ struct PassOptions {
   int64_t constant_fold_max_elements = kMaxFoldedConstantElements;
   /// Let elementwise epilogues join out-fusible (extern) groups (see hlir/pass/fusion.h).
   bool fuse_epilogue_into_extern = false;
+  /// Run float16 convolutions channels last (hlir/pass/conv_layout.h): for targets whose
+  /// convolution library prefers it (cuDNN), when library calls are on.
+  bool conv_channels_last = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";
 };
 
-/// Runs, in order: batch_norm simplification, common-subexpression elimination, constant
+/// The options for compiling for `target`, dumps named `dump_name`: float16 convolutions
+/// channels last on NVGPU when library calls are on (the flag cinn_like_extern_libs).
+PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name);
+
+/// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose
+/// folding into matmuls, common-subexpression elimination, constant
 /// folding, dead-code elimination, and operator fusion (off when the flag cinn_like_fusion is
 /// false: one group per node). With the flag cinn_like_dump_dir set, the graph is dumped as
 /// text before the first pass and after each, and the fusion groups also as Graphviz.

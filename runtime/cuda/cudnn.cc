@@ -1,15 +1,13 @@
-/// \file Loading cuDNN 9 by dlopen, its one handle per process, and the conv2d extern.
+/// \file The conv2d externs: cuDNN plans made once per configuration, run through the graph API
+/// (cudnn_graph.h) or, where it has no engine, the legacy convolution API.
 #include "runtime/cuda/cudnn.h"
 
-// Types and enums only, from the toolkit's cudnn.h (cuDNN 9): no cuDNN symbol is linked. The
-// legacy convolution API used here is marked deprecated in cuDNN 9 but still shipped.
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
-#include <cudnn.h>
-#include <dlfcn.h>
 
 #include <array>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -17,104 +15,38 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cudnn_graph.h"
+#include "runtime/cuda/cudnn_library.h"
 #include "runtime/status_return.h"
 
 namespace cinn_like::runtime::cuda {
 namespace {
 
-#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                     \
-  X(cudnnCreate)                                                                         \
-  X(cudnnSetStream)                                                                      \
-  X(cudnnGetErrorString)                                                                 \
-  X(cudnnCreateTensorDescriptor)                                                         \
-  X(cudnnSetTensor4dDescriptor)                                                          \
-  X(cudnnDestroyTensorDescriptor)                                                        \
-  X(cudnnCreateFilterDescriptor)                                                         \
-  X(cudnnSetFilter4dDescriptor)                                                          \
-  X(cudnnDestroyFilterDescriptor)                                                        \
-  X(cudnnCreateConvolutionDescriptor) X(cudnnSetConvolution2dDescriptor)                 \
-      X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                    \
-          X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7) \
-              X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward)      \
-                  X(cudnnAddTensor) X(cudnnFindConvolutionForwardAlgorithmEx)
-
-struct Cudnn {
-  absl::Status status;
-  cudnnHandle_t handle = nullptr;
-#define CINN_LIKE_DECLARE(fn) decltype(&::fn) fn = nullptr;
-  CINN_LIKE_CUDNN_FUNCTIONS(CINN_LIKE_DECLARE)
-#undef CINN_LIKE_DECLARE
-};
-
-/// libcudnn.so.9 from the loader's path, the toolkit or PyTorch's wheel. The cuDNN 9 shim
-/// loads its sub-libraries by name, so those next to it are loaded first (global).
-void* OpenCudnn(std::string* tried) {
-  std::vector<std::string> dirs{"", "/usr/local/cuda/lib64/"};
-  for (const char* py : {"3.12", "3.11", "3.10", "3.13"}) {
-    dirs.push_back(
-        absl::StrCat("/opt/torch/.venv/lib/python", py, "/site-packages/nvidia/cudnn/lib/"));
-  }
-  for (const std::string& dir : dirs) {
-    std::string path = dir + "libcudnn.so.9";
-    if (!dir.empty()) {
-      for (const char* sub : {"libcudnn_graph.so.9", "libcudnn_engines_precompiled.so.9",
-                              "libcudnn_engines_runtime_compiled.so.9", "libcudnn_heuristic.so.9",
-                              "libcudnn_ops.so.9", "libcudnn_cnn.so.9"}) {
-        dlopen((dir + sub).c_str(), RTLD_NOW | RTLD_GLOBAL);  // absent ones are fine
-      }
-    }
-    if (void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_GLOBAL)) return lib;
-    const char* why = dlerror();
-    absl::StrAppend(tried, tried->empty() ? "" : "; ", why ? why : path);
-  }
-  return nullptr;
-}
-
-Cudnn Load() {
-  Cudnn out;
-  absl::Status ctx = EnsureContext();
-  if (!ctx.ok()) {
-    out.status = ctx;
-    return out;
-  }
-  std::string tried;
-  void* lib = OpenCudnn(&tried);
-  if (!lib) {
-    out.status = absl::UnavailableError("cuDNN 9 could not be loaded: " + tried +
-                                        "; run with FLAGS_cinn_like_extern_libs=false to use "
-                                        "generated convolution kernels");
-    return out;
-  }
-#define CINN_LIKE_RESOLVE(fn)                                           \
-  out.fn = reinterpret_cast<decltype(&::fn)>(dlsym(lib, #fn));          \
-  if (!out.fn) {                                                        \
-    out.status = absl::UnavailableError("the loaded cuDNN lacks " #fn); \
-    return out;                                                         \
-  }
-  CINN_LIKE_CUDNN_FUNCTIONS(CINN_LIKE_RESOLVE)
-#undef CINN_LIKE_RESOLVE
-  if (cudnnStatus_t rc = out.cudnnCreate(&out.handle); rc != CUDNN_STATUS_SUCCESS) {
-    out.status =
-        absl::InternalError(absl::StrCat("cudnnCreate failed: ", out.cudnnGetErrorString(rc)));
-  }
-  return out;
-}
-
-const Cudnn& Get() {
-  static std::once_flag once;
-  static Cudnn* cudnn = nullptr;
-  std::call_once(once, [] { cudnn = new Cudnn(Load()); });
-  return *cudnn;
-}
-
 /// What a convolution's descriptors and algorithm depend on: every argument but the pointers
-/// and the stream.
-using PlanKey = std::array<int64_t, 18>;
+/// and the stream, and the pointers' alignment.
+using PlanKey = std::array<int64_t, 20>;
 
 PlanKey KeyOf(const Conv2dArgs& a) {
-  return {a.dtype,    a.n,        a.c,          a.h,          a.w_dim,  a.k,
-          a.r,        a.s,        a.out_h,      a.out_w,      a.pad_h,  a.pad_w,
-          a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, a.bias != nullptr};
+  return {a.dtype,
+          a.n,
+          a.c,
+          a.h,
+          a.w_dim,
+          a.k,
+          a.r,
+          a.s,
+          a.out_h,
+          a.out_w,
+          a.pad_h,
+          a.pad_w,
+          a.stride_h,
+          a.stride_w,
+          a.dilation_h,
+          a.dilation_w,
+          a.groups,
+          a.bias != nullptr,
+          a.channels_last,
+          GraphConvAlignment(a)};
 }
 
 /// One configuration's descriptors, algorithm and workspace size, made at its first call and
@@ -127,6 +59,8 @@ struct Plan {
   cudnnConvolutionDescriptor_t conv = nullptr;
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
   size_t workspace_bytes = 0;
+  /// The graph API's plan; null where it has none (then the legacy API runs, with `algo`).
+  std::shared_ptr<const GraphConvPlan> graph;
 };
 
 /// The workspace the algorithm search may give an algorithm (those needing more are skipped).
@@ -144,6 +78,7 @@ Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
   };
   cudnnDataType_t type = a.dtype == kConvFloat32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
   auto i = [](int64_t v) { return static_cast<int>(v); };
+  const cudnnTensorFormat_t format = a.channels_last ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   absl::Status& st = p.status;
   st = check(dnn.cudnnCreateTensorDescriptor(&p.x), "cudnnCreateTensorDescriptor");
   if (st.ok()) st = check(dnn.cudnnCreateTensorDescriptor(&p.y), "cudnnCreateTensorDescriptor");
@@ -152,18 +87,18 @@ Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
     st = check(dnn.cudnnCreateConvolutionDescriptor(&p.conv), "cudnnCreateConvolutionDescriptor");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetTensor4dDescriptor(p.x, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.c), i(a.h),
-                                              i(a.w_dim)),
-               "cudnnSetTensor4dDescriptor (x)");
+    st =
+        check(dnn.cudnnSetTensor4dDescriptor(p.x, format, type, i(a.n), i(a.c), i(a.h), i(a.w_dim)),
+              "cudnnSetTensor4dDescriptor (x)");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetTensor4dDescriptor(p.y, CUDNN_TENSOR_NCHW, type, i(a.n), i(a.k),
-                                              i(a.out_h), i(a.out_w)),
-               "cudnnSetTensor4dDescriptor (y)");
+    st = check(
+        dnn.cudnnSetTensor4dDescriptor(p.y, format, type, i(a.n), i(a.k), i(a.out_h), i(a.out_w)),
+        "cudnnSetTensor4dDescriptor (y)");
   }
   if (st.ok()) {
-    st = check(dnn.cudnnSetFilter4dDescriptor(p.w, type, CUDNN_TENSOR_NCHW, i(a.k),
-                                              i(a.c / a.groups), i(a.r), i(a.s)),
+    st = check(dnn.cudnnSetFilter4dDescriptor(p.w, type, format, i(a.k), i(a.c / a.groups), i(a.r),
+                                              i(a.s)),
                "cudnnSetFilter4dDescriptor");
   }
   if (st.ok()) {
@@ -185,11 +120,18 @@ Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
   if (st.ok() && a.bias) {
     st = check(dnn.cudnnCreateTensorDescriptor(&p.bias), "cudnnCreateTensorDescriptor");
     if (st.ok()) {
-      st = check(dnn.cudnnSetTensor4dDescriptor(p.bias, CUDNN_TENSOR_NCHW, type, 1, i(a.k), 1, 1),
+      st = check(dnn.cudnnSetTensor4dDescriptor(p.bias, format, type, 1, i(a.k), 1, 1),
                  "cudnnSetTensor4dDescriptor (bias)");
     }
   }
   if (!st.ok()) return p;
+  // The graph API first: its plans run with a fraction of the legacy call's host time. The
+  // legacy descriptors above still serve the bias.
+  auto graph = MakeGraphConvPlan(dnn, a, what);
+  if (graph.ok()) {
+    p.graph = *std::move(graph);
+    return p;
+  }
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
   st = check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(
@@ -255,7 +197,7 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
     return absl::InvalidArgumentError(what() + ": groups must divide the channels");
   }
   if (a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0) return absl::OkStatus();
-  const Cudnn& dnn = Get();
+  const Cudnn& dnn = GetCudnn();
   if (!dnn.status.ok()) {
     return absl::Status(dnn.status.code(), what() + ": " + std::string(dnn.status.message()));
   }
@@ -277,6 +219,13 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
   if (it == plans->end()) it = plans->emplace(key, MakePlan(dnn, a, what())).first;
   const Plan& p = it->second;
   if (!p.status.ok()) return p.status;
+  const float one = 1.f, zero = 0.f;
+  if (p.graph) {
+    st = RunGraphConvPlan(dnn, *p.graph, a, what());
+    if (!st.ok() || !a.bias) return st;
+    return check(dnn.cudnnAddTensor(dnn.handle, &one, p.bias, a.bias, &one, p.y, a.y),
+                 "cudnnAddTensor (bias)");
+  }
   void* workspace = nullptr;
   if (p.workspace_bytes > 0) {
     workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, p.workspace_bytes, a.stream);
@@ -285,7 +234,6 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
                                                        " bytes: ", cinn_like_get_last_error()));
     }
   }
-  const float one = 1.f, zero = 0.f;
   st = check(dnn.cudnnConvolutionForward(dnn.handle, &one, p.x, a.x, p.w, a.w, p.conv, p.algo,
                                          workspace, p.workspace_bytes, &zero, p.y, a.y),
              "cudnnConvolutionForward");
@@ -297,21 +245,60 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
 
 }  // namespace cinn_like::runtime::cuda
 
+namespace {
+
+int RunConv2d(bool channels_last, const void* x, const void* w, const void* bias, void* y,
+              int64_t has_bias, int64_t dtype, int64_t n, int64_t c, int64_t h, int64_t w_dim,
+              int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+              int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+              int64_t dilation_w, int64_t groups, void* stream) {
+  namespace cu = cinn_like::runtime::cuda;
+  cu::Conv2dArgs args{x,
+                      w,
+                      has_bias ? bias : nullptr,
+                      y,
+                      dtype,
+                      n,
+                      c,
+                      h,
+                      w_dim,
+                      k,
+                      r,
+                      s,
+                      out_h,
+                      out_w,
+                      pad_h,
+                      pad_w,
+                      stride_h,
+                      stride_w,
+                      dilation_h,
+                      dilation_w,
+                      groups,
+                      stream,
+                      channels_last};
+  return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
+}
+
+}  // namespace
+
 extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* bias, void* y,
                                       int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
                                       int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
                                       int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
                                       int64_t stride_h, int64_t stride_w, int64_t dilation_h,
                                       int64_t dilation_w, int64_t groups, void* stream) {
-  namespace cu = cinn_like::runtime::cuda;
-  cu::Conv2dArgs args{x,          w,          has_bias ? bias : nullptr,
-                      y,          dtype,      n,
-                      c,          h,          w_dim,
-                      k,          r,          s,
-                      out_h,      out_w,      pad_h,
-                      pad_w,      stride_h,   stride_w,
-                      dilation_h, dilation_w, groups,
-                      stream};
-  return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
+  return RunConv2d(false, x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s, out_h, out_w,
+                   pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
+}
+
+extern "C" int cinn_like_cudnn_conv2d_nhwc(const void* x, const void* w, const void* bias, void* y,
+                                           int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
+                                           int64_t h, int64_t w_dim, int64_t k, int64_t r,
+                                           int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+                                           int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                                           int64_t dilation_h, int64_t dilation_w, int64_t groups,
+                                           void* stream) {
+  return RunConv2d(true, x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s, out_h, out_w,
+                   pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
 }
 #pragma GCC diagnostic pop

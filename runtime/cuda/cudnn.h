@@ -1,5 +1,6 @@
 /// \file cuDNN, loaded with dlopen at first use (binaries start where it is absent): the conv2d
-/// extern that JIT host code calls (cinn_like_cudnn_conv2d).
+/// externs that JIT host code calls (cinn_like_cudnn_conv2d, and cinn_like_cudnn_conv2d_nhwc
+/// for channels-last tensors).
 #pragma once
 
 #include <cstdint>
@@ -11,9 +12,11 @@ namespace cinn_like::runtime::cuda {
 /// Element types of the conv2d extern (its `dtype` argument), as the matmul extern's.
 enum ConvDType : int64_t { kConvFloat32 = 0, kConvFloat16 = 1 };
 
-/// NCHW forward convolution y = conv(x, w) (+ bias[k] per output channel): x [n, c, h, w],
-/// w [k, c / groups, r, s], y [n, k, out_h, out_w]. Float32 runs without TF32 (FMA math),
-/// float16 accumulates in FP32. Device pointers; `stream` a CUstream.
+/// Forward convolution y = conv(x, w) (+ bias[k] per output channel): x [n, c, h, w],
+/// w [k, c / groups, r, s], y [n, k, out_h, out_w] (NCHW), or, when `channels_last`,
+/// x [n, h, w, c], w [k, r, s, c / groups], y [n, out_h, out_w, k] (NHWC: cuDNN's tensor-core
+/// kernels take it without the transposes they add around NCHW float16). Float32 runs without
+/// TF32 (FMA math), float16 accumulates in FP32. Device pointers; `stream` a CUstream.
 struct Conv2dArgs {
   const void* x;
   const void* w;
@@ -23,15 +26,17 @@ struct Conv2dArgs {
   int64_t n, c, h, w_dim, k, r, s, out_h, out_w;
   int64_t pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups;
   void* stream;
+  bool channels_last = false;
 };
 
-/// cudnnConvolutionForward, its workspace from cinn_like_alloc_workspace, the bias by
-/// cudnnAddTensor. The descriptors, the algorithm and the workspace size are made at a
-/// configuration's first call and kept for the process (a plan per shape, dtype and
-/// convolution attributes), so a later call only sets the stream and executes. The algorithm
-/// is, for float32, the fastest cudnnFindConvolutionForwardAlgorithmEx times on that first
-/// call's tensors, else cudnnGetConvolutionForwardAlgorithm_v7's first. Errors
-/// name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be loaded
+/// The convolution through cuDNN's graph API (cudnn_graph.h: the fastest of the heuristics'
+/// first engines, timed on the first call's tensors), or where that has no engine through
+/// cudnnConvolutionForward (for float32 the fastest algorithm
+/// cudnnFindConvolutionForwardAlgorithmEx times, else cudnnGetConvolutionForwardAlgorithm_v7's
+/// first); the workspace from cinn_like_alloc_workspace, the bias by cudnnAddTensor. Plans are made
+/// at a configuration's first call and kept for the process (per shape, dtype, layout, convolution
+/// attributes and the pointers' alignment), so a later call only sets the stream and executes.
+/// Errors name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be loaded
 /// (from the loader's path, /usr/local/cuda/lib64 or PyTorch's nvidia/cudnn/lib).
 absl::Status CudnnConv2d(const Conv2dArgs& args);
 
@@ -45,3 +50,11 @@ extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* 
                                       int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
                                       int64_t stride_h, int64_t stride_w, int64_t dilation_h,
                                       int64_t dilation_w, int64_t groups, void* stream);
+/// The same with channels-last (NHWC) x, w and y.
+extern "C" int cinn_like_cudnn_conv2d_nhwc(const void* x, const void* w, const void* bias, void* y,
+                                           int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
+                                           int64_t h, int64_t w_dim, int64_t k, int64_t r,
+                                           int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+                                           int64_t pad_w, int64_t stride_h, int64_t stride_w,
+                                           int64_t dilation_h, int64_t dilation_w, int64_t groups,
+                                           void* stream);

@@ -91,6 +91,39 @@ TEST(FusionGpu, ReduceThenElementwiseAndMlpMatchReference) {
   RunProgramCase(Mlp(9, 32, 64, 16), kGpu, RunOnGpu);
 }
 
+/// Float16 convolutions run channels last through cuDNN between fused transposes
+/// (hlir/pass/conv_layout.h): conv + batch_norm + relu, a strided grouped one with a bias, and
+/// one whose input is a transpose from channels last (it cancels). Tolerance: an ulp of float16
+/// (cuDNN and the reference may round the float32 sum to neighbouring halves).
+TEST(FusionGpu, Float16ConvolutionsChannelsLastMatchReference) {
+  ASSERT_TRUE(FLAGS_cinn_like_extern_libs);
+  using I64s = std::vector<int64_t>;
+  const DType h = DType::kFloat16;
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(h, S({4, 16, 12, 10}), "x");
+    auto w = b.CreateInput(h, S({32, 16, 3, 3}), "w");
+    frontend::Var p[4];
+    for (int i = 0; i < 4; ++i)
+      p[i] = b.CreateInput(h, S({32}), i == 3 ? "var" : "p" + std::to_string(i));
+    auto conv = b.Op("conv2d", {x, w}, {{"paddings", I64s{1, 1}}})[0];
+    b.MarkOutput(b.Relu(b.BatchNorm(conv, p[0], p[1], p[2], p[3])));
+    RunProgramCase(*b.Build(), kGpu, RunOnGpu, 2e-3);
+  }
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(h, S({2, 8, 15, 13}), "x");
+    auto w = b.CreateInput(h, S({16, 4, 3, 3}), "w");
+    auto bias = b.CreateInput(h, S({16}), "bias");
+    auto x_nhwc = b.CreateInput(h, S({3, 9, 9, 8}), "x_nhwc");
+    hlir::AttributeMap attrs{
+        {"paddings", I64s{1, 1}}, {"strides", I64s{2, 2}}, {"groups", int64_t{2}}};
+    b.MarkOutput(b.Op("conv2d", {x, w, bias}, attrs)[0]);
+    b.MarkOutput(b.Op("conv2d", {b.Transpose(x_nhwc, {0, 3, 1, 2}), w}, attrs)[0]);
+    RunProgramCase(*b.Build(), kGpu, RunOnGpu, 2e-3);
+  }
+}
+
 TEST(FusionGpu, GeneratedMatmulsTiledAndSimpleMatchReference) {
   const bool saved = FLAGS_cinn_like_extern_libs;
   FLAGS_cinn_like_extern_libs = false;  // generated kernels: tiled at 128x64x192, simple at 100

@@ -15,6 +15,7 @@
 #include "hlir/op.h"
 #include "hlir/pass/common_subexpression_elimination.h"
 #include "hlir/pass/constant_folding.h"
+#include "hlir/pass/conv_layout.h"
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/fusion.h"
@@ -299,6 +300,45 @@ TEST(GraphPasses, TransposedMatmulOperandsAreReadTransposed) {
   EXPECT_EQ(CountOp(*dce, "transpose"), 3);
   EXPECT_EQ(dce->values()[dce->outputs()[0]].name, y.name);
   ExpectSameResults(g, *dce, 1e-5);
+}
+
+TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat16, MakeShape({2, 4, 7, 6}), "x");
+  Var w = b.CreateInput(DType::kFloat16, MakeShape({6, 2, 3, 3}), "w");
+  Var bias = b.CreateInput(DType::kFloat16, MakeShape({6}), "bias");
+  Var x_nhwc = b.CreateInput(DType::kFloat16, MakeShape({2, 7, 6, 4}), "x_nhwc");
+  Var x32 = b.CreateInput(DType::kFloat32, MakeShape({2, 4, 7, 6}), "x32");
+  Var w32 = b.CreateInput(DType::kFloat32, MakeShape({6, 2, 3, 3}), "w32");
+  AttributeMap attrs{{"groups", int64_t{2}},
+                     {"paddings", std::vector<int64_t>{1, 1}},
+                     {"strides", std::vector<int64_t>{2, 1}}};
+  b.MarkOutput(b.Relu(b.Op("conv2d", {x, w, bias}, attrs)[0]));
+  // An input already channels last: its transpose to NCHW cancels the pass's.
+  b.MarkOutput(b.Op("conv2d", {b.Transpose(x_nhwc, {0, 3, 1, 2}), w}, attrs)[0]);
+  b.MarkOutput(b.Op("conv2d", {x32, w32}, attrs)[0]);  // float32 stays NCHW
+  AttributeMap asymmetric = attrs;
+  asymmetric["paddings"] = std::vector<int64_t>{1, 0, 1, 1};  // the library call declines it
+  b.MarkOutput(b.Op("conv2d", {x, w}, asymmetric)[0]);
+  Graph g = Build(b);
+  auto out = ConvToChannelsLast(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  int nhwc = 0;
+  for (const Node& n : dce->nodes()) {
+    if (n.op == "conv2d")
+      nhwc += GetString(n.attrs, "data_format", "conv2d", "NCHW").value() == "NHWC";
+  }
+  EXPECT_EQ(nhwc, 2);
+  // x, w (once per conv: common-subexpression elimination merges them later) and two results;
+  // x_nhwc's transpose is gone.
+  EXPECT_EQ(CountOp(*dce, "transpose"), 5);
+  ExpectSameResults(g, *dce, 2e-3);
+  PassOptions options;
+  options.conv_channels_last = true;
+  FusedGraph f = Pipeline(g, options);
+  EXPECT_EQ(CountOp(f.graph, "transpose"), 4) << GroupsString(f);
 }
 
 TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {

@@ -1,0 +1,289 @@
+/// \file Convolutions through cuDNN's graph (backend) API: descriptors, engine choice and
+/// execution plans, made once per configuration.
+#include "runtime/cuda/cudnn_graph.h"
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/cuda/cuda_driver.h"
+
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // the graph's handle attributes
+
+namespace cinn_like::runtime::cuda {
+namespace {
+
+/// A backend descriptor, destroyed with its owner.
+class Desc {
+ public:
+  Desc(const Cudnn& dnn, cudnnBackendDescriptorType_t type) : dnn_(dnn) {
+    if (dnn.cudnnBackendCreateDescriptor(type, &d_) != CUDNN_STATUS_SUCCESS) d_ = nullptr;
+  }
+  ~Desc() {
+    if (d_) dnn_.cudnnBackendDestroyDescriptor(d_);
+  }
+  Desc(const Desc&) = delete;
+  Desc& operator=(const Desc&) = delete;
+  cudnnBackendDescriptor_t get() const { return d_; }
+  /// Sets attribute `name` to `count` values of `type`; false on failure (or no descriptor).
+  bool Set(cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type, int64_t count,
+           const void* values) {
+    return d_ &&
+           dnn_.cudnnBackendSetAttribute(d_, name, type, count, values) == CUDNN_STATUS_SUCCESS;
+  }
+  bool SetDesc(cudnnBackendAttributeName_t name, const Desc& value) {
+    cudnnBackendDescriptor_t v = value.get();
+    return Set(name, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &v);
+  }
+  bool SetInts(cudnnBackendAttributeName_t name, const std::vector<int64_t>& v) {
+    return Set(name, CUDNN_TYPE_INT64, static_cast<int64_t>(v.size()), v.data());
+  }
+  cudnnStatus_t Finalize() {
+    return d_ ? dnn_.cudnnBackendFinalize(d_) : CUDNN_STATUS_ALLOC_FAILED;
+  }
+
+ private:
+  const Cudnn& dnn_;
+  cudnnBackendDescriptor_t d_ = nullptr;
+};
+
+using DescPtr = std::shared_ptr<Desc>;
+
+// The tensors' unique ids in the graph and the variant pack.
+constexpr int64_t kX = 'x', kW = 'w', kY = 'y';
+
+/// A 4-d tensor in cuDNN's dim order (N, C, H, W), strided NCHW or NHWC.
+DescPtr Tensor(const Cudnn& dnn, int64_t uid, cudnnDataType_t type, int64_t n, int64_t c, int64_t h,
+               int64_t w, bool channels_last, int64_t alignment) {
+  auto d = std::make_shared<Desc>(dnn, CUDNN_BACKEND_TENSOR_DESCRIPTOR);
+  std::vector<int64_t> dims{n, c, h, w};
+  std::vector<int64_t> strides = channels_last ? std::vector<int64_t>{h * w * c, 1, w * c, c}
+                                               : std::vector<int64_t>{c * h * w, h * w, w, 1};
+  bool ok = d->Set(CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type) &&
+            d->SetInts(CUDNN_ATTR_TENSOR_DIMENSIONS, dims) &&
+            d->SetInts(CUDNN_ATTR_TENSOR_STRIDES, strides) &&
+            d->Set(CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &uid) &&
+            d->Set(CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment) &&
+            d->Finalize() == CUDNN_STATUS_SUCCESS;
+  return ok ? d : nullptr;
+}
+
+/// Whether an engine's numerical notes keep the extern's promise: FP32 accumulation, no TF32
+/// (or other down-conversion) for float32 operands, deterministic.
+bool KeepsPrecision(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32) {
+  Desc engine(dnn, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
+  cudnnBackendDescriptor_t e = engine.get();
+  int64_t got = 0;
+  if (!e || dnn.cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
+                                         &e) != CUDNN_STATUS_SUCCESS) {
+    return false;
+  }
+  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
+  int64_t count = 0;
+  if (dnn.cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                                   CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count,
+                                   notes) != CUDNN_STATUS_SUCCESS) {
+    return false;
+  }
+  for (int64_t i = 0; i < count; ++i) {
+    switch (notes[i]) {
+      case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION:
+      case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC:
+        return false;
+      case CUDNN_NUMERICAL_NOTE_TENSOR_CORE:
+      case CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS:
+        if (float32) return false;
+        break;
+      default:
+        break;
+    }
+  }
+  return true;
+}
+
+/// How many plans the first call times (the heuristics' order is a good prior; timing more
+/// costs the first call more).
+constexpr int kTimedPlans = 4;
+/// Plans needing a larger workspace are skipped.
+constexpr int64_t kMaxWorkspaceBytes = int64_t{256} << 20;
+
+}  // namespace
+
+struct GraphConvPlan {
+  std::vector<DescPtr> keep;  // the graph's descriptors, alive as long as the plan
+  DescPtr plan;
+  int64_t workspace_bytes = 0;
+};
+
+namespace {
+
+/// Executes `plan` on the pointers of `a` with `workspace`.
+cudnnStatus_t Execute(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a,
+                      void* workspace) {
+  Desc pack(dnn, CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
+  const int64_t uids[3] = {kX, kW, kY};
+  void* pointers[3] = {const_cast<void*>(a.x), const_cast<void*>(a.w), a.y};
+  if (!pack.Set(CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, uids) ||
+      !pack.Set(CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers) ||
+      !pack.Set(CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &workspace)) {
+    return CUDNN_STATUS_BAD_PARAM;
+  }
+  if (cudnnStatus_t rc = pack.Finalize(); rc != CUDNN_STATUS_SUCCESS) return rc;
+  return dnn.cudnnBackendExecute(dnn.handle, plan.plan->get(), pack.get());
+}
+
+/// Device milliseconds of a few runs of `plan` on `a` (after one untimed run, which loads its
+/// kernels); a negative value when it fails.
+float TimePlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a) {
+  auto driver = Driver();
+  if (!driver.ok()) return -1;
+  const DriverApi& d = **driver;
+  void* ws = nullptr;
+  if (plan.workspace_bytes > 0) {
+    ws = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, plan.workspace_bytes, a.stream);
+    if (!ws) {
+      cinn_like_set_last_error("");  // a plan without its workspace is no error of the call
+      return -1;
+    }
+  }
+  float ms = -1;
+  CUevent start = nullptr, end = nullptr;
+  auto stream = static_cast<CUstream>(a.stream);
+  if (Execute(dnn, plan, a, ws) == CUDNN_STATUS_SUCCESS &&
+      d.EventCreate(&start, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+      d.EventCreate(&end, CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+    bool ok = d.EventRecord(start, stream) == CUDA_SUCCESS;
+    for (int i = 0; ok && i < 3; ++i) ok = Execute(dnn, plan, a, ws) == CUDNN_STATUS_SUCCESS;
+    if (ok && d.EventRecord(end, stream) == CUDA_SUCCESS &&
+        d.EventSynchronize(end) == CUDA_SUCCESS) {
+      d.EventElapsedTime(&ms, start, end);
+    }
+  }
+  if (start) d.EventDestroy(start);
+  if (end) d.EventDestroy(end);
+  if (ws) cinn_like_free_workspace(2, ws, a.stream);
+  return ms;
+}
+
+}  // namespace
+
+int64_t GraphConvAlignment(const Conv2dArgs& a) {
+  auto bits = reinterpret_cast<uintptr_t>(a.x) | reinterpret_cast<uintptr_t>(a.w) |
+              reinterpret_cast<uintptr_t>(a.y) | 16;
+  return static_cast<int64_t>(bits & (~bits + 1));  // the lowest set bit
+}
+
+absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cudnn& dnn,
+                                                                       const Conv2dArgs& a,
+                                                                       const std::string& what) {
+  const bool float32 = a.dtype == kConvFloat32;
+  const cudnnDataType_t type = float32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_HALF;
+  const int64_t align = GraphConvAlignment(a);
+  auto failed = [&](const char* step) {
+    return absl::UnimplementedError(absl::StrCat(what, ": cuDNN's graph API: ", step));
+  };
+  GraphConvPlan out;
+  DescPtr x = Tensor(dnn, kX, type, a.n, a.c, a.h, a.w_dim, a.channels_last, align);
+  DescPtr w = Tensor(dnn, kW, type, a.k, a.c / a.groups, a.r, a.s, a.channels_last, align);
+  DescPtr y = Tensor(dnn, kY, type, a.n, a.k, a.out_h, a.out_w, a.channels_last, align);
+  if (!x || !w || !y) return failed("a tensor descriptor was refused");
+  auto conv = std::make_shared<Desc>(dnn, CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
+  const cudnnDataType_t accumulate = CUDNN_DATA_FLOAT;
+  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
+  const int64_t spatial = 2;
+  bool ok = conv->Set(CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &accumulate) &&
+            conv->Set(CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode) &&
+            conv->Set(CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial) &&
+            conv->SetInts(CUDNN_ATTR_CONVOLUTION_DILATIONS, {a.dilation_h, a.dilation_w}) &&
+            conv->SetInts(CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, {a.stride_h, a.stride_w}) &&
+            conv->SetInts(CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, {a.pad_h, a.pad_w}) &&
+            conv->SetInts(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, {a.pad_h, a.pad_w}) &&
+            conv->Finalize() == CUDNN_STATUS_SUCCESS;
+  if (!ok) return failed("the convolution descriptor was refused");
+  auto op = std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+  const float alpha = 1.f, beta = 0.f;
+  ok = op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *x) &&
+       op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *w) &&
+       op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *y) &&
+       op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, *conv) &&
+       op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha) &&
+       op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta) &&
+       op->Finalize() == CUDNN_STATUS_SUCCESS;
+  if (!ok) return failed("the convolution operation was refused");
+  auto graph = std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
+  cudnnHandle_t handle = dnn.handle;
+  ok = graph->SetDesc(CUDNN_ATTR_OPERATIONGRAPH_OPS, *op) &&
+       graph->Set(CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle) &&
+       graph->Finalize() == CUDNN_STATUS_SUCCESS;
+  if (!ok) return failed("the operation graph was refused");
+  Desc heur(dnn, CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
+  const cudnnBackendHeurMode_t heur_mode = CUDNN_HEUR_MODE_A;
+  ok = heur.SetDesc(CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, *graph) &&
+       heur.Set(CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &heur_mode) &&
+       heur.Finalize() == CUDNN_STATUS_SUCCESS;
+  int64_t count = 0;
+  ok = ok && dnn.cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                          CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
+                                          nullptr) == CUDNN_STATUS_SUCCESS;
+  if (!ok || count <= 0) return failed("the heuristics propose no engine");
+  std::vector<DescPtr> configs;
+  std::vector<cudnnBackendDescriptor_t> raw;
+  for (int64_t i = 0; i < count; ++i) {
+    configs.push_back(std::make_shared<Desc>(dnn, CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
+    raw.push_back(configs.back()->get());
+  }
+  if (dnn.cudnnBackendGetAttribute(heur.get(), CUDNN_ATTR_ENGINEHEUR_RESULTS,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &count,
+                                   raw.data()) != CUDNN_STATUS_SUCCESS) {
+    return failed("the heuristics' results could not be read");
+  }
+  // The first kTimedPlans engines that keep the precision and make a plan, timed.
+  std::shared_ptr<GraphConvPlan> best;
+  float best_ms = 0;
+  int made = 0;
+  for (int64_t i = 0; i < count && made < kTimedPlans; ++i) {
+    if (!raw[i] || !KeepsPrecision(dnn, raw[i], float32)) continue;
+    auto plan = std::make_shared<Desc>(dnn, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
+    if (!plan->Set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle) ||
+        !plan->SetDesc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *configs[i]) ||
+        plan->Finalize() != CUDNN_STATUS_SUCCESS) {
+      continue;
+    }
+    auto candidate = std::make_shared<GraphConvPlan>();
+    candidate->keep = {x, w, y, conv, op, graph, configs[i]};
+    candidate->plan = plan;
+    int64_t got = 0;
+    if (dnn.cudnnBackendGetAttribute(plan->get(), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
+                                     CUDNN_TYPE_INT64, 1, &got,
+                                     &candidate->workspace_bytes) != CUDNN_STATUS_SUCCESS ||
+        candidate->workspace_bytes > kMaxWorkspaceBytes) {
+      continue;
+    }
+    ++made;
+    const float ms = TimePlan(dnn, *candidate, a);
+    if (ms < 0) continue;
+    if (!best || ms < best_ms) best = candidate, best_ms = ms;
+  }
+  if (!best) return failed("no engine made a plan that ran");
+  return std::shared_ptr<const GraphConvPlan>(std::move(best));
+}
+
+absl::Status RunGraphConvPlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a,
+                              const std::string& what) {
+  void* workspace = nullptr;
+  if (plan.workspace_bytes > 0) {
+    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, plan.workspace_bytes, a.stream);
+    if (!workspace) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          what, ": workspace of ", plan.workspace_bytes, " bytes: ", cinn_like_get_last_error()));
+    }
+  }
+  absl::Status st = CudnnCheck(dnn, Execute(dnn, plan, a, workspace), what, "cudnnBackendExecute");
+  if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
+  return st;
+}
+
+}  // namespace cinn_like::runtime::cuda
