@@ -71,9 +71,34 @@ class CallPathTest(unittest.TestCase):
         self.calls_track_eager("cuda", chain, mode="reduce-overhead")
         stats = ct.stats()
         # Captured at the second call, again once the first input moved (a new tensor at the
-        # third call moves every input: each position is copied from then on).
-        self.assertEqual(stats["cudagraph_captures"], 2, stats)
+        # third call moves every input: each position is copied from then on), and again at
+        # the fourth, the caller having kept the third's result (from then on results are
+        # copies).
+        self.assertEqual(stats["cudagraph_captures"], 3, stats)
         self.assertEqual(stats["cudagraph_replays"], 3, stats)  # the view recompiles: eager first
+
+    @needs_cuda
+    def test_cudagraph_results_are_aliases_until_a_caller_keeps_one(self):
+        """A loop that lets each result go gets the graph's outputs without copies and no new
+        capture; a view kept across calls is never overwritten."""
+        ct.reset()
+        g = torch.compile(chain, backend="cinn_like", dynamic=False, mode="reduce-overhead")
+        args = fresh("cuda", (64, 32), (32,), (32,), (64, 32))
+        for step in range(6):
+            args[1].mul_(-1.0)  # each call's inputs differ, in place
+            got = g(*args)
+            torch.testing.assert_close(got, chain(*args), rtol=1e-5, atol=1e-6, msg=f"call {step}")
+            del got  # let it go before the next call (`got = g(...)` would still hold it then)
+        stats = ct.stats()
+        self.assertEqual(stats["cudagraph_captures"], 1, stats)
+        self.assertEqual(stats["cudagraph_replays"], 5, stats)
+        row = g(*args)[3]  # a view of a result, kept
+        want = chain(*args)[3]
+        for _ in range(3):
+            args[1].mul_(-1.0)
+            torch.testing.assert_close(g(*args), chain(*args), rtol=1e-5, atol=1e-6)
+        torch.testing.assert_close(row, want, rtol=1e-5, atol=1e-6, msg="the kept view")
+        self.assertEqual(ct.stats()["cudagraph_captures"], 2, ct.stats())
 
     @needs_cuda
     def test_cudagraphs_train_mlp(self):

@@ -12,8 +12,15 @@ address, it becomes a copied one and the graph is captured again (at most once p
 Reading in place is exact whatever tensor now owns the address: the caller passes a tensor
 whose data is at it.
 
-Outputs live in the graph's memory pool and would be overwritten by the next replay, so each
-call returns copies (one more kernel): a result stays valid however long the caller keeps it.
+Outputs live in the graph's memory pool and a replay overwrites them. A call returns aliases of
+them (no copy) as long as the caller lets the previous results go before the next call: before
+each replay the outputs' storages are checked for holders besides the graph
+(`_storage_Use_Count`, as PyTorch's own CUDA-graph trees do). When a caller kept a result (or a
+view of one), the graph is captured again into fresh output buffers (the kept ones stay the
+caller's) and from then on each call returns copies (one more kernel): a result stays valid
+however long the caller keeps it, in both modes. A loop `y = g(x)` still holds the previous `y`
+while the next call runs, so it gets copies after one more capture; a loop that uses each result
+and lets it go (`del y`, or a result consumed in an expression) gets aliases.
 
 Workspaces of the compiled partitions come from PyTorch's caching allocator on the capturing
 stream, hence from the graph's private pool. A graph that cannot be captured (an op that
@@ -51,6 +58,9 @@ class CudaGraphed:
         self._buffers = {}
         self._addresses = None  # the addresses the graph reads, per position
         self._outputs = None
+        self._static = []  # the output tensors among self._outputs
+        self._baseline = []  # their storages' use counts with only the graph holding them
+        self._copy_out = False  # return copies (a caller kept results)
         self._pool = None
 
     def _refuse(self, reason):
@@ -61,7 +71,7 @@ class CudaGraphed:
         if self.reason is not None:
             return self.fn(*args)
         if self._first is None:  # the first call runs as it is and warms everything up
-            # Dynamo's guards keep later calls' inputs of the same kinds as this one's.
+#Dynamo 's guards keep later calls' inputs of the same kinds as this one's.
             if not all(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
                 self._refuse("an input is not a CUDA tensor")
             else:
@@ -79,6 +89,10 @@ class CudaGraphed:
                 self._copied |= moved
                 if not self._capture(args):
                     return self.fn(*args)
+        if not self._copy_out and self._held():
+            self._copy_out = True  # this caller keeps results: fresh buffers, then copies
+            if not self._capture(args):
+                return self.fn(*args)
         if self._copied:
             order = sorted(self._copied)
             torch._foreach_copy_([self._buffers[i] for i in order], [args[i] for i in order])
@@ -115,16 +129,30 @@ class CudaGraphed:
         self.captures += 1
         cache.count("cudagraph_captures")
         self._outputs = outputs
+        flat = [outputs] if isinstance(outputs, torch.Tensor) else list(outputs)
+        self._static = [o for o in flat if isinstance(o, torch.Tensor)]
+        self._baseline = [_use_count(o) for o in self._static]
         self._addresses = [a.data_ptr() for a in static]
         for i in self._copied:
             self._addresses[i] = None
         return True
 
+    def _held(self):
+        """Whether something besides the graph holds an output's storage (the caller kept the
+        last results, or views of them)."""
+        return any(_use_count(o) != b for o, b in zip(self._static, self._baseline))
+
     def _results(self):
         out = self._outputs
+        give = (lambda t: t.clone()) if self._copy_out else (lambda t: t.detach())
         if isinstance(out, torch.Tensor):
-            return out.clone()
-        return type(out)(o.clone() if isinstance(o, torch.Tensor) else o for o in out)
+            return give(out)
+        return type(out)(give(o) if isinstance(o, torch.Tensor) else o for o in out)
+
+
+def _use_count(t):
+    """How many tensors (views included) share t's storage."""
+    return torch._C._storage_Use_Count(t.untyped_storage()._cdata)
 
 
 def wrap(gm, fn):
