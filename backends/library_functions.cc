@@ -14,19 +14,32 @@
 #ifdef CINN_LIKE_WITH_ONEDNN
 #include "runtime/x86/onednn.h"
 #endif
+#ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cudnn_library.h"
+#endif
 
 namespace cinn_like::backends {
 namespace {
 
 using ir::kArgAtCall;
 
-/// The conv2d extern's dtype codes cuDNN takes (runtime/cuda/cudnn.h): float32, float16.
+/// The conv2d extern's dtype codes cuDNN takes (runtime/cuda/cudnn.h): float32, float16. Where
+/// this machine has a GPU (a JIT compile), also that cuDNN can be loaded: if not, the generated
+/// kernel runs instead of a call that would fail at each run. Without a GPU (compiling for
+/// another machine) the call checks.
 absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& args) {
   const int64_t dtype = args.size() > 1 ? args[1] : kArgAtCall;
   if (dtype != 0 && dtype != 1) {
     return absl::UnimplementedError(
         absl::StrCat("the cuDNN conv2d extern takes float32 and float16, not dtype code ", dtype));
   }
+#ifdef CINN_LIKE_WITH_CUDA
+  if (runtime::cuda::EnsureContext().ok()) {
+    const runtime::cuda::Cudnn& dnn = runtime::cuda::GetCudnn();
+    if (!dnn.status.ok()) return dnn.status;
+  }
+#endif
   return std::string("cuDNN");
 }
 

@@ -27,8 +27,9 @@ DECLARE_bool(
 DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
 // Debugging.
-DECLARE_bool(cinn_like_check_indices);    // GPU gathers check indices (synchronizes) vs clamp
-DECLARE_string(cinn_like_debug_fail_op);  // ops (comma-separated) the graph compiler fails on
+DECLARE_string(cinn_like_decline_libraries);  // libraries declined (comma-separated)
+DECLARE_bool(cinn_like_check_indices);        // GPU gathers check indices (synchronizes) vs clamp
+DECLARE_string(cinn_like_debug_fail_op);      // ops (comma-separated) the graph compiler fails on
 // Accuracy self-check (cinn_like/call_check.h).
 DECLARE_bool(cinn_like_self_check);        // cinn_like_call checks outputs against the reference
 DECLARE_string(cinn_like_debug_wrong_op);  // ops (comma-separated) whose results are negated

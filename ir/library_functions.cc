@@ -5,7 +5,11 @@
 #include <mutex>
 #include <utility>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "ir/flags.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -54,6 +58,12 @@ absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, Librar
           absl::StrCat("no library ", LibraryCallName(call), " for target ", target.ToString()));
     }
     f = it->second;
+  }
+  for (absl::string_view name : absl::StrSplit(FLAGS_cinn_like_decline_libraries, ',')) {
+    if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(name), f.library)) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(f.library, " declined by the flag cinn_like_decline_libraries"));
+    }
   }
   // Outside the lock: a check may load a library and build its plan.
   if (f.check) {

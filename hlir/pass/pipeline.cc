@@ -10,6 +10,7 @@
 #include "hlir/pass/graph_dump.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "ir/flags.h"
+#include "ir/library_functions.h"
 #include "ir/pass_runner.h"
 
 namespace cinn_like::hlir {
@@ -32,8 +33,14 @@ std::string GroupsToText(const FusedGraph& fused) {
 PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name) {
   PassOptions options;
   options.dump_name = dump_name;
-  options.conv_channels_last =
-      target.arch == ir::Target::Arch::kNVGPU && FLAGS_cinn_like_extern_libs;
+  if (target.arch == ir::Target::Arch::kNVGPU && FLAGS_cinn_like_extern_libs) {
+    // Only where the channels-last library call will take float16 convolutions (not declined
+    // by a flag, its library loadable): else the transposes would only cost.
+    std::vector<int64_t> probe(18, ir::kArgAtCall);
+    probe[0] = 0, probe[1] = 1;  // no bias, float16
+    options.conv_channels_last =
+        ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
+  }
   return options;
 }
 

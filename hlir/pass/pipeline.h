@@ -25,7 +25,8 @@ struct PassOptions {
 };
 
 /// The options for compiling for `target`, dumps named `dump_name`: float16 convolutions
-/// channels last on NVGPU when library calls are on (the flag cinn_like_extern_libs).
+/// channels last on NVGPU when library calls are on (the flag cinn_like_extern_libs) and the
+/// channels-last convolution call is available.
 PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name);
 
 /// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose

@@ -124,6 +124,24 @@ TEST(FusionGpu, Float16ConvolutionsChannelsLastMatchReference) {
   }
 }
 
+/// cuDNN and cuBLAS declined (the flag cinn_like_decline_libraries, the fallback a library
+/// failure takes): the generated kernels run and match the reference.
+TEST(FusionGpu, DeclinedLibrariesFallBackToGeneratedKernels) {
+  const std::string saved = FLAGS_cinn_like_decline_libraries;
+  FLAGS_cinn_like_decline_libraries = "cuDNN,cuBLAS";
+  for (DType t : {DType::kFloat32, DType::kFloat16}) {
+    NetBuilder b;
+    auto x = b.CreateInput(t, S({33, 40}), "x");
+    auto w = b.CreateInput(t, S({40, 24}), "w");
+    b.MarkOutput(b.Matmul(x, w));
+    auto img = b.CreateInput(t, S({2, 8, 9, 7}), "img");
+    auto k = b.CreateInput(t, S({4, 8, 3, 3}), "k");
+    b.MarkOutput(b.Relu(b.Op("conv2d", {img, k}, {{"paddings", std::vector<int64_t>{1, 1}}})[0]));
+    RunProgramCase(*b.Build(), kGpu, RunOnGpu, t == DType::kFloat16 ? 2e-3 : 1e-4);
+  }
+  FLAGS_cinn_like_decline_libraries = saved;
+}
+
 TEST(FusionGpu, GeneratedMatmulsTiledAndSimpleMatchReference) {
   const bool saved = FLAGS_cinn_like_extern_libs;
   FLAGS_cinn_like_extern_libs = false;  // generated kernels: tiled at 128x64x192, simple at 100
