@@ -60,7 +60,8 @@ typedef void (*cinn_like_free_fn)(void* ctx, void* ptr, int32_t device_type, int
                                   void* stream);
 
 /// Installs the allocation hook for every device (both functions, or both null to restore the
-/// defaults: CPU aligned_alloc(64), CUDA cinn_like_cuda_workspace_alloc); `ctx` is passed back
+/// defaults: CPU aligned_alloc(64) with large blocks kept for reuse (runtime/cpu_block_cache.h),
+/// CUDA cinn_like_cuda_workspace_alloc); `ctx` is passed back
 /// to them. Install it before calling compiled functions: a buffer is freed by the hook
 /// installed when it is freed. Fails when only one of the two functions is null.
 int cinn_like_set_allocator(cinn_like_alloc_fn alloc, cinn_like_free_fn free, void* ctx);

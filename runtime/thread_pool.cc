@@ -1,7 +1,9 @@
-/// \file A small persistent std::thread pool with chunked static scheduling.
+/// \file A small persistent std::thread pool with chunked static scheduling, and the same
+/// loops on a loaded OpenMP runtime's team instead (UseOpenMpForParallelLoops).
 #include "runtime/thread_pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -83,7 +85,51 @@ class ThreadPool {
   int pending_ = 0;
 };
 
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CINN_LIKE_UNDER_TSAN 1
+#endif
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define CINN_LIKE_UNDER_TSAN 1
+#endif
+
+std::atomic<const cinn_like::runtime::OpenMpRuntime*> openmp{nullptr};
+
+struct OpenMpLoop {
+  const cinn_like::runtime::OpenMpRuntime* omp;
+  int32_t extent;
+  void (*fn)(int32_t, void*);
+  void* closure;
+};
+
+/// One team member's chunk of the loop, the same static split as the pool's.
+void RunOpenMpChunk(void* data) {
+  const auto& loop = *static_cast<const OpenMpLoop*>(data);
+  const int64_t team = std::max(1, loop.omp->num_threads()), member = loop.omp->thread_num();
+  const int64_t begin = loop.extent * member / team, end = loop.extent * (member + 1) / team;
+  const bool was_in_region = in_parallel_region;
+  in_parallel_region = true;
+  for (int64_t i = begin; i < end; ++i) loop.fn(static_cast<int32_t>(i), loop.closure);
+  in_parallel_region = was_in_region;
+}
+
 }  // namespace
+
+namespace cinn_like::runtime {
+
+void UseOpenMpForParallelLoops(const OpenMpRuntime& omp) {
+#ifndef CINN_LIKE_UNDER_TSAN
+  if (!omp.parallel || !omp.thread_num || !omp.num_threads) return;
+  const OpenMpRuntime* expected = nullptr;
+  auto* kept = new OpenMpRuntime(omp);  // kept for the process, as the library it points into
+  if (!openmp.compare_exchange_strong(expected, kept)) delete kept;
+#else
+  (void)omp;
+#endif
+}
+
+}  // namespace cinn_like::runtime
 
 extern "C" {
 
@@ -91,6 +137,12 @@ int cinn_like_parallel_for(int32_t extent, void (*fn)(int32_t, void*), void* clo
   if (extent <= 0) return 0;
   if (extent < 2 || in_parallel_region || ThreadPool::Get().num_threads() < 2) {
     for (int32_t i = 0; i < extent; ++i) fn(i, closure);
+    return 0;
+  }
+  if (const auto* omp = openmp.load(std::memory_order_acquire)) {
+    OpenMpLoop loop{omp, extent, fn, closure};
+    const auto threads = static_cast<unsigned>(std::min(ThreadPool::Get().num_threads(), extent));
+    omp->parallel(RunOpenMpChunk, &loop, threads, 0);
     return 0;
   }
   ThreadPool::Get().Run(extent, fn, closure);

@@ -1,4 +1,5 @@
-/// \file The CPU thread pool that JIT-compiled parallel loops run on, behind a C ABI.
+/// \file The CPU thread pool that JIT-compiled parallel loops run on, behind a C ABI, or the
+/// OpenMP team of the libraries that run on one (oneDNN), once such a library is loaded.
 #pragma once
 
 #include <stdint.h>
@@ -8,7 +9,8 @@ extern "C" {
 #endif
 
 /// Runs fn(i, closure) for every i in [0, extent) on a persistent pool of
-/// std::thread::hardware_concurrency() threads, splitting the range into one contiguous chunk
+/// std::thread::hardware_concurrency() threads (or on the calling thread's OpenMP team of as
+/// many threads, see UseOpenMpForParallelLoops), splitting the range into one contiguous chunk
 /// per thread (static scheduling); the caller runs a chunk too and returns when all are done.
 /// Runs serially on the calling thread when extent < 2, when the pool has one thread, or when
 /// called from inside a pool task (nested parallel loops). Returns 0.
@@ -19,4 +21,23 @@ int32_t cinn_like_num_threads(void);
 
 #ifdef __cplusplus
 }
+
+namespace cinn_like::runtime {
+
+/// The entry points of a loaded OpenMP runtime (libgomp's ABI, which LLVM's libomp exports too).
+struct OpenMpRuntime {
+  void (*parallel)(void (*fn)(void*), void* data, unsigned num_threads, unsigned flags);
+  int (*thread_num)();
+  int (*num_threads)();
+};
+
+/// From now on, parallel loops run on the calling thread's team of `omp` instead of the pool.
+/// A library running on OpenMP (oneDNN) leaves its threads spinning for a while after each call
+/// (OMP_WAIT_POLICY's default); on as many cores, the pool's threads would fight them for the
+/// cores until they sleep, where the same team takes the next loop at once. Called by whoever
+/// loads such a library; the first call wins. Ignored under ThreadSanitizer, which does not
+/// see OpenMP's synchronization.
+void UseOpenMpForParallelLoops(const OpenMpRuntime& omp);
+
+}  // namespace cinn_like::runtime
 #endif

@@ -1,5 +1,6 @@
 /// \file The workspace allocation hook: what JIT host code calls to allocate intermediates,
-/// and the defaults it falls back to (aligned_alloc on CPU, the CUDA driver on GPU).
+/// and the defaults it falls back to (aligned blocks kept for reuse on CPU, the CUDA driver on
+/// GPU).
 #include <dlpack/dlpack.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
+#include "runtime/cpu_block_cache.h"
 #include "runtime/device_name.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cuda_runtime.h"
@@ -50,9 +52,8 @@ void* DefaultAlloc(int32_t device_type, size_t bytes, void* stream) {
       if (bytes > SIZE_MAX - kAlignment) {
         return Fail(What(device_type, bytes) + " failed: the size is out of range");
       }
-      // aligned_alloc wants a multiple of the alignment; 0 bytes still gives a pointer.
-      size_t rounded = (std::max<size_t>(bytes, 1) + kAlignment - 1) / kAlignment * kAlignment;
-      void* p = std::aligned_alloc(kAlignment, rounded);
+      // Large blocks are kept for the next call (runtime/cpu_block_cache.h says why).
+      void* p = cinn_like::runtime::CpuBlockAlloc(bytes);
       if (!p) return Fail(What(device_type, bytes) + " failed: out of host memory");
       return p;
     }
@@ -75,7 +76,7 @@ void* DefaultAlloc(int32_t device_type, size_t bytes, void* stream) {
 int DefaultFree(int32_t device_type, void* ptr, void* stream) {
   switch (device_type) {
     case kDLCPU:
-      std::free(ptr);
+      cinn_like::runtime::CpuBlockFree(ptr);
       return 0;
 #ifdef CINN_LIKE_WITH_CUDA
     case kDLCUDA:

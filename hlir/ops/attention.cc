@@ -159,7 +159,15 @@ absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int
 void RegisterAttentionOps(OpRegistry& r) {
   OpDef attention{kOp, OpPattern::kOpaque, 3, 4, 2, InferAttention, ReferenceAttention};
   attention.compute = ops::AttentionCompute();
-  attention.extern_compute = ops::AttentionKernelCompute();
+  // The fused kernel where the target has one (NVGPU), whatever it answers; else the library
+  // matmuls (x86).
+  attention.extern_compute =
+      [kernel = ops::AttentionKernelCompute(), matmuls = ops::AttentionMatmulCompute()](
+          const ir::Target& target, const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
+          const std::vector<ComputeOutput>& outs, const std::string& name) {
+        const bool fused = ops::FindLibrary(target, ir::LibraryCall::kAttention, {}).ok();
+        return (fused ? kernel : matmuls)(target, in, attrs, outs, name);
+      };
   r.Register(std::move(attention));
 }
 

@@ -1,8 +1,9 @@
 /// \file The attention op (scaled dot-product attention, PyTorch's semantics) shared by its
 /// files: attention.cc (inference, float64 reference, registration), attention_compute.cc (the
-/// decomposed compute in lang: q kᵀ, a masked softmax and p v, for x86 and as the GPU's
-/// fallback) and attention_kernel.cc (the fused flash-attention kernel on NVGPU, whose CUDA
-/// template lives in backends/cuda/attention_kernel_source.cc).
+/// decomposed compute in lang: q kᵀ, a masked softmax and p v, for the cases the library
+/// computes below decline), attention_kernel.cc (the fused flash-attention kernel on NVGPU, whose
+/// CUDA template lives in backends/cuda/attention_kernel_source.cc) and attention_library.cc
+/// (x86: q kᵀ and p v as library matmuls around a generated softmax).
 ///
 ///   attention(q [B, H, Lq, D], k [B, Hkv, Lk, D], v [B, Hkv, Lk, Dv], [mask]) ->
 ///       (out [B, H, Lq, Dv] of q's dtype, logsumexp [B, H, Lq] float32)
@@ -37,5 +38,9 @@ ComputeFn AttentionCompute();
 /// backends/cuda adds to the module); cases the kernel does not take (float64, head dims above
 /// 256) are declined.
 ExternComputeFn AttentionKernelCompute();
+/// On a target without the fused kernel: q kᵀ and p v as two library matmuls
+/// (ir::LibraryCall::kMatmul, oneDNN on x86) around a generated masked softmax; float32 only,
+/// other cases declined.
+ExternComputeFn AttentionMatmulCompute();
 
 }  // namespace cinn_like::hlir::ops

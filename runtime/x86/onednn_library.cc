@@ -45,6 +45,11 @@ absl::StatusOr<Dnnl> Load() {
   d.omp_set_num_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "omp_set_num_threads"));
   d.omp_get_max_threads = reinterpret_cast<int (*)()>(dlsym(lib, "omp_get_max_threads"));
   if (!d.omp_get_max_threads) d.omp_set_num_threads = nullptr;
+  // Generated parallel loops go to the same OpenMP team, which spins between oneDNN's calls
+  // (runtime/thread_pool.h says why).
+  OpenMpRuntime omp{reinterpret_cast<decltype(omp.parallel)>(dlsym(lib, "GOMP_parallel")),
+                    reinterpret_cast<decltype(omp.thread_num)>(dlsym(lib, "omp_get_thread_num")),
+                    reinterpret_cast<decltype(omp.num_threads)>(dlsym(lib, "omp_get_num_threads"))};
   absl::Status st =
       CheckDnnl(d, d.dnnl_engine_create(&d.engine, dnnl_cpu, 0), "dnnl_engine_create");
   if (st.ok()) {
@@ -52,6 +57,7 @@ absl::StatusOr<Dnnl> Load() {
                    "dnnl_stream_create");
   }
   if (!st.ok()) return absl::UnavailableError(st.message());
+  if (d.omp_set_num_threads) UseOpenMpForParallelLoops(omp);
   return d;
 }
 

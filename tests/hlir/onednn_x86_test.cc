@@ -1,4 +1,5 @@
-/// \file matmul, linear and conv2d on x86 through oneDNN (runtime/x86/onednn.h): each case is
+/// \file matmul, linear, conv2d and attention's two products on x86 through oneDNN
+/// (runtime/x86/onednn.h, hlir/ops/attention_library.cc): each case is
 /// compiled by the graph compiler, checked to call the oneDNN extern (or, where the case is
 /// declined, the generated compute), and run on fresh random data against the reference
 /// interpreter at the tolerances of tests/op_cases.h (float32: 3e-5 relative to the sum of the
@@ -148,6 +149,46 @@ TEST(OneDnnX86, Conv2dsCallOneDnnAndMatchTheReference) {
           f);
 }
 
+// attention's q kᵀ and p v are two oneDNN matmuls around the generated softmax: grouped heads
+// (no gather), bool and float masks broadcast, causal with Lq below and above Lk, a value head
+// dim unlike q's, a symbolic query length, the benchmark's layer size.
+TEST(OneDnnX86, AttentionProductsCallOneDnnAndMatchTheReference) {
+  SKIP_WITHOUT_ONEDNN();
+  const std::string f = "cinn_like_dnnl_matmul";
+  const DType b = DType::kBool;
+  RunCase({"attention",
+           {kF32, kF32, kF32},
+           {S({2, 4, 5, 8}), S({2, 2, 6, 8}), S({2, 2, 6, 8})},
+           {},
+           {}},
+          f);
+  RunCase({"attention",
+           {kF32, kF32, kF32, b},
+           {S({2, 6, 33, 16}), S({2, 3, 40, 16}), S({2, 3, 40, 12}), S({2, 1, 33, 40})},
+           {{"causal", true}},
+           {}},
+          f);
+  RunCase({"attention",
+           {kF32, kF32, kF32, kF32},
+           {S({1, 2, 33, 16}), S({1, 2, 20, 16}), S({1, 2, 20, 16}), S({33, 20})},
+           {{"causal", true}, {"scale", 0.3}},
+           {}},
+          f);
+  RunCase({"attention",
+           {kF32, kF32, kF32},
+           {Shape{Dim::Known(1), Dim::Known(2), Sym("n"), Dim::Known(32)}, S({1, 2, 33, 32}),
+            S({1, 2, 33, 32})},
+           {{"scale", 0.25}},
+           {}},
+          f);
+  RunCase({"attention",
+           {kF32, kF32, kF32},
+           {S({2, 8, 128, 32}), S({2, 8, 128, 32}), S({2, 8, 128, 32})},
+           {},
+           {}},
+          f);
+}
+
 #ifdef CINN_LIKE_WITH_ONEDNN
 // bfloat16 is a library call exactly when oneDNN has a fast implementation for it on this CPU
 // (AVX-512), which the graph compiler asks at compile time; either way it matches.
@@ -238,6 +279,24 @@ TEST(OneDnnX86Fallback, DeclinedCasesAreGeneratedAndTheDumpSaysWhy) {
   RunCase(conv, "");
   EXPECT_THAT(Tactics(conv, "declined_conv"),
               HasSubstr("library.declined (the paddings are not symmetric)"));
+}
+
+// Other dtypes keep the decomposed compute (the products accumulate in float32 there), and
+// the dump says why.
+TEST(OneDnnX86Fallback, AttentionInOtherDTypesIsGenerated) {
+  for (DType t : {DType::kFloat16, DType::kFloat64}) {
+    OpCase c{"attention",
+             {t, t, t},
+             {S({1, 4, 7, 16}), S({1, 2, 9, 16}), S({1, 2, 9, 16})},
+             {{"causal", true}},
+             {}};
+    RunCase(c, "");
+    if (WhyNoOneDnn().empty()) {
+      EXPECT_THAT(Tactics(c, "attention_" + std::string(DTypeName(t))),
+                  HasSubstr("library.declined (the library matmuls are taken for float32 "
+                            "attention only)"));
+    }
+  }
 }
 
 TEST(OneDnnX86Fallback, TheDumpNamesTheImplementationThatRuns) {
