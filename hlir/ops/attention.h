@@ -18,6 +18,9 @@
 /// default false).
 #pragma once
 
+#include <functional>
+#include <vector>
+
 #include "hlir/op.h"
 
 namespace cinn_like::hlir::ops {
@@ -29,6 +32,13 @@ struct AttentionAttrs {
 };
 /// The attributes for a head dimension `head_dim` (-1 when symbolic: then `scale` is required).
 absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim);
+
+/// The score of (b, h, i, j) from the products `qk` [B, H, Lq, Lk] in type `acc`: scaled, the
+/// float mask (in[3], broadcast) added, -inf where a key is not kept (a bool mask, `causal`).
+std::function<ir::Expr(const std::vector<ir::Expr>&)> MaskedScore(const ir::Tensor& qk,
+                                                                  const AttentionAttrs& a,
+                                                                  const std::vector<ir::Tensor>& in,
+                                                                  ir::Type acc);
 
 /// The decomposed compute: the scores q kᵀ, their row max and sum of exponentials, and p v
 /// scaled by the sum, accumulated in float32 (float64 for float64 inputs).

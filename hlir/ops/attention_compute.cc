@@ -18,6 +18,25 @@ using Tensors = absl::StatusOr<std::vector<Tensor>>;
 
 }  // namespace
 
+std::function<Expr(const std::vector<Expr>&)> MaskedScore(const Tensor& qk, const AttentionAttrs& a,
+                                                          const std::vector<Tensor>& in,
+                                                          ir::Type acc) {
+  return [=](const std::vector<Expr>& i) {
+    Expr s = qk(i) * Const(acc, a.scale);
+    Expr keep;
+    if (a.causal) keep = i[3] <= i[2];
+    if (in.size() == 4) {
+      Expr m = BroadcastRead(in[3], i);
+      if (m.type().is_bool()) {
+        keep = keep.defined() ? (keep && m) : m;
+      } else {
+        s = s + ir::Cast::Make(acc, m);
+      }
+    }
+    return keep.defined() ? ir::Select::Make(keep, s, -Const(acc, INFINITY)) : s;
+  };
+}
+
 ComputeFn AttentionCompute() {
   return [](const std::vector<Tensor>& in, const AttributeMap& attrs,
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
@@ -43,21 +62,7 @@ ComputeFn AttentionCompute() {
               widen(q(i[0], i[1], i[2], d.var)) * widen(k(i[0], kv_head(i[1]), i[3], d.var)), {d});
         },
         name + "_qk");
-    // The score of (b, h, i, j): scaled, the float mask added, -inf where a key is not kept.
-    auto score = [&](const Indices& i) {
-      Expr s = qk(i) * Const(acc, a->scale);
-      Expr keep;
-      if (a->causal) keep = i[3] <= i[2];
-      if (in.size() == 4) {
-        Expr m = BroadcastRead(in[3], i);
-        if (m.type().is_bool()) {
-          keep = keep.defined() ? (keep && m) : m;
-        } else {
-          s = s + ir::Cast::Make(acc, m);
-        }
-      }
-      return keep.defined() ? ir::Select::Make(keep, s, -inf) : s;
-    };
+    auto score = MaskedScore(qk, *a, in, acc);
     ir::IterVar j = ir::ReduceAxis(lk, "j");
     Tensor mx = ir::Compute(
         {batch, heads, lq},

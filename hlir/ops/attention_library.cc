@@ -80,21 +80,7 @@ ExternComputeFn AttentionMatmulCompute() {
     const ir::Type f32 = ir::Float(32);
     const Expr inf = Const(f32, INFINITY);
     Tensor qk = Product(name + "_qk", {batch, heads, lq, lk}, q, k, qk_call->function, qk_ints);
-    // The score of (b, h, i, j): scaled, the float mask added, -inf where a key is not kept.
-    auto score = [&](const Indices& i) {
-      Expr s = qk(i) * Const(f32, a->scale);
-      Expr keep;
-      if (a->causal) keep = i[3] <= i[2];
-      if (in.size() == 4) {
-        Expr m = BroadcastRead(in[3], i);
-        if (m.type().is_bool()) {
-          keep = keep.defined() ? (keep && m) : m;
-        } else {
-          s = s + ir::Cast::Make(f32, m);
-        }
-      }
-      return keep.defined() ? ir::Select::Make(keep, s, -inf) : s;
-    };
+    auto score = MaskedScore(qk, *a, in, f32);
     ir::IterVar j = ir::ReduceAxis(lk, "j");
     Tensor mx = ir::Compute(
         {batch, heads, lq},

@@ -31,10 +31,6 @@ bool IsTranspose(const Node& node, const std::vector<int64_t>& perm) {
 
 absl::StatusOr<Graph> ConvToChannelsLast(const Graph& graph) {
   const int num_nodes = static_cast<int>(graph.nodes().size());
-  std::vector<int> producer(graph.values().size(), -1);
-  for (int n = 0; n < num_nodes; ++n) {
-    for (int v : graph.nodes()[n].outputs) producer[v] = n;
-  }
   GraphRewriter rw(graph);
   for (int n = 0; n < num_nodes; ++n) {
     const Node& node = graph.nodes()[n];
@@ -48,7 +44,7 @@ absl::StatusOr<Graph> ConvToChannelsLast(const Graph& graph) {
     std::vector<int> inputs;
     for (int k = 0; k < 2; ++k) {
       const int v = node.inputs[k];
-      const int p = producer[v];
+      const int p = graph.values()[v].producer;
       if (p >= 0 && IsTranspose(graph.nodes()[p], kToNchw)) {
         inputs.push_back(rw.Map(graph.nodes()[p].inputs[0]));
         continue;
