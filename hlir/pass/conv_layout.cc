@@ -1,6 +1,11 @@
-/// \file The conv layout pass, through the graph rewriter.
+/// \file The conv layout pass, through the graph rewriter: a convolution's channels-last result
+/// is kept pending (its NCHW form made only where something needs it), elementwise ops on it run
+/// channels last, and a convolution reading a pending value reads it directly.
 #include "hlir/pass/conv_layout.h"
 
+#include <map>
+
+#include "hlir/op.h"
 #include "hlir/pass/graph_rewriter.h"
 
 namespace cinn_like::hlir {
@@ -27,43 +32,149 @@ bool IsTranspose(const Node& node, const std::vector<int64_t>& perm) {
   return p.ok() && *p == perm;
 }
 
-}  // namespace
+class ChannelsLast {
+ public:
+  explicit ChannelsLast(const Graph& graph) : graph_(graph), rw_(graph) {}
 
-absl::StatusOr<Graph> ConvToChannelsLast(const Graph& graph) {
-  const int num_nodes = static_cast<int>(graph.nodes().size());
-  GraphRewriter rw(graph);
-  for (int n = 0; n < num_nodes; ++n) {
-    const Node& node = graph.nodes()[n];
-    if (!Rewrites(graph, node)) {
-      absl::Status s = rw.CopyNode(n);
+  absl::StatusOr<Graph> Run() {
+    for (int n = 0; n < static_cast<int>(graph_.nodes().size()); ++n) {
+      const Node& node = graph_.nodes()[n];
+      absl::Status s = Rewrites(graph_, node) ? Conv(node)
+                       : Sinks(node)          ? Elementwise(node)
+                                              : Copy(n);
       if (!s.ok()) return s;
-      continue;
     }
-    const std::string& name = graph.values()[node.outputs[0]].name;
-    // x and w channels last: x read from before a transpose to NCHW where there is one.
+    for (int v : graph_.outputs()) {
+      auto m = Materialize(v);
+      if (!m.ok()) return m.status();
+    }
+    return rw_.Finish();
+  }
+
+ private:
+  /// The new value standing for old value `v`: a pending one's NCHW form made now, under v's
+  /// own name (it may be a graph output).
+  absl::StatusOr<int> Materialize(int v) {
+    if (rw_.Map(v) >= 0) return rw_.Map(v);
+    const std::string& name = graph_.values()[v].name;
+    auto back = rw_.AddNode("transpose", {pending_.at(v)}, {{"perm", kToNchw}}, name, {name});
+    if (!back.ok()) return back.status();
+    rw_.SetMap(v, (*back)[0]);
+    return (*back)[0];
+  }
+
+  absl::Status Copy(int n) {
+    for (int v : graph_.nodes()[n].inputs) {
+      auto m = Materialize(v);
+      if (!m.ok()) return m.status();
+    }
+    return rw_.CopyNode(n);
+  }
+
+  /// Old value `v` channels last: a pending value as it is, the input of a transpose to NCHW,
+  /// else a transpose of it.
+  absl::StatusOr<int> ChannelsLastOf(int v) {
+    if (auto it = pending_.find(v); it != pending_.end()) return it->second;
+    const int p = graph_.values()[v].producer;
+    if (p >= 0 && IsTranspose(graph_.nodes()[p], kToNchw))
+      return Materialize(graph_.nodes()[p].inputs[0]);
+    auto m = Materialize(v);
+    if (!m.ok()) return m.status();
+    auto t = rw_.AddNode("transpose", {*m}, {{"perm", kToNhwc}}, graph_.values()[v].name + "_nhwc");
+    if (!t.ok()) return t.status();
+    return (*t)[0];
+  }
+
+  absl::Status Conv(const Node& node) {
     std::vector<int> inputs;
     for (int k = 0; k < 2; ++k) {
-      const int v = node.inputs[k];
-      const int p = graph.values()[v].producer;
-      if (p >= 0 && IsTranspose(graph.nodes()[p], kToNchw)) {
-        inputs.push_back(rw.Map(graph.nodes()[p].inputs[0]));
+      auto v = ChannelsLastOf(node.inputs[k]);
+      if (!v.ok()) return v.status();
+      inputs.push_back(*v);
+    }
+    if (node.inputs.size() == 3) {
+      auto bias = Materialize(node.inputs[2]);
+      if (!bias.ok()) return bias.status();
+      inputs.push_back(*bias);
+    }
+    AttributeMap attrs = node.attrs;
+    attrs["data_format"] = std::string("NHWC");
+    auto conv =
+        rw_.AddNode("conv2d", inputs, attrs, graph_.values()[node.outputs[0]].name + "_nhwc");
+    if (!conv.ok()) return conv.status();
+    pending_[node.outputs[0]] = (*conv)[0];
+    return absl::OkStatus();
+  }
+
+  /// Whether elementwise node `node` can run channels last: it reads a pending value, has its
+  /// shape, and its other inputs broadcast to that shape (a rank of at most 4).
+  bool Sinks(const Node& node) const {
+    auto def = OpRegistry::Global().Find(node.op);
+    if (!def.ok() || node.outputs.size() != 1 ||
+        ((*def)->pattern != OpPattern::kElementwise && (*def)->pattern != OpPattern::kBroadcast)) {
+      return false;
+    }
+    for (const char* shaping : {"shape", "axis", "axes", "perm"}) {
+      if (node.attrs.count(shaping)) return false;
+    }
+    const Shape& out = graph_.values()[node.outputs[0]].desc.shape;
+    bool reads_pending = false;
+    for (int v : node.inputs) {
+      const Shape& shape = graph_.values()[v].desc.shape;
+      if (pending_.count(v)) {
+        if (shape != out) return false;
+        reads_pending = true;
+      } else if (shape.size() > 4 || !IsStatic(shape)) {
+        return false;
+      }
+    }
+    return reads_pending && out.size() == 4;
+  }
+
+  /// `node` on channels-last operands: pending values as they are, others (broadcast) made
+  /// rank 4 and transposed; its result pending.
+  absl::Status Elementwise(const Node& node) {
+    std::vector<int> inputs;
+    for (int v : node.inputs) {
+      if (auto it = pending_.find(v); it != pending_.end()) {
+        inputs.push_back(it->second);
         continue;
       }
-      auto t = rw.AddNode("transpose", {rw.Map(v)}, {{"perm", kToNhwc}},
-                          graph.values()[v].name + "_nhwc");
+      auto m = Materialize(v);
+      if (!m.ok()) return m.status();
+      const Shape& shape = graph_.values()[v].desc.shape;
+      if (shape.empty()) {  // a scalar broadcasts in any layout
+        inputs.push_back(*m);
+        continue;
+      }
+      int four = *m;
+      const std::string& name = graph_.values()[v].name;
+      if (shape.size() < 4) {
+        std::vector<int64_t> dims(4 - shape.size(), 1);
+        for (const Dim& d : shape) dims.push_back(d.value);
+        auto r = rw_.AddNode("reshape", {four}, {{"shape", dims}}, name + "_4d");
+        if (!r.ok()) return r.status();
+        four = (*r)[0];
+      }
+      auto t = rw_.AddNode("transpose", {four}, {{"perm", kToNhwc}}, name + "_nhwc");
       if (!t.ok()) return t.status();
       inputs.push_back((*t)[0]);
     }
-    if (node.inputs.size() == 3) inputs.push_back(rw.Map(node.inputs[2]));
-    AttributeMap attrs = node.attrs;
-    attrs["data_format"] = std::string("NHWC");
-    auto conv = rw.AddNode("conv2d", inputs, attrs, name + "_nhwc");
-    if (!conv.ok()) return conv.status();
-    auto back = rw.AddNode("transpose", {(*conv)[0]}, {{"perm", kToNchw}}, name, {name});
-    if (!back.ok()) return back.status();
-    rw.SetMap(node.outputs[0], (*back)[0]);
+    auto out =
+        rw_.AddNode(node.op, inputs, node.attrs, graph_.values()[node.outputs[0]].name + "_nhwc");
+    if (!out.ok()) return out.status();
+    pending_[node.outputs[0]] = (*out)[0];
+    return absl::OkStatus();
   }
-  return rw.Finish();
-}
+
+  const Graph& graph_;
+  GraphRewriter rw_;
+  /// Old values whose NCHW form is transpose(new value, kToNchw), not made yet.
+  std::map<int, int> pending_;
+};
+
+}  // namespace
+
+absl::StatusOr<Graph> ConvToChannelsLast(const Graph& graph) { return ChannelsLast(graph).Run(); }
 
 }  // namespace cinn_like::hlir

@@ -71,8 +71,11 @@ DescPtr Tensor(const Cudnn& dnn, int64_t uid, cudnnDataType_t type, int64_t n, i
 }
 
 /// Whether an engine's numerical notes keep the extern's promise: FP32 accumulation, no TF32
-/// (or other down-conversion) for float32 operands, deterministic.
-bool KeepsPrecision(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32) {
+/// (or other down-conversion) for float32 operands, deterministic; and, unless
+/// `allow_compiled`, whether it runs precompiled kernels (a runtime-compiled engine costs the
+/// first call a second or more of NVRTC inside cuDNN: resnet18 in float16 took 33 s to compile).
+bool Acceptable(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32,
+                bool allow_compiled) {
   Desc engine(dnn, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
   cudnnBackendDescriptor_t e = engine.get();
   int64_t got = 0;
@@ -80,6 +83,16 @@ bool KeepsPrecision(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool floa
                                          CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
                                          &e) != CUDNN_STATUS_SUCCESS) {
     return false;
+  }
+  cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
+  int64_t behaviors = 0;
+  if (dnn.cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+                                   CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &behaviors,
+                                   behavior) != CUDNN_STATUS_SUCCESS) {
+    return false;
+  }
+  for (int64_t i = 0; i < behaviors && !allow_compiled; ++i) {
+    if (behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) return false;
   }
   cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
   int64_t count = 0;
@@ -240,12 +253,17 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
                                    raw.data()) != CUDNN_STATUS_SUCCESS) {
     return failed("the heuristics' results could not be read");
   }
-  // The first kTimedPlans engines that keep the precision and make a plan, timed.
+  // The first kTimedPlans engines that keep the precision and make a plan, timed; precompiled
+  // ones first, runtime-compiled ones only where no precompiled one runs.
   std::shared_ptr<GraphConvPlan> best;
   float best_ms = 0;
   int made = 0;
-  for (int64_t i = 0; i < count && made < kTimedPlans; ++i) {
-    if (!raw[i] || !KeepsPrecision(dnn, raw[i], float32)) continue;
+  for (int64_t j = 0; j < 2 * count && made < kTimedPlans; ++j) {
+    const int64_t i = j % count;
+    const bool allow_compiled = j >= count;
+    if (allow_compiled && best) break;
+    if (!raw[i] || !Acceptable(dnn, raw[i], float32, allow_compiled)) continue;
+    if (allow_compiled && Acceptable(dnn, raw[i], float32, false)) continue;  // tried already
     auto plan = std::make_shared<Desc>(dnn, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     if (!plan->Set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle) ||
         !plan->SetDesc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *configs[i]) ||

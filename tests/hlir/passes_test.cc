@@ -341,6 +341,33 @@ TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {
   EXPECT_EQ(CountOp(f.graph, "transpose"), 4) << GroupsString(f);
 }
 
+TEST(GraphPasses, ChannelsLastRunsThroughElementwiseOpsBetweenConvolutions) {
+  // conv -> batch_norm -> relu -> conv -> + residual -> relu: channels last throughout, a
+  // transpose only where the graph's inputs enter and where its output leaves (and the
+  // residual, an NCHW input added to a channels-last value).
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat16, MakeShape({2, 8, 6, 5}), "x");
+  Var w1 = b.CreateInput(DType::kFloat16, MakeShape({8, 8, 3, 3}), "w1");
+  Var w2 = b.CreateInput(DType::kFloat16, MakeShape({8, 8, 3, 3}), "w2");
+  Var p[4];
+  for (int i = 0; i < 4; ++i) {
+    p[i] = b.CreateInput(DType::kFloat16, MakeShape({8}), i == 3 ? "var" : "p" + std::to_string(i));
+  }
+  AttributeMap pad{{"paddings", std::vector<int64_t>{1, 1}}};
+  Var h = b.Relu(b.BatchNorm(b.Op("conv2d", {x, w1}, pad)[0], p[0], p[1], p[2], p[3]));
+  b.MarkOutput(b.Relu(b.Add(b.Op("conv2d", {h, w2}, pad)[0], x)));
+  Graph g = Build(b);
+  PassOptions options;
+  options.conv_channels_last = true;
+  FusedGraph f = Pipeline(g, options);  // results checked against the graph's
+  int full = 0;  // transposes of whole activations (not of weights or per-channel parameters)
+  for (const Node& n : f.graph.nodes()) {
+    if (n.op == "transpose" && f.graph.values()[n.outputs[0]].desc.shape[0].value == 2) ++full;
+  }
+  EXPECT_EQ(full, 2) << GroupsString(f);  // x in (once, shared by conv and residual), y out
+  EXPECT_EQ(CountOp(f.graph, "transpose"), 2 + 2 + 2) << GroupsString(f);  // + w1, w2, 2 params
+}
+
 TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
