@@ -60,6 +60,28 @@ bool IsColumnReduction(const ir::Stage& s) {
   return !f.row;
 }
 
+int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial) {
+  struct Finder : ir::IRVisitor {
+    std::vector<const ir::Variable*> axes;
+    int found = -1;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      if (found < 0 && !op->indices.empty() && axes.size() >= 2) {
+        const ir::Expr& last = op->indices.back();
+        if (!ir::UsesVar(last, axes.back())) {
+          for (int a = static_cast<int>(axes.size()) - 2; a >= 0 && found < 0; --a) {
+            if (ir::UsesVar(last, axes[a])) found = a;
+          }
+        }
+      }
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  for (const ir::Var& v : spatial) f.axes.push_back(v.As<ir::Variable>());
+  f.Visit(s.InlinedBody());
+  return f.found;
+}
+
 int RowThreads(int64_t extent, const ir::Target& target) {
   const int64_t warp = target.warp_size();
   if (extent > 0 && extent < kBlockThreads) {

@@ -35,6 +35,12 @@ int64_t ReduceExtent(const ir::Stage& s);
 /// axis: the reduced axes are not the contiguous one (a column reduction).
 bool IsColumnReduction(const ir::Stage& s);
 
+/// For an elementwise stage that changes a layout (a transpose, fused or not): the position
+/// among `spatial` (the stage's spatial root axes, outermost first) of the axis indexing the
+/// innermost dim of a load whose innermost index does not use the innermost axis, or -1 when
+/// every load reads along the innermost axis (or none is that simple).
+int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial);
+
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
 /// fewer for a short row (a multiple of the target's warp size covering it).
 int RowThreads(int64_t extent, const ir::Target& target);

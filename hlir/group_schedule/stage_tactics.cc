@@ -178,13 +178,45 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       c.why = "no spatial axis";
       return c;
     }
-    auto fused = FuseAll(s, l.spatial);
-    if (!fused.ok()) return fused.status();
     const int64_t total = StaticExtent(s, l.spatial);
     int64_t inner = StaticExtent(s, {l.spatial.back()});
     // One 128-bit vector per thread: 4 floats, 8 halves, 2 doubles, 16 bytes.
     const int bytes = s.tensor()->dtype.bytes();
     const int lanes = bytes > 0 ? target.vector_bytes() / bytes : 1;
+    const int transposed = kind == StageKind::kElementwise ? TransposedAxis(s, l.spatial) : -1;
+    const int second = static_cast<int>(l.spatial.size()) - 2;
+    if (transposed >= 0 && transposed != second && lanes >= 2 && inner > 0 && inner % lanes == 0) {
+      // A layout change: each thread still writes one vector of the output's innermost axis,
+      // but neighbouring threads take neighbouring indices of the axis that is innermost in the
+      // strided load, so that a warp's loads share lines (H100, a float16 NHWC -> NCHW
+      // batch_norm + relu: 47 -> 18 us). Where that axis is already the second innermost
+      // (NCHW -> NHWC), the usual order shares lines too and writes whole lines (14 us against
+      // 18 reordered).
+      auto parts = s.Split(l.spatial.back(), lanes);
+      if (!parts.ok()) return parts.status();
+      std::vector<ir::Var> order;
+      for (int a = 0; a + 1 < static_cast<int>(l.spatial.size()); ++a) {
+        if (a != transposed) order.push_back(l.spatial[a]);
+      }
+      order.push_back(parts->first);
+      order.push_back(l.spatial[transposed]);
+      absl::Status st = s.Reorder(order);
+      if (!st.ok()) return st;
+      auto fused = FuseAll(s, order);
+      if (!fused.ok()) return fused.status();
+      st = s.Vectorize(parts->second);
+      if (st.ok()) st = BindBlocksAndThreads(s, *fused, kBlockThreads);
+      if (!st.ok()) return st;
+      c.tactic = "elementwise.vector_layout_change";
+      c.why =
+          absl::StrCat(total, " outputs of ", bytes, " bytes, a load's innermost dim indexed by ",
+                       "output axis ", transposed, ": vectors of ", lanes,
+                       " along the innermost axis, neighbouring threads along axis ", transposed,
+                       ", blocks of ", kBlockThreads);
+      return c;
+    }
+    auto fused = FuseAll(s, l.spatial);
+    if (!fused.ok()) return fused.status();
     if (c.tactic.empty()) {
       c.tactic = kind == StageKind::kMatmul ? "matmul.thread_per_output" : "elementwise.scalar";
       c.why = absl::StrCat(CountText(total), " outputs over blocks of ", kBlockThreads);

@@ -91,6 +91,37 @@ TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {
   EXPECT_THAT(src, HasSubstr("const float bcast"));
 }
 
+TEST(GroupScheduleNVGPU, LayoutChangesPutNeighbouringThreadsOnTheStridedLoadsLines) {
+  // NHWC -> NCHW (a channels-last convolution's result into batch_norm + relu): each thread
+  // writes 8 halves along W, and neighbouring threads take neighbouring channels, which are
+  // neighbours in the channels-last input: the thread index modulo C indexes the load.
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat16, S({4, 56, 56, 64}), "x");
+  b.MarkOutput(b.Relu(b.Transpose(x, {0, 3, 1, 2})));
+  std::string src = Kernels(CompiledSource(*b.Build()));
+  EXPECT_THAT(src, HasSubstr("*reinterpret_cast<uint4*>(&")) << src;
+  EXPECT_THAT(src, HasSubstr("threadIdx.x")) << src;
+  EXPECT_THAT(src, HasSubstr("_inner % 64;")) << src;  // the channel of this thread
+  // NCHW -> NHWC keeps the usual order: W, the input's contiguous axis, is already the next
+  // axis of the output's after C, so neighbouring threads share the input's lines.
+  NetBuilder c;
+  auto y = c.CreateInput(DType::kFloat16, S({4, 64, 56, 56}), "y");
+  c.MarkOutput(c.Transpose(y, {0, 2, 3, 1}));
+  const std::string dir = ::testing::TempDir() + "/layout_change_dump";
+  const std::string old = FLAGS_cinn_like_dump_dir;
+  FLAGS_cinn_like_dump_dir = dir;
+  CompiledSource(*b.Build(), "to_nchw");
+  CompiledSource(*c.Build(), "to_nhwc");
+  FLAGS_cinn_like_dump_dir = old;
+  auto read = [&](const std::string& file) {
+    std::stringstream text;
+    text << std::ifstream(dir + "/" + file).rdbuf();
+    return text.str();
+  };
+  EXPECT_THAT(read("to_nchw.tactics.txt"), HasSubstr("elementwise.vector_layout_change"));
+  EXPECT_THAT(read("to_nhwc.tactics.txt"), HasSubstr(": elementwise.vector ("));
+}
+
 TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {
   // A 2x2 max pool after batch_norm + relu: 4 elements per output, reduced by one thread
   // each (a block per output would leave 28 of its 32 lanes idle).

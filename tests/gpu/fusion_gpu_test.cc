@@ -99,10 +99,11 @@ TEST(FusionGpu, Float16ConvolutionsChannelsLastMatchReference) {
   ASSERT_TRUE(FLAGS_cinn_like_extern_libs);
   using I64s = std::vector<int64_t>;
   const DType h = DType::kFloat16;
-  {
+  // W = 16: the epilogue back to NCHW takes the layout-change order (vectors along W).
+  for (const auto& xs : {S({4, 16, 12, 10}), S({3, 24, 5, 16})}) {
     NetBuilder b;
-    auto x = b.CreateInput(h, S({4, 16, 12, 10}), "x");
-    auto w = b.CreateInput(h, S({32, 16, 3, 3}), "w");
+    auto x = b.CreateInput(h, xs, "x");
+    auto w = b.CreateInput(h, S({32, xs[1].value, 3, 3}), "w");
     frontend::Var p[4];
     for (int i = 0; i < 4; ++i)
       p[i] = b.CreateInput(h, S({32}), i == 3 ? "var" : "p" + std::to_string(i));
@@ -126,6 +127,23 @@ TEST(FusionGpu, Float16ConvolutionsChannelsLastMatchReference) {
 
 /// cuDNN and cuBLAS declined (the flag cinn_like_decline_libraries, the fallback a library
 /// failure takes): the generated kernels run and match the reference.
+TEST(FusionGpu, LayoutChangesMatchReference) {
+  // Transposes that move the innermost dim, alone and inside elementwise groups, at sizes the
+  // layout-change order takes (innermost a multiple of the vector lanes) and odd ones.
+  for (DType t : {DType::kFloat16, DType::kFloat32}) {
+    for (const auto& s : {S({2, 16, 24, 8}), S({3, 7, 5, 16}), S({2, 5, 7, 9})}) {
+      SCOPED_TRACE(absl::StrCat(hlir::DTypeName(t), " ", hlir::ShapeToString(s)));
+      NetBuilder b;
+      auto x = b.CreateInput(t, s, "x");
+      auto bias = b.CreateInput(t, S({s[3].value, 1, 1}), "bias");
+      b.MarkOutput(b.Relu(b.Add(b.Transpose(x, {0, 3, 1, 2}), bias)));
+      b.MarkOutput(b.Transpose(x, {0, 2, 3, 1}));
+      b.MarkOutput(b.Transpose(x, {3, 1, 2, 0}));
+      RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+    }
+  }
+}
+
 TEST(FusionGpu, DeclinedLibrariesFallBackToGeneratedKernels) {
   const std::string saved = FLAGS_cinn_like_decline_libraries;
   FLAGS_cinn_like_decline_libraries = "cuDNN,cuBLAS";
