@@ -21,7 +21,9 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 ///  - GPUs: elementwise and matmul stages fuse their spatial axes, split them by 256 and bind
 ///    blockIdx.x / threadIdx.x (matmul: each thread runs its k loop); elementwise stages
 ///    whose innermost extent is a known multiple of the lanes of one widest vector access
-///    (16 bytes: 4 floats, 8 halves, 2 doubles) first split off that many lanes per thread. Row
+///    (16 bytes: 4 floats, 8 halves, 2 doubles) first split off that many lanes per thread; a
+///    layout change (a load's innermost dim indexed by an outer output axis that is not the
+///    second innermost) puts neighbouring threads along that axis instead. Row
 ///    reductions (a reduce axis indexes the last dimension of a load) bind the fused spatial axes
 ///    to blockIdx.x and the inner split of the fused reduce axes to threadIdx.x (a block reduce);
 ///    column reductions are scheduled as matmul (threads over the contiguous spatial axis, a serial

@@ -5,6 +5,9 @@
 /// transposes fuse: the one back to NCHW into the convolution's elementwise consumers (a
 /// batch_norm + relu epilogue reads the NHWC result once and writes NCHW), the one of an input
 /// produced by a channels-last-to-NCHW transpose cancels it, and the weight's is a small kernel.
+/// Elementwise ops on a channels-last result run channels last themselves (their broadcast
+/// operands reshaped to rank 4 and permuted), so that between two convolutions nothing is
+/// transposed.
 #pragma once
 
 #include "absl/status/statusor.h"
@@ -16,7 +19,9 @@ namespace cinn_like::hlir {
 /// paddings to
 ///   transpose(conv2d(transpose(x, [0, 2, 3, 1]), transpose(w, [0, 2, 3, 1]), [bias],
 ///                    data_format = "NHWC"), [0, 3, 1, 2])
-/// where x = transpose(x', [0, 3, 1, 2]) reads x' directly. Other nodes are copied.
+/// where x = transpose(x', [0, 3, 1, 2]) reads x' directly, and the NCHW result is made only
+/// where a node other than an elementwise op of its shape (or a graph output) reads it.
+/// Other nodes are copied.
 absl::StatusOr<Graph> ConvToChannelsLast(const Graph& graph);
 
 }  // namespace cinn_like::hlir
