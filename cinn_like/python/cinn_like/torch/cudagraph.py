@@ -71,7 +71,7 @@ class CudaGraphed:
         if self.reason is not None:
             return self.fn(*args)
         if self._first is None:  # the first call runs as it is and warms everything up
-#Dynamo 's guards keep later calls' inputs of the same kinds as this one's.
+            # Dynamo's guards keep later calls' inputs of the same kinds as this one's.
             if not all(isinstance(a, torch.Tensor) and a.is_cuda for a in args):
                 self._refuse("an input is not a CUDA tensor")
             else:
@@ -144,7 +144,7 @@ class CudaGraphed:
 
     def _results(self):
         out = self._outputs
-        give = (lambda t: t.clone()) if self._copy_out else (lambda t: t.detach())
+        give = torch.Tensor.clone if self._copy_out else torch.Tensor.detach
         if isinstance(out, torch.Tensor):
             return give(out)
         return type(out)(give(o) if isinstance(o, torch.Tensor) else o for o in out)
