@@ -1,6 +1,7 @@
 /// \file The library calls each target offers the extern computes (ir/library_functions.h). On
 /// NVGPU cuBLAS, cuDNN and the attention kernel, by name: compiling for a GPU needs no GPU, so
-/// the call itself checks. On x86 oneDNN (runtime/x86/onednn.h), when it can be loaded and
+/// the call itself checks (cuDNN's check also loads cuDNN where this machine has a GPU). On x86
+/// oneDNN (runtime/x86/onednn.h), when it can be loaded and
 /// makes a primitive that is not its reference code for the configuration: at compile time,
 /// static dims as they are, dims known only at the call at a stand-in size.
 #include "ir/library_functions.h"

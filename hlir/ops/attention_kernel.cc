@@ -46,8 +46,6 @@ constexpr Tile kTiles[] = {
 constexpr int kThreads = 128;
 
 Expr I32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
-Expr I64(const Expr& e) { return e.type() == ir::Int(64) ? e : ir::Cast::Make(ir::Int(64), e); }
-
 /// The mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts).
 std::vector<Expr> MaskStrides(const Tensor& mask) {
   const auto& shape = mask->shape;
@@ -56,7 +54,7 @@ std::vector<Expr> MaskStrides(const Tensor& mask) {
   Expr stride(int64_t{1});
   for (size_t d = rank; d-- > 0;) {
     if (!ir::IsConstInt(shape[d], 1)) strides[4 - rank + d] = stride;
-    stride = stride * I64(shape[d]);
+    stride = stride * AsInt64(shape[d]);
   }
   return strides;
 }

@@ -25,8 +25,6 @@ using Made = absl::StatusOr<ExternTensors>;
 
 constexpr int64_t kFloat32Code = 0;  // the matmul call's dtype code (ir::LibraryCall::kMatmul)
 
-Expr I64(const Expr& e) { return e.type() == ir::Int(64) ? e : ir::Cast::Make(ir::Int(64), e); }
-
 /// A row-major product C = A B (B read transposed when `trans_b`) over a strided batch, as the
 /// arguments of ir::LibraryCall::kMatmul after its pointers.
 std::vector<Expr> ProductInts(const Expr& batch, const Expr& m, const Expr& n, const Expr& k,
@@ -69,9 +67,9 @@ ExternComputeFn AttentionMatmulCompute() {
                            ? ir::IndexConst(*h_const / *hkv_const)
                            : heads / kv_heads;
     // Both products: B * Hkv matrices of G * Lq rows.
-    const Expr mats = I64(batch) * I64(kv_heads), rows = I64(group) * I64(lq);
-    const std::vector<Expr> qk_ints = ProductInts(mats, rows, I64(lk), I64(d), true);
-    const std::vector<Expr> pv_ints = ProductInts(mats, rows, I64(dv), I64(lk), false);
+    const Expr mats = AsInt64(batch) * AsInt64(kv_heads), rows = AsInt64(group) * AsInt64(lq);
+    const std::vector<Expr> qk_ints = ProductInts(mats, rows, AsInt64(lk), AsInt64(d), true);
+    const std::vector<Expr> pv_ints = ProductInts(mats, rows, AsInt64(dv), AsInt64(lk), false);
     auto qk_call = FindLibrary(target, ir::LibraryCall::kMatmul, qk_ints);
     if (!qk_call.ok()) return Declined(std::string(qk_call.status().message()));
     auto pv_call = FindLibrary(target, ir::LibraryCall::kMatmul, pv_ints);

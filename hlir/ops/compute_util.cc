@@ -82,4 +82,8 @@ ExternTensors MadeBy(const ir::LibraryFunction& f, std::vector<ir::Tensor> tenso
 
 ExternTensors Declined(std::string why) { return ExternTensors{{}, std::move(why)}; }
 
+ir::Expr AsInt64(const ir::Expr& e) {
+  return e.type() == ir::Int(64) ? e : ir::Cast::Make(ir::Int(64), e);
+}
+
 }  // namespace cinn_like::hlir::ops

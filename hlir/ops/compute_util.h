@@ -70,6 +70,9 @@ absl::StatusOr<ir::LibraryFunction> FindLibrary(const ir::Target& target, ir::Li
 ExternTensors MadeBy(const ir::LibraryFunction& f, std::vector<ir::Tensor> tensors);
 /// An extern compute's answer for a case it leaves to the generated compute, and why.
 ExternTensors Declined(std::string why);
+
+/// `e` as an int64 library-call argument (cast unless it is one already).
+ir::Expr AsInt64(const ir::Expr& e);
 /// The injective shape ops (hlir/ops/shape_ops_compute.cc).
 ComputeFn ReshapeCompute();
 ComputeFn TransposeCompute();

@@ -154,19 +154,13 @@ HostTensor Permuted(const HostTensor& t, const int (&from)[4]) {
   std::vector<int64_t> shape{t.shape[from[0]], t.shape[from[1]], t.shape[from[2]],
                              t.shape[from[3]]};
   HostTensor out(t.dtype, shape);
-  int64_t stride[4] = {t.shape[1] * t.shape[2] * t.shape[3], t.shape[2] * t.shape[3], t.shape[3],
-                       1};
+  const std::vector<int64_t> strides = RowMajorStrides(t.shape);
   int64_t flat = 0;
-  for (int64_t a = 0; a < shape[0]; ++a) {
-    for (int64_t b = 0; b < shape[1]; ++b) {
-      for (int64_t c = 0; c < shape[2]; ++c) {
-        for (int64_t d = 0; d < shape[3]; ++d) {
-          out.data[flat++] = t.data[a * stride[from[0]] + b * stride[from[1]] +
-                                    c * stride[from[2]] + d * stride[from[3]]];
-        }
-      }
-    }
-  }
+  ForEachIndex(shape, [&](const std::vector<int64_t>& i) {
+    int64_t src = 0;
+    for (int d = 0; d < 4; ++d) src += i[d] * strides[from[d]];
+    out.data[flat++] = t.data[src];
+  });
   return out;
 }
 

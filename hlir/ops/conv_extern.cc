@@ -22,8 +22,6 @@ bool ReadPair(const AttributeMap& attrs, const std::string& name, std::vector<in
   return true;
 }
 
-Expr I64(const Expr& e) { return ir::Cast::Make(ir::Int(64), e); }
-
 }  // namespace
 
 ExternComputeFn Conv2dExternCompute() {
@@ -55,10 +53,10 @@ ExternComputeFn Conv2dExternCompute() {
     const Tensor &x = in[0], &w = in[1];
     const auto& y = outs[0].shape;
     bool bias = in.size() == 3;
-    std::vector<Expr> ints{Expr(int64_t{bias}), Expr(dtype),       I64(x->shape[0]),
-                           I64(x->shape[c]),    I64(x->shape[h]),  I64(x->shape[w_]),
-                           I64(w->shape[0]),    I64(w->shape[kh]), I64(w->shape[kw]),
-                           I64(y[h]),           I64(y[w_])};
+    std::vector<Expr> ints{Expr(int64_t{bias}),  Expr(dtype),           AsInt64(x->shape[0]),
+                           AsInt64(x->shape[c]), AsInt64(x->shape[h]),  AsInt64(x->shape[w_]),
+                           AsInt64(w->shape[0]), AsInt64(w->shape[kh]), AsInt64(w->shape[kw]),
+                           AsInt64(y[h]),        AsInt64(y[w_])};
     for (int64_t v :
          {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
       ints.push_back(Expr(v));

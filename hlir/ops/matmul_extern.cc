@@ -24,7 +24,7 @@ int64_t DTypeCode(const ir::Type& t) {
 
 Expr Product(const std::vector<Expr>& dims, size_t begin, size_t end) {
   Expr p = ir::Expr(int64_t{1});
-  for (size_t d = begin; d < end; ++d) p = p * ir::Cast::Make(ir::Int(64), dims[d]);
+  for (size_t d = begin; d < end; ++d) p = p * AsInt64(dims[d]);
   return p;
 }
 
@@ -87,9 +87,9 @@ ExternComputeFn MatmulExternCompute() {
     }
     if (ro < 2) return Declined("the product is not a matrix");
     if (NoTerms(*tx ? x->shape[rx - 2] : x->shape[rx - 1])) return Declined("k is 0");
-    Expr m = ir::Cast::Make(ir::Int(64), shape[ro - 2]);
-    Expr n = ir::Cast::Make(ir::Int(64), shape[ro - 1]);
-    Expr k = ir::Cast::Make(ir::Int(64), *tx ? x->shape[rx - 2] : x->shape[rx - 1]);
+    Expr m = AsInt64(shape[ro - 2]);
+    Expr n = AsInt64(shape[ro - 1]);
+    Expr k = AsInt64(*tx ? x->shape[rx - 2] : x->shape[rx - 1]);
     Expr sa, sb;
     if (!BatchStride(x, shape, m * k, &sa) || !BatchStride(y, shape, k * n, &sb)) {
       return Declined("an operand's batch is partly broadcast");
@@ -121,8 +121,8 @@ ExternComputeFn LinearExternCompute() {
     if (NoTerms(in[1]->shape[1])) return Declined("k is 0");
     // x [..., K] as [M, K]; w [N, K] read transposed; bias [N] on every row.
     Expr m = Product(shape, 0, shape.size() - 1);
-    Expr n = ir::Cast::Make(ir::Int(64), in[1]->shape[0]);
-    Expr k = ir::Cast::Make(ir::Int(64), in[1]->shape[1]);
+    Expr n = AsInt64(in[1]->shape[0]);
+    Expr k = AsInt64(in[1]->shape[1]);
     bool bias = in.size() == 3;
     Expr zero(int64_t{0});
     const std::vector<Expr> ints =
