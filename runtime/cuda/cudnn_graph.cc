@@ -70,51 +70,52 @@ DescPtr Tensor(const Cudnn& dnn, int64_t uid, cudnnDataType_t type, int64_t n, i
   return ok ? d : nullptr;
 }
 
-/// Whether an engine's numerical notes keep the extern's promise: FP32 accumulation, no TF32
-/// (or other down-conversion) for float32 operands, deterministic; and, unless
-/// `allow_compiled`, whether it runs precompiled kernels (a runtime-compiled engine costs the
-/// first call a second or more of NVRTC inside cuDNN: resnet18 in float16 took 33 s to compile).
-bool Acceptable(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32,
-                bool allow_compiled) {
+/// What an engine config is: `kRefused` when its numerical notes break the extern's promise
+/// (FP32 accumulation, no TF32 or other down-conversion for float32 operands, deterministic),
+/// else whether its kernels are precompiled or compiled at run time (NVRTC inside cuDNN, which
+/// the first call would wait for).
+enum class Engine { kRefused, kPrecompiled, kRuntimeCompiled };
+
+Engine Classify(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32) {
   Desc engine(dnn, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
   cudnnBackendDescriptor_t e = engine.get();
   int64_t got = 0;
-  if (!e || dnn.cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE,
-                                         CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
-                                         &e) != CUDNN_STATUS_SUCCESS) {
-    return false;
+  if (!config || !e ||
+      dnn.cudnnBackendGetAttribute(config, CUDNN_ATTR_ENGINECFG_ENGINE,
+                                   CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &got,
+                                   &e) != CUDNN_STATUS_SUCCESS) {
+    return Engine::kRefused;
   }
   cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
   int64_t behaviors = 0;
   if (dnn.cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
                                    CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &behaviors,
                                    behavior) != CUDNN_STATUS_SUCCESS) {
-    return false;
+    return Engine::kRefused;
   }
-  for (int64_t i = 0; i < behaviors && !allow_compiled; ++i) {
-    if (behavior[i] == CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) return false;
-  }
+  const bool compiled = std::find(behavior, behavior + behaviors,
+                                  CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behavior + behaviors;
   cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
   int64_t count = 0;
   if (dnn.cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
                                    CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count,
                                    notes) != CUDNN_STATUS_SUCCESS) {
-    return false;
+    return Engine::kRefused;
   }
   for (int64_t i = 0; i < count; ++i) {
     switch (notes[i]) {
       case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION:
       case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC:
-        return false;
+        return Engine::kRefused;
       case CUDNN_NUMERICAL_NOTE_TENSOR_CORE:
       case CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS:
-        if (float32) return false;
+        if (float32) return Engine::kRefused;
         break;
       default:
         break;
     }
   }
-  return true;
+  return compiled ? Engine::kRuntimeCompiled : Engine::kPrecompiled;
 }
 
 /// How many plans the first call times (the heuristics' order is a good prior; timing more
@@ -198,7 +199,6 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
   auto failed = [&](const char* step) {
     return absl::UnimplementedError(absl::StrCat(what, ": cuDNN's graph API: ", step));
   };
-  GraphConvPlan out;
   DescPtr x = Tensor(dnn, kX, type, a.n, a.c, a.h, a.w_dim, a.channels_last, align);
   DescPtr w = Tensor(dnn, kW, type, a.k, a.c / a.groups, a.r, a.s, a.channels_last, align);
   DescPtr y = Tensor(dnn, kY, type, a.n, a.k, a.out_h, a.out_w, a.channels_last, align);
@@ -253,17 +253,21 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
                                    raw.data()) != CUDNN_STATUS_SUCCESS) {
     return failed("the heuristics' results could not be read");
   }
-  // The first kTimedPlans engines that keep the precision and make a plan, timed; precompiled
-  // ones first, runtime-compiled ones only where no precompiled one runs.
+  // The engines that keep the precision in the heuristics' order, precompiled ones first:
+  // runtime-compiled ones are tried only where no precompiled one makes a plan. The first
+  // kTimedPlans plans are timed and the fastest kept.
+  std::vector<int64_t> order, compiled;
+  for (int64_t i = 0; i < count; ++i) {
+    const Engine kind = Classify(dnn, raw[i], float32);
+    if (kind != Engine::kRefused) (kind == Engine::kPrecompiled ? order : compiled).push_back(i);
+  }
+  const size_t precompiled = order.size();
+  order.insert(order.end(), compiled.begin(), compiled.end());
   std::shared_ptr<GraphConvPlan> best;
   float best_ms = 0;
   int made = 0;
-  for (int64_t j = 0; j < 2 * count && made < kTimedPlans; ++j) {
-    const int64_t i = j % count;
-    const bool allow_compiled = j >= count;
-    if (allow_compiled && best) break;
-    if (!raw[i] || !Acceptable(dnn, raw[i], float32, allow_compiled)) continue;
-    if (allow_compiled && Acceptable(dnn, raw[i], float32, false)) continue;  // tried already
+  for (size_t k = 0; k < order.size() && made < kTimedPlans && !(k == precompiled && best); ++k) {
+    const int64_t i = order[k];
     auto plan = std::make_shared<Desc>(dnn, CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
     if (!plan->Set(CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &handle) ||
         !plan->SetDesc(CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, *configs[i]) ||
