@@ -1,6 +1,7 @@
 /// \file The library calls each target offers the extern computes (ir/library_functions.h). On
-/// NVGPU cuBLAS, cuDNN and the attention kernel, by name: compiling for a GPU needs no GPU, so
-/// the call itself checks (cuDNN's check also loads cuDNN where this machine has a GPU). On x86
+/// NVGPU cuBLAS, cuBLASLt, cuDNN and the attention kernel, by name: compiling for a GPU needs no
+/// GPU, so the call itself checks (cuDNN's and cuBLASLt's checks also load the library where
+/// this machine has a GPU, and cuBLASLt's asks its heuristic). On x86
 /// oneDNN (runtime/x86/onednn.h), when it can be loaded and
 /// makes a primitive that is not its reference code for the configuration: at compile time,
 /// static dims as they are, dims known only at the call at a stand-in size.
@@ -16,6 +17,7 @@
 #include "runtime/x86/onednn.h"
 #endif
 #ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cudnn_library.h"
 #endif
@@ -42,6 +44,36 @@ absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& args) {
   }
 #endif
   return std::string("cuDNN");
+}
+
+/// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b,
+/// activation. Where this machine has a GPU, cuBLASLt must load and, for static sizes, its
+/// heuristic must have an algorithm (else the generated kernel runs, not a call that fails).
+absl::StatusOr<std::string> CheckCublasLtMatmul(const std::vector<int64_t>& v) {
+  if (v.size() != 11) {
+    return absl::InternalError("the matmul epilogue extern takes 11 integer arguments");
+  }
+  if (v[1] != 0 && v[1] != 1 && v[1] != 2) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the cuBLASLt matmul takes float32, float16 and bfloat16, not dtype code ", v[1]));
+  }
+  if (v[10] < 0 || v[10] > 2) {
+    return absl::UnimplementedError(absl::StrCat("no cuBLASLt epilogue for activation ", v[10]));
+  }
+#ifdef CINN_LIKE_WITH_CUDA
+  if (runtime::cuda::EnsureContext().ok()) {
+    runtime::cuda::MatmulArgs a{};
+    a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the epilogue adds a bias
+    a.dtype = v[1];
+    a.batch = v[2], a.m = v[3], a.n = v[4], a.k = v[5];
+    a.trans_a = v[6] != 0, a.trans_b = v[7] != 0;
+    // A batch stride is 0 (a broadcast operand) or its matrix's size.
+    a.batch_stride_a = v[8] == kArgAtCall ? a.m * a.k : v[8];
+    a.batch_stride_b = v[9] == kArgAtCall ? a.k * a.n : v[9];
+    return runtime::cuda::CublasLtCheck(a, v[10]);
+  }
+#endif
+  return std::string("cuBLASLt");
 }
 
 #ifdef CINN_LIKE_WITH_ONEDNN
@@ -120,6 +152,8 @@ const bool kRegistered = [] {
   using ir::LibraryCall;
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kMatmul,
                               {"cuBLAS", "cinn_like_cublas_matmul", nullptr, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kMatmulEpilogue,
+                              {"cuBLASLt", "cinn_like_cublaslt_matmul", CheckCublasLtMatmul, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2d,
                               {"cuDNN", "cinn_like_cudnn_conv2d", CheckCudnnConv2d, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,

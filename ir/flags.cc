@@ -23,8 +23,8 @@ DEFINE_bool(cinn_like_extern_libs, true,
             "run matmul, linear and conv2d through libraries where the target has one that takes "
             "the case: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated kernels)");
 DEFINE_string(cinn_like_decline_libraries, "",
-              "libraries whose calls are declined, comma-separated (cuBLAS, cuDNN, oneDNN, "
-              "cinn_like): the generated kernels run instead, the dump says why (a library "
+              "libraries whose calls are declined, comma-separated (cuBLAS, cuBLASLt, cuDNN, "
+              "oneDNN, cinn_like): the generated kernels run instead, the dump says why (a library "
               "suspected of a wrong result, and the tests of each fallback)");
 DEFINE_bool(cinn_like_fast_math, false,
             "trade accuracy for speed in float math: CUDA uses __expf/__logf/__powf and rsqrtf "

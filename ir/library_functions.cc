@@ -30,6 +30,8 @@ const char* LibraryCallName(LibraryCall call) {
   switch (call) {
     case LibraryCall::kMatmul:
       return "matmul";
+    case LibraryCall::kMatmulEpilogue:
+      return "matmul (with epilogue)";
     case LibraryCall::kConv2d:
       return "conv2d";
     case LibraryCall::kConv2dChannelsLast:

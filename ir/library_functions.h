@@ -21,6 +21,10 @@ enum class LibraryCall : uint8_t {
   /// int f(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a,
   /// batch_stride_b, stream): runtime/cuda/cublas.h, runtime/x86/onednn.h.
   kMatmul,
+  /// kMatmul's arguments with `activation` after batch_stride_b (0 none, 1 relu, 2 gelu with
+  /// the tanh approximation), applied after the bias as the GEMM's epilogue:
+  /// runtime/cuda/cublaslt.h (hlir/pass/matmul_epilogue.h makes such matmuls).
+  kMatmulEpilogue,
   /// int f(x, w, bias, y, has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w,
   /// stride_h, stride_w, dilation_h, dilation_w, groups, stream): runtime/cuda/cudnn.h.
   kConv2d,

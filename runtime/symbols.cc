@@ -5,6 +5,7 @@
 #include "runtime/thread_pool.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cublas.h"
+#include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "runtime/cuda/cudnn.h"
 #endif
@@ -28,7 +29,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
 #ifdef CINN_LIKE_WITH_CUDA
       CINN_LIKE_SYMBOL(cinn_like_cuda_launch),       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
       CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),      CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
-      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_nhwc),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_nhwc), CINN_LIKE_SYMBOL(cinn_like_cublaslt_matmul),
 #endif
 #ifdef CINN_LIKE_WITH_ONEDNN
       CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul),       CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d),

@@ -17,7 +17,7 @@ import torch.nn as nn
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests", "python"))
 import cinn_like.torch  # noqa: E402,F401 (registers backend="cinn_like")
-from torch_util import MLP, GPT2Block, SmallCNN  # noqa: E402 (one definition of the models)
+from torch_util import MLP, GPT2Block, SmallCNN, SwiGLU  # noqa: E402 (one definition of the models)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -51,6 +51,7 @@ def models(device):
     yield "transformer_encoder_layer", layer, (torch.randn(16, 128, 256),)
     yield "small_cnn", SmallCNN(), (torch.randn(256, 3, 16, 16),)
     yield "gpt2_block", GPT2Block(256, 8), (torch.randn(8, 128, 256),)
+    yield "swiglu", SwiGLU(512, 1408), (torch.randn(8, 512, 512),)
     try:
         import torchvision  # noqa: PLC0415 (optional: present on the GPU machine)
         yield "resnet18", torchvision.models.resnet18(weights=None), (torch.randn(16, 3, 224, 224),)

@@ -56,6 +56,19 @@ ComputeFn NormCompute(bool rms);
 ComputeFn BatchNormCompute();
 ComputeFn MatmulCompute();
 ComputeFn LinearCompute();
+
+/// A matmul's epilogue (hlir/pass/matmul_epilogue.h): a bias [n] (its third input) added to
+/// every row, then the activation of attribute "activation" ("relu", "gelu_tanh"; "none" or
+/// absent: none), both before the product is rounded to its type, as cuBLASLt's epilogue does.
+struct MatmulEpilogue {
+  bool bias = false;
+  int64_t activation = 0;  // the library call's code: 0 none, 1 relu, 2 gelu_tanh
+  std::string op;          // the elementwise op applying it ("relu", "gelu"); empty for none
+  AttributeMap op_attrs;
+};
+/// The epilogue of a matmul node with `num_inputs` inputs and `attrs`, or an error naming the
+/// attribute's value.
+absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs);
 /// Library-call computes (OpDef::extern_compute; hlir/ops/matmul_extern.cc, conv_extern.cc):
 /// each calls the function its target's library has (ir/library_functions.h) and declines,
 /// saying why, the cases the call cannot express or the library refuses.

@@ -1,5 +1,6 @@
 /// \file matmul (batched, with transposes, batch dims broadcast as torch.matmul does for
-/// operands of rank >= 2) and linear (x W^T + b, PyTorch's layout). Both are out-fusible:
+/// operands of rank >= 2; optionally a bias and an activation as its epilogue, see
+/// ops::MatmulEpilogue) and linear (x W^T + b, PyTorch's layout). Both are out-fusible:
 /// elementwise epilogues may fuse into them.
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
@@ -29,6 +30,8 @@ MatmulDims Dims(const Shape& x, const Shape& y, bool tx, bool ty) {
 absl::StatusOr<std::vector<TensorDesc>> InferMatmul(const std::vector<TensorDesc>& in,
                                                     const AttributeMap& attrs) {
   const std::string op = "matmul";
+  auto epilogue = ops::GetMatmulEpilogue(in.size(), attrs);
+  if (!epilogue.ok()) return epilogue.status();
   for (int i = 0; i < 2; ++i) {
     absl::Status s = ops::CheckDType(op, i, in[i], DTypeClass::kNumeric);
     if (!s.ok()) return s;
@@ -60,7 +63,34 @@ absl::StatusOr<std::vector<TensorDesc>> InferMatmul(const std::vector<TensorDesc
   Shape out = *batch;
   out.push_back(d.m);
   out.push_back(d.n);
+  if (epilogue->bias && in[2].shape != Shape{d.n}) {
+    return absl::InvalidArgumentError(absl::StrCat("op matmul: bias ", in[2].ToString(),
+                                                   " must have shape [", d.n.ToString(), "]"));
+  }
+  if (!epilogue->op.empty() && !IsFloat(in[0].dtype)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op matmul: activation on ", in[0].ToString(), " needs a float type"));
+  }
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
+}
+
+/// The epilogue on the reference's product `o`: bias, then the activation op's reference.
+absl::Status ReferenceEpilogue(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
+                               HostTensor& o) {
+  auto e = ops::GetMatmulEpilogue(in.size(), attrs);
+  if (!e.ok()) return e.status();
+  if (e->bias) {
+    const int64_t n = o.shape.back();
+    for (int64_t i = 0; i < o.size(); ++i) o.data[i] += in[2]->data[i % n];
+  }
+  if (e->op.empty()) return absl::OkStatus();
+  auto def = OpRegistry::Global().Find(e->op);
+  if (!def.ok()) return def.status();
+  std::vector<HostTensor> act{HostTensor(o.dtype, o.shape)};
+  absl::Status s = (*def)->reference({&o}, e->op_attrs, act);
+  if (!s.ok()) return s;
+  o.data = std::move(act[0].data);
+  return absl::OkStatus();
 }
 
 absl::Status ReferenceMatmul(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
@@ -90,7 +120,7 @@ absl::Status ReferenceMatmul(const std::vector<const HostTensor*>& in, const Att
       }
     }
   });
-  return absl::OkStatus();
+  return ReferenceEpilogue(in, attrs, o);
 }
 
 absl::StatusOr<std::vector<TensorDesc>> InferLinear(const std::vector<TensorDesc>& in,
@@ -137,7 +167,7 @@ absl::Status ReferenceLinear(const std::vector<const HostTensor*>& in, const Att
 }  // namespace
 
 void RegisterMatmulOps(OpRegistry& r) {
-  OpDef matmul{"matmul", OpPattern::kOutFusible, 2, 2, 1, InferMatmul, ReferenceMatmul};
+  OpDef matmul{"matmul", OpPattern::kOutFusible, 2, 3, 1, InferMatmul, ReferenceMatmul};
   matmul.compute = ops::MatmulCompute();
   matmul.extern_compute = ops::MatmulExternCompute();
   r.Register(std::move(matmul));

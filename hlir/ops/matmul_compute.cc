@@ -1,6 +1,6 @@
 /// \file matmul and linear in lang: a ReduceSum over k (batch dims broadcast by index
 /// mapping); float16 and bfloat16 accumulate in float32 (`<name>_acc`, then a cast), and
-/// linear's bias is added by an elementwise tensor after the reduction.
+/// linear's bias and a matmul's epilogue are elementwise tensors after the reduction.
 #include "hlir/ops/compute_util.h"
 
 namespace cinn_like::hlir::ops {
@@ -27,7 +27,48 @@ Tensor CastBack(const Tensor& acc, const ir::Type& t, const std::vector<Expr>& s
       shape, [&](const Indices& i) { return CastTo(t, acc(i)); }, name);
 }
 
+/// `acc` with the epilogue applied, in acc's type: + bias[j] on every row, then the activation
+/// through its elementwise op's compute.
+absl::StatusOr<Tensor> ApplyEpilogue(const Tensor& acc, const MatmulEpilogue& e, const Tensor& bias,
+                                     const std::string& name) {
+  const auto& shape = acc->shape;
+  Tensor out = acc;
+  if (e.bias) {
+    out = ir::Compute(
+        shape,
+        [&](const Indices& o) {
+          return acc(o) + CastTo(acc->dtype, Widen(bias(std::vector<Expr>{o.back()})));
+        },
+        name + "_bias");
+  }
+  if (e.op.empty()) return out;
+  auto def = OpRegistry::Global().Find(e.op);
+  if (!def.ok()) return def.status();
+  auto act = (*def)->compute({out}, e.op_attrs, {ComputeOutput{acc->dtype, shape}}, name + "_act");
+  if (!act.ok()) return act.status();
+  return act->front();
+}
+
 }  // namespace
+
+absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs) {
+  MatmulEpilogue e;
+  e.bias = num_inputs == 3;
+  auto act = GetString(attrs, "activation", "matmul", "none");
+  if (!act.ok()) return act.status();
+  if (*act == "relu") {
+    e.activation = 1;
+    e.op = "relu";
+  } else if (*act == "gelu_tanh") {
+    e.activation = 2;
+    e.op = "gelu";
+    e.op_attrs["approximate"] = std::string("tanh");
+  } else if (*act != "none") {
+    return absl::InvalidArgumentError("op matmul: attribute 'activation' is \"" + *act +
+                                      "\", expected \"none\", \"relu\" or \"gelu_tanh\"");
+  }
+  return e;
+}
 
 ComputeFn MatmulCompute() {
   return [](const std::vector<Tensor>& in, const AttributeMap& attrs,
@@ -36,6 +77,9 @@ ComputeFn MatmulCompute() {
     if (!tx.ok()) return tx.status();
     auto ty = GetBool(attrs, "transpose_y", "matmul", false);
     if (!ty.ok()) return ty.status();
+    auto epilogue = GetMatmulEpilogue(in.size(), attrs);
+    if (!epilogue.ok()) return epilogue.status();
+    const bool plain = !epilogue->bias && epilogue->op.empty();
     Tensor x = in[0], y = in[1];
     size_t rx = x->shape.size();
     ir::IterVar k = ir::ReduceAxis(*tx ? x->shape[rx - 2] : x->shape[rx - 1], "k");
@@ -65,8 +109,11 @@ ComputeFn MatmulCompute() {
           }
           return ir::ReduceSum(Widen(x(xi)) * Widen(y(yi)), {k});
         },
-        widen ? name + "_acc" : name);
-    return std::vector<Tensor>{widen ? CastBack(acc, t, shape, name) : acc};
+        widen || !plain ? name + "_acc" : name);
+    if (plain) return std::vector<Tensor>{widen ? CastBack(acc, t, shape, name) : acc};
+    auto done = ApplyEpilogue(acc, *epilogue, epilogue->bias ? in[2] : Tensor(), name);
+    if (!done.ok()) return done.status();
+    return std::vector<Tensor>{CastBack(*done, t, shape, name)};
   };
 }
 

@@ -1,8 +1,10 @@
 /// \file matmul and linear as library calls (extern tensors calling the target's matmul
 /// function, ir::LibraryCall::kMatmul: cuBLAS on NVGPU, oneDNN on x86): row-major
 /// strided-batched GEMM; linear's weight is read transposed and its bias added by the same
-/// call. Cases one strided batch cannot express (a batch partly broadcast, other dtypes), or
-/// that the library refuses, are declined: the generated compute serves them.
+/// call. A matmul with an epilogue (bias, activation) calls ir::LibraryCall::kMatmulEpilogue
+/// (cuBLASLt on NVGPU), which applies it. Cases one strided batch cannot express (a batch partly
+/// broadcast, other dtypes), or that the library refuses, are declined: the generated compute
+/// serves them.
 #include "hlir/ops/compute_util.h"
 
 namespace cinn_like::hlir::ops {
@@ -78,11 +80,16 @@ ExternComputeFn MatmulExternCompute() {
     if (!tx.ok()) return tx.status();
     auto ty = GetBool(attrs, "transpose_y", "matmul", false);
     if (!ty.ok()) return ty.status();
+    auto epilogue = GetMatmulEpilogue(in.size(), attrs);
+    if (!epilogue.ok()) return epilogue.status();
+    const bool fused = epilogue->bias || epilogue->activation != 0;
     const Tensor &x = in[0], &y = in[1];
     const auto& shape = outs[0].shape;
     int64_t dtype = DTypeCode(outs[0].type);
     size_t ro = shape.size(), rx = x->shape.size();
-    if (dtype < 0 || x->dtype != outs[0].type || y->dtype != outs[0].type) {
+    bool alike = true;
+    for (const Tensor& t : in) alike &= t->dtype == outs[0].type;
+    if (dtype < 0 || !alike) {
       return Declined("the library call takes float32, float16 and bfloat16 operands alike");
     }
     if (ro < 2) return Declined("the product is not a matrix");
@@ -94,17 +101,21 @@ ExternComputeFn MatmulExternCompute() {
     if (!BatchStride(x, shape, m * k, &sa) || !BatchStride(y, shape, k * n, &sb)) {
       return Declined("an operand's batch is partly broadcast");
     }
-    const std::vector<Expr> ints =
-        MatmulInts(false, dtype, Product(shape, 0, ro - 2), m, n, k, *tx, *ty, sa, sb);
-    auto f = FindLibrary(target, ir::LibraryCall::kMatmul, ints);
+    std::vector<Expr> ints =
+        MatmulInts(epilogue->bias, dtype, Product(shape, 0, ro - 2), m, n, k, *tx, *ty, sa, sb);
+    if (fused) ints.push_back(Expr(epilogue->activation));
+    auto f = FindLibrary(target,
+                         fused ? ir::LibraryCall::kMatmulEpilogue : ir::LibraryCall::kMatmul, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
     const std::string function = f->function;
-    return MadeBy(
-        *f, {ir::ExternTensor(
-                name, outs[0].type, shape, {x, y},
-                [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
-                  return MatmulCall(function, {b[0]->data, b[1]->data, c->data, c->data}, ints);
-                })});
+    const bool bias = epilogue->bias;
+    return MadeBy(*f, {ir::ExternTensor(name, outs[0].type, shape, in,
+                                        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
+                                          return MatmulCall(function,
+                                                            {b[0]->data, b[1]->data,
+                                                             bias ? b[2]->data : c->data, c->data},
+                                                            ints);
+                                        })});
   };
 }
 

@@ -8,6 +8,7 @@
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/graph_dump.h"
+#include "hlir/pass/matmul_epilogue.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "ir/flags.h"
 #include "ir/library_functions.h"
@@ -40,6 +41,11 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
     probe[0] = 0, probe[1] = 1;  // no bias, float16
     options.conv_channels_last =
         ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
+    // Likewise only where a matmul with a bias and a relu goes to a library epilogue.
+    std::vector<int64_t> mm(11, ir::kArgAtCall);
+    mm[0] = 1, mm[1] = 1, mm[10] = 1;  // bias, float16, relu
+    options.matmul_epilogue =
+        ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue, mm).ok();
   }
   return options;
 }
@@ -52,6 +58,9 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
     g = runner.Run("conv_to_channels_last", ConvToChannelsLast, *g);
   }
   if (g.ok()) g = runner.Run("fold_transpose_into_matmul", FoldTransposeIntoMatmul, *g);
+  if (g.ok() && options.matmul_epilogue) {
+    g = runner.Run("fold_matmul_epilogue", FoldMatmulEpilogue, *g);
+  }
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
   if (g.ok()) {
     g = runner.Run(

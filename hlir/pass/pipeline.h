@@ -20,6 +20,10 @@ struct PassOptions {
   /// Run float16 convolutions channels last (hlir/pass/conv_layout.h): for targets whose
   /// convolution library prefers it (cuDNN), when library calls are on.
   bool conv_channels_last = false;
+  /// Fold bias adds and activations into matmuls (hlir/pass/matmul_epilogue.h): for targets
+  /// whose matmul library applies them as the GEMM's epilogue (cuBLASLt), when library calls
+  /// are on.
+  bool matmul_epilogue = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";
 };

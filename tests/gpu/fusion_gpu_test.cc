@@ -4,6 +4,10 @@
 /// rows and columns, rows longer than a block, and a symbolic batch (n = 7 at run time).
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "absl/strings/str_cat.h"
 
 #include "ir/flags.h"
@@ -158,6 +162,47 @@ TEST(FusionGpu, DeclinedLibrariesFallBackToGeneratedKernels) {
     RunProgramCase(*b.Build(), kGpu, RunOnGpu, t == DType::kFloat16 ? 2e-3 : 1e-4);
   }
   FLAGS_cinn_like_decline_libraries = saved;
+}
+
+/// Matmuls with a bias and a relu or tanh-gelu (hlir/pass/matmul_epilogue.h): one cuBLASLt
+/// call each, 2-D, batched with the weight broadcast and read transposed, bias only, relu only;
+/// then with cuBLASLt declined (cuBLAS and a generated epilogue kernel). The tactics dump says
+/// which ran.
+TEST(FusionGpu, MatmulEpiloguesThroughCublasLtMatchReference) {
+  const std::string saved_dir = FLAGS_cinn_like_dump_dir;
+  const std::string saved_decline = FLAGS_cinn_like_decline_libraries;
+  const std::string dir = ::testing::TempDir() + "/matmul_epilogue_gpu";
+  FLAGS_cinn_like_dump_dir = dir;
+  for (const char* decline : {"", "cuBLASLt"}) {
+    FLAGS_cinn_like_decline_libraries = decline;
+    for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+      SCOPED_TRACE(absl::StrCat(DTypeName(t), " declined: '", decline, "'"));
+      NetBuilder b;
+      auto x = b.CreateInput(t, S({33, 40}), "x");
+      auto xb = b.CreateInput(t, S({3, 17, 40}), "xb");
+      auto w = b.CreateInput(t, S({40, 24}), "w");
+      auto wt = b.CreateInput(t, S({24, 40}), "wt");
+      auto bias = b.CreateInput(t, S({24}), "bias");
+      b.MarkOutput(b.Relu(b.Add(b.Matmul(x, w), bias)));
+      b.MarkOutput(b.Gelu(b.Add(b.Matmul(xb, wt, false, true), bias), "tanh"));
+      b.MarkOutput(b.Add(bias, b.Matmul(x, w)));
+      b.MarkOutput(b.Relu(b.Matmul(xb, w)));
+      std::filesystem::remove_all(dir);
+      RunProgramCase(*b.Build(), kGpu, RunOnGpu,
+                     t == DType::kFloat32 ? 1e-4 : (t == DType::kFloat16 ? 2e-3 : 1e-2));
+      std::stringstream tactics;
+      tactics << std::ifstream(dir + "/fused.tactics.txt").rdbuf();
+      const std::string lt = "library.call (cuBLASLt cinn_like_cublaslt_matmul";
+      size_t calls = 0;
+      for (size_t at = tactics.str().find(lt); at != std::string::npos;
+           at = tactics.str().find(lt, at + 1)) {
+        ++calls;
+      }
+      EXPECT_EQ(calls, *decline ? 0u : 4u) << tactics.str();
+    }
+  }
+  FLAGS_cinn_like_decline_libraries = saved_decline;
+  FLAGS_cinn_like_dump_dir = saved_dir;
 }
 
 TEST(FusionGpu, GeneratedMatmulsTiledAndSimpleMatchReference) {

@@ -70,8 +70,13 @@ std::pair<std::string, std::string> Dumps(const Program& program, const ir::Targ
     text << std::ifstream(dir + "/" + file).rdbuf();
     return text.str();
   };
-  std::string groups = read(name + ".07_fusion.txt");
-  if (groups.empty()) groups = read(name + ".06_fusion.txt");
+  std::string groups;  // "<name>.<k>_fusion.txt": k depends on the passes the target runs
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    const std::string file = entry.path().filename().string();
+    if (file.size() > 11 && file.compare(file.size() - 11, 11, "_fusion.txt") == 0) {
+      groups = read(file);
+    }
+  }
   return {groups, read(name + ".tactics.txt")};
 }
 

@@ -19,6 +19,7 @@
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/fusion.h"
+#include "hlir/pass/matmul_epilogue.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/reference_interpreter.h"
@@ -300,6 +301,45 @@ TEST(GraphPasses, TransposedMatmulOperandsAreReadTransposed) {
   EXPECT_EQ(CountOp(*dce, "transpose"), 3);
   EXPECT_EQ(dce->values()[dce->outputs()[0]].name, y.name);
   ExpectSameResults(g, *dce, 1e-5);
+}
+
+TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 6, 8}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({5, 8}), "w");
+  Var bias = b.CreateInput(DType::kFloat32, MakeShape({5}), "bias");
+  Var bias2 = b.CreateInput(DType::kFloat32, MakeShape({1, 5}), "bias2");
+  Var full = b.CreateInput(DType::kFloat32, MakeShape({6, 5}), "full");
+  // Folded: bias then relu; a [1, n] bias (bias first) then tanh-gelu; a relu alone.
+  Var relu = b.Relu(b.Add(b.Matmul(x, w, false, true), bias));
+  Var gelu = b.Gelu(b.Add(bias2, b.Matmul(x, w, false, true)), "tanh");
+  Var plain = b.Relu(b.Matmul(x, w, false, true));
+  // Not folded: the erf gelu (the bias still is), a [6, 5] addend, a product read twice.
+  Var erf = b.Gelu(b.Add(b.Matmul(x, w, false, true), bias));
+  Var other = b.Add(b.Matmul(x, w, false, true), full);
+  Var twice = b.Matmul(x, w, false, true);
+  for (Var v : {relu, gelu, plain, erf, other, b.Add(twice, bias), b.Relu(twice)}) {
+    b.MarkOutput(v);
+  }
+  Graph g = Build(b);
+  auto out = FoldMatmulEpilogue(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<std::string> acts;
+  int with_bias = 0;
+  for (const Node& n : out->nodes()) {
+    if (n.op != "matmul") continue;
+    acts.push_back(*GetString(n.attrs, "activation", "matmul", "none"));
+    with_bias += n.inputs.size() == 3;
+  }
+  EXPECT_EQ(acts, (std::vector<std::string>{"relu", "gelu_tanh", "relu", "none", "none", "none"}));
+  EXPECT_EQ(with_bias, 3);
+  EXPECT_EQ(CountOp(*out, "add"), 2);   // the [6, 5] addend and the product read twice
+  EXPECT_EQ(CountOp(*out, "gelu"), 1);  // erf
+  EXPECT_EQ(CountOp(*out, "relu"), 1);  // after the product read twice
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    EXPECT_EQ(out->values()[out->outputs()[o]].name, g.values()[g.outputs()[o]].name);
+  }
+  ExpectSameResults(g, *out, 1e-5);
 }
 
 TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {

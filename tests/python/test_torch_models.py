@@ -10,7 +10,7 @@ if HAVE_TORCH:
     import torch
     import torch.nn as nn
     import cinn_like.torch as ct
-    from torch_util import GPT2Block, MLP, SmallCNN, compiled, devices
+    from torch_util import GPT2Block, MLP, SmallCNN, SwiGLU, compiled, devices
 
 
 @needs_torch
@@ -62,6 +62,9 @@ class TorchModelsTest(unittest.TestCase):
 
     def test_gpt2_block(self):
         self.check("GPT-2 block", GPT2Block, (2, 8, 32), rtol=1e-4, atol=1e-4)
+
+    def test_swiglu(self):
+        self.check("SwiGLU", SwiGLU, (2, 8, 32), rtol=1e-4, atol=1e-4)
 
 
 if __name__ == "__main__":

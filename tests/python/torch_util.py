@@ -60,6 +60,17 @@ if HAVE_TORCH:
             x = x + self.proj(y)
             return x + self.out(nn.functional.gelu(self.fc(self.ln2(x)), approximate="tanh"))
 
+    class SwiGLU(nn.Module):
+        """LLaMA's feed-forward block: w2(silu(w1 x) * w3 x), no biases."""
+        def __init__(self, d=32, hidden=88):
+            super().__init__()
+            self.w1 = nn.Linear(d, hidden, bias=False)
+            self.w3 = nn.Linear(d, hidden, bias=False)
+            self.w2 = nn.Linear(hidden, d, bias=False)
+
+        def forward(self, x):
+            return self.w2(nn.functional.silu(self.w1(x)) * self.w3(x))
+
     # Eager references in full float32 on CUDA too (no TF32 in cuBLAS/cuDNN).
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False

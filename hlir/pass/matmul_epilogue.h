@@ -1,0 +1,21 @@
+/// \file Matmul epilogue folding: add(matmul(x, y), bias) and a relu or tanh-gelu after it
+/// become one matmul with a bias input and an "activation" attribute (ops::MatmulEpilogue),
+/// which a library with epilogues (cuBLASLt) runs as one GEMM writing its output once. PyTorch's
+/// linear layers arrive as mm + add(bias) (+ relu): the add and the activation were a second
+/// kernel reading and writing the whole product again. The pipeline runs it only on targets
+/// whose library takes such matmuls (PassOptions::matmul_epilogue).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "hlir/graph.h"
+
+namespace cinn_like::hlir {
+
+/// Folds into each two-input matmul of a float type: an add of its product (read by nothing
+/// else and no graph output) with a bias of its dtype shaped [n], [1, n] or [1, ..., 1, n]
+/// (n the product's last dim; the add broadcasts nothing else), then a relu or
+/// gelu(approximate="tanh") of the result under the same conditions. The folded value keeps
+/// the name of the last op folded.
+absl::StatusOr<Graph> FoldMatmulEpilogue(const Graph& graph);
+
+}  // namespace cinn_like::hlir
