@@ -16,6 +16,10 @@ slower than the kernels it queues):
   plan_run             the C call plan run through ctypes with fixed pointers: the entry, its
                        argument checks and the kernel launch, without Python's part
 
+Then the anchor's 4-op tiny chain (tiny_ew_chain_f32 of ../shared/bench/torch_anchor.py,
+imported), called under no_grad as an inference model is: eager, cinn_like and, on the GPU,
+cinn_like's CUDA-graph mode, each with its ratio to eager's time.
+
     CINN_LIKE_LIBRARY=build/libcinn_like.so PYTHONPATH=cinn_like/python \\
         python3 tools/call_path_bench.py [--device cpu|cuda]
 """
@@ -29,6 +33,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 import cinn_like.torch  # noqa: F401 (registers backend="cinn_like")
 from cinn_like._lib import lib
 from cinn_like.torch.kernel import compile_partition
+from roofline_bench import anchor_workloads, load_anchor
 
 
 def f(a, b, c, d):
@@ -54,6 +59,7 @@ def host_us(fn, device, calls=2000, rounds=7):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    p.add_argument("--anchor", help="path of torch_anchor.py (default: ../shared/bench/)")
     a = p.parse_args()
     dev = a.device
     xs = [torch.randn(16, device=dev) for _ in range(4)]
@@ -84,6 +90,29 @@ def main():
         us = host_us(fn, dev)
         one = one or us
         print(f"{row:22s} {us:8.2f} us  {us / one:6.2f}x eager_one_op")
+    tiny_chain(load_anchor(a.anchor), dev)
+
+
+def tiny_chain(anchor, dev):
+    """The anchor's tiny chain: eager, cinn_like and its CUDA-graph mode, under no_grad."""
+    rows = [r for r in anchor_workloads(anchor, dev) if r[0] == "tiny_ew_chain_f32"]
+    if not rows:
+        return
+    _, fn, args, _, _ = rows[0]
+    with torch.no_grad():
+        want = fn(*args)
+        calls = [("eager", fn), ("cinn_like", torch.compile(fn, backend="cinn_like"))]
+        if dev == "cuda":
+            calls.append(("cinn_like_cudagraph", torch.compile(
+                fn, backend="cinn_like", options={"cudagraphs": True})))
+        print(f"tiny_ew_chain_f32 (anchor, {list(args[0].shape)} floats, no_grad)")
+        eager = None
+        for name, f in calls:
+            if not torch.allclose(f(*args), want, rtol=1e-5, atol=1e-6):
+                raise SystemExit(f"call_path_bench: tiny chain {name} differs from eager")
+            us = host_us(lambda f=f: f(*args), dev)
+            eager = eager or us
+            print(f"  {name:20s} {us:8.2f} us  eager/this {eager / us:5.2f}")
 
 
 if __name__ == "__main__":

@@ -61,6 +61,39 @@ class CallPathTest(unittest.TestCase):
     def test_calls_track_eager_cpu(self):
         self.calls_track_eager("cpu", chain)
 
+    def test_inference_graphs_skip_aot_wrappers_only_where_they_pass_through(self):
+        """Graphs that write an input, return a view of an input, or train keep AOTAutograd's
+        runtime wrappers; the rest are called directly, with the same results."""
+        def writes(x, w):
+            x.mul_(2.0)
+            return torch.tanh(x) + w
+
+        cases = [("plain", lambda x, w: torch.tanh(x * w + 1.0) - x, True),
+                 ("writes an input", writes, False),
+                 # Dynamo returns an input itself: the graph does not.
+                 ("returns an input", lambda x, w: (torch.tanh(x) * w, x), True),
+                 ("returns a view", lambda x, w: (torch.exp(x) + w).t(), True),
+                 ("returns an input's view", lambda x, w: (torch.exp(x) + w, x.t()), False)]
+        for name, fn, direct in cases:
+            with self.subTest(name), torch.no_grad():
+                torch._dynamo.reset()
+                ct.reset()
+                g = torch.compile(fn, backend="cinn_like", dynamic=False)
+                for _ in range(2):
+                    x, w = fresh("cpu", (8, 16), (16,))
+                    want = fn(x.clone(), w)
+                    got = g(x, w)
+                    torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+                self.assertEqual(ct.stats()["direct_inference_graphs"], int(direct))
+        torch._dynamo.reset()
+        ct.reset()
+        model = MLP()
+        x = torch.randn(4, 32)
+        g = torch.compile(model, backend="cinn_like", dynamic=False)
+        g(x).sum().backward()  # training: the wrappers make the autograd function
+        self.assertEqual(ct.stats()["direct_inference_graphs"], 0)
+        self.assertIsNotNone(model.net[0].weight.grad)
+
     @needs_cuda
     def test_calls_track_eager_cuda(self):
         self.calls_track_eager("cuda", chain)

@@ -19,7 +19,7 @@ _flags = {}
 _fallbacks = []
 _stats = {"compiles": 0, "cache_hits": 0, "compile_failures": 0, "graphs": 0, "partitions": 0,
           "ops_compiled": 0, "ops_fallback": 0, "compile_seconds": 0.0,
-          "cudagraph_captures": 0, "cudagraph_replays": 0}
+          "cudagraph_captures": 0, "cudagraph_replays": 0, "direct_inference_graphs": 0}
 
 
 def set_flags(**flags):
@@ -77,7 +77,9 @@ def stats():
     """Counters: compiles, cache_hits, compile_failures, graphs, partitions, ops_compiled,
     ops_fallback, compile_seconds: the time spent in the backend's graph compiler
     (partitioning, converting and compiling every graph handed to it; PyTorch's tracing is
-    not in it), and cudagraph_captures, cudagraph_replays (the CUDA-graph mode)."""
+    not in it), cudagraph_captures, cudagraph_replays (the CUDA-graph mode), and
+    direct_inference_graphs: inference graphs that Dynamo calls without AOTAutograd's runtime
+    wrappers (backend.py: they would only have passed the arguments through)."""
     with _lock:
         return dict(_stats)
 

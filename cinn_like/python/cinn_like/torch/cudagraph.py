@@ -59,7 +59,12 @@ class CudaGraphed:
         self._addresses = None  # the addresses the graph reads, per position
         self._outputs = None
         self._static = []  # the output tensors among self._outputs
-        self._baseline = []  # their storages' use counts with only the graph holding them
+        self._storages = []  # their storages (`_cdata`)
+        self._baseline = []  # their use counts with only the graph holding them
+        self._in_place = []  # positions read in place, and their addresses
+        self._in_place_addresses = []
+        self._copy_order = []  # positions copied at each call, and the buffers they go to
+        self._copy_targets = []
         self._copy_out = False  # return copies (a caller kept results)
         self._pool = None
 
@@ -77,25 +82,22 @@ class CudaGraphed:
             else:
                 self._first = [a.data_ptr() for a in args]
             return self.fn(*args)
-        addresses = [a.data_ptr() for a in args]
         if self.graph is None:
+            addresses = [a.data_ptr() for a in args]
             self._copied = {i for i, (a, b) in enumerate(zip(addresses, self._first)) if a != b}
             if not self._capture(args):
                 return self.fn(*args)
-        else:
-            moved = {i for i, (a, b) in enumerate(zip(addresses, self._addresses))
-                     if i not in self._copied and a != b}
-            if moved:
-                self._copied |= moved
-                if not self._capture(args):
-                    return self.fn(*args)
+        elif [args[i].data_ptr() for i in self._in_place] != self._in_place_addresses:
+            moved = {i for i in self._in_place if args[i].data_ptr() != self._addresses[i]}
+            self._copied |= moved
+            if not self._capture(args):
+                return self.fn(*args)
         if not self._copy_out and self._held():
             self._copy_out = True  # this caller keeps results: fresh buffers, then copies
             if not self._capture(args):
                 return self.fn(*args)
-        if self._copied:
-            order = sorted(self._copied)
-            torch._foreach_copy_([self._buffers[i] for i in order], [args[i] for i in order])
+        if self._copy_order:
+            torch._foreach_copy_(self._copy_targets, [args[i] for i in self._copy_order])
         self.graph.replay()
         cache.count("cudagraph_replays")
         return self._results()
@@ -131,16 +133,23 @@ class CudaGraphed:
         self._outputs = outputs
         flat = [outputs] if isinstance(outputs, torch.Tensor) else list(outputs)
         self._static = [o for o in flat if isinstance(o, torch.Tensor)]
-        self._baseline = [_use_count(o) for o in self._static]
+        # The outputs' storages, kept alive by self._outputs: their use counts are read at
+        # each call without making a storage object per output.
+        self._storages = [o.untyped_storage()._cdata for o in self._static]
+        self._baseline = [_use_count(c) for c in self._storages]
         self._addresses = [a.data_ptr() for a in static]
         for i in self._copied:
             self._addresses[i] = None
+        self._in_place = [i for i in range(len(static)) if i not in self._copied]
+        self._in_place_addresses = [self._addresses[i] for i in self._in_place]
+        self._copy_order = sorted(self._copied)
+        self._copy_targets = [self._buffers[i] for i in self._copy_order]
         return True
 
     def _held(self):
         """Whether something besides the graph holds an output's storage (the caller kept the
         last results, or views of them)."""
-        return any(_use_count(o) != b for o, b in zip(self._static, self._baseline))
+        return any(_use_count(c) != b for c, b in zip(self._storages, self._baseline))
 
     def _results(self):
         out = self._outputs
@@ -150,9 +159,9 @@ class CudaGraphed:
         return type(out)(give(o) if isinstance(o, torch.Tensor) else o for o in out)
 
 
-def _use_count(t):
-    """How many tensors (views included) share t's storage."""
-    return torch._C._storage_Use_Count(t.untyped_storage()._cdata)
+def _use_count(storage):
+    """How many tensors (views included) share the storage whose `_cdata` is `storage`."""
+    return torch._C._storage_Use_Count(storage)
 
 
 def wrap(gm, fn):
