@@ -101,8 +101,14 @@ ExternComputeFn MatmulExternCompute() {
     if (!BatchStride(x, shape, m * k, &sa) || !BatchStride(y, shape, k * n, &sb)) {
       return Declined("an operand's batch is partly broadcast");
     }
-    std::vector<Expr> ints =
-        MatmulInts(epilogue->bias, dtype, Product(shape, 0, ro - 2), m, n, k, *tx, *ty, sa, sb);
+    Expr batch = Product(shape, 0, ro - 2);
+    if (!*tx && ir::IsConstInt(sb, 0) && !ir::IsConstInt(sa, 0)) {
+      // y is shared by every batch and x's batches are consecutive rows: one GEMM of all rows.
+      m = batch * m;
+      batch = Expr(int64_t{1});
+      sa = Expr(int64_t{0});
+    }
+    std::vector<Expr> ints = MatmulInts(epilogue->bias, dtype, batch, m, n, k, *tx, *ty, sa, sb);
     if (fused) ints.push_back(Expr(epilogue->activation));
     auto f = FindLibrary(target,
                          fused ? ir::LibraryCall::kMatmulEpilogue : ir::LibraryCall::kMatmul, ints);

@@ -9,6 +9,7 @@
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/graph_dump.h"
 #include "hlir/pass/matmul_epilogue.h"
+#include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "ir/flags.h"
 #include "ir/library_functions.h"
@@ -61,6 +62,7 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   if (g.ok() && options.matmul_epilogue) {
     g = runner.Run("fold_matmul_epilogue", FoldMatmulEpilogue, *g);
   }
+  if (g.ok()) g = runner.Run("fold_reshape_into_matmul", FoldReshapeIntoMatmul, *g);
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
   if (g.ok()) {
     g = runner.Run(

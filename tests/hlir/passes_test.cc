@@ -20,6 +20,7 @@
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/fusion.h"
 #include "hlir/pass/matmul_epilogue.h"
+#include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/reference_interpreter.h"
@@ -340,6 +341,38 @@ TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
     EXPECT_EQ(out->values()[out->outputs()[o]].name, g.values()[g.outputs()[o]].name);
   }
   ExpectSameResults(g, *out, 1e-5);
+}
+
+TEST(GraphPasses, ReshapesAroundMatmulsFold) {
+  // PyTorch's linear on [2, 3, 8]: view [6, 8] -> mm -> view [2, 3, 5]; a product read as
+  // [6, 5] (a reshape back); a reshape that is not a merge of leading dims; a transposed x.
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({8, 5}), "w");
+  Var bias = b.CreateInput(DType::kFloat32, MakeShape({5}), "bias");
+  Var flat = b.Reshape(x, {6, 8});
+  Var linear = b.Reshape(b.Op("matmul", {flat, w, bias}, {{"activation", std::string("relu")}})[0],
+                         {2, 3, 5});
+  Var as_2d = b.Relu(b.Matmul(flat, w));
+  Var w16 = b.CreateInput(DType::kFloat32, MakeShape({16, 5}), "w16");
+  Var merged_last = b.Matmul(b.Reshape(x, {3, 16}), w16);  // not a merge of leading dims
+  Var xt = b.CreateInput(DType::kFloat32, MakeShape({2, 8, 3}), "xt");
+  Var transposed = b.Matmul(b.Reshape(xt, {16, 3}), w16, /*transpose_x=*/true);
+  for (Var v : {linear, as_2d, merged_last, transposed}) b.MarkOutput(v);
+  Graph g = Build(b);
+  auto out = FoldReshapeIntoMatmul(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  int folded = 0;
+  for (const Node& n : dce->nodes()) {
+    if (n.op == "matmul") folded += dce->values()[n.inputs[0]].name == "x";
+  }
+  EXPECT_EQ(folded, 2);
+  // Left: the reshape back to [6, 5] before the relu, and the two that do not fold.
+  EXPECT_EQ(CountOp(*dce, "reshape"), 3);
+  EXPECT_EQ(dce->values()[dce->outputs()[0]].name, g.values()[g.outputs()[0]].name);
+  ExpectSameResults(g, *dce, 1e-5);
 }
 
 TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {
@@ -722,13 +755,14 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
   };
   EXPECT_NE(read("mlp.00_input.txt").find("input x: float32[8, 16]"), std::string::npos);
   for (const char* f : {"mlp.01_simplify_batch_norm.txt", "mlp.02_fold_transpose_into_matmul.txt",
-                        "mlp.03_common_subexpression_elimination.txt",
-                        "mlp.04_constant_folding.txt", "mlp.05_dead_code_elimination.txt"}) {
+                        "mlp.03_fold_reshape_into_matmul.txt",
+                        "mlp.04_common_subexpression_elimination.txt",
+                        "mlp.05_constant_folding.txt", "mlp.06_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
-  EXPECT_NE(read("mlp.06_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
+  EXPECT_NE(read("mlp.07_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
             std::string::npos);
-  std::string dot = read("mlp.06_fusion.dot");
+  std::string dot = read("mlp.07_fusion.dot");
   EXPECT_NE(dot.find("digraph"), std::string::npos);
   EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
   std::filesystem::remove_all(dir);
