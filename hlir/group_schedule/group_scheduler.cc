@@ -218,13 +218,17 @@ class GroupScheduler {
   /// barrier); 0 otherwise. `why` gets the reason.
   int WarpRowsPerBlock(const ReductionGroup& g, std::string* why) const {
     const int64_t extent = ReduceExtent(*g.reductions[0]);
-    // One row dim: several fused ones would index the reductions by a division (not affine).
-    if (g.row_dims != 1 || extent <= 0 || extent > kWarpRowMaxElements) return 0;
-    const int64_t rows = StaticExtent(*g.consumer, {LeafVars(*g.consumer)[0]});
+    if (g.row_dims < 1 || extent <= 0 || extent > kWarpRowMaxElements) return 0;
+    // Blocks take rows of the innermost row dim (WarpPerRow): with several row dims, a block
+    // whose rows crossed an outer dim would index the reductions by a division (not affine).
+    const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
+    const int64_t rows = StaticExtent(*g.consumer, {leaves[g.row_dims - 1]});
+    const int64_t total = StaticExtent(
+        *g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
     const int warp = target_.warp_size();
     for (int per_block = kBlockThreads / warp; per_block >= 2; per_block /= 2) {
       if (rows > 0 && rows % per_block == 0) {
-        *why = absl::StrCat(rows, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
+        *why = absl::StrCat(total, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
                             "): a warp per row, ", per_block, " rows per block, ",
                             g.reductions.size(), " reduction(s) by shuffles");
         return per_block;

@@ -53,13 +53,20 @@ absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup&
                                         std::string why) {
   ir::Stage& consumer = *g.consumer;
   const int warp = target.warp_size();
-  auto leaves = FuseRows(consumer, g.row_dims);
-  if (!leaves.ok()) return leaves.status();
-  auto row_parts = consumer.Split(leaves->row, rows_per_block);
+  // The innermost row dim split into blocks of rows_per_block rows (threadIdx.y); the outer
+  // row dims and the blocks fused into blockIdx.x. A block's rows differ only in the split's
+  // inner part, so each reduction's row stays an affine index of the threads.
+  const std::vector<ir::Var> axes = LeafVars(consumer);
+  std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
+  auto row_parts = consumer.Split(axes[g.row_dims - 1], rows_per_block);
   if (!row_parts.ok()) return row_parts.status();
-  absl::Status st = consumer.Bind(row_parts->first, "blockIdx.x");
+  std::vector<ir::Var> blocks(axes.begin(), axes.begin() + g.row_dims - 1);
+  blocks.push_back(row_parts->first);
+  auto block = FuseAll(consumer, blocks);
+  if (!block.ok()) return block.status();
+  absl::Status st = consumer.Bind(*block, "blockIdx.x");
   if (st.ok()) st = consumer.Bind(row_parts->second, "threadIdx.y");
-  if (st.ok()) st = BindColumnsToThreads(consumer, leaves->cols, warp);
+  if (st.ok()) st = BindColumnsToThreads(consumer, cols, warp);
   if (st.ok()) st = ReduceAtRow(sch, g, row_parts->second, warp);
   if (!st.ok()) return st;
   return TacticChoice{consumer.tensor()->name, "row_reduction.warp_per_row", std::move(why)};

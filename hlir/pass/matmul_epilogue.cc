@@ -30,7 +30,7 @@ class Folder {
       chain.matmul = n;
       std::vector<int> members = {n};
       int next = OnlyReader(Out(n));
-      if (next >= 0 && graph_.nodes()[next].op == "add") {
+      if (next >= 0 && graph_.nodes()[next].op == "add" && graph_.nodes()[n].inputs.size() == 2) {
         const int bias = BiasOperand(next, Out(n));
         if (bias >= 0) chain.bias = bias, members.push_back(next);
       }
@@ -65,7 +65,7 @@ class Folder {
   /// Whether node `n` is a matmul that can take an epilogue.
   bool Folds(int n) const {
     const Node& node = graph_.nodes()[n];
-    if (node.op != "matmul" || node.inputs.size() != 2 || node.outputs.size() != 1) return false;
+    if (node.op != "matmul" || node.outputs.size() != 1) return false;
     auto act = GetString(node.attrs, "activation", "matmul", "none");
     return act.ok() && *act == "none" && IsFloat(Desc(Out(n)).dtype);
   }
@@ -107,7 +107,8 @@ class Folder {
 
   absl::Status Emit(GraphRewriter& rw, const Chain& chain, int out) {
     const Node& mm = graph_.nodes()[chain.matmul];
-    std::vector<int> inputs = {rw.Map(mm.inputs[0]), rw.Map(mm.inputs[1])};
+    std::vector<int> inputs;  // x, y and a bias folded before
+    for (int v : mm.inputs) inputs.push_back(rw.Map(v));
     const std::string& name = graph_.values()[out].name;
     if (chain.bias >= 0) {
       int bias = rw.Map(chain.bias);

@@ -11,11 +11,13 @@
 
 namespace cinn_like::hlir {
 
-/// Folds into each two-input matmul of a float type: an add of its product (read by nothing
-/// else and no graph output) with a bias of its dtype shaped [n], [1, n] or [1, ..., 1, n]
-/// (n the product's last dim; the add broadcasts nothing else), then a relu or
-/// gelu(approximate="tanh") of the result under the same conditions. The folded value keeps
-/// the name of the last op folded.
+/// Folds into each matmul of a float type without an activation: when it has no bias yet, an
+/// add of its product (read by nothing else and no graph output) with a bias of its dtype
+/// shaped [n], [1, n] or [1, ..., 1, n] (n the product's last dim; the add broadcasts nothing
+/// else), then a relu or gelu(approximate="tanh") of the result under the same conditions.
+/// The folded value keeps the name of the last op folded. The pipeline runs it again after
+/// reshape folding (hlir/pass/matmul_reshape.h), which removes the view between a linear
+/// layer's bias and its activation.
 absl::StatusOr<Graph> FoldMatmulEpilogue(const Graph& graph);
 
 }  // namespace cinn_like::hlir

@@ -174,6 +174,7 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
   const std::string old = FLAGS_cinn_like_dump_dir;
   FLAGS_cinn_like_dump_dir = dir;
   CompiledSource(SoftmaxProgram(S({64, 512})), "softmax_entry");
+  CompiledSource(SoftmaxProgram(S({4, 8, 16, 128})), "heads_entry");
   CompiledSource(ReduceRows(8192, 1024, 0), "columns_entry");
   FLAGS_cinn_like_dump_dir = old;
   auto read = [&](const std::string& file) {
@@ -183,6 +184,10 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
   };
   EXPECT_THAT(read("softmax_entry.tactics.txt"),
               HasSubstr("row_reduction.warp_per_row (64 rows of 512 elements"));
+  // Attention scores [batch, heads, queries, keys]: blocks take 8 queries of one head.
+  EXPECT_THAT(read("heads_entry.tactics.txt"),
+              HasSubstr("row_reduction.warp_per_row (512 rows of 128 elements (<= 1024): a "
+                        "warp per row, 8 rows per block"));
   EXPECT_THAT(read("columns_entry.tactics.txt"),
               HasSubstr("column_reduction.two_stage (1024 columns fill 4 blocks"));
 }

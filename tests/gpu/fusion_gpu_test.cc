@@ -20,11 +20,14 @@ namespace {
 const ir::Target kGpu = ir::Target::NVGPU();
 
 std::vector<Shape> RowShapes(int64_t cols) {
-  // 64 and 6 rows: a warp per row, 8 and 2 rows per block, where the rows are short.
+  // 64 and 6 rows: a warp per row, 8 and 2 rows per block, where the rows are short; with
+  // several row dims, blocks take rows of the innermost (8 and 2 of 16 and 6).
   return {S({1, cols}),
           S({37, cols}),
           S({64, cols}),
           S({6, cols}),
+          S({3, 5, 16, cols}),
+          S({2, 3, 6, cols}),
           Shape{Sym("n"), Dim::Known(cols)},
           Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}};
 }

@@ -23,6 +23,7 @@
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/simplify_batch_norm.h"
+#include "hlir/pass/split_to_slices.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
 
@@ -319,7 +320,10 @@ TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
   Var erf = b.Gelu(b.Add(b.Matmul(x, w, false, true), bias));
   Var other = b.Add(b.Matmul(x, w, false, true), full);
   Var twice = b.Matmul(x, w, false, true);
-  for (Var v : {relu, gelu, plain, erf, other, b.Add(twice, bias), b.Relu(twice)}) {
+  Var twice_add = b.Add(twice, bias), twice_relu = b.Relu(twice);
+  // A matmul that has its bias already takes the activation (the second run of the pass).
+  Var prebias = b.Relu(b.Op("matmul", {x, w, bias}, {{"transpose_y", true}})[0]);
+  for (Var v : {relu, gelu, plain, erf, other, twice_add, twice_relu, prebias}) {
     b.MarkOutput(v);
   }
   Graph g = Build(b);
@@ -332,8 +336,9 @@ TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
     acts.push_back(*GetString(n.attrs, "activation", "matmul", "none"));
     with_bias += n.inputs.size() == 3;
   }
-  EXPECT_EQ(acts, (std::vector<std::string>{"relu", "gelu_tanh", "relu", "none", "none", "none"}));
-  EXPECT_EQ(with_bias, 3);
+  EXPECT_EQ(acts, (std::vector<std::string>{"relu", "gelu_tanh", "relu", "none", "none", "none",
+                                            "relu"}));
+  EXPECT_EQ(with_bias, 4);
   EXPECT_EQ(CountOp(*out, "add"), 2);   // the [6, 5] addend and the product read twice
   EXPECT_EQ(CountOp(*out, "gelu"), 1);  // erf
   EXPECT_EQ(CountOp(*out, "relu"), 1);  // after the product read twice
@@ -373,6 +378,27 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   EXPECT_EQ(CountOp(*dce, "reshape"), 3);
   EXPECT_EQ(dce->values()[dce->outputs()[0]].name, g.values()[g.outputs()[0]].name);
   ExpectSameResults(g, *dce, 1e-5);
+}
+
+TEST(GraphPasses, SplitsBecomeSlicesThatFuseWithTheirReaders) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({4, 12, 6}), "x");
+  auto parts =
+      b.Op("split", {x}, {{"axis", int64_t{1}}, {"sections", std::vector<int64_t>{3, -1, 4}}});
+  b.MarkOutput(b.Relu(parts[0]));
+  b.MarkOutput(b.Transpose(parts[1], {0, 2, 1}));
+  b.MarkOutput(parts[2]);
+  Graph g = Build(b);
+  auto out = SplitToSlices(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(CountOp(*out, "split"), 0);
+  EXPECT_EQ(CountOp(*out, "slice"), 3);
+  EXPECT_EQ(out->values()[out->outputs()[2]].name, g.values()[g.outputs()[2]].name);
+  ExpectSameResults(g, *out, 0);
+  FusionOptions options;
+  options.enabled = true;
+  FusedGraph fused = FuseOperators(*out, options);
+  EXPECT_EQ(fused.groups.size(), 3u);  // each slice with its reader, not a kernel of its own
 }
 
 TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {
@@ -754,15 +780,16 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
     return s.str();
   };
   EXPECT_NE(read("mlp.00_input.txt").find("input x: float32[8, 16]"), std::string::npos);
-  for (const char* f : {"mlp.01_simplify_batch_norm.txt", "mlp.02_fold_transpose_into_matmul.txt",
-                        "mlp.03_fold_reshape_into_matmul.txt",
-                        "mlp.04_common_subexpression_elimination.txt",
-                        "mlp.05_constant_folding.txt", "mlp.06_dead_code_elimination.txt"}) {
+  for (const char* f :
+       {"mlp.01_simplify_batch_norm.txt", "mlp.02_split_to_slices.txt",
+        "mlp.03_fold_transpose_into_matmul.txt", "mlp.04_fold_reshape_into_matmul.txt",
+        "mlp.05_common_subexpression_elimination.txt", "mlp.06_constant_folding.txt",
+        "mlp.07_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
-  EXPECT_NE(read("mlp.07_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
+  EXPECT_NE(read("mlp.08_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
             std::string::npos);
-  std::string dot = read("mlp.07_fusion.dot");
+  std::string dot = read("mlp.08_fusion.dot");
   EXPECT_NE(dot.find("digraph"), std::string::npos);
   EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
   std::filesystem::remove_all(dir);
