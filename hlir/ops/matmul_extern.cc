@@ -64,6 +64,20 @@ Stmt MatmulCall(const std::string& function, const std::vector<Expr>& pointers,
   return ir::ExternCall(function, args);
 }
 
+/// The extern tensor calling `f` on inputs `in` (x, y and, with `bias`, the bias) into `out`.
+ExternTensors MatmulTensor(const ir::LibraryFunction& f, const std::string& name,
+                           const ComputeOutput& out, const std::vector<Tensor>& in, bool bias,
+                           const std::vector<Expr>& ints) {
+  const std::string function = f.function;
+  return MadeBy(f, {ir::ExternTensor(name, out.type, out.shape, in,
+                                     [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
+                                       return MatmulCall(function,
+                                                         {b[0]->data, b[1]->data,
+                                                          bias ? b[2]->data : c->data, c->data},
+                                                         ints);
+                                     })});
+}
+
 /// A reduction length known to be 0: the product is all zeros, which the generated compute
 /// writes (cuBLAS leaves C unwritten for k 0).
 bool NoTerms(const Expr& k) {
@@ -113,15 +127,7 @@ ExternComputeFn MatmulExternCompute() {
     auto f = FindLibrary(target,
                          fused ? ir::LibraryCall::kMatmulEpilogue : ir::LibraryCall::kMatmul, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
-    const std::string function = f->function;
-    const bool bias = epilogue->bias;
-    return MadeBy(*f, {ir::ExternTensor(name, outs[0].type, shape, in,
-                                        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
-                                          return MatmulCall(function,
-                                                            {b[0]->data, b[1]->data,
-                                                             bias ? b[2]->data : c->data, c->data},
-                                                            ints);
-                                        })});
+    return MatmulTensor(*f, name, outs[0], in, epilogue->bias, ints);
   };
 }
 
@@ -146,14 +152,7 @@ ExternComputeFn LinearExternCompute() {
         MatmulInts(bias, dtype, Expr(int64_t{1}), m, n, k, false, true, zero, zero);
     auto f = FindLibrary(target, ir::LibraryCall::kMatmul, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
-    const std::string function = f->function;
-    return MadeBy(*f, {ir::ExternTensor(name, outs[0].type, shape, in,
-                                        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& c) {
-                                          return MatmulCall(function,
-                                                            {b[0]->data, b[1]->data,
-                                                             bias ? b[2]->data : c->data, c->data},
-                                                            ints);
-                                        })});
+    return MatmulTensor(*f, name, outs[0], in, bias, ints);
   };
 }
 

@@ -48,23 +48,12 @@ struct Cublas {
 
 Cublas Load() {
   Cublas out;
-  absl::Status ctx = EnsureContext();  // cuBLAS adopts the current (primary) context
-  if (!ctx.ok()) {
-    out.status = ctx;
+  auto opened = OpenCudaLibrary("cuBLAS", {"libcublas.so.13", "libcublas.so.12", "libcublas.so"});
+  if (!opened.ok()) {
+    out.status = opened.status();
     return out;
   }
-  void* lib = nullptr;
-  std::string tried;
-  for (const char* name : {"libcublas.so.13", "libcublas.so.12", "libcublas.so"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib) break;
-    const char* why = dlerror();
-    absl::StrAppend(&tried, tried.empty() ? "" : "; ", why ? why : name);
-  }
-  if (!lib) {
-    out.status = absl::UnavailableError("cuBLAS could not be loaded: " + tried);
-    return out;
-  }
+  void* lib = *opened;
   auto create = reinterpret_cast<CreateFn>(dlsym(lib, "cublasCreate_v2"));
   out.set_stream = reinterpret_cast<SetStreamFn>(dlsym(lib, "cublasSetStream_v2"));
   out.sgemm = reinterpret_cast<SgemmFn>(dlsym(lib, "cublasSgemm_v2"));

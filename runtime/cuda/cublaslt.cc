@@ -76,23 +76,13 @@ struct Lt {
 
 Lt Load() {
   Lt out;
-  absl::Status ctx = EnsureContext();  // cuBLASLt adopts the current (primary) context
-  if (!ctx.ok()) {
-    out.status = ctx;
+  auto opened =
+      OpenCudaLibrary("cuBLASLt", {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"});
+  if (!opened.ok()) {
+    out.status = opened.status();
     return out;
   }
-  void* lib = nullptr;
-  std::string tried;
-  for (const char* name : {"libcublasLt.so.13", "libcublasLt.so.12", "libcublasLt.so"}) {
-    lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-    if (lib) break;
-    const char* why = dlerror();
-    absl::StrAppend(&tried, tried.empty() ? "" : "; ", why ? why : name);
-  }
-  if (!lib) {
-    out.status = absl::UnavailableError("cuBLASLt could not be loaded: " + tried);
-    return out;
-  }
+  void* lib = *opened;
   auto sym = [&](const char* name) { return dlsym(lib, name); };
   auto create = reinterpret_cast<CreateFn>(sym("cublasLtCreate"));
   out.desc_create = reinterpret_cast<DescCreateFn>(sym("cublasLtMatmulDescCreate"));

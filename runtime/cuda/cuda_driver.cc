@@ -134,6 +134,19 @@ absl::Status EnsureContext() {
   return CheckCu(d.CtxSetCurrent(primary.context), "cuCtxSetCurrent(primary context of device 0)");
 }
 
+absl::StatusOr<void*> OpenCudaLibrary(const std::string& library,
+                                      std::initializer_list<const char*> names) {
+  absl::Status ctx = EnsureContext();
+  if (!ctx.ok()) return ctx;
+  std::string tried;
+  for (const char* name : names) {
+    if (void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL)) return lib;
+    const char* why = dlerror();
+    absl::StrAppend(&tried, tried.empty() ? "" : "; ", why ? why : name);
+  }
+  return absl::UnavailableError(library + " could not be loaded: " + tried);
+}
+
 namespace {
 
 /// Asks device 0 (its primary context made current) for each attribute into its int.

@@ -4,6 +4,7 @@
 
 #include <cuda.h>  // types only: no symbol of libcuda is linked
 
+#include <initializer_list>
 #include <string>
 
 #include "absl/status/status.h"
@@ -54,6 +55,12 @@ absl::StatusOr<const DriverApi*> Driver();
 /// cuInit and device 0's primary context, made current on the calling thread; cheap when a
 /// context is already current.
 absl::Status EnsureContext();
+
+/// A CUDA library (cuBLAS, cuBLASLt) for JIT code: the primary context made current first (the
+/// library adopts it), then the first of `names` that dlopen() loads, symbols bound locally.
+/// Unavailable "<library> could not be loaded: <why each name failed>".
+absl::StatusOr<void*> OpenCudaLibrary(const std::string& library,
+                                      std::initializer_list<const char*> names);
 
 /// Compute capability of device 0 as major*10+minor (90 for an H100).
 absl::StatusOr<int> DeviceComputeCapability();
