@@ -109,7 +109,7 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
   std::vector<std::string> names;
   const char* dtypes[] = {"float32", "float16", "bfloat16"};
   const char* masks[] = {"none", "bool", "float32", "float16", "bfloat16"};
-  const char* tiles[] = {"d32_q64_k32", "d64_q64_k32", "d128_q32_k32", "d256_q16_k16"};
+  const char* tiles[] = {"d32_q32_k64", "d64_q32_k64", "d128_q32_k32", "d256_q16_k16"};
   int n = 0;
   for (const char* tile : tiles) {
     for (const char* t : dtypes) {
