@@ -29,13 +29,19 @@ class Folder {
       Chain chain;
       chain.matmul = n;
       std::vector<int> members = {n};
+      // A node another chain took (add(mm1, mm2) of two [1, n] products) is not taken again,
+      // nor a bias that such a chain's folded intermediate computes.
       int next = OnlyReader(Out(n));
-      if (next >= 0 && graph_.nodes()[next].op == "add" && graph_.nodes()[n].inputs.size() == 2) {
+      if (next >= 0 && !folded[next] && graph_.nodes()[next].op == "add" &&
+          graph_.nodes()[n].inputs.size() == 2) {
         const int bias = BiasOperand(next, Out(n));
-        if (bias >= 0) chain.bias = bias, members.push_back(next);
+        const int p = bias >= 0 ? graph_.values()[bias].producer : -1;
+        if (bias >= 0 && (p < 0 || !folded[p] || at_last.count(p))) {
+          chain.bias = bias, members.push_back(next);
+        }
       }
       next = OnlyReader(Out(members.back()));
-      if (next >= 0) {
+      if (next >= 0 && !folded[next]) {
         std::string act = Activation(graph_.nodes()[next]);
         if (!act.empty()) chain.activation = act, members.push_back(next);
       }

@@ -17,7 +17,8 @@ class Folder {
     for (int n = 0; n < num_nodes; ++n) {
       if (absorbed[n]) continue;
       const int source = Source(n);
-      absl::Status s = source < 0 ? rw.CopyNode(n) : Fold(rw, n, source, &absorbed);
+      absl::Status s =
+          source < 0 || rw.Map(source) < 0 ? rw.CopyNode(n) : Fold(rw, n, source, &absorbed);
       if (!s.ok()) return s;
     }
     return rw.Finish();
@@ -37,11 +38,15 @@ class Folder {
     if (p < 0 || NodeAt(p).op != "reshape") return -1;
     const int source = NodeAt(p).inputs[0];
     const Shape &from = ShapeOf(source), &to = ShapeOf(mm.inputs[0]);
-    if (from.size() < 2 || to.size() != 2 || !IsStatic(from) || from.back() != to.back() ||
-        !IsStatic(ShapeOf(mm.outputs[0]))) {
+    // A merge of at least two leading dims: [..., K] -> [R, K] with R their product (an
+    // identity reshape of a matrix is left alone: its source may be another fold's output).
+    if (from.size() < 3 || to.size() != 2 || !IsStatic(from) || from.back() != to.back() ||
+        !IsStatic(to) || !IsStatic(ShapeOf(mm.outputs[0]))) {
       return -1;
     }
-    return source;
+    int64_t rows = 1;
+    for (size_t d = 0; d + 1 < from.size(); ++d) rows *= from[d].value;
+    return rows == to[0].value ? source : -1;
   }
 
   absl::Status Fold(GraphRewriter& rw, int n, int source, std::vector<bool>* absorbed) {

@@ -209,6 +209,13 @@ absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a
     rc |= lt.pref_set(pref, attr, &al, sizeof(al));
   }
   if (rc != 0) return failed("cublasLtMatmulPreferenceSetAttribute", rc);
+  if (a.bias) {
+    // The heuristic infers the bias's alignment from the pointer set: one of the plan's.
+    const void* aligned = reinterpret_cast<const void*>(static_cast<uintptr_t>(align));
+    if (int rc = lt.desc_set(plan->desc, kDescBiasPointer, &aligned, sizeof(aligned)); rc != 0) {
+      return failed("cublasLtMatmulDescSetAttribute (bias)", rc);
+    }
+  }
   HeuristicResult result{};
   int returned = 0;
   rc = lt.heuristic(lt.handle, plan->desc, plan->layout_a, plan->layout_b, plan->layout_c,

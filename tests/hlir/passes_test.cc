@@ -321,9 +321,12 @@ TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
   Var other = b.Add(b.Matmul(x, w, false, true), full);
   Var twice = b.Matmul(x, w, false, true);
   Var twice_add = b.Add(twice, bias), twice_relu = b.Relu(twice);
+  // Two [1, 5] products added: one chain takes the add, the other stays a plain matmul.
+  Var row = b.CreateInput(DType::kFloat32, MakeShape({1, 8}), "row");
+  Var two_products = b.Add(b.Matmul(row, w, false, true), b.Matmul(row, w, false, true));
   // A matmul that has its bias already takes the activation (the second run of the pass).
   Var prebias = b.Relu(b.Op("matmul", {x, w, bias}, {{"transpose_y", true}})[0]);
-  for (Var v : {relu, gelu, plain, erf, other, twice_add, twice_relu, prebias}) {
+  for (Var v : {relu, gelu, plain, erf, other, twice_add, twice_relu, prebias, two_products}) {
     b.MarkOutput(v);
   }
   Graph g = Build(b);
@@ -337,8 +340,8 @@ TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
     with_bias += n.inputs.size() == 3;
   }
   EXPECT_EQ(acts, (std::vector<std::string>{"relu", "gelu_tanh", "relu", "none", "none", "none",
-                                            "relu"}));
-  EXPECT_EQ(with_bias, 4);
+                                            "none", "none", "relu"}));
+  EXPECT_EQ(with_bias, 5);
   EXPECT_EQ(CountOp(*out, "add"), 2);   // the [6, 5] addend and the product read twice
   EXPECT_EQ(CountOp(*out, "gelu"), 1);  // erf
   EXPECT_EQ(CountOp(*out, "relu"), 1);  // after the product read twice
@@ -363,7 +366,12 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   Var merged_last = b.Matmul(b.Reshape(x, {3, 16}), w16);  // not a merge of leading dims
   Var xt = b.CreateInput(DType::kFloat32, MakeShape({2, 8, 3}), "xt");
   Var transposed = b.Matmul(b.Reshape(xt, {16, 3}), w16, /*transpose_x=*/true);
-  for (Var v : {linear, as_2d, merged_last, transposed}) b.MarkOutput(v);
+  // Two linear layers in a row, and an identity reshape of a matrix (left alone).
+  Var w8 = b.CreateInput(DType::kFloat32, MakeShape({8, 8}), "w8");
+  Var first = b.Reshape(b.Matmul(b.Reshape(x, {6, 8}), w8), {2, 3, 8});
+  Var second = b.Reshape(b.Matmul(b.Reshape(first, {6, 8}), w8), {2, 3, 8});
+  Var identity = b.Matmul(b.Reshape(b.Matmul(flat, w8), {6, 8}), w8);
+  for (Var v : {linear, as_2d, merged_last, transposed, second, identity}) b.MarkOutput(v);
   Graph g = Build(b);
   auto out = FoldReshapeIntoMatmul(g);
   ASSERT_TRUE(out.ok()) << out.status();
@@ -373,9 +381,11 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   for (const Node& n : dce->nodes()) {
     if (n.op == "matmul") folded += dce->values()[n.inputs[0]].name == "x";
   }
-  EXPECT_EQ(folded, 2);
-  // Left: the reshape back to [6, 5] before the relu, and the two that do not fold.
-  EXPECT_EQ(CountOp(*dce, "reshape"), 3);
+  // linear, as_2d, the first of the two layers and the identity's inner product read x itself.
+  EXPECT_EQ(folded, 4);
+  // Left: the reshape back to [6, 5] before the relu, the two that do not fold, and the
+  // identity reshape with the reshape back to [6, 8] before it.
+  EXPECT_EQ(CountOp(*dce, "reshape"), 5);
   EXPECT_EQ(dce->values()[dce->outputs()[0]].name, g.values()[g.outputs()[0]].name);
   ExpectSameResults(g, *dce, 1e-5);
 }

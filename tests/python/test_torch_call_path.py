@@ -85,6 +85,18 @@ class CallPathTest(unittest.TestCase):
                     got = g(x, w)
                     torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
                 self.assertEqual(ct.stats()["direct_inference_graphs"], int(direct))
+        # Grad on and an input requiring it, no output requiring it: AOT runs the inference
+        # graph with grad off, so the wrappers stay.
+        torch._dynamo.reset()
+        ct.reset()
+        detached = torch.compile(lambda x, w: torch.tanh(x * w).detach(), backend="cinn_like",
+                                 dynamic=False)
+        x, w = fresh("cpu", (8, 16), (16,))
+        w.requires_grad_(True)
+        got = detached(x, w)
+        self.assertFalse(got.requires_grad)
+        torch.testing.assert_close(got, torch.tanh(x * w).detach(), rtol=1e-5, atol=1e-6)
+        self.assertEqual(ct.stats()["direct_inference_graphs"], 0)
         torch._dynamo.reset()
         ct.reset()
         model = MLP()
