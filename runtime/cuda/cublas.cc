@@ -159,24 +159,27 @@ int CudaDataType(int64_t dtype) {
 }  // namespace
 
 absl::Status CublasMatmul(const MatmulArgs& a) {
-  std::string what =
-      absl::StrCat("cuBLAS matmul (batch ", a.batch, ", m ", a.m, ", n ", a.n, ", k ", a.k,
-                   ", trans_a ", a.trans_a, ", trans_b ", a.trans_b, ", dtype code ", a.dtype, ")");
+  // The description is formatted only for an error: this is every call's path.
+  auto what = [&] {
+    return absl::StrCat("cuBLAS matmul (batch ", a.batch, ", m ", a.m, ", n ", a.n, ", k ", a.k,
+                        ", trans_a ", a.trans_a, ", trans_b ", a.trans_b, ", dtype code ", a.dtype,
+                        ")");
+  };
   constexpr int64_t kMax = std::numeric_limits<int>::max();
   int type = CudaDataType(a.dtype);
-  if (type < 0) return absl::InvalidArgumentError(what + ": unsupported dtype");
+  if (type < 0) return absl::InvalidArgumentError(what() + ": unsupported dtype");
   if (a.batch < 0 || a.m < 0 || a.n < 0 || a.k < 0 || a.batch > kMax || a.m > kMax || a.n > kMax ||
       a.k > kMax || a.batch * a.m > kMax) {
-    return absl::InvalidArgumentError(what + ": sizes must be in [0, 2^31)");
+    return absl::InvalidArgumentError(what() + ": sizes must be in [0, 2^31)");
   }
   if (a.batch == 0 || a.m == 0 || a.n == 0) return absl::OkStatus();
   const Cublas& cb = Get();
   if (!cb.status.ok()) {
-    return absl::Status(cb.status.code(), what + ": " + std::string(cb.status.message()));
+    return absl::Status(cb.status.code(), what() + ": " + std::string(cb.status.message()));
   }
   std::lock_guard<std::mutex> lock(CallMutex());
   if (int rc = cb.set_stream(cb.handle, a.stream); rc != 0) {
-    return absl::InternalError(absl::StrCat(what, ": cublasSetStream failed with status ", rc));
+    return absl::InternalError(absl::StrCat(what(), ": cublasSetStream failed with status ", rc));
   }
   const float one = 1.f, zero = 0.f;
   const float* beta = &zero;
@@ -185,19 +188,20 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
     // C[batch * m, n] = ones[batch * m] x bias[n] (column-major: C^T = bias x ones^T), then
     // the product accumulates onto it.
     auto ones = Ones(type, a.batch * a.m);
-    if (!ones.ok()) return absl::InternalError(what + ": " + std::string(ones.status().message()));
+    if (!ones.ok())
+      return absl::InternalError(what() + ": " + std::string(ones.status().message()));
     int rows = static_cast<int>(a.batch * a.m);
     int rc = cb.gemm_ex(cb.handle, kOpN, kOpN, n, rows, 1, &one, a.bias, type, n, *ones, type, 1,
                         &zero, a.c, type, n, kComputeF32, kGemmDefault);
     if (rc != 0) {
       return absl::InternalError(
-          absl::StrCat(what, ": cublasGemmEx (bias) failed with status ", rc));
+          absl::StrCat(what(), ": cublasGemmEx (bias) failed with status ", rc));
     }
     beta = &one;
   }
   if (a.k == 0) {
     return a.bias ? absl::OkStatus()
-                  : absl::InvalidArgumentError(what + ": k 0 without bias is not supported");
+                  : absl::InvalidArgumentError(what() + ": k 0 without bias is not supported");
   }
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: B first, m and n swapped.
   int lda = a.trans_a ? m : k;
@@ -208,9 +212,29 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
       static_cast<long long>(a.m) * a.n, static_cast<int>(a.batch), kComputeF32, kGemmDefault);
   if (rc != 0) {
     return absl::InternalError(
-        absl::StrCat(what, ": cublasGemmStridedBatchedEx failed with status ", rc));
+        absl::StrCat(what(), ": cublasGemmStridedBatchedEx failed with status ", rc));
   }
   return absl::OkStatus();
+}
+
+MatmulArgs MatmulArgsOfCall(const void* a, const void* b, const void* bias, void* c,
+                            int64_t has_bias, int64_t dtype, int64_t batch, int64_t m, int64_t n,
+                            int64_t k, int64_t trans_a, int64_t trans_b, int64_t batch_stride_a,
+                            int64_t batch_stride_b, void* stream) {
+  return MatmulArgs{a,
+                    b,
+                    has_bias ? bias : nullptr,
+                    c,
+                    dtype,
+                    batch,
+                    m,
+                    n,
+                    k,
+                    trans_a != 0,
+                    trans_b != 0,
+                    batch_stride_a,
+                    batch_stride_b,
+                    stream};
 }
 
 }  // namespace cinn_like::runtime::cuda
@@ -221,19 +245,8 @@ extern "C" int cinn_like_cublas_matmul(const void* a, const void* b, const void*
                                        int64_t batch_stride_a, int64_t batch_stride_b,
                                        void* stream) {
   namespace cu = cinn_like::runtime::cuda;
-  cu::MatmulArgs args{a,
-                      b,
-                      has_bias ? bias : nullptr,
-                      c,
-                      dtype,
-                      batch,
-                      m,
-                      n,
-                      k,
-                      trans_a != 0,
-                      trans_b != 0,
-                      batch_stride_a,
-                      batch_stride_b,
-                      stream};
+  const cu::MatmulArgs args =
+      cu::MatmulArgsOfCall(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a, trans_b,
+                           batch_stride_a, batch_stride_b, stream);
   return cinn_like::runtime::ReturnStatus(cu::CublasMatmul(args));
 }

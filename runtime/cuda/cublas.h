@@ -34,6 +34,12 @@ struct MatmulArgs {
   void* stream;
 };
 
+/// The MatmulArgs of the matmul externs' C arguments (the bias used when has_bias).
+MatmulArgs MatmulArgsOfCall(const void* a, const void* b, const void* bias, void* c,
+                            int64_t has_bias, int64_t dtype, int64_t batch, int64_t m, int64_t n,
+                            int64_t k, int64_t trans_a, int64_t trans_b, int64_t batch_stride_a,
+                            int64_t batch_stride_b, void* stream);
+
 /// cublasGemmStridedBatchedEx (the bias first through a rank-1 cublasGemmEx); errors name the
 /// sizes, the dtype and the cuBLAS status; Unavailable when cuBLAS cannot be loaded.
 absl::Status CublasMatmul(const MatmulArgs& args);

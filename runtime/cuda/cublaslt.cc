@@ -165,11 +165,11 @@ int64_t Alignment(const MatmulArgs& a) {
 /// C^T = op(B)^T op(A)^T, so cuBLASLt's first operand is B and m, n swap; the bias (one value
 /// per row of the column-major result) is then per column of C, as PyTorch's bias is.
 absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a,
-                                               int64_t activation, int64_t align,
-                                               const std::string& what) {
+                                               int64_t activation, int64_t align) {
   const int type = DataType(a.dtype);
   auto failed = [&](const char* step, int rc) {
-    return absl::UnimplementedError(absl::StrCat(what, ": ", step, ": ", lt.Name(rc)));
+    return absl::UnimplementedError(
+        absl::StrCat(Describe(a, activation), ": ", step, ": ", lt.Name(rc)));
   };
   auto plan = std::make_unique<Plan>();
   if (int rc = lt.desc_create(&plan->desc, kComputeF32, kCudaR32F); rc != 0) {
@@ -222,21 +222,23 @@ absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a
                     plan->layout_c, pref, 1, &result, &returned);
   if (rc != 0) return failed("cublasLtMatmulAlgoGetHeuristic", rc);
   if (returned < 1 || result.state != 0) {
-    return absl::UnimplementedError(what + ": cuBLASLt's heuristic has no algorithm for it");
+    return absl::UnimplementedError(Describe(a, activation) +
+                                    ": cuBLASLt's heuristic has no algorithm for it");
   }
   plan->algo = result.algo;
   plan->workspace_bytes = result.workspace_bytes;
   return plan;
 }
 
-absl::Status CheckArgs(const MatmulArgs& a, int64_t activation, const std::string& what) {
+absl::Status CheckArgs(const MatmulArgs& a, int64_t activation) {
+  auto what = [&] { return Describe(a, activation); };
   constexpr int64_t kMax = std::numeric_limits<int>::max();
-  if (DataType(a.dtype) < 0) return absl::InvalidArgumentError(what + ": unsupported dtype");
+  if (DataType(a.dtype) < 0) return absl::InvalidArgumentError(what() + ": unsupported dtype");
   if (activation < kActivationNone || activation > kActivationGeluTanh) {
-    return absl::InvalidArgumentError(what + ": unknown activation code");
+    return absl::InvalidArgumentError(what() + ": unknown activation code");
   }
   if (a.batch > kMax || a.m > kMax || a.n > kMax || a.k > kMax) {
-    return absl::InvalidArgumentError(what + ": sizes must be below 2^31");
+    return absl::InvalidArgumentError(what() + ": sizes must be below 2^31");
   }
   return absl::OkStatus();
 }
@@ -246,7 +248,7 @@ absl::Status CheckArgs(const MatmulArgs& a, int64_t activation, const std::strin
 class Plans {
  public:
   absl::StatusOr<const Plan*> Find(const Lt& lt, const MatmulArgs& a, int64_t activation,
-                                   int64_t align, const std::string& what) {
+                                   int64_t align) {
     const Key key{a.dtype,
                   a.batch,
                   a.m,
@@ -261,7 +263,7 @@ class Plans {
                   align};
     auto it = plans_.find(key);
     if (it != plans_.end()) return it->second.get();
-    auto plan = MakePlan(lt, a, activation, align, what);
+    auto plan = MakePlan(lt, a, activation, align);
     if (!plan.ok()) return plan.status();
     return plans_.emplace(key, *std::move(plan)).first->second.get();
   }
@@ -280,31 +282,32 @@ Plans& AllPlans() {
 }  // namespace
 
 absl::Status CublasLtMatmul(const MatmulArgs& a, int64_t activation) {
-  const std::string what = Describe(a, activation);
-  absl::Status st = CheckArgs(a, activation, what);
+  // The description is formatted only for an error: this is every call's path.
+  auto what = [&] { return Describe(a, activation); };
+  absl::Status st = CheckArgs(a, activation);
   if (!st.ok()) return st;
   if (a.batch < 0 || a.m < 0 || a.n < 0 || a.k < 1) {
-    return absl::InvalidArgumentError(what + ": sizes must be positive (k at least 1)");
+    return absl::InvalidArgumentError(what() + ": sizes must be positive (k at least 1)");
   }
   if (a.batch == 0 || a.m == 0 || a.n == 0) return absl::OkStatus();
   const Lt& lt = Get();
   if (!lt.status.ok())
-    return absl::Status(lt.status.code(), what + ": " + std::string(lt.status.message()));
+    return absl::Status(lt.status.code(), what() + ": " + std::string(lt.status.message()));
   Plans& plans = AllPlans();
   std::lock_guard<std::mutex> lock(plans.mutex());
-  auto plan = plans.Find(lt, a, activation, Alignment(a), what);
+  auto plan = plans.Find(lt, a, activation, Alignment(a));
   if (!plan.ok()) return plan.status();
   const Plan& p = **plan;
   if (a.bias) {
     if (int rc = lt.desc_set(p.desc, kDescBiasPointer, &a.bias, sizeof(a.bias)); rc != 0) {
-      return absl::InternalError(what + ": setting the bias pointer: " + lt.Name(rc));
+      return absl::InternalError(what() + ": setting the bias pointer: " + lt.Name(rc));
     }
   }
   void* workspace = nullptr;
   if (p.workspace_bytes > 0) {
     workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, p.workspace_bytes, a.stream);
     if (!workspace) {
-      return absl::ResourceExhaustedError(absl::StrCat(what, ": workspace of ", p.workspace_bytes,
+      return absl::ResourceExhaustedError(absl::StrCat(what(), ": workspace of ", p.workspace_bytes,
                                                        " bytes: ", cinn_like_get_last_error()));
     }
   }
@@ -312,20 +315,19 @@ absl::Status CublasLtMatmul(const MatmulArgs& a, int64_t activation) {
   int rc = lt.matmul(lt.handle, p.desc, &one, a.b, p.layout_a, a.a, p.layout_b, &zero, a.c,
                      p.layout_c, a.c, p.layout_c, &p.algo, workspace, p.workspace_bytes, a.stream);
   if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
-  if (rc != 0) return absl::InternalError(what + ": cublasLtMatmul failed: " + lt.Name(rc));
+  if (rc != 0) return absl::InternalError(what() + ": cublasLtMatmul failed: " + lt.Name(rc));
   return absl::OkStatus();
 }
 
 absl::StatusOr<std::string> CublasLtCheck(const MatmulArgs& a, int64_t activation) {
-  const std::string what = Describe(a, activation);
-  absl::Status st = CheckArgs(a, activation, what);
+  absl::Status st = CheckArgs(a, activation);
   if (!st.ok()) return st;
   const Lt& lt = Get();
   if (!lt.status.ok()) return lt.status;
   if (a.batch <= 0 || a.m <= 0 || a.n <= 0 || a.k <= 0) return std::string("cuBLASLt");
   Plans& plans = AllPlans();
   std::lock_guard<std::mutex> lock(plans.mutex());
-  auto plan = plans.Find(lt, a, activation, 16, what);
+  auto plan = plans.Find(lt, a, activation, 16);
   if (!plan.ok()) return plan.status();
   return absl::StrCat("cuBLASLt (workspace ", (*plan)->workspace_bytes, " bytes)");
 }
@@ -338,19 +340,8 @@ extern "C" int cinn_like_cublaslt_matmul(const void* a, const void* b, const voi
                                          int64_t batch_stride_a, int64_t batch_stride_b,
                                          int64_t activation, void* stream) {
   namespace cu = cinn_like::runtime::cuda;
-  cu::MatmulArgs args{a,
-                      b,
-                      has_bias ? bias : nullptr,
-                      c,
-                      dtype,
-                      batch,
-                      m,
-                      n,
-                      k,
-                      trans_a != 0,
-                      trans_b != 0,
-                      batch_stride_a,
-                      batch_stride_b,
-                      stream};
+  const cu::MatmulArgs args =
+      cu::MatmulArgsOfCall(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a, trans_b,
+                           batch_stride_a, batch_stride_b, stream);
   return cinn_like::runtime::ReturnStatus(cu::CublasLtMatmul(args, activation));
 }

@@ -76,6 +76,20 @@ DescPtr Tensor(const Cudnn& dnn, int64_t uid, cudnnDataType_t type, int64_t n, i
 /// the first call would wait for).
 enum class Engine { kRefused, kPrecompiled, kRuntimeCompiled };
 
+/// Engine `e`'s notes of one kind (at most `max`) into `out`; false when cuDNN cannot say.
+template <typename Note>
+bool ReadNotes(const Cudnn& dnn, cudnnBackendDescriptor_t e, cudnnBackendAttributeName_t attr,
+               cudnnBackendAttributeType_t type, int64_t max, std::vector<Note>* out) {
+  out->resize(max);
+  int64_t count = 0;
+  if (dnn.cudnnBackendGetAttribute(e, attr, type, max, &count, out->data()) !=
+      CUDNN_STATUS_SUCCESS) {
+    return false;
+  }
+  out->resize(count);
+  return true;
+}
+
 Engine Classify(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32) {
   Desc engine(dnn, CUDNN_BACKEND_ENGINE_DESCRIPTOR);
   cudnnBackendDescriptor_t e = engine.get();
@@ -86,24 +100,18 @@ Engine Classify(const Cudnn& dnn, cudnnBackendDescriptor_t config, bool float32)
                                    &e) != CUDNN_STATUS_SUCCESS) {
     return Engine::kRefused;
   }
-  cudnnBackendBehaviorNote_t behavior[CUDNN_BEHAVIOR_NOTE_TYPE_COUNT];
-  int64_t behaviors = 0;
-  if (dnn.cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
-                                   CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &behaviors,
-                                   behavior) != CUDNN_STATUS_SUCCESS) {
+  std::vector<cudnnBackendBehaviorNote_t> behavior;
+  std::vector<cudnnBackendNumericalNote_t> notes;
+  if (!ReadNotes(dnn, e, CUDNN_ATTR_ENGINE_BEHAVIOR_NOTE, CUDNN_TYPE_BEHAVIOR_NOTE,
+                 CUDNN_BEHAVIOR_NOTE_TYPE_COUNT, &behavior) ||
+      !ReadNotes(dnn, e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
+                 CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &notes)) {
     return Engine::kRefused;
   }
-  const bool compiled = std::find(behavior, behavior + behaviors,
-                                  CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behavior + behaviors;
-  cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-  int64_t count = 0;
-  if (dnn.cudnnBackendGetAttribute(e, CUDNN_ATTR_ENGINE_NUMERICAL_NOTE, CUDNN_TYPE_NUMERICAL_NOTE,
-                                   CUDNN_NUMERICAL_NOTE_TYPE_COUNT, &count,
-                                   notes) != CUDNN_STATUS_SUCCESS) {
-    return Engine::kRefused;
-  }
-  for (int64_t i = 0; i < count; ++i) {
-    switch (notes[i]) {
+  const bool compiled = std::find(behavior.begin(), behavior.end(),
+                                  CUDNN_BEHAVIOR_NOTE_RUNTIME_COMPILATION) != behavior.end();
+  for (cudnnBackendNumericalNote_t note : notes) {
+    switch (note) {
       case CUDNN_NUMERICAL_NOTE_REDUCED_PRECISION_REDUCTION:
       case CUDNN_NUMERICAL_NOTE_NONDETERMINISTIC:
         return Engine::kRefused;

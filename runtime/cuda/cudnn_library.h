@@ -17,24 +17,35 @@
 
 namespace cinn_like::runtime::cuda {
 
-#define CINN_LIKE_CUDNN_FUNCTIONS(X)                                                              \
-  X(cudnnCreate)                                                                                  \
-  X(cudnnSetStream)                                                                               \
-  X(cudnnGetErrorString)                                                                          \
-  X(cudnnCreateTensorDescriptor)                                                                  \
-  X(cudnnSetTensor4dDescriptor)                                                                   \
-  X(cudnnDestroyTensorDescriptor)                                                                 \
-  X(cudnnCreateFilterDescriptor)                                                                  \
-  X(cudnnSetFilter4dDescriptor)                                                                   \
-  X(cudnnDestroyFilterDescriptor)                                                                 \
-  X(cudnnCreateConvolutionDescriptor)                                                             \
-  X(cudnnSetConvolution2dDescriptor)                                                              \
-  X(cudnnSetConvolutionGroupCount) X(cudnnSetConvolutionMathType)                                 \
-      X(cudnnDestroyConvolutionDescriptor) X(cudnnGetConvolutionForwardAlgorithm_v7)              \
-          X(cudnnGetConvolutionForwardWorkspaceSize) X(cudnnConvolutionForward) X(cudnnAddTensor) \
-              X(cudnnFindConvolutionForwardAlgorithmEx) X(cudnnBackendCreateDescriptor)           \
-                  X(cudnnBackendDestroyDescriptor) X(cudnnBackendSetAttribute)                    \
-                      X(cudnnBackendGetAttribute) X(cudnnBackendFinalize) X(cudnnBackendExecute)
+// The entry points used, resolved with dlsym (clang-format folds this list unstably).
+// clang-format off
+#define CINN_LIKE_CUDNN_FUNCTIONS(X)         \
+  X(cudnnCreate)                             \
+  X(cudnnSetStream)                          \
+  X(cudnnGetErrorString)                     \
+  X(cudnnCreateTensorDescriptor)             \
+  X(cudnnSetTensor4dDescriptor)              \
+  X(cudnnDestroyTensorDescriptor)            \
+  X(cudnnCreateFilterDescriptor)             \
+  X(cudnnSetFilter4dDescriptor)              \
+  X(cudnnDestroyFilterDescriptor)            \
+  X(cudnnCreateConvolutionDescriptor)        \
+  X(cudnnSetConvolution2dDescriptor)         \
+  X(cudnnSetConvolutionGroupCount)           \
+  X(cudnnSetConvolutionMathType)             \
+  X(cudnnDestroyConvolutionDescriptor)       \
+  X(cudnnGetConvolutionForwardAlgorithm_v7)  \
+  X(cudnnGetConvolutionForwardWorkspaceSize) \
+  X(cudnnConvolutionForward)                 \
+  X(cudnnAddTensor)                          \
+  X(cudnnFindConvolutionForwardAlgorithmEx)  \
+  X(cudnnBackendCreateDescriptor)            \
+  X(cudnnBackendDestroyDescriptor)           \
+  X(cudnnBackendSetAttribute)                \
+  X(cudnnBackendGetAttribute)                \
+  X(cudnnBackendFinalize)                    \
+  X(cudnnBackendExecute)
+// clang-format on
 
 /// The resolved functions and the handle; `status` says why there are none.
 struct Cudnn {
