@@ -143,7 +143,9 @@ absl::StatusOr<const void*> Ones(int dtype, int64_t count) {
   return reinterpret_cast<const void*>(p);
 }
 
-int CudaDataType(int64_t dtype) {
+}  // namespace
+
+int MatmulCudaDataType(int64_t dtype) {
   switch (dtype) {
     case kMatmulFloat32:
       return kCudaR32F;
@@ -156,8 +158,6 @@ int CudaDataType(int64_t dtype) {
   }
 }
 
-}  // namespace
-
 absl::Status CublasMatmul(const MatmulArgs& a) {
   // The description is formatted only for an error: this is every call's path.
   auto what = [&] {
@@ -166,7 +166,7 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
                         ")");
   };
   constexpr int64_t kMax = std::numeric_limits<int>::max();
-  int type = CudaDataType(a.dtype);
+  int type = MatmulCudaDataType(a.dtype);
   if (type < 0) return absl::InvalidArgumentError(what() + ": unsupported dtype");
   if (a.batch < 0 || a.m < 0 || a.n < 0 || a.k < 0 || a.batch > kMax || a.m > kMax || a.n > kMax ||
       a.k > kMax || a.batch * a.m > kMax) {

@@ -34,6 +34,9 @@ struct MatmulArgs {
   void* stream;
 };
 
+/// The cudaDataType value of a MatmulDType code, or -1 for another code.
+int MatmulCudaDataType(int64_t dtype);
+
 /// The MatmulArgs of the matmul externs' C arguments (the bias used when has_bias).
 MatmulArgs MatmulArgsOfCall(const void* a, const void* b, const void* bias, void* c,
                             int64_t has_bias, int64_t dtype, int64_t batch, int64_t m, int64_t n,

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/device_workspace.h"
 #include "runtime/status_return.h"
 
 namespace cinn_like::runtime::cuda {
@@ -42,9 +43,9 @@ using MatmulFn = int (*)(Opaque handle, Opaque desc, const void* alpha, const vo
                          void* stream);
 using StatusNameFn = const char* (*)(int);
 
-constexpr int kOpN = 0, kOpT = 1;                             // cublasOperation_t
-constexpr int kComputeF32 = 68;                               // CUBLAS_COMPUTE_32F: no TF32
-constexpr int kCudaR32F = 0, kCudaR16F = 2, kCudaR16BF = 14;  // cudaDataType
+constexpr int kOpN = 0, kOpT = 1;  // cublasOperation_t
+constexpr int kComputeF32 = 68;    // CUBLAS_COMPUTE_32F: no TF32
+constexpr int kCudaR32F = 0;       // cudaDataType (the scale type)
 constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8,
               kDescBiasBatchStride = 10;                      // cublasLtMatmulDescAttributes_t
 constexpr int kLayoutBatchCount = 5, kLayoutBatchStride = 6;  // cublasLtMatrixLayoutAttribute_t
@@ -112,19 +113,6 @@ const Lt& Get() {
   return *lt;
 }
 
-int DataType(int64_t dtype) {
-  switch (dtype) {
-    case kMatmulFloat32:
-      return kCudaR32F;
-    case kMatmulFloat16:
-      return kCudaR16F;
-    case kMatmulBFloat16:
-      return kCudaR16BF;
-    default:
-      return -1;
-  }
-}
-
 uint32_t Epilogue(bool bias, int64_t activation) {
   uint32_t e = activation == kActivationRelu       ? kEpilogueRelu
                : activation == kActivationGeluTanh ? kEpilogueGelu
@@ -166,7 +154,7 @@ int64_t Alignment(const MatmulArgs& a) {
 /// per row of the column-major result) is then per column of C, as PyTorch's bias is.
 absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a,
                                                int64_t activation, int64_t align) {
-  const int type = DataType(a.dtype);
+  const int type = MatmulCudaDataType(a.dtype);
   auto failed = [&](const char* step, int rc) {
     return absl::UnimplementedError(
         absl::StrCat(Describe(a, activation), ": ", step, ": ", lt.Name(rc)));
@@ -233,7 +221,8 @@ absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a
 absl::Status CheckArgs(const MatmulArgs& a, int64_t activation) {
   auto what = [&] { return Describe(a, activation); };
   constexpr int64_t kMax = std::numeric_limits<int>::max();
-  if (DataType(a.dtype) < 0) return absl::InvalidArgumentError(what() + ": unsupported dtype");
+  if (MatmulCudaDataType(a.dtype) < 0)
+    return absl::InvalidArgumentError(what() + ": unsupported dtype");
   if (activation < kActivationNone || activation > kActivationGeluTanh) {
     return absl::InvalidArgumentError(what() + ": unknown activation code");
   }
@@ -303,18 +292,12 @@ absl::Status CublasLtMatmul(const MatmulArgs& a, int64_t activation) {
       return absl::InternalError(what() + ": setting the bias pointer: " + lt.Name(rc));
     }
   }
-  void* workspace = nullptr;
-  if (p.workspace_bytes > 0) {
-    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, p.workspace_bytes, a.stream);
-    if (!workspace) {
-      return absl::ResourceExhaustedError(absl::StrCat(what(), ": workspace of ", p.workspace_bytes,
-                                                       " bytes: ", cinn_like_get_last_error()));
-    }
-  }
+  const DeviceWorkspace workspace(p.workspace_bytes, a.stream);
+  if (workspace.failed()) return workspace.Error(what());
   const float one = 1.f, zero = 0.f;
-  int rc = lt.matmul(lt.handle, p.desc, &one, a.b, p.layout_a, a.a, p.layout_b, &zero, a.c,
-                     p.layout_c, a.c, p.layout_c, &p.algo, workspace, p.workspace_bytes, a.stream);
-  if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
+  int rc =
+      lt.matmul(lt.handle, p.desc, &one, a.b, p.layout_a, a.a, p.layout_b, &zero, a.c, p.layout_c,
+                a.c, p.layout_c, &p.algo, workspace.get(), p.workspace_bytes, a.stream);
   if (rc != 0) return absl::InternalError(what() + ": cublasLtMatmul failed: " + lt.Name(rc));
   return absl::OkStatus();
 }

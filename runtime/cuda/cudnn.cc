@@ -17,6 +17,7 @@
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cudnn_graph.h"
 #include "runtime/cuda/cudnn_library.h"
+#include "runtime/cuda/device_workspace.h"
 #include "runtime/status_return.h"
 
 namespace cinn_like::runtime::cuda {
@@ -226,18 +227,11 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
     return check(dnn.cudnnAddTensor(dnn.handle, &one, p.bias, a.bias, &one, p.y, a.y),
                  "cudnnAddTensor (bias)");
   }
-  void* workspace = nullptr;
-  if (p.workspace_bytes > 0) {
-    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, p.workspace_bytes, a.stream);
-    if (!workspace) {
-      return absl::ResourceExhaustedError(absl::StrCat(what(), ": workspace of ", p.workspace_bytes,
-                                                       " bytes: ", cinn_like_get_last_error()));
-    }
-  }
+  const DeviceWorkspace workspace(p.workspace_bytes, a.stream);
+  if (workspace.failed()) return workspace.Error(what());
   st = check(dnn.cudnnConvolutionForward(dnn.handle, &one, p.x, a.x, p.w, a.w, p.conv, p.algo,
-                                         workspace, p.workspace_bytes, &zero, p.y, a.y),
+                                         workspace.get(), p.workspace_bytes, &zero, p.y, a.y),
              "cudnnConvolutionForward");
-  if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
   if (!st.ok() || !a.bias) return st;
   return check(dnn.cudnnAddTensor(dnn.handle, &one, p.bias, a.bias, &one, p.y, a.y),
                "cudnnAddTensor (bias)");

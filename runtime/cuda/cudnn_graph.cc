@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/device_workspace.h"
 
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"  // the graph's handle attributes
 
@@ -163,14 +164,12 @@ float TimePlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a)
   auto driver = Driver();
   if (!driver.ok()) return -1;
   const DriverApi& d = **driver;
-  void* ws = nullptr;
-  if (plan.workspace_bytes > 0) {
-    ws = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, plan.workspace_bytes, a.stream);
-    if (!ws) {
-      cinn_like_set_last_error("");  // a plan without its workspace is no error of the call
-      return -1;
-    }
+  const DeviceWorkspace workspace(plan.workspace_bytes, a.stream);
+  if (workspace.failed()) {
+    cinn_like_set_last_error("");  // a plan without its workspace is no error of the call
+    return -1;
   }
+  void* ws = workspace.get();
   float ms = -1;
   CUevent start = nullptr, end = nullptr;
   auto stream = static_cast<CUstream>(a.stream);
@@ -186,7 +185,6 @@ float TimePlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a)
   }
   if (start) d.EventDestroy(start);
   if (end) d.EventDestroy(end);
-  if (ws) cinn_like_free_workspace(2, ws, a.stream);
   return ms;
 }
 
@@ -303,17 +301,9 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
 
 absl::Status RunGraphConvPlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a,
                               const std::string& what) {
-  void* workspace = nullptr;
-  if (plan.workspace_bytes > 0) {
-    workspace = cinn_like_alloc_workspace(/*kDLCUDA*/ 2, plan.workspace_bytes, a.stream);
-    if (!workspace) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          what, ": workspace of ", plan.workspace_bytes, " bytes: ", cinn_like_get_last_error()));
-    }
-  }
-  absl::Status st = CudnnCheck(dnn, Execute(dnn, plan, a, workspace), what, "cudnnBackendExecute");
-  if (workspace) cinn_like_free_workspace(2, workspace, a.stream);
-  return st;
+  const DeviceWorkspace workspace(plan.workspace_bytes, a.stream);
+  if (workspace.failed()) return workspace.Error(what);
+  return CudnnCheck(dnn, Execute(dnn, plan, a, workspace.get()), what, "cudnnBackendExecute");
 }
 
 }  // namespace cinn_like::runtime::cuda
