@@ -15,6 +15,10 @@
 ///  - Vector reduces (VectorizeReductions, CPU code): `vector_reduce_<kind>(v)` with v a vector
 ///    of T returns the sum or product (lanes combined in any order), the max or the min of v's
 ///    lanes, as a T.
+///  - thread_index(axis) (Stage::ComputeAt of a local buffer, GPU device code), the index type:
+///    the thread's index along `axis` (an int constant: 0 threadIdx.x, 1 .y, 2 .z). It stands
+///    for the variable of a loop bound to that thread index where one thread's region of a
+///    local buffer is described outside the loop (a row cached in each thread's registers).
 ///  - sync_threads() (InsertSync, GPU device code), int32: a barrier of the thread block; the
 ///    shared-memory writes of every thread before it are visible to all threads after it. All
 ///    threads of the block must reach it.
@@ -45,6 +49,7 @@ namespace cinn_like::ir {
   X(BlockReduceMin, "block_reduce_min") X(BlockReduceProd, "block_reduce_prod")          \
   X(VectorReduceSum, "vector_reduce_sum") X(VectorReduceMax, "vector_reduce_max")        \
   X(VectorReduceMin, "vector_reduce_min") X(VectorReduceProd, "vector_reduce_prod")      \
+  X(ThreadIndex, "thread_index")                                                         \
   X(SyncThreads, "sync_threads")                                                         \
   X(LaunchKernel, "launch_kernel")                                                       \
   X(ExternCall, "extern_call")

@@ -30,7 +30,9 @@ class RebaseAttached : public IRMutator {
   explicit RebaseAttached(const Stage& consumer) {
     for (const Stage* s = &consumer; s; s = s->attach() ? s->attach()->consumer : nullptr) {
       for (int leaf : s->leaves()) {
-        for (const Stage* p : s->AttachedAt(s->axes()[leaf].var)) {
+        const Stage::Axis& a = s->axes()[leaf];
+        if (a.kind == ForKind::kGpuThread) thread_of_[a.var.node()] = ThreadIndexExpr(a.bind_axis);
+        for (const Stage* p : s->AttachedAt(a.var)) {
           if (p != &consumer) producers_[p->tensor()->buffer.get()] = p;
         }
       }
@@ -45,8 +47,13 @@ class RebaseAttached : public IRMutator {
     auto it = producers_.find(op->buffer.get());
     if (it == producers_.end()) return changed ? Load::Make(op->buffer, idx) : self;
     const Stage::Attach& at = *it->second->attach();
+    // A thread-private region (Stage::ComputeAt) names the thread indices by thread_index in
+    // its origin, so the loads' loop variables bound to them are written the same way.
+    const bool per_thread = at.thread_private && !thread_of_.empty();
     for (size_t d = 0; d < idx.size(); ++d) {
-      AffineForm offset = Subtract(Linearize(idx[d]), Linearize(at.min[d]));
+      AffineForm offset = per_thread ? Subtract(Linearize(Substitute(idx[d], thread_of_)),
+                                                Linearize(Substitute(at.min[d], thread_of_)))
+                                     : Subtract(Linearize(idx[d]), Linearize(at.min[d]));
       if (at.stride[d] != 1) {
         for (auto& t : offset.terms) t.coeff /= at.stride[d];  // exact by construction
         offset.constant /= at.stride[d];
@@ -58,6 +65,7 @@ class RebaseAttached : public IRMutator {
 
  private:
   std::unordered_map<const BufferNode*, const Stage*> producers_;
+  VarMap thread_of_;  // the thread-bound loops of the stage and those it is computed at
 };
 
 /// Puts the nests of the stages computed at `axis` (a leaf of `stage`) before `body`.

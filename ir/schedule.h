@@ -85,6 +85,7 @@ class Stage {
     Buffer buffer;                // the region-shaped buffer the stage writes
     Signature signature;          // the consumer's loops when the region was inferred
     bool guard = false;           // the consumer's loops may run past the tensor's bounds
+    bool thread_private = false;  // one thread's region (ComputeAt's thread_private)
   };
 
   Stage(Tensor tensor, ScheduleState* state);
@@ -164,9 +165,14 @@ class Stage {
   /// stage's own loops, after scheduling the consumer's; this stage's root axes become
   /// `<tensor>_i`, `<tensor>_j`, ... over the region (read them with LeafAxis afterwards).
   /// Other readers must be stages already computed at the same loop (their reads count in the
-  /// region: a softmax's row sum reading the row max). Loops inside the attach point need
-  /// constant extents only where an access uses their variable.
-  absl::Status ComputeAt(Stage& consumer, const Var& loop);
+  /// region: a softmax's row sum reading the row max); the consumer itself need not read it
+  /// when they do. Loops inside the attach point need constant extents only where an access
+  /// uses their variable. With `thread_private` (a local buffer whose stage keeps its own
+  /// loops off thread indices) the buffer holds one thread's region: loops bound to a thread
+  /// index inside the attach point, and those of readers computed at the same loop, are fixed
+  /// to that index (thread_index, ir/intrinsics.h) instead of widening the region (a row kept
+  /// in registers, each thread its share).
+  absl::Status ComputeAt(Stage& consumer, const Var& loop, bool thread_private = false);
   /// Pads the row stride of the region buffer of a stage computed at another: dimension
   /// `axis` gets a stride of round_up(stride, factor) + offset elements (against shared
   /// memory bank conflicts). Only for stages computed at a consumer's loop.

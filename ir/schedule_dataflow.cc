@@ -271,7 +271,7 @@ absl::Status Stage::ReverseComputeInline() {
   return absl::OkStatus();
 }
 
-absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
+absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_private) {
   std::string loop_name = loop.defined() && loop.As<Variable>() ? loop.name() : "?";
   std::string what = absl::StrCat("compute_at of stage ", tensor_.name(), " at loop ", loop_name,
                                   " of stage ", consumer.tensor().name());
@@ -298,14 +298,23 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
   const BufferNode* buffer = tensor_->buffer.get();
   Expr element = ElementInLeafVars(consumer);
   std::vector<std::vector<Expr>> accesses = LoadsOf(element, buffer);
-  if (accesses.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": stage ", consumer.tensor().name(),
-                                                   " does not read ", tensor_.name(),
-                                                   ", so its loops do not enclose a use of it"));
+  const bool shared = tensor_->buffer->scope == MemoryScope::kShared;
+  if (thread_private && shared) {
+    return absl::InvalidArgumentError(what + ": a shared buffer is not private to a thread");
   }
+  // A thread-private buffer holds one thread's region: the variables of loops bound to a
+  // thread index inside the attach point (this stage's readers') are that index, not relaxed.
+  VarMap thread_of;
+  auto fix_to_thread = [&](const Axis& a) {
+    if (!thread_private || a.kind != ForKind::kGpuThread) return false;
+    thread_of[a.var.node()] = ThreadIndexExpr(a.bind_axis);
+    return true;
+  };
   // Readers already computed at the same loop of `consumer` (a softmax's row sum reading the
   // row max, both inside the row's block loop) run inside the region too: their loads count,
-  // their region-relative root axes mapped back to indices and relaxed over the region.
+  // their region-relative root axes mapped back to indices and relaxed over the region. For a
+  // thread-private buffer, a reader whose loops are bound to thread indices (a row reduction
+  // over the threads) counts its loads in its leaf loops instead: only its thread's share.
   std::vector<std::string> others;
   RelaxedLoops relaxed;
   for (auto& s : state_->stages) {
@@ -315,6 +324,30 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
     const Attach* sa = s->attach();
     if (!sa || sa->consumer != &consumer || !sa->loop.same_as(loop)) {
       others.push_back(s->tensor().name());
+      continue;
+    }
+    bool per_thread = false;
+    for (int leaf : s->leaves_) per_thread |= fix_to_thread(s->axes_[leaf]);
+    if (per_thread) {
+      reads = LoadsOf(ElementInLeafVars(*s), buffer);
+      for (int leaf : s->leaves_) {
+        const Axis& a = s->axes_[leaf];
+        if (a.kind == ForKind::kGpuThread) continue;
+        const int64_t* c = AsConstInt(a.extent);
+        if (c) {
+          relaxed[a.var.node()] = *c;
+          continue;
+        }
+        for (auto& idx : reads) {
+          for (auto& e : idx) {
+            if (!UsesVar(e, a.var.As<Variable>())) continue;
+            return absl::InvalidArgumentError(absl::StrCat(
+                what, ": loop ", a.var.name(), " of reader ", s->tensor().name(),
+                " indexes the region and has extent ", ToString(a.extent), ", not a constant"));
+          }
+        }
+      }
+      accesses.insert(accesses.end(), reads.begin(), reads.end());
       continue;
     }
     VarMap to_index;
@@ -332,12 +365,17 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
       accesses.push_back(idx);
     }
   }
+  if (accesses.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": neither stage ", consumer.tensor().name(),
+                     " nor a stage computed at that loop reads ", tensor_.name(),
+                     ", so its loops do not enclose a use of it"));
+  }
   if (!others.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ", tensor_.name(), " is also read by ", absl::StrJoin(others, ", "),
         ", which would not see the region computed inside ", consumer.tensor().name()));
   }
-  bool shared = tensor_->buffer->scope == MemoryScope::kShared;
   bool guard = false;
   // A loop inside the attach point whose variable no access uses needs no constant extent
   // (a row's symbolic column loop around a read of the row's reduction).
@@ -362,6 +400,7 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
     return absl::OkStatus();
   };
   for (auto it = pos + 1; it != consumer.leaves_.end(); ++it) {
+    if (fix_to_thread(consumer.axes_[*it])) continue;
     absl::Status st = relax(consumer.axes_[*it]);
     if (!st.ok()) return st;
   }
@@ -386,6 +425,11 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
           1;
     s = up;
   }
+  if (!thread_of.empty()) {
+    for (auto& idx : accesses) {
+      for (Expr& e : idx) e = Substitute(e, thread_of);
+    }
+  }
   auto region = InferRegion(accesses, relaxed, what);
   if (!region.ok()) return region.status();
   RenameRootAxes();
@@ -404,6 +448,7 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop) {
   at.buffer = MakeBuffer(tensor_.name(), tensor_->dtype, shape, scope);
   at.signature = consumer.LoopSignature();
   at.guard = guard;
+  at.thread_private = thread_private;
   attach_ = at;
   return absl::OkStatus();
 }

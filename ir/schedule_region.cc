@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "ir/intrinsics.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -154,6 +155,10 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
     region.extent.push_back(strided ? (hi - lo) / stride + 1 : hi - lo + 1);
   }
   return region;
+}
+
+Expr ThreadIndexExpr(int axis) {
+  return Call::Make(IndexType(), IntrinsicOp::kThreadIndex, {Expr(axis)});
 }
 
 }  // namespace cinn_like::ir

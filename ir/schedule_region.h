@@ -49,4 +49,10 @@ struct Region {
 absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesses,
                                    const RelaxedLoops& relaxed, const std::string& what);
 
+/// thread_index(axis) (ir/intrinsics.h): what every loop bound to threadIdx.<axis> equals
+/// inside its body. A local buffer's region is one thread's: loops bound to a thread index
+/// are not relaxed but written as this, so that loops of different stages bound to the same
+/// thread index name one value.
+Expr ThreadIndexExpr(int axis);
+
 }  // namespace cinn_like::ir

@@ -100,6 +100,17 @@ const char* CodeGenCudaDev::IntrinsicFunctionName(ir::IntrinsicOp op) {
 }
 
 void CodeGenCudaDev::VisitCall(const ir::Call* op) {
+  if (op->is_intrinsic(ir::IntrinsicOp::kThreadIndex)) {
+    const int64_t* axis = op->args.size() == 1 ? ir::AsConstInt(op->args[0]) : nullptr;
+    if (!axis || *axis < 0 || *axis > 2) {
+      Fail(absl::InvalidArgumentError(absl::StrCat(
+          "kernel ", kernel_->name, ": thread_index needs one constant axis, 0, 1 or 2")));
+      return;
+    }
+    *expr_ << "static_cast<" << TypeName(op->type) << ">(threadIdx."
+           << "xyz"[*axis] << ")";
+    return;
+  }
   if (op->intrinsic && ir::IsBlockReduce(*op->intrinsic)) {
     uses_block_reduce_ = true;
     if (guarded_bound_loops_ > 0) {

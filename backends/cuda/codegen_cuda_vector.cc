@@ -224,6 +224,9 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
     }
   };
   auto make_access = [&](const ir::Buffer& buffer, const ir::Expr& idx) -> std::optional<Access> {
+    // A thread's local array is read and written lane by lane: its elements stay registers
+    // where the indices are constants (a vector access would take the array's address).
+    if (buffer->scope == ir::MemoryScope::kLocal) return std::nullopt;
     const ir::Ramp* ramp = DenseRamp(idx);
     int bytes = ramp ? ChunkBytes(buffer->dtype, lanes) : 0;
     if (!bytes) return std::nullopt;
@@ -233,9 +236,14 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
         &buffer,         ramp->base, vt, bytes, absl::StrCat(buffer->name, "_v", vector_count_++),
         lanes / vt.lanes};
   };
-  std::vector<const ir::Load*> loads = DenseLoads(op->value);
+  std::vector<const ir::Load*> loads;
   std::vector<Access> load_access;
-  for (const ir::Load* l : loads) load_access.push_back(*make_access(l->buffer, l->indices[0]));
+  for (const ir::Load* l : DenseLoads(op->value)) {
+    std::optional<Access> a = make_access(l->buffer, l->indices[0]);
+    if (!a) continue;
+    loads.push_back(l);
+    load_access.push_back(std::move(*a));
+  }
   std::optional<Access> store = make_access(op->buffer, index);
   if (load_access.empty() && !store) {
     scalar_lanes(nullptr);

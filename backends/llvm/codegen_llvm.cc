@@ -69,6 +69,7 @@ llvm::Value* CodeGenLLVM::EmitIntrinsicCall(const ir::Call* op) {
     case ir::IntrinsicOp::kBlockReduceMin:
     case ir::IntrinsicOp::kBlockReduceProd:
     case ir::IntrinsicOp::kSyncThreads:
+    case ir::IntrinsicOp::kThreadIndex:
     case ir::IntrinsicOp::kLaunchKernel:  // CodeGenCudaHost
       break;
   }

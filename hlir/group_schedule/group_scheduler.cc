@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/cpu_row_tactic.h"
+#include "hlir/group_schedule/persistent_row_tactic.h"
 #include "hlir/group_schedule/reduction_tactics.h"
 #include "hlir/group_schedule/schedule_util.h"
 #include "hlir/group_schedule/stage_tactics.h"
@@ -184,6 +185,7 @@ class GroupScheduler {
     if (!target_.is_gpu()) return CpuRowGroup(sch_, g, target_);
     std::string per_thread = PerThreadReason(*g.reductions[0]);
     if (!per_thread.empty()) return ThreadPerElement(sch_, g, target_, std::move(per_thread));
+    if (auto plan = PlanPersistentRow(sch_, g, target_)) return PersistentRow(sch_, g, *plan);
     std::string warp_why;
     const int rows_per_block = WarpRowsPerBlock(g, &warp_why);
     if (rows_per_block > 0) return WarpPerRow(sch_, g, target_, rows_per_block, warp_why);

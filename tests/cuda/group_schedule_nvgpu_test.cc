@@ -41,6 +41,15 @@ Program ReduceRows(int64_t rows, int64_t cols, int axis) {
   return *b.Build();
 }
 
+/// 2 * sum(x, axis=1) of a float32 [rows, cols] x: a row reduction whose consumer reads
+/// nothing else.
+Program ScaledRowSum(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto sum = b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {1});
+  b.MarkOutput(b.Mul(sum, b.Fill({rows}, 2.0)));
+  return *b.Build();
+}
+
 /// relu(batch_norm(x)) over NCHW input `x` of `shape`, its four parameters inputs of [C].
 auto BatchNormRelu(NetBuilder& b, DType dt, const std::vector<int64_t>& shape) {
   auto x = b.CreateInput(dt, hlir::MakeShape(shape), "x");
@@ -139,15 +148,77 @@ TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {
   EXPECT_THAT(tactics.str(), HasSubstr("reduction.thread_per_element (4 elements per output"));
 }
 
+TEST(GroupScheduleNVGPU, RereadRowsAreReadOnceIntoRegisters) {
+  // softmax reads its row three times (max, sum, quotient), layer_norm after a residual add
+  // reads both rows three times: each thread reads its 16 contiguous halves of each once, as
+  // two 16-byte vectors, into a local array the reductions and the output read unrolled; what
+  // two stages compute from the row (softmax's exp(x - max), the residual sum) is computed
+  // once per element into registers too.
+  NetBuilder b;
+  b.MarkOutput(b.Softmax(b.CreateInput(DType::kFloat16, S({64, 512}), "x")));
+  std::string softmax = Kernels(CompiledSource(*b.Build()));
+  EXPECT_THAT(softmax, HasSubstr("__half x_local[16];"));
+  EXPECT_THAT(softmax, HasSubstr("*reinterpret_cast<const uint4*>(&x[idx1 + "
+                                 "static_cast<int32_t>(threadIdx.x) * 16])"));
+  EXPECT_THAT(softmax, HasSubstr("x_local[15]"));
+  EXPECT_THAT(softmax, HasSubstr("float softmax_0_exp_local[16];"));
+  size_t exps = 0;
+  for (size_t p = softmax.find("expf("); p != std::string::npos; p = softmax.find("expf(", p + 1)) {
+    ++exps;
+  }
+  EXPECT_EQ(exps, 16u) << softmax;  // one per element of the thread's share
+  EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_max("));
+  EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_sum("));
+  EXPECT_THAT(softmax, HasSubstr("threadIdx.y"));  // 8 rows per block
+  EXPECT_THAT(softmax, Not(HasSubstr("for (")));   // every loop unrolled
+  // Global reads of x only where the row is cached (vector and scalar paths).
+  size_t reads = 0;
+  for (size_t p = softmax.find(" x["); p != std::string::npos; p = softmax.find(" x[", p + 1)) {
+    ++reads;
+  }
+  EXPECT_EQ(reads, 16u) << softmax;
+  NetBuilder c;
+  auto x = c.CreateInput(DType::kFloat16, S({8, 4096}), "x");
+  auto r = c.CreateInput(DType::kFloat16, S({8, 4096}), "r");
+  auto gamma = c.CreateInput(DType::kFloat16, S({4096}), "gamma");
+  auto beta = c.CreateInput(DType::kFloat16, S({4096}), "beta");
+  c.MarkOutput(c.LayerNorm(c.Add(x, r), gamma, beta));
+  std::string ln = Kernels(CompiledSource(*c.Build()));
+  EXPECT_THAT(ln, HasSubstr("__half add_0_local[16];"));
+  EXPECT_THAT(ln, Not(HasSubstr("x_local")));  // read by the residual sum only
+  EXPECT_THAT(ln, HasSubstr("*reinterpret_cast<const uint4*>(&r["));
+  EXPECT_THAT(ln, Not(HasSubstr("gamma_local")));  // read by one stage only
+  EXPECT_THAT(ln, Not(HasSubstr("threadIdx.y")));  // 256 threads, one row per block
+  // x also read by a second output's kernel: that kernel reads x from memory, the softmax
+  // its registers; but where the other kernel reads x through a producer inlined into both
+  // (exp(x) here), the softmax reads memory too (the registers would replace the producer's
+  // loads in both).
+  NetBuilder d;
+  auto y = d.CreateInput(DType::kFloat16, S({64, 512}), "x");
+  d.MarkOutput(d.Softmax(y));
+  d.MarkOutput(d.Exp(y));
+  std::string two = Kernels(CompiledSource(*d.Build()));
+  EXPECT_THAT(two, HasSubstr("__half x_local[16];"));
+  EXPECT_THAT(two, HasSubstr("expf(__half2float(reinterpret_cast<__half*>(&x_v"));
+  NetBuilder e;
+  auto z = e.CreateInput(DType::kFloat16, S({64, 512}), "x");
+  auto ez = e.Exp(z);
+  e.MarkOutput(e.Softmax(ez));
+  e.MarkOutput(e.Sqrt(ez));
+  EXPECT_THAT(Kernels(CompiledSource(*e.Build())), Not(HasSubstr("__half x_local")));
+}
+
 TEST(GroupScheduleNVGPU, ShortRowsGetAWarpEachLongRowsABlock) {
   // 512 columns, 64 rows: 8 warps per block, each reducing its row by shuffles.
-  std::string warp = Kernels(CompiledSource(SoftmaxProgram(S({64, 512}))));
+  std::string warp = Kernels(CompiledSource(ScaledRowSum(64, 512)));
   EXPECT_THAT(warp, HasSubstr("threadIdx.y"));
-  EXPECT_THAT(warp, HasSubstr("cinn_like_block_reduce_max"));
+  EXPECT_THAT(warp, HasSubstr("cinn_like_block_reduce_sum"));
   EXPECT_EQ(CountKernels(warp), 1);
-  // Rows past 1024 elements, or a row count no multiple of 2: a block per row.
-  for (const Program& p : {SoftmaxProgram(S({64, 4096})), SoftmaxProgram(S({37, 512})),
-                           LayerNormProgram(S({64, 2048}), 2048, true)}) {
+  // Rows past 1024 elements, or a row count no multiple of 2: a block per row (also where
+  // the row is held in registers).
+  for (const Program& p :
+       {ScaledRowSum(64, 4096), ScaledRowSum(37, 512), SoftmaxProgram(S({64, 4096})),
+        SoftmaxProgram(S({37, 512})), LayerNormProgram(S({64, 2048}), 2048, true)}) {
     std::string block = Kernels(CompiledSource(p));
     EXPECT_THAT(block, Not(HasSubstr("threadIdx.y")));
     EXPECT_THAT(block, HasSubstr("cinn_like_block_reduce_"));
@@ -176,6 +247,7 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
   CompiledSource(SoftmaxProgram(S({64, 512})), "softmax_entry");
   CompiledSource(SoftmaxProgram(S({4, 8, 16, 128})), "heads_entry");
   CompiledSource(ReduceRows(8192, 1024, 0), "columns_entry");
+  CompiledSource(ScaledRowSum(64, 512), "mean_entry");
   FLAGS_cinn_like_dump_dir = old;
   auto read = [&](const std::string& file) {
     std::stringstream text;
@@ -183,10 +255,18 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
     return text.str();
   };
   EXPECT_THAT(read("softmax_entry.tactics.txt"),
-              HasSubstr("row_reduction.warp_per_row (64 rows of 512 elements"));
+              HasSubstr("row_reduction.persistent_row (64 rows of 512 elements, 3 stages "
+                        "reading each row: in registers 64 threads x 8 elements of inputs x "
+                        "(read once) and of softmax_0_exp (computed once), 4 row(s) per block)"));
   // Attention scores [batch, heads, queries, keys]: blocks take 8 queries of one head.
   EXPECT_THAT(read("heads_entry.tactics.txt"),
-              HasSubstr("row_reduction.warp_per_row (512 rows of 128 elements (<= 1024): a "
+              HasSubstr("row_reduction.persistent_row (512 rows of 128 elements, 3 stages "
+                        "reading each row: in registers 32 threads x 4 elements of inputs x "
+                        "(read once) and of softmax_0_exp (computed once), 8 row(s) per "
+                        "block)"));
+  // A row sum scaled: nothing is read twice, a warp per row.
+  EXPECT_THAT(read("mean_entry.tactics.txt"),
+              HasSubstr("row_reduction.warp_per_row (64 rows of 512 elements (<= 1024): a "
                         "warp per row, 8 rows per block"));
   EXPECT_THAT(read("columns_entry.tactics.txt"),
               HasSubstr("column_reduction.two_stage (1024 columns fill 4 blocks"));

@@ -37,6 +37,7 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
       {ir::IntrinsicOp::kBlockReduceProd, "cinn_like_block_reduce_prod("}};
   for (int k = 0; k < ir::kNumIntrinsics; ++k) {
     auto op = static_cast<ir::IntrinsicOp>(k);
+    if (op == ir::IntrinsicOp::kThreadIndex) continue;  // an index, below
     std::string name = ir::IntrinsicName(op);
     auto src = KernelCalling(op);
     auto it = spelled.find(op);
@@ -51,6 +52,26 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
       EXPECT_THAT(*src, HasSubstr("T " + it->second + "T v)")) << *src;
     }
   }
+}
+
+TEST(IntrinsicsCuda, ThreadIndexIsTheBuiltinOfItsAxis) {
+  ir::Var tx("tx");
+  auto kernel = [&](ir::Expr axis) {
+    auto out = ir::MakeBuffer("Out", ir::Int(32), {ir::Expr(32)});
+    ir::Expr index = ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kThreadIndex, {axis});
+    auto f = std::make_shared<ir::LoweredFuncNode>();
+    f->name = "k";
+    f->args = {ir::Argument::Output(out)};
+    f->body =
+        ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, ir::Store::Make(out, {tx}, index), 0);
+    return CodeGenCudaDev::Generate(testing::SplitGpuModule("k", {f}));
+  };
+  auto src = kernel(ir::Expr(1));
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_THAT(*src, HasSubstr("Out[tx] = static_cast<int32_t>(threadIdx.y);")) << *src;
+  auto bad = kernel(tx);  // not a constant
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("thread_index needs one constant axis"));
 }
 
 }  // namespace

@@ -59,6 +59,73 @@ TEST(FusionGpu, SoftmaxMatchesReference) {
   }
 }
 
+/// Rows held in registers (row_reduction.persistent_row): softmax, a masked and scaled
+/// softmax, residual add + layer_norm in float32, float16 and bfloat16, rows from a warp of
+/// one element per thread to a block of 1024, and row inputs read again by other kernels
+/// (directly, and through a producer inlined into both).
+TEST(FusionGpu, PersistentRowsMatchReference) {
+  for (DType dt : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+    for (const Shape& s : {S({37, 512}), S({64, 32}), S({5, 96}), S({3, 5, 16, 128}), S({6, 4096}),
+                           S({3, 8192}), Shape{Sym("n"), Dim::Known(256)}}) {
+      SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), " ", hlir::DTypeName(dt)));
+      const int64_t cols = s.back().value;
+      // 16-bit outputs: the float32 sums may round an output to the neighbouring value.
+      const double tol = dt == DType::kFloat32 ? 1e-4 : 1e-2;
+      {
+        NetBuilder b;
+        b.MarkOutput(b.Softmax(b.CreateInput(dt, s, "x")));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, tol);
+      }
+      {
+        NetBuilder b;
+        auto x = b.CreateInput(dt, s, "x");
+        auto mask = b.CreateInput(dt, S({cols}), "mask");
+        b.MarkOutput(b.Softmax(b.Add(b.Mul(x, b.Fill({cols}, 0.125, dt)), mask)));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, tol);
+      }
+      {
+        NetBuilder b;
+        auto x = b.CreateInput(dt, s, "x");
+        auto r = b.CreateInput(dt, s, "r");
+        auto gamma = b.CreateInput(dt, S({cols}), "gamma");
+        auto beta = b.CreateInput(dt, S({cols}), "beta");
+        b.MarkOutput(b.LayerNorm(b.Add(x, r), gamma, beta));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, tol);
+      }
+      {
+        NetBuilder b;
+        auto x = b.CreateInput(dt, s, "x");
+        b.MarkOutput(b.Softmax(x));
+        b.MarkOutput(b.Exp(b.Mul(x, b.Fill({cols}, 0.5, dt))));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, tol);
+      }
+      {
+        NetBuilder b;
+        auto x = b.CreateInput(dt, s, "x");
+        auto ex = b.Exp(x);
+        b.MarkOutput(b.Softmax(ex));
+        b.MarkOutput(b.Sqrt(ex));
+        b.MarkOutput(b.Relu(x));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, tol);
+      }
+    }
+  }
+}
+
+/// A global average pool (resnet's head): a mean over [h, w] kept as size-1 dims, read by
+/// an elementwise consumer whose own columns are those size-1 dims (a warp per row whose
+/// column loop, bound to the lanes, indexes nothing).
+TEST(FusionGpu, KeptDimRowReductionsMatchReference) {
+  for (const Shape& s : {S({4, 64, 7, 7}), S({16, 512, 7, 7}), S({2, 3, 33, 33})}) {
+    SCOPED_TRACE(hlir::ShapeToString(s));
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, s, "x");
+    auto mean = b.ReduceMean(b.Relu(x), {2, 3}, /*keepdim=*/true);
+    b.MarkOutput(b.Mul(mean, b.Fill({s[1].value, 1, 1}, 2.0)));
+    RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+  }
+}
+
 TEST(FusionGpu, VectorSoftmaxAndLayerNormMatchReference) {
   for (int64_t n : {1, 5, 300, 5000}) {
     SCOPED_TRACE("n " + std::to_string(n));

@@ -35,8 +35,8 @@ TEST(ScheduleErrors2, ComputeAtALoopOfAStageThatDoesNotReadIt) {
   Graph g;
   Var si = *g.sch[g.s].LeafAxis(0);
   EXPECT_EQ(g.sch[g.b].ComputeAt(g.sch[g.s], si).message(),
-            "compute_at of stage B at loop i of stage S: stage S does not read B, so its loops "
-            "do not enclose a use of it");
+            "compute_at of stage B at loop i of stage S: neither stage S nor a stage computed at "
+            "that loop reads B, so its loops do not enclose a use of it");
 }
 
 TEST(ScheduleErrors2, ComputeAtALoopThatIsNotTheConsumers) {

@@ -1,0 +1,318 @@
+/// \file Rows held in registers: one read of each re-read input per row.
+#include "hlir/group_schedule/persistent_row_tactic.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "hlir/group_schedule/schedule_util.h"
+#include "ir/schedule_region.h"
+#include "ir/substitute.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::hlir {
+namespace {
+
+/// Bytes of one cached input a thread aims to hold (two 16-byte vectors: enough loads in
+/// flight per thread, few registers), and the most a thread may hold of all cached tensors.
+constexpr int kPreferredBytesPerThread = 32;
+constexpr int kMaxBytesPerThread = 128;
+
+bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
+
+/// Whether every load of `buffer` in `e` indexes every dimension affinely in `row_vars` (the
+/// loops over a row: the region of a thread's share is then a box, see ir::InferRegion), its
+/// last dimension by `row_vars.back()` (the row's contiguous axis: a thread's share is then
+/// contiguous in the input too).
+bool ReadAlongRow(const ir::Expr& e, const ir::BufferNode* buffer,
+                  const std::vector<ir::Var>& row_vars) {
+  struct Finder : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    const ir::BufferNode* buffer;
+    std::vector<const ir::Variable*> vars;
+    bool along = true;
+    void VisitLoad(const ir::Load* op) override {
+      ir::IRVisitor::VisitLoad(op);
+      if (op->buffer.get() != buffer) return;
+      along &= ir::UsesVar(op->indices.back(), vars.back());
+      for (const ir::Expr& index : op->indices) {
+        for (const auto& term : ir::Linearize(index).terms) {
+          if (term.expr.As<ir::Variable>()) continue;
+          for (const ir::Variable* v : vars) along &= !ir::UsesVar(term.expr, v);
+        }
+      }
+    }
+  } finder;
+  finder.buffer = buffer;
+  for (const ir::Var& v : row_vars) finder.vars.push_back(v.As<ir::Variable>());
+  finder.Visit(e);
+  return finder.along;
+}
+
+/// The stage computing each buffer of the schedule.
+using StageOf = std::map<const ir::BufferNode*, const ir::Stage*>;
+
+/// Whether `e` reads `buffer`, directly or through stages inlined into it, except those whose
+/// buffers are in `kept` (the tactic computes them into registers: their reads are theirs).
+bool ReadsThrough(const ir::Expr& e, const ir::BufferNode* buffer, const StageOf& stage_of,
+                  const std::set<const ir::BufferNode*>& kept) {
+  struct Finder : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    const ir::BufferNode* buffer;
+    const StageOf* stage_of;
+    const std::set<const ir::BufferNode*>* kept;
+    bool found = false;
+    void VisitLoad(const ir::Load* op) override {
+      ir::IRVisitor::VisitLoad(op);
+      const ir::BufferNode* b = op->buffer.get();
+      if (found || b == buffer) {
+        found = true;
+        return;
+      }
+      auto it = stage_of->find(b);
+      if (it != stage_of->end() && it->second->inlined() && !kept->count(b)) {
+        Visit(it->second->body());
+      }
+    }
+  } finder;
+  finder.buffer = buffer;
+  finder.stage_of = &stage_of;
+  finder.kept = &kept;
+  finder.Visit(e);
+  return finder.found;
+}
+
+/// What a row of `g` keeps in registers (PersistentRowPlan::intermediates and ::inputs).
+void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentRowPlan* plan) {
+  std::set<const ir::Stage*> group(g.reductions.begin(), g.reductions.end());
+  group.insert(g.consumer);
+  const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
+  const std::vector<ir::Var> cols(leaves.begin() + g.row_dims, leaves.end());
+  // Whether every read of `buffer` by the group is along the row (affinely, contiguously).
+  auto along_row = [&](const ir::BufferNode* buffer, bool inlined_bodies) {
+    auto body = [&](const ir::Stage* s) { return inlined_bodies ? s->InlinedBody() : s->body(); };
+    bool along = ReadAlongRow(body(g.consumer), buffer, cols);
+    for (const ir::Stage* r : g.reductions) {
+      along = along && ReadAlongRow(body(r), buffer, SplitLeaves(*r).reduce);
+    }
+    return along;
+  };
+  StageOf stage_of;
+  for (const auto& s : sch.stages()) stage_of[s->tensor()->buffer.get()] = s.get();
+  // Inlined elementwise stages read by two or more of the group's stages and by nothing else
+  // (softmax's exp(x - max), a residual add before layer_norm): computed once per element.
+  std::set<const ir::BufferNode*> kept;
+  std::vector<const ir::Stage*> computed(group.begin(), group.end());
+  for (const auto& p : sch.stages()) {
+    if (!p->inlined() || p->tensor()->extern_body || p->reduce() != ir::ReduceKind::kNone) {
+      continue;
+    }
+    const ir::BufferNode* buffer = p->tensor()->buffer.get();
+    int readers = 0;
+    bool others = false;
+    for (const auto& s : sch.stages()) {
+      if (s.get() == p.get() || !Reads(s->body(), {buffer})) continue;
+      if (group.count(s.get())) {
+        ++readers;
+      } else {
+        others = true;
+      }
+    }
+    if (readers < 2 || others || !along_row(buffer, false)) continue;
+    plan->intermediates.push_back(p->tensor());
+    kept.insert(buffer);
+    computed.push_back(p.get());
+  }
+  // Inputs that two or more of those read (through other inlined stages too). A kernel
+  // outside the group keeps reading the input from memory; an input that such a kernel reads
+  // through an inlined stage (whose loads the registers would replace there too) is not kept.
+  std::vector<const ir::Stage*> outside;
+  for (const auto& s : sch.stages()) {
+    if (!s->inlined() && !group.count(s.get())) outside.push_back(s.get());
+  }
+  auto read_outside = [&](const ir::BufferNode* buffer) {
+    for (const ir::Stage* s : outside) {
+      if (ReadsThrough(s->body(), buffer, stage_of, {})) return true;
+    }
+    return false;
+  };
+  std::map<const ir::BufferNode*, ir::Tensor> candidates;
+  for (const auto& s : sch.stages()) {
+    for (const auto& in : s->tensor()->inputs) {
+      if (in->dtype.bytes() > 0) candidates.emplace(in->buffer.get(), ir::Tensor(in));
+    }
+  }
+  for (const auto& [buffer, tensor] : candidates) {
+    if (stage_of.count(buffer) && stage_of.at(buffer)->inlined()) continue;
+    int readers = 0;
+    for (const ir::Stage* s : computed) readers += ReadsThrough(s->body(), buffer, stage_of, kept);
+    bool shared_producer = false, folded = false;
+    for (const auto& s : sch.stages()) {
+      const ir::BufferNode* b = s->tensor()->buffer.get();
+      if (b == buffer || !Reads(s->body(), {buffer})) continue;
+      folded |= s->folded();
+      shared_producer |= s->inlined() && !kept.count(b) && read_outside(b);
+    }
+    if (readers < 2 || folded || shared_producer || !along_row(buffer, true)) continue;
+    plan->inputs.push_back(tensor);
+  }
+}
+
+}  // namespace
+
+std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, const ReductionGroup& g,
+                                                   const ir::Target& target) {
+  if (!target.is_gpu() || g.row_dims < 1 || g.reductions.empty()) return std::nullopt;
+  const int64_t extent = ReduceExtent(*g.reductions[0]);
+  if (extent <= 0) return std::nullopt;
+  for (const ir::Stage* r : g.reductions) {
+    if (ReduceExtent(*r) != extent || IsColumnReduction(*r)) return std::nullopt;
+  }
+  const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
+  const std::vector<ir::Var> cols(leaves.begin() + g.row_dims, leaves.end());
+  if (cols.empty() || StaticExtent(*g.consumer, cols) != extent) return std::nullopt;
+
+  PersistentRowPlan plan;
+  PlanRegisters(sch, g, &plan);
+  if (plan.inputs.empty() && plan.intermediates.empty()) return std::nullopt;
+  // A thread's share of the row: the preferred bytes of the widest input read from memory.
+  int bytes = 1, register_bytes = 0;
+  for (const ir::Tensor& t : plan.inputs) bytes = std::max(bytes, t->dtype.bytes());
+  if (plan.inputs.empty()) bytes = plan.intermediates[0]->dtype.bytes();
+  for (const auto* list : {&plan.inputs, &plan.intermediates}) {
+    for (const ir::Tensor& t : *list) register_bytes += t->dtype.bytes();
+  }
+  // Threads per row: the row in chunks of the preferred size, within a warp and a block.
+  int64_t threads = extent / std::max(1, kPreferredBytesPerThread / bytes);
+  threads = std::clamp<int64_t>(threads, target.warp_size(), target.max_threads_per_block());
+  if (!IsPowerOfTwo(threads) || extent % threads != 0) return std::nullopt;
+  const int64_t per_thread = extent / threads;
+  if (per_thread * register_bytes > kMaxBytesPerThread) return std::nullopt;
+  plan.threads = static_cast<int>(threads);
+  plan.per_thread = static_cast<int>(per_thread);
+  plan.vector_bytes = target.vector_bytes();
+  // Short rows: several per block on threadIdx.y, only where they divide the innermost row
+  // dim (no row runs past the end, so no guard encloses a cross-thread reduction).
+  const int64_t rows = StaticExtent(*g.consumer, {leaves[g.row_dims - 1]});
+  for (int per_block = kBlockThreads / plan.threads; per_block >= 2; per_block /= 2) {
+    if (rows > 0 && rows % per_block == 0) {
+      plan.rows_per_block = per_block;
+      break;
+    }
+  }
+  auto names = [](const std::vector<ir::Tensor>& ts) {
+    std::vector<std::string> out;
+    for (const ir::Tensor& t : ts) out.push_back(t.name());
+    return out.empty() ? std::string("none") : absl::StrJoin(out, ", ");
+  };
+  const int64_t total =
+      StaticExtent(*g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
+  plan.why = absl::StrCat(CountText(total), " rows of ", extent, " elements, ",
+                          g.reductions.size() + 1, " stages reading each row: in registers ",
+                          plan.threads, " threads x ", plan.per_thread, " elements of inputs ",
+                          names(plan.inputs), " (read once) and of ", names(plan.intermediates),
+                          " (computed once), ", plan.rows_per_block, " row(s) per block");
+  return plan;
+}
+
+absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGroup& g,
+                                           const PersistentRowPlan& plan) {
+  ir::Stage& consumer = *g.consumer;
+  const std::vector<ir::Var> axes = LeafVars(consumer);
+  const std::vector<ir::Var> cols(axes.begin() + g.row_dims, axes.end());
+  // Rows: blockIdx.x, and threadIdx.y for several rows per block (as WarpPerRow).
+  ir::Var row;
+  absl::Status st;
+  if (plan.rows_per_block > 1) {
+    auto parts = consumer.Split(axes[g.row_dims - 1], plan.rows_per_block);
+    if (!parts.ok()) return parts.status();
+    std::vector<ir::Var> blocks(axes.begin(), axes.begin() + g.row_dims - 1);
+    blocks.push_back(parts->first);
+    auto block = FuseAll(consumer, blocks);
+    if (!block.ok()) return block.status();
+    st = consumer.Bind(*block, "blockIdx.x");
+    if (st.ok()) st = consumer.Bind(parts->second, "threadIdx.y");
+    row = parts->second;
+  } else {
+    auto leaves = FuseRows(consumer, g.row_dims);
+    if (!leaves.ok()) return leaves.status();
+    st = consumer.Bind(leaves->row, "blockIdx.x");
+    row = leaves->row;
+  }
+  if (!st.ok()) return st;
+  // A thread's elements of a row: `per_thread` contiguous ones, stored as vectors.
+  auto split_row = [&](ir::Stage& s, const std::vector<ir::Var>& vars) -> absl::Status {
+    auto fused = FuseAll(s, vars);
+    if (!fused.ok()) return fused.status();
+    auto parts = s.Split(*fused, plan.per_thread);
+    if (!parts.ok()) return parts.status();
+    absl::Status bound = s.Bind(parts->first, "threadIdx.x");
+    if (!bound.ok()) return bound;
+    return s.Unroll(parts->second);
+  };
+  // Vectors of the stage's dtype (16 bytes where the thread's share splits so), unrolled.
+  auto vectorize_row = [&](ir::Stage& s, const ir::Var& inner) -> absl::Status {
+    const int bytes = s.tensor()->dtype.bytes();
+    const int64_t extent = StaticExtent(s, {inner});
+    const int lanes =
+        bytes > 0 && extent > 0 ? LanesDividing(extent, plan.vector_bytes / bytes) : 0;
+    if (lanes < 2) return s.Unroll(inner);
+    auto vector = s.Vectorize(inner, lanes);
+    if (!vector.ok()) return vector.status();
+    return s.Unroll(LeafVars(s)[LeafVars(s).size() - 2]);
+  };
+  {
+    auto fused = FuseAll(consumer, cols);
+    if (!fused.ok()) return fused.status();
+    auto parts = consumer.Split(*fused, plan.per_thread);
+    if (!parts.ok()) return parts.status();
+    st = consumer.Bind(parts->first, "threadIdx.x");
+    if (st.ok()) st = vectorize_row(consumer, parts->second);
+    if (!st.ok()) return st;
+  }
+  // Each reduction into a local value at the row, over the same threads and elements.
+  std::set<const ir::Stage*> group = {&consumer};
+  for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
+    ir::Tensor t = (*it)->tensor();
+    auto cache = sch.CacheWrite(t, "local");
+    if (!cache.ok()) return cache.status();
+    st = sch[t].ComputeInline();
+    ir::Stage& c = sch[*cache];
+    group.insert(&c);
+    if (st.ok()) st = c.ComputeAt(consumer, row);
+    if (st.ok()) st = split_row(c, SplitLeaves(c).reduce);
+    if (!st.ok()) return st;
+  }
+  // Each thread's share of the row into its local arrays: the intermediates computed (their
+  // readers first: a reader must be computed at the row before what it reads), then the
+  // inputs read. The group's stages and the stages inlined into them read the arrays; other
+  // kernels keep reading memory.
+  auto keep_at_row = [&](const ir::Tensor& t) -> absl::Status {
+    std::vector<ir::Tensor> readers;
+    for (const auto& s : sch.stages()) {
+      if (!s->tensor()->extern_body && Reads(s->body(), {t->buffer.get()}) &&
+          (s->inlined() || group.count(s.get()))) {
+        readers.push_back(s->tensor());
+      }
+    }
+    auto local = sch.CacheRead(t, "local", readers);
+    if (!local.ok()) return local.status();
+    ir::Stage& l = sch[*local];
+    group.insert(&l);
+    absl::Status at = l.ComputeAt(consumer, row, /*thread_private=*/true);
+    if (!at.ok()) return at;
+    return vectorize_row(l, LeafVars(l).back());
+  };
+  for (auto it = plan.intermediates.rbegin(); st.ok() && it != plan.intermediates.rend(); ++it) {
+    st = keep_at_row(*it);
+  }
+  for (auto it = plan.inputs.begin(); st.ok() && it != plan.inputs.end(); ++it) {
+    st = keep_at_row(*it);
+  }
+  if (!st.ok()) return st;
+  return TacticChoice{consumer.tensor()->name, "row_reduction.persistent_row", plan.why};
+}
+
+}  // namespace cinn_like::hlir
