@@ -171,7 +171,8 @@ class Stage {
   /// loops off thread indices) the buffer holds one thread's region: loops bound to a thread
   /// index inside the attach point, and those of readers computed at the same loop, are fixed
   /// to that index (thread_index, ir/intrinsics.h) instead of widening the region (a row kept
-  /// in registers, each thread its share).
+  /// in registers, each thread its share). Their splits must be exact, and each loop bound to
+  /// a thread index must span its launch dimension (the region is computed unguarded).
   absl::Status ComputeAt(Stage& consumer, const Var& loop, bool thread_private = false);
   /// Pads the row stride of the region buffer of a stage computed at another: dimension
   /// `axis` gets a stride of round_up(stride, factor) + offset elements (against shared

@@ -47,6 +47,11 @@ struct TensorNode {
   /// computed by the statement this returns, given the buffers of `inputs` and of this tensor;
   /// it has no axes or body to schedule, and stays in host code on NVGPU.
   std::function<Stmt(const std::vector<Buffer>& inputs, const Buffer& output)> extern_body;
+  /// A value its op builds as a tensor of its own for the readers that share it (softmax's
+  /// exp(x - max), read by the sum and by the quotient), cheaper to compute again in each
+  /// than to store: schedulers inline it wherever its readers' group is computed (a tactic
+  /// may still compute it once per row, hlir/group_schedule/persistent_row_tactic.h).
+  bool recompute = false;
 };
 
 class Tensor {

@@ -41,6 +41,36 @@ inline Program LayerNormProgram(const Shape& x_shape, int64_t cols, bool residua
   return *b.Build();
 }
 
+/// Row groups the register tactic must leave to the others (their reads of the row are not
+/// one contiguous share per thread): a layer_norm over two dims, a mean over two dims, and
+/// softmaxes of two slices of one row (two offsets; a stride).
+inline std::vector<Program> RowsNotHeldInRegisters() {
+  std::vector<Program> out;
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({8, 4, 64}), "x");
+    auto gamma = b.CreateInput(DType::kFloat32, S({4, 64}), "gamma");
+    auto beta = b.CreateInput(DType::kFloat32, S({4, 64}), "beta");
+    b.MarkOutput(b.LayerNorm(x, gamma, beta, /*axis=*/1));
+    out.push_back(*b.Build());
+  }
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({8, 4, 64}), "x");
+    b.MarkOutput(b.Mul(b.ReduceMean(x, {1, 2}, /*keepdim=*/true), x));
+    out.push_back(*b.Build());
+  }
+  for (bool strided : {false, true}) {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({64, 1024}), "x");
+    auto lo = b.Slice(x, {1}, {0}, {512});
+    auto other = strided ? b.Slice(x, {1}, {0}, {1024}, {2}) : b.Slice(x, {1}, {512}, {1024});
+    b.MarkOutput(b.Softmax(b.Mul(lo, other)));
+    out.push_back(*b.Build());
+  }
+  return out;
+}
+
 /// conv 3x3 (pad 1) with `oc` output channels, batch_norm with its parameters as graph inputs,
 /// relu (the seed network at 1x3x224x224, 16 channels).
 inline Program ConvBnRelu(int64_t n, int64_t c, int64_t hw, int64_t oc) {

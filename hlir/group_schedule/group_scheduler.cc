@@ -113,7 +113,8 @@ class GroupScheduler {
     // unless its readers are all reductions or stored stages of its own fusion group, which
     // a row group computes per row while the row is in cache (add + layer_norm: the sum is
     // recomputed by each pass over the row). An elementwise reader would carry the value on
-    // into further readers (a chain recomputed again at each step).
+    // into further readers (a chain recomputed again at each step). A value its op marks
+    // `recompute` is inlined as a single reader's would be (softmax's exp(x - max)).
     std::map<const ir::TensorNode*, int> readers;
     std::map<const ir::TensorNode*, bool> row_readers;
     for (const auto& stage : sch_.stages()) {
@@ -133,8 +134,9 @@ class GroupScheduler {
       const bool reduce = t->reduce != ir::ReduceKind::kNone;
       const bool constant = Info(t).compile_time_value || (IsOneElement(*t) && !reduce);
       // A stage whose inlined element would pass the budget is a kernel of its own (below).
-      const bool fits = constant || (sizes.Estimate(*stage) <= InlineSizes::kBudget &&
-                                     (target_.is_gpu() || readers[t] <= 1 || row_readers[t]));
+      const bool fits =
+          constant || (sizes.Estimate(*stage) <= InlineSizes::kBudget &&
+                       (target_.is_gpu() || readers[t] <= 1 || row_readers[t] || t->recompute));
       if ((in_.keep.count(t) && !(constant && !in_.outputs.count(t))) || extern_inputs.count(t)) {
         roots_.push_back(stage.get());
       } else if (constant || (!reduce && fits)) {

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -16,37 +17,50 @@ namespace cinn_like::hlir {
 namespace {
 
 /// Bytes of one cached input a thread aims to hold (two 16-byte vectors: enough loads in
-/// flight per thread, few registers), and the most a thread may hold of all cached tensors.
+/// flight per thread, few registers), and the most a thread of a block of up to 256 threads
+/// may hold of all cached tensors.
 constexpr int kPreferredBytesPerThread = 32;
 constexpr int kMaxBytesPerThread = 128;
 
 bool IsPowerOfTwo(int64_t n) { return n > 0 && (n & (n - 1)) == 0; }
 
-/// Whether every load of `buffer` in `e` indexes every dimension affinely in `row_vars` (the
-/// loops over a row: the region of a thread's share is then a box, see ir::InferRegion), its
-/// last dimension by `row_vars.back()` (the row's contiguous axis: a thread's share is then
-/// contiguous in the input too).
-bool ReadAlongRow(const ir::Expr& e, const ir::BufferNode* buffer,
-                  const std::vector<ir::Var>& row_vars) {
+/// The offset of a row's reads of a buffer from the row's column (ReadAlongRow): every read
+/// of a cached buffer must have the same, so that a thread's region is its share exactly.
+using RowOffset = std::optional<int64_t>;
+
+/// Whether every load of `buffer` in `e` reads it along the row at one offset: its last index
+/// `col + c` (`col` the loop over the row, coefficient 1) with the same constant c as every
+/// other read (`offset`, set by the first), its other indices free of `col`. A thread's region
+/// of the buffer is then its share of the row shifted by c (ir::InferRegion; two offsets, or a
+/// stride, would widen it past the share or fail).
+bool ReadAlongRow(const ir::Expr& e, const ir::BufferNode* buffer, const ir::Var& col,
+                  RowOffset* offset) {
   struct Finder : ir::IRVisitor {
     using ir::IRVisitor::Visit;
     const ir::BufferNode* buffer;
-    std::vector<const ir::Variable*> vars;
+    const ir::Variable* col;
+    RowOffset* offset;
     bool along = true;
     void VisitLoad(const ir::Load* op) override {
       ir::IRVisitor::VisitLoad(op);
       if (op->buffer.get() != buffer) return;
-      along &= ir::UsesVar(op->indices.back(), vars.back());
-      for (const ir::Expr& index : op->indices) {
-        for (const auto& term : ir::Linearize(index).terms) {
-          if (term.expr.As<ir::Variable>()) continue;
-          for (const ir::Variable* v : vars) along &= !ir::UsesVar(term.expr, v);
-        }
+      for (size_t d = 0; d + 1 < op->indices.size(); ++d) {
+        along &= !ir::UsesVar(op->indices[d], col);
       }
+      const ir::AffineForm last = ir::Linearize(op->indices.back());
+      int uses = 0;
+      for (const auto& term : last.terms) {
+        if (term.coeff == 0 || !ir::UsesVar(term.expr, col)) continue;
+        ++uses;
+        along &= term.expr.As<ir::Variable>() == col && term.coeff == 1;
+      }
+      along &= uses == 1 && (!*offset || **offset == last.constant);
+      *offset = last.constant;
     }
   } finder;
   finder.buffer = buffer;
-  for (const ir::Var& v : row_vars) finder.vars.push_back(v.As<ir::Variable>());
+  finder.col = col.As<ir::Variable>();
+  finder.offset = offset;
   finder.Visit(e);
   return finder.along;
 }
@@ -88,14 +102,14 @@ bool ReadsThrough(const ir::Expr& e, const ir::BufferNode* buffer, const StageOf
 void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentRowPlan* plan) {
   std::set<const ir::Stage*> group(g.reductions.begin(), g.reductions.end());
   group.insert(g.consumer);
-  const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
-  const std::vector<ir::Var> cols(leaves.begin() + g.row_dims, leaves.end());
-  // Whether every read of `buffer` by the group is along the row (affinely, contiguously).
+  const ir::Var col = LeafVars(*g.consumer).back();
+  // Whether every read of `buffer` by the group is along the row at one offset.
   auto along_row = [&](const ir::BufferNode* buffer, bool inlined_bodies) {
     auto body = [&](const ir::Stage* s) { return inlined_bodies ? s->InlinedBody() : s->body(); };
-    bool along = ReadAlongRow(body(g.consumer), buffer, cols);
+    RowOffset offset;
+    bool along = ReadAlongRow(body(g.consumer), buffer, col, &offset);
     for (const ir::Stage* r : g.reductions) {
-      along = along && ReadAlongRow(body(r), buffer, SplitLeaves(*r).reduce);
+      along = along && ReadAlongRow(body(r), buffer, SplitLeaves(*r).reduce[0], &offset);
     }
     return along;
   };
@@ -148,6 +162,7 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
     if (stage_of.count(buffer) && stage_of.at(buffer)->inlined()) continue;
     int readers = 0;
     for (const ir::Stage* s : computed) readers += ReadsThrough(s->body(), buffer, stage_of, kept);
+    if (readers < 2 || !along_row(buffer, true)) continue;
     bool shared_producer = false, folded = false;
     for (const auto& s : sch.stages()) {
       const ir::BufferNode* b = s->tensor()->buffer.get();
@@ -155,7 +170,7 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
       folded |= s->folded();
       shared_producer |= s->inlined() && !kept.count(b) && read_outside(b);
     }
-    if (readers < 2 || folded || shared_producer || !along_row(buffer, true)) continue;
+    if (folded || shared_producer) continue;
     plan->inputs.push_back(tensor);
   }
 }
@@ -167,12 +182,18 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   if (!target.is_gpu() || g.row_dims < 1 || g.reductions.empty()) return std::nullopt;
   const int64_t extent = ReduceExtent(*g.reductions[0]);
   if (extent <= 0) return std::nullopt;
+  // One column dim, one reduce axis each: a thread's share is then an affine, contiguous range
+  // of both (a fused pair of dims would index by a division, which no region can follow).
   for (const ir::Stage* r : g.reductions) {
-    if (ReduceExtent(*r) != extent || IsColumnReduction(*r)) return std::nullopt;
+    if (ReduceExtent(*r) != extent || IsColumnReduction(*r) || SplitLeaves(*r).reduce.size() != 1) {
+      return std::nullopt;
+    }
   }
   const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
-  const std::vector<ir::Var> cols(leaves.begin() + g.row_dims, leaves.end());
-  if (cols.empty() || StaticExtent(*g.consumer, cols) != extent) return std::nullopt;
+  if (static_cast<int>(leaves.size()) != g.row_dims + 1 ||
+      StaticExtent(*g.consumer, {leaves.back()}) != extent) {
+    return std::nullopt;
+  }
 
   PersistentRowPlan plan;
   PlanRegisters(sch, g, &plan);
@@ -189,7 +210,10 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   threads = std::clamp<int64_t>(threads, target.warp_size(), target.max_threads_per_block());
   if (!IsPowerOfTwo(threads) || extent % threads != 0) return std::nullopt;
   const int64_t per_thread = extent / threads;
-  if (per_thread * register_bytes > kMaxBytesPerThread) return std::nullopt;
+  // Blocks of more than 256 threads get at most 64 registers per thread (__launch_bounds__):
+  // half the share then.
+  const int budget = threads > 256 ? kMaxBytesPerThread / 2 : kMaxBytesPerThread;
+  if (per_thread * register_bytes > budget) return std::nullopt;
   plan.threads = static_cast<int>(threads);
   plan.per_thread = static_cast<int>(per_thread);
   plan.vector_bytes = target.vector_bytes();

@@ -221,6 +221,7 @@ ComputeFn SoftmaxCompute(bool log) {
     Tensor shifted_exp = ir::Compute(
         x->shape, [&](const Indices& i) { return ir::Exp(Widen(x(i)) - mx(DropAxes(i, axes))); },
         name + "_exp");
+    shifted_exp.node()->recompute = true;
     Tensor sum = ir::Compute(
         reduced,
         [&](const Indices& i) {

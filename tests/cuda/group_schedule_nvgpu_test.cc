@@ -208,6 +208,15 @@ TEST(GroupScheduleNVGPU, RereadRowsAreReadOnceIntoRegisters) {
   EXPECT_THAT(Kernels(CompiledSource(*e.Build())), Not(HasSubstr("__half x_local")));
 }
 
+TEST(GroupScheduleNVGPU, RowsReadAtSeveralOffsetsOrOverTwoDimsCompileWithoutRegisters) {
+  for (const Program& p : RowsNotHeldInRegisters()) {
+    std::string src = Kernels(CompiledSource(p));
+    EXPECT_THAT(src, Not(HasSubstr("float x_local"))) << src;
+    EXPECT_THAT(src, HasSubstr("cinn_like_block_reduce_")) << src;
+    EXPECT_EQ(CountKernels(src), 1) << src;
+  }
+}
+
 TEST(GroupScheduleNVGPU, ShortRowsGetAWarpEachLongRowsABlock) {
   // 512 columns, 64 rows: 8 warps per block, each reducing its row by shuffles.
   std::string warp = Kernels(CompiledSource(ScaledRowSum(64, 512)));

@@ -65,8 +65,8 @@ TEST(FusionGpu, SoftmaxMatchesReference) {
 /// (directly, and through a producer inlined into both).
 TEST(FusionGpu, PersistentRowsMatchReference) {
   for (DType dt : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
-    for (const Shape& s : {S({37, 512}), S({64, 32}), S({5, 96}), S({3, 5, 16, 128}), S({6, 4096}),
-                           S({3, 8192}), Shape{Sym("n"), Dim::Known(256)}}) {
+    for (const Shape& s : {S({37, 512}), S({64, 512}), S({64, 32}), S({5, 96}), S({3, 5, 16, 128}),
+                           S({6, 4096}), S({3, 8192}), Shape{Sym("n"), Dim::Known(256)}}) {
       SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), " ", hlir::DTypeName(dt)));
       const int64_t cols = s.back().value;
       // 16-bit outputs: the float32 sums may round an output to the neighbouring value.
@@ -110,6 +110,10 @@ TEST(FusionGpu, PersistentRowsMatchReference) {
       }
     }
   }
+}
+
+TEST(FusionGpu, RowsNotHeldInRegistersMatchReference) {
+  for (const Program& p : RowsNotHeldInRegisters()) RunProgramCase(p, kGpu, RunOnGpu);
 }
 
 /// A global average pool (resnet's head): a mean over [h, w] kept as size-1 dims, read by

@@ -87,5 +87,20 @@ TEST(GroupScheduleX86, ElementwiseChainsAreOneNest) {
   RunProgramCase(p, kX86, RunOnX86);
 }
 
+TEST(GroupScheduleX86, ASoftmaxFeedingALayerNormIsOneRowGroup) {
+  // softmax's exp(x - max) is read by its sum and by its quotient, which the layer_norm after
+  // it inlines: recomputed per row in cache, not a tensor of its own with four more passes.
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({64, 256}), "x");
+  auto gamma = b.CreateInput(DType::kFloat32, S({256}), "gamma");
+  auto beta = b.CreateInput(DType::kFloat32, S({256}), "beta");
+  b.MarkOutput(b.LayerNorm(b.Softmax(x), gamma, beta));
+  Program p = *b.Build();
+  std::string tactics = Tactics(p, "softmax_layer_norm");
+  EXPECT_EQ(std::count(tactics.begin(), tactics.end(), '\n'), 1) << tactics;
+  EXPECT_THAT(tactics, HasSubstr("cpu.row_group (64 rows on the thread pool, 4 reduction(s)"));
+  RunProgramCase(p, kX86, RunOnX86);
+}
+
 }  // namespace
 }  // namespace cinn_like::testing
