@@ -2,6 +2,8 @@
 /// loops on a loaded OpenMP runtime's team instead (UseOpenMpForParallelLoops).
 #include "runtime/thread_pool.h"
 
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
@@ -118,6 +120,17 @@ void RunOpenMpChunk(void* data) {
 
 namespace cinn_like::runtime {
 
+void AdoptGlobalOpenMp() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    OpenMpRuntime omp{
+        reinterpret_cast<decltype(omp.parallel)>(dlsym(RTLD_DEFAULT, "GOMP_parallel")),
+        reinterpret_cast<decltype(omp.thread_num)>(dlsym(RTLD_DEFAULT, "omp_get_thread_num")),
+        reinterpret_cast<decltype(omp.num_threads)>(dlsym(RTLD_DEFAULT, "omp_get_num_threads"))};
+    UseOpenMpForParallelLoops(omp);
+  });
+}
+
 void UseOpenMpForParallelLoops(const OpenMpRuntime& omp) {
 #ifndef CINN_LIKE_UNDER_TSAN
   if (!omp.parallel || !omp.thread_num || !omp.num_threads) return;
@@ -139,6 +152,7 @@ int cinn_like_parallel_for(int32_t extent, void (*fn)(int32_t, void*), void* clo
     for (int32_t i = 0; i < extent; ++i) fn(i, closure);
     return 0;
   }
+  cinn_like::runtime::AdoptGlobalOpenMp();
   if (const auto* omp = openmp.load(std::memory_order_acquire)) {
     OpenMpLoop loop{omp, extent, fn, closure};
     const auto threads = static_cast<unsigned>(std::min(ThreadPool::Get().num_threads(), extent));
@@ -150,5 +164,10 @@ int cinn_like_parallel_for(int32_t extent, void (*fn)(int32_t, void*), void* clo
 }
 
 int32_t cinn_like_num_threads(void) { return ThreadPool::Get().num_threads(); }
+
+int32_t cinn_like_parallel_on_openmp(void) {
+  cinn_like::runtime::AdoptGlobalOpenMp();
+  return openmp.load(std::memory_order_acquire) != nullptr;
+}
 
 }  // extern "C"

@@ -1,5 +1,6 @@
 /// \file The CPU thread pool that JIT-compiled parallel loops run on, behind a C ABI, or the
-/// OpenMP team of the libraries that run on one (oneDNN), once such a library is loaded.
+/// OpenMP team of the libraries that run on one (oneDNN, the host framework), once one is
+/// loaded.
 #pragma once
 
 #include <stdint.h>
@@ -18,6 +19,10 @@ int cinn_like_parallel_for(int32_t extent, void (*fn)(int32_t, void*), void* clo
 
 /// The number of threads a parallel loop may use (the caller included).
 int32_t cinn_like_num_threads(void);
+
+/// 1 when parallel loops run on an OpenMP team (UseOpenMpForParallelLoops, AdoptGlobalOpenMp),
+/// 0 when on the pool.
+int32_t cinn_like_parallel_on_openmp(void);
 
 #ifdef __cplusplus
 }
@@ -38,6 +43,12 @@ struct OpenMpRuntime {
 /// loads such a library; the first call wins. Ignored under ThreadSanitizer, which does not
 /// see OpenMP's synchronization.
 void UseOpenMpForParallelLoops(const OpenMpRuntime& omp);
+
+/// The OpenMP runtime of the process's global scope, where the host loaded one (PyTorch loads
+/// its libgomp so): from the first parallel loop on, loops run on its team, as the host's own
+/// kernels (and Inductor's generated C++) do, not on a second pool that wakes by condition
+/// variable and competes for the same cores. Looked up once; nothing changes without one.
+void AdoptGlobalOpenMp();
 
 }  // namespace cinn_like::runtime
 #endif

@@ -61,6 +61,16 @@ class CallPathTest(unittest.TestCase):
     def test_calls_track_eager_cpu(self):
         self.calls_track_eager("cpu", chain)
 
+    def test_cpu_loops_run_on_torchs_openmp_team(self):
+        # PyTorch puts its libgomp in the process's global scope: generated parallel loops run
+        # on that team (as Inductor's C++ kernels do), not on a second pool, and give eager's
+        # results there (a row sum over many rows is a parallel loop).
+        from cinn_like._lib import lib
+        x = torch.randn(4096, 512)
+        g = torch.compile(lambda x: x.sum(dim=-1), backend="cinn_like", dynamic=False)
+        torch.testing.assert_close(g(x), x.sum(dim=-1), rtol=1e-5, atol=1e-4)
+        self.assertEqual(lib.cinn_like_parallel_on_openmp(), 1)
+
     def test_inference_graphs_skip_aot_wrappers_only_where_they_pass_through(self):
         """Graphs that write an input, return a view of an input, or train keep AOTAutograd's
         runtime wrappers; the rest are called directly, with the same results."""
