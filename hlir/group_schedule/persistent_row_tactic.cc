@@ -266,15 +266,15 @@ absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGro
     row = leaves->row;
   }
   if (!st.ok()) return st;
-  // A thread's elements of a row: `per_thread` contiguous ones, stored as vectors.
-  auto split_row = [&](ir::Stage& s, const std::vector<ir::Var>& vars) -> absl::Status {
+  // A thread's elements of a row: `per_thread` contiguous ones; returns their loop.
+  auto split_row = [&](ir::Stage& s, const std::vector<ir::Var>& vars) -> absl::StatusOr<ir::Var> {
     auto fused = FuseAll(s, vars);
     if (!fused.ok()) return fused.status();
     auto parts = s.Split(*fused, plan.per_thread);
     if (!parts.ok()) return parts.status();
     absl::Status bound = s.Bind(parts->first, "threadIdx.x");
     if (!bound.ok()) return bound;
-    return s.Unroll(parts->second);
+    return parts->second;
   };
   // Vectors of the stage's dtype (16 bytes where the thread's share splits so), unrolled.
   auto vectorize_row = [&](ir::Stage& s, const ir::Var& inner) -> absl::Status {
@@ -287,15 +287,10 @@ absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGro
     if (!vector.ok()) return vector.status();
     return s.Unroll(LeafVars(s)[LeafVars(s).size() - 2]);
   };
-  {
-    auto fused = FuseAll(consumer, cols);
-    if (!fused.ok()) return fused.status();
-    auto parts = consumer.Split(*fused, plan.per_thread);
-    if (!parts.ok()) return parts.status();
-    st = consumer.Bind(parts->first, "threadIdx.x");
-    if (st.ok()) st = vectorize_row(consumer, parts->second);
-    if (!st.ok()) return st;
-  }
+  auto share = split_row(consumer, cols);
+  if (!share.ok()) return share.status();
+  st = vectorize_row(consumer, *share);
+  if (!st.ok()) return st;
   // Each reduction into a local value at the row, over the same threads and elements.
   std::set<const ir::Stage*> group = {&consumer};
   for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
@@ -306,7 +301,10 @@ absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGro
     ir::Stage& c = sch[*cache];
     group.insert(&c);
     if (st.ok()) st = c.ComputeAt(consumer, row);
-    if (st.ok()) st = split_row(c, SplitLeaves(c).reduce);
+    if (!st.ok()) return st;
+    auto terms = split_row(c, SplitLeaves(c).reduce);
+    if (!terms.ok()) return terms.status();
+    st = c.Unroll(*terms);
     if (!st.ok()) return st;
   }
   // Each thread's share of the row into its local arrays: the intermediates computed (their

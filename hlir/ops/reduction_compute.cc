@@ -203,21 +203,8 @@ ComputeFn SoftmaxCompute(bool log) {
     auto read = [&](const Indices& i) { return Widen(x(ReducedIndex(rank, axes, ks, false, i))); };
     Tensor mx = ir::Compute(
         reduced, [&](const Indices& i) { return ir::ReduceMax(read(i), ks); }, name + "_max");
-    const ir::Type t = outs[0].type;
-    if (log) {
-      Tensor sum = ir::Compute(
-          reduced, [&](const Indices& i) { return ir::ReduceSum(ir::Exp(read(i) - mx(i)), ks); },
-          name + "_sum");
-      return std::vector<Tensor>{ir::Compute(
-          x->shape,
-          [&](const Indices& i) {
-            Indices r = DropAxes(i, axes);
-            return CastTo(t, Widen(x(i)) - mx(r) - ir::Log(sum(r)));
-          },
-          name)};
-    }
-    // exp(x - max) is a tensor of its own, read by the sum and the quotient: inlined into
-    // both, or computed once per row where a tactic keeps the row (persistent_row).
+    // exp(x - max) is a tensor of its own, read by the sum and by softmax's quotient: inlined
+    // into both, or computed once per row where a tactic keeps the row (persistent_row).
     Tensor shifted_exp = ir::Compute(
         x->shape, [&](const Indices& i) { return ir::Exp(Widen(x(i)) - mx(DropAxes(i, axes))); },
         name + "_exp");
@@ -228,13 +215,16 @@ ComputeFn SoftmaxCompute(bool log) {
           return ir::ReduceSum(shifted_exp(ReducedIndex(rank, axes, ks, false, i)), ks);
         },
         name + "_sum");
+    const ir::Type t = outs[0].type;
     return std::vector<Tensor>{ir::Compute(
         x->shape,
         [&](const Indices& i) {
+          Indices r = DropAxes(i, axes);
+          if (log) return CastTo(t, Widen(x(i)) - mx(r) - ir::Log(sum(r)));
           // One reciprocal per row, a product per element (a float division is a dozen
           // instructions: the H100's float16 softmax was bound by them, not by memory).
           // Within an ulp of the quotient.
-          Expr total = sum(DropAxes(i, axes));
+          Expr total = sum(r);
           return CastTo(t, shifted_exp(i) * (ir::MakeConst(total.type(), 1) / total));
         },
         name)};

@@ -188,8 +188,9 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
     // C[batch * m, n] = ones[batch * m] x bias[n] (column-major: C^T = bias x ones^T), then
     // the product accumulates onto it.
     auto ones = Ones(type, a.batch * a.m);
-    if (!ones.ok())
+    if (!ones.ok()) {
       return absl::InternalError(what() + ": " + std::string(ones.status().message()));
+    }
     int rows = static_cast<int>(a.batch * a.m);
     int rc = cb.gemm_ex(cb.handle, kOpN, kOpN, n, rows, 1, &one, a.bias, type, n, *ones, type, 1,
                         &zero, a.c, type, n, kComputeF32, kGemmDefault);

@@ -221,8 +221,9 @@ absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a
 absl::Status CheckArgs(const MatmulArgs& a, int64_t activation) {
   auto what = [&] { return Describe(a, activation); };
   constexpr int64_t kMax = std::numeric_limits<int>::max();
-  if (MatmulCudaDataType(a.dtype) < 0)
+  if (MatmulCudaDataType(a.dtype) < 0) {
     return absl::InvalidArgumentError(what() + ": unsupported dtype");
+  }
   if (activation < kActivationNone || activation > kActivationGeluTanh) {
     return absl::InvalidArgumentError(what() + ": unknown activation code");
   }
