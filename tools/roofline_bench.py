@@ -125,7 +125,7 @@ def run_row(name, fn, args, nbytes, memory_bound, device, bw, reps):
     with torch.no_grad():
         want = fn(*args)
         inductor = torch.compile(fn)
-        ours = torch.compile(fn, backend="cinn_like", dynamic=False)
+        ours = torch.compile(fn, backend="cinn_like")
         t = time.perf_counter()
         got = ours(*args)
         if device == "cuda":
