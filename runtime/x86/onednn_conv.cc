@@ -1,6 +1,7 @@
 /// \file The conv2d extern on oneDNN: one forward-inference convolution primitive per
 /// configuration on plain NCHW tensors (grouped weights as [groups, k / groups, c / groups, r,
 /// s]), the bias through its bias input.
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,7 +37,10 @@ std::string Describe(const DnnlConv2dArgs& a) {
                       a.dtype, a.bias ? ", bias)" : ")");
 }
 
-absl::StatusOr<DnnlPrimitive> MakeConv2d(const Dnnl& d, const std::vector<int64_t>& key) {
+/// The convolution of `key` on plain NCHW/OIHW tensors, or with `own_layouts` on layouts oneDNN
+/// chooses for its source, weights and destination (reordered from and to the plain ones).
+absl::StatusOr<DnnlPrimitive> MakeConv2dIn(const Dnnl& d, const std::vector<int64_t>& key,
+                                           bool own_layouts) {
   const dnnl_data_type_t type = DnnlDataType(key[kDType]);
   const int64_t g = key[kGroups];
   dnnl_memory_desc_t x, w, bias, y;
@@ -53,6 +57,13 @@ absl::StatusOr<DnnlPrimitive> MakeConv2d(const Dnnl& d, const std::vector<int64_
   if (st.ok()) st = init(&y, 4, y_dims, dnnl_nchw);
   if (st.ok()) st = g == 1 ? init(&w, 4, w_dims, dnnl_oihw) : init(&w, 5, g_dims, dnnl_goihw);
   if (st.ok()) st = init(&bias, 1, b_dims, dnnl_a);
+  std::map<int, dnnl_memory_desc_t> plain{
+      {DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, y}};
+  if (st.ok() && own_layouts) {
+    st = init(&x, 4, x_dims, dnnl_format_tag_any);
+    if (st.ok()) st = init(&y, 4, y_dims, dnnl_format_tag_any);
+    if (st.ok()) st = init(&w, g == 1 ? 4 : 5, g == 1 ? w_dims : g_dims, dnnl_format_tag_any);
+  }
   if (!st.ok()) return st;
   // oneDNN counts dilation from 0 (no gap), PyTorch and cuDNN from 1.
   dnnl_dims_t strides{key[kStrideH], key[kStrideW]};
@@ -68,7 +79,32 @@ absl::StatusOr<DnnlPrimitive> MakeConv2d(const Dnnl& d, const std::vector<int64_
   std::vector<std::pair<int, dnnl_memory_desc_t>> args{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}};
   if (key[kBias]) args.push_back({DNNL_ARG_BIAS, bias});
   args.push_back({DNNL_ARG_DST, y});
-  return CreatePrimitive(d, &desc, std::move(args));
+  return CreatePrimitive(d, &desc, std::move(args), plain);
+}
+
+/// Whether `impl` is oneDNN's convolution through an im2col GEMM ("x64:gemm:jit") or its
+/// reference loops ("ref:any"): what it runs on plain NCHW float32 tensors, several times
+/// slower than its direct kernels on blocked layouts.
+bool IsGemmOrReference(const std::string& impl) {
+  return impl.find("gemm") != std::string::npos || impl.rfind("ref", 0) == 0;
+}
+
+/// The convolution on the plain NCHW layouts, unless oneDNN runs those through a GEMM and has a
+/// direct kernel for layouts of its own: then that one, with the source reordered into its
+/// layout and the destination out of it at each call (a pass over each, cheaper than the GEMM's
+/// im2col).
+absl::StatusOr<DnnlPrimitive> MakeConv2d(const Dnnl& d, const std::vector<int64_t>& key) {
+  auto plain = MakeConv2dIn(d, key, /*own_layouts=*/false);
+  if (!plain.ok() || !IsGemmOrReference(plain->impl)) return plain;
+  auto own = MakeConv2dIn(d, key, /*own_layouts=*/true);
+  if (!own.ok()) return plain;
+  if (IsGemmOrReference(own->impl)) {
+    DestroyPrimitive(d, *own);
+    return plain;
+  }
+  DestroyPrimitive(d, *plain);
+  own->impl += " (blocked layouts, reordered at each call)";
+  return own;
 }
 
 PrimitiveCache& Cache() {

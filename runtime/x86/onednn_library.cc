@@ -103,9 +103,43 @@ absl::Status CheckDnnl(const Dnnl& dnnl, dnnl_status_t rc, const char* call) {
   return rc == dnnl_unimplemented ? absl::UnimplementedError(msg) : absl::InvalidArgumentError(msg);
 }
 
-absl::StatusOr<DnnlPrimitive> CreatePrimitive(
-    const Dnnl& d, const_dnnl_op_desc_t op_desc,
-    std::vector<std::pair<int, dnnl_memory_desc_t>> args) {
+namespace {
+
+/// A reorder from `from` to `to`, made with a scratchpad of the caller's (never needed by
+/// oneDNN 2's CPU reorders: one that asks is refused, and the caller keeps plain layouts).
+absl::StatusOr<dnnl_primitive_t> CreateReorder(const Dnnl& d, const dnnl_memory_desc_t& from,
+                                               const dnnl_memory_desc_t& to) {
+  dnnl_primitive_attr_t attr = nullptr;
+  absl::Status st = CheckDnnl(d, d.dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
+  if (!st.ok()) return st;
+  dnnl_primitive_desc_t pd = nullptr;
+  st = CheckDnnl(d, d.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+                 "dnnl_primitive_attr_set_scratchpad_mode");
+  if (st.ok()) {
+    st = CheckDnnl(d,
+                   d.dnnl_reorder_primitive_desc_create(&pd, &from, d.engine, &to, d.engine, attr),
+                   "dnnl_reorder_primitive_desc_create");
+  }
+  d.dnnl_primitive_attr_destroy(attr);
+  if (!st.ok()) return st;
+  const dnnl_memory_desc_t* scratch =
+      d.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
+  dnnl_primitive_t reorder = nullptr;
+  if (scratch && d.dnnl_memory_desc_get_size(scratch) > 0) {
+    st = absl::UnimplementedError("a reorder that needs a scratchpad");
+  } else {
+    st = CheckDnnl(d, d.dnnl_primitive_create(&reorder, pd), "dnnl_primitive_create (reorder)");
+  }
+  d.dnnl_primitive_desc_destroy(pd);
+  if (!st.ok()) return st;
+  return reorder;
+}
+
+}  // namespace
+
+absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& d, const_dnnl_op_desc_t op_desc,
+                                              std::vector<std::pair<int, dnnl_memory_desc_t>> args,
+                                              const std::map<int, dnnl_memory_desc_t>& plain) {
   PoolThreads threads(d);
   dnnl_primitive_attr_t attr = nullptr;
   absl::Status st = CheckDnnl(d, d.dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
@@ -121,50 +155,112 @@ absl::StatusOr<DnnlPrimitive> CreatePrimitive(
   if (!st.ok()) return st;
   DnnlPrimitive p;
   p.args = std::move(args);
+  for (size_t i = 0; i < p.args.size() && st.ok(); ++i) {
+    auto& [arg, md] = p.args[i];
+    if (md.format_kind != dnnl_format_kind_any) continue;
+    const dnnl_memory_desc_t* chosen =
+        d.dnnl_primitive_desc_query_md(pd, dnnl_query_exec_arg_md, arg);
+    auto it = plain.find(arg);
+    if (!chosen || it == plain.end()) {
+      st = absl::InternalError(
+          absl::StrCat("argument ", arg, " left to oneDNN without a plain layout"));
+      break;
+    }
+    md = *chosen;
+    if (d.dnnl_memory_desc_equal(&md, &it->second)) continue;  // it chose the plain one
+    const bool output = arg == DNNL_ARG_DST;
+    auto reorder = output ? CreateReorder(d, md, it->second) : CreateReorder(d, it->second, md);
+    if (!reorder.ok()) {
+      st = reorder.status();
+      break;
+    }
+    p.relayouts.push_back({i, output, it->second, *reorder, d.dnnl_memory_desc_get_size(&md)});
+  }
   if (const dnnl_memory_desc_t* md =
-          d.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0)) {
+          st.ok() ? d.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0) : nullptr) {
     p.scratchpad_md = *md;
     p.scratchpad_bytes = d.dnnl_memory_desc_get_size(md);
   }
   const char* impl = nullptr;
-  if (d.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) {
+  if (st.ok() &&
+      d.dnnl_primitive_desc_query(pd, dnnl_query_impl_info_str, 0, &impl) == dnnl_success && impl) {
     p.impl = impl;
   }
-  st = CheckDnnl(d, d.dnnl_primitive_create(&p.primitive, pd), "dnnl_primitive_create");
+  if (st.ok())
+    st = CheckDnnl(d, d.dnnl_primitive_create(&p.primitive, pd), "dnnl_primitive_create");
   d.dnnl_primitive_desc_destroy(pd);
-  if (!st.ok()) return st;
+  if (!st.ok()) {
+    DestroyPrimitive(d, p);
+    return st;
+  }
   return p;
+}
+
+void DestroyPrimitive(const Dnnl& d, DnnlPrimitive& p) {
+  for (DnnlRelayout& r : p.relayouts) {
+    if (r.reorder) d.dnnl_primitive_destroy(r.reorder);
+    r.reorder = nullptr;
+  }
+  if (p.primitive) d.dnnl_primitive_destroy(p.primitive);
+  p.primitive = nullptr;
 }
 
 absl::Status Execute(const Dnnl& d, const DnnlPrimitive& p, const std::vector<void*>& pointers) {
   PoolThreads threads(d);
   constexpr int32_t kCpu = 1;  // kDLCPU
-  void* scratchpad = nullptr;
-  if (p.scratchpad_bytes > 0) {
-    scratchpad = cinn_like_alloc_workspace(kCpu, p.scratchpad_bytes, nullptr);
-    if (!scratchpad) {
-      return absl::ResourceExhaustedError(absl::StrCat("scratchpad of ", p.scratchpad_bytes,
-                                                       " bytes: ", cinn_like_get_last_error()));
+  constexpr size_t kAlign = 64;
+  // One workspace: the scratchpad, then a temporary per relayout.
+  auto round_up = [](size_t n) { return (n + kAlign - 1) / kAlign * kAlign; };
+  size_t bytes = round_up(p.scratchpad_bytes);
+  for (const DnnlRelayout& r : p.relayouts) bytes += round_up(r.bytes);
+  char* workspace = nullptr;
+  if (bytes > 0) {
+    workspace = static_cast<char*>(cinn_like_alloc_workspace(kCpu, bytes, nullptr));
+    if (!workspace) {
+      return absl::ResourceExhaustedError(
+          absl::StrCat("workspace of ", bytes, " bytes: ", cinn_like_get_last_error()));
     }
   }
-  std::vector<dnnl_exec_arg_t> exec;
+  std::vector<dnnl_memory_t> made;
   absl::Status st;
-  auto wrap = [&](int arg, const dnnl_memory_desc_t& md, void* ptr) {
+  auto wrap = [&](const dnnl_memory_desc_t& md, void* ptr) {
     dnnl_memory_t m = nullptr;
     if (st.ok())
       st = CheckDnnl(d, d.dnnl_memory_create(&m, &md, d.engine, ptr), "dnnl_memory_create");
-    if (m) exec.push_back({arg, m});
+    if (m) made.push_back(m);
+    return m;
   };
-  for (size_t i = 0; i < p.args.size(); ++i) wrap(p.args[i].first, p.args[i].second, pointers[i]);
-  if (scratchpad) wrap(DNNL_ARG_SCRATCHPAD, p.scratchpad_md, scratchpad);
-  if (st.ok()) {
+  auto run = [&](dnnl_primitive_t prim, std::vector<dnnl_exec_arg_t> exec, const char* what) {
+    if (!st.ok()) return;
     st = CheckDnnl(
-        d,
-        d.dnnl_primitive_execute(p.primitive, d.stream, static_cast<int>(exec.size()), exec.data()),
-        "dnnl_primitive_execute");
+        d, d.dnnl_primitive_execute(prim, d.stream, static_cast<int>(exec.size()), exec.data()),
+        what);
+  };
+  std::vector<dnnl_exec_arg_t> exec;
+  for (size_t i = 0; i < p.args.size(); ++i) {
+    exec.push_back({p.args[i].first, wrap(p.args[i].second, pointers[i])});
   }
-  for (const dnnl_exec_arg_t& a : exec) d.dnnl_memory_destroy(a.memory);
-  if (scratchpad) cinn_like_free_workspace(kCpu, scratchpad, nullptr);
+  // Arguments in the primitive's own layouts run on temporaries; inputs are reordered in.
+  std::vector<std::pair<dnnl_primitive_t, std::vector<dnnl_exec_arg_t>>> after;
+  size_t offset = round_up(p.scratchpad_bytes);
+  for (const DnnlRelayout& r : p.relayouts) {
+    dnnl_memory_t user = wrap(r.plain, pointers[r.arg]);
+    dnnl_memory_t temp = wrap(p.args[r.arg].second, workspace + offset);
+    offset += round_up(r.bytes);
+    exec[r.arg].memory = temp;
+    if (r.output) {
+      after.push_back({r.reorder, {{DNNL_ARG_FROM, temp}, {DNNL_ARG_TO, user}}});
+    } else {
+      run(r.reorder, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, temp}},
+          "dnnl_primitive_execute (reorder)");
+    }
+  }
+  if (p.scratchpad_bytes > 0)
+    exec.push_back({DNNL_ARG_SCRATCHPAD, wrap(p.scratchpad_md, workspace)});
+  run(p.primitive, exec, "dnnl_primitive_execute");
+  for (auto& [reorder, args] : after) run(reorder, args, "dnnl_primitive_execute (reorder)");
+  for (dnnl_memory_t m : made) d.dnnl_memory_destroy(m);
+  if (workspace) cinn_like_free_workspace(kCpu, workspace, nullptr);
   return st;
 }
 

@@ -28,8 +28,9 @@ namespace cinn_like::runtime::x86 {
   X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_primitive_attr_create)                \
   X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_scratchpad_mode)                  \
   X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query)  \
-  X(dnnl_primitive_desc_query_md) X(dnnl_primitive_create) X(dnnl_primitive_execute)         \
-  X(dnnl_memory_create) X(dnnl_memory_destroy)
+  X(dnnl_primitive_desc_query_md) X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)         \
+  X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_memory_desc_equal)                  \
+  X(dnnl_reorder_primitive_desc_create)
 // clang-format on
 
 struct Dnnl {
@@ -52,6 +53,17 @@ absl::StatusOr<const Dnnl*> GetDnnl();
 /// "<call> failed: <oneDNN's status name>" when `rc` is not dnnl_success, else OK.
 absl::Status CheckDnnl(const Dnnl& dnnl, dnnl_status_t rc, const char* call);
 
+/// An argument a primitive takes in a layout of its own choosing (blocked: nChw16c, ...)
+/// while the caller's tensor has a plain one: Execute reorders it into a temporary before the
+/// primitive runs (an input) or out of one after (an output).
+struct DnnlRelayout {
+  size_t arg = 0;              // index into DnnlPrimitive::args
+  bool output = false;         // reordered after the primitive, from its layout to the plain
+  dnnl_memory_desc_t plain{};  // the caller's layout
+  dnnl_primitive_t reorder = nullptr;
+  size_t bytes = 0;  // of the temporary in the primitive's layout
+};
+
 /// A primitive made once for one configuration, with the memory descriptors its execution
 /// takes, in the order Execute receives the pointers (DNNL_ARG_SRC, DNNL_ARG_WEIGHTS, ...),
 /// and its scratchpad's size. It uses a scratchpad of the caller's (the user mode), so that
@@ -62,17 +74,24 @@ struct DnnlPrimitive {
   std::vector<std::pair<int, dnnl_memory_desc_t>> args;
   size_t scratchpad_bytes = 0;
   dnnl_memory_desc_t scratchpad_md{};
+  std::vector<DnnlRelayout> relayouts;  // arguments in the primitive's own layouts
 };
 
 /// The primitive of `op_desc` (a matmul or convolution descriptor) whose execution arguments
 /// are `args` (DNNL_ARG_* with their descriptors); errors name the call that failed. Made, as
 /// Execute runs it, with as many OpenMP threads as the runtime's pool has
-/// (cinn_like_num_threads); the calling thread's own setting is restored after.
+/// (cinn_like_num_threads); the calling thread's own setting is restored after. An argument
+/// `op_desc` left to oneDNN (format any) gets the layout it chose, and `plain[arg]`, the
+/// caller's layout of it, is reordered to and from that one around each execution.
 absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& dnnl, const_dnnl_op_desc_t op_desc,
-                                              std::vector<std::pair<int, dnnl_memory_desc_t>> args);
+                                              std::vector<std::pair<int, dnnl_memory_desc_t>> args,
+                                              const std::map<int, dnnl_memory_desc_t>& plain = {});
 
-/// Runs `p` on `pointers` (one per p.args, in order) with a scratchpad from
-/// cinn_like_alloc_workspace.
+/// Frees `p`'s primitives (one the cache does not keep).
+void DestroyPrimitive(const Dnnl& dnnl, DnnlPrimitive& p);
+
+/// Runs `p` on `pointers` (one per p.args, in order, in the caller's layouts) with a
+/// scratchpad, and the temporaries of p.relayouts, from cinn_like_alloc_workspace.
 absl::Status Execute(const Dnnl& dnnl, const DnnlPrimitive& p, const std::vector<void*>& pointers);
 /// Execute for a primitive whose arguments are source, weights, bias (when `bias` is not null)
 /// and destination, as the matmul and convolution's; an error starts with `what`.

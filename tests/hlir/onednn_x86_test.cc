@@ -305,6 +305,25 @@ TEST(OneDnnX86Fallback, TheDumpNamesTheImplementationThatRuns) {
   EXPECT_THAT(text, HasSubstr("library.call (oneDNN cinn_like_dnnl_matmul (oneDNN ")) << text;
 }
 
+// oneDNN runs float32 convolutions on plain NCHW tensors through an im2col GEMM; where it has a
+// direct kernel on layouts of its own (AVX2 and wider), the extern takes that one and reorders
+// the source in and the destination out at each call: the dump says so, and the results match
+// the reference (the seed network's first layer, a grouped layer, one with a bias).
+TEST(OneDnnX86, GemmConvolutionsRunOnOneDnnsOwnLayouts) {
+  SKIP_WITHOUT_ONEDNN();
+  if (!__builtin_cpu_supports("avx2")) GTEST_SKIP() << "oneDNN's direct kernels need AVX2";
+  const std::string f = "cinn_like_dnnl_conv2d";
+  const std::vector<OpCase> cases = {
+      Conv(S({2, 3, 32, 32}), S({16, 3, 3, 3}), {{"paddings", I64s{1, 1}}}),
+      Conv(S({4, 8, 12, 12}), S({8, 4, 3, 3}), {{"groups", int64_t{2}}, {"paddings", I64s{1, 1}}}),
+      Conv(S({3, 16, 9, 9}), S({32, 16, 3, 3}), {{"strides", I64s{2, 2}}}, true)};
+  for (size_t i = 0; i < cases.size(); ++i) {
+    EXPECT_THAT(Tactics(cases[i], "blocked_conv" + std::to_string(i)),
+                HasSubstr("(blocked layouts, reordered at each call)"));
+    RunCase(cases[i], f);
+  }
+}
+
 #ifdef CINN_LIKE_WITH_ONEDNN
 TEST(OneDnnX86Error, CallsNameTheOpTheShapesAndOneDnnsStatus) {
   SKIP_WITHOUT_ONEDNN();
