@@ -3,6 +3,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cinn_like/autotune.h"
 #include "cinn_like/debug_wrong_op.h"
 #include "frontend/program_json.h"
 #include "hlir/graph_compiler.h"
@@ -58,8 +59,10 @@ struct Lowered {
   ir::Module module;
 };
 
+/// `tune`: ask the tuner (cinn_like/autotune.h) for the groups' knob values, when the flag
+/// cinn_like_autotune is on (it times kernels on the device: never for ProgramSource).
 absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir::Target& target,
-                                     const std::string& name) {
+                                     const std::string& name, bool tune) {
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
   const std::string wrong_ops = StringFlag("cinn_like_debug_wrong_op");
@@ -67,7 +70,13 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
   if (!compiled_graph.ok()) return compiled_graph.status();
   auto fused = hlir::RunGraphPasses(*compiled_graph, hlir::TargetPassOptions(target, name));
   if (!fused.ok()) return fused.status();
-  auto module = hlir::CompileFusedGraph(*fused, target, name);
+  std::map<int, int> knob_values;
+  if (tune && FLAGS_cinn_like_autotune) {
+    auto tuned = TuneGroups(*fused, target, name);
+    if (!tuned.ok()) return tuned.status();
+    knob_values = *std::move(tuned);
+  }
+  auto module = hlir::CompileFusedGraph(*fused, target, name, knob_values);
   if (!module.ok()) return module.status();
   return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};
 }
@@ -76,7 +85,7 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
 
 absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
                                           const ir::Target& target, const std::string& name) {
-  auto lowered = LowerProgram(program, target, name);
+  auto lowered = LowerProgram(program, target, name, /*tune=*/false);
   if (!lowered.ok()) return lowered.status();
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();
@@ -87,7 +96,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
                                                                 const ir::Target& target,
                                                                 const std::string& name) {
   DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
-  auto lowered = LowerProgram(program, target, name);
+  auto lowered = LowerProgram(program, target, name, /*tune=*/true);
   if (!lowered.ok()) return lowered.status();
   const hlir::Graph* graph = &lowered->graph;
   const hlir::FusedGraph* fused = &lowered->fused;

@@ -21,6 +21,8 @@ namespace {
 using hlir::DType;
 using hlir::HostTensor;
 
+}  // namespace
+
 std::vector<HostTensor> RandomInputs(const hlir::Graph& graph, const SelfCheckOptions& o) {
   std::mt19937_64 rng(o.seed);
   std::uniform_real_distribution<double> unit(0, 1);
@@ -51,8 +53,6 @@ std::vector<HostTensor> RandomInputs(const hlir::Graph& graph, const SelfCheckOp
   }
   return out;
 }
-
-}  // namespace
 
 double Tolerance(DType t) {
   switch (t) {

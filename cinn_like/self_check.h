@@ -39,7 +39,12 @@ struct SelfCheckReport {
 absl::StatusOr<SelfCheckReport> SelfCheck(const frontend::Program& program,
                                           const SelfCheckOptions& options);
 
-// The pieces both self-checks share.
+// The pieces both self-checks (and the tuner, cinn_like/autotune.h) share.
+
+/// Random values for every input of `graph`: floats uniform in [-2, 2] (rounded to their
+/// dtype), integers in [int_low, int_high], bools half true; symbolic dims take o.sizes, else
+/// o.default_size. The same seed gives the same tensors.
+std::vector<hlir::HostTensor> RandomInputs(const hlir::Graph& graph, const SelfCheckOptions& o);
 
 /// Relative and absolute tolerance of a dtype: a few units in the last place of its format;
 /// 0 (exact) for integers and bool.

@@ -24,13 +24,17 @@ class GroupLowering {
  public:
   /// `groups` (may be empty: then every stage is scheduled on its own, as without fusion).
   GroupLowering(const Graph& graph, const ir::Target& target,
-                const std::vector<FusionGroup>& groups = {})
+                const std::vector<FusionGroup>& groups = {},
+                const std::map<int, int>& knob_values = {})
       : graph_(graph), target_(target), fail_ops_(StringFlag("cinn_like_debug_fail_op")) {
+    scheduling_.knob_values = knob_values;
     group_of_node_.assign(graph.nodes().size(), -1);
     for (size_t g = 0; g < groups.size(); ++g) {
       for (int n : groups[g].nodes) group_of_node_[n] = static_cast<int>(g);
     }
   }
+
+  const std::vector<TacticChoice>& tactics() const { return tactics_; }
 
   absl::StatusOr<ir::LoweredFunc> Run(const std::vector<int>& nodes, const std::vector<int>& inputs,
                                       const std::vector<int>& outputs, const std::string& name) {
@@ -84,6 +88,7 @@ class GroupLowering {
     }
     tactics->insert(tactics->begin(), library_choices_.begin(), library_choices_.end());
     DumpToFile(name + ".tactics.txt", TacticsText(*tactics));
+    tactics_ = *tactics;
     args.insert(args.end(), outs.begin(), outs.end());
     return ir::Lower(name, args, sch, target_);
   }
@@ -210,6 +215,7 @@ class GroupLowering {
   std::map<std::string, ir::Var> symbols_;
   ir::NameSupply names_;  // of tensors and symbols alike: no two share a name in the source
   GroupScheduleInput scheduling_;              // what the group scheduler is told, filled as we go
+  std::vector<TacticChoice> tactics_;          // what it chose (Run's), library calls first
   std::vector<TacticChoice> library_choices_;  // each extern compute's call or why it declined
   std::vector<int> group_of_node_;
 };
@@ -224,13 +230,16 @@ absl::StatusOr<ir::LoweredFunc> LowerNodes(const Graph& graph, const std::vector
 }
 
 absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
-                                             const std::string& name) {
+                                             const std::string& name,
+                                             const std::map<int, int>& knob_values,
+                                             std::vector<TacticChoice>* tactics) {
   const Graph& graph = fused.graph;
   std::vector<int> nodes;
   for (size_t i = 0; i < graph.nodes().size(); ++i) nodes.push_back(static_cast<int>(i));
-  auto func =
-      GroupLowering(graph, target, fused.groups).Run(nodes, graph.inputs(), graph.outputs(), name);
+  GroupLowering lowering(graph, target, fused.groups, knob_values);
+  auto func = lowering.Run(nodes, graph.inputs(), graph.outputs(), name);
   if (!func.ok()) return func.status();
+  if (tactics) *tactics = lowering.tactics();
   return ir::Module{SafeFileName(name), target, {*func}};
 }
 

@@ -11,11 +11,13 @@
 /// readers unless they are outputs.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "hlir/graph.h"
+#include "hlir/group_schedule/tactic.h"
 #include "hlir/pass/fusion.h"
 #include "ir/module.h"
 #include "ir/target.h"
@@ -46,7 +48,11 @@ absl::StatusOr<ir::Module> CompileGraph(const Graph& graph, const ir::Target& ta
 /// extern_compute are library calls (cuBLAS/cuDNN on NVGPU, oneDNN on x86) when
 /// FLAGS_cinn_like_extern_libs is on and the target's library takes the case; extern tensors
 /// are never scheduled or inlined. The module is named SafeFileName(name), as CompileGraph's.
+/// `knob_values` are the tuner's values by fusion group (GroupScheduleInput::knob_values);
+/// `tactics`, when given, receives each kernel's tactic (with its group and knob).
 absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::Target& target,
-                                             const std::string& name);
+                                             const std::string& name,
+                                             const std::map<int, int>& knob_values = {},
+                                             std::vector<TacticChoice>* tactics = nullptr);
 
 }  // namespace cinn_like::hlir

@@ -37,6 +37,15 @@ DEFINE_bool(cinn_like_check_indices, false,
 DEFINE_string(cinn_like_debug_fail_op, "",
               "debugging: the graph compiler fails on every op of these names (comma-separated), "
               "as a compiler bug would; tests of the torch backend's failure isolation use it");
+DEFINE_bool(cinn_like_autotune, false,
+            "compiling times the values of each fusion group's tactic knob (threads per block, "
+            "a row's bytes per thread, vector widths) on the device, the group alone on random "
+            "inputs, and keeps the fastest; choices are remembered by the group's structure and "
+            "the target, so a group is timed once");
+DEFINE_string(cinn_like_autotune_cache, "",
+              "a JSON file where the tuner's choices are kept across processes (read at the first "
+              "tuned compile, rewritten atomically after each new choice); a choice found there "
+              "is used without timing, so the same file gives the same schedules");
 DEFINE_string(cinn_like_debug_wrong_op, "",
               "debugging: compiled code negates the results of every op of these names "
               "(comma-separated; bool results are flipped), a silent miscompile that the "

@@ -26,6 +26,10 @@ DECLARE_bool(
 // Numerics.
 DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
+// Tuning (cinn_like/autotune.h).
+DECLARE_bool(cinn_like_autotune);  // time each group's tactic knobs on the device, keep the best
+DECLARE_string(
+    cinn_like_autotune_cache);  // JSON file of the tuner's choices (empty: this process only)
 // Debugging.
 DECLARE_string(cinn_like_decline_libraries);  // libraries declined (comma-separated)
 DECLARE_bool(cinn_like_check_indices);        // GPU gathers check indices (synchronizes) vs clamp

@@ -177,16 +177,21 @@ def main():
     ap.add_argument("--skip", default="", help="comma-separated row names to leave out")
     ap.add_argument("--no-models", action="store_true", help="the anchor's workloads only")
     ap.add_argument("--reps", type=int, default=30)
+    ap.add_argument("--autotune", action="store_true",
+                    help="cinn_like times its groups' tactic knobs at compile time "
+                         "(flag cinn_like_autotune) and keeps the fastest")
     ap.add_argument("--json", help="write the rows here (default: $OUT/roofline_bench.json)")
     a = ap.parse_args()
     device = a.device
+    if a.autotune:
+        cinn_like.set_flags(cinn_like_autotune=True)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     anchor = load_anchor(a.anchor)
     bw = copy_bandwidth(device)
     name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
     print(f"device={name} torch={torch.__version__} copy_bw={bw / 1e9:.1f} GB/s "
-          f"threads={torch.get_num_threads()}")
+          f"threads={torch.get_num_threads()} autotune={a.autotune}")
     head = f"{'row':<26}{'eager':>9}{'inductor':>10}{'cinn_like':>10}"
     if device == "cuda":
         head += f"{'ind kern':>10}{'cl kern':>10}"

@@ -2,6 +2,7 @@
 #include "hlir/group_schedule/group_scheduler.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/cpu_row_tactic.h"
@@ -66,12 +67,13 @@ class GroupScheduler {
         roots_.insert(roots_.end(), reductions.begin(), reductions.end());
         continue;
       }
-      auto c = ScheduleReductionGroup(g);
+      auto c = ScheduleReductionGroup(g, KnobValue(group));
       if (!c.ok()) {
         return absl::Status(c.status().code(),
                             absl::StrCat("group scheduler: reductions fused into ",
                                          g.consumer->tensor().name(), ": ", c.status().message()));
       }
+      c->group = group;
       choices_.push_back(*c);
       done.insert(g.consumer);
     }
@@ -83,17 +85,25 @@ class GroupScheduler {
         kind =
             Info(t).pattern == OpPattern::kOutFusible ? StageKind::kMatmul : StageKind::kReduction;
       }
-      auto c = ScheduleStage(sch_, *stage, kind, target_);
+      const int group = Info(t).group;
+      auto c = ScheduleStage(sch_, *stage, kind, target_, KnobValue(group));
       if (!c.ok()) {
         return absl::Status(c.status().code(), absl::StrCat("group scheduler: stage ", t->name,
                                                             ": ", c.status().message()));
       }
+      c->group = group;
       choices_.push_back(*c);
     }
     return choices_;
   }
 
  private:
+  /// The tuner's value for the knobs of `group`'s tactics; 0 (each tactic's own) when none.
+  int KnobValue(int group) const {
+    auto it = in_.knob_values.find(group);
+    return it == in_.knob_values.end() ? 0 : it->second;
+  }
+
   StageInfo Info(const ir::TensorNode* t) const {
     auto it = in_.info.find(t);
     return it == in_.info.end() ? StageInfo{} : it->second;
@@ -183,14 +193,19 @@ class GroupScheduler {
   }
 
   /// The tactic of a group whose reductions are computed inside their consumer.
-  absl::StatusOr<TacticChoice> ScheduleReductionGroup(const ReductionGroup& g) {
+  absl::StatusOr<TacticChoice> ScheduleReductionGroup(const ReductionGroup& g, int knob) {
     if (!target_.is_gpu()) return CpuRowGroup(sch_, g, target_);
     std::string per_thread = PerThreadReason(*g.reductions[0]);
     if (!per_thread.empty()) return ThreadPerElement(sch_, g, target_, std::move(per_thread));
-    if (auto plan = PlanPersistentRow(sch_, g, target_)) return PersistentRow(sch_, g, *plan);
+    if (auto plan = PlanPersistentRow(sch_, g, target_, knob)) return PersistentRow(sch_, g, *plan);
     std::string warp_why;
-    const int rows_per_block = WarpRowsPerBlock(g, &warp_why);
-    if (rows_per_block > 0) return WarpPerRow(sch_, g, target_, rows_per_block, warp_why);
+    std::optional<TuningKnob> rows_knob;
+    const int rows_per_block = WarpRowsPerBlock(g, knob, &rows_knob, &warp_why);
+    if (rows_per_block > 0) {
+      auto c = WarpPerRow(sch_, g, target_, rows_per_block, warp_why);
+      if (c.ok()) c->knob = rows_knob;
+      return c;
+    }
     return BlockPerRow(sch_, g, target_);
   }
 
@@ -219,8 +234,10 @@ class GroupScheduler {
   /// Rows per block when the consumer of `g` has one row dim, each row is short enough for
   /// one warp (at most kWarpRowMaxElements, static) and the static row count is a multiple of the
   /// rows per block (8 warps, else 4 or 2: no row runs past the end, so no guard encloses a
-  /// barrier); 0 otherwise. `why` gets the reason.
-  int WarpRowsPerBlock(const ReductionGroup& g, std::string* why) const {
+  /// barrier); 0 otherwise. The tuner may ask for fewer rows per block (`knob`, set in
+  /// `*rows_knob`); `why` gets the reason.
+  int WarpRowsPerBlock(const ReductionGroup& g, int knob, std::optional<TuningKnob>* rows_knob,
+                       std::string* why) const {
     const int64_t extent = ReduceExtent(*g.reductions[0]);
     if (g.row_dims < 1 || extent <= 0 || extent > kWarpRowMaxElements) return 0;
     // Blocks take rows of the innermost row dim (WarpPerRow): with several row dims, a block
@@ -229,16 +246,17 @@ class GroupScheduler {
     const int64_t rows = StaticExtent(*g.consumer, {leaves[g.row_dims - 1]});
     const int64_t total = StaticExtent(
         *g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
-    const int warp = target_.warp_size();
-    for (int per_block = kBlockThreads / warp; per_block >= 2; per_block /= 2) {
-      if (rows > 0 && rows % per_block == 0) {
-        *why = absl::StrCat(total, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
-                            "): a warp per row, ", per_block, " rows per block, ",
-                            g.reductions.size(), " reduction(s) by shuffles");
-        return per_block;
-      }
+    std::vector<int> fits;  // the most first: the tactic's own choice
+    for (int per_block = kBlockThreads / target_.warp_size(); per_block >= 2; per_block /= 2) {
+      if (rows > 0 && rows % per_block == 0) fits.push_back(per_block);
     }
-    return 0;
+    if (fits.empty()) return 0;
+    *rows_knob = MakeKnob("rows_per_block", fits, knob);
+    const int per_block = *rows_knob ? (*rows_knob)->value : fits[0];
+    *why = absl::StrCat(total, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
+                        "): a warp per row, ", per_block, " rows per block, ", g.reductions.size(),
+                        " reduction(s) by shuffles");
+    return per_block;
   }
 
   ir::Schedule& sch_;

@@ -14,7 +14,8 @@
 ///    reductions, at most 32 elements), else a block per row. Otherwise a reduction is a
 ///    kernel of its own.
 ///  - every other stored stage: stage_tactics.h (elementwise, reductions, matmul tiles, CPU).
-/// Each kernel's (or CPU nest's) tactic and why is returned for the dump.
+/// Each kernel's (or CPU nest's) tactic and why is returned for the dump, with its group and
+/// the knob the tuner may set.
 #pragma once
 
 #include <map>
@@ -40,6 +41,10 @@ struct GroupScheduleInput {
   std::map<const ir::TensorNode*, StageInfo> info;  // tensors not listed: the defaults
   std::set<const ir::TensorNode*> keep;             // stored: outputs, values read across groups
   std::set<const ir::TensorNode*> outputs;
+  /// By fusion group, the value its tactics' knobs take (TacticChoice::knob: the tuner's
+  /// choice, cinn_like/autotune.h); a group not listed, or a value not among a knob's
+  /// options, gets the tactic's own.
+  std::map<int, int> knob_values;
 };
 
 /// Schedules every stage of `sch` for `target`; errors name the stage at fault.

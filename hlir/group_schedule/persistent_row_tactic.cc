@@ -178,7 +178,7 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
 }  // namespace
 
 std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, const ReductionGroup& g,
-                                                   const ir::Target& target) {
+                                                   const ir::Target& target, int requested_bytes) {
   if (!target.is_gpu() || g.row_dims < 1 || g.reductions.empty()) return std::nullopt;
   const int64_t extent = ReduceExtent(*g.reductions[0]);
   if (extent <= 0) return std::nullopt;
@@ -205,15 +205,27 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   for (const auto* list : {&plan.inputs, &plan.intermediates}) {
     for (const ir::Tensor& t : *list) register_bytes += t->dtype.bytes();
   }
-  // Threads per row: the row in chunks of the preferred size, within a warp and a block.
-  int64_t threads = extent / std::max(1, kPreferredBytesPerThread / bytes);
-  threads = std::clamp<int64_t>(threads, target.warp_size(), target.max_threads_per_block());
-  if (!IsPowerOfTwo(threads) || extent % threads != 0) return std::nullopt;
+  // Threads per row: the row in chunks of `share` bytes of the widest input, within a warp
+  // and a block; 0 when that does not divide the row or passes the register budget (blocks
+  // of more than 256 threads get at most 64 registers per thread, __launch_bounds__: half).
+  auto threads_for = [&](int share) -> int64_t {
+    int64_t t = extent / std::max(1, share / bytes);
+    t = std::clamp<int64_t>(t, target.warp_size(), target.max_threads_per_block());
+    if (!IsPowerOfTwo(t) || extent % t != 0) return 0;
+    const int budget = t > 256 ? kMaxBytesPerThread / 2 : kMaxBytesPerThread;
+    return (extent / t) * register_bytes > budget ? 0 : t;
+  };
+  if (threads_for(kPreferredBytesPerThread) == 0) return std::nullopt;
+  // The tuner's choices: shares whose thread counts differ, the preferred one first.
+  std::vector<int> shares;
+  std::set<int64_t> seen;
+  for (int share : {kPreferredBytesPerThread, 16, 64}) {
+    const int64_t t = threads_for(share);
+    if (t > 0 && seen.insert(t).second) shares.push_back(share);
+  }
+  plan.knob = MakeKnob("row_bytes_per_thread", shares, requested_bytes);
+  const int64_t threads = threads_for(plan.knob ? plan.knob->value : kPreferredBytesPerThread);
   const int64_t per_thread = extent / threads;
-  // Blocks of more than 256 threads get at most 64 registers per thread (__launch_bounds__):
-  // half the share then.
-  const int budget = threads > 256 ? kMaxBytesPerThread / 2 : kMaxBytesPerThread;
-  if (per_thread * register_bytes > budget) return std::nullopt;
   plan.threads = static_cast<int>(threads);
   plan.per_thread = static_cast<int>(per_thread);
   plan.vector_bytes = target.vector_bytes();
@@ -334,7 +346,9 @@ absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGro
     st = keep_at_row(*it);
   }
   if (!st.ok()) return st;
-  return TacticChoice{consumer.tensor()->name, "row_reduction.persistent_row", plan.why};
+  TacticChoice c{consumer.tensor()->name, "row_reduction.persistent_row", plan.why};
+  c.knob = plan.knob;
+  return c;
 }
 
 }  // namespace cinn_like::hlir

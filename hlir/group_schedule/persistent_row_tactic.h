@@ -24,15 +24,18 @@ struct PersistentRowPlan {
   std::vector<ir::Tensor> inputs;  // read from memory once per row into registers
   std::vector<ir::Tensor> intermediates;  // inlined stages computed once per row instead
   std::string why;
+  std::optional<TuningKnob> knob;  // row_bytes_per_thread: the shares worth timing
 };
 
 /// The plan for `g` on `target`, or nullopt when the group does not fit: a static reduce
 /// extent equal to the consumer's row, every reduction along the contiguous axis, at least one
 /// input or inlined elementwise stage read by two or more of the group's stages (along the
 /// row, affinely), and a row that splits into a power-of-two count of threads (a warp to a
-/// block) holding at most kMaxBytesPerThread of them.
+/// block) holding at most kMaxBytesPerThread of them. A thread's share is 32 bytes of the widest
+/// input, or `requested_bytes` (16 or 64, the tuner's) where that fits too.
 std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, const ReductionGroup& g,
-                                                   const ir::Target& target);
+                                                   const ir::Target& target,
+                                                   int requested_bytes = 0);
 
 /// Schedules `g` by `plan`: rows on blockIdx.x (and threadIdx.y), a row's columns in blocks
 /// of `per_thread` contiguous elements per thread on threadIdx.x, each cached input read once

@@ -51,7 +51,8 @@ absl::StatusOr<std::optional<TacticChoice>> CpuColumns(ir::Stage& s, const ir::T
                                    CountText(chunks), " chunks on the thread pool")};
 }
 
-absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir::Target& target) {
+absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir::Target& target,
+                                         int knob) {
   TacticChoice c{s.tensor()->name, "cpu.serial", "no spatial loop"};
   std::string vector;
   if (kind == StageKind::kReduction && IsColumnReduction(s)) {
@@ -77,7 +78,14 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
   ir::Var outer = l.spatial[0];
   if (kind == StageKind::kElementwise) {
     int64_t inner = StaticExtent(s, {l.spatial.back()});
-    if (const int width = LanesDividing(inner, lanes); width >= 4) {
+    if (const int own = LanesDividing(inner, lanes); own >= 4) {
+      // The tuner may take two registers per vector, or half of one.
+      std::vector<int> widths{own};
+      for (int w : {LanesDividing(inner, 2 * lanes), LanesDividing(inner, lanes / 2)}) {
+        if (w >= 4) widths.push_back(w);
+      }
+      c.knob = MakeKnob("vector_lanes", widths, knob);
+      const int width = c.knob ? c.knob->value : own;
       auto v = s.Vectorize(l.spatial.back(), width);
       if (!v.ok()) return v.status();
       if (l.spatial.size() == 1) outer = *s.LeafAxis(0);
@@ -152,7 +160,7 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
 }
 
 absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageKind kind,
-                                         const ir::Target& target) {
+                                         const ir::Target& target, int knob) {
   TacticChoice c{s.tensor()->name, "", ""};
   Leaves l = SplitLeaves(s);
   if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
@@ -228,12 +236,14 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       if (!parts.ok()) return parts.status();
       absl::Status st = s.Vectorize(parts->second);
       if (!st.ok()) return st;
-      st = BindBlocksAndThreads(s, parts->first, kBlockThreads);
+      c.knob = MakeKnob("block_threads", {kBlockThreads, 128, 512}, knob);
+      const int threads = c.knob ? c.knob->value : kBlockThreads;
+      st = BindBlocksAndThreads(s, parts->first, threads);
       if (!st.ok()) return st;
       c.tactic = "elementwise.vector";
       c.why = absl::StrCat(total, " outputs of ", bytes, " bytes, innermost extent ", inner,
                            " a multiple of ", lanes, ": ", lanes, " lanes per thread (",
-                           target.vector_bytes(), "-byte accesses), blocks of ", kBlockThreads);
+                           target.vector_bytes(), "-byte accesses), blocks of ", threads);
       return c;
     }
     absl::Status st = BindBlocksAndThreads(s, *fused, kBlockThreads);
@@ -269,7 +279,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
 }  // namespace
 
 absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
-                                           const ir::Target& target) {
+                                           const ir::Target& target, int knob) {
   if (kind == StageKind::kMatmul && target.has_shared_memory() && CanTileMatmul(sch, stage)) {
     absl::Status s = TileMatmul(sch, stage.tensor());
     if (!s.ok()) return s;
@@ -277,7 +287,8 @@ absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, 
                         "float32, static extents multiples of 64x64x8: 64x64 block tiles, 4x4 "
                         "accumulators per thread, k slices of 8 in shared memory"};
   }
-  return target.is_gpu() ? ScheduleGpu(sch, stage, kind, target) : ScheduleCpu(stage, kind, target);
+  return target.is_gpu() ? ScheduleGpu(sch, stage, kind, target, knob)
+                         : ScheduleCpu(stage, kind, target, knob);
 }
 
 }  // namespace cinn_like::hlir

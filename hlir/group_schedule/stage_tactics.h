@@ -28,7 +28,9 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 ///    to blockIdx.x and the inner split of the fused reduce axes to threadIdx.x (a block reduce);
 ///    column reductions are scheduled as matmul (threads over the contiguous spatial axis, a serial
 ///    reduce loop). Float32 matmuls that tile (matmul_tactic.h) get shared-memory tiles.
+/// `knob` is the tuner's value for the tactic's knob (TacticChoice::knob; 0: its own): the
+/// vector width of CPU elementwise loops, the block size of GPU elementwise vector kernels.
 absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
-                                           const ir::Target& target);
+                                           const ir::Target& target, int knob = 0);
 
 }  // namespace cinn_like::hlir

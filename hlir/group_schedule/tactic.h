@@ -2,18 +2,36 @@
 /// name and why, in a line a person can read (`<entry>.tactics.txt` in cinn_like_dump_dir).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace cinn_like::hlir {
 
-struct TacticChoice {
-  std::string stage;   // the tensor whose loop nest the tactic scheduled
-  std::string tactic;  // "elementwise.vector", "row_reduction.warp_per_row", ...
-  std::string why;     // the facts that chose it: shapes, dtypes, device properties
+/// A schedule parameter a tactic leaves to the tuner (cinn_like_autotune, cinn_like/autotune.h):
+/// the values worth timing for this kernel, its default first, and the value the schedule used.
+struct TuningKnob {
+  std::string name;          // "block_threads", "row_bytes_per_thread", ...
+  std::vector<int> options;  // two or more, distinct; options[0] is the tactic's own choice
+  int value = 0;             // one of options
 };
 
-/// One line per choice: "<stage>: <tactic> (<why>)".
+struct TacticChoice {
+  std::string stage;               // the tensor whose loop nest the tactic scheduled
+  std::string tactic;              // "elementwise.vector", "row_reduction.warp_per_row", ...
+  std::string why;                 // the facts that chose it: shapes, dtypes, device properties
+  int group = -1;                  // the fusion group of the stage (-1: lowered without groups)
+  std::optional<TuningKnob> knob;  // what the tuner may choose for it, when anything
+};
+
+/// The knob `name` over `options` (the tactic's own choice first; duplicates dropped) set to
+/// `requested` when it is one of them, else to options[0]; nullopt with fewer than two options
+/// (nothing to choose).
+std::optional<TuningKnob> MakeKnob(std::string name, const std::vector<int>& options,
+                                   int requested);
+
+/// One line per choice: "<stage>: <tactic> (<why>)", then " [<knob> <value> of a/b/c]" where
+/// the tactic has a knob.
 std::string TacticsText(const std::vector<TacticChoice>& choices);
 
 }  // namespace cinn_like::hlir

@@ -281,5 +281,42 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
               HasSubstr("column_reduction.two_stage (1024 columns fill 4 blocks"));
 }
 
+/// The CUDA source and tactics of one-group `program` with its knob at `value` (the tuner's
+/// choice, cinn_like/autotune.h), after checking the source compiles to PTX.
+std::pair<std::string, std::string> WithKnob(const Program& program, int value) {
+  const ir::Target target = ir::Target::NVGPU(90);
+  auto graph = frontend::BuildGraph(program);
+  EXPECT_TRUE(graph.ok()) << graph.status();
+  auto fused = hlir::RunGraphPasses(*graph, hlir::TargetPassOptions(target, "knob"));
+  EXPECT_TRUE(fused.ok() && fused->groups.size() == 1);
+  std::vector<hlir::TacticChoice> tactics;
+  auto module = hlir::CompileFusedGraph(*fused, target, "knob", {{0, value}}, &tactics);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return {};
+  auto src = (*backends::Compiler::Create(target))->GetSourceCode(*module);
+  EXPECT_TRUE(src.ok()) << src.status();
+  EXPECT_TRUE(backends::nvrtc::Compiler().Compile(*src, 90, false, "knob").ok());
+  return {*src, hlir::TacticsText(tactics)};
+}
+
+TEST(GroupScheduleNVGPU, TunerKnobsChangeTheKernel) {
+  // Elementwise: threads per block, in the launch bounds; an unknown value is the default.
+  EXPECT_THAT(WithKnob(BiasRelu(DType::kFloat32, 64, 1024), 128).first,
+              HasSubstr("__launch_bounds__(128)"));
+  EXPECT_THAT(WithKnob(BiasRelu(DType::kFloat32, 64, 1024), 512).first,
+              HasSubstr("__launch_bounds__(512)"));
+  auto own = WithKnob(BiasRelu(DType::kFloat32, 64, 1024), 100);
+  EXPECT_THAT(own.first, HasSubstr("__launch_bounds__(256)"));
+  EXPECT_THAT(own.second, HasSubstr("[block_threads 256 of 256/128/512]"));
+  // A persistent row of 2048 floats: 32 bytes a thread is 256 threads of 8, 16 bytes 512 of 4.
+  EXPECT_THAT(WithKnob(SoftmaxProgram(S({64, 2048})), 32).second,
+              HasSubstr("256 threads x 8 elements"));
+  EXPECT_THAT(WithKnob(SoftmaxProgram(S({64, 2048})), 16).second,
+              HasSubstr("512 threads x 4 elements"));
+  // A warp per row: rows per block.
+  EXPECT_THAT(WithKnob(ScaledRowSum(64, 512), 2).second,
+              HasSubstr("a warp per row, 2 rows per block"));
+}
+
 }  // namespace
 }  // namespace cinn_like::testing

@@ -1,0 +1,87 @@
+/// \file A fusion group as a graph of its own; structural keys.
+#include "hlir/pass/group_graph.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+
+namespace cinn_like::hlir {
+
+absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
+  const Graph& g = fused.graph;
+  if (group < 0 || group >= static_cast<int>(fused.groups.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("group graph: no group ", group, " (", fused.groups.size(), " groups)"));
+  }
+  const std::vector<int>& nodes = fused.groups[group].nodes;
+  const std::set<int> in_group(nodes.begin(), nodes.end());
+  // Values the group makes that leave it: read by a node of another group, or graph outputs.
+  std::set<int> leaving(g.outputs().begin(), g.outputs().end());
+  for (size_t n = 0; n < g.nodes().size(); ++n) {
+    if (in_group.count(static_cast<int>(n))) continue;
+    for (int v : g.nodes()[n].inputs) leaving.insert(v);
+  }
+  FusedGraph out;
+  std::map<int, int> ids;  // value ids of `g` -> of out.graph
+  for (int n : nodes) {
+    const Node& node = g.nodes()[n];
+    std::vector<int> inputs;
+    for (int v : node.inputs) {
+      if (!ids.count(v)) {
+        auto id = out.graph.AddInput(g.values()[v].name, g.values()[v].desc);
+        if (!id.ok()) return id.status();
+        ids[v] = *id;
+      }
+      inputs.push_back(ids[v]);
+    }
+    std::vector<std::string> names;
+    for (int v : node.outputs) names.push_back(g.values()[v].name);
+    auto made = out.graph.AddNode(node.op, inputs, node.attrs, names);
+    if (!made.ok()) return made.status();
+    for (size_t k = 0; k < node.outputs.size(); ++k) ids[node.outputs[k]] = (*made)[k];
+  }
+  for (int n : nodes) {
+    for (int v : g.nodes()[n].outputs) {
+      if (!leaving.count(v)) continue;
+      absl::Status st = out.graph.MarkOutput(ids[v]);
+      if (!st.ok()) return st;
+    }
+  }
+  FusionGroup one = fused.groups[group];
+  one.nodes.clear();
+  for (size_t n = 0; n < out.graph.nodes().size(); ++n) one.nodes.push_back(static_cast<int>(n));
+  one.master = static_cast<int>(std::find(nodes.begin(), nodes.end(), one.master) - nodes.begin());
+  out.groups.push_back(one);
+  return out;
+}
+
+std::string StructuralKey(const FusedGraph& fused) {
+  const Graph& g = fused.graph;
+  auto desc = [&](int v) {
+    return absl::StrCat(DTypeName(g.values()[v].desc.dtype),
+                        ShapeToString(g.values()[v].desc.shape));
+  };
+  std::string key = "in";
+  for (int v : g.inputs()) absl::StrAppend(&key, " %", v, ":", desc(v));
+  for (const Node& node : g.nodes()) {
+    absl::StrAppend(&key, "\n", node.op, "(");
+    for (int v : node.inputs) absl::StrAppend(&key, " %", v);
+    absl::StrAppend(&key, " ) {");
+    for (const auto& [name, value] : node.attrs) {
+      absl::StrAppend(&key, " ", name, "=", AttributeToString(value));
+    }
+    absl::StrAppend(&key, " } ->");
+    for (int v : node.outputs) absl::StrAppend(&key, " %", v, ":", desc(v));
+  }
+  absl::StrAppend(&key, "\nout");
+  for (int v : g.outputs()) absl::StrAppend(&key, " %", v);
+  for (const FusionGroup& group : fused.groups) {
+    absl::StrAppend(&key, "\ngroup");
+    for (int n : group.nodes) absl::StrAppend(&key, " ", n);
+  }
+  return key;
+}
+
+}  // namespace cinn_like::hlir

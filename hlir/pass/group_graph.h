@@ -1,0 +1,22 @@
+/// \file One fusion group of a FusedGraph as a graph of its own (the tuner compiles and times
+/// groups alone, cinn_like/autotune.h), and a key that names a group by its structure.
+#pragma once
+
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "hlir/pass/fusion.h"
+
+namespace cinn_like::hlir {
+
+/// The nodes of group `group` of `fused` as a graph with that one group: its inputs are the
+/// values the group reads and does not make (graph inputs or other groups' results), its
+/// outputs the values it makes that another group reads or that are outputs of `fused`.
+absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group);
+
+/// The structure of `fused` as text, names left out: inputs (dtype, shape), nodes (op,
+/// attributes, inputs and outputs by position, output dtypes and shapes), outputs by position.
+/// Two graphs that compute the same thing the same way have the same key.
+std::string StructuralKey(const FusedGraph& fused);
+
+}  // namespace cinn_like::hlir

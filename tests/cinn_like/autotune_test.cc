@@ -1,0 +1,67 @@
+/// \file The tuner on x86 (cinn_like/autotune.h): an elementwise group's vector width timed
+/// once, remembered, read from the cache file, and right with every width; off by default;
+/// a malformed cache file ignored and replaced; symbolic shapes left untimed. The GPU knobs
+/// are checked the same way on the GPU machine (tests/gpu/autotune_gpu_test.cc).
+#include <gflags/gflags.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "tests/autotune_check.h"
+#include "tests/fusion_cases.h"
+
+namespace cinn_like::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const ir::Target kX86 = ir::Target::X86();
+
+TEST(Autotune, ElementwiseVectorWidthsOnX86) {
+  CheckTuning(BiasGelu(S({64, 1024}), 1024), kX86, "vector_lanes", "x86_bias_gelu");
+}
+
+TEST(Autotune, IsOffByDefault) {
+  gflags::FlagSaver saver;
+  const std::string dir = ::testing::TempDir() + "/autotune_off";
+  FLAGS_cinn_like_dump_dir = dir;
+  ASSERT_FALSE(FLAGS_cinn_like_autotune);
+  const TuningStats before = GetTuningStats();
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({64, 1024}), 1024), kX86, "untuned").ok());
+  EXPECT_EQ(GetTuningStats().trials, before.trials);
+  EXPECT_EQ(GetTuningStats().groups_remembered, before.groups_remembered);
+  // The tactic's own width, with the options a tuner would time.
+  EXPECT_THAT(ReadText(dir + "/untuned.tactics.txt"), HasSubstr("[vector_lanes 16 of 16/"));
+}
+
+TEST(Autotune, AMalformedCacheFileIsIgnoredAndReplaced) {
+  gflags::FlagSaver saver;
+  const std::string cache = ::testing::TempDir() + "/autotune_bad.json";
+  std::ofstream(cache) << "{\"version\": 1, \"choices\": [tru";
+  FLAGS_cinn_like_autotune = true;
+  FLAGS_cinn_like_autotune_cache = cache;
+  ForgetTuning();
+  const TuningStats before = GetTuningStats();
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({32, 512}), 512), kX86, "bad_cache").ok());
+  EXPECT_EQ(GetTuningStats().groups_timed, before.groups_timed + 1);
+  auto file = nlohmann::json::parse(ReadText(cache), nullptr, false);
+  ASSERT_FALSE(file.is_discarded()) << ReadText(cache);
+  EXPECT_EQ(file["version"], 1);
+  EXPECT_EQ(file["choices"].size(), 1u);
+  ForgetTuning();
+}
+
+TEST(Autotune, SymbolicShapesAreNotTimed) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_autotune = true;
+  FLAGS_cinn_like_autotune_cache = "";
+  ForgetTuning();
+  const TuningStats before = GetTuningStats();
+  ASSERT_TRUE(CompileProgram(TanhChain(), kX86, "symbolic").ok());
+  EXPECT_EQ(GetTuningStats().trials, before.trials);
+  EXPECT_EQ(GetTuningStats().groups_timed, before.groups_timed);
+}
+
+}  // namespace
+}  // namespace cinn_like::testing
