@@ -224,7 +224,7 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
   for (const auto& [group, knob] : knobs) {
     auto one = hlir::GroupGraph(fused, group);
     if (!one.ok()) return one.status();
-    if (HasSymbolicDims(one->graph)) continue;
+    if (HasSymbolicDims(one->graph) || one->graph.outputs().empty()) continue;
     const std::string key =
         Fingerprint(absl::StrCat(hlir::StructuralKey(*one), "\n", where, "\n", knob.name));
     if (auto known = TuningMemory::Global().Find(key); known && known->knob == knob.name) {

@@ -121,7 +121,7 @@ int64_t BlocksToFill(const ir::Target& target) {
 /// atomics). Null when the columns fill the device alone or the axis does not split evenly
 /// into chunks of at least 32.
 absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, ir::Stage& s,
-                                                            const ir::Target& target) {
+                                                            const ir::Target& target, int knob) {
   Leaves l = SplitLeaves(s);
   if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
   const int64_t outputs = StaticExtent(s, l.spatial);
@@ -132,6 +132,12 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   int parts = 1;
   while (blocks * parts < want && k % (parts * 2) == 0 && k / (parts * 2) >= 32) parts *= 2;
   if (parts == 1) return std::nullopt;
+  // The tuner may take twice as many chunks (more blocks in flight), or half.
+  std::vector<int> options{parts};
+  if (k % (parts * 2) == 0 && k / (parts * 2) >= 32) options.push_back(parts * 2);
+  if (parts >= 4) options.push_back(parts / 2);
+  std::optional<TuningKnob> chosen = MakeKnob("column_chunks", options, knob);
+  if (chosen) parts = chosen->value;
   auto split = s.SplitNParts(l.reduce[0], parts);
   if (!split.ok()) return split.status();
   const ir::Tensor out = s.tensor();
@@ -151,12 +157,13 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   if (!fused.ok()) return fused.status();
   st = BindBlocksAndThreads(final_stage, *fused, kBlockThreads);
   if (!st.ok()) return st;
-  return TacticChoice{
-      out->name, "column_reduction.two_stage",
-      absl::StrCat(outputs, " columns fill ", blocks, " blocks of ", kBlockThreads, " (< ", want,
-                   " for ", ir::DevicePropertiesOf(target).multiprocessors,
-                   " SMs): the reduce axis of ", k, " split into ", parts, " chunks of ", k / parts,
-                   ", partials then their sum (deterministic)")};
+  TacticChoice c{out->name, "column_reduction.two_stage",
+                 absl::StrCat(outputs, " columns fill ", blocks, " blocks of ", kBlockThreads,
+                              " (< ", want, " for ", ir::DevicePropertiesOf(target).multiprocessors,
+                              " SMs): the reduce axis of ", k, " split into ", parts, " chunks of ",
+                              k / parts, ", partials then their sum (deterministic)")};
+  c.knob = chosen;
+  return c;
 }
 
 absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageKind kind,
@@ -164,7 +171,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
   TacticChoice c{s.tensor()->name, "", ""};
   Leaves l = SplitLeaves(s);
   if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
-    auto two_stage = TwoStageColumns(sch, s, target);
+    auto two_stage = TwoStageColumns(sch, s, target, knob);
     if (!two_stage.ok()) return two_stage.status();
     if (*two_stage) return **two_stage;
     // Threads over the contiguous spatial axis, each reducing serially (coalesced loads).
@@ -266,7 +273,14 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
   if (!r.ok()) return r.status();
   // Fewer threads for short reductions: a multiple of the warp size covering the extent.
   const int64_t extent = StaticExtent(s, {*r});
-  int threads = RowThreads(extent, target);
+  const int own = RowThreads(extent, target);
+  // The tuner may take more threads per row for long rows (more loads in flight), or fewer.
+  std::vector<int> options{own};
+  for (int t : {128, 512, 1024}) {
+    if (extent >= 4 * t && t <= target.max_threads_per_block()) options.push_back(t);
+  }
+  c.knob = MakeKnob("row_threads", options, knob);
+  const int threads = c.knob ? c.knob->value : own;
   auto parts = s.Split(*r, threads);
   if (!parts.ok()) return parts.status();
   absl::Status st = s.Bind(parts->second, "threadIdx.x");

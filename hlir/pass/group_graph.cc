@@ -23,9 +23,27 @@ absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
     if (in_group.count(static_cast<int>(n))) continue;
     for (int v : g.nodes()[n].inputs) leaving.insert(v);
   }
+  // Rank-0 values made elsewhere (batch_norm's epsilon) cannot be arguments: their producers
+  // are copied in, with whatever they read, ahead of the group's nodes.
+  std::vector<int> copied;
+  std::set<int> seen(nodes.begin(), nodes.end());
+  std::vector<int> pending(nodes.begin(), nodes.end());
+  while (!pending.empty()) {
+    const int n = pending.back();
+    pending.pop_back();
+    for (int v : g.nodes()[n].inputs) {
+      const int p = g.values()[v].producer;
+      if (p < 0 || !g.values()[v].desc.shape.empty() || !seen.insert(p).second) continue;
+      copied.push_back(p);
+      pending.push_back(p);
+    }
+  }
+  std::vector<int> all(copied.begin(), copied.end());
+  all.insert(all.end(), nodes.begin(), nodes.end());
+  std::sort(all.begin(), all.end());  // node ids are topological
   FusedGraph out;
   std::map<int, int> ids;  // value ids of `g` -> of out.graph
-  for (int n : nodes) {
+  for (int n : all) {
     const Node& node = g.nodes()[n];
     std::vector<int> inputs;
     for (int v : node.inputs) {
@@ -42,9 +60,12 @@ absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
     if (!made.ok()) return made.status();
     for (size_t k = 0; k < node.outputs.size(); ++k) ids[node.outputs[k]] = (*made)[k];
   }
+  const std::set<int> graph_outputs(g.outputs().begin(), g.outputs().end());
   for (int n : nodes) {
     for (int v : g.nodes()[n].outputs) {
-      if (!leaving.count(v)) continue;
+      // A rank-0 value read by another group is copied there (above), not passed.
+      const bool copied_there = g.values()[v].desc.shape.empty() && !graph_outputs.count(v);
+      if (!leaving.count(v) || copied_there) continue;
       absl::Status st = out.graph.MarkOutput(ids[v]);
       if (!st.ok()) return st;
     }
@@ -52,7 +73,7 @@ absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
   FusionGroup one = fused.groups[group];
   one.nodes.clear();
   for (size_t n = 0; n < out.graph.nodes().size(); ++n) one.nodes.push_back(static_cast<int>(n));
-  one.master = static_cast<int>(std::find(nodes.begin(), nodes.end(), one.master) - nodes.begin());
+  one.master = static_cast<int>(std::find(all.begin(), all.end(), one.master) - all.begin());
   out.groups.push_back(one);
   return out;
 }

@@ -11,7 +11,9 @@ namespace cinn_like::hlir {
 
 /// The nodes of group `group` of `fused` as a graph with that one group: its inputs are the
 /// values the group reads and does not make (graph inputs or other groups' results), its
-/// outputs the values it makes that another group reads or that are outputs of `fused`.
+/// outputs the values it makes that another group reads or that are outputs of `fused`. The
+/// producers of rank-0 values it reads (which cannot be arguments) are copied into the group,
+/// and such values it makes for other groups are not outputs.
 absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group);
 
 /// The structure of `fused` as text, names left out: inputs (dtype, shape), nodes (op,

@@ -316,6 +316,14 @@ TEST(GroupScheduleNVGPU, TunerKnobsChangeTheKernel) {
   // A warp per row: rows per block.
   EXPECT_THAT(WithKnob(ScaledRowSum(64, 512), 2).second,
               HasSubstr("a warp per row, 2 rows per block"));
+  // A row reduction alone: threads per row; a two-stage column reduction: its chunks.
+  EXPECT_THAT(WithKnob(ReduceRows(64, 8192, 1), 1024).first, HasSubstr("__launch_bounds__(1024)"));
+  // (8192 rows: 256 chunks of 32 by default, the shortest allowed; the tuner may halve them.)
+  EXPECT_THAT(WithKnob(ReduceRows(8192, 1024, 0), 128).second,
+              HasSubstr("split into 128 chunks of 64"));
+  EXPECT_THAT(WithKnob(ReduceRows(8192, 1024, 0), 0).second,
+              HasSubstr("split into 256 chunks of 32, partials then their sum (deterministic)) "
+                        "[column_chunks 256 of 256/128]"));
 }
 
 }  // namespace

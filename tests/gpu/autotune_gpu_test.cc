@@ -1,5 +1,6 @@
 /// \file The tuner on the GPU (cinn_like/autotune.h): each GPU knob (elementwise threads per
-/// block, a persistent row's bytes per thread, rows per block of a warp per row) timed once,
+/// block, a persistent row's bytes per thread, rows per block of a warp per row, threads per
+/// row of a row reduction alone, chunks of a two-stage column reduction) timed once,
 /// remembered, read from the cache file without timing, and right against the reference with
 /// every value.
 #include <gmock/gmock.h>
@@ -35,6 +36,18 @@ TEST(AutotuneGpu, PersistentRowBytesPerThread) {
   CheckTuning(HalfSoftmax(1024, 2048), kGpu, "row_bytes_per_thread", "gpu_softmax");
   CheckTuning(LayerNormProgram(S({256, 1024}), 1024, /*residual=*/true), kGpu,
               "row_bytes_per_thread", "gpu_layer_norm");
+}
+
+/// sum(x, axis) of a float32 [rows, cols] x alone: a kernel of its own.
+Program SumAlong(int64_t rows, int64_t cols, int axis) {
+  NetBuilder b;
+  b.MarkOutput(b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {axis}));
+  return *b.Build();
+}
+
+TEST(AutotuneGpu, ReductionsOfTheirOwn) {
+  CheckTuning(SumAlong(512, 8192, 1), kGpu, "row_threads", "gpu_row_threads");
+  CheckTuning(SumAlong(8192, 1024, 0), kGpu, "column_chunks", "gpu_column_chunks");
 }
 
 TEST(AutotuneGpu, WarpPerRowRowsPerBlock) {

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "frontend/net_builder.h"
+#include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
 #include "tests/op_cases.h"
 
@@ -56,6 +59,46 @@ TEST(GroupGraph, StructuralKeysIgnoreNamesOnly) {
   EXPECT_EQ(key(*a, 1), key(*b, 1));
   EXPECT_NE(key(*a, 0), key(*a, 1));
   EXPECT_NE(key(*a, 0), key(*c, 0));  // another shape
+}
+
+// Two batch_norms share one epsilon after simplification and CSE: a rank-0 value made in one
+// group and read in the other, which no function argument can carry. Every group compiles alone.
+TEST(GroupGraph, RankZeroValuesFromOtherGroupsAreCopiedIn) {
+  NetBuilder b;
+  for (const char* prefix : {"a", "b"}) {
+    auto x = b.CreateInput(DType::kFloat32, S({2, 8, 4, 4}), std::string(prefix) + "x");
+    std::vector<decltype(x)> p;
+    for (const char* name : {"scale", "bias", "mean", "var"}) {
+      p.push_back(b.CreateInput(DType::kFloat32, S({8}), std::string(prefix) + name));
+    }
+    b.MarkOutput(b.ReduceMean(b.Relu(b.BatchNorm(x, p[0], p[1], p[2], p[3])), {2, 3}));
+  }
+  auto program = b.Build();
+  ASSERT_TRUE(program.ok()) << program.status();
+  auto graph = frontend::BuildGraph(*program);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const ir::Target target = ir::Target::X86();
+  auto fused = hlir::RunGraphPasses(*graph, hlir::TargetPassOptions(target, "bn"));
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  bool crossed = false;  // some group reads a rank-0 value another makes
+  for (size_t g = 0; g < fused->groups.size(); ++g) {
+    for (int n : fused->groups[g].nodes) {
+      for (int v : fused->graph.nodes()[n].inputs) {
+        const int p = fused->graph.values()[v].producer;
+        if (p < 0 || !fused->graph.values()[v].desc.shape.empty()) continue;
+        const auto& own = fused->groups[g].nodes;
+        crossed |= std::find(own.begin(), own.end(), p) == own.end();
+      }
+    }
+  }
+  EXPECT_TRUE(crossed) << "the case no longer makes a rank-0 value cross groups";
+  for (size_t g = 0; g < fused->groups.size(); ++g) {
+    auto one = hlir::GroupGraph(*fused, static_cast<int>(g));
+    ASSERT_TRUE(one.ok()) << one.status();
+    for (int v : one->graph.inputs()) EXPECT_FALSE(one->graph.values()[v].desc.shape.empty());
+    auto module = hlir::CompileFusedGraph(*one, target, "group" + std::to_string(g));
+    EXPECT_TRUE(module.ok()) << module.status();
+  }
 }
 
 }  // namespace
