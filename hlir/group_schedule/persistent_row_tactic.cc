@@ -219,7 +219,7 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   // The tuner's choices: shares whose thread counts differ, the preferred one first.
   std::vector<int> shares;
   std::set<int64_t> seen;
-  for (int share : {kPreferredBytesPerThread, 16, 64}) {
+  for (int share : {kPreferredBytesPerThread, 16, 64, 8}) {
     const int64_t t = threads_for(share);
     if (t > 0 && seen.insert(t).second) shares.push_back(share);
   }

@@ -32,7 +32,7 @@ struct PersistentRowPlan {
 /// input or inlined elementwise stage read by two or more of the group's stages (along the
 /// row, affinely), and a row that splits into a power-of-two count of threads (a warp to a
 /// block) holding at most kMaxBytesPerThread of them. A thread's share is 32 bytes of the widest
-/// input, or `requested_bytes` (16 or 64, the tuner's) where that fits too.
+/// input, or `requested_bytes` (8, 16 or 64, the tuner's) where that fits too.
 std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, const ReductionGroup& g,
                                                    const ir::Target& target,
                                                    int requested_bytes = 0);

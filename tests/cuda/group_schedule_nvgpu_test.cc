@@ -313,6 +313,14 @@ TEST(GroupScheduleNVGPU, TunerKnobsChangeTheKernel) {
               HasSubstr("256 threads x 8 elements"));
   EXPECT_THAT(WithKnob(SoftmaxProgram(S({64, 2048})), 16).second,
               HasSubstr("512 threads x 4 elements"));
+  EXPECT_THAT(WithKnob(SoftmaxProgram(S({64, 2048})), 8).second,
+              HasSubstr("1024 threads x 2 elements"));
+  // Float16 rows of 512 in shares of 8 bytes: 4 halves per thread, read as one 8-byte vector.
+  NetBuilder b;
+  b.MarkOutput(b.Softmax(b.CreateInput(DType::kFloat16, S({64, 512}), "x")));
+  auto half = WithKnob(*b.Build(), 8);
+  EXPECT_THAT(half.second, HasSubstr("128 threads x 4 elements"));
+  EXPECT_THAT(half.first, HasSubstr("uint2"));
   // A warp per row: rows per block.
   EXPECT_THAT(WithKnob(ScaledRowSum(64, 512), 2).second,
               HasSubstr("a warp per row, 2 rows per block"));
