@@ -51,8 +51,34 @@ std::string Fingerprint(const std::string& text) {
   return out;
 }
 
-/// The choices: in memory, and in the file of cinn_like_autotune_cache (read once per path,
-/// rewritten whole after each new choice: a temporary file, then a rename).
+/// The choices in a cache file's JSON, or an empty map (logged) for anything that is not a
+/// tuning cache of this version: nothing in a malformed file is trusted.
+std::map<std::string, Choice> ParseChoices(const std::string& text, const std::string& path) {
+  std::map<std::string, Choice> out;
+  nlohmann::json j = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
+  const bool valid = !j.is_discarded() && j.is_object() && j.contains("version") &&
+                     j["version"].is_number_integer() && j["version"] == kCacheVersion &&
+                     j.contains("choices") && j["choices"].is_object();
+  if (!valid) {
+    LOG(WARNING) << "cinn_like_autotune_cache: " << path << " is not a tuning cache of version "
+                 << kCacheVersion << "; ignored";
+    return out;
+  }
+  for (const auto& [key, c] : j["choices"].items()) {
+    if (!c.is_object() || !c.contains("knob") || !c["knob"].is_string() || !c.contains("value") ||
+        !c["value"].is_number_integer()) {
+      continue;
+    }
+    const int64_t value = c["value"].get<int64_t>();
+    if (value <= 0 || value > std::numeric_limits<int>::max()) continue;  // no knob's value
+    out[key] = Choice{c["knob"].get<std::string>(), static_cast<int>(value)};
+  }
+  return out;
+}
+
+/// The choices: in memory, and in the file of cinn_like_autotune_cache (read when the flag
+/// first names it; before each write read again and merged, so that processes sharing the
+/// file keep each other's choices; written to a temporary file, then renamed).
 class TuningMemory {
  public:
   static TuningMemory& Global() {
@@ -60,11 +86,17 @@ class TuningMemory {
     return *memory;
   }
 
-  std::optional<Choice> Find(const std::string& key) {
+  /// The choice of `key` when one is known for `knob` with a value among `options`; a choice
+  /// the tactic does not offer (another build's, a hand-edited file's) is not used.
+  std::optional<Choice> Find(const std::string& key, const hlir::TuningKnob& knob) {
     std::lock_guard<std::mutex> lock(mu_);
     Load();
     auto it = choices_.find(key);
-    if (it == choices_.end()) return std::nullopt;
+    if (it == choices_.end() || it->second.knob != knob.name ||
+        std::find(knob.options.begin(), knob.options.end(), it->second.value) ==
+            knob.options.end()) {
+      return std::nullopt;
+    }
     ++stats_.groups_remembered;
     return it->second;
   }
@@ -90,45 +122,39 @@ class TuningMemory {
   }
 
  private:
-  /// Reads the file when the flag names one not read yet; a missing file is an empty one, a
-  /// malformed one is ignored (logged) and replaced at the next save.
+  static std::optional<std::string> ReadFile(const std::string& path) {
+    std::ifstream in(path);
+    if (!in) return std::nullopt;
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
+  }
+
+  /// Reads the file when the flag names one not read yet (another path: the choices held are
+  /// forgotten, they were another file's); a missing file is an empty one.
   void Load() {
     const std::string path = StringFlag("cinn_like_autotune_cache");
     if (loaded_ && path == path_) return;
+    if (loaded_) choices_.clear();
     loaded_ = true;
     path_ = path;
     if (path.empty()) return;
-    std::ifstream in(path);
-    if (!in) return;
-    nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object() || j.value("version", 0) != kCacheVersion ||
-        !j.contains("choices") || !j["choices"].is_object()) {
-      LOG(WARNING) << "cinn_like_autotune_cache: " << path << " is not a tuning cache of version "
-                   << kCacheVersion << "; ignored";
-      return;
-    }
-    for (const auto& [key, c] : j["choices"].items()) {
-      if (c.is_object() && c.contains("knob") && c["knob"].is_string() && c.contains("value") &&
-          c["value"].is_number_integer()) {
-        choices_[key] = Choice{c["knob"].get<std::string>(), c["value"].get<int>()};
-      }
-    }
+    if (auto text = ReadFile(path)) choices_ = ParseChoices(*text, path);
   }
 
   void Save() {
+    if (auto text = ReadFile(path_)) {  // what other processes wrote since: theirs kept too
+      for (auto& [key, c] : ParseChoices(*text, path_)) choices_.emplace(key, c);
+    }
     nlohmann::json choices = nlohmann::json::object();
     for (const auto& [key, c] : choices_) choices[key] = {{"knob", c.knob}, {"value", c.value}};
     const std::string tmp = absl::StrCat(path_, ".tmp.", getpid());
-    {
-      std::ofstream out(tmp);
-      out << nlohmann::json{{"version", kCacheVersion}, {"choices", choices}}.dump(1) << "\n";
-      if (!out) {
-        LOG(WARNING) << "cinn_like_autotune_cache: cannot write " << tmp;
-        return;
-      }
-    }
-    if (std::rename(tmp.c_str(), path_.c_str()) != 0) {
-      LOG(WARNING) << "cinn_like_autotune_cache: cannot rename " << tmp << " to " << path_;
+    std::ofstream out(tmp);
+    out << nlohmann::json{{"version", kCacheVersion}, {"choices", choices}}.dump(1) << "\n";
+    out.close();
+    if (out.fail() || std::rename(tmp.c_str(), path_.c_str()) != 0) {
+      LOG(WARNING) << "cinn_like_autotune_cache: cannot write " << path_ << " (through " << tmp
+                   << ")";
       std::remove(tmp.c_str());
     }
   }
@@ -161,10 +187,20 @@ absl::Status Synchronize(const ir::Target& target) {
 /// Seconds per call of `one` compiled with its group's knob at `value`, on `args`: the best of
 /// three batches of calls lasting about 2 ms each, after two warm-up calls.
 absl::StatusOr<double> TimeValue(const hlir::FusedGraph& one, const ir::Target& target,
-                                 const std::string& fname, int value,
+                                 const std::string& fname, const std::string& knob, int value,
                                  std::vector<DLTensor*>& args) {
-  auto module = hlir::CompileFusedGraph(one, target, fname, {{0, value}});
+  std::vector<hlir::TacticChoice> tactics;
+  auto module = hlir::CompileFusedGraph(one, target, fname, {{0, value}}, &tactics);
   if (!module.ok()) return module.status();
+  // The group alone must get the knob the whole graph offered, at `value`: else the time is
+  // of another kernel.
+  const bool applied = std::any_of(tactics.begin(), tactics.end(), [&](const auto& c) {
+    return c.knob && c.knob->name == knob && c.knob->value == value;
+  });
+  if (!applied) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("compiled alone, the group does not take ", knob, " ", value));
+  }
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();
   absl::Status st = (*compiler)->Build(*module);
@@ -218,16 +254,23 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
     if (c.knob && c.group >= 0 && !knobs.count(c.group)) knobs[c.group] = *c.knob;
   }
   const ir::DeviceProperties& device = ir::DevicePropertiesOf(target);
-  const std::string where = absl::StrCat(target.ToString(), " sms=", device.multiprocessors);
+  // What else decides a kernel's speed: the device's size and vector width, and the flags
+  // that change generated code.
+  const std::string where = absl::StrCat(
+      target.ToString(), " sms=", device.multiprocessors, " vector_bytes=", device.vector_bytes,
+      " fast_math=", FLAGS_cinn_like_fast_math, " extern_libs=", FLAGS_cinn_like_extern_libs);
   std::map<int, int> values;
   std::string report;
   for (const auto& [group, knob] : knobs) {
     auto one = hlir::GroupGraph(fused, group);
-    if (!one.ok()) return one.status();
+    if (!one.ok()) {  // a group that cannot stand alone keeps its tactic's own value
+      VLOG(1) << "cinn_like_autotune: " << name << " group " << group << ": " << one.status();
+      continue;
+    }
     if (HasSymbolicDims(one->graph) || one->graph.outputs().empty()) continue;
     const std::string key =
         Fingerprint(absl::StrCat(hlir::StructuralKey(*one), "\n", where, "\n", knob.name));
-    if (auto known = TuningMemory::Global().Find(key); known && known->knob == knob.name) {
+    if (auto known = TuningMemory::Global().Find(key, knob)) {
       values[group] = known->value;
       absl::StrAppend(&report, "group ", group, " (", key, "): ", knob.name, " ", known->value,
                       " remembered\n");
@@ -243,18 +286,26 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
     }
     std::vector<std::unique_ptr<DeviceTensor>> tensors;
     std::vector<DLTensor*> args;
+    absl::Status placed;
     for (const hlir::HostTensor& h : hosts) {
       auto t = DeviceTensor::Create(h, DeviceOf(target));
-      if (!t.ok()) return t.status();
+      if (!t.ok()) {
+        placed = t.status();
+        break;
+      }
       args.push_back((*t)->dl());
       tensors.push_back(std::move(*t));
+    }
+    if (!placed.ok()) {  // no memory for the group's tensors now: its tactic's own value
+      LOG(WARNING) << "cinn_like_autotune: " << name << " group " << group << ": " << placed;
+      continue;
     }
     std::optional<std::pair<double, int>> best;
     int64_t trials = 0;
     absl::StrAppend(&report, "group ", group, " (", key, "): ", knob.name);
     for (int value : knob.options) {
       const std::string fname = absl::StrCat(name, "_tune_g", group, "_", value);
-      auto seconds = TimeValue(*one, target, fname, value, args);
+      auto seconds = TimeValue(*one, target, fname, knob.name, value, args);
       ++trials;
       if (!seconds.ok()) {
         LOG(WARNING) << "cinn_like_autotune: " << name << " group " << group << ", " << knob.name

@@ -34,6 +34,13 @@ absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
     for (int v : g.nodes()[n].inputs) {
       const int p = g.values()[v].producer;
       if (p < 0 || !g.values()[v].desc.shape.empty() || !seen.insert(p).second) continue;
+      // Only values made from nothing (fill, constant): a copied reduction would be computed
+      // by another group's kernel, a schedule unlike the group's own.
+      if (!g.nodes()[p].inputs.empty()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "group graph: group ", group, " reads the rank-0 value ", g.values()[v].name,
+            " that op ", g.nodes()[p].op, " of another group computes"));
+      }
       copied.push_back(p);
       pending.push_back(p);
     }

@@ -8,6 +8,8 @@
 
 #include <fstream>
 
+#include "absl/strings/str_cat.h"
+#include "ir/device_properties.h"
 #include "tests/autotune_check.h"
 #include "tests/fusion_cases.h"
 
@@ -31,24 +33,40 @@ TEST(Autotune, IsOffByDefault) {
   ASSERT_TRUE(CompileProgram(BiasGelu(S({64, 1024}), 1024), kX86, "untuned").ok());
   EXPECT_EQ(GetTuningStats().trials, before.trials);
   EXPECT_EQ(GetTuningStats().groups_remembered, before.groups_remembered);
-  // The tactic's own width, with the options a tuner would time.
-  EXPECT_THAT(ReadText(dir + "/untuned.tactics.txt"), HasSubstr("[vector_lanes 16 of 16/"));
+  // The tactic's own width (a register of float32 lanes), with the options a tuner would time.
+  const int lanes = ir::DevicePropertiesOf(kX86).vector_bytes / 4;
+  EXPECT_THAT(ReadText(dir + "/untuned.tactics.txt"),
+              HasSubstr(absl::StrCat("[vector_lanes ", lanes, " of ", lanes, "/")));
 }
 
+// Truncated JSON, a version of the wrong type, a choice no tactic offers: nothing of such a
+// file is used; the group is timed and the file rewritten with its choice.
 TEST(Autotune, AMalformedCacheFileIsIgnoredAndReplaced) {
   gflags::FlagSaver saver;
   const std::string cache = ::testing::TempDir() + "/autotune_bad.json";
-  std::ofstream(cache) << "{\"version\": 1, \"choices\": [tru";
   FLAGS_cinn_like_autotune = true;
   FLAGS_cinn_like_autotune_cache = cache;
-  ForgetTuning();
-  const TuningStats before = GetTuningStats();
-  ASSERT_TRUE(CompileProgram(BiasGelu(S({32, 512}), 512), kX86, "bad_cache").ok());
-  EXPECT_EQ(GetTuningStats().groups_timed, before.groups_timed + 1);
-  auto file = nlohmann::json::parse(ReadText(cache), nullptr, false);
-  ASSERT_FALSE(file.is_discarded()) << ReadText(cache);
-  EXPECT_EQ(file["version"], 1);
-  EXPECT_EQ(file["choices"].size(), 1u);
+  std::string key;
+  for (const std::string& text : {std::string("{\"version\": 1, \"choices\": [tru"),
+                                  std::string("{\"version\": \"1\", \"choices\": {}}"),
+                                  std::string("{\"version\": 1, \"choices\": {\"KEY\": "
+                                              "{\"knob\": \"vector_lanes\", \"value\": 3}}}")}) {
+    std::string written = text;
+    if (const size_t at = written.find("KEY"); at != std::string::npos) written.replace(at, 3, key);
+    SCOPED_TRACE(written);
+    std::ofstream(cache) << written;
+    ForgetTuning();
+    const TuningStats before = GetTuningStats();
+    ASSERT_TRUE(CompileProgram(BiasGelu(S({32, 512}), 512), kX86, "bad_cache").ok());
+    EXPECT_EQ(GetTuningStats().groups_timed, before.groups_timed + 1);
+    EXPECT_EQ(GetTuningStats().groups_remembered, before.groups_remembered);
+    auto file = nlohmann::json::parse(ReadText(cache), nullptr, false);
+    ASSERT_FALSE(file.is_discarded()) << ReadText(cache);
+    EXPECT_EQ(file["version"], 1);
+    ASSERT_EQ(file["choices"].size(), 1u);
+    key = file["choices"].begin().key();
+    EXPECT_NE(file["choices"][key]["value"], 3);
+  }
   ForgetTuning();
 }
 
