@@ -31,6 +31,22 @@ inline Program SoftmaxProgram(const Shape& x_shape) {
   return *b.Build();
 }
 
+/// sum(x, axis) of a float32 [rows, cols] x.
+inline Program ReduceRows(int64_t rows, int64_t cols, int axis) {
+  NetBuilder b;
+  b.MarkOutput(b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {axis}));
+  return *b.Build();
+}
+
+/// 2 * sum(x, axis=1) of a float32 [rows, cols] x: a row reduction whose consumer reads
+/// nothing else.
+inline Program ScaledRowSum(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto sum = b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {1});
+  b.MarkOutput(b.Mul(sum, b.Fill({rows}, 2.0)));
+  return *b.Build();
+}
+
 inline Program LayerNormProgram(const Shape& x_shape, int64_t cols, bool residual) {
   NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, x_shape, "x");

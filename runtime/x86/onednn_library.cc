@@ -105,22 +105,30 @@ absl::Status CheckDnnl(const Dnnl& dnnl, dnnl_status_t rc, const char* call) {
 
 namespace {
 
+/// `make(attr)` with primitive attributes asking for a scratchpad of the caller's (the user
+/// mode: any thread may then run the primitive), destroyed after.
+template <typename Make>
+absl::Status WithUserScratchpad(const Dnnl& d, Make make) {
+  dnnl_primitive_attr_t attr = nullptr;
+  absl::Status st = CheckDnnl(d, d.dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
+  if (!st.ok()) return st;
+  st = CheckDnnl(d, d.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
+                 "dnnl_primitive_attr_set_scratchpad_mode");
+  if (st.ok()) st = make(attr);
+  d.dnnl_primitive_attr_destroy(attr);
+  return st;
+}
+
 /// A reorder from `from` to `to`, made with a scratchpad of the caller's (never needed by
 /// oneDNN 2's CPU reorders: one that asks is refused, and the caller keeps plain layouts).
 absl::StatusOr<dnnl_primitive_t> CreateReorder(const Dnnl& d, const dnnl_memory_desc_t& from,
                                                const dnnl_memory_desc_t& to) {
-  dnnl_primitive_attr_t attr = nullptr;
-  absl::Status st = CheckDnnl(d, d.dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
-  if (!st.ok()) return st;
   dnnl_primitive_desc_t pd = nullptr;
-  st = CheckDnnl(d, d.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
-                 "dnnl_primitive_attr_set_scratchpad_mode");
-  if (st.ok()) {
-    st = CheckDnnl(d,
-                   d.dnnl_reorder_primitive_desc_create(&pd, &from, d.engine, &to, d.engine, attr),
-                   "dnnl_reorder_primitive_desc_create");
-  }
-  d.dnnl_primitive_attr_destroy(attr);
+  absl::Status st = WithUserScratchpad(d, [&](dnnl_primitive_attr_t attr) {
+    return CheckDnnl(
+        d, d.dnnl_reorder_primitive_desc_create(&pd, &from, d.engine, &to, d.engine, attr),
+        "dnnl_reorder_primitive_desc_create");
+  });
   if (!st.ok()) return st;
   const dnnl_memory_desc_t* scratch =
       d.dnnl_primitive_desc_query_md(pd, dnnl_query_scratchpad_md, 0);
@@ -141,17 +149,11 @@ absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& d, const_dnnl_op_desc_
                                               std::vector<std::pair<int, dnnl_memory_desc_t>> args,
                                               const std::map<int, dnnl_memory_desc_t>& plain) {
   PoolThreads threads(d);
-  dnnl_primitive_attr_t attr = nullptr;
-  absl::Status st = CheckDnnl(d, d.dnnl_primitive_attr_create(&attr), "dnnl_primitive_attr_create");
-  if (!st.ok()) return st;
   dnnl_primitive_desc_t pd = nullptr;
-  st = CheckDnnl(d, d.dnnl_primitive_attr_set_scratchpad_mode(attr, dnnl_scratchpad_mode_user),
-                 "dnnl_primitive_attr_set_scratchpad_mode");
-  if (st.ok()) {
-    st = CheckDnnl(d, d.dnnl_primitive_desc_create(&pd, op_desc, attr, d.engine, nullptr),
-                   "dnnl_primitive_desc_create");
-  }
-  d.dnnl_primitive_attr_destroy(attr);
+  absl::Status st = WithUserScratchpad(d, [&](dnnl_primitive_attr_t attr) {
+    return CheckDnnl(d, d.dnnl_primitive_desc_create(&pd, op_desc, attr, d.engine, nullptr),
+                     "dnnl_primitive_desc_create");
+  });
   if (!st.ok()) return st;
   DnnlPrimitive p;
   p.args = std::move(args);

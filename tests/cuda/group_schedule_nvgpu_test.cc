@@ -35,21 +35,6 @@ std::string Kernels(const std::string& src) {
   return p == std::string::npos ? "" : src.substr(p);
 }
 
-Program ReduceRows(int64_t rows, int64_t cols, int axis) {
-  NetBuilder b;
-  b.MarkOutput(b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {axis}));
-  return *b.Build();
-}
-
-/// 2 * sum(x, axis=1) of a float32 [rows, cols] x: a row reduction whose consumer reads
-/// nothing else.
-Program ScaledRowSum(int64_t rows, int64_t cols) {
-  NetBuilder b;
-  auto sum = b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {1});
-  b.MarkOutput(b.Mul(sum, b.Fill({rows}, 2.0)));
-  return *b.Build();
-}
-
 /// relu(batch_norm(x)) over NCHW input `x` of `shape`, its four parameters inputs of [C].
 auto BatchNormRelu(NetBuilder& b, DType dt, const std::vector<int64_t>& shape) {
   auto x = b.CreateInput(dt, hlir::MakeShape(shape), "x");

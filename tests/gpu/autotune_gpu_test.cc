@@ -20,14 +20,6 @@ Program HalfSoftmax(int64_t rows, int64_t cols) {
   return *b.Build();
 }
 
-/// 2 * sum(x, axis=1): one read of each row, so a warp per row (not held in registers).
-Program ScaledRowSum(int64_t rows, int64_t cols) {
-  NetBuilder b;
-  auto sum = b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {1});
-  b.MarkOutput(b.Mul(sum, b.Fill({rows}, 2.0)));
-  return *b.Build();
-}
-
 TEST(AutotuneGpu, ElementwiseThreadsPerBlock) {
   CheckTuning(BiasGelu(S({512, 1024}), 1024), kGpu, "block_threads", "gpu_bias_gelu");
 }
@@ -38,16 +30,9 @@ TEST(AutotuneGpu, PersistentRowBytesPerThread) {
               "row_bytes_per_thread", "gpu_layer_norm");
 }
 
-/// sum(x, axis) of a float32 [rows, cols] x alone: a kernel of its own.
-Program SumAlong(int64_t rows, int64_t cols, int axis) {
-  NetBuilder b;
-  b.MarkOutput(b.ReduceSum(b.CreateInput(DType::kFloat32, S({rows, cols}), "x"), {axis}));
-  return *b.Build();
-}
-
 TEST(AutotuneGpu, ReductionsOfTheirOwn) {
-  CheckTuning(SumAlong(512, 8192, 1), kGpu, "row_threads", "gpu_row_threads");
-  CheckTuning(SumAlong(8192, 1024, 0), kGpu, "column_chunks", "gpu_column_chunks");
+  CheckTuning(ReduceRows(512, 8192, 1), kGpu, "row_threads", "gpu_row_threads");
+  CheckTuning(ReduceRows(8192, 1024, 0), kGpu, "column_chunks", "gpu_column_chunks");
 }
 
 TEST(AutotuneGpu, WarpPerRowRowsPerBlock) {
