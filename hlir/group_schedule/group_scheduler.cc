@@ -251,8 +251,7 @@ class GroupScheduler {
       if (rows > 0 && rows % per_block == 0) fits.push_back(per_block);
     }
     if (fits.empty()) return 0;
-    *rows_knob = MakeKnob("rows_per_block", fits, knob);
-    const int per_block = *rows_knob ? (*rows_knob)->value : fits[0];
+    const int per_block = ChooseKnob(rows_knob, "rows_per_block", fits, knob);
     *why = absl::StrCat(total, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
                         "): a warp per row, ", per_block, " rows per block, ", g.reductions.size(),
                         " reduction(s) by shuffles");

@@ -223,8 +223,8 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
     const int64_t t = threads_for(share);
     if (t > 0 && seen.insert(t).second) shares.push_back(share);
   }
-  plan.knob = MakeKnob("row_bytes_per_thread", shares, requested_bytes);
-  const int64_t threads = threads_for(plan.knob ? plan.knob->value : kPreferredBytesPerThread);
+  const int64_t threads =
+      threads_for(ChooseKnob(&plan.knob, "row_bytes_per_thread", shares, requested_bytes));
   const int64_t per_thread = extent / threads;
   plan.threads = static_cast<int>(threads);
   plan.per_thread = static_cast<int>(per_thread);

@@ -84,8 +84,7 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
       for (int w : {LanesDividing(inner, 2 * lanes), LanesDividing(inner, lanes / 2)}) {
         if (w >= 4) widths.push_back(w);
       }
-      c.knob = MakeKnob("vector_lanes", widths, knob);
-      const int width = c.knob ? c.knob->value : own;
+      const int width = ChooseKnob(&c.knob, "vector_lanes", widths, knob);
       auto v = s.Vectorize(l.spatial.back(), width);
       if (!v.ok()) return v.status();
       if (l.spatial.size() == 1) outer = *s.LeafAxis(0);
@@ -136,8 +135,8 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   std::vector<int> options{parts};
   if (k % (parts * 2) == 0 && k / (parts * 2) >= 32) options.push_back(parts * 2);
   if (parts >= 4) options.push_back(parts / 2);
-  std::optional<TuningKnob> chosen = MakeKnob("column_chunks", options, knob);
-  if (chosen) parts = chosen->value;
+  std::optional<TuningKnob> chosen;
+  parts = ChooseKnob(&chosen, "column_chunks", options, knob);
   auto split = s.SplitNParts(l.reduce[0], parts);
   if (!split.ok()) return split.status();
   const ir::Tensor out = s.tensor();
@@ -243,8 +242,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       if (!parts.ok()) return parts.status();
       absl::Status st = s.Vectorize(parts->second);
       if (!st.ok()) return st;
-      c.knob = MakeKnob("block_threads", {kBlockThreads, 128, 512}, knob);
-      const int threads = c.knob ? c.knob->value : kBlockThreads;
+      const int threads = ChooseKnob(&c.knob, "block_threads", {kBlockThreads, 128, 512}, knob);
       st = BindBlocksAndThreads(s, parts->first, threads);
       if (!st.ok()) return st;
       c.tactic = "elementwise.vector";
@@ -279,8 +277,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
   for (int t : {128, 512, 1024}) {
     if (extent >= 4 * t && t <= target.max_threads_per_block()) options.push_back(t);
   }
-  c.knob = MakeKnob("row_threads", options, knob);
-  const int threads = c.knob ? c.knob->value : own;
+  const int threads = ChooseKnob(&c.knob, "row_threads", options, knob);
   auto parts = s.Split(*r, threads);
   if (!parts.ok()) return parts.status();
   absl::Status st = s.Bind(parts->second, "threadIdx.x");

@@ -8,19 +8,21 @@
 
 namespace cinn_like::hlir {
 
-std::optional<TuningKnob> MakeKnob(std::string name, const std::vector<int>& options,
-                                   int requested) {
-  TuningKnob knob{std::move(name), {}, 0};
+int ChooseKnob(std::optional<TuningKnob>* knob, std::string name, const std::vector<int>& options,
+               int requested) {
+  TuningKnob k{std::move(name), {}, 0};
   for (int o : options) {
-    if (std::find(knob.options.begin(), knob.options.end(), o) == knob.options.end()) {
-      knob.options.push_back(o);
-    }
+    if (std::find(k.options.begin(), k.options.end(), o) == k.options.end()) k.options.push_back(o);
   }
-  if (knob.options.size() < 2) return std::nullopt;
-  const bool known =
-      std::find(knob.options.begin(), knob.options.end(), requested) != knob.options.end();
-  knob.value = known ? requested : knob.options[0];
-  return knob;
+  const bool known = std::find(k.options.begin(), k.options.end(), requested) != k.options.end();
+  k.value = known ? requested : k.options[0];
+  const int value = k.value;
+  if (k.options.size() >= 2) {
+    *knob = std::move(k);
+  } else {
+    knob->reset();
+  }
+  return value;
 }
 
 std::string TacticsText(const std::vector<TacticChoice>& choices) {

@@ -24,11 +24,12 @@ struct TacticChoice {
   std::optional<TuningKnob> knob;  // what the tuner may choose for it, when anything
 };
 
-/// The knob `name` over `options` (the tactic's own choice first; duplicates dropped) set to
-/// `requested` when it is one of them, else to options[0]; nullopt with fewer than two options
-/// (nothing to choose).
-std::optional<TuningKnob> MakeKnob(std::string name, const std::vector<int>& options,
-                                   int requested);
+/// The value a tactic schedules with for its knob `name` over `options` (its own choice
+/// first; duplicates dropped): `requested` when it is one of them, else options[0]. Sets
+/// `*knob` to that knob, or to nullopt with fewer than two options (nothing to choose).
+/// `options` must not be empty.
+int ChooseKnob(std::optional<TuningKnob>* knob, std::string name, const std::vector<int>& options,
+               int requested);
 
 /// One line per choice: "<stage>: <tactic> (<why>)", then " [<knob> <value> of a/b/c]" where
 /// the tactic has a knob.
