@@ -244,11 +244,9 @@ TuningStats GetTuningStats() { return TuningMemory::Global().stats(); }
 void ForgetTuning() { TuningMemory::Global().Forget(); }
 
 absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
+                                              const std::vector<hlir::TacticChoice>& tactics,
                                               const ir::Target& target, const std::string& name) {
-  // Which groups have a knob: the tactics of the whole graph with every tactic's own values.
-  std::vector<hlir::TacticChoice> tactics;
-  auto untuned = hlir::CompileFusedGraph(fused, target, name, {}, &tactics);
-  if (!untuned.ok()) return untuned.status();
+  // Which groups have a knob, and its value with every tactic's own choice.
   std::map<int, hlir::TuningKnob> knobs;
   for (const hlir::TacticChoice& c : tactics) {
     if (c.knob && c.group >= 0 && !knobs.count(c.group)) knobs[c.group] = *c.knob;
@@ -271,7 +269,7 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
     const std::string key =
         Fingerprint(absl::StrCat(hlir::StructuralKey(*one), "\n", where, "\n", knob.name));
     if (auto known = TuningMemory::Global().Find(key, knob)) {
-      values[group] = known->value;
+      if (known->value != knob.value) values[group] = known->value;
       absl::StrAppend(&report, "group ", group, " (", key, "): ", knob.name, " ", known->value,
                       " remembered\n");
       continue;
@@ -321,7 +319,7 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
       continue;
     }
     absl::StrAppend(&report, " -> ", best->second, "\n");
-    values[group] = best->second;
+    if (best->second != knob.value) values[group] = best->second;
     TuningMemory::Global().Remember(key, Choice{knob.name, best->second}, trials);
   }
   DumpToFile(name + ".autotune.txt", report);

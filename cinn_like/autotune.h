@@ -10,8 +10,10 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
+#include "hlir/group_schedule/tactic.h"
 #include "hlir/pass/fusion.h"
 #include "ir/target.h"
 
@@ -28,12 +30,15 @@ TuningStats GetTuningStats();
 /// Forgets the choices held in this process (the next tuned compile reads the file again).
 void ForgetTuning();
 
-/// The knob value for each group of `fused` whose tactic on `target` has a knob: remembered,
-/// else the fastest when timed. A value that fails to compile or run is skipped (logged); a
-/// group whose every value fails, or whose shapes are symbolic, keeps its tactic's own choice.
-/// `name` names the timed functions in the dump (`<name>_tune_g<group>_<value>`) and the
-/// timings (`<name>.autotune.txt`).
+/// The knob values, by group, of the groups of `fused` whose tuned value differs from their
+/// tactic's own (`tactics`: those of `fused` compiled for `target` with the tactics' own
+/// values, hlir::CompileFusedGraph's): remembered, else the fastest when timed; empty when
+/// every tactic's own value is the best. A value that fails to compile or run is skipped
+/// (logged); a group whose every value fails, or whose shapes are symbolic, keeps its
+/// tactic's own. `name` names the timed functions in the dump (`<name>_tune_g<group>_<value>`)
+/// and the timings (`<name>.autotune.txt`).
 absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
+                                              const std::vector<hlir::TacticChoice>& tactics,
                                               const ir::Target& target, const std::string& name);
 
 }  // namespace cinn_like

@@ -70,14 +70,17 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
   if (!compiled_graph.ok()) return compiled_graph.status();
   auto fused = hlir::RunGraphPasses(*compiled_graph, hlir::TargetPassOptions(target, name));
   if (!fused.ok()) return fused.status();
-  std::map<int, int> knob_values;
-  if (tune && FLAGS_cinn_like_autotune) {
-    auto tuned = TuneGroups(*fused, target, name);
-    if (!tuned.ok()) return tuned.status();
-    knob_values = *std::move(tuned);
-  }
-  auto module = hlir::CompileFusedGraph(*fused, target, name, knob_values);
+  const bool autotune = tune && FLAGS_cinn_like_autotune;
+  std::vector<hlir::TacticChoice> tactics;
+  auto module = hlir::CompileFusedGraph(*fused, target, name, {}, autotune ? &tactics : nullptr);
   if (!module.ok()) return module.status();
+  if (autotune) {
+    // Lowered again only where the tuner chose another value than a tactic's own.
+    auto tuned = TuneGroups(*fused, tactics, target, name);
+    if (!tuned.ok()) return tuned.status();
+    if (!tuned->empty()) module = hlir::CompileFusedGraph(*fused, target, name, *tuned);
+    if (!module.ok()) return module.status();
+  }
   return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};
 }
 
