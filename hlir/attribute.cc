@@ -1,5 +1,8 @@
-/// \file Attribute printing and typed reads.
+/// \file Attribute printing (for people, and exact for keys) and typed reads.
 #include "hlir/attribute.h"
+
+#include <cstring>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -61,6 +64,33 @@ std::string AttributeToString(const Attribute& a) {
     }
   };
   return std::visit(Printer{}, a);
+}
+
+namespace {
+
+void AppendExact(std::string& key, double v) {
+  uint64_t bits;
+  std::memcpy(&bits, &v, sizeof bits);
+  absl::StrAppend(&key, "d", bits, ";");
+}
+template <typename T>
+void AppendExact(std::string& key, const T& v) {
+  if constexpr (std::is_same_v<T, std::vector<double>>) {
+    for (double d : v) AppendExact(key, d);
+  } else {
+    absl::StrAppend(&key, AttributeToString(Attribute(v)), ";");
+  }
+}
+
+}  // namespace
+
+std::string ExactAttributes(const AttributeMap& attrs) {
+  std::string key;
+  for (const auto& [name, value] : attrs) {
+    absl::StrAppend(&key, name, "=", value.index(), ":");
+    std::visit([&](const auto& v) { AppendExact(key, v); }, value);
+  }
+  return key;
 }
 
 #define CINN_LIKE_DEFINE_GETTERS(Name, T)                                    \

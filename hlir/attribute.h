@@ -21,6 +21,10 @@ using AttributeMap = std::map<std::string, Attribute>;
 const char* AttributeKindName(const Attribute& a);
 /// `3`, `true`, `"tanh"`, `[0, 1]`.
 std::string AttributeToString(const Attribute& a);
+/// The attributes as exact text for keys: reals by their bits, so that NaN, 0 and -0 are three
+/// values (the attribute map's own < on doubles made a NaN fill equal to a 0 fill), and values
+/// that print alike (1e-05, 1.0000001e-05) two.
+std::string ExactAttributes(const AttributeMap& attrs);
 
 /// Typed reads. A missing required attribute or a value of another kind is InvalidArgument
 /// naming the op and the attribute ("op softmax: attribute 'axis' is missing (an int)").

@@ -2,43 +2,12 @@
 /// bit for bit) to the first node that computed it, in node order.
 #include "hlir/pass/common_subexpression_elimination.h"
 
-#include <cstring>
 #include <map>
 #include <tuple>
-#include <type_traits>
 
-#include "absl/strings/str_cat.h"
 #include "hlir/pass/graph_rewriter.h"
 
 namespace cinn_like::hlir {
-namespace {
-
-void AppendExact(std::string& key, double v) {
-  uint64_t bits;
-  std::memcpy(&bits, &v, sizeof bits);
-  absl::StrAppend(&key, "d", bits, ";");
-}
-template <typename T>
-void AppendExact(std::string& key, const T& v) {
-  if constexpr (std::is_same_v<T, std::vector<double>>) {
-    for (double d : v) AppendExact(key, d);
-  } else {
-    absl::StrAppend(&key, AttributeToString(Attribute(v)), ";");
-  }
-}
-
-/// The attributes as exact text: reals by their bits, so that NaN, 0 and -0 are three values
-/// (the attribute map's own < on doubles made a NaN fill equal to a 0 fill).
-std::string ExactAttributes(const AttributeMap& attrs) {
-  std::string key;
-  for (const auto& [name, value] : attrs) {
-    absl::StrAppend(&key, name, "=", value.index(), ":");
-    std::visit([&](const auto& v) { AppendExact(key, v); }, value);
-  }
-  return key;
-}
-
-}  // namespace
 
 absl::StatusOr<Graph> EliminateCommonSubexpressions(const Graph& graph) {
   using Key = std::tuple<std::string, std::vector<int>, std::string>;

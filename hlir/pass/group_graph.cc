@@ -1,7 +1,7 @@
 /// \file A fusion group as a graph of its own; structural keys.
 #include "hlir/pass/group_graph.h"
 
-#include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
 
@@ -24,30 +24,21 @@ absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
     for (int v : g.nodes()[n].inputs) leaving.insert(v);
   }
   // Rank-0 values made elsewhere (batch_norm's epsilon) cannot be arguments: their producers
-  // are copied in, with whatever they read, ahead of the group's nodes.
-  std::vector<int> copied;
-  std::set<int> seen(nodes.begin(), nodes.end());
-  std::vector<int> pending(nodes.begin(), nodes.end());
-  while (!pending.empty()) {
-    const int n = pending.back();
-    pending.pop_back();
+  // are copied in, where they are made from nothing (fill, constant). A copied reduction
+  // would be computed by another group's kernel, a schedule unlike the group's own.
+  std::set<int> all(nodes.begin(), nodes.end());  // ascending ids: topological
+  for (int n : nodes) {
     for (int v : g.nodes()[n].inputs) {
       const int p = g.values()[v].producer;
-      if (p < 0 || !g.values()[v].desc.shape.empty() || !seen.insert(p).second) continue;
-      // Only values made from nothing (fill, constant): a copied reduction would be computed
-      // by another group's kernel, a schedule unlike the group's own.
+      if (p < 0 || !g.values()[v].desc.shape.empty() || in_group.count(p)) continue;
       if (!g.nodes()[p].inputs.empty()) {
         return absl::UnimplementedError(absl::StrCat(
             "group graph: group ", group, " reads the rank-0 value ", g.values()[v].name,
             " that op ", g.nodes()[p].op, " of another group computes"));
       }
-      copied.push_back(p);
-      pending.push_back(p);
+      all.insert(p);
     }
   }
-  std::vector<int> all(copied.begin(), copied.end());
-  all.insert(all.end(), nodes.begin(), nodes.end());
-  std::sort(all.begin(), all.end());  // node ids are topological
   FusedGraph out;
   std::map<int, int> ids;  // value ids of `g` -> of out.graph
   for (int n : all) {
@@ -80,7 +71,7 @@ absl::StatusOr<FusedGraph> GroupGraph(const FusedGraph& fused, int group) {
   FusionGroup one = fused.groups[group];
   one.nodes.clear();
   for (size_t n = 0; n < out.graph.nodes().size(); ++n) one.nodes.push_back(static_cast<int>(n));
-  one.master = static_cast<int>(std::find(all.begin(), all.end(), one.master) - all.begin());
+  one.master = static_cast<int>(std::distance(all.begin(), all.find(one.master)));
   out.groups.push_back(one);
   return out;
 }
@@ -96,11 +87,7 @@ std::string StructuralKey(const FusedGraph& fused) {
   for (const Node& node : g.nodes()) {
     absl::StrAppend(&key, "\n", node.op, "(");
     for (int v : node.inputs) absl::StrAppend(&key, " %", v);
-    absl::StrAppend(&key, " ) {");
-    for (const auto& [name, value] : node.attrs) {
-      absl::StrAppend(&key, " ", name, "=", AttributeToString(value));
-    }
-    absl::StrAppend(&key, " } ->");
+    absl::StrAppend(&key, " ) {", ExactAttributes(node.attrs), "} ->");
     for (int v : node.outputs) absl::StrAppend(&key, " %", v, ":", desc(v));
   }
   absl::StrAppend(&key, "\nout");
