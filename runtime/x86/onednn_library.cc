@@ -232,35 +232,43 @@ absl::Status Execute(const Dnnl& d, const DnnlPrimitive& p, const std::vector<vo
     if (m) made.push_back(m);
     return m;
   };
-  auto run = [&](dnnl_primitive_t prim, std::vector<dnnl_exec_arg_t> exec, const char* what) {
+  auto run = [&](dnnl_primitive_t prim, const std::vector<dnnl_exec_arg_t>& exec,
+                 const char* what) {
     if (!st.ok()) return;
     st = CheckDnnl(
         d, d.dnnl_primitive_execute(prim, d.stream, static_cast<int>(exec.size()), exec.data()),
         what);
   };
+  // Arguments in the primitive's own layouts run on temporaries of the workspace, the
+  // caller's tensors reordered into them before the primitive (inputs) or out after (outputs).
   std::vector<dnnl_exec_arg_t> exec;
-  for (size_t i = 0; i < p.args.size(); ++i) {
-    exec.push_back({p.args[i].first, wrap(p.args[i].second, pointers[i])});
-  }
-  // Arguments in the primitive's own layouts run on temporaries; inputs are reordered in.
-  std::vector<std::pair<dnnl_primitive_t, std::vector<dnnl_exec_arg_t>>> after;
+  for (const auto& [arg, md] : p.args) exec.push_back({arg, nullptr});
+  std::vector<std::pair<dnnl_memory_t, dnnl_memory_t>> plain_and_own;  // by relayout
   size_t offset = round_up(p.scratchpad_bytes);
   for (const DnnlRelayout& r : p.relayouts) {
-    dnnl_memory_t user = wrap(r.plain, pointers[r.arg]);
-    dnnl_memory_t temp = wrap(p.args[r.arg].second, workspace + offset);
+    plain_and_own.push_back(
+        {wrap(r.plain, pointers[r.arg]), wrap(p.args[r.arg].second, workspace + offset)});
+    exec[r.arg].memory = plain_and_own.back().second;
     offset += round_up(r.bytes);
-    exec[r.arg].memory = temp;
-    if (r.output) {
-      after.push_back({r.reorder, {{DNNL_ARG_FROM, temp}, {DNNL_ARG_TO, user}}});
-    } else {
-      run(r.reorder, {{DNNL_ARG_FROM, user}, {DNNL_ARG_TO, temp}},
+  }
+  for (size_t i = 0; i < p.args.size(); ++i) {
+    if (!exec[i].memory) exec[i].memory = wrap(p.args[i].second, pointers[i]);
+  }
+  if (p.scratchpad_bytes > 0) {
+    exec.push_back({DNNL_ARG_SCRATCHPAD, wrap(p.scratchpad_md, workspace)});
+  }
+  auto relayout = [&](bool outputs) {
+    for (size_t k = 0; k < p.relayouts.size(); ++k) {
+      if (p.relayouts[k].output != outputs) continue;
+      auto [plain, own] = plain_and_own[k];
+      run(p.relayouts[k].reorder,
+          {{DNNL_ARG_FROM, outputs ? own : plain}, {DNNL_ARG_TO, outputs ? plain : own}},
           "dnnl_primitive_execute (reorder)");
     }
-  }
-  if (p.scratchpad_bytes > 0)
-    exec.push_back({DNNL_ARG_SCRATCHPAD, wrap(p.scratchpad_md, workspace)});
+  };
+  relayout(/*outputs=*/false);
   run(p.primitive, exec, "dnnl_primitive_execute");
-  for (auto& [reorder, args] : after) run(reorder, args, "dnnl_primitive_execute (reorder)");
+  relayout(/*outputs=*/true);
   for (dnnl_memory_t m : made) d.dnnl_memory_destroy(m);
   if (workspace) cinn_like_free_workspace(kCpu, workspace, nullptr);
   return st;

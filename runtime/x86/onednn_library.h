@@ -21,16 +21,16 @@ namespace cinn_like::runtime::x86 {
 
 // The entry points used, resolved with dlsym: only dnnl.h's types are used at compile time.
 // clang-format off
-#define CINN_LIKE_DNNL_FUNCTIONS(X)                                                          \
-  X(dnnl_version) X(dnnl_status2str) X(dnnl_engine_create) X(dnnl_stream_create)             \
-  X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_init_by_tag)                        \
-  X(dnnl_memory_desc_get_size) X(dnnl_matmul_desc_init)                                      \
-  X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_primitive_attr_create)                \
-  X(dnnl_primitive_attr_destroy) X(dnnl_primitive_attr_set_scratchpad_mode)                  \
-  X(dnnl_primitive_desc_create) X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query)  \
-  X(dnnl_primitive_desc_query_md) X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)         \
-  X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_memory_desc_equal)                  \
-  X(dnnl_reorder_primitive_desc_create)
+#define CINN_LIKE_DNNL_FUNCTIONS(X)                                                            \
+  X(dnnl_version) X(dnnl_status2str) X(dnnl_engine_create) X(dnnl_stream_create)               \
+  X(dnnl_memory_desc_init_by_strides) X(dnnl_memory_desc_init_by_tag)                          \
+  X(dnnl_memory_desc_get_size) X(dnnl_memory_desc_equal) X(dnnl_matmul_desc_init)              \
+  X(dnnl_dilated_convolution_forward_desc_init) X(dnnl_reorder_primitive_desc_create)          \
+  X(dnnl_primitive_attr_create) X(dnnl_primitive_attr_destroy)                                 \
+  X(dnnl_primitive_attr_set_scratchpad_mode) X(dnnl_primitive_desc_create)                     \
+  X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query) X(dnnl_primitive_desc_query_md)  \
+  X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)                 \
+  X(dnnl_memory_create) X(dnnl_memory_destroy)
 // clang-format on
 
 struct Dnnl {
