@@ -167,12 +167,8 @@ class TuningMemory {
 };
 
 bool HasSymbolicDims(const hlir::Graph& g) {
-  for (const hlir::Value& v : g.values()) {
-    for (const hlir::Dim& d : v.desc.shape) {
-      if (d.is_symbolic()) return true;
-    }
-  }
-  return false;
+  return std::any_of(g.values().begin(), g.values().end(),
+                     [](const hlir::Value& v) { return !hlir::IsStatic(v.desc.shape); });
 }
 
 absl::Status Synchronize(const ir::Target& target) {
