@@ -46,21 +46,44 @@ void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
     const int64_t* c = ir::AsConstInt(d);
     threads = c && threads > 0 ? threads * *c : -1;
   }
-  out_ << "extern \"C\" __global__ void ";
-  if (threads > 0) out_ << "__launch_bounds__(" << threads << ") ";
-  out_ << kernel.name << "(";
+  std::string params, names;
   for (size_t i = 0; i < kernel.args.size(); ++i) {
     const ir::Argument& a = kernel.args[i];
-    out_ << (i ? ", " : "");
+    absl::StrAppend(&params, i ? ", " : "");
+    absl::StrAppend(&names, i ? ", " : "", a.is_buffer() ? a.buffer->name : a.var.name());
     if (a.is_buffer()) {
-      if (a.kind == ir::Argument::Kind::kInput) out_ << "const ";
-      out_ << TypeName(a.buffer->dtype) << "* __restrict__ " << a.buffer->name;
+      if (a.kind == ir::Argument::Kind::kInput) params += "const ";
+      absl::StrAppend(&params, TypeName(a.buffer->dtype), "* __restrict__ ", a.buffer->name);
     } else {
-      out_ << TypeName(a.var.type()) << " " << a.var.name();
+      absl::StrAppend(&params, TypeName(a.var.type()), " ", a.var.name());
     }
   }
-  out_ << ") {\n";
+  const std::string aligned = PlanAlignedVectors(kernel);
+  if (!aligned.empty()) {
+    // The body with every vector access checked, for pointers that are not all aligned. Not
+    // inlined: a second copy in the kernel would let the compiler merge the two copies' common
+    // code, and a merged store is a scalar one (float2 stores came out as two st.global.f32).
+    out_ << "static __device__ __noinline__ void " << kernel.name << "_unaligned(" << params
+         << ") {\n";
+    vector_count_ = 0;
+    Nested(kernel.body);
+    out_ << "}\n\n";
+  }
+  out_ << "extern \"C\" __global__ void ";
+  if (threads > 0) out_ << "__launch_bounds__(" << threads << ") ";
+  out_ << kernel.name << "(" << params << ") {\n";
+  if (!aligned.empty()) {
+    // Uniform across the grid: the pointers' alignment is tested once, not per vector access.
+    out_ << "  if (!(" << aligned << ")) {\n"
+         << "    " << kernel.name << "_unaligned(" << names << ");\n"
+         << "    return;\n"
+         << "  }\n";
+    assume_aligned_ = true;
+  }
+  vector_count_ = 0;
   Nested(kernel.body);
+  assume_aligned_ = false;
+  aligned_stores_.clear();
   out_ << "}\n\n";
   kernel_ = nullptr;
 }

@@ -1,8 +1,10 @@
 /// \file CodeGenCudaDev's vector statements: 128-bit (or 64-, 32-bit) loads and stores through
 /// CUDA vector types, with an alignment check and a lane-by-lane scalar fallback.
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
@@ -143,6 +145,51 @@ std::vector<const ir::Load*> DenseLoads(const ir::Expr& e) {
   return finder.found;
 }
 
+/// A dense access PrintVectorStore makes chunked vector accesses: the buffer, the index of
+/// lane 0 and the chunk's bytes. None for a thread's local array (read and written lane by
+/// lane: its elements stay registers where the indices are constants; a vector access would
+/// take the array's address), a strided index, or a type without a chunk.
+struct DenseAccess {
+  const ir::Buffer* buffer;
+  ir::Expr base;
+  int chunk_bytes;
+};
+std::optional<DenseAccess> VectorAccess(const ir::Buffer& buffer, const ir::Expr& index,
+                                        int lanes) {
+  if (buffer->scope == ir::MemoryScope::kLocal) return std::nullopt;
+  const ir::Ramp* ramp = DenseRamp(index);
+  const int bytes = ramp ? ChunkBytes(buffer->dtype, lanes) : 0;
+  if (!bytes || CodeGenCudaDev::CudaVectorType(buffer->dtype, bytes).name.empty()) {
+    return std::nullopt;
+  }
+  return DenseAccess{&buffer, ramp->base, bytes};
+}
+
+/// The vector accesses of a vector store: its dense loads, then the store itself.
+std::vector<DenseAccess> VectorAccesses(const ir::Store* op) {
+  std::vector<DenseAccess> out;
+  const int lanes = op->value.type().lanes();
+  for (const ir::Load* l : DenseLoads(op->value)) {
+    if (auto a = VectorAccess(l->buffer, l->indices[0], lanes)) out.push_back(*a);
+  }
+  if (op->indices.size() == 1) {
+    if (auto a = VectorAccess(op->buffer, op->indices[0], lanes)) out.push_back(*a);
+  }
+  return out;
+}
+
+/// `(a | b) % 16 == 0 && c % 8 == 0`: the addresses (as integers) of each width aligned to it.
+std::string AlignmentTest(const std::map<int, std::vector<std::string>>& by_width) {
+  std::string test;
+  for (const auto& [width, addrs] : by_width) {
+    std::string ored = addrs[0];
+    for (size_t i = 1; i < addrs.size(); ++i) absl::StrAppend(&ored, " | ", addrs[i]);
+    if (addrs.size() > 1) ored = "(" + ored + ")";
+    absl::StrAppend(&test, test.empty() ? "" : " && ", ored, " % ", width, " == 0");
+  }
+  return test;
+}
+
 }  // namespace
 
 CodeGenCudaDev::VectorType CodeGenCudaDev::CudaVectorType(const ir::Type& elem, int bytes) {
@@ -166,6 +213,57 @@ CodeGenCudaDev::VectorType CodeGenCudaDev::CudaVectorType(const ir::Type& elem, 
   }
   v.name = bytes == 16 ? "uint4" : bytes == 8 ? "uint2" : "unsigned int";
   return v;
+}
+
+std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel) {
+  aligned_stores_.clear();
+  struct Scan : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    std::map<const ir::Variable*, int64_t> lets;  // the known divisor of each let's value
+    std::vector<const ir::Store*> stores;
+    bool shared = false;
+    void VisitLetStmt(const ir::LetStmt* op) override {
+      lets[op->var.node()] = ir::KnownDivisor(op->value, &lets);
+      ir::IRVisitor::VisitLetStmt(op);
+    }
+    void VisitAllocate(const ir::Allocate* op) override {
+      shared |= op->buffer->scope == ir::MemoryScope::kShared;
+      ir::IRVisitor::VisitAllocate(op);
+    }
+    void VisitStore(const ir::Store* op) override {
+      if (op->value.type().is_vector()) stores.push_back(op);
+      ir::IRVisitor::VisitStore(op);
+    }
+  } scan;
+  scan.Visit(kernel.body);
+  // A second copy of a shared array would double the block's shared memory.
+  if (scan.shared) return "";
+  std::map<const ir::BufferNode*, int> widest;  // kernel arguments: the widest chunk of each
+  for (const ir::Argument& a : kernel.args) {
+    if (a.is_buffer()) widest[a.buffer.get()] = 0;
+  }
+  for (const ir::Store* store : scan.stores) {
+    std::vector<DenseAccess> accesses = VectorAccesses(store);
+    bool aligned = !accesses.empty();
+    for (const DenseAccess& a : accesses) {
+      const int lanes = a.chunk_bytes / (*a.buffer)->dtype.bytes();
+      aligned = aligned && widest.count(a.buffer->get()) &&
+                ir::KnownDivisor(a.base, &scan.lets) % lanes == 0;
+    }
+    if (!aligned) continue;
+    aligned_stores_.insert(store);
+    for (const DenseAccess& a : accesses) {
+      int& w = widest[a.buffer->get()];
+      w = std::max(w, a.chunk_bytes);
+    }
+  }
+  std::map<int, std::vector<std::string>> by_width;
+  for (const ir::Argument& a : kernel.args) {
+    if (!a.is_buffer() || widest[a.buffer.get()] == 0) continue;
+    by_width[widest[a.buffer.get()]].push_back(
+        absl::StrCat("reinterpret_cast<unsigned long long>(", a.buffer->name, ")"));
+  }
+  return by_width.empty() ? "" : AlignmentTest(by_width);
 }
 
 void CodeGenCudaDev::VisitStore(const ir::Store* op) {
@@ -224,17 +322,15 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
     }
   };
   auto make_access = [&](const ir::Buffer& buffer, const ir::Expr& idx) -> std::optional<Access> {
-    // A thread's local array is read and written lane by lane: its elements stay registers
-    // where the indices are constants (a vector access would take the array's address).
-    if (buffer->scope == ir::MemoryScope::kLocal) return std::nullopt;
-    const ir::Ramp* ramp = DenseRamp(idx);
-    int bytes = ramp ? ChunkBytes(buffer->dtype, lanes) : 0;
-    if (!bytes) return std::nullopt;
-    VectorType vt = CudaVectorType(buffer->dtype, bytes);
-    if (vt.name.empty()) return std::nullopt;
-    return Access{
-        &buffer,         ramp->base, vt, bytes, absl::StrCat(buffer->name, "_v", vector_count_++),
-        lanes / vt.lanes};
+    std::optional<DenseAccess> dense = VectorAccess(buffer, idx, lanes);
+    if (!dense) return std::nullopt;
+    VectorType vt = CudaVectorType(buffer->dtype, dense->chunk_bytes);
+    return Access{&buffer,
+                  dense->base,
+                  vt,
+                  dense->chunk_bytes,
+                  absl::StrCat(buffer->name, "_v", vector_count_++),
+                  lanes / vt.lanes};
   };
   std::vector<const ir::Load*> loads;
   std::vector<Access> load_access;
@@ -250,6 +346,54 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
     return;
   }
 
+  auto vector_path = [&] {
+    auto chunk_address = [&](const Access& a, int c) {
+      ir::Expr base = c == 0 ? a.base : ir::Simplify(a.base + ir::Expr(c * a.type.lanes));
+      return absl::StrCat("&", (*a.buffer)->name, "[", Print(base), "]");
+    };
+    for (auto& a : load_access) {
+      for (int c = 0; c < a.chunks; ++c) {
+        Indent();
+        out_ << a.type.name << " " << a.Temp(c) << " = *reinterpret_cast<const " << a.type.name
+             << "*>(" << chunk_address(a, c) << ");\n";
+      }
+    }
+    LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
+      for (size_t i = 0; i < loads.size(); ++i) {
+        if (loads[i]->buffer != l->buffer ||
+            !ir::StructuralEqual(loads[i]->indices[0], l->indices[0])) {
+          continue;
+        }
+        // A name the printer writes verbatim: the lane of the vector temporary.
+        ir::Type elem = l->buffer->dtype;
+        return ir::Var(load_access[i].Component(k, TypeName(elem)), elem);
+      }
+      return ir::Expr();
+    };
+    if (store) {
+      for (int c = 0; c < store->chunks; ++c) {
+        Indent();
+        out_ << store->type.name << " " << store->Temp(c) << ";\n";
+      }
+      std::string elem = TypeName(op->buffer->dtype);
+      for (int k = 0; k < lanes; ++k) {
+        Indent();
+        out_ << store->Component(k, elem) << " = " << Print(Lane(op->value, k, hook)) << ";\n";
+      }
+      for (int c = 0; c < store->chunks; ++c) {
+        Indent();
+        out_ << "*reinterpret_cast<" << store->type.name << "*>(" << chunk_address(*store, c)
+             << ") = " << store->Temp(c) << ";\n";
+      }
+    } else {
+      scalar_lanes(hook);
+    }
+  };
+  if (assume_aligned_ && aligned_stores_.count(store_op)) {
+    // The kernel's aligned version (PlanAlignedVectors): every access is aligned here.
+    vector_path();
+    return;
+  }
   // The vector path needs each access aligned to its width: one test per width.
   std::map<int, std::vector<std::string>> by_width;
   auto address = [&](const Access& a) {
@@ -258,57 +402,10 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
   };
   for (auto& a : load_access) by_width[a.chunk_bytes].push_back(address(a));
   if (store) by_width[store->chunk_bytes].push_back(address(*store));
-  std::string aligned;
-  for (auto& [width, addrs] : by_width) {
-    std::string ored = addrs[0];
-    for (size_t i = 1; i < addrs.size(); ++i) absl::StrAppend(&ored, " | ", addrs[i]);
-    if (addrs.size() > 1) ored = "(" + ored + ")";
-    absl::StrAppend(&aligned, aligned.empty() ? "" : " && ", ored, " % ", width, " == 0");
-  }
   Indent();
-  out_ << "if (" << aligned << ") {\n";
+  out_ << "if (" << AlignmentTest(by_width) << ") {\n";
   ++indent_;
-  auto chunk_address = [&](const Access& a, int c) {
-    ir::Expr base = c == 0 ? a.base : ir::Simplify(a.base + ir::Expr(c * a.type.lanes));
-    return absl::StrCat("&", (*a.buffer)->name, "[", Print(base), "]");
-  };
-  for (auto& a : load_access) {
-    for (int c = 0; c < a.chunks; ++c) {
-      Indent();
-      out_ << a.type.name << " " << a.Temp(c) << " = *reinterpret_cast<const " << a.type.name
-           << "*>(" << chunk_address(a, c) << ");\n";
-    }
-  }
-  LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
-    for (size_t i = 0; i < loads.size(); ++i) {
-      if (loads[i]->buffer != l->buffer ||
-          !ir::StructuralEqual(loads[i]->indices[0], l->indices[0])) {
-        continue;
-      }
-      // A name the printer writes verbatim: the lane of the vector temporary.
-      ir::Type elem = l->buffer->dtype;
-      return ir::Var(load_access[i].Component(k, TypeName(elem)), elem);
-    }
-    return ir::Expr();
-  };
-  if (store) {
-    for (int c = 0; c < store->chunks; ++c) {
-      Indent();
-      out_ << store->type.name << " " << store->Temp(c) << ";\n";
-    }
-    std::string elem = TypeName(op->buffer->dtype);
-    for (int k = 0; k < lanes; ++k) {
-      Indent();
-      out_ << store->Component(k, elem) << " = " << Print(Lane(op->value, k, hook)) << ";\n";
-    }
-    for (int c = 0; c < store->chunks; ++c) {
-      Indent();
-      out_ << "*reinterpret_cast<" << store->type.name << "*>(" << chunk_address(*store, c)
-           << ") = " << store->Temp(c) << ";\n";
-    }
-  } else {
-    scalar_lanes(hook);
-  }
+  vector_path();
   --indent_;
   Indent();
   out_ << "} else {\n";

@@ -89,17 +89,6 @@ std::optional<T> Fold(IrNodeKind k, T x, T y) {
   }
 }
 
-/// A positive number every value of the integer expression `e` is a multiple of (1 when
-/// nothing is known; capped at 2^30).
-int64_t KnownDivisor(const Expr& e) {
-  constexpr int64_t kCap = int64_t{1} << 30;
-  if (auto* c = AsConstInt(e)) return *c == 0 ? kCap : std::min(kCap, *c < 0 ? -*c : *c);
-  if (auto* m = e.As<Mul>()) return std::min(kCap, KnownDivisor(m->a) * KnownDivisor(m->b));
-  if (auto* a = e.As<Add>()) return std::gcd(KnownDivisor(a->a), KnownDivisor(a->b));
-  if (auto* d = e.As<Sub>()) return std::gcd(KnownDivisor(d->a), KnownDivisor(d->b));
-  return 1;
-}
-
 class Simplifier : public IRMutator {
  public:
   using IRMutator::Mutate;
@@ -539,6 +528,25 @@ class Simplifier : public IRMutator {
 };
 
 }  // namespace
+
+int64_t KnownDivisor(const Expr& e, const std::map<const Variable*, int64_t>* lets) {
+  constexpr int64_t kCap = int64_t{1} << 30;
+  auto known = [&](const Expr& x) { return KnownDivisor(x, lets); };
+  if (auto* c = AsConstInt(e)) return *c == 0 ? kCap : std::min(kCap, *c < 0 ? -*c : *c);
+  if (auto* m = e.As<Mul>()) return std::min(kCap, known(m->a) * known(m->b));
+  if (auto* a = e.As<Add>()) return std::gcd(known(a->a), known(a->b));
+  if (auto* d = e.As<Sub>()) return std::gcd(known(d->a), known(d->b));
+  // a - b * q for an integer q, whichever way the quotient rounds.
+  if (auto* m = e.As<Mod>()) return std::gcd(known(m->a), known(m->b));
+  if (auto* c = e.As<Cast>()) {
+    return e.type().is_integer() && c->value.type().is_integer() ? known(c->value) : 1;
+  }
+  if (auto* v = e.As<Variable>(); v && lets) {
+    auto it = lets->find(v);
+    if (it != lets->end()) return it->second;
+  }
+  return 1;
+}
 
 Expr Simplify(const Expr& e) { return Simplifier().Mutate(e); }
 Stmt Simplify(const Stmt& s) { return Simplifier().Mutate(s); }

@@ -26,18 +26,25 @@ absl::StatusOr<std::string> ExampleCuda(const std::string& name) {
   return (*compiler)->GetSourceCode({name, ir::Target::NVGPU(90), {*f}});
 }
 
-/// out[ramp(t * L, 1, L)] = in[ramp(t * L, 1, L)] * 2 under threadIdx t of 32, for one dtype.
-absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes) {
-  auto in = ir::MakeBuffer("In", dtype, {ir::Expr(32 * lanes)});
-  auto out = ir::MakeBuffer("Out", dtype, {ir::Expr(32 * lanes)});
+/// out[ramp(t * L + offset, 1, L)] = in[ramp(t * L + offset, 1, L)] * 2 under threadIdx t of
+/// 32, for one dtype; with `shared`, inside the allocation of an unused shared array.
+absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes, int offset = 0,
+                                        bool shared = false) {
+  auto in = ir::MakeBuffer("In", dtype, {ir::Expr(32 * lanes + offset)});
+  auto out = ir::MakeBuffer("Out", dtype, {ir::Expr(32 * lanes + offset)});
   ir::Var t("t");
-  ir::Expr idx = ir::Ramp::Make(t * lanes, 1, lanes);
+  ir::Expr base = offset ? t * lanes + offset : t * lanes;
+  ir::Expr idx = ir::Ramp::Make(base, 1, lanes);
   ir::Expr two = ir::Broadcast::Make(ir::MakeConst(dtype, 2), lanes);
   auto f = std::make_shared<ir::LoweredFuncNode>();
   f->name = "scale";
   f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
-  f->body = ir::For::Make(t, 0, 32, ir::ForKind::kGpuThread,
-                          ir::Store::Make(out, {idx}, ir::Load::Make(in, {idx}) * two), 0);
+  ir::Stmt body = ir::Store::Make(out, {idx}, ir::Load::Make(in, {idx}) * two);
+  if (shared) {
+    auto tile = ir::MakeBuffer("Tile", dtype, {ir::Expr(32)}, ir::MemoryScope::kShared);
+    body = ir::Allocate::Make(tile, body);
+  }
+  f->body = ir::For::Make(t, 0, 32, ir::ForKind::kGpuThread, body, 0);
   auto split = ir::SplitHostDevice(*f);
   if (!split.ok()) return split.status();
   return CodeGenCudaDev::Generate({"scale", ir::Target::NVGPU(90), {*split}});
@@ -116,6 +123,42 @@ TEST(CodeGenCudaVector, MisalignedFallbackStoresEachLane) {
   EXPECT_THAT(*src, HasSubstr("} else {\n    Out[t * 4] = In[t * 4] * 2.0f;\n"
                               "    Out[t * 4 + 1] = In[t * 4 + 1] * 2.0f;\n"));
   EXPECT_THAT(*src, HasSubstr("Out[t * 4 + 3] = In[t * 4 + 3] * 2.0f;\n  }\n"));
+}
+
+TEST(CodeGenCudaVector, AlignedIndicesTestThePointersOnce) {
+  // In[t * 4] is aligned wherever In is: the kernel tests its pointers once and takes the
+  // vector path without a test per statement; its copy with the tests takes other pointers.
+  auto src = ScaleKernel(ir::Float(32), 4);
+  ASSERT_TRUE(src.ok()) << src.status();
+  const size_t kernel = src->find("__global__");
+  ASSERT_NE(kernel, std::string::npos);
+  const std::string unaligned = src->substr(0, kernel), body = src->substr(kernel);
+  EXPECT_THAT(unaligned, HasSubstr("static __device__ __noinline__ void scale_kernel_unaligned("
+                                   "const float* __restrict__ In, float* __restrict__ Out) {"));
+  EXPECT_THAT(unaligned, HasSubstr("&Out[t * 4])) % 16 == 0) {"));
+  EXPECT_THAT(body, HasSubstr("  if (!((reinterpret_cast<unsigned long long>(In) | "
+                              "reinterpret_cast<unsigned long long>(Out)) % 16 == 0)) {\n"
+                              "    scale_kernel_unaligned(In, Out);\n    return;\n  }\n"));
+  EXPECT_THAT(body, HasSubstr("  float4 In_v0 = *reinterpret_cast<const float4*>(&In[t * 4]);"));
+  EXPECT_THAT(body, Not(HasSubstr("&Out[t * 4])) % 16")));
+  EXPECT_THAT(body, Not(HasSubstr("Out[t * 4 + 1] =")));  // no scalar path
+  nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "scale_versioned");
+  ASSERT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
+  EXPECT_THAT(*ptx, HasSubstr("st.global.v4.f32")) << *ptx;
+}
+
+TEST(CodeGenCudaVector, IndicesOfUnknownAlignmentOrSharedArraysKeepATestPerStatement) {
+  // In[t * 4 + 1] is aligned for no pointer In is: the statement keeps its own test.
+  auto offset = ScaleKernel(ir::Float(32), 4, /*offset=*/1);
+  ASSERT_TRUE(offset.ok()) << offset.status();
+  EXPECT_THAT(*offset, Not(HasSubstr("_unaligned")));
+  EXPECT_THAT(*offset, HasSubstr("&Out[t * 4 + 1])) % 16 == 0) {"));
+  // A second copy of the body would hold a second copy of its shared arrays.
+  auto shared = ScaleKernel(ir::Float(32), 4, 0, /*shared=*/true);
+  ASSERT_TRUE(shared.ok()) << shared.status();
+  EXPECT_THAT(*shared, Not(HasSubstr("_unaligned")));
+  EXPECT_THAT(*shared, HasSubstr("&Out[t * 4])) % 16 == 0) {"));
 }
 
 TEST(CodeGenCudaVector, StridedAccessesStayScalar) {

@@ -21,7 +21,7 @@ Program HalfSoftmax(int64_t rows, int64_t cols) {
 }
 
 TEST(AutotuneGpu, ElementwiseThreadsPerBlock) {
-  CheckTuning(BiasGelu(S({512, 1024}), 1024), kGpu, "block_threads", "gpu_bias_gelu");
+  CheckTuning(BiasGelu(S({512, 1024}), 1024), kGpu, "vector_bytes", "gpu_bias_gelu");
 }
 
 TEST(AutotuneGpu, PersistentRowBytesPerThread) {

@@ -80,3 +80,26 @@ TEST(Simplify, FourDimIndexSplitAndFlattenedStaysOneRamp) {
 
 }  // namespace
 }  // namespace cinn_like::ir
+
+namespace cinn_like::ir {
+namespace {
+
+TEST(KnownDivisor, FollowsProductsSumsRemaindersCastsAndLets) {
+  Var i("i"), j("j"), row("row");
+  EXPECT_EQ(KnownDivisor((i * 4 + j * 8) * 2), 8);
+  EXPECT_EQ(KnownDivisor(i * 4 + 2), 2);
+  EXPECT_EQ(KnownDivisor(i - j), 1);
+  // (i * 4) % 8192 is i * 4 - 8192 * q: a multiple of 4, whichever way q rounds.
+  EXPECT_EQ(KnownDivisor((i * 4) % 8192), 4);
+  EXPECT_EQ(KnownDivisor((i * 4) % 6), 2);
+  EXPECT_EQ(KnownDivisor((i * 4) / 2), 1);
+  EXPECT_EQ(KnownDivisor(Cast::Make(Int(64), i * 16)), 16);
+  EXPECT_EQ(KnownDivisor(Expr(0)), int64_t{1} << 30);
+  // A let's value measured before: row * 512 + i * 16 + 8 is a multiple of 8.
+  std::map<const Variable*, int64_t> lets = {{row.node(), KnownDivisor(row * 512)}};
+  EXPECT_EQ(KnownDivisor(row + i * 16 + 8, &lets), 8);
+  EXPECT_EQ(KnownDivisor(row + i * 16 + 8), 1);
+}
+
+}  // namespace
+}  // namespace cinn_like::ir
