@@ -1,5 +1,5 @@
 /// \file The opt-in tuner (flag cinn_like_autotune): where a fusion group's tactic leaves a knob
-/// (hlir::TuningKnob: threads per block, a row's bytes per thread, rows per block, vector
+/// (hlir::TuningKnob: bytes per access, a row's bytes per thread, rows per block, vector
 /// widths), each of its values is compiled and timed on the device, the group alone
 /// (hlir::GroupGraph) on random inputs, and the fastest is kept. Choices are remembered by the
 /// group's structure (hlir::StructuralKey), the target and the device's size, in this process

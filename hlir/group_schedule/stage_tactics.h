@@ -29,8 +29,8 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 ///    column reductions are scheduled as matmul (threads over the contiguous spatial axis, a serial
 ///    reduce loop). Float32 matmuls that tile (matmul_tactic.h) get shared-memory tiles.
 /// `knob` is the tuner's value for the tactic's knob (TacticChoice::knob; 0: its own): the
-/// vector width of CPU elementwise loops, the block size of GPU elementwise vector kernels, the
-/// threads per row of a GPU row reduction alone, the chunks of a two-stage column reduction.
+/// vector width of CPU elementwise loops, the bytes per access of GPU elementwise vector kernels,
+/// the threads per row of a GPU row reduction alone, the chunks of a two-stage column reduction.
 absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
                                            const ir::Target& target, int knob = 0);
 

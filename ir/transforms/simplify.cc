@@ -531,15 +531,24 @@ class Simplifier : public IRMutator {
 
 int64_t KnownDivisor(const Expr& e, const std::map<const Variable*, int64_t>* lets) {
   constexpr int64_t kCap = int64_t{1} << 30;
+  // A divisor past the cap keeps its largest power of two within it (which still divides it).
+  auto capped = [](int64_t d) { return d <= kCap ? d : std::gcd(d, kCap); };
   auto known = [&](const Expr& x) { return KnownDivisor(x, lets); };
-  if (auto* c = AsConstInt(e)) return *c == 0 ? kCap : std::min(kCap, *c < 0 ? -*c : *c);
-  if (auto* m = e.As<Mul>()) return std::min(kCap, known(m->a) * known(m->b));
+  if (auto* c = AsConstInt(e)) {
+    if (*c == 0) return kCap;
+    // The magnitude without overflow (the most negative value is a power of two).
+    return *c == std::numeric_limits<int64_t>::min() ? kCap : capped(*c < 0 ? -*c : *c);
+  }
+  if (auto* m = e.As<Mul>()) return capped(known(m->a) * known(m->b));  // at most 2^60
   if (auto* a = e.As<Add>()) return std::gcd(known(a->a), known(a->b));
   if (auto* d = e.As<Sub>()) return std::gcd(known(d->a), known(d->b));
   // a - b * q for an integer q, whichever way the quotient rounds.
   if (auto* m = e.As<Mod>()) return std::gcd(known(m->a), known(m->b));
+  // A widening integer cast keeps the value (a narrowing one wraps and keeps only powers of two).
   if (auto* c = e.As<Cast>()) {
-    return e.type().is_integer() && c->value.type().is_integer() ? known(c->value) : 1;
+    const bool widening = e.type().is_integer() && c->value.type().is_integer() &&
+                          e.type().bits() >= c->value.type().bits();
+    return widening ? known(c->value) : 1;
   }
   if (auto* v = e.As<Variable>(); v && lets) {
     auto it = lets->find(v);

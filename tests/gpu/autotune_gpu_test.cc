@@ -20,7 +20,7 @@ Program HalfSoftmax(int64_t rows, int64_t cols) {
   return *b.Build();
 }
 
-TEST(AutotuneGpu, ElementwiseThreadsPerBlock) {
+TEST(AutotuneGpu, ElementwiseBytesPerAccess) {
   CheckTuning(BiasGelu(S({512, 1024}), 1024), kGpu, "vector_bytes", "gpu_bias_gelu");
 }
 

@@ -95,6 +95,14 @@ TEST(KnownDivisor, FollowsProductsSumsRemaindersCastsAndLets) {
   EXPECT_EQ(KnownDivisor((i * 4) / 2), 1);
   EXPECT_EQ(KnownDivisor(Cast::Make(Int(64), i * 16)), 16);
   EXPECT_EQ(KnownDivisor(Expr(0)), int64_t{1} << 30);
+  // Past the cap (2^30) a divisor keeps its power of two: 2^30 + 1 is odd, 3 * 2^31 even.
+  const int64_t odd = (int64_t{1} << 30) + 1;
+  EXPECT_EQ(KnownDivisor(Cast::Make(Int(64), i) * Expr(odd)), 1);
+  EXPECT_EQ(KnownDivisor(Expr(int64_t{3} << 31)), int64_t{1} << 30);
+  EXPECT_EQ(KnownDivisor((i * 1025) * (j * 1048577)), 1);
+  EXPECT_EQ(KnownDivisor((i * 1024) * (j * 2048)), int64_t{1} << 21);
+  // A narrowing cast wraps: nothing is known.
+  EXPECT_EQ(KnownDivisor(Cast::Make(Int(8), i * 16)), 1);
   // A let's value measured before: row * 512 + i * 16 + 8 is a multiple of 8.
   std::map<const Variable*, int64_t> lets = {{row.node(), KnownDivisor(row * 512)}};
   EXPECT_EQ(KnownDivisor(row + i * 16 + 8, &lets), 8);
