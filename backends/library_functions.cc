@@ -92,9 +92,12 @@ absl::StatusOr<std::string> Logged(absl::StatusOr<std::string> answer) {
 constexpr int64_t kStandIn = 8;
 int64_t Sized(int64_t v) { return v == kArgAtCall ? kStandIn : v; }
 
-/// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b.
+/// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b, and
+/// with an epilogue (11 arguments) activation.
 absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
-  if (v.size() != 10) return absl::InternalError("the matmul extern takes 10 integer arguments");
+  if (v.size() != 10 && v.size() != 11) {
+    return absl::InternalError("the matmul extern takes 10 integer arguments, 11 with an epilogue");
+  }
   runtime::x86::DnnlMatmulArgs a{};
   a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the primitive takes a bias
   a.dtype = v[1];
@@ -107,6 +110,13 @@ absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
   // A batch stride is 0 (a broadcast operand) or its matrix's size.
   a.batch_stride_a = v[8] == kArgAtCall ? a.m * a.k : v[8];
   a.batch_stride_b = v[9] == kArgAtCall ? a.k * a.n : v[9];
+  if (v.size() == 11) {
+    a.activation = v[10];
+    // C = activation(bias) for a static k = 0: the generated kernel's (the extern refuses it).
+    if (v[5] == 0) {
+      return absl::UnimplementedError("a matmul epilogue over k = 0 runs the generated kernel");
+    }
+  }
   return Logged(runtime::x86::DnnlPrepareMatmul(a));
 }
 
@@ -163,6 +173,8 @@ const bool kRegistered = [] {
 #ifdef CINN_LIKE_WITH_ONEDNN
   ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kMatmul,
                               {"oneDNN", "cinn_like_dnnl_matmul", CheckDnnlMatmul, ""});
+  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kMatmulEpilogue,
+                              {"oneDNN", "cinn_like_dnnl_matmul_epilogue", CheckDnnlMatmul, ""});
   ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2d,
                               {"oneDNN", "cinn_like_dnnl_conv2d", CheckDnnlConv2d, ""});
 #endif

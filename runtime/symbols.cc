@@ -19,20 +19,32 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
 #define CINN_LIKE_SYMBOL(fn) \
   { #fn, reinterpret_cast < void*>(&fn) }
   return {
-      CINN_LIKE_SYMBOL(cinn_like_get_last_error),    CINN_LIKE_SYMBOL(cinn_like_set_last_error),
-      CINN_LIKE_SYMBOL(cinn_like_clear_last_error),  CINN_LIKE_SYMBOL(cinn_like_check_args),
-      CINN_LIKE_SYMBOL(cinn_like_check_tensor),      CINN_LIKE_SYMBOL(cinn_like_tensor_data),
-      CINN_LIKE_SYMBOL(cinn_like_tensor_dim),        CINN_LIKE_SYMBOL(cinn_like_check_dim),
-      CINN_LIKE_SYMBOL(cinn_like_check_index_range), CINN_LIKE_SYMBOL(cinn_like_parallel_for),
-      CINN_LIKE_SYMBOL(cinn_like_num_threads),       CINN_LIKE_SYMBOL(cinn_like_alloc_workspace),
-      CINN_LIKE_SYMBOL(cinn_like_free_workspace),    CINN_LIKE_SYMBOL(cinn_like_check_indices),
+      CINN_LIKE_SYMBOL(cinn_like_get_last_error),
+      CINN_LIKE_SYMBOL(cinn_like_set_last_error),
+      CINN_LIKE_SYMBOL(cinn_like_clear_last_error),
+      CINN_LIKE_SYMBOL(cinn_like_check_args),
+      CINN_LIKE_SYMBOL(cinn_like_check_tensor),
+      CINN_LIKE_SYMBOL(cinn_like_tensor_data),
+      CINN_LIKE_SYMBOL(cinn_like_tensor_dim),
+      CINN_LIKE_SYMBOL(cinn_like_check_dim),
+      CINN_LIKE_SYMBOL(cinn_like_check_index_range),
+      CINN_LIKE_SYMBOL(cinn_like_parallel_for),
+      CINN_LIKE_SYMBOL(cinn_like_num_threads),
+      CINN_LIKE_SYMBOL(cinn_like_alloc_workspace),
+      CINN_LIKE_SYMBOL(cinn_like_free_workspace),
+      CINN_LIKE_SYMBOL(cinn_like_check_indices),
 #ifdef CINN_LIKE_WITH_CUDA
-      CINN_LIKE_SYMBOL(cinn_like_cuda_launch),       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
-      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),      CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
-      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_nhwc), CINN_LIKE_SYMBOL(cinn_like_cublaslt_matmul),
+      CINN_LIKE_SYMBOL(cinn_like_cuda_launch),
+      CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),
+      CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_nhwc),
+      CINN_LIKE_SYMBOL(cinn_like_cublaslt_matmul),
 #endif
 #ifdef CINN_LIKE_WITH_ONEDNN
-      CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul),       CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d),
+      CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul),
+      CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul_epilogue),
+      CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d),
 #endif
   };
 #undef CINN_LIKE_SYMBOL

@@ -43,9 +43,14 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
     probe[0] = 0, probe[1] = 1;  // no bias, float16
     options.conv_channels_last =
         ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
-    // Likewise only where a matmul with a bias and a relu goes to a library epilogue.
+  }
+  if ((target.arch == ir::Target::Arch::kNVGPU || target.arch == ir::Target::Arch::kX86) &&
+      FLAGS_cinn_like_extern_libs) {
+    // Only where a matmul with a bias and a relu goes to a library epilogue (cuBLASLt's, or
+    // oneDNN's post-ops), probed with the dtype each target's models mostly run in.
     std::vector<int64_t> mm(11, ir::kArgAtCall);
-    mm[0] = 1, mm[1] = 1, mm[10] = 1;  // bias, float16, relu
+    mm[0] = 1, mm[10] = 1;                                    // bias, relu
+    mm[1] = target.arch == ir::Target::Arch::kNVGPU ? 1 : 0;  // float16, float32
     options.matmul_epilogue =
         ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue, mm).ok();
   }

@@ -21,8 +21,8 @@ struct PassOptions {
   /// convolution library prefers it (cuDNN), when library calls are on.
   bool conv_channels_last = false;
   /// Fold bias adds and activations into matmuls (hlir/pass/matmul_epilogue.h): for targets
-  /// whose matmul library applies them as the GEMM's epilogue (cuBLASLt), when library calls
-  /// are on.
+  /// whose matmul library applies them as the GEMM's epilogue (cuBLASLt, oneDNN's post-ops),
+  /// when library calls are on.
   bool matmul_epilogue = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";

@@ -28,6 +28,16 @@ struct DnnlMatmulArgs {
   int64_t batch, m, n, k;
   bool trans_a, trans_b;
   int64_t batch_stride_a, batch_stride_b;
+  /// Applied after the bias by the primitive (a post-op): kDnnlActivation* (the codes of
+  /// ir::LibraryCall::kMatmulEpilogue's `activation`).
+  int64_t activation = 0;
+};
+
+/// The epilogue's activations: none, relu, PyTorch's gelu(approximate="tanh").
+enum DnnlActivation : int64_t {
+  kDnnlActivationNone = 0,
+  kDnnlActivationRelu = 1,
+  kDnnlActivationGeluTanh = 2
 };
 
 /// NCHW forward convolution y = conv(x, w) (+ bias[k] per output channel): x [n, c, h, w],
@@ -69,6 +79,14 @@ extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* b
                                      int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
                                      int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
                                      int64_t batch_stride_a, int64_t batch_stride_b, void* stream);
+/// cinn_like_dnnl_matmul with `activation` after the bias (ir::LibraryCall::kMatmulEpilogue's
+/// arguments, as cinn_like_cublaslt_matmul's); k must be at least 1.
+extern "C" int cinn_like_dnnl_matmul_epilogue(const void* a, const void* b, const void* bias,
+                                              void* c, int64_t has_bias, int64_t dtype,
+                                              int64_t batch, int64_t m, int64_t n, int64_t k,
+                                              int64_t trans_a, int64_t trans_b,
+                                              int64_t batch_stride_a, int64_t batch_stride_b,
+                                              int64_t activation, void* stream);
 extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
                                      int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
                                      int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,

@@ -147,10 +147,25 @@ absl::StatusOr<dnnl_primitive_t> CreateReorder(const Dnnl& d, const dnnl_memory_
 
 absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& d, const_dnnl_op_desc_t op_desc,
                                               std::vector<std::pair<int, dnnl_memory_desc_t>> args,
-                                              const std::map<int, dnnl_memory_desc_t>& plain) {
+                                              const std::map<int, dnnl_memory_desc_t>& plain,
+                                              dnnl_alg_kind_t post_eltwise) {
   PoolThreads threads(d);
   dnnl_primitive_desc_t pd = nullptr;
   absl::Status st = WithUserScratchpad(d, [&](dnnl_primitive_attr_t attr) {
+    if (post_eltwise != dnnl_alg_kind_undef) {
+      dnnl_post_ops_t ops = nullptr;
+      absl::Status post = CheckDnnl(d, d.dnnl_post_ops_create(&ops), "dnnl_post_ops_create");
+      if (post.ok()) {
+        post = CheckDnnl(d, d.dnnl_post_ops_append_eltwise(ops, 1.f, post_eltwise, 0.f, 0.f),
+                         "dnnl_post_ops_append_eltwise");
+      }
+      if (post.ok()) {
+        post = CheckDnnl(d, d.dnnl_primitive_attr_set_post_ops(attr, ops),
+                         "dnnl_primitive_attr_set_post_ops");
+      }
+      if (ops) d.dnnl_post_ops_destroy(ops);  // the attributes keep a copy
+      if (!post.ok()) return post;
+    }
     return CheckDnnl(d, d.dnnl_primitive_desc_create(&pd, op_desc, attr, d.engine, nullptr),
                      "dnnl_primitive_desc_create");
   });

@@ -30,7 +30,8 @@ namespace cinn_like::runtime::x86 {
   X(dnnl_primitive_attr_set_scratchpad_mode) X(dnnl_primitive_desc_create)                     \
   X(dnnl_primitive_desc_destroy) X(dnnl_primitive_desc_query) X(dnnl_primitive_desc_query_md)  \
   X(dnnl_primitive_create) X(dnnl_primitive_destroy) X(dnnl_primitive_execute)                 \
-  X(dnnl_memory_create) X(dnnl_memory_destroy)
+  X(dnnl_memory_create) X(dnnl_memory_destroy) X(dnnl_post_ops_create) X(dnnl_post_ops_destroy)  \
+  X(dnnl_post_ops_append_eltwise) X(dnnl_primitive_attr_set_post_ops)
 // clang-format on
 
 struct Dnnl {
@@ -82,10 +83,13 @@ struct DnnlPrimitive {
 /// Execute runs it, with as many OpenMP threads as the runtime's pool has
 /// (cinn_like_num_threads); the calling thread's own setting is restored after. An argument
 /// `op_desc` left to oneDNN (format any) gets the layout it chose, and `plain[arg]`, the
-/// caller's layout of it, is reordered to and from that one around each execution.
+/// caller's layout of it, is reordered to and from that one around each execution. With
+/// `post_eltwise` (dnnl_eltwise_relu, dnnl_eltwise_gelu_tanh) the primitive applies it to its
+/// result as a post-op (alpha and beta 0, scale 1).
 absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& dnnl, const_dnnl_op_desc_t op_desc,
                                               std::vector<std::pair<int, dnnl_memory_desc_t>> args,
-                                              const std::map<int, dnnl_memory_desc_t>& plain = {});
+                                              const std::map<int, dnnl_memory_desc_t>& plain = {},
+                                              dnnl_alg_kind_t post_eltwise = dnnl_alg_kind_undef);
 
 /// Frees `p`'s primitives (one the cache does not keep).
 void DestroyPrimitive(const Dnnl& dnnl, DnnlPrimitive& p);

@@ -14,18 +14,46 @@ namespace cinn_like::runtime::x86 {
 namespace {
 
 // The configuration as the cache's key.
-enum : size_t { kDType, kBatch, kM, kN, kK, kTransA, kTransB, kStrideA, kStrideB, kBias };
+enum : size_t {
+  kDType,
+  kBatch,
+  kM,
+  kN,
+  kK,
+  kTransA,
+  kTransB,
+  kStrideA,
+  kStrideB,
+  kBias,
+  kActivation
+};
 
 std::vector<int64_t> Key(const DnnlMatmulArgs& a) {
-  return {a.dtype,          a.batch,          a.m, a.n, a.k, a.trans_a, a.trans_b, a.batch_stride_a,
-          a.batch_stride_b, a.bias != nullptr};
+  return {a.dtype,
+          a.batch,
+          a.m,
+          a.n,
+          a.k,
+          a.trans_a,
+          a.trans_b,
+          a.batch_stride_a,
+          a.batch_stride_b,
+          a.bias != nullptr,
+          a.activation};
+}
+
+const char* ActivationName(int64_t activation) {
+  return activation == kDnnlActivationRelu       ? "relu"
+         : activation == kDnnlActivationGeluTanh ? "gelu (tanh)"
+                                                 : "none";
 }
 
 std::string Describe(const DnnlMatmulArgs& a) {
-  return absl::StrCat("oneDNN matmul (batch ", a.batch, ", m ", a.m, ", n ", a.n, ", k ", a.k,
-                      ", trans_a ", a.trans_a, ", trans_b ", a.trans_b, ", batch strides ",
-                      a.batch_stride_a, "/", a.batch_stride_b, ", dtype code ", a.dtype,
-                      a.bias ? ", bias)" : ")");
+  return absl::StrCat(
+      "oneDNN matmul (batch ", a.batch, ", m ", a.m, ", n ", a.n, ", k ", a.k, ", trans_a ",
+      a.trans_a, ", trans_b ", a.trans_b, ", batch strides ", a.batch_stride_a, "/",
+      a.batch_stride_b, ", dtype code ", a.dtype, a.bias ? ", bias" : "",
+      a.activation ? absl::StrCat(", then ", ActivationName(a.activation)) : "", ")");
 }
 
 /// A (rows x cols, or cols x rows stored when `trans`) matrix per batch, `stride` apart
@@ -54,7 +82,11 @@ absl::StatusOr<DnnlPrimitive> MakeMatmul(const Dnnl& d, const std::vector<int64_
   std::vector<std::pair<int, dnnl_memory_desc_t>> args{{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}};
   if (key[kBias]) args.push_back({DNNL_ARG_BIAS, bias});
   args.push_back({DNNL_ARG_DST, c});
-  return CreatePrimitive(d, &desc, std::move(args));
+  const int64_t act = key[kActivation];
+  const dnnl_alg_kind_t post = act == kDnnlActivationRelu       ? dnnl_eltwise_relu
+                               : act == kDnnlActivationGeluTanh ? dnnl_eltwise_gelu_tanh
+                                                                : dnnl_alg_kind_undef;
+  return CreatePrimitive(d, &desc, std::move(args), {}, post);
 }
 
 PrimitiveCache& Cache() {
@@ -80,6 +112,16 @@ absl::StatusOr<const Dnnl*> Check(const DnnlMatmulArgs& a) {
   if (a.batch < 0 || a.m < 0 || a.n < 0 || a.k < 0 || a.batch_stride_a < 0 ||
       a.batch_stride_b < 0) {
     return absl::InvalidArgumentError(Describe(a) + ": sizes must be >= 0");
+  }
+  if (a.activation < kDnnlActivationNone || a.activation > kDnnlActivationGeluTanh) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Describe(a), ": unknown activation code ", a.activation));
+  }
+  // k = 0 makes C the bias alone, which oneDNN does not take: without an activation it is
+  // copied (FillWithBias); with one, the compile declines a static k = 0 to the generated
+  // kernel, and a k that is 0 only at the call is refused, as cuBLASLt's epilogue refuses it.
+  if (a.k == 0 && a.activation != kDnnlActivationNone && a.batch * a.m * a.n > 0) {
+    return absl::InvalidArgumentError(Describe(a) + ": k must be at least 1 with an activation");
   }
   auto d = GetDnnl();
   if (!d.ok()) {
@@ -130,6 +172,30 @@ absl::Status DnnlMatmul(const DnnlMatmulArgs& a) {
 }
 
 }  // namespace cinn_like::runtime::x86
+
+extern "C" int cinn_like_dnnl_matmul_epilogue(const void* a, const void* b, const void* bias,
+                                              void* c, int64_t has_bias, int64_t dtype,
+                                              int64_t batch, int64_t m, int64_t n, int64_t k,
+                                              int64_t trans_a, int64_t trans_b,
+                                              int64_t batch_stride_a, int64_t batch_stride_b,
+                                              int64_t activation, void* /*stream*/) {
+  namespace x86 = cinn_like::runtime::x86;
+  x86::DnnlMatmulArgs args{a,
+                           b,
+                           has_bias ? bias : nullptr,
+                           c,
+                           dtype,
+                           batch,
+                           m,
+                           n,
+                           k,
+                           trans_a != 0,
+                           trans_b != 0,
+                           batch_stride_a,
+                           batch_stride_b,
+                           activation};
+  return cinn_like::runtime::ReturnStatus(x86::DnnlMatmul(args));
+}
 
 extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* bias, void* c,
                                      int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,

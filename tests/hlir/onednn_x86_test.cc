@@ -10,12 +10,14 @@
 
 #include <cstdlib>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "backends/compiler.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
+#include "tests/fusion_cases.h"
 #include "tests/op_cases.h"
 #include "tests/x86_executor.h"
 #ifdef CINN_LIKE_WITH_ONEDNN
@@ -121,6 +123,45 @@ TEST(OneDnnX86, LinearWithAndWithoutBiasCallsOneDnn) {
            {},
            {}},
           f);
+}
+
+/// Matmuls with a bias and a relu or tanh-gelu (hlir/pass/matmul_epilogue.h) are one oneDNN
+/// matmul each, the activation a post-op: 2-D, batched with the weight broadcast and read
+/// transposed, bias only, relu only; with oneDNN declined, generated kernels. The dump's
+/// tactics say which ran.
+TEST(OneDnnX86, MatmulEpiloguesAreOneDnnPostOps) {
+  SKIP_WITHOUT_ONEDNN();
+  const std::string saved_dir = FLAGS_cinn_like_dump_dir;
+  const std::string saved_decline = FLAGS_cinn_like_decline_libraries;
+  const std::string dir = ::testing::TempDir() + "/matmul_epilogue_x86";
+  FLAGS_cinn_like_dump_dir = dir;
+  for (const char* decline : {"", "oneDNN"}) {
+    SCOPED_TRACE(std::string("declined: '") + decline + "'");
+    FLAGS_cinn_like_decline_libraries = decline;
+    NetBuilder b;
+    auto x = b.CreateInput(kF32, S({33, 40}), "x");
+    auto xb = b.CreateInput(kF32, S({3, 17, 40}), "xb");
+    auto w = b.CreateInput(kF32, S({40, 24}), "w");
+    auto wt = b.CreateInput(kF32, S({24, 40}), "wt");
+    auto bias = b.CreateInput(kF32, S({24}), "bias");
+    b.MarkOutput(b.Relu(b.Add(b.Matmul(x, w), bias)));
+    b.MarkOutput(b.Gelu(b.Add(b.Matmul(xb, wt, false, true), bias), "tanh"));
+    b.MarkOutput(b.Add(bias, b.Matmul(x, w)));
+    b.MarkOutput(b.Relu(b.Matmul(xb, w)));
+    std::filesystem::remove_all(dir);
+    RunProgramCase(*b.Build(), kX86, RunOnX86, 1e-4);
+    std::stringstream tactics;
+    tactics << std::ifstream(dir + "/fused.tactics.txt").rdbuf();
+    const std::string call = "library.call (oneDNN cinn_like_dnnl_matmul_epilogue";
+    size_t calls = 0;
+    for (size_t at = tactics.str().find(call); at != std::string::npos;
+         at = tactics.str().find(call, at + 1)) {
+      ++calls;
+    }
+    EXPECT_EQ(calls, *decline ? 0u : 4u) << tactics.str();
+  }
+  FLAGS_cinn_like_decline_libraries = saved_decline;
+  FLAGS_cinn_like_dump_dir = saved_dir;
 }
 
 TEST(OneDnnX86, Conv2dsCallOneDnnAndMatchTheReference) {
@@ -375,6 +416,36 @@ TEST(OneDnnX86, EmptyReductionWritesTheBias) {
             0);
   EXPECT_EQ(c, std::vector<float>(6, 0.f));
 }
+/// The extern refuses what it cannot compute, naming the call: an unknown activation, and an
+/// activation over k = 0 (C would be the activation of the bias; the compile declines a static
+/// k = 0 to the generated kernel).
+TEST(OneDnnX86Error, EpilogueExternRefusesUnknownActivationsAndEmptyProducts) {
+  SKIP_WITHOUT_ONEDNN();
+  // a [2, 3], b [3, 3], c [2, 3].
+  std::vector<float> a(6, 1.f), b(9, 1.f), bias(3, 0.5f), c(6, 0.f);
+  EXPECT_NE(cinn_like_dnnl_matmul_epilogue(a.data(), b.data(), bias.data(), c.data(), 1, 0, 1, 2, 3,
+                                           3, 0, 0, 0, 0, /*activation=*/7, nullptr),
+            0);
+  EXPECT_THAT(std::string(cinn_like_get_last_error()), HasSubstr("unknown activation code 7"));
+  EXPECT_NE(cinn_like_dnnl_matmul_epilogue(a.data(), b.data(), bias.data(), c.data(), 1, 0, 1, 2, 3,
+                                           /*k=*/0, 0, 0, 0, 0, 1, nullptr),
+            0);
+  EXPECT_THAT(std::string(cinn_like_get_last_error()),
+              HasSubstr("k must be at least 1 with an activation"));
+  // A relu on a product that is negative: zeros, the bias added before it.
+  std::vector<float> neg(9, -1.f);
+  ASSERT_EQ(cinn_like_dnnl_matmul_epilogue(a.data(), neg.data(), bias.data(), c.data(), 1, 0, 1, 2,
+                                           3, 3, 0, 0, 0, 0, 1, nullptr),
+            0)
+      << cinn_like_get_last_error();
+  for (float v : c) EXPECT_EQ(v, 0.f);
+  ASSERT_EQ(cinn_like_dnnl_matmul_epilogue(a.data(), b.data(), bias.data(), c.data(), 1, 0, 1, 2, 3,
+                                           3, 0, 0, 0, 0, 1, nullptr),
+            0)
+      << cinn_like_get_last_error();
+  for (float v : c) EXPECT_EQ(v, 3.5f);  // 3 ones times ones, plus 0.5
+}
+
 #endif
 
 }  // namespace
