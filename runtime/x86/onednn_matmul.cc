@@ -201,20 +201,8 @@ extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* b
                                      int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
                                      int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
                                      int64_t batch_stride_a, int64_t batch_stride_b,
-                                     void* /*stream*/) {
-  namespace x86 = cinn_like::runtime::x86;
-  x86::DnnlMatmulArgs args{a,
-                           b,
-                           has_bias ? bias : nullptr,
-                           c,
-                           dtype,
-                           batch,
-                           m,
-                           n,
-                           k,
-                           trans_a != 0,
-                           trans_b != 0,
-                           batch_stride_a,
-                           batch_stride_b};
-  return cinn_like::runtime::ReturnStatus(x86::DnnlMatmul(args));
+                                     void* stream) {
+  return cinn_like_dnnl_matmul_epilogue(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a,
+                                        trans_b, batch_stride_a, batch_stride_b,
+                                        cinn_like::runtime::x86::kDnnlActivationNone, stream);
 }
