@@ -129,9 +129,11 @@ void StandInSpatial(int64_t* in, int64_t* out, int64_t kernel, int64_t pad, int6
 }
 
 /// has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w, stride_h, stride_w,
-/// dilation_h, dilation_w, groups.
+/// dilation_h, dilation_w, groups, and with an epilogue (19 arguments) activation.
 absl::StatusOr<std::string> CheckDnnlConv2d(const std::vector<int64_t>& v) {
-  if (v.size() != 18) return absl::InternalError("the conv2d extern takes 18 integer arguments");
+  if (v.size() != 18 && v.size() != 19) {
+    return absl::InternalError("the conv2d extern takes 18 integer arguments, 19 with an epilogue");
+  }
   runtime::x86::DnnlConv2dArgs a{};
   a.bias = v[0] ? &a : nullptr;
   a.dtype = v[1];
@@ -151,6 +153,7 @@ absl::StatusOr<std::string> CheckDnnlConv2d(const std::vector<int64_t>& v) {
   a.dilation_h = v[15];
   a.dilation_w = v[16];
   a.groups = v[17];
+  if (v.size() == 19) a.activation = v[18];
   StandInSpatial(&a.h, &a.out_h, a.r, a.pad_h, a.stride_h, a.dilation_h);
   StandInSpatial(&a.w_dim, &a.out_w, a.s, a.pad_w, a.stride_w, a.dilation_w);
   return Logged(runtime::x86::DnnlPrepareConv2d(a));
@@ -177,6 +180,8 @@ const bool kRegistered = [] {
                               {"oneDNN", "cinn_like_dnnl_matmul_epilogue", CheckDnnlMatmul, ""});
   ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2d,
                               {"oneDNN", "cinn_like_dnnl_conv2d", CheckDnnlConv2d, ""});
+  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2dEpilogue,
+                              {"oneDNN", "cinn_like_dnnl_conv2d_epilogue", CheckDnnlConv2d, ""});
 #endif
   return true;
 }();

@@ -36,6 +36,8 @@ const char* LibraryCallName(LibraryCall call) {
       return "conv2d";
     case LibraryCall::kConv2dChannelsLast:
       return "conv2d (channels last)";
+    case LibraryCall::kConv2dEpilogue:
+      return "conv2d (with epilogue)";
     case LibraryCall::kAttention:
       return "attention";
   }

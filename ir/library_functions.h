@@ -31,6 +31,10 @@ enum class LibraryCall : uint8_t {
   /// The same arguments for channels-last tensors: x [n, h, w, c], w [k, r, s, c / groups],
   /// y [n, out_h, out_w, k] (hlir/pass/conv_layout.h makes such convolutions on NVGPU).
   kConv2dChannelsLast,
+  /// kConv2d's arguments with `activation` after groups (kMatmulEpilogue's codes), applied
+  /// after the bias by the convolution itself: runtime/x86/onednn.h's post-ops
+  /// (hlir/pass/matmul_epilogue.h's FoldConvEpilogue makes such convolutions on x86).
+  kConv2dEpilogue,
   /// The fused attention kernel, a library kernel the backend adds to the device module
   /// (hlir/ops/attention_kernel.cc); no integer arguments are checked.
   kAttention,

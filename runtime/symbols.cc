@@ -45,6 +45,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul),
       CINN_LIKE_SYMBOL(cinn_like_dnnl_matmul_epilogue),
       CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d),
+      CINN_LIKE_SYMBOL(cinn_like_dnnl_conv2d_epilogue),
 #endif
   };
 #undef CINN_LIKE_SYMBOL

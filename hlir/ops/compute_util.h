@@ -66,9 +66,12 @@ struct MatmulEpilogue {
   std::string op;          // the elementwise op applying it ("relu", "gelu"); empty for none
   AttributeMap op_attrs;
 };
-/// The epilogue of a matmul node with `num_inputs` inputs and `attrs`, or an error naming the
-/// attribute's value.
-absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs);
+/// The epilogue of a matmul (or conv2d, `op`) node with `num_inputs` inputs and `attrs`, or an
+/// error naming the attribute's value. A conv2d's bias is per output channel.
+absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs,
+                                                 const std::string& op = "matmul");
+/// The epilogue's activation applied to a reference result in place (its op's reference).
+absl::Status ReferenceActivation(const MatmulEpilogue& e, HostTensor& o);
 /// Library-call computes (OpDef::extern_compute; hlir/ops/matmul_extern.cc, conv_extern.cc):
 /// each calls the function its target's library has (ir/library_functions.h) and declines,
 /// saying why, the cases the call cannot express or the library refuses.

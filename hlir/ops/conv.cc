@@ -206,6 +206,9 @@ Descs InferConv2dNchw(const std::vector<TensorDesc>& in, const AttributeMap& att
 Descs InferConv2d(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
   auto nhwc = IsChannelsLast(attrs);
   if (!nhwc.ok()) return nhwc.status();
+  // "activation" (none, relu, gelu_tanh): applied after the bias (FoldConvEpilogue).
+  auto epilogue = ops::GetMatmulEpilogue(in.size(), attrs, "conv2d");
+  if (!epilogue.ok()) return epilogue.status();
   if (!*nhwc) return InferConv2dNchw(in, attrs);
   // The NCHW view of every operand (a bias is 1-d), and the channels-last form of the result.
   std::vector<TensorDesc> view = in;
@@ -257,8 +260,8 @@ absl::Status ReferenceConv2dNchw(const Inputs& in, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
-absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
-                             std::vector<HostTensor>& outs) {
+absl::Status ReferenceConv2dLayout(const Inputs& in, const AttributeMap& attrs,
+                                   std::vector<HostTensor>& outs) {
   if (!*IsChannelsLast(attrs)) return ReferenceConv2dNchw(in, attrs, outs);
   HostTensor x = Permuted(*in[0], kFromNhwc), wt = Permuted(*in[1], kFromNhwc);
   Inputs view{&x, &wt};
@@ -268,6 +271,16 @@ absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
   absl::Status s = ReferenceConv2dNchw(view, attrs, y);
   if (s.ok()) outs[0] = Permuted(y[0], kFromNchw);
   return s;
+}
+
+/// The convolution (with its bias), then the epilogue's activation.
+absl::Status ReferenceConv2d(const Inputs& in, const AttributeMap& attrs,
+                             std::vector<HostTensor>& outs) {
+  absl::Status s = ReferenceConv2dLayout(in, attrs, outs);
+  if (!s.ok()) return s;
+  auto epilogue = ops::GetMatmulEpilogue(in.size(), attrs, "conv2d");
+  if (!epilogue.ok()) return epilogue.status();
+  return ops::ReferenceActivation(*epilogue, outs[0]);
 }
 
 /// x(n, c, h, w) with (h, w) possibly in the padding: the indices are clamped into the tensor
@@ -310,6 +323,9 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
   ir::Type t = outs[0].type;
   const Window win = *w;
   bool has_bias = in.size() == 3;
+  auto epilogue = ops::GetMatmulEpilogue(in.size(), attrs, "conv2d");
+  if (!epilogue.ok()) return epilogue.status();
+  const bool act = !epilogue->op.empty();
   // float16 and bfloat16 accumulate in float32 and round once, after the bias (as matmul and
   // PyTorch's kernels do; a 16-bit accumulator rounded at every step).
   bool widen = t.is_low_precision_float();
@@ -328,16 +344,37 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
             Widen(PaddedRead(x, i[0], c, h, v, ir::MakeConst(t, 0), last)) * Widen(weight),
             {rc, rh, rw});
       },
-      has_bias || widen ? name + "_acc" : name);
-  if (!has_bias && !widen) return std::vector<ir::Tensor>{acc};
+      has_bias || widen || act ? name + "_acc" : name);
+  if (!has_bias && !widen && !act) return std::vector<ir::Tensor>{acc};
+  if (!act) {
+    return std::vector<ir::Tensor>{ir::Compute(
+        outs[0].shape,
+        [&](const std::vector<ir::Expr>& i) {
+          ir::Expr v = acc(i);
+          if (has_bias) v = v + Widen(in[2](nchw(i)[1]));
+          return CastTo(t, v);
+        },
+        name)};
+  }
+  // The epilogue in the accumulator's type: + bias[channel], the activation through its
+  // elementwise op's compute, then the cast (as a matmul's epilogue).
+  ir::Tensor pre = acc;
+  if (has_bias) {
+    pre = ir::Compute(
+        outs[0].shape,
+        [&](const std::vector<ir::Expr>& i) { return acc(i) + Widen(in[2](nchw(i)[1])); },
+        name + "_bias");
+  }
+  auto def = OpRegistry::Global().Find(epilogue->op);
+  if (!def.ok()) return def.status();
+  auto applied =
+      (*def)->compute({pre}, epilogue->op_attrs, {ComputeOutput{pre->dtype, outs[0].shape}},
+                      widen ? name + "_act" : name);
+  if (!applied.ok()) return applied.status();
+  if (!widen) return applied;
+  const ir::Tensor done = applied->front();
   return std::vector<ir::Tensor>{ir::Compute(
-      outs[0].shape,
-      [&](const std::vector<ir::Expr>& i) {
-        ir::Expr v = acc(i);
-        if (has_bias) v = v + Widen(in[2](nchw(i)[1]));
-        return CastTo(t, v);
-      },
-      name)};
+      outs[0].shape, [&](const std::vector<ir::Expr>& i) { return CastTo(t, done(i)); }, name)};
 }
 
 // ----------------------------------------------------------------------------------------------

@@ -1,9 +1,9 @@
 /// \file conv2d as a library call (an extern tensor calling the target's conv2d function,
 /// ir::LibraryCall::kConv2d: cuDNN on NVGPU, oneDNN on x86; kConv2dChannelsLast for the
-/// "NHWC" data_format, cuDNN only): forward with strides,
-/// symmetric paddings, dilations, groups and the bias in the same call. Other cases
-/// (asymmetric paddings, other dtypes), and those the library refuses, are declined: the
-/// generated compute serves them.
+/// "NHWC" data_format, cuDNN only; kConv2dEpilogue with an activation, oneDNN only): forward
+/// with strides, symmetric paddings, dilations, groups, the bias and the activation in the same
+/// call. Other cases (asymmetric paddings, other dtypes), and those the library refuses, are
+/// declined: the generated compute serves them.
 #include "hlir/ops/compute_util.h"
 
 namespace cinn_like::hlir::ops {
@@ -61,8 +61,16 @@ ExternComputeFn Conv2dExternCompute() {
          {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
       ints.push_back(Expr(v));
     }
-    auto f = FindLibrary(
-        target, last ? ir::LibraryCall::kConv2dChannelsLast : ir::LibraryCall::kConv2d, ints);
+    // An activation after the bias (FoldConvEpilogue): the call with an epilogue, NCHW only.
+    auto epilogue = GetMatmulEpilogue(in.size(), attrs, "conv2d");
+    if (!epilogue.ok()) return epilogue.status();
+    ir::LibraryCall call = last ? ir::LibraryCall::kConv2dChannelsLast : ir::LibraryCall::kConv2d;
+    if (epilogue->activation != 0) {
+      if (last) return Declined("no library call applies an activation to an NHWC convolution");
+      call = ir::LibraryCall::kConv2dEpilogue;
+      ints.push_back(Expr(epilogue->activation));
+    }
+    auto f = FindLibrary(target, call, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
     const std::string function = f->function;
     return MadeBy(

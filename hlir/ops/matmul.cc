@@ -83,14 +83,7 @@ absl::Status ReferenceEpilogue(const std::vector<const HostTensor*>& in, const A
     const int64_t n = o.shape.back();
     for (int64_t i = 0; i < o.size(); ++i) o.data[i] += in[2]->data[i % n];
   }
-  if (e->op.empty()) return absl::OkStatus();
-  auto def = OpRegistry::Global().Find(e->op);
-  if (!def.ok()) return def.status();
-  std::vector<HostTensor> act{HostTensor(o.dtype, o.shape)};
-  absl::Status s = (*def)->reference({&o}, e->op_attrs, act);
-  if (!s.ok()) return s;
-  o.data = std::move(act[0].data);
-  return absl::OkStatus();
+  return ops::ReferenceActivation(*e, o);
 }
 
 absl::Status ReferenceMatmul(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,

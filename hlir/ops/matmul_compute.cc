@@ -51,10 +51,11 @@ absl::StatusOr<Tensor> ApplyEpilogue(const Tensor& acc, const MatmulEpilogue& e,
 
 }  // namespace
 
-absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs) {
+absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs,
+                                                 const std::string& op) {
   MatmulEpilogue e;
   e.bias = num_inputs == 3;
-  auto act = GetString(attrs, "activation", "matmul", "none");
+  auto act = GetString(attrs, "activation", op, "none");
   if (!act.ok()) return act.status();
   if (*act == "relu") {
     e.activation = 1;
@@ -64,10 +65,21 @@ absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const Attrib
     e.op = "gelu";
     e.op_attrs["approximate"] = std::string("tanh");
   } else if (*act != "none") {
-    return absl::InvalidArgumentError("op matmul: attribute 'activation' is \"" + *act +
+    return absl::InvalidArgumentError("op " + op + ": attribute 'activation' is \"" + *act +
                                       "\", expected \"none\", \"relu\" or \"gelu_tanh\"");
   }
   return e;
+}
+
+absl::Status ReferenceActivation(const MatmulEpilogue& e, HostTensor& o) {
+  if (e.op.empty()) return absl::OkStatus();
+  auto def = OpRegistry::Global().Find(e.op);
+  if (!def.ok()) return def.status();
+  std::vector<HostTensor> act{HostTensor(o.dtype, o.shape)};
+  absl::Status s = (*def)->reference({&o}, e.op_attrs, act);
+  if (!s.ok()) return s;
+  o.data = std::move(act[0].data);
+  return absl::OkStatus();
 }
 
 ComputeFn MatmulCompute() {

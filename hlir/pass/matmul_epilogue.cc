@@ -1,5 +1,5 @@
-/// \file Matmul epilogue folding, through the graph rewriter: chains are found first (each
-/// folded node read only by the next), then each is emitted as one matmul at its last node.
+/// \file Matmul and conv2d epilogue folding, through the graph rewriter: chains are found first
+/// (each folded node read only by the next), then each is emitted as one node at its last.
 #include "hlir/pass/matmul_epilogue.h"
 
 #include <map>
@@ -9,16 +9,19 @@
 namespace cinn_like::hlir {
 namespace {
 
-/// A matmul and what folds into it.
+/// A matmul (or conv2d) and what folds into it.
 struct Chain {
   int matmul = -1;
   int bias = -1;                    // old value, or -1
-  std::string activation = "none";  // the matmul's "activation" attribute
+  std::string activation = "none";  // the node's "activation" attribute
 };
 
 class Folder {
  public:
-  explicit Folder(const Graph& graph) : graph_(graph), consumers_(ValueConsumers(graph)) {}
+  /// Folds into nodes of `op`: "matmul" (the bias along the product's last dim) or "conv2d"
+  /// (NCHW: the bias along dim 1, the channels).
+  Folder(const Graph& graph, std::string op)
+      : graph_(graph), consumers_(ValueConsumers(graph)), op_(std::move(op)) {}
 
   absl::StatusOr<Graph> Run() {
     const int num_nodes = static_cast<int>(graph_.nodes().size());
@@ -68,13 +71,18 @@ class Folder {
   int Out(int node) const { return graph_.nodes()[node].outputs[0]; }
   const TensorDesc& Desc(int value) const { return graph_.values()[value].desc; }
 
-  /// Whether node `n` is a matmul that can take an epilogue.
+  /// Whether node `n` is a node of op_ that can take an epilogue (a conv2d: NCHW).
   bool Folds(int n) const {
     const Node& node = graph_.nodes()[n];
-    if (node.op != "matmul" || node.outputs.size() != 1) return false;
-    auto act = GetString(node.attrs, "activation", "matmul", "none");
-    return act.ok() && *act == "none" && IsFloat(Desc(Out(n)).dtype);
+    if (node.op != op_ || node.outputs.size() != 1) return false;
+    auto act = GetString(node.attrs, "activation", op_, "none");
+    auto format = GetString(node.attrs, "data_format", op_, "NCHW");
+    return act.ok() && *act == "none" && format.ok() && *format == "NCHW" &&
+           IsFloat(Desc(Out(n)).dtype);
   }
+
+  /// The dim of the product a bias runs along: a matmul's last, a convolution's channels.
+  size_t BiasAxis(const Shape& product) const { return op_ == "conv2d" ? 1 : product.size() - 1; }
 
   /// The one node reading value `v` when v is no graph output and that node reads it once.
   int OnlyReader(int v) const {
@@ -86,20 +94,24 @@ class Folder {
   }
 
   /// The bias operand of add node `add` over product `v`: same dtype, its elements along the
-  /// product's last dim only (shape [..., 1, n]), the add's result shaped as the product.
+  /// product's bias axis only (a matmul's [..., 1, n], a convolution's [c, 1, 1] or
+  /// [1, c, 1, 1]), the add's result shaped as the product.
   int BiasOperand(int add, int v) const {
     const Node& node = graph_.nodes()[add];
     if (node.inputs.size() != 2) return -1;
     const int bias = node.inputs[0] == v ? node.inputs[1] : node.inputs[0];
     const TensorDesc &b = Desc(bias), &p = Desc(v);
-    if (b.dtype != p.dtype || Desc(Out(add)).shape != p.shape || b.shape.empty() ||
-        b.shape.size() > p.shape.size() || b.shape.back() != p.shape.back()) {
+    const size_t axis = BiasAxis(p.shape), rank = b.shape.size();
+    // b's dims align with the product's last ones: b's dim `at` is the product's axis.
+    if (b.dtype != p.dtype || Desc(Out(add)).shape != p.shape || rank == 0 ||
+        rank > p.shape.size() || rank < p.shape.size() - axis) {
       return -1;
     }
-    for (size_t d = 0; d + 1 < b.shape.size(); ++d) {
-      if (!b.shape[d].is_one()) return -1;
+    const size_t at = axis - (p.shape.size() - rank);
+    for (size_t d = 0; d < rank; ++d) {
+      if (d == at ? b.shape[d] != p.shape[axis] : !b.shape[d].is_one()) return -1;
     }
-    if (b.shape.size() > 1 && b.shape.back().is_symbolic()) return -1;  // reshaped statically
+    if (rank > 1 && b.shape[at].is_symbolic()) return -1;  // reshaped statically
     return bias;
   }
 
@@ -120,9 +132,10 @@ class Folder {
       int bias = rw.Map(chain.bias);
       const Shape& shape = Desc(chain.bias).shape;
       if (shape.size() > 1) {
+        const Shape& product = Desc(mm.outputs[0]).shape;
+        const int64_t n = product[BiasAxis(product)].value;
         auto flat =
-            rw.AddNode("reshape", {bias}, {{"shape", std::vector<int64_t>{shape.back().value}}},
-                       name + "_bias");
+            rw.AddNode("reshape", {bias}, {{"shape", std::vector<int64_t>{n}}}, name + "_bias");
         if (!flat.ok()) return flat.status();
         bias = (*flat)[0];
       }
@@ -130,7 +143,7 @@ class Folder {
     }
     AttributeMap attrs = mm.attrs;
     attrs["activation"] = chain.activation;
-    auto outs = rw.AddNode("matmul", inputs, attrs, name, {name});
+    auto outs = rw.AddNode(op_, inputs, attrs, name, {name});
     if (!outs.ok()) return outs.status();
     rw.SetMap(out, (*outs)[0]);
     return absl::OkStatus();
@@ -138,10 +151,15 @@ class Folder {
 
   const Graph& graph_;
   std::vector<std::vector<int>> consumers_;
+  std::string op_;
 };
 
 }  // namespace
 
-absl::StatusOr<Graph> FoldMatmulEpilogue(const Graph& graph) { return Folder(graph).Run(); }
+absl::StatusOr<Graph> FoldMatmulEpilogue(const Graph& graph) {
+  return Folder(graph, "matmul").Run();
+}
+
+absl::StatusOr<Graph> FoldConvEpilogue(const Graph& graph) { return Folder(graph, "conv2d").Run(); }
 
 }  // namespace cinn_like::hlir

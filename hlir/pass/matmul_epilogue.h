@@ -20,4 +20,11 @@ namespace cinn_like::hlir {
 /// layer's bias and its activation.
 absl::StatusOr<Graph> FoldMatmulEpilogue(const Graph& graph);
 
+/// The same for NCHW conv2d nodes: an add of a bias per output channel ([c, 1, 1] or
+/// [1, c, 1, 1]) when the convolution has none, then a relu or tanh-gelu, become one conv2d with
+/// a bias input [c] and an "activation" attribute, which oneDNN runs with the activation as a
+/// post-op (ir::LibraryCall::kConv2dEpilogue). A batch_norm between them (a per-channel scale
+/// first) stops the chain.
+absl::StatusOr<Graph> FoldConvEpilogue(const Graph& graph);
+
 }  // namespace cinn_like::hlir

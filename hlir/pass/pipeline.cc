@@ -53,6 +53,11 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
     mm[1] = target.arch == ir::Target::Arch::kNVGPU ? 1 : 0;  // float16, float32
     options.matmul_epilogue =
         ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue, mm).ok();
+    std::vector<int64_t> conv(19, ir::kArgAtCall);  // sizes at the call, stand-ins here
+    conv[0] = 1, conv[1] = mm[1], conv[18] = 1;     // bias, that dtype, relu
+    for (int k = 11; k < 18; ++k) conv[k] = 1;      // pads, strides, dilations, groups of 1
+    options.conv_epilogue =
+        ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dEpilogue, conv).ok();
   }
   return options;
 }
@@ -66,6 +71,9 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   }
   if (g.ok()) g = runner.Run("split_to_slices", SplitToSlices, *g);
   if (g.ok()) g = runner.Run("fold_transpose_into_matmul", FoldTransposeIntoMatmul, *g);
+  if (g.ok() && options.conv_epilogue) {
+    g = runner.Run("fold_conv_epilogue", FoldConvEpilogue, *g);
+  }
   if (g.ok() && options.matmul_epilogue) {
     g = runner.Run("fold_matmul_epilogue", FoldMatmulEpilogue, *g);
   }

@@ -24,6 +24,9 @@ struct PassOptions {
   /// whose matmul library applies them as the GEMM's epilogue (cuBLASLt, oneDNN's post-ops),
   /// when library calls are on.
   bool matmul_epilogue = false;
+  /// Likewise for conv2d (FoldConvEpilogue): where the target's convolution library applies
+  /// an activation (oneDNN's post-ops on x86).
+  bool conv_epilogue = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";
 };

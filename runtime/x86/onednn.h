@@ -16,6 +16,13 @@ namespace cinn_like::runtime::x86 {
 /// Element types of the externs (their `dtype` argument), the codes of the cuBLAS extern's.
 enum DnnlDType : int64_t { kDnnlFloat32 = 0, kDnnlFloat16 = 1, kDnnlBFloat16 = 2 };
 
+/// The epilogue's activations: none, relu, PyTorch's gelu(approximate="tanh").
+enum DnnlActivation : int64_t {
+  kDnnlActivationNone = 0,
+  kDnnlActivationRelu = 1,
+  kDnnlActivationGeluTanh = 2
+};
+
 /// Row-major, batched: C[b] (m x n) = op(A[b]) op(B[b]) (+ bias[n] on every row), with A[b] at
 /// a + b * batch_stride_a elements (m x k, or k x m when trans_a), B[b] likewise (k x n, or
 /// n x k), C contiguous. A batch stride of 0 broadcasts that operand. Host pointers.
@@ -33,13 +40,6 @@ struct DnnlMatmulArgs {
   int64_t activation = 0;
 };
 
-/// The epilogue's activations: none, relu, PyTorch's gelu(approximate="tanh").
-enum DnnlActivation : int64_t {
-  kDnnlActivationNone = 0,
-  kDnnlActivationRelu = 1,
-  kDnnlActivationGeluTanh = 2
-};
-
 /// NCHW forward convolution y = conv(x, w) (+ bias[k] per output channel): x [n, c, h, w],
 /// w [k, c / groups, r, s], y [n, k, out_h, out_w], symmetric paddings, dilations counted as
 /// PyTorch does (1: none). Host pointers.
@@ -51,6 +51,8 @@ struct DnnlConv2dArgs {
   int64_t dtype;
   int64_t n, c, h, w_dim, k, r, s, out_h, out_w;
   int64_t pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups;
+  /// Applied after the bias by the primitive (a post-op): kDnnlActivation*.
+  int64_t activation = 0;
 };
 
 /// Whether oneDNN can be loaded: its version ("oneDNN 2.6.3"), or Unavailable naming the
@@ -87,6 +89,12 @@ extern "C" int cinn_like_dnnl_matmul_epilogue(const void* a, const void* b, cons
                                               int64_t trans_a, int64_t trans_b,
                                               int64_t batch_stride_a, int64_t batch_stride_b,
                                               int64_t activation, void* stream);
+/// cinn_like_dnnl_conv2d with `activation` after the bias (ir::LibraryCall::kConv2dEpilogue).
+extern "C" int cinn_like_dnnl_conv2d_epilogue(
+    const void* x, const void* w, const void* bias, void* y, int64_t has_bias, int64_t dtype,
+    int64_t n, int64_t c, int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h,
+    int64_t out_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t activation, void* stream);
 extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
                                      int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
                                      int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,

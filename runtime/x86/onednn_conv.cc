@@ -19,14 +19,15 @@ namespace {
 // clang-format off
 enum : size_t {
   kDType, kN, kC, kH, kW, kK, kR, kS, kOutH, kOutW,
-  kPadH, kPadW, kStrideH, kStrideW, kDilationH, kDilationW, kGroups, kBias
+  kPadH, kPadW, kStrideH, kStrideW, kDilationH, kDilationW, kGroups, kBias, kActivation
 };
 // clang-format on
 
 std::vector<int64_t> Key(const DnnlConv2dArgs& a) {
-  return {a.dtype,    a.n,        a.c,          a.h,          a.w_dim,  a.k,
-          a.r,        a.s,        a.out_h,      a.out_w,      a.pad_h,  a.pad_w,
-          a.stride_h, a.stride_w, a.dilation_h, a.dilation_w, a.groups, a.bias != nullptr};
+  return {a.dtype,     a.n,        a.c,          a.h,          a.w_dim,  a.k,
+          a.r,         a.s,        a.out_h,      a.out_w,      a.pad_h,  a.pad_w,
+          a.stride_h,  a.stride_w, a.dilation_h, a.dilation_w, a.groups, a.bias != nullptr,
+          a.activation};
 }
 
 std::string Describe(const DnnlConv2dArgs& a) {
@@ -35,7 +36,7 @@ std::string Describe(const DnnlConv2dArgs& a) {
                       a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h, "x",
                       a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
                       a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ", dtype code ",
-                      a.dtype, a.bias ? ", bias)" : ")");
+                      a.dtype, a.bias ? ", bias" : "", DnnlActivationText(a.activation), ")");
 }
 
 /// The convolution of `key` on plain NCHW/OIHW tensors, or with `own_layouts` on layouts oneDNN
@@ -80,7 +81,7 @@ absl::StatusOr<DnnlPrimitive> MakeConv2dIn(const Dnnl& d, const std::vector<int6
   std::vector<std::pair<int, dnnl_memory_desc_t>> args{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, w}};
   if (key[kBias]) args.push_back({DNNL_ARG_BIAS, bias});
   args.push_back({DNNL_ARG_DST, y});
-  return CreatePrimitive(d, &desc, std::move(args), plain);
+  return CreatePrimitive(d, &desc, std::move(args), plain, DnnlActivationAlg(key[kActivation]));
 }
 
 /// Whether `impl` is oneDNN's convolution through an im2col GEMM ("x64:gemm:jit") or its
@@ -133,6 +134,10 @@ absl::StatusOr<const Dnnl*> Check(const DnnlConv2dArgs& a) {
       a.pad_w < 0) {
     return absl::InvalidArgumentError(what + ": strides and dilations must be >= 1, pads >= 0");
   }
+  if (a.activation < kDnnlActivationNone || a.activation > kDnnlActivationGeluTanh) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": unknown activation code ", a.activation));
+  }
   auto d = GetDnnl();
   if (!d.ok()) {
     return absl::Status(d.status().code(), what + ": " + std::string(d.status().message()));
@@ -177,12 +182,11 @@ absl::Status DnnlConv2d(const DnnlConv2dArgs& a) {
 
 }  // namespace cinn_like::runtime::x86
 
-extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
-                                     int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                     int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
-                                     int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
-                                     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-                                     int64_t dilation_w, int64_t groups, void* /*stream*/) {
+extern "C" int cinn_like_dnnl_conv2d_epilogue(
+    const void* x, const void* w, const void* bias, void* y, int64_t has_bias, int64_t dtype,
+    int64_t n, int64_t c, int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h,
+    int64_t out_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
+    int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t activation, void* /*stream*/) {
   namespace x86 = cinn_like::runtime::x86;
   x86::DnnlConv2dArgs args{x,          w,          has_bias ? bias : nullptr,
                            y,          dtype,      n,
@@ -190,6 +194,19 @@ extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* b
                            k,          r,          s,
                            out_h,      out_w,      pad_h,
                            pad_w,      stride_h,   stride_w,
-                           dilation_h, dilation_w, groups};
+                           dilation_h, dilation_w, groups,
+                           activation};
   return cinn_like::runtime::ReturnStatus(x86::DnnlConv2d(args));
+}
+
+extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
+                                     int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
+                                     int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
+                                     int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
+                                     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                                     int64_t dilation_w, int64_t groups, void* stream) {
+  return cinn_like_dnnl_conv2d_epilogue(x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s,
+                                        out_h, out_w, pad_h, pad_w, stride_h, stride_w, dilation_h,
+                                        dilation_w, groups,
+                                        cinn_like::runtime::x86::kDnnlActivationNone, stream);
 }

@@ -97,6 +97,24 @@ absl::StatusOr<std::string> DnnlVersion() {
   return (*d)->version;
 }
 
+dnnl_alg_kind_t DnnlActivationAlg(int64_t activation) {
+  return activation == kDnnlActivationRelu       ? dnnl_eltwise_relu
+         : activation == kDnnlActivationGeluTanh ? dnnl_eltwise_gelu_tanh
+                                                 : dnnl_alg_kind_undef;
+}
+
+std::string DnnlActivationText(int64_t activation) {
+  switch (activation) {
+    case kDnnlActivationNone:
+      return "";
+    case kDnnlActivationRelu:
+      return ", then relu";
+    case kDnnlActivationGeluTanh:
+      return ", then gelu (tanh)";
+  }
+  return absl::StrCat(", then activation ", activation);
+}
+
 absl::Status CheckDnnl(const Dnnl& dnnl, dnnl_status_t rc, const char* call) {
   if (rc == dnnl_success) return absl::OkStatus();
   std::string msg = absl::StrCat(call, " failed: ", dnnl.dnnl_status2str(rc));

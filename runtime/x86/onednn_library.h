@@ -122,6 +122,11 @@ class PrimitiveCache {
 /// the generated compute that serves instead.
 absl::StatusOr<std::string> FastImplementation(const Dnnl& dnnl, const DnnlPrimitive& p);
 
+/// The eltwise algorithm of an epilogue's activation code (kDnnlActivation*: relu, tanh-gelu),
+/// dnnl_alg_kind_undef for none; and its name for messages (", then relu", or "" for none).
+dnnl_alg_kind_t DnnlActivationAlg(int64_t activation);
+std::string DnnlActivationText(int64_t activation);
+
 /// oneDNN's data type for the externs' dtype codes (0 float32, 1 float16, 2 bfloat16), or
 /// dnnl_data_type_undef for another code.
 dnnl_data_type_t DnnlDataType(int64_t dtype);

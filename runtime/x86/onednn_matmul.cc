@@ -42,18 +42,11 @@ std::vector<int64_t> Key(const DnnlMatmulArgs& a) {
           a.activation};
 }
 
-const char* ActivationName(int64_t activation) {
-  return activation == kDnnlActivationRelu       ? "relu"
-         : activation == kDnnlActivationGeluTanh ? "gelu (tanh)"
-                                                 : "none";
-}
-
 std::string Describe(const DnnlMatmulArgs& a) {
-  return absl::StrCat(
-      "oneDNN matmul (batch ", a.batch, ", m ", a.m, ", n ", a.n, ", k ", a.k, ", trans_a ",
-      a.trans_a, ", trans_b ", a.trans_b, ", batch strides ", a.batch_stride_a, "/",
-      a.batch_stride_b, ", dtype code ", a.dtype, a.bias ? ", bias" : "",
-      a.activation ? absl::StrCat(", then ", ActivationName(a.activation)) : "", ")");
+  return absl::StrCat("oneDNN matmul (batch ", a.batch, ", m ", a.m, ", n ", a.n, ", k ", a.k,
+                      ", trans_a ", a.trans_a, ", trans_b ", a.trans_b, ", batch strides ",
+                      a.batch_stride_a, "/", a.batch_stride_b, ", dtype code ", a.dtype,
+                      a.bias ? ", bias" : "", DnnlActivationText(a.activation), ")");
 }
 
 /// A (rows x cols, or cols x rows stored when `trans`) matrix per batch, `stride` apart
@@ -82,11 +75,7 @@ absl::StatusOr<DnnlPrimitive> MakeMatmul(const Dnnl& d, const std::vector<int64_
   std::vector<std::pair<int, dnnl_memory_desc_t>> args{{DNNL_ARG_SRC, a}, {DNNL_ARG_WEIGHTS, b}};
   if (key[kBias]) args.push_back({DNNL_ARG_BIAS, bias});
   args.push_back({DNNL_ARG_DST, c});
-  const int64_t act = key[kActivation];
-  const dnnl_alg_kind_t post = act == kDnnlActivationRelu       ? dnnl_eltwise_relu
-                               : act == kDnnlActivationGeluTanh ? dnnl_eltwise_gelu_tanh
-                                                                : dnnl_alg_kind_undef;
-  return CreatePrimitive(d, &desc, std::move(args), {}, post);
+  return CreatePrimitive(d, &desc, std::move(args), {}, DnnlActivationAlg(key[kActivation]));
 }
 
 PrimitiveCache& Cache() {
@@ -200,8 +189,7 @@ extern "C" int cinn_like_dnnl_matmul_epilogue(const void* a, const void* b, cons
 extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* bias, void* c,
                                      int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
                                      int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                     int64_t batch_stride_a, int64_t batch_stride_b,
-                                     void* stream) {
+                                     int64_t batch_stride_a, int64_t batch_stride_b, void* stream) {
   return cinn_like_dnnl_matmul_epilogue(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a,
                                         trans_b, batch_stride_a, batch_stride_b,
                                         cinn_like::runtime::x86::kDnnlActivationNone, stream);

@@ -164,6 +164,48 @@ TEST(OneDnnX86, MatmulEpiloguesAreOneDnnPostOps) {
   FLAGS_cinn_like_dump_dir = saved_dir;
 }
 
+/// Convolutions with a bias and a relu or tanh-gelu (FoldConvEpilogue) are one oneDNN
+/// convolution each, the activation a post-op: a per-channel bias then relu, the
+/// convolution's own bias then tanh-gelu, a grouped strided one with relu alone, a 1x1 one on
+/// layouts of oneDNN's own; with oneDNN declined, generated kernels. A batch_norm between them
+/// keeps its relu.
+TEST(OneDnnX86, ConvEpiloguesAreOneDnnPostOps) {
+  SKIP_WITHOUT_ONEDNN();
+  const std::string saved_dir = FLAGS_cinn_like_dump_dir;
+  const std::string saved_decline = FLAGS_cinn_like_decline_libraries;
+  const std::string dir = ::testing::TempDir() + "/conv_epilogue_x86";
+  FLAGS_cinn_like_dump_dir = dir;
+  for (const char* decline : {"", "oneDNN"}) {
+    SCOPED_TRACE(std::string("declined: '") + decline + "'");
+    FLAGS_cinn_like_decline_libraries = decline;
+    NetBuilder b;
+    auto x = b.CreateInput(kF32, S({2, 4, 9, 9}), "x");
+    auto w = b.CreateInput(kF32, S({8, 4, 3, 3}), "w");
+    auto wg = b.CreateInput(kF32, S({8, 2, 3, 3}), "wg");
+    auto w1 = b.CreateInput(kF32, S({16, 4, 1, 1}), "w1");
+    auto bias = b.CreateInput(kF32, S({8}), "bias");
+    auto c11 = b.CreateInput(kF32, S({8, 1, 1}), "c11");
+    b.MarkOutput(b.Relu(b.Add(b.Conv2d(x, w, {1, 1}, {1, 1}), c11)));
+    b.MarkOutput(b.Gelu(b.Conv2d(x, w, bias, {1, 1}, {1, 1}), "tanh"));
+    b.MarkOutput(b.Relu(b.Conv2d(x, wg, {2, 2}, {1, 1}, {1, 1}, 2)));
+    b.MarkOutput(b.Relu(b.Conv2d(x, w1)));
+    b.MarkOutput(b.Relu(b.Add(b.Mul(b.Conv2d(x, w, {1, 1}, {1, 1}), c11), c11)));
+    std::filesystem::remove_all(dir);
+    RunProgramCase(*b.Build(), kX86, RunOnX86, 1e-4);
+    std::stringstream tactics;
+    tactics << std::ifstream(dir + "/fused.tactics.txt").rdbuf();
+    const std::string call = "library.call (oneDNN cinn_like_dnnl_conv2d_epilogue";
+    size_t calls = 0;
+    for (size_t at = tactics.str().find(call); at != std::string::npos;
+         at = tactics.str().find(call, at + 1)) {
+      ++calls;
+    }
+    EXPECT_EQ(calls, *decline ? 0u : 4u) << tactics.str();
+  }
+  FLAGS_cinn_like_decline_libraries = saved_decline;
+  FLAGS_cinn_like_dump_dir = saved_dir;
+}
+
 TEST(OneDnnX86, Conv2dsCallOneDnnAndMatchTheReference) {
   SKIP_WITHOUT_ONEDNN();
   const std::string f = "cinn_like_dnnl_conv2d";
@@ -293,6 +335,21 @@ TEST(OneDnnX86Fallback, ExternLibsOffUsesTheGeneratedKernels) {
   RunCase(Matmul(kF32, S({3, 9, 16}), S({3, 16, 11})), "");
   RunCase({"linear", {kF32, kF32, kF32}, {S({7, 32}), S({12, 32}), S({12})}, {}, {}}, "");
   RunCase(Conv(S({1, 4, 7, 7}), S({4, 2, 3, 3}), {{"groups", int64_t{2}}}, true), "");
+}
+
+/// A conv2d node with an activation of its own: the library call with the epilogue where oneDNN
+/// takes it, and the generated compute applying it where the library is off.
+TEST(OneDnnX86, Conv2dActivationAttributeMatchesTheReference) {
+  SKIP_WITHOUT_ONEDNN();
+  OpCase relu = Conv(S({1, 4, 7, 7}), S({6, 4, 3, 3}),
+                     {{"paddings", I64s{1, 1}}, {"activation", std::string("relu")}}, true);
+  RunCase(relu, "cinn_like_dnnl_conv2d_epilogue");
+  OpCase gelu = Conv(S({1, 4, 7, 7}), S({6, 2, 3, 3}),
+                     {{"groups", int64_t{2}}, {"activation", std::string("gelu_tanh")}});
+  RunCase(gelu, "cinn_like_dnnl_conv2d_epilogue");
+  ExternLibsScope off(false);
+  RunCase(relu, "");
+  RunCase(gelu, "");
 }
 
 /// The tactics the dump records for case `c` compiled for x86 as entry `name`.

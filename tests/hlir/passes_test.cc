@@ -361,6 +361,49 @@ TEST(GraphPasses, MatmulEpiloguesFoldBiasAndActivation) {
   ExpectSameResults(g, *out, 1e-5);
 }
 
+TEST(GraphPasses, ConvEpiloguesFoldBiasAndActivation) {
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 4, 7, 7}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({6, 4, 3, 3}), "w");
+  Var bias = b.CreateInput(DType::kFloat32, MakeShape({6}), "bias");
+  Var c11 = b.CreateInput(DType::kFloat32, MakeShape({6, 1, 1}), "c11");
+  Var c111 = b.CreateInput(DType::kFloat32, MakeShape({1, 6, 1, 1}), "c111");
+  Var scale = b.CreateInput(DType::kFloat32, MakeShape({6, 1, 1}), "scale");
+  Var row = b.CreateInput(DType::kFloat32, MakeShape({7}), "row");
+  // Folded: a [6, 1, 1] bias then relu; a [1, 6, 1, 1] bias (first) then tanh-gelu; a relu
+  // alone; a convolution with its own bias takes the relu.
+  Var relu = b.Relu(b.Add(b.Conv2d(x, w, {1, 1}, {1, 1}), c11));
+  Var gelu = b.Gelu(b.Add(c111, b.Conv2d(x, w, {1, 1}, {1, 1})), "tanh");
+  Var plain = b.Relu(b.Conv2d(x, w, {1, 1}, {1, 1}));
+  Var own = b.Relu(b.Conv2d(x, w, bias, {1, 1}, {1, 1}));
+  // Not folded: a per-channel scale first (batch_norm's), an addend along W, a result read
+  // twice.
+  Var bn = b.Relu(b.Add(b.Mul(b.Conv2d(x, w, {1, 1}, {1, 1}), scale), c11));
+  Var along_w = b.Add(b.Conv2d(x, w, {1, 1}, {1, 1}), row);
+  Var twice = b.Conv2d(x, w, {1, 1}, {1, 1});
+  Var twice_relu = b.Relu(twice), twice_sig = b.Sigmoid(twice);
+  for (Var v : {relu, gelu, plain, own, bn, along_w, twice_relu, twice_sig}) b.MarkOutput(v);
+  Graph g = Build(b);
+  auto out = FoldConvEpilogue(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<std::string> acts;
+  int with_bias = 0;
+  for (const Node& n : out->nodes()) {
+    if (n.op != "conv2d") continue;
+    acts.push_back(*GetString(n.attrs, "activation", "conv2d", "none"));
+    with_bias += n.inputs.size() == 3;
+  }
+  EXPECT_EQ(acts, (std::vector<std::string>{"relu", "gelu_tanh", "relu", "relu", "none", "none",
+                                            "none"}));
+  EXPECT_EQ(with_bias, 3);
+  EXPECT_EQ(CountOp(*out, "relu"), 2);  // after the scale, and after the result read twice
+  EXPECT_EQ(CountOp(*out, "gelu"), 0);
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    EXPECT_EQ(out->values()[out->outputs()[o]].name, g.values()[g.outputs()[o]].name);
+  }
+  ExpectSameResults(g, *out, 1e-5);
+}
+
 TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   // PyTorch's linear on [2, 3, 8]: view [6, 8] -> mm -> view [2, 3, 5]; a product read as
   // [6, 5] (a reshape back); a reshape that is not a merge of leading dims; a transposed x.
