@@ -171,6 +171,13 @@ inline absl::StatusOr<ir::Module> CompileProgramModule(const Program& program,
   return hlir::CompileFusedGraph(*fused, target, name);
 }
 
+/// How many times `what` occurs in `text` (library calls in a tactics dump, say).
+inline size_t Occurrences(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
 /// Compiles `program` for `target`, runs it with `exec` on fresh random inputs (variance-like
 /// inputs named "var" positive) and compares every output with the reference interpreter
 /// (|got - want| <= tol + tol * max(|want|, reference on |inputs|); 1e-4 by default).

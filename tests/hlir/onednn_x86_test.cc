@@ -153,12 +153,7 @@ TEST(OneDnnX86, MatmulEpiloguesAreOneDnnPostOps) {
     std::stringstream tactics;
     tactics << std::ifstream(dir + "/fused.tactics.txt").rdbuf();
     const std::string call = "library.call (oneDNN cinn_like_dnnl_matmul_epilogue";
-    size_t calls = 0;
-    for (size_t at = tactics.str().find(call); at != std::string::npos;
-         at = tactics.str().find(call, at + 1)) {
-      ++calls;
-    }
-    EXPECT_EQ(calls, *decline ? 0u : 4u) << tactics.str();
+    EXPECT_EQ(Occurrences(tactics.str(), call), *decline ? 0u : 4u) << tactics.str();
   }
   FLAGS_cinn_like_decline_libraries = saved_decline;
   FLAGS_cinn_like_dump_dir = saved_dir;
@@ -195,12 +190,7 @@ TEST(OneDnnX86, ConvEpiloguesAreOneDnnPostOps) {
     std::stringstream tactics;
     tactics << std::ifstream(dir + "/fused.tactics.txt").rdbuf();
     const std::string call = "library.call (oneDNN cinn_like_dnnl_conv2d_epilogue";
-    size_t calls = 0;
-    for (size_t at = tactics.str().find(call); at != std::string::npos;
-         at = tactics.str().find(call, at + 1)) {
-      ++calls;
-    }
-    EXPECT_EQ(calls, *decline ? 0u : 4u) << tactics.str();
+    EXPECT_EQ(Occurrences(tactics.str(), call), *decline ? 0u : 4u) << tactics.str();
   }
   FLAGS_cinn_like_decline_libraries = saved_decline;
   FLAGS_cinn_like_dump_dir = saved_dir;
