@@ -112,12 +112,23 @@ absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
   a.batch_stride_b = v[9] == kArgAtCall ? a.k * a.n : v[9];
   if (v.size() == 11) {
     a.activation = v[10];
-    // C = activation(bias) for a static k = 0: the generated kernel's (the extern refuses it).
-    if (v[5] == 0) {
-      return absl::UnimplementedError("a matmul epilogue over k = 0 runs the generated kernel");
+    // C = activation(bias) where k = 0, which the extern refuses: a static k = 0, or one known
+    // only at the call, runs the generated kernel.
+    if (a.activation != 0 && (v[5] == 0 || v[5] == kArgAtCall)) {
+      return absl::UnimplementedError(
+          "a matmul epilogue with an activation needs k >= 1, known at compile time");
     }
   }
   return Logged(runtime::x86::DnnlPrepareMatmul(a));
+}
+
+/// The plain calls take 10 (matmul) or 18 (conv2d) integers, those with an epilogue one more.
+template <size_t kCount, absl::StatusOr<std::string> (*kCheck)(const std::vector<int64_t>&)>
+absl::StatusOr<std::string> Exactly(const std::vector<int64_t>& v) {
+  if (v.size() != kCount) {
+    return absl::InternalError(absl::StrCat("the extern takes ", kCount, " integer arguments"));
+  }
+  return kCheck(v);
 }
 
 /// An output size known only at the call: the stand-in's; an input size: one that makes it.
@@ -174,14 +185,18 @@ const bool kRegistered = [] {
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kAttention,
                               {"cinn_like", "cinn_like_attention", nullptr, ""});
 #ifdef CINN_LIKE_WITH_ONEDNN
-  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kMatmul,
-                              {"oneDNN", "cinn_like_dnnl_matmul", CheckDnnlMatmul, ""});
-  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kMatmulEpilogue,
-                              {"oneDNN", "cinn_like_dnnl_matmul_epilogue", CheckDnnlMatmul, ""});
-  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2d,
-                              {"oneDNN", "cinn_like_dnnl_conv2d", CheckDnnlConv2d, ""});
-  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2dEpilogue,
-                              {"oneDNN", "cinn_like_dnnl_conv2d_epilogue", CheckDnnlConv2d, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kX86, LibraryCall::kMatmul,
+      {"oneDNN", "cinn_like_dnnl_matmul", Exactly<10, CheckDnnlMatmul>, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kX86, LibraryCall::kMatmulEpilogue,
+      {"oneDNN", "cinn_like_dnnl_matmul_epilogue", Exactly<11, CheckDnnlMatmul>, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kX86, LibraryCall::kConv2d,
+      {"oneDNN", "cinn_like_dnnl_conv2d", Exactly<18, CheckDnnlConv2d>, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kX86, LibraryCall::kConv2dEpilogue,
+      {"oneDNN", "cinn_like_dnnl_conv2d_epilogue", Exactly<19, CheckDnnlConv2d>, ""});
 #endif
   return true;
 }();

@@ -166,7 +166,7 @@ inline absl::StatusOr<ir::Module> CompileProgramModule(const Program& program,
                                                        const std::string& name) {
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
-  auto fused = hlir::RunGraphPasses(*graph, hlir::TargetPassOptions(target, name));
+  auto fused = hlir::RunGraphPasses(*graph, hlir::TargetPassOptions(target, name, &*graph));
   if (!fused.ok()) return fused.status();
   return hlir::CompileFusedGraph(*fused, target, name);
 }

@@ -33,10 +33,21 @@ std::string GroupsToText(const FusedGraph& fused) {
 
 }  // namespace
 
-PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name) {
+PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name,
+                              const Graph* graph) {
   PassOptions options;
   options.dump_name = dump_name;
-  if (target.arch == ir::Target::Arch::kNVGPU && FLAGS_cinn_like_extern_libs) {
+  if (!FLAGS_cinn_like_extern_libs) return options;
+  // Whether the graph (when given) has a node of `op`: a library is probed only for a graph
+  // that could use it (probing loads it; oneDNN's loading moves parallel loops to its team).
+  auto has = [graph](const char* op) {
+    if (!graph) return true;
+    for (const Node& n : graph->nodes()) {
+      if (n.op == op) return true;
+    }
+    return false;
+  };
+  if (target.arch == ir::Target::Arch::kNVGPU && has("conv2d")) {
     // Only where the channels-last library call will take float16 convolutions (not declined
     // by a flag, its library loadable): else the transposes would only cost.
     std::vector<int64_t> probe(18, ir::kArgAtCall);
@@ -44,21 +55,26 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
     options.conv_channels_last =
         ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
   }
-  if ((target.arch == ir::Target::Arch::kNVGPU || target.arch == ir::Target::Arch::kX86) &&
-      FLAGS_cinn_like_extern_libs) {
-    // Only where a matmul with a bias and a relu goes to a library epilogue (cuBLASLt's, or
-    // oneDNN's post-ops), probed with the dtype each target's models mostly run in.
-    std::vector<int64_t> mm(11, ir::kArgAtCall);
-    mm[0] = 1, mm[10] = 1;                                    // bias, relu
-    mm[1] = target.arch == ir::Target::Arch::kNVGPU ? 1 : 0;  // float16, float32
-    options.matmul_epilogue =
-        ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue, mm).ok();
-    std::vector<int64_t> conv(19, ir::kArgAtCall);  // sizes at the call, stand-ins here
-    conv[0] = 1, conv[1] = mm[1], conv[18] = 1;     // bias, that dtype, relu
-    for (int k = 11; k < 18; ++k) conv[k] = 1;      // pads, strides, dilations, groups of 1
-    options.conv_epilogue =
-        ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dEpilogue, conv).ok();
+  if (target.arch != ir::Target::Arch::kNVGPU && target.arch != ir::Target::Arch::kX86) {
+    return options;
   }
+  // Only where a matmul (a convolution) with a bias and a relu goes to a library epilogue
+  // (cuBLASLt's, or oneDNN's post-ops), probed with the dtype each target's models mostly run
+  // in and stand-ins for the sizes.
+  std::vector<int64_t> mm(11, ir::kArgAtCall);
+  mm[0] = 1, mm[10] = 1;                                    // bias, relu
+  mm[1] = target.arch == ir::Target::Arch::kNVGPU ? 1 : 0;  // float16, float32
+  // oneDNN's check declines an activation over a k known only at the call (k = 0 there would
+  // make C the activation of the bias, which its call refuses): a 64 x 64 x 64 product.
+  if (target.arch == ir::Target::Arch::kX86) mm[2] = 1, mm[3] = mm[4] = mm[5] = 64;
+  mm[6] = mm[7] = 0;  // not transposed
+  options.matmul_epilogue =
+      has("matmul") && ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue, mm).ok();
+  std::vector<int64_t> conv(19, ir::kArgAtCall);
+  conv[0] = 1, conv[1] = mm[1], conv[18] = 1;  // bias, that dtype, relu
+  for (int k = 11; k < 18; ++k) conv[k] = 1;   // pads, strides, dilations, groups of 1
+  options.conv_epilogue =
+      has("conv2d") && ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dEpilogue, conv).ok();
   return options;
 }
 

@@ -32,9 +32,11 @@ struct PassOptions {
 };
 
 /// The options for compiling for `target`, dumps named `dump_name`: float16 convolutions
-/// channels last on NVGPU when library calls are on (the flag cinn_like_extern_libs) and the
-/// channels-last convolution call is available.
-PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name);
+/// channels last on NVGPU, and matmul and conv2d epilogues folded, when library calls are on
+/// (the flag cinn_like_extern_libs) and the calls are available. With `graph`, a library is
+/// asked only where the graph has the op it serves (asking loads it).
+PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name,
+                               const Graph* graph = nullptr);
 
 /// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose
 /// folding into matmuls, common-subexpression elimination, constant

@@ -159,6 +159,28 @@ TEST(OneDnnX86, MatmulEpiloguesAreOneDnnPostOps) {
   FLAGS_cinn_like_dump_dir = saved_dir;
 }
 
+/// A matmul epilogue with an activation over a k known only at the call would make C the
+/// activation of the bias at k = 0, which the extern refuses: the generated kernel runs it,
+/// and the dump says why.
+TEST(OneDnnX86Fallback, EpilogueOverASymbolicKIsGenerated) {
+  SKIP_WITHOUT_ONEDNN();
+  const std::string saved_dir = FLAGS_cinn_like_dump_dir;
+  const std::string dir = ::testing::TempDir() + "/symbolic_k_x86";
+  FLAGS_cinn_like_dump_dir = dir;
+  NetBuilder b;
+  auto x = b.CreateInput(kF32, Shape{Dim::Known(6), Sym("k")}, "x");
+  auto w = b.CreateInput(kF32, Shape{Sym("k"), Dim::Known(4)}, "w");
+  auto bias = b.CreateInput(kF32, S({4}), "bias");
+  b.MarkOutput(b.Relu(b.Add(b.Matmul(x, w), bias)));
+  std::filesystem::remove_all(dir);
+  RunProgramCase(*b.Build(), kX86, RunOnX86, 1e-4);
+  std::stringstream tactics;
+  tactics << std::ifstream(dir + "/fused.tactics.txt").rdbuf();
+  EXPECT_THAT(tactics.str(), HasSubstr("library.declined (a matmul epilogue with an activation "
+                                       "needs k >= 1, known at compile time)"));
+  FLAGS_cinn_like_dump_dir = saved_dir;
+}
+
 /// Convolutions with a bias and a relu or tanh-gelu (FoldConvEpilogue) are one oneDNN
 /// convolution each, the activation a post-op: a per-channel bias then relu, the
 /// convolution's own bias then tanh-gelu, a grouped strided one with relu alone, a 1x1 one on

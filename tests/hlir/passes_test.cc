@@ -382,7 +382,15 @@ TEST(GraphPasses, ConvEpiloguesFoldBiasAndActivation) {
   Var along_w = b.Add(b.Conv2d(x, w, {1, 1}, {1, 1}), row);
   Var twice = b.Conv2d(x, w, {1, 1}, {1, 1});
   Var twice_relu = b.Relu(twice), twice_sig = b.Sigmoid(twice);
-  for (Var v : {relu, gelu, plain, own, bn, along_w, twice_relu, twice_sig}) b.MarkOutput(v);
+  // Nor one that is a graph output itself, nor a bias of another dtype.
+  Var kept = b.Conv2d(x, w, {1, 1}, {1, 1});
+  Var kept_relu = b.Relu(kept);
+  Var c11_f64 = b.CreateInput(DType::kFloat64, MakeShape({6, 1, 1}), "c11_f64");
+  Var other_dtype = b.Add(b.Cast(b.Conv2d(x, w, {1, 1}, {1, 1}), DType::kFloat64), c11_f64);
+  for (Var v :
+       {relu, gelu, plain, own, bn, along_w, twice_relu, twice_sig, kept, kept_relu, other_dtype}) {
+    b.MarkOutput(v);
+  }
   Graph g = Build(b);
   auto out = FoldConvEpilogue(g);
   ASSERT_TRUE(out.ok()) << out.status();
@@ -394,9 +402,10 @@ TEST(GraphPasses, ConvEpiloguesFoldBiasAndActivation) {
     with_bias += n.inputs.size() == 3;
   }
   EXPECT_EQ(acts, (std::vector<std::string>{"relu", "gelu_tanh", "relu", "relu", "none", "none",
-                                            "none"}));
+                                            "none", "none", "none"}));
   EXPECT_EQ(with_bias, 3);
-  EXPECT_EQ(CountOp(*out, "relu"), 2);  // after the scale, and after the result read twice
+  // After the scale, after the result read twice, after the result that is a graph output.
+  EXPECT_EQ(CountOp(*out, "relu"), 3);
   EXPECT_EQ(CountOp(*out, "gelu"), 0);
   for (size_t o = 0; o < g.outputs().size(); ++o) {
     EXPECT_EQ(out->values()[out->outputs()[o]].name, g.values()[g.outputs()[o]].name);
