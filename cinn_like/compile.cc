@@ -68,7 +68,8 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
   const std::string wrong_ops = StringFlag("cinn_like_debug_wrong_op");
   auto compiled_graph = wrong_ops.empty() ? graph : PlantWrongResults(program, *graph, wrong_ops);
   if (!compiled_graph.ok()) return compiled_graph.status();
-  auto fused = hlir::RunGraphPasses(*compiled_graph, hlir::TargetPassOptions(target, name, &*compiled_graph));
+  auto fused = hlir::RunGraphPasses(*compiled_graph,
+                                    hlir::TargetPassOptions(target, name, &*compiled_graph));
   if (!fused.ok()) return fused.status();
   const bool autotune = tune && FLAGS_cinn_like_autotune;
   std::vector<hlir::TacticChoice> tactics;

@@ -36,7 +36,7 @@ struct PassOptions {
 /// (the flag cinn_like_extern_libs) and the calls are available. With `graph`, a library is
 /// asked only where the graph has the op it serves (asking loads it).
 PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_name,
-                               const Graph* graph = nullptr);
+                              const Graph* graph = nullptr);
 
 /// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose
 /// folding into matmuls, common-subexpression elimination, constant
