@@ -93,11 +93,8 @@ constexpr int64_t kStandIn = 8;
 int64_t Sized(int64_t v) { return v == kArgAtCall ? kStandIn : v; }
 
 /// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b, and
-/// with an epilogue (11 arguments) activation.
+/// with an epilogue (11 arguments) activation; the count is checked by Exactly.
 absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
-  if (v.size() != 10 && v.size() != 11) {
-    return absl::InternalError("the matmul extern takes 10 integer arguments, 11 with an epilogue");
-  }
   runtime::x86::DnnlMatmulArgs a{};
   a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the primitive takes a bias
   a.dtype = v[1];
@@ -140,11 +137,9 @@ void StandInSpatial(int64_t* in, int64_t* out, int64_t kernel, int64_t pad, int6
 }
 
 /// has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w, stride_h, stride_w,
-/// dilation_h, dilation_w, groups, and with an epilogue (19 arguments) activation.
+/// dilation_h, dilation_w, groups, and with an epilogue (19 arguments) activation; the count
+/// is checked by Exactly.
 absl::StatusOr<std::string> CheckDnnlConv2d(const std::vector<int64_t>& v) {
-  if (v.size() != 18 && v.size() != 19) {
-    return absl::InternalError("the conv2d extern takes 18 integer arguments, 19 with an epilogue");
-  }
   runtime::x86::DnnlConv2dArgs a{};
   a.bias = v[0] ? &a : nullptr;
   a.dtype = v[1];

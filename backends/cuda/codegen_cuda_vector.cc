@@ -226,8 +226,7 @@ std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel
       // Stores are judged after the scan, so a variable bound twice (which the IR forbids)
       // gets no divisor rather than its last binding's.
       auto [it, fresh] = lets.emplace(op->var.node(), 1);
-      if (fresh) it->second = ir::KnownDivisor(op->value, &lets);
-      if (!fresh) it->second = 1;
+      it->second = fresh ? ir::KnownDivisor(op->value, &lets) : 1;
       ir::IRVisitor::VisitLetStmt(op);
     }
     void VisitAllocate(const ir::Allocate* op) override {

@@ -72,6 +72,15 @@ absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const Attrib
                                                  const std::string& op = "matmul");
 /// The epilogue's activation applied to a reference result in place (its op's reference).
 absl::Status ReferenceActivation(const MatmulEpilogue& e, HostTensor& o);
+/// `acc` (a reduction of type AccType(t)) as `name` of type t.
+ir::Tensor CastBack(const ir::Tensor& acc, const ir::Type& t, const std::vector<ir::Expr>& shape,
+                    const std::string& name);
+/// `acc` with the epilogue applied, in acc's type: + bias[bias_index(o)] at each output index o
+/// (a matmul's last index, a convolution's channel), then the activation through its
+/// elementwise op's compute (`<name>_bias`, `<name>_act`).
+absl::StatusOr<ir::Tensor> ApplyEpilogue(const ir::Tensor& acc, const MatmulEpilogue& e,
+                                         const ir::Tensor& bias, const std::string& name,
+                                         const std::function<ir::Expr(const Indices&)>& bias_index);
 /// Library-call computes (OpDef::extern_compute; hlir/ops/matmul_extern.cc, conv_extern.cc):
 /// each calls the function its target's library has (ir/library_functions.h) and declines,
 /// saying why, the cases the call cannot express or the library refuses.

@@ -356,25 +356,11 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
         },
         name)};
   }
-  // The epilogue in the accumulator's type: + bias[channel], the activation through its
-  // elementwise op's compute, then the cast (as a matmul's epilogue).
-  ir::Tensor pre = acc;
-  if (has_bias) {
-    pre = ir::Compute(
-        outs[0].shape,
-        [&](const std::vector<ir::Expr>& i) { return acc(i) + Widen(in[2](nchw(i)[1])); },
-        name + "_bias");
-  }
-  auto def = OpRegistry::Global().Find(epilogue->op);
-  if (!def.ok()) return def.status();
-  auto applied =
-      (*def)->compute({pre}, epilogue->op_attrs, {ComputeOutput{pre->dtype, outs[0].shape}},
-                      widen ? name + "_act" : name);
-  if (!applied.ok()) return applied.status();
-  if (!widen) return applied;
-  const ir::Tensor done = applied->front();
-  return std::vector<ir::Tensor>{ir::Compute(
-      outs[0].shape, [&](const std::vector<ir::Expr>& i) { return CastTo(t, done(i)); }, name)};
+  // The epilogue in the accumulator's type, then the cast (as a matmul's epilogue).
+  auto done = ops::ApplyEpilogue(acc, *epilogue, has_bias ? in[2] : ir::Tensor(), name,
+                                 [&](const std::vector<ir::Expr>& i) { return nchw(i)[1]; });
+  if (!done.ok()) return done.status();
+  return std::vector<ir::Tensor>{ops::CastBack(*done, t, outs[0].shape, name)};
 }
 
 // ----------------------------------------------------------------------------------------------

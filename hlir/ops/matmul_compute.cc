@@ -20,24 +20,24 @@ Indices BatchIndex(const Tensor& t, const Indices& batch) {
   return idx;
 }
 
-/// `acc` (a reduction of type AccType(t)) as `name` of type t, or acc itself when alike.
+}  // namespace
+
 Tensor CastBack(const Tensor& acc, const ir::Type& t, const std::vector<Expr>& shape,
                 const std::string& name) {
   return ir::Compute(
       shape, [&](const Indices& i) { return CastTo(t, acc(i)); }, name);
 }
 
-/// `acc` with the epilogue applied, in acc's type: + bias[j] on every row, then the activation
-/// through its elementwise op's compute.
 absl::StatusOr<Tensor> ApplyEpilogue(const Tensor& acc, const MatmulEpilogue& e, const Tensor& bias,
-                                     const std::string& name) {
+                                     const std::string& name,
+                                     const std::function<Expr(const Indices&)>& bias_index) {
   const auto& shape = acc->shape;
   Tensor out = acc;
   if (e.bias) {
     out = ir::Compute(
         shape,
         [&](const Indices& o) {
-          return acc(o) + CastTo(acc->dtype, Widen(bias(std::vector<Expr>{o.back()})));
+          return acc(o) + CastTo(acc->dtype, Widen(bias(std::vector<Expr>{bias_index(o)})));
         },
         name + "_bias");
   }
@@ -48,8 +48,6 @@ absl::StatusOr<Tensor> ApplyEpilogue(const Tensor& acc, const MatmulEpilogue& e,
   if (!act.ok()) return act.status();
   return act->front();
 }
-
-}  // namespace
 
 absl::StatusOr<MatmulEpilogue> GetMatmulEpilogue(size_t num_inputs, const AttributeMap& attrs,
                                                  const std::string& op) {
@@ -123,7 +121,8 @@ ComputeFn MatmulCompute() {
         },
         widen || !plain ? name + "_acc" : name);
     if (plain) return std::vector<Tensor>{widen ? CastBack(acc, t, shape, name) : acc};
-    auto done = ApplyEpilogue(acc, *epilogue, epilogue->bias ? in[2] : Tensor(), name);
+    auto done = ApplyEpilogue(acc, *epilogue, epilogue->bias ? in[2] : Tensor(), name,
+                              [](const Indices& o) { return o.back(); });
     if (!done.ok()) return done.status();
     return std::vector<Tensor>{CastBack(*done, t, shape, name)};
   };

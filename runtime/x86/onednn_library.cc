@@ -137,6 +137,23 @@ absl::Status WithUserScratchpad(const Dnnl& d, Make make) {
   return st;
 }
 
+/// `alg` (an eltwise algorithm; none for dnnl_alg_kind_undef) as `attr`'s one post-op.
+absl::Status SetPostEltwise(const Dnnl& d, dnnl_primitive_attr_t attr, dnnl_alg_kind_t alg) {
+  if (alg == dnnl_alg_kind_undef) return absl::OkStatus();
+  dnnl_post_ops_t ops = nullptr;
+  absl::Status st = CheckDnnl(d, d.dnnl_post_ops_create(&ops), "dnnl_post_ops_create");
+  if (st.ok()) {
+    st = CheckDnnl(d, d.dnnl_post_ops_append_eltwise(ops, 1.f, alg, 0.f, 0.f),
+                   "dnnl_post_ops_append_eltwise");
+  }
+  if (st.ok()) {
+    st = CheckDnnl(d, d.dnnl_primitive_attr_set_post_ops(attr, ops),
+                   "dnnl_primitive_attr_set_post_ops");
+  }
+  if (ops) d.dnnl_post_ops_destroy(ops);  // the attributes keep a copy
+  return st;
+}
+
 /// A reorder from `from` to `to`, made with a scratchpad of the caller's (never needed by
 /// oneDNN 2's CPU reorders: one that asks is refused, and the caller keeps plain layouts).
 absl::StatusOr<dnnl_primitive_t> CreateReorder(const Dnnl& d, const dnnl_memory_desc_t& from,
@@ -170,20 +187,8 @@ absl::StatusOr<DnnlPrimitive> CreatePrimitive(const Dnnl& d, const_dnnl_op_desc_
   PoolThreads threads(d);
   dnnl_primitive_desc_t pd = nullptr;
   absl::Status st = WithUserScratchpad(d, [&](dnnl_primitive_attr_t attr) {
-    if (post_eltwise != dnnl_alg_kind_undef) {
-      dnnl_post_ops_t ops = nullptr;
-      absl::Status post = CheckDnnl(d, d.dnnl_post_ops_create(&ops), "dnnl_post_ops_create");
-      if (post.ok()) {
-        post = CheckDnnl(d, d.dnnl_post_ops_append_eltwise(ops, 1.f, post_eltwise, 0.f, 0.f),
-                         "dnnl_post_ops_append_eltwise");
-      }
-      if (post.ok()) {
-        post = CheckDnnl(d, d.dnnl_primitive_attr_set_post_ops(attr, ops),
-                         "dnnl_primitive_attr_set_post_ops");
-      }
-      if (ops) d.dnnl_post_ops_destroy(ops);  // the attributes keep a copy
-      if (!post.ok()) return post;
-    }
+    absl::Status post = SetPostEltwise(d, attr, post_eltwise);
+    if (!post.ok()) return post;
     return CheckDnnl(d, d.dnnl_primitive_desc_create(&pd, op_desc, attr, d.engine, nullptr),
                      "dnnl_primitive_desc_create");
   });
