@@ -21,14 +21,20 @@ int Fail(const std::string& message) {
 }
 
 /// The driver with a current context on this thread, or null with the last error set to
-/// "<context>: <why>" (for instance "no CUDA driver: dlopen(libcuda.so.1) failed: ...").
-const cuda::DriverApi* Ready(const std::string& context) {
+/// "<context()>: <why>" (for instance "no CUDA driver: dlopen(libcuda.so.1) failed: ...");
+/// `context` is called only then.
+template <typename Context>
+const cuda::DriverApi* ReadyOr(Context&& context) {
   absl::Status s = cuda::EnsureContext();
   if (!s.ok()) {
-    Fail(absl::StrCat(context, ": ", s.message()));
+    Fail(absl::StrCat(context(), ": ", s.message()));
     return nullptr;
   }
   return *cuda::Driver();
+}
+
+const cuda::DriverApi* Ready(const std::string& context) {
+  return ReadyOr([&] { return context; });
 }
 
 /// 0 for CUDA_SUCCESS, else -1 with "<what> failed: <ErrorText>".
@@ -50,23 +56,26 @@ int cinn_like_cuda_launch(void* function, const char* kernel_name, int32_t grid_
                           int32_t grid_z, int32_t block_x, int32_t block_y, int32_t block_z,
                           int32_t shared_mem_bytes, void* stream, void** args, int32_t num_args) {
   if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return 0;  // an empty tensor
-  std::string kernel = kernel_name ? kernel_name : "<unnamed>";
-  std::string launch =
-      absl::StrCat("launch of kernel ", kernel, " with grid (", grid_x, ", ", grid_y, ", ", grid_z,
-                   ") block (", block_x, ", ", block_y, ", ", block_z, ")");
+  // Messages are formatted only once something failed: a launch is on every call's path.
+  auto launch = [&] {
+    return absl::StrCat("launch of kernel ", kernel_name ? kernel_name : "<unnamed>",
+                        " with grid (", grid_x, ", ", grid_y, ", ", grid_z, ") block (", block_x,
+                        ", ", block_y, ", ", block_z, ")");
+  };
   if (function == nullptr) {
-    return Fail(launch + " failed: no kernel handle (was its CUDA module loaded?)");
+    return Fail(launch() + " failed: no kernel handle (was its CUDA module loaded?)");
   }
   if (block_x <= 0 || block_y <= 0 || block_z <= 0 || shared_mem_bytes < 0) {
-    return Fail(absl::StrCat(launch, " failed: block dims must be positive and shared memory (",
+    return Fail(absl::StrCat(launch(), " failed: block dims must be positive and shared memory (",
                              shared_mem_bytes, " bytes) non-negative"));
   }
-  const cuda::DriverApi* d = Ready("launch of kernel " + kernel);
+  const cuda::DriverApi* d = ReadyOr(
+      [&] { return absl::StrCat("launch of kernel ", kernel_name ? kernel_name : "<unnamed>"); });
   if (!d) return -1;
   CUresult r =
       d->LaunchKernel(static_cast<CUfunction>(function), grid_x, grid_y, grid_z, block_x, block_y,
                       block_z, shared_mem_bytes, static_cast<CUstream>(stream), args, nullptr);
-  return Check(r, launch);
+  return r == CUDA_SUCCESS ? 0 : Check(r, launch());
 }
 
 int cinn_like_cuda_malloc(void** ptr, size_t bytes) {

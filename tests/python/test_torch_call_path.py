@@ -193,6 +193,38 @@ class CallPathTest(unittest.TestCase):
             kernel(args[0], 3, *args[2:])
         torch.testing.assert_close(kernel(*args), chain(*args))  # still works after errors
 
+    def test_partition_call_returns_every_kind_of_result(self):
+        # The call written for the partition (kernel._call_source) returns computed results,
+        # an input passed through and a transposed result in its strides, takes parameters,
+        # and sends a non-contiguous input or another dtype to the slow path.
+        def f(x, w):
+            y = torch.exp(x) * w
+            return y, x, (y + 1).t()
+        x, w = torch.randn(6, 5), torch.nn.Parameter(torch.randn(5), requires_grad=False)
+        kernel = compile_partition(make_fx(f)(x, w), "x86")
+        for step, args in enumerate(((x, w), (torch.randn(5, 6).t(), w),
+                                     (x.clone(), torch.randn(5)))):
+            got, want = kernel(*args), f(*args)
+            self.assertEqual(len(got), 3)
+            for g, e in zip(got, want):
+                torch.testing.assert_close(g, e)
+                if step != 1:  # eager's results follow a transposed input's strides
+                    self.assertEqual(g.stride(), e.stride())
+            self.assertIs(got[1], args[0])
+        with self.assertRaisesRegex(TypeError, "missing 1 required positional argument"):
+            kernel(x)
+
+    def test_compiled_graph_calls_the_partition_function(self):
+        # The fused graph calls each partition's function directly (no submodule lookup).
+        from cinn_like.torch.backend import compile_graph  # noqa: PLC0415
+        args = fresh("cpu", (8, 4), (4,), (4,), (8, 4))
+        gm = make_fx(chain)(*args)
+        forward = compile_graph(gm, args).unboxed
+        code = forward.__self__.code
+        self.assertIn("run_partition(", code)
+        self.assertNotIn("self.fused_", code)
+        torch.testing.assert_close(forward(*args), chain(*args))
+
     def test_bad_options_are_refused(self):
         with self.assertRaisesRegex(ValueError, "cudagraphs='yes': expected True or False"):
             ct.set_options(cudagraphs="yes")

@@ -80,6 +80,8 @@ def _compile_graph(gm, rules):
         with cache.quiet():  # compiled above: a cache hit that is not a new one
             kernel = _compile_sub(sub, _target(ops))
         setattr(fused, node.target, kernel)
+        # The graph calls the kernel's own function: no module lookup, no extra frame.
+        node.op, node.target = "call_function", kernel.call
         cache.count("partitions")
         cache.count("ops_compiled", len(ops))
     cache.count("ops_fallback", len(support.fallbacks()))

@@ -59,10 +59,9 @@ class CudaGraphed:
         self._addresses = None  # the addresses the graph reads, per position
         self._outputs = None
         self._static = []  # the output tensors among self._outputs
-        self._storages = []  # their storages (`_cdata`)
-        self._baseline = []  # their use counts with only the graph holding them
-        self._in_place = []  # positions read in place, and their addresses
-        self._in_place_addresses = []
+        # Their storages (`_cdata`) and use counts with only the graph holding them.
+        self._storage_baselines = ()
+        self._in_place_pairs = ()  # (position, address) of the inputs read in place
         self._copy_order = []  # positions copied at each call, and the buffers they go to
         self._copy_targets = []
         self._copy_out = False  # return copies (a caller kept results)
@@ -73,6 +72,28 @@ class CudaGraphed:
         warnings.warn(f"cinn_like.torch: CUDA graphs off for a graph: {reason}", stacklevel=3)
 
     def __call__(self, *args):
+        if self.graph is not None and self._replayable(args):  # the common call
+            return self._replay(args)
+        return self._first_calls(args)
+
+    def _replay(self, args):
+        if self._copy_order:
+            torch._foreach_copy_(self._copy_targets, [args[i] for i in self._copy_order])
+        self.graph.replay()
+        cache.count("cudagraph_replays")
+        return self._results()
+
+    def _replayable(self, args):
+        """Whether the captured graph serves this call as it is: the inputs read in place are
+        at the addresses it reads, and no caller holds its outputs unless it returns copies."""
+        for i, address in self._in_place_pairs:
+            if args[i].data_ptr() != address:
+                return False
+        return self._copy_out or not self._held()
+
+    def _first_calls(self, args):
+        """A call the graph does not serve as it is: the first (run as it is), the second
+        (captured), an input read in place that moved, or a caller that kept results."""
         if self.reason is not None:
             return self.fn(*args)
         if self._first is None:  # the first call runs as it is and warms everything up
@@ -87,8 +108,8 @@ class CudaGraphed:
             self._copied = {i for i, (a, b) in enumerate(zip(addresses, self._first)) if a != b}
             if not self._capture(args):
                 return self.fn(*args)
-        elif [args[i].data_ptr() for i in self._in_place] != self._in_place_addresses:
-            moved = {i for i in self._in_place if args[i].data_ptr() != self._addresses[i]}
+        elif any(args[i].data_ptr() != address for i, address in self._in_place_pairs):
+            moved = {i for i, address in self._in_place_pairs if args[i].data_ptr() != address}
             self._copied |= moved
             if not self._capture(args):
                 return self.fn(*args)
@@ -96,11 +117,7 @@ class CudaGraphed:
             self._copy_out = True  # this caller keeps results: fresh buffers, then copies
             if not self._capture(args):
                 return self.fn(*args)
-        if self._copy_order:
-            torch._foreach_copy_(self._copy_targets, [args[i] for i in self._copy_order])
-        self.graph.replay()
-        cache.count("cudagraph_replays")
-        return self._results()
+        return self._replay(args)
 
     def _graph_args(self, args):
         for i in self._copied:
@@ -135,13 +152,13 @@ class CudaGraphed:
         self._static = [o for o in flat if isinstance(o, torch.Tensor)]
         # The outputs' storages, kept alive by self._outputs: their use counts are read at
         # each call without making a storage object per output.
-        self._storages = [o.untyped_storage()._cdata for o in self._static]
-        self._baseline = [_use_count(c) for c in self._storages]
+        storages = [o.untyped_storage()._cdata for o in self._static]
+        self._storage_baselines = tuple((c, _use_count(c)) for c in storages)
         self._addresses = [a.data_ptr() for a in static]
         for i in self._copied:
             self._addresses[i] = None
-        self._in_place = [i for i in range(len(static)) if i not in self._copied]
-        self._in_place_addresses = [self._addresses[i] for i in self._in_place]
+        self._in_place_pairs = tuple((i, self._addresses[i]) for i in range(len(static))
+                                     if i not in self._copied)
         self._copy_order = sorted(self._copied)
         self._copy_targets = [self._buffers[i] for i in self._copy_order]
         return True
@@ -149,7 +166,10 @@ class CudaGraphed:
     def _held(self):
         """Whether something besides the graph holds an output's storage (the caller kept the
         last results, or views of them)."""
-        return any(_use_count(c) != b for c, b in zip(self._storages, self._baseline))
+        for storage, baseline in self._storage_baselines:
+            if _use_count(storage) != baseline:
+                return True
+        return False
 
     def _results(self):
         out = self._outputs
@@ -159,9 +179,8 @@ class CudaGraphed:
         return type(out)(give(o) if isinstance(o, torch.Tensor) else o for o in out)
 
 
-def _use_count(storage):
-    """How many tensors (views included) share the storage whose `_cdata` is `storage`."""
-    return torch._C._storage_Use_Count(storage)
+# How many tensors (views included) share the storage whose `_cdata` is the argument.
+_use_count = torch._C._storage_Use_Count
 
 
 def wrap(gm, fn):

@@ -7,7 +7,9 @@ transposes, expands, chunks), outputs are allocated with torch.empty (PyTorch's 
 the entry runs on PyTorch's current stream for CUDA; an output the graph says is strided
 otherwise (a transpose it returns) is copied into those strides.
 """
+import contextlib
 import ctypes
+import functools
 
 import torch
 import torch.utils.dlpack
@@ -97,12 +99,15 @@ def _empty(device):
 
 
 class CinnLikeKernel(torch.nn.Module):
-    """Runs one compiled partition. The call path is prepared once: the inputs' expected
-    (dtype, shape) as plain tuples, the outputs' allocation arguments, the stream getter, and
-    a C call plan (cinn_like_call_plan_create, made at the first call from its DLPack tensors)
-    so each later call passes only data pointers: no DLPack capsule, no Python loop over
-    output specs beyond one torch.empty each. `__call__` is `forward` (no module hooks: they
-    would cost more than the kernel of a small partition)."""
+    """Runs one compiled partition. The call path is prepared once: a C call plan
+    (cinn_like_call_plan_create: the arguments' dtypes and shapes copied once, each call passes
+    only data pointers and the stream) and `call`, a function written for this partition
+    (`_call_source`) that checks each input against its expected dtype, shape and device with
+    plain comparisons, allocates the outputs, runs the plan and returns the results, with no
+    loop, list or DLPack capsule. Calls it does not take (an input of another dtype or shape,
+    not contiguous, not a plain tensor) go to `_slow_call`, which converts or refuses them. The
+    torch backend puts `call` in the graph in place of the module (no module lookup per call);
+    `__call__` and `forward` are `call` too."""
 
     def __init__(self, module, inputs, outputs, num_prog_outputs, single):
         super().__init__()
@@ -128,9 +133,56 @@ class CinnLikeKernel(torch.nn.Module):
         self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
         self._empty = _empty(self._device)
         self._out_alloc = [(shape, _contiguous_strides(shape), dt) for shape, dt in self.out_specs]
-        self._plan = None
         self._num_args = len(inputs) + num_prog_outputs
         self._ptrs_type = ctypes.c_void_p * self._num_args
+        self._plan = None
+        self._make_plan()
+        self.call = self._fast_call()
+
+    def _make_plan(self):
+        """The C call plan, from DLPack descriptions of the arguments' dtypes and shapes (one
+        element of each dtype, expanded: no memory of the arguments' size is allocated)."""
+        specs = [(m.dtype, tuple(m.shape)) for m in self.inputs]
+        specs += [(dt, shape) for shape, dt in self.out_specs]
+        keep = []
+        ptrs = self._ptrs_type()
+        with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
+            for k, (dtype, shape) in enumerate(specs):
+                one = torch.empty(1, dtype=dtype, device=self._device)
+                cap = torch.utils.dlpack.to_dlpack(one.expand(shape) if shape else one)
+                keep.append(cap)
+                ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
+        plan = ctypes.c_void_p()
+        check(lib.cinn_like_call_plan_create(self.module._fn, ptrs, self._num_args,
+                                             ctypes.byref(plan)), "cinn_like.torch kernel")
+        self._plan = plan
+
+    def _fast_call(self):
+        """`call` for this partition: `_call_source` run with its constants bound."""
+        device = self._device
+        names = {
+            "_tensor": (torch.Tensor, torch.nn.Parameter),
+            "_device": device.index if device.index is not None else (
+                -1 if device.type == "cpu" else 0),
+            "_empty": self._empty,
+            "_run": lib.cinn_like_call_plan_run,
+            "_plan": self._plan,
+            "_ptrs": self._ptrs_type,
+            "_slow": self._slow_call,
+            "_fail": lambda rc: check(rc, "cinn_like.torch kernel"),
+            "__name__": __name__,
+        }
+        if self._stream is not None:
+            names["_stream"] = self._stream
+        for i, (dtype, shape) in enumerate(self._expect):
+            names[f"_dtype{i}"], names[f"_shape{i}"] = dtype, shape
+        for k, (shape, strides, dtype) in enumerate(self._out_alloc):
+            names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
+        for k, strides in self.restride.items():
+            names[f"_restride{k}"] = functools.partial(_restrided, strides)
+        exec(_call_source(len(self.inputs), self.outputs, self.num_prog_outputs, self.restride,
+                          self.single, self._stream is not None), names)
+        return names["run_partition"]
 
     def _prepare(self, i, t, meta):
         if not isinstance(t, torch.Tensor):
@@ -150,56 +202,79 @@ class CinnLikeKernel(torch.nn.Module):
             t = t.contiguous()
         return t
 
-    def _make_plan(self, tensors):
-        """The C call plan, from this first call's tensors (their DLPack descriptions)."""
-        keep = []
-        ptrs = self._ptrs_type()
-        for k, t in enumerate(tensors):
-            cap = torch.utils.dlpack.to_dlpack(t.reshape(1) if t.dim() == 0 else t)
-            keep.append(cap)
-            ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
-        plan = ctypes.c_void_p()
-        check(lib.cinn_like_call_plan_create(self.module._fn, ptrs, self._num_args,
-                                             ctypes.byref(plan)), "cinn_like.torch kernel")
-        self._plan = plan
-
-    def forward(self, *args):
-        device = self._device
-        ins = []
-        for i, (t, (dtype, shape)) in enumerate(zip(args, self._expect)):
-            if not (isinstance(t, torch.Tensor) and t.dtype == dtype and t.shape == shape
-                    and t.device == device and t.is_contiguous()):
-                t = self._prepare(i, t, self.inputs[i])
-            ins.append(t)
-        empty = self._empty
-        outs = [empty(shape, strides, dt) for shape, strides, dt in self._out_alloc]
-        tensors = ins + outs
-        if self._plan is None:
-            self._make_plan(tensors)
-        ptrs = self._ptrs_type(*[t.data_ptr() for t in tensors])
-        rc = lib.cinn_like_call_plan_run(self._plan, ptrs, self._stream and self._stream())
-        if rc != 0:
-            check(rc, "cinn_like.torch kernel")
+    def _slow_call(self, *args):
+        """A call `call` does not take as it is: inputs converted (a widening dtype, made
+        contiguous) or refused with the reason."""
+        ins = [self._prepare(i, t, m) for i, (t, m) in enumerate(zip(args, self.inputs))]
+        outs = [self._empty(shape, strides, dt) for shape, strides, dt in self._out_alloc]
+        ptrs = self._ptrs_type(*[t.data_ptr() for t in ins + outs])
+        check(lib.cinn_like_call_plan_run(self._plan, ptrs, self._stream and self._stream()),
+              "cinn_like.torch kernel")
         results = []
         for r in self.outputs:  # ("prog", index, meta) | ("input", index, None) | ("none",)
             if r[0] == "prog":
                 t = outs[r[1]]
-                if r[1] in self.restride:
-                    t = torch.empty_strided(t.shape, self.restride[r[1]], dtype=t.dtype,
-                                            device=t.device).copy_(t)
-                results.append(t)
+                results.append(_restrided(self.restride[r[1]], t) if r[1] in self.restride
+                               else t)
             elif r[0] == "input":
                 results.append(args[r[1]])
             else:
                 results.append(None)
         return results[0] if self.single else tuple(results)
 
-    __call__ = forward
+    def forward(self, *args):
+        return self.call(*args)
+
+    def __call__(self, *args):
+        return self.call(*args)
 
     def __del__(self):
         plan, self._plan = getattr(self, "_plan", None), None
         if plan:
             lib.cinn_like_call_plan_free(plan)
+
+
+def _real_tensors():
+    """A context in which new tensors are real, also inside a fake tensor mode."""
+    try:
+        from torch._subclasses.fake_tensor import unset_fake_temporarily  # noqa: PLC0415
+    except ImportError:  # older PyTorch
+        return contextlib.nullcontext()
+    return unset_fake_temporarily()
+
+
+def _restrided(strides, t):
+    """t copied into a tensor of the same shape with `strides`."""
+    return torch.empty_strided(t.shape, strides, dtype=t.dtype, device=t.device).copy_(t)
+
+
+def _call_source(num_inputs, outputs, num_prog_outputs, restride, single, cuda):
+    """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
+    line for its number of inputs and outputs. The names it reads (`_dtype<i>`, `_shape<i>`,
+    `_size<k>`, `_plan`, ...) are bound by CinnLikeKernel._fast_call."""
+    params = ", ".join(f"a{i}" for i in range(num_inputs))
+    checks = " and\n            ".join(
+        f"type(a{i}) in _tensor and a{i}.dtype is _dtype{i} and a{i}.shape == _shape{i} and "
+        f"a{i}.get_device() == _device and a{i}.is_contiguous()" for i in range(num_inputs))
+    lines = [f"def run_partition({params}):",
+             f"    if ({checks or 'True'}):"]
+    for k in range(num_prog_outputs):
+        lines.append(f"        o{k} = _empty(_size{k}, _strides{k}, _odtype{k})")
+    pointers = [f"a{i}.data_ptr()" for i in range(num_inputs)]
+    pointers += [f"o{k}.data_ptr()" for k in range(num_prog_outputs)]
+    lines.append(f"        rc = _run(_plan, _ptrs({', '.join(pointers)}), "
+                 f"{'_stream()' if cuda else 'None'})")
+    lines.append("        if rc:")
+    lines.append("            _fail(rc)")
+    for k in restride:
+        lines.append(f"        o{k} = _restride{k}(o{k})")
+    results = []
+    for r in outputs:
+        results.append(f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None")
+    ret = results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"
+    lines.append(f"        return {ret}")
+    lines.append(f"    return _slow({params})")
+    return "\n".join(lines) + "\n"
 
 
 def compile_partition(sub, target):
