@@ -19,6 +19,7 @@
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/cuda/cudnn.h"
 #include "runtime/cuda/cudnn_library.h"
 #endif
 
@@ -27,12 +28,26 @@ namespace {
 
 using ir::kArgAtCall;
 
-/// The conv2d extern's dtype codes cuDNN takes (runtime/cuda/cudnn.h): float32, float16. Where
-/// this machine has a GPU (a JIT compile), also that cuDNN can be loaded: if not, the generated
-/// kernel runs instead of a call that would fail at each run. Without a GPU (compiling for
-/// another machine) the call checks.
-absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& args) {
-  const int64_t dtype = args.size() > 1 ? args[1] : kArgAtCall;
+/// The plain calls take 10 (matmul) or 18 (conv2d) integers, those with an epilogue one more.
+template <size_t kCount, absl::StatusOr<std::string> (*kCheck)(const std::vector<int64_t>&)>
+absl::StatusOr<std::string> Exactly(const std::vector<int64_t>& v) {
+  if (v.size() != kCount) {
+    return absl::InternalError(absl::StrCat("the extern takes ", kCount, " integer arguments"));
+  }
+  return kCheck(v);
+}
+
+/// The conv2d extern's 18 integers (has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h,
+/// pad_w, stride_h, stride_w, dilation_h, dilation_w, groups; `channels_last`: NHWC tensors):
+/// dtype codes cuDNN takes (runtime/cuda/cudnn.h) are float32 and float16. Where this machine
+/// has a GPU (a JIT compile), also that cuDNN can be loaded and, for static sizes, that it has
+/// an engine or algorithm for the configuration: its plan is made now, on scratch tensors
+/// (CudnnPrepareConv2d), and the first call finds it. If not, the generated kernel runs
+/// instead of a call that would fail at each run. Without a GPU (compiling for another
+/// machine) the call checks.
+template <bool channels_last>
+absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
+  const int64_t dtype = v[1];
   if (dtype != 0 && dtype != 1) {
     return absl::UnimplementedError(
         absl::StrCat("the cuDNN conv2d extern takes float32 and float16, not dtype code ", dtype));
@@ -41,6 +56,19 @@ absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& args) {
   if (runtime::cuda::EnsureContext().ok()) {
     const runtime::cuda::Cudnn& dnn = runtime::cuda::GetCudnn();
     if (!dnn.status.ok()) return dnn.status;
+    if (std::find(v.begin(), v.end(), kArgAtCall) == v.end()) {
+      runtime::cuda::Conv2dArgs a{};
+      a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the call adds a bias
+      a.dtype = v[1];
+      a.n = v[2], a.c = v[3], a.h = v[4], a.w_dim = v[5], a.k = v[6], a.r = v[7], a.s = v[8];
+      a.out_h = v[9], a.out_w = v[10], a.pad_h = v[11], a.pad_w = v[12];
+      a.stride_h = v[13], a.stride_w = v[14], a.dilation_h = v[15], a.dilation_w = v[16];
+      a.groups = v[17];
+      a.channels_last = channels_last;
+      auto made = runtime::cuda::CudnnPrepareConv2d(a);
+      if (!made.ok()) return made.status();
+      if (*made) return std::string("cuDNN (its plan made at compile time)");
+    }
   }
 #endif
   return std::string("cuDNN");
@@ -119,15 +147,6 @@ absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
   return Logged(runtime::x86::DnnlPrepareMatmul(a));
 }
 
-/// The plain calls take 10 (matmul) or 18 (conv2d) integers, those with an epilogue one more.
-template <size_t kCount, absl::StatusOr<std::string> (*kCheck)(const std::vector<int64_t>&)>
-absl::StatusOr<std::string> Exactly(const std::vector<int64_t>& v) {
-  if (v.size() != kCount) {
-    return absl::InternalError(absl::StrCat("the extern takes ", kCount, " integer arguments"));
-  }
-  return kCheck(v);
-}
-
 /// An output size known only at the call: the stand-in's; an input size: one that makes it.
 void StandInSpatial(int64_t* in, int64_t* out, int64_t kernel, int64_t pad, int64_t stride,
                     int64_t dilation) {
@@ -173,10 +192,12 @@ const bool kRegistered = [] {
                               {"cuBLAS", "cinn_like_cublas_matmul", nullptr, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kMatmulEpilogue,
                               {"cuBLASLt", "cinn_like_cublaslt_matmul", CheckCublasLtMatmul, ""});
-  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2d,
-                              {"cuDNN", "cinn_like_cudnn_conv2d", CheckCudnnConv2d, ""});
-  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,
-                              {"cuDNN", "cinn_like_cudnn_conv2d_nhwc", CheckCudnnConv2d, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kNVGPU, LibraryCall::kConv2d,
+      {"cuDNN", "cinn_like_cudnn_conv2d", Exactly<18, CheckCudnnConv2d<false>>, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,
+      {"cuDNN", "cinn_like_cudnn_conv2d_nhwc", Exactly<18, CheckCudnnConv2d<true>>, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kAttention,
                               {"cinn_like", "cinn_like_attention", nullptr, ""});
 #ifdef CINN_LIKE_WITH_ONEDNN

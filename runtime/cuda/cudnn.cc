@@ -181,44 +181,72 @@ Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
   return p;
 }
 
+/// "cuDNN conv2d (x [..], w [..], y [..], pad .., stride .., dilation .., groups ..)".
+std::string Describe(const Conv2dArgs& a) {
+  return absl::StrCat("cuDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [", a.k,
+                      ", ", a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s, "], y [",
+                      a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h, "x",
+                      a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
+                      a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ")");
+}
+
+/// The checks every use of `a` starts with: its dtype and groups (an error), and whether it
+/// is empty (nothing to do).
+absl::Status CheckArgs(const Conv2dArgs& a, bool* empty) {
+  if (a.dtype != kConvFloat32 && a.dtype != kConvFloat16) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Describe(a), ": unsupported dtype code ", a.dtype));
+  }
+  if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
+    return absl::InvalidArgumentError(Describe(a) + ": groups must divide the channels");
+  }
+  *empty = a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0;
+  return absl::OkStatus();
+}
+
+/// The process's plans and the lock every use of cuDNN's handle takes: the stream is a
+/// property of the handle, and the plans are shared, so one call at a time.
+struct Plans {
+  std::mutex mutex;
+  std::map<PlanKey, Plan> map;
+};
+
+Plans& AllPlans() {
+  static auto* plans = new Plans;
+  return *plans;
+}
+
+/// The plan of `a`'s configuration, made at its first use; the lock held and the handle's
+/// stream set to a.stream.
+const Plan& PlanOf(Plans& plans, const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
+  PlanKey key = KeyOf(a);
+  auto it = plans.map.find(key);
+  if (it == plans.map.end()) it = plans.map.emplace(key, MakePlan(dnn, a, what)).first;
+  return it->second;
+}
+
 }  // namespace
 
 absl::Status CudnnConv2d(const Conv2dArgs& a) {
-  auto what = [&] {
-    return absl::StrCat("cuDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [",
-                        a.k, ", ", a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s,
-                        "], y [", a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h,
-                        "x", a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
-                        a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ")");
-  };
-  if (a.dtype != kConvFloat32 && a.dtype != kConvFloat16) {
-    return absl::InvalidArgumentError(absl::StrCat(what(), ": unsupported dtype code ", a.dtype));
-  }
-  if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
-    return absl::InvalidArgumentError(what() + ": groups must divide the channels");
-  }
-  if (a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0) return absl::OkStatus();
+  auto what = [&] { return Describe(a); };
+  bool empty = false;
+  absl::Status st = CheckArgs(a, &empty);
+  if (!st.ok() || empty) return st;
   const Cudnn& dnn = GetCudnn();
   if (!dnn.status.ok()) {
     return absl::Status(dnn.status.code(), what() + ": " + std::string(dnn.status.message()));
   }
-  // The stream is a property of the handle, and the plans are shared: one call at a time.
-  static std::mutex* mutex = new std::mutex;
-  static auto* plans = new std::map<PlanKey, Plan>;
-  std::lock_guard<std::mutex> lock(*mutex);
+  Plans& plans = AllPlans();
+  std::lock_guard<std::mutex> lock(plans.mutex);
   auto check = [&](cudnnStatus_t rc, const char* call) {
     return rc == CUDNN_STATUS_SUCCESS
                ? absl::OkStatus()
                : absl::InternalError(
                      absl::StrCat(what(), ": ", call, " failed: ", dnn.cudnnGetErrorString(rc)));
   };
-  absl::Status st =
-      check(dnn.cudnnSetStream(dnn.handle, static_cast<cudaStream_t>(a.stream)), "cudnnSetStream");
+  st = check(dnn.cudnnSetStream(dnn.handle, static_cast<cudaStream_t>(a.stream)), "cudnnSetStream");
   if (!st.ok()) return st;
-  PlanKey key = KeyOf(a);
-  auto it = plans->find(key);
-  if (it == plans->end()) it = plans->emplace(key, MakePlan(dnn, a, what())).first;
-  const Plan& p = it->second;
+  const Plan& p = PlanOf(plans, dnn, a, what());
   if (!p.status.ok()) return p.status;
   const float one = 1.f, zero = 0.f;
   if (p.graph) {
@@ -235,6 +263,60 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
   if (!st.ok() || !a.bias) return st;
   return check(dnn.cudnnAddTensor(dnn.handle, &one, p.bias, a.bias, &one, p.y, a.y),
                "cudnnAddTensor (bias)");
+}
+
+size_t CudnnPlanCount() {
+  Plans& plans = AllPlans();
+  std::lock_guard<std::mutex> lock(plans.mutex);
+  return plans.map.size();
+}
+
+absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs a) {
+  bool empty = false;
+  absl::Status st = CheckArgs(a, &empty);
+  if (!st.ok()) return st;
+  if (empty) return false;
+  const Cudnn& dnn = GetCudnn();
+  if (!dnn.status.ok()) return dnn.status;
+  Plans& plans = AllPlans();
+  a.x = a.w = nullptr;  // the key of 16-byte aligned pointers: the scratch tensors'
+  a.y = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(plans.mutex);
+    auto it = plans.map.find(KeyOf(a));
+    if (it != plans.map.end()) {
+      if (!it->second.status.ok()) return it->second.status;
+      return true;
+    }
+  }
+  auto driver = Driver();
+  if (!driver.ok() || !EnsureContext().ok()) return false;
+  const DriverApi& d = **driver;
+  const int64_t bytes = a.dtype == kConvFloat32 ? 4 : 2;
+  std::vector<CUdeviceptr> scratch;
+  bool allocated = true;
+  auto alloc = [&](int64_t elements) -> void* {
+    CUdeviceptr p = 0;
+    allocated = allocated && d.MemAlloc(&p, static_cast<size_t>(elements * bytes)) == CUDA_SUCCESS;
+    if (!allocated) return nullptr;
+    scratch.push_back(p);
+    return reinterpret_cast<void*>(p);
+  };
+  a.x = alloc(a.n * a.c * a.h * a.w_dim);
+  a.w = alloc(a.k * (a.c / a.groups) * a.r * a.s);
+  a.y = alloc(a.n * a.k * a.out_h * a.out_w);
+  if (a.bias) a.bias = alloc(a.k);
+  absl::Status made = absl::OkStatus();
+  if (allocated) {  // else (too big for the free memory now) the first call makes the plan
+    a.stream = nullptr;
+    std::lock_guard<std::mutex> lock(plans.mutex);
+    if (dnn.cudnnSetStream(dnn.handle, nullptr) == CUDNN_STATUS_SUCCESS) {
+      made = PlanOf(plans, dnn, a, Describe(a)).status;
+    }
+  }
+  for (CUdeviceptr p : scratch) d.MemFree(p);
+  if (!made.ok()) return made;
+  return allocated;
 }
 
 }  // namespace cinn_like::runtime::cuda

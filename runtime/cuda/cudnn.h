@@ -3,9 +3,11 @@
 /// for channels-last tensors).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace cinn_like::runtime::cuda {
 
@@ -39,6 +41,17 @@ struct Conv2dArgs {
 /// Errors name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be loaded
 /// (from the loader's path, /usr/local/cuda/lib64 or PyTorch's nvidia/cudnn/lib).
 absl::Status CudnnConv2d(const Conv2dArgs& args);
+
+/// Makes the plan of `args`' configuration now, on scratch tensors of its sizes (its
+/// pointers and stream are not used; `bias` only says whether there is one), as the first call
+/// would: the compile-time check that cuDNN takes the configuration, whose plan the first call
+/// then finds made (when its pointers have the scratch's 16-byte alignment). An error when
+/// cuDNN has no engine or algorithm for it; false when the plan could not be made now (no GPU,
+/// not enough free memory for the scratch tensors, an empty convolution): the call decides.
+absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs args);
+
+/// How many configurations have a plan (made or failed) in this process (for tests).
+size_t CudnnPlanCount();
 
 }  // namespace cinn_like::runtime::cuda
 

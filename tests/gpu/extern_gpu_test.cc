@@ -1,7 +1,8 @@
 /// \file GPU machine only: extern library calls through the lang ExternTensor path (Pre =
 /// X * 2 kernel, extern, Out = E + 1 kernel) against float64 references on fresh random data:
 /// cuBLAS matmul (plain, transposed, batched with a broadcast operand), linear with bias,
-/// cuDNN conv2d (the seed network's 1x3x224x224 -> 16 3x3 pad 1; strided and grouped).
+/// cuDNN conv2d (the seed network's 1x3x224x224 -> 16 3x3 pad 1; strided and grouped; its plan
+/// made at compile time).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -11,6 +12,7 @@
 #include "backends/compiler.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_runtime.h"
+#include "runtime/cuda/cudnn.h"
 #include "tests/cuda/extern_module.h"
 
 namespace cinn_like::backends {
@@ -46,7 +48,7 @@ void RunSandwich(
     const std::string& op, const hlir::AttributeMap& attrs, const Shape& x_shape,
     const std::vector<Shape>& in_shapes, const Shape& out_shape,
     const std::function<std::vector<double>(const std::vector<std::vector<double>>&)>& reference,
-    double tol) {
+    double tol, const std::function<void()>& after_build = nullptr) {
   auto def = hlir::OpRegistry::Global().Find(op);
   ASSERT_TRUE(def.ok()) << def.status();
   std::vector<ir::Tensor> inputs;
@@ -63,6 +65,7 @@ void RunSandwich(
   ASSERT_TRUE(built.ok()) << built;
   auto fn = (*compiler)->Lookup((*f)->name);
   ASSERT_TRUE(fn.ok()) << fn.status();
+  if (after_build) after_build();
 
   std::vector<Shape> shapes{x_shape};
   shapes.insert(shapes.end(), in_shapes.begin(), in_shapes.end());
@@ -192,6 +195,21 @@ TEST(ExternGpu, Conv2dStridedGroupedWithBias) {
         return y;
       },
       1e-5);
+}
+
+TEST(ExternGpu, Conv2dPlanIsMadeAtCompileTime) {
+  // The compile-time check makes the configuration's cuDNN plan (an engine or algorithm for
+  // it, else the generated kernel would serve the op); the call finds it made.
+  hlir::AttributeMap attrs{{"paddings", std::vector<int64_t>{1, 1}}};
+  Shape xs{3, 5, 9, 11}, ws{7, 5, 3, 3}, ys{3, 7, 9, 11};
+  const size_t before = runtime::cuda::CudnnPlanCount();
+  size_t built = 0;
+  RunSandwich(
+      "conv2d", attrs, xs, {ws}, ys,
+      [&](const auto& in) { return Conv(in[0], in[1], xs, ws, ys, 1, 1, 1); }, 1e-5,
+      [&] { built = runtime::cuda::CudnnPlanCount(); });
+  EXPECT_EQ(built, before + 1);
+  EXPECT_EQ(runtime::cuda::CudnnPlanCount(), built);
 }
 
 }  // namespace
