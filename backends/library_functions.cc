@@ -1,7 +1,8 @@
 /// \file The library calls each target offers the extern computes (ir/library_functions.h). On
 /// NVGPU cuBLAS, cuBLASLt, cuDNN and the attention kernel, by name: compiling for a GPU needs no
 /// GPU, so the call itself checks (cuDNN's and cuBLASLt's checks also load the library where
-/// this machine has a GPU, and cuBLASLt's asks its heuristic). On x86
+/// this machine has a GPU; for static sizes cuBLASLt's asks its heuristic and cuDNN's makes
+/// the plan). On x86
 /// oneDNN (runtime/x86/onednn.h), when it can be loaded and
 /// makes a primitive that is not its reference code for the configuration: at compile time,
 /// static dims as they are, dims known only at the call at a stand-in size.
