@@ -60,17 +60,25 @@ bool IsColumnReduction(const ir::Stage& s) {
   return !f.row;
 }
 
-int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial) {
+int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
+                   std::set<const ir::BufferNode*>* buffers) {
   struct Finder : ir::IRVisitor {
     std::vector<const ir::Variable*> axes;
     int found = -1;
+    std::set<const ir::BufferNode*>* buffers = nullptr;
     using ir::IRVisitor::Visit;
     void VisitLoad(const ir::Load* op) override {
-      if (found < 0 && !op->indices.empty() && axes.size() >= 2) {
+      if (!op->indices.empty() && axes.size() >= 2) {
         const ir::Expr& last = op->indices.back();
-        if (!ir::UsesVar(last, axes.back())) {
+        bool along_innermost = false;  // a broadcast operand does not read along it
+        for (const ir::Expr& index : op->indices)
+          along_innermost |= ir::UsesVar(index, axes.back());
+        if (along_innermost && !ir::UsesVar(last, axes.back())) {
           for (int a = static_cast<int>(axes.size()) - 2; a >= 0 && found < 0; --a) {
             if (ir::UsesVar(last, axes[a])) found = a;
+          }
+          if (buffers && found >= 0 && ir::UsesVar(last, axes[found])) {
+            buffers->insert(op->buffer.get());
           }
         }
       }
@@ -78,7 +86,13 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial) {
     }
   } f;
   for (const ir::Var& v : spatial) f.axes.push_back(v.As<ir::Variable>());
-  f.Visit(s.InlinedBody());
+  f.buffers = buffers;
+  const ir::Expr body = s.InlinedBody();
+  f.Visit(body);
+  if (buffers && f.found >= 0) {
+    buffers->clear();  // loads visited before the axis was found: a second pass sees them
+    f.Visit(body);
+  }
   return f.found;
 }
 

@@ -37,9 +37,11 @@ bool IsColumnReduction(const ir::Stage& s);
 
 /// For an elementwise stage that changes a layout (a transpose, fused or not): the position
 /// among `spatial` (the stage's spatial root axes, outermost first) of the axis indexing the
-/// innermost dim of a load whose innermost index does not use the innermost axis, or -1 when
-/// every load reads along the innermost axis (or none is that simple).
-int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial);
+/// innermost dim of a load that reads along the innermost axis but not in its innermost dim
+/// (a transposed operand; a broadcast one does not read along it), or -1 when there is none. With
+/// `buffers`, also the buffers of the loads whose innermost index that axis indexes.
+int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
+                   std::set<const ir::BufferNode*>* buffers = nullptr);
 
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
 /// fewer for a short row (a multiple of the target's warp size covering it).

@@ -2,7 +2,10 @@
 #include "hlir/group_schedule/stage_tactics.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
+#include <set>
+#include <string>
 
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/matmul_tactic.h"
@@ -165,6 +168,47 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   return c;
 }
 
+/// For a layout change scheduled as a tile per thread: each buffer of `strided` (loads the
+/// tile reads across its lanes) that is an input of the kernel or a library call's result,
+/// read by `s` alone (directly or through stages inlined into it), gets a local copy of one
+/// thread's tile, computed at `s`'s thread loop `at` and loaded with vectors along its own
+/// innermost axis. Returns the copied tensors' names, comma-separated (empty: none).
+absl::StatusOr<std::string> CacheTilesInRegisters(ir::Schedule& sch, ir::Stage& s,
+                                                  const std::set<const ir::BufferNode*>& strided,
+                                                  const ir::Var& at) {
+  std::map<const ir::BufferNode*, ir::Tensor> inputs;
+  std::set<const ir::BufferNode*> computed;  // by generated stages (a library call's are read)
+  for (const auto& stage : sch.stages()) {
+    if (!stage->tensor()->extern_body) computed.insert(stage->tensor()->buffer.get());
+    for (const auto& in : stage->tensor()->inputs) inputs.emplace(in->buffer.get(), in);
+  }
+  std::string names;
+  for (const ir::BufferNode* buffer : strided) {
+    auto in = inputs.find(buffer);
+    if (in == inputs.end() || computed.count(buffer)) continue;
+    std::vector<ir::Tensor> readers;
+    bool elsewhere = false;
+    for (const auto& stage : sch.stages()) {
+      if (stage.get() != &s && !stage->inlined()) {
+        elsewhere |= Reads(stage->InlinedBody(), {buffer});
+      } else if (Reads(stage->body(), {buffer})) {
+        readers.push_back(stage->tensor());
+      }
+    }
+    if (elsewhere) continue;
+    auto local = sch.CacheRead(in->second, "local", readers);
+    if (!local.ok()) return local.status();
+    ir::Stage& l = sch[*local];
+    absl::Status st = l.ComputeAt(s, at, /*thread_private=*/true);
+    const std::vector<ir::Var> leaves = LeafVars(l);
+    for (size_t i = 0; st.ok() && i + 1 < leaves.size(); ++i) st = l.Unroll(leaves[i]);
+    if (st.ok()) st = l.Vectorize(leaves.back());
+    if (!st.ok()) return st;
+    absl::StrAppend(&names, names.empty() ? "" : ", ", in->second->name);
+  }
+  return names;
+}
+
 absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageKind kind,
                                          const ir::Target& target, int knob) {
   TacticChoice c{s.tensor()->name, "", ""};
@@ -197,8 +241,65 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
     // One 128-bit vector per thread: 4 floats, 8 halves, 2 doubles, 16 bytes.
     const int bytes = s.tensor()->dtype.bytes();
     const int lanes = bytes > 0 ? target.vector_bytes() / bytes : 1;
-    const int transposed = kind == StageKind::kElementwise ? TransposedAxis(s, l.spatial) : -1;
+    std::set<const ir::BufferNode*> strided;  // the loads' buffers along the transposed axis
+    const int transposed =
+        kind == StageKind::kElementwise ? TransposedAxis(s, l.spatial, &strided) : -1;
     const int second = static_cast<int>(l.spatial.size()) - 2;
+    const int64_t across = transposed >= 0 ? StaticExtent(s, {l.spatial[transposed]}) : 0;
+    if (transposed >= 0 && lanes >= 2 && inner > 0 && inner % lanes == 0 && across > 0 &&
+        across % lanes == 0) {
+      // A layout change as a tile of lanes x lanes per thread: `lanes` vectors along the
+      // output's innermost axis, one per index of the axis innermost in the strided load, so
+      // that a thread's loads of one input row are `lanes` neighbouring elements (served by one
+      // L1 line) and its stores whole vectors. Neighbouring threads take neighbouring vectors
+      // of the output's innermost axis (whole lines stored together), or, the tuner's other
+      // option, neighbouring tiles along the transposed axis (whole lines loaded together).
+      const int order_knob = ChooseKnob(&c.knob, "neighbours_along", {0, 1}, knob);
+      auto vec = s.Split(l.spatial.back(), lanes);
+      if (!vec.ok()) return vec.status();
+      auto tile = s.Split(l.spatial[transposed], lanes);
+      if (!tile.ok()) return tile.status();
+      std::vector<ir::Var> order;
+      for (int a = 0; a + 1 < static_cast<int>(l.spatial.size()); ++a) {
+        if (a != transposed) order.push_back(l.spatial[a]);
+      }
+      if (order_knob == 0) {
+        order.push_back(tile->first);
+        order.push_back(vec->first);
+      } else {
+        order.push_back(vec->first);
+        order.push_back(tile->first);
+      }
+      std::vector<ir::Var> outer = order;
+      order.push_back(tile->second);
+      order.push_back(vec->second);
+      absl::Status st = s.Reorder(order);
+      if (!st.ok()) return st;
+      auto fused = FuseAll(s, outer);
+      if (!fused.ok()) return fused.status();
+      st = s.Unroll(tile->second);
+      if (st.ok()) st = s.Vectorize(vec->second);
+      if (st.ok()) st = BindBlocksAndThreads(s, *fused, kBlockThreads);
+      if (!st.ok()) return st;
+      std::string cached;
+      if (total % (int64_t{kBlockThreads} * lanes * lanes) == 0) {
+        // Exact blocks (a thread's tile is read unguarded): each strided input's tile into the
+        // thread's registers first, with vector loads along the input's own innermost axis.
+        auto names = CacheTilesInRegisters(sch, s, strided, LeafVars(s)[1]);
+        if (!names.ok()) return names.status();
+        cached = *names;
+      }
+      c.tactic = "elementwise.tiled_layout_change";
+      c.why = absl::StrCat(
+          total, " outputs of ", bytes, " bytes, a load's innermost dim indexed by ",
+          "output axis ", transposed, ": a tile of ", lanes, " x ", lanes, " per thread (", lanes,
+          " vectors along the innermost axis, one per ", "index of axis ", transposed,
+          "), neighbouring threads along ",
+          order_knob == 0 ? "the innermost axis" : absl::StrCat("axis ", transposed),
+          ", blocks of ", kBlockThreads,
+          cached.empty() ? "" : absl::StrCat("; ", cached, " read into registers by vectors"));
+      return c;
+    }
     if (transposed >= 0 && transposed != second && lanes >= 2 && inner > 0 && inner % lanes == 0) {
       // A layout change: each thread still writes one vector of the output's innermost axis,
       // but neighbouring threads take neighbouring indices of the axis that is innermost in the

@@ -91,35 +91,42 @@ TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {
   EXPECT_THAT(src, HasSubstr("const float bcast"));
 }
 
-TEST(GroupScheduleNVGPU, LayoutChangesPutNeighbouringThreadsOnTheStridedLoadsLines) {
-  // NHWC -> NCHW (a channels-last convolution's result into batch_norm + relu): each thread
-  // writes 8 halves along W, and neighbouring threads take neighbouring channels, which are
-  // neighbours in the channels-last input: the thread index modulo C indexes the load.
-  NetBuilder b;
-  auto x = b.CreateInput(DType::kFloat16, S({4, 56, 56, 64}), "x");
-  b.MarkOutput(b.Relu(b.Transpose(x, {0, 3, 1, 2})));
-  std::string src = Kernels(CompiledSource(*b.Build()));
-  EXPECT_THAT(src, HasSubstr("*reinterpret_cast<uint4*>(&")) << src;
-  EXPECT_THAT(src, HasSubstr("threadIdx.x")) << src;
-  EXPECT_THAT(src, HasSubstr("_inner % 64;")) << src;  // the channel of this thread
-  // NCHW -> NHWC keeps the usual order: W, the input's contiguous axis, is already the next
-  // axis of the output's after C, so neighbouring threads share the input's lines.
-  NetBuilder c;
-  auto y = c.CreateInput(DType::kFloat16, S({4, 64, 56, 56}), "y");
-  c.MarkOutput(c.Transpose(y, {0, 2, 3, 1}));
+TEST(GroupScheduleNVGPU, LayoutChangesAreTilesOfVectorsPerThread) {
+  // NHWC -> NCHW (a channels-last convolution's result into relu) and back: each thread
+  // reads a tile of 8 x 8 halves with 16-byte loads along the input's contiguous axis into
+  // registers and writes it with 16-byte stores along the output's. Where the tiles do not
+  // fill whole blocks (the tile is read unguarded) or an axis is not a multiple of 8, no tile.
+  auto transposed = [](std::initializer_list<int64_t> shape, std::vector<int64_t> perm) {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat16, S(shape), "x");
+    b.MarkOutput(b.Relu(b.Transpose(x, perm)));
+    return b.Build();
+  };
   const std::string dir = ::testing::TempDir() + "/layout_change_dump";
   const std::string old = FLAGS_cinn_like_dump_dir;
   FLAGS_cinn_like_dump_dir = dir;
-  CompiledSource(*b.Build(), "to_nchw");
-  CompiledSource(*c.Build(), "to_nhwc");
+  std::string to_nchw =
+      Kernels(CompiledSource(*transposed({4, 56, 56, 64}, {0, 3, 1, 2}), "to_nchw"));
+  std::string to_nhwc =
+      Kernels(CompiledSource(*transposed({4, 64, 56, 56}, {0, 2, 3, 1}), "to_nhwc"));
+  CompiledSource(*transposed({3, 7, 9, 64}, {0, 3, 1, 2}), "odd");
   FLAGS_cinn_like_dump_dir = old;
   auto read = [&](const std::string& file) {
     std::stringstream text;
     text << std::ifstream(dir + "/" + file).rdbuf();
     return text.str();
   };
-  EXPECT_THAT(read("to_nchw.tactics.txt"), HasSubstr("elementwise.vector_layout_change"));
-  EXPECT_THAT(read("to_nhwc.tactics.txt"), HasSubstr(": elementwise.vector ("));
+  for (const std::string* src : {&to_nchw, &to_nhwc}) {
+    EXPECT_THAT(*src, HasSubstr("__half x_local[64];")) << *src;
+    EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<const uint4*>(&x[")) << *src;
+    EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<uint4*>(&")) << *src;
+  }
+  for (const char* entry : {"to_nchw", "to_nhwc"}) {
+    EXPECT_THAT(read(std::string(entry) + ".tactics.txt"),
+                AllOf(HasSubstr("elementwise.tiled_layout_change"), HasSubstr("a tile of 8 x 8"),
+                      HasSubstr("x read into registers by vectors")));
+  }
+  EXPECT_THAT(read("odd.tactics.txt"), Not(HasSubstr("tiled_layout_change")));
 }
 
 TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {
