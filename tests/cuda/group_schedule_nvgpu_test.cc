@@ -92,40 +92,48 @@ TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {
 }
 
 TEST(GroupScheduleNVGPU, LayoutChangesAreTilesOfVectorsPerThread) {
-  // NHWC -> NCHW (a channels-last convolution's result into relu) and back: each thread
-  // reads a tile of 8 x 8 halves with 16-byte loads along the input's contiguous axis into
-  // registers and writes it with 16-byte stores along the output's. Where the tiles do not
-  // fill whole blocks (the tile is read unguarded) or an axis is not a multiple of 8, no tile.
-  auto transposed = [](std::initializer_list<int64_t> shape, std::vector<int64_t> perm) {
+  // NCHW -> NHWC and NHWC -> NCHW: each thread reads a tile with vector loads along the
+  // input's contiguous axis into registers and writes it with 16-byte stores along the
+  // output's: 8 x 8 halves for a copy, 4 x 8 where the stage computes (a relu). Where the
+  // tiles do not fill whole blocks (the tile is read unguarded) the loads stay in memory, and
+  // an axis that is no multiple of 8 gets no tile.
+  auto transposed = [](std::initializer_list<int64_t> shape, std::vector<int64_t> perm, bool relu) {
     NetBuilder b;
-    auto x = b.CreateInput(DType::kFloat16, S(shape), "x");
-    b.MarkOutput(b.Relu(b.Transpose(x, perm)));
+    auto y = b.Transpose(b.CreateInput(DType::kFloat16, S(shape), "x"), perm);
+    b.MarkOutput(relu ? b.Relu(y) : y);
     return b.Build();
   };
   const std::string dir = ::testing::TempDir() + "/layout_change_dump";
   const std::string old = FLAGS_cinn_like_dump_dir;
   FLAGS_cinn_like_dump_dir = dir;
-  std::string to_nchw =
-      Kernels(CompiledSource(*transposed({4, 56, 56, 64}, {0, 3, 1, 2}), "to_nchw"));
   std::string to_nhwc =
-      Kernels(CompiledSource(*transposed({4, 64, 56, 56}, {0, 2, 3, 1}), "to_nhwc"));
-  CompiledSource(*transposed({3, 7, 9, 64}, {0, 3, 1, 2}), "odd");
+      Kernels(CompiledSource(*transposed({4, 64, 56, 56}, {0, 2, 3, 1}, false), "to_nhwc"));
+  std::string to_nchw =
+      Kernels(CompiledSource(*transposed({4, 56, 56, 64}, {0, 3, 1, 2}, true), "to_nchw"));
+  CompiledSource(*transposed({1, 8, 8, 64}, {0, 3, 1, 2}, false), "partial");
+  CompiledSource(*transposed({3, 7, 9, 64}, {0, 3, 1, 2}, false), "odd");
   FLAGS_cinn_like_dump_dir = old;
   auto read = [&](const std::string& file) {
     std::stringstream text;
     text << std::ifstream(dir + "/" + file).rdbuf();
     return text.str();
   };
+  // 8 rows: 16-byte loads; 4 rows: 8-byte loads; 16-byte stores both.
+  EXPECT_THAT(to_nhwc, AllOf(HasSubstr("__half x_local[64];"),
+                             HasSubstr("*reinterpret_cast<const uint4*>(&x[")));
+  EXPECT_THAT(to_nchw, AllOf(HasSubstr("__half x_local[32];"),
+                             HasSubstr("*reinterpret_cast<const uint2*>(&x[")));
   for (const std::string* src : {&to_nchw, &to_nhwc}) {
-    EXPECT_THAT(*src, HasSubstr("__half x_local[64];")) << *src;
-    EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<const uint4*>(&x[")) << *src;
     EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<uint4*>(&")) << *src;
   }
-  for (const char* entry : {"to_nchw", "to_nhwc"}) {
-    EXPECT_THAT(read(std::string(entry) + ".tactics.txt"),
-                AllOf(HasSubstr("elementwise.tiled_layout_change"), HasSubstr("a tile of 8 x 8"),
-                      HasSubstr("x read into registers by vectors")));
-  }
+  const std::string read_in = "x read into registers by vectors";
+  EXPECT_THAT(read("to_nhwc.tactics.txt"),
+              AllOf(HasSubstr("elementwise.tiled_layout_change"), HasSubstr("a tile of 8 x 8"),
+                    HasSubstr(read_in), HasSubstr("[tile_rows 8 of 8/4]")));
+  EXPECT_THAT(read("to_nchw.tactics.txt"), AllOf(HasSubstr("a tile of 4 x 8"), HasSubstr(read_in),
+                                                 HasSubstr("[tile_rows 4 of 4/8]")));
+  EXPECT_THAT(read("partial.tactics.txt"),
+              AllOf(HasSubstr("a tile of 8 x 8"), Not(HasSubstr(read_in))));
   EXPECT_THAT(read("odd.tactics.txt"), Not(HasSubstr("tiled_layout_change")));
 }
 
