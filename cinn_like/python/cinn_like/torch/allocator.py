@@ -21,11 +21,21 @@ _installed = []
 counts = {"alloc": 0, "free": 0}  # calls through the hook
 
 
+# The caching allocator's own entries (torch.cuda.caching_allocator_alloc adds a device
+# guard that costs more than the allocation: several us per workspace on the H100 host).
+_raw_alloc = getattr(torch._C, "_cuda_cudaCachingAllocator_raw_alloc", None)
+_raw_delete = getattr(torch._C, "_cuda_cudaCachingAllocator_raw_delete", None)
+_current_device = getattr(torch._C, "_cuda_getDevice", None)
+
+
 def _alloc(_ctx, nbytes, device_type, device_id, stream):
     counts["alloc"] += 1
     try:
         if device_type == _KDLCUDA:
-            return torch.cuda.caching_allocator_alloc(max(int(nbytes), 1), device_id, stream or 0)
+            size = max(int(nbytes), 1)
+            if _raw_alloc is not None and _current_device() == device_id:
+                return _raw_alloc(size, stream or 0)
+            return torch.cuda.caching_allocator_alloc(size, device_id, stream or 0)
         buf = torch.empty(int(nbytes) + 64, dtype=torch.uint8)
         addr = (buf.data_ptr() + 63) // 64 * 64
         _cpu_buffers[addr] = buf
@@ -40,7 +50,7 @@ def _free(_ctx, ptr, device_type, _device_id, _stream):
     counts["free"] += 1
     try:
         if device_type == _KDLCUDA:
-            torch.cuda.caching_allocator_delete(ptr)
+            (_raw_delete or torch.cuda.caching_allocator_delete)(ptr)
         else:
             _cpu_buffers.pop(ptr, None)
     except Exception:  # noqa: BLE001 (a callback must not raise through C)
