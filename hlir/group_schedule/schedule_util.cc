@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/device_properties.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -94,6 +95,37 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
     f.Visit(body);
   }
   return f.found;
+}
+
+/// Whether every load of `buffer` in `s` (its stages inlined) is one and the same access whose
+/// indices are each one of `axes` (the stage's root axes) or a constant: a permutation of the
+/// output's indices, whose tile per thread is a box a local copy holds (an index of a reshape's
+/// division, or two offsets, would not be: such a buffer is left in memory, not an error).
+bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
+                   const ir::BufferNode* buffer) {
+  struct Finder : ir::IRVisitor {
+    const ir::BufferNode* buffer = nullptr;
+    std::set<const ir::Variable*> axes;
+    std::vector<ir::Expr> loads;
+    bool simple = true;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      if (op->buffer.get() == buffer) {
+        ir::Expr load = ir::Load::Make(op->buffer, op->indices);
+        for (const ir::Expr& index : op->indices) {
+          const ir::Variable* v = index.As<ir::Variable>();
+          simple &= (v && axes.count(v)) || index.As<ir::IntImm>() != nullptr;
+        }
+        if (!loads.empty()) simple &= ir::StructuralEqual(load, loads[0]);
+        loads.push_back(load);
+      }
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.buffer = buffer;
+  for (const ir::Var& v : axes) f.axes.insert(v.As<ir::Variable>());
+  f.Visit(s.InlinedBody());
+  return f.simple && !f.loads.empty();
 }
 
 int RowThreads(int64_t extent, const ir::Target& target) {

@@ -43,6 +43,13 @@ bool IsColumnReduction(const ir::Stage& s);
 int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
                    std::set<const ir::BufferNode*>* buffers = nullptr);
 
+/// Whether every load of `buffer` in `s` (its stages inlined) is one and the same access whose
+/// indices are each one of `axes` (the stage's root axes) or a constant: a permutation of the
+/// output's indices, whose tile per thread is a box a local copy holds (an index of a reshape's
+/// division, or two offsets, would not be: such a buffer is left in memory, not an error).
+bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
+                   const ir::BufferNode* buffer);
+
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
 /// fewer for a short row (a multiple of the target's warp size covering it).
 int RowThreads(int64_t extent, const ir::Target& target);

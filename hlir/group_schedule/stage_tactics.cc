@@ -181,6 +181,7 @@ bool IsCopy(const ir::Expr& body) {
 /// thread's tile, computed at `s`'s thread loop `at` and loaded with vectors along its own
 /// innermost axis. Returns the copied tensors' names, comma-separated (empty: none).
 absl::StatusOr<std::string> CacheTilesInRegisters(ir::Schedule& sch, ir::Stage& s,
+                                                  const std::vector<ir::Var>& axes,
                                                   const std::set<const ir::BufferNode*>& strided,
                                                   const ir::Var& at) {
   std::map<const ir::BufferNode*, ir::Tensor> inputs;
@@ -192,7 +193,7 @@ absl::StatusOr<std::string> CacheTilesInRegisters(ir::Schedule& sch, ir::Stage& 
   std::string names;
   for (const ir::BufferNode* buffer : strided) {
     auto in = inputs.find(buffer);
-    if (in == inputs.end() || computed.count(buffer)) continue;
+    if (in == inputs.end() || computed.count(buffer) || !PermutedLoads(s, axes, buffer)) continue;
     std::vector<ir::Tensor> readers;
     bool elsewhere = false;
     for (const auto& stage : sch.stages()) {
@@ -264,9 +265,12 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       // (H100, a float16 batch_norm + relu from NHWC into NCHW: 100 registers a thread with 8
       // rows, two blocks per multiprocessor, 15.2 us; 10.8 with 4 rows).
       const bool copy = IsCopy(s.InlinedBody());
-      const int rows = ChooseKnob(
-          &c.knob, "tile_rows",
-          copy ? std::vector<int>{lanes, lanes / 2} : std::vector<int>{lanes / 2, lanes}, knob);
+      // Rows of at least 2 (2 doubles: one option) and tiles of at most 64 elements (16 x 16
+      // bytes would be 256 registers' worth of a wider input).
+      const int widest = std::max(2, std::min(lanes, 64 / lanes));
+      std::vector<int> options{widest};
+      if (widest / 2 >= 2) options.insert(copy ? options.end() : options.begin(), widest / 2);
+      const int rows = ChooseKnob(&c.knob, "tile_rows", options, knob);
       auto vec = s.Split(l.spatial.back(), lanes);
       if (!vec.ok()) return vec.status();
       auto tile = s.Split(l.spatial[transposed], rows);
@@ -292,13 +296,13 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       if (total % (int64_t{kBlockThreads} * rows * lanes) == 0) {
         // Exact blocks (a thread's tile is read unguarded): each strided input's tile into the
         // thread's registers first, with vector loads along the input's own innermost axis.
-        auto names = CacheTilesInRegisters(sch, s, strided, LeafVars(s)[1]);
+        auto names = CacheTilesInRegisters(sch, s, l.spatial, strided, LeafVars(s)[1]);
         if (!names.ok()) return names.status();
         cached = *names;
       }
       c.tactic = "elementwise.tiled_layout_change";
       c.why = absl::StrCat(
-          total, " outputs of ", bytes, " bytes, a load's innermost dim indexed by ",
+          CountText(total), " outputs of ", bytes, " bytes, a load's innermost dim indexed by ",
           "output axis ", transposed, ": a tile of ", rows, " x ", lanes, " per thread (", rows,
           " vectors of ", lanes, " along the innermost axis, one per index of axis ", transposed,
           "), blocks of ", kBlockThreads,

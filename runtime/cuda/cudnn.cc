@@ -50,9 +50,10 @@ PlanKey KeyOf(const Conv2dArgs& a) {
           GraphConvAlignment(a)};
 }
 
-/// One configuration's descriptors, algorithm and workspace size, made at its first call and
-/// kept for the process (descriptors are never destroyed: the plan may run at any later call).
-/// `status` is the error of making it, returned again by every call of that configuration.
+/// One configuration's descriptors, algorithm and workspace size, made at its first use (the
+/// compile-time check's, on scratch tensors, or its first call) and kept for the process
+/// (descriptors are never destroyed: the plan may run at any later call). `status` is the error of
+/// making it, returned again by every call of that configuration.
 struct Plan {
   absl::Status status;
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, bias = nullptr;
@@ -307,16 +308,18 @@ absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs a) {
   a.y = alloc(a.n * a.k * a.out_h * a.out_w);
   if (a.bias) a.bias = alloc(a.k);
   absl::Status made = absl::OkStatus();
-  if (allocated) {  // else (too big for the free memory now) the first call makes the plan
+  bool planned = false;  // else (too big for the free memory now) the first call makes the plan
+  if (allocated) {
     a.stream = nullptr;
     std::lock_guard<std::mutex> lock(plans.mutex);
     if (dnn.cudnnSetStream(dnn.handle, nullptr) == CUDNN_STATUS_SUCCESS) {
       made = PlanOf(plans, dnn, a, Describe(a)).status;
+      planned = true;
     }
   }
   for (CUdeviceptr p : scratch) d.MemFree(p);
   if (!made.ok()) return made;
-  return allocated;
+  return planned;
 }
 
 }  // namespace cinn_like::runtime::cuda

@@ -32,14 +32,15 @@ struct Conv2dArgs {
 };
 
 /// The convolution through cuDNN's graph API (cudnn_graph.h: the fastest of the heuristics'
-/// first engines, timed on the first call's tensors), or where that has no engine through
-/// cudnnConvolutionForward (for float32 the fastest algorithm
+/// first engines, timed on the tensors of the plan's first use), or where that has no engine
+/// through cudnnConvolutionForward (for float32 the fastest algorithm
 /// cudnnFindConvolutionForwardAlgorithmEx times, else cudnnGetConvolutionForwardAlgorithm_v7's
 /// first); the workspace from cinn_like_alloc_workspace, the bias by cudnnAddTensor. Plans are made
-/// at a configuration's first call and kept for the process (per shape, dtype, layout, convolution
-/// attributes and the pointers' alignment), so a later call only sets the stream and executes.
-/// Errors name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be loaded
-/// (from the loader's path, /usr/local/cuda/lib64 or PyTorch's nvidia/cudnn/lib).
+/// at a configuration's first use (CudnnPrepareConv2d at compile time, on uninitialised
+/// scratch tensors, or its first call) and kept for the process (per shape, dtype, layout,
+/// convolution attributes and the pointers' alignment), so a later call only sets the stream and
+/// executes. Errors name the shapes and the cuDNN status; Unavailable when libcudnn.so.9 cannot be
+/// loaded (from the loader's path, /usr/local/cuda/lib64 or PyTorch's nvidia/cudnn/lib).
 absl::Status CudnnConv2d(const Conv2dArgs& args);
 
 /// Makes the plan of `args`' configuration now, on scratch tensors of its sizes (its

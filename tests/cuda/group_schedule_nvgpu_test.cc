@@ -112,6 +112,11 @@ TEST(GroupScheduleNVGPU, LayoutChangesAreTilesOfVectorsPerThread) {
       Kernels(CompiledSource(*transposed({4, 56, 56, 64}, {0, 3, 1, 2}, true), "to_nchw"));
   CompiledSource(*transposed({1, 8, 8, 64}, {0, 3, 1, 2}, false), "partial");
   CompiledSource(*transposed({3, 7, 9, 64}, {0, 3, 1, 2}, false), "odd");
+  // Doubles: 2 lanes, so tiles of 2 x 2 whether the stage computes or copies.
+  NetBuilder d;
+  auto xd = d.CreateInput(DType::kFloat64, S({4, 56, 56, 64}), "x");
+  d.MarkOutput(d.Relu(d.Transpose(xd, {0, 3, 1, 2})));
+  CompiledSource(*d.Build(), "doubles");
   FLAGS_cinn_like_dump_dir = old;
   auto read = [&](const std::string& file) {
     std::stringstream text;
@@ -135,6 +140,7 @@ TEST(GroupScheduleNVGPU, LayoutChangesAreTilesOfVectorsPerThread) {
   EXPECT_THAT(read("partial.tactics.txt"),
               AllOf(HasSubstr("a tile of 8 x 8"), Not(HasSubstr(read_in))));
   EXPECT_THAT(read("odd.tactics.txt"), Not(HasSubstr("tiled_layout_change")));
+  EXPECT_THAT(read("doubles.tactics.txt"), AllOf(HasSubstr("a tile of 2 x 2"), HasSubstr(read_in)));
 }
 
 TEST(GroupScheduleNVGPU, PoolingWindowsAreReducedByEachThread) {

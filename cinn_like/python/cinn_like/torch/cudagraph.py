@@ -179,8 +179,9 @@ class CudaGraphed:
         return type(out)(give(o) if isinstance(o, torch.Tensor) else o for o in out)
 
 
-# How many tensors (views included) share the storage whose `_cdata` is the argument.
-_use_count = torch._C._storage_Use_Count
+# How many tensors (views included) share the storage whose `_cdata` is the argument (None in
+# a PyTorch without it: graphs then run without CUDA graphs, see wrap).
+_use_count = getattr(torch._C, "_storage_Use_Count", None)
 
 
 def wrap(gm, fn):
@@ -188,5 +189,9 @@ def wrap(gm, fn):
     `fn`."""
     metas = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     if not metas or not all(isinstance(m, torch.Tensor) and m.is_cuda for m in metas):
+        return fn
+    if _use_count is None:
+        warnings.warn("cinn_like.torch: CUDA graphs off: this PyTorch cannot count a storage's "
+                      "users (torch._C._storage_Use_Count)", stacklevel=2)
         return fn
     return CudaGraphed(gm, fn)

@@ -152,7 +152,7 @@ class CinnLikeKernel(torch.nn.Module):
                 cap = torch.utils.dlpack.to_dlpack(one.expand(shape) if shape else one)
                 keep.append(cap)
                 ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
-        plan = ctypes.c_void_p()
+        plan = _Plan()
         check(lib.cinn_like_call_plan_create(self.module._fn, ptrs, self._num_args,
                                              ctypes.byref(plan)), "cinn_like.torch kernel")
         self._plan = plan
@@ -162,8 +162,7 @@ class CinnLikeKernel(torch.nn.Module):
         device = self._device
         names = {
             "_tensor": (torch.Tensor, torch.nn.Parameter),
-            "_device": device.index if device.index is not None else (
-                -1 if device.type == "cpu" else 0),
+            "_device": device.index if device.index is not None else 0,
             "_empty": self._empty,
             "_run": lib.cinn_like_call_plan_run,
             "_plan": self._plan,
@@ -228,10 +227,16 @@ class CinnLikeKernel(torch.nn.Module):
     def __call__(self, *args):
         return self.call(*args)
 
+
+
+class _Plan(ctypes.c_void_p):
+    """A C call plan, freed when the last holder (kernels, their copies, the functions written
+    for them) lets it go."""
+
     def __del__(self):
-        plan, self._plan = getattr(self, "_plan", None), None
-        if plan:
-            lib.cinn_like_call_plan_free(plan)
+        if self.value:
+            lib.cinn_like_call_plan_free(self)
+            self.value = None
 
 
 def _real_tensors():
@@ -253,9 +258,10 @@ def _call_source(num_inputs, outputs, num_prog_outputs, restride, single, cuda):
     line for its number of inputs and outputs. The names it reads (`_dtype<i>`, `_shape<i>`,
     `_size<k>`, `_plan`, ...) are bound by CinnLikeKernel._fast_call."""
     params = ", ".join(f"a{i}" for i in range(num_inputs))
+    device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
     checks = " and\n            ".join(
         f"type(a{i}) in _tensor and a{i}.dtype is _dtype{i} and a{i}.shape == _shape{i} and "
-        f"a{i}.get_device() == _device and a{i}.is_contiguous()" for i in range(num_inputs))
+        f"{device.format(i)} and a{i}.is_contiguous()" for i in range(num_inputs))
     lines = [f"def run_partition({params}):",
              f"    if ({checks or 'True'}):"]
     for k in range(num_prog_outputs):
