@@ -5,7 +5,8 @@ The Program has static shapes (the fake tensors'); rank-0 tensors travel as shap
 run time inputs are checked (device, dtype, shape), made contiguous when they are not (views:
 transposes, expands, chunks), outputs are allocated with torch.empty (PyTorch's allocator) and
 the entry runs on PyTorch's current stream for CUDA; an output the graph says is strided
-otherwise (a transpose it returns) is copied into those strides.
+otherwise (a transpose it returns) is copied into those strides. Each partition's call is a
+function written for it (`_call_source`), which the fused graph calls directly.
 """
 import contextlib
 import ctypes
@@ -226,7 +227,6 @@ class CinnLikeKernel(torch.nn.Module):
 
     def __call__(self, *args):
         return self.call(*args)
-
 
 
 class _Plan(ctypes.c_void_p):
