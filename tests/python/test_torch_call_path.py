@@ -214,6 +214,40 @@ class CallPathTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "missing 1 required positional argument"):
             kernel(x)
 
+    def test_channels_last_tensors_pass_without_copies(self):
+        # A channels-last input and result are Program tensors in memory order (a transpose
+        # inside the Program): the call takes them as they are (never the slow path, which
+        # copies) and returns a channels-last result, as eager does.
+        from cinn_like.torch import kernel as K  # noqa: PLC0415
+        conv = torch.nn.Conv2d(8, 16, 3, padding=1).eval()
+
+        def f(x):
+            return torch.relu(conv(x)) * 2 + 1
+        slow = []
+        original = K.CinnLikeKernel._slow_call
+
+        def counted(self, *args):
+            slow.append(1)
+            return original(self, *args)
+        K.CinnLikeKernel._slow_call = counted
+        try:
+            g = torch.compile(f, backend="cinn_like")
+            with torch.no_grad():
+                for _ in range(3):
+                    x = torch.randn(2, 8, 10, 12).to(memory_format=torch.channels_last)
+                    got, want = g(x), f(x)
+                    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-4)
+                    self.assertTrue(got.is_contiguous(memory_format=torch.channels_last))
+                    self.assertEqual(got.stride(), want.stride())
+        finally:
+            K.CinnLikeKernel._slow_call = original
+        self.assertEqual(slow, [], "a channels-last input was copied")
+        # A transposed 2-D input of a partition: read in place; a row-major one is copied in.
+        a, b = torch.randn(6, 5), torch.randn(5, 6)
+        k = compile_partition(make_fx(lambda x, y: torch.exp(x) + y)(a.t(), b), "x86")
+        torch.testing.assert_close(k(a.t(), b), torch.exp(a.t()) + b)
+        torch.testing.assert_close(k(a.t().contiguous(), b), torch.exp(a.t()) + b)
+
     def test_compiled_graph_calls_the_partition_function(self):
         # The fused graph calls each partition's function directly (no submodule lookup).
         from cinn_like.torch.backend import compile_graph  # noqa: PLC0415

@@ -2,15 +2,15 @@
 the module that runs it in place of the partition.
 
 The Program has static shapes (the fake tensors'); rank-0 tensors travel as shape [1]. At
-run time inputs are checked (device, dtype, shape), made contiguous when they are not (views:
-transposes, expands, chunks), outputs are allocated with torch.empty (PyTorch's allocator) and
-the entry runs on PyTorch's current stream for CUDA; an output the graph says is strided
-otherwise (a transpose it returns) is copied into those strides. Each partition's call is a
-function written for it (`_call_source`), which the fused graph calls directly.
+run time inputs are checked (device, dtype, shape, strides) and copied into the traced layout
+when theirs differs (views: expands, chunks), outputs are allocated with PyTorch's allocator and
+the entry runs on PyTorch's current stream for CUDA. Inputs and results whose strides are
+dense in another order (channels-last, a transpose) are Program tensors in that memory order,
+passed and returned without a copy (build_program). Each partition's call is a function
+written for it (`_call_source`), which the fused graph calls directly.
 """
 import contextlib
 import ctypes
-import functools
 
 import torch
 import torch.utils.dlpack
@@ -18,19 +18,29 @@ import torch.utils.dlpack
 from .. import _dlpack
 from .._lib import check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
-from .registry import DTYPES, Converter, convert_node, pshape, val
+from .registry import DTYPES, Converter, convert_node, dtype_name, pshape, val
 
 
 def build_program(sub):
-    """(ProgramBuilder, inputs [(name, tensor meta)], outputs [("prog", name, meta) |
-    ("input", index, None) | ("none",)]) of a fused partition GraphModule."""
+    """(ProgramBuilder, inputs [tensor meta], outputs [("prog", index, meta) |
+    ("input", index, None) | ("none",)], number of Program outputs) of a fused partition
+    GraphModule. An input or a result whose meta is dense in another order than row-major
+    (channels-last, a transpose) is a Program tensor in its memory order (`_memory_order`), with
+    a transpose to or from the logical order in the Program: such tensors are passed and
+    returned as they are, never copied."""
     c = Converter()
     inputs = []
     outputs = []
     placeholders = [n for n in sub.graph.nodes if n.op == "placeholder"]
     for i, p in enumerate(placeholders):
-        c.add_input(p, f"in{i}")
-        inputs.append(val(p))
+        meta = val(p)
+        order = _memory_order(meta)
+        if order is None:
+            c.add_input(p, f"in{i}")
+        else:
+            stored = c.b.input(f"in{i}", dtype_name(meta.dtype), [int(meta.shape[d]) for d in order])
+            c.env[p] = c.op("transpose", [stored], {"perm": _inverse(order)})
+        inputs.append(meta)
     names = {}
     for n in sub.graph.nodes:
         if n.op == "call_function":
@@ -44,12 +54,46 @@ def build_program(sub):
                 elif r.op == "placeholder":
                     outputs.append(("input", placeholders.index(r), None))
                 else:
-                    name = c.env[r]
-                    if name not in names:
-                        names[name] = len(names)
+                    meta = val(r)
+                    order = _memory_order(meta)
+                    key = (c.env[r], order)
+                    if key not in names:
+                        names[key] = len(names)
+                        name = c.env[r]
+                        if order is not None:
+                            name = c.op("transpose", [name], {"perm": list(order)})
                         c.b.output(name)
-                    outputs.append(("prog", names[name], val(r)))
+                    outputs.append(("prog", names[key], meta))
     return c.b, inputs, outputs, len(names)
+
+
+def _memory_order(meta):
+    """The dims of `meta` from outermost to innermost in memory where its strides are dense but
+    not row-major (channels-last: (0, 2, 3, 1)), else None. Dims of size 1 may sit anywhere."""
+    if meta.dim() < 2 or meta.is_contiguous() or not _dense(meta):
+        return None
+    sizes, strides = tuple(meta.shape), tuple(meta.stride())
+    order = tuple(sorted(range(meta.dim()), key=lambda d: (-strides[d], d)))
+    if order == tuple(range(meta.dim())) or _strides_of(sizes, order) != tuple(
+            st if sz != 1 else 0 for st, sz in zip(strides, sizes)):
+        return None
+    return order
+
+
+def _strides_of(sizes, order):
+    """The strides of a tensor of `sizes` stored in `order`, with 0 for dims of size 1."""
+    strides, step = [0] * len(sizes), 1
+    for d in reversed(order):
+        strides[d] = step if sizes[d] != 1 else 0
+        step *= max(sizes[d], 1)
+    return tuple(strides)
+
+
+def _inverse(order):
+    inv = [0] * len(order)
+    for k, d in enumerate(order):
+        inv[d] = k
+    return inv
 
 
 def _dense(t):
@@ -119,21 +163,24 @@ class CinnLikeKernel(torch.nn.Module):
         self.single = single
         self.device = inputs[0].device if inputs else next(
             o[2].device for o in outputs if o[0] == "prog")
-        self.out_specs = [None] * num_prog_outputs
-        # Outputs the graph gives other strides than row-major (a transposed or channels-last
-        # result): the kernel writes row-major, the result is copied into those strides.
-        self.restride = {}
+        # Per Program output: (shape, strides, dtype) to allocate it with (the meta's strides
+        # where it is stored in another order, build_program), and its shape in memory order.
+        self._out_alloc = [None] * num_prog_outputs
+        self._out_stored = [None] * num_prog_outputs
         for o in outputs:
             if o[0] == "prog":
-                self.out_specs[o[1]] = (tuple(o[2].shape), o[2].dtype)
-                if not o[2].is_contiguous() and _dense(o[2]):
-                    self.restride[o[1]] = tuple(o[2].stride())
-        # Plain values (the metas are fake tensors, slow to ask), compared at every call.
+                meta, shape = o[2], tuple(o[2].shape)
+                order = _memory_order(meta)
+                self._out_alloc[o[1]] = (shape, tuple(meta.stride()) if order
+                                         else _contiguous_strides(shape), meta.dtype)
+                self._out_stored[o[1]] = _stored_shape(shape, order)
+        # Plain values (the metas are fake tensors, slow to ask), compared at every call; the
+        # strides of inputs stored in another order (None: contiguous).
         self._expect = [(m.dtype, torch.Size(m.shape)) for m in inputs]
+        self._in_strides = [tuple(m.stride()) if _memory_order(m) else None for m in inputs]
         self._device = torch.device(self.device)
         self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
         self._empty = _empty(self._device)
-        self._out_alloc = [(shape, _contiguous_strides(shape), dt) for shape, dt in self.out_specs]
         self._num_args = len(inputs) + num_prog_outputs
         self._ptrs_type = ctypes.c_void_p * self._num_args
         self._plan = None
@@ -143,8 +190,8 @@ class CinnLikeKernel(torch.nn.Module):
     def _make_plan(self):
         """The C call plan, from DLPack descriptions of the arguments' dtypes and shapes (one
         element of each dtype, expanded: no memory of the arguments' size is allocated)."""
-        specs = [(m.dtype, tuple(m.shape)) for m in self.inputs]
-        specs += [(dt, shape) for shape, dt in self.out_specs]
+        specs = [(m.dtype, _stored_shape(tuple(m.shape), _memory_order(m))) for m in self.inputs]
+        specs += [(alloc[2], stored) for alloc, stored in zip(self._out_alloc, self._out_stored)]
         keep = []
         ptrs = self._ptrs_type()
         with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
@@ -176,12 +223,11 @@ class CinnLikeKernel(torch.nn.Module):
             names["_stream"] = self._stream
         for i, (dtype, shape) in enumerate(self._expect):
             names[f"_dtype{i}"], names[f"_shape{i}"] = dtype, shape
+            names[f"_in_strides{i}"] = self._in_strides[i]
         for k, (shape, strides, dtype) in enumerate(self._out_alloc):
             names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
-        for k, strides in self.restride.items():
-            names[f"_restride{k}"] = functools.partial(_restrided, strides)
-        exec(_call_source(len(self.inputs), self.outputs, self.num_prog_outputs, self.restride,
-                          self.single, self._stream is not None), names)
+        exec(_call_source(self._in_strides, self.outputs, self.num_prog_outputs, self.single,
+                          self._stream is not None), names)
         return names["run_partition"]
 
     def _prepare(self, i, t, meta):
@@ -198,8 +244,11 @@ class CinnLikeKernel(torch.nn.Module):
             raise ValueError(f"cinn_like.torch: input {i} is {t.dtype}{list(t.shape)} on "
                              f"{t.device}, the kernel was compiled for {meta.dtype}"
                              f"{list(meta.shape)} on {meta.device}")
-        if not t.is_contiguous():
+        strides = self._in_strides[i]
+        if strides is None and not t.is_contiguous():
             t = t.contiguous()
+        elif strides is not None and t.stride() != strides:
+            t = torch.empty_strided(t.shape, strides, dtype=t.dtype, device=t.device).copy_(t)
         return t
 
     def _slow_call(self, *args):
@@ -213,9 +262,7 @@ class CinnLikeKernel(torch.nn.Module):
         results = []
         for r in self.outputs:  # ("prog", index, meta) | ("input", index, None) | ("none",)
             if r[0] == "prog":
-                t = outs[r[1]]
-                results.append(_restrided(self.restride[r[1]], t) if r[1] in self.restride
-                               else t)
+                results.append(outs[r[1]])
             elif r[0] == "input":
                 results.append(args[r[1]])
             else:
@@ -248,20 +295,24 @@ def _real_tensors():
     return unset_fake_temporarily()
 
 
-def _restrided(strides, t):
-    """t copied into a tensor of the same shape with `strides`."""
-    return torch.empty_strided(t.shape, strides, dtype=t.dtype, device=t.device).copy_(t)
+def _stored_shape(shape, order):
+    """`shape` in memory order `order` (None: as it is)."""
+    return shape if order is None else tuple(shape[d] for d in order)
 
 
-def _call_source(num_inputs, outputs, num_prog_outputs, restride, single, cuda):
+def _call_source(in_strides, outputs, num_prog_outputs, single, cuda):
     """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
-    line for its number of inputs and outputs. The names it reads (`_dtype<i>`, `_shape<i>`,
-    `_size<k>`, `_plan`, ...) are bound by CinnLikeKernel._fast_call."""
+    line for its number of inputs and outputs. `in_strides`: per input, the strides expected
+    (None: contiguous). The names it reads (`_dtype<i>`, `_shape<i>`, `_size<k>`, `_plan`, ...)
+    are bound by CinnLikeKernel._fast_call."""
+    num_inputs = len(in_strides)
     params = ", ".join(f"a{i}" for i in range(num_inputs))
     device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
+    layout = ["a{0}.is_contiguous()" if st is None else "a{0}.stride() == _in_strides{0}"
+              for st in in_strides]
     checks = " and\n            ".join(
         f"type(a{i}) in _tensor and a{i}.dtype is _dtype{i} and a{i}.shape == _shape{i} and "
-        f"{device.format(i)} and a{i}.is_contiguous()" for i in range(num_inputs))
+        f"{device.format(i)} and {layout[i].format(i)}" for i in range(num_inputs))
     lines = [f"def run_partition({params}):",
              f"    if ({checks or 'True'}):"]
     for k in range(num_prog_outputs):
@@ -272,8 +323,6 @@ def _call_source(num_inputs, outputs, num_prog_outputs, restride, single, cuda):
                  f"{'_stream()' if cuda else 'None'})")
     lines.append("        if rc:")
     lines.append("            _fail(rc)")
-    for k in restride:
-        lines.append(f"        o{k} = _restride{k}(o{k})")
     results = []
     for r in outputs:
         results.append(f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None")
