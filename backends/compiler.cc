@@ -26,6 +26,21 @@ absl::StatusOr<std::unique_ptr<Compiler>> Compiler::Create(const ir::Target& tar
   return absl::InvalidArgumentError("unknown target " + target.ToString());
 }
 
+absl::StatusOr<std::unique_ptr<Compiler>> Compiler::CreateForLoad(const ir::Target& target) {
+  switch (target.arch) {
+    case ir::Target::Arch::kX86:
+      return CompilerX86::Create(target);
+    case ir::Target::Arch::kNVGPU:
+#ifdef CINN_LIKE_WITH_CUDA
+      return CreateNVGPULoader(target);
+#else
+      return absl::UnavailableError(
+          "cannot load NVGPU code: cinn_like was built without the CUDA toolkit");
+#endif
+  }
+  return absl::InvalidArgumentError("unknown target " + target.ToString());
+}
+
 std::string CompileTimes::ToString() const {
   std::ostringstream os;
   os << "device_codegen_ms " << device_codegen_ms << "\n"

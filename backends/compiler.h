@@ -10,6 +10,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "backends/built_code.h"
 #include "ir/module.h"
 #include "ir/target.h"
 
@@ -37,6 +38,9 @@ class Compiler {
   /// A compiler for `target`. NVGPU fails with a clear message when this build has no CUDA,
   /// when no arch is given and no device is present, or when NVRTC does not support the arch.
   static absl::StatusOr<std::unique_ptr<Compiler>> Create(const ir::Target& target);
+  /// A compiler that only Loads code built elsewhere for `target` (its arch resolved, as
+  /// target() of the compiler that built it): NVGPU asks nothing of NVRTC.
+  static absl::StatusOr<std::unique_ptr<Compiler>> CreateForLoad(const ir::Target& target);
   virtual ~Compiler() = default;
 
   /// Compiles and links every function of `module` (as ir::Lower made it for the target: for a
@@ -50,6 +54,13 @@ class Compiler {
   /// Writes the object file of everything built so far (the host object; for NVGPU also the
   /// device binary next to it as <path>.cubin or <path>.ptx).
   virtual absl::Status ExportObject(const std::string& path) = 0;
+  /// Everything built or loaded so far, as bytes (backends/built_code.h).
+  virtual BuiltCode Code() const = 0;
+  /// Makes the functions of `code` (Code() of a compiler for this target() on this host, in
+  /// this process or another) callable without compiling: the host objects are linked in the
+  /// ORC JIT, device images loaded and their kernel handles registered. Fails, leaving this
+  /// compiler unusable, when an object does not link or an image does not load.
+  virtual absl::Status Load(const BuiltCode& code) = 0;
 
   const ir::Target& target() const { return target_; }
   const CompileTimes& last_build_times() const { return times_; }

@@ -76,4 +76,19 @@ absl::Status CompilerX86::ExportObject(const std::string& path) {
   return engine_->ExportObject(path);
 }
 
+BuiltCode CompilerX86::Code() const {
+  BuiltCode code;
+  auto host = HostCodeDescription();
+  code.host = host.ok() ? *host : std::string();
+  code.host_objects = engine_->objects();
+  return code;
+}
+
+absl::Status CompilerX86::Load(const BuiltCode& code) {
+  if (!code.device.empty()) {
+    return absl::InvalidArgumentError("x86 code holds no device images; these are for a GPU");
+  }
+  return engine_->AddObjectsFor(code.host, code.host_objects);
+}
+
 }  // namespace cinn_like::backends

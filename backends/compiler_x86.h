@@ -19,6 +19,8 @@ class CompilerX86 : public Compiler {
   absl::StatusOr<EntryFunction> Lookup(const std::string& name) override;
   absl::StatusOr<std::string> GetSourceCode(const ir::Module& module) override;
   absl::Status ExportObject(const std::string& path) override;
+  BuiltCode Code() const override;
+  absl::Status Load(const BuiltCode& code) override;
 
  private:
   CompilerX86(ir::Target target, std::unique_ptr<ExecutionEngine> engine);

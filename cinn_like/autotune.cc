@@ -3,21 +3,17 @@
 
 #include <glog/logging.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <fstream>
 #include <limits>
 #include <mutex>
 #include <optional>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
+#include "cinn_like/files.h"
 #include "cinn_like/self_check.h"
 #include "cinn_like/tensor_transfer.h"
 #include "hlir/graph_compiler.h"
@@ -38,18 +34,6 @@ struct Choice {
   std::string knob;
   int value = 0;
 };
-
-/// FNV-1a, 64 bits, in hex: the same text gives the same key in every process and build.
-std::string Fingerprint(const std::string& text) {
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : text) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  char out[17];
-  std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(h));
-  return out;
-}
 
 /// The choices in a cache file's JSON, or an empty map (logged) for anything that is not a
 /// tuning cache of this version: nothing in a malformed file is trusted.
@@ -122,14 +106,6 @@ class TuningMemory {
   }
 
  private:
-  static std::optional<std::string> ReadFile(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) return std::nullopt;
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-  }
-
   /// Reads the file when the flag names one not read yet (another path: the choices held are
   /// forgotten, they were another file's); a missing file is an empty one.
   void Load() {
@@ -139,24 +115,18 @@ class TuningMemory {
     loaded_ = true;
     path_ = path;
     if (path.empty()) return;
-    if (auto text = ReadFile(path)) choices_ = ParseChoices(*text, path);
+    if (auto text = ReadWholeFile(path)) choices_ = ParseChoices(*text, path);
   }
 
   void Save() {
-    if (auto text = ReadFile(path_)) {  // what other processes wrote since: theirs kept too
+    if (auto text = ReadWholeFile(path_)) {  // what other processes wrote since: theirs kept too
       for (auto& [key, c] : ParseChoices(*text, path_)) choices_.emplace(key, c);
     }
     nlohmann::json choices = nlohmann::json::object();
     for (const auto& [key, c] : choices_) choices[key] = {{"knob", c.knob}, {"value", c.value}};
-    const std::string tmp = absl::StrCat(path_, ".tmp.", getpid());
-    std::ofstream out(tmp);
-    out << nlohmann::json{{"version", kCacheVersion}, {"choices", choices}}.dump(1) << "\n";
-    out.close();
-    if (out.fail() || std::rename(tmp.c_str(), path_.c_str()) != 0) {
-      LOG(WARNING) << "cinn_like_autotune_cache: cannot write " << path_ << " (through " << tmp
-                   << ")";
-      std::remove(tmp.c_str());
-    }
+    absl::Status written = WriteFileAtomically(
+        path_, nlohmann::json{{"version", kCacheVersion}, {"choices", choices}}.dump(1) + "\n");
+    if (!written.ok()) LOG(WARNING) << "cinn_like_autotune_cache: " << written.message();
   }
 
   std::mutex mu_;

@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "cinn_like/call_check.h"
 #include "cinn_like/compile.h"
+#include "cinn_like/compile_stats.h"
+#include "cinn_like/disk_cache.h"
 #include "frontend/program_json.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
@@ -50,7 +52,7 @@ int Guarded(const char* what, Body&& body) {
 
 extern "C" {
 
-const char* cinn_like_version(void) { return "0.1.0"; }
+const char* cinn_like_version(void) { return cinn_like::kVersion; }
 
 int cinn_like_compile(const char* program_json, const char* target, const char* name,
                       cinn_like_module* out) {
@@ -162,6 +164,51 @@ void cinn_like_module_free(cinn_like_module module) {
     cinn_like::UnregisterCallChecks(module->program->call_check().get());
   }
   delete module;
+}
+
+int cinn_like_module_save(cinn_like_module module, const char* path) {
+  return Guarded("cinn_like_module_save", [&] {
+    if (!module || !path) return Fail("cinn_like_module_save: null argument");
+    absl::Status saved = module->program->Save(path);
+    if (!saved.ok()) return Fail("cinn_like_module_save: " + std::string(saved.message()));
+    return 0;
+  });
+}
+
+int cinn_like_module_load(const char* path, cinn_like_module* out) {
+  return Guarded("cinn_like_module_load", [&] {
+    if (!path || !out) return Fail("cinn_like_module_load: null argument");
+    *out = nullptr;
+    auto loaded = cinn_like::LoadCompiledProgram(path);
+    if (!loaded.ok())
+      return Fail("cinn_like_module_load: " + std::string(loaded.status().message()));
+    *out = new cinn_like_module_s{std::move(*loaded)};
+    return 0;
+  });
+}
+
+int cinn_like_module_name(cinn_like_module module, const char** out) {
+  if (!module || !out) return Fail("cinn_like_module_name: null argument");
+  *out = module->program->name().c_str();
+  return 0;
+}
+
+const char* cinn_like_cache_stats(void) {
+  thread_local std::string json;
+  json = cinn_like::DiskCacheStatsJson();
+  return json.c_str();
+}
+
+const char* cinn_like_compile_stats(void) {
+  thread_local std::string json;
+  json = cinn_like::CompileStatsJson();
+  return json.c_str();
+}
+
+const char* cinn_like_cache_dir(void) {
+  thread_local std::string dir;
+  dir = cinn_like::DiskCacheDir();
+  return dir.c_str();
 }
 
 int cinn_like_set_flag(const char* name, const char* value) {

@@ -75,6 +75,26 @@ int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* s
 void cinn_like_call_plan_free(cinn_like_call_plan plan);
 void cinn_like_module_free(cinn_like_module module);
 
+/* Writes the module to `path` as one file (atomically) that cinn_like_module_load loads, in
+ * another process too, without compiling anything (no NVRTC, no LLVM optimisation). */
+int cinn_like_module_save(cinn_like_module module, const char* path);
+/* Loads a file written by cinn_like_module_save. Fails with a message naming the file when it
+ * is not a module file, has another format version, is damaged (checksum, truncation), or was
+ * made for another CPU or GPU arch. */
+int cinn_like_module_load(const char* path, cinn_like_module* out);
+/* The name of the module's host entry (the `name` it was compiled with), owned by the module. */
+int cinn_like_module_name(cinn_like_module module, const char** out);
+/* The persistent compile cache's counters in this process, as JSON owned by the library (valid
+ * until the next call on this thread): {"hits", "misses", "stores", "damaged", "evictions",
+ * "write_errors"}; and its directory ("" when compiles do not use it now). */
+const char* cinn_like_cache_stats(void);
+/* Where this process's compile time went, as JSON owned by the library (valid until the next
+ * call on this thread): {"compiled", "loaded", "lower_ms", "device_codegen_ms", "nvrtc_ms",
+ * "module_load_ms", "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms",
+ * "total_ms"}, summed over every compile. */
+const char* cinn_like_compile_stats(void);
+const char* cinn_like_cache_dir(void);
+
 /* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;
  * README's flag table), its value parsed by the flag's type (bool, string). Any other name,
  * gflags' and glog's flags included ("flagfile", "fromenv", "v"), is refused. */

@@ -3,8 +3,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+
 #include "cinn_like/autotune.h"
+#include "cinn_like/compile_stats.h"
 #include "cinn_like/debug_wrong_op.h"
+#include "cinn_like/disk_cache.h"
+#include "cinn_like/files.h"
 #include "frontend/program_json.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
@@ -40,10 +47,17 @@ std::string Signature(const hlir::Graph& graph) {
 
 const std::string& CompiledProgram::source() const {
   std::call_once(source_once_, [this] {
-    auto source = compiler_->GetSourceCode(module_);
+    if (!program_) return;
+    auto source = ProgramSource(*program_, compiler_->target(), name_);
     source_ = source.ok() ? *source : std::string();
   });
   return source_;
+}
+
+absl::Status CompiledProgram::Save(const std::string& path) const {
+  ModuleImage image{absl::StrCat("cinn_like ", kVersion), name_, compiler_->target().ToString(),
+                    signature_, compiler_->Code()};
+  return WriteFileAtomically(path, EncodeModuleImage(image));
 }
 
 absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::string& name) const {
@@ -51,6 +65,18 @@ absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::strin
 }
 
 namespace {
+
+/// Milliseconds since it was made.
+class Stopwatch {
+ public:
+  double Milliseconds() const {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
 
 /// What CompileProgram and ProgramSource share: the graph, its passes and the lowered module.
 struct Lowered {
@@ -96,26 +122,83 @@ absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
   return (*compiler)->GetSourceCode(lowered->module);
 }
 
+/// A CompiledProgram of the code in `image`, loaded without compiling. `origin` names the file
+/// or cache entry in errors.
+absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(const ModuleImage& image,
+                                                           const std::string& origin) {
+  auto fail = [&](const absl::Status& s) {
+    return absl::Status(s.code(), absl::StrCat("cannot load ", origin, ": ", s.message()));
+  };
+  auto target = ir::Target::Parse(image.target);
+  if (!target.ok()) return fail(target.status());
+  auto compiler = backends::Compiler::CreateForLoad(*target);
+  if (!compiler.ok()) return fail(compiler.status());
+  absl::Status loaded = (*compiler)->Load(image.code);
+  if (!loaded.ok()) return fail(loaded);
+  auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
+  out->compiler_ = std::move(*compiler);
+  out->name_ = image.name;
+  out->signature_ = image.signature;
+  return out;
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadCompiledProgram(const std::string& path) {
+  std::optional<std::string> bytes = ReadWholeFile(path);
+  if (!bytes) return absl::NotFoundError("cannot read the module file " + path);
+  auto image = DecodeModuleImage(*bytes, path);
+  if (!image.ok()) return image.status();
+  return LoadImage(*image, path);
+}
+
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name) {
   DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
+  auto compiler = backends::Compiler::Create(target);  // resolves the arch (the cache key's)
+  if (!compiler.ok()) {
+    auto lowered = LowerProgram(program, target, name, /*tune=*/false);
+    return lowered.ok() ? compiler.status() : lowered.status();  // the Program's errors first
+  }
+  const std::string cache_dir = DiskCacheDir();
+  std::string key;
+  Stopwatch cache_clock;
+  if (!cache_dir.empty()) {
+    key = DiskCacheKey(program, (*compiler)->target(), name);
+    if (std::optional<ModuleImage> image = DiskCacheLookup(cache_dir, key)) {
+      auto loaded = LoadImage(*image, "cache entry " + key);
+      if (loaded.ok()) {
+        (*loaded)->program_ = program;
+        (*loaded)->from_cache_ = true;
+        RecordCompile(/*loaded=*/true, 0, {}, cache_clock.Milliseconds());
+        return loaded;
+      }
+      DiskCacheDiscard(cache_dir, key, std::string(loaded.status().message()));
+    }
+  }
+  double cache_ms = cache_clock.Milliseconds();
+  Stopwatch lower_clock;
   auto lowered = LowerProgram(program, target, name, /*tune=*/true);
   if (!lowered.ok()) return lowered.status();
-  const hlir::Graph* graph = &lowered->graph;
-  const hlir::FusedGraph* fused = &lowered->fused;
-  const ir::Module* module = &lowered->module;
-  auto compiler = backends::Compiler::Create(target);
-  if (!compiler.ok()) return compiler.status();
-  absl::Status built = (*compiler)->Build(*module);
+  const double lower_ms = lower_clock.Milliseconds();
+  absl::Status built = (*compiler)->Build(lowered->module);
   if (!built.ok()) return built;
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
   out->compiler_ = std::move(*compiler);
-  out->module_ = *module;
-  out->signature_ = Signature(*graph);
+  out->name_ = name;
+  out->program_ = program;
+  out->signature_ = Signature(lowered->graph);
   if (FLAGS_cinn_like_self_check) {
-    out->call_check_ = MakeCallCheckContext(program, *graph, target, name, *fused);
+    out->call_check_ = MakeCallCheckContext(program, lowered->graph, target, name, lowered->fused);
   }
+  if (!cache_dir.empty()) {
+    Stopwatch store_clock;
+    DiskCacheStore(
+        cache_dir, key,
+        ModuleImage{absl::StrCat("cinn_like ", kVersion), name, out->compiler_->target().ToString(),
+                    out->signature_, out->compiler_->Code()});
+    cache_ms += store_clock.Milliseconds();
+  }
+  RecordCompile(/*loaded=*/false, lower_ms, out->compiler_->last_build_times(), cache_ms);
   return out;
 }
 

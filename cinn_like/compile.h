@@ -4,16 +4,21 @@
 
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "backends/compiler.h"
 #include "cinn_like/call_check.h"
+#include "cinn_like/module_file.h"
 #include "frontend/program.h"
 #include "ir/module.h"
 #include "ir/target.h"
 
 namespace cinn_like {
+
+/// This library's version, "<major>.<minor>.<patch>" (cinn_like_version()).
+inline constexpr char kVersion[] = "0.1.0";
 
 /// A compiled Program: a backend Compiler holding the built module, and what callers need to
 /// know of it.
@@ -22,11 +27,18 @@ class CompiledProgram {
   /// The host entry `name` (the name given to CompileProgram).
   absl::StatusOr<backends::EntryFunction> Lookup(const std::string& name) const;
   /// CUDA C of the device part (NVGPU) or LLVM IR (X86), generated on the first request (a
-  /// compile does not pay for it) and kept; an empty string if generation fails.
+  /// compile does not pay for it; a Program loaded from the cache is lowered again for it) and
+  /// kept; an empty string if generation fails or the module was loaded from a file.
   const std::string& source() const;
   /// The arguments as JSON: {"inputs": [{"name", "dtype", "shape"}], "outputs": [...]}.
   const std::string& signature() const { return signature_; }
-  const ir::Module& module() const { return module_; }
+  /// The host entry's name (CompileProgram's `name`).
+  const std::string& name() const { return name_; }
+  /// Whether it was loaded from the persistent cache rather than compiled.
+  bool from_cache() const { return from_cache_; }
+  /// Writes the module file (cinn_like/module_file.h) that LoadCompiledProgram loads, in
+  /// another process too, without compiling: atomically (temporary file + rename).
+  absl::Status Save(const std::string& path) const;
   /// What the call-time self-check needs (cinn_like/call_check.h); null unless the flag
   /// cinn_like_self_check was on when this Program was compiled.
   const std::shared_ptr<const CallCheckContext>& call_check() const { return call_check_; }
@@ -35,8 +47,12 @@ class CompiledProgram {
   friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program&,
                                                                          const ir::Target&,
                                                                          const std::string&);
+  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(const ModuleImage&,
+                                                                    const std::string&);
   std::unique_ptr<backends::Compiler> compiler_;
-  ir::Module module_;
+  std::string name_;
+  std::optional<frontend::Program> program_;  // what source() lowers (not for a loaded file)
+  bool from_cache_ = false;
   std::string signature_;
   std::shared_ptr<const CallCheckContext> call_check_;
   mutable std::once_flag source_once_;
@@ -49,6 +65,12 @@ class CompiledProgram {
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name);
+
+/// The module saved at `path` by CompiledProgram::Save, in this process or another: loaded and
+/// linked without NVRTC and without compiling LLVM IR. Refused with a message naming the file
+/// and the reason: not a module file, another format version, damaged (checksum, truncation),
+/// made for another CPU or GPU arch, or for a target this build lacks.
+absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadCompiledProgram(const std::string& path);
 
 /// The source CompileProgram would build for `target` (CUDA C for NVGPU, LLVM IR for X86),
 /// without building it: no NVRTC, no driver, no JIT. For reading a schedule on any machine.

@@ -103,7 +103,14 @@ std::string RunAndCompare(const frontend::Program& program, const ir::Target& ta
                           const std::vector<HostTensor>& want, void* stream) {
   auto compiled = CompileProgram(program, target, "self_check");
   if (!compiled.ok()) return absl::StrCat("compile failed: ", compiled.status().message());
-  auto fn = (*compiled)->Lookup("self_check");
+  return CallAndCompare(**compiled, target, inputs, want, program.outputs, stream);
+}
+
+std::string CallAndCompare(const CompiledProgram& compiled, const ir::Target& target,
+                           const std::vector<HostTensor>& inputs,
+                           const std::vector<HostTensor>& want,
+                           const std::vector<std::string>& output_names, void* stream) {
+  auto fn = compiled.Lookup(compiled.name());
   if (!fn.ok()) return absl::StrCat("lookup failed: ", fn.status().message());
   const DLDevice device = DeviceOf(target);
   std::vector<std::unique_ptr<DeviceTensor>> tensors;
@@ -133,7 +140,7 @@ std::string RunAndCompare(const frontend::Program& program, const ir::Target& ta
     if (!h.ok()) return absl::StrCat("reading the outputs failed: ", h.status().message());
     got.push_back(std::move(*h));
   }
-  return CompareOutputs(program.outputs, want, got);
+  return CompareOutputs(output_names, want, got);
 }
 
 FirstDifference FindFirstDifference(const frontend::Program& program,

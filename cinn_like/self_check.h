@@ -65,6 +65,14 @@ std::string RunAndCompare(const frontend::Program& program, const ir::Target& ta
                           const std::vector<hlir::HostTensor>& inputs,
                           const std::vector<hlir::HostTensor>& want, void* stream);
 
+/// RunAndCompare's call and comparison on a Program compiled (or loaded) already: its entry
+/// (compiled.name()) on copies of `inputs`, outputs named `output_names`, against `want`.
+class CompiledProgram;
+std::string CallAndCompare(const CompiledProgram& compiled, const ir::Target& target,
+                           const std::vector<hlir::HostTensor>& inputs,
+                           const std::vector<hlir::HostTensor>& want,
+                           const std::vector<std::string>& output_names, void* stream);
+
 /// The first instruction whose result, compiled alone with what precedes it, differs.
 struct FirstDifference {
   int instruction = -1;      // -1: every prefix matches (only the whole Program differs)

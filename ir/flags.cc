@@ -55,6 +55,17 @@ DEFINE_bool(cinn_like_self_check, false,
             "interpreter on the call's inputs and fails naming the first differing instruction "
             "(slow: a debugging aid). Read when compiling and when calling");
 
+DEFINE_bool(cinn_like_cache, true,
+            "keep compiled Programs on disk (cinn_like_cache_dir) and load them instead of "
+            "compiling again, in this process or another; off while dumping, saving sources, "
+            "tuning or self-checking");
+DEFINE_string(cinn_like_cache_dir, "",
+              "the persistent cache's directory; empty: $CINN_LIKE_CACHE_DIR, else "
+              "$XDG_CACHE_HOME/cinn_like, else ~/.cache/cinn_like");
+DEFINE_int64(cinn_like_cache_max_bytes, int64_t{4} << 30,
+             "the persistent cache's size cap: after each write the least recently used entries "
+             "are removed until the directory's entries hold at most this many bytes");
+
 namespace cinn_like {
 
 namespace {
@@ -120,6 +131,13 @@ bool SetFlag(const std::string& name, const std::string& value, std::string* err
     return false;
   }
   return true;
+}
+
+std::vector<std::pair<std::string, std::string>> CinnLikeFlagValues() {
+  std::vector<std::pair<std::string, std::string>> values;
+  for (const std::string& name : CinnLikeFlagNames())
+    values.emplace_back(name, StringFlag(name.c_str()));
+  return values;
 }
 
 std::string StringFlag(const char* name) {

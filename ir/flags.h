@@ -12,6 +12,8 @@
 #include <gflags/gflags.h>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 // Debug output.
 DECLARE_string(cinn_like_dump_dir);          // IR after each pass, host LLVM IR, CUDA, PTX, timings
@@ -37,12 +39,19 @@ DECLARE_string(cinn_like_debug_fail_op);      // ops (comma-separated) the graph
 // Accuracy self-check (cinn_like/call_check.h).
 DECLARE_bool(cinn_like_self_check);        // cinn_like_call checks outputs against the reference
 DECLARE_string(cinn_like_debug_wrong_op);  // ops (comma-separated) whose results are negated
+// The persistent compile cache (cinn_like/disk_cache.h).
+DECLARE_bool(cinn_like_cache);             // use it (on by default)
+DECLARE_string(cinn_like_cache_dir);       // its directory (empty: CINN_LIKE_CACHE_DIR, ~/.cache)
+DECLARE_int64(cinn_like_cache_max_bytes);  // its size cap (least recently used entries go)
 
 namespace cinn_like {
 
 /// Sets a flag by name; returns false (with a message in *error) when the name is unknown or
 /// the value does not parse.
 bool SetFlag(const std::string& name, const std::string& value, std::string* error);
+
+/// Every cinn_like flag as (name, value), sorted by name.
+std::vector<std::pair<std::string, std::string>> CinnLikeFlagValues();
 
 /// The value of the string flag `name` (cinn_like_dump_dir, ...), copied under gflags' lock:
 /// SetFlag may change it from another thread, and reading FLAGS_<name> (a std::string) while it

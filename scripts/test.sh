@@ -7,6 +7,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
 rm -f zoo_coverage.txt opinfo_x86.txt
+# The persistent compile cache (cinn_like/disk_cache.h) of this run only: each Program's first
+# compile in the run misses, later tests compiling it load the entry.
+export CINN_LIKE_CACHE_DIR="$PWD/test_cache"
+rm -rf "$CINN_LIKE_CACHE_DIR"
 # setup.sh installed oneDNN: its x86 tests must run here, not skip.
 CINN_LIKE_REQUIRE_ONEDNN=1 ctest --output-on-failure -LE gpu -j2
 # The model zoo's coverage table (tests/python/test_model_zoo.py writes it) and the OpInfo

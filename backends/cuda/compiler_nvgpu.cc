@@ -88,14 +88,41 @@ class CompilerNVGPU : public Compiler {
   absl::StatusOr<EntryFunction> Lookup(const std::string& name) override;
   absl::StatusOr<std::string> GetSourceCode(const ir::Module& module) override;
   absl::Status ExportObject(const std::string& path) override;
+  BuiltCode Code() const override;
+  absl::Status Load(const BuiltCode& code) override;
 
  private:
+  /// Loads `binary` as a CUDA module, gets each of its kernels' handles and registers them as
+  /// the runtime symbols <kernel>_ptr_ (the addresses of slots this compiler owns).
+  absl::Status LoadDevice(DeviceBinary binary, const std::string& name);
+
   std::unique_ptr<ExecutionEngine> engine_;
   nvrtc::Compiler nvrtc_;
   std::vector<std::unique_ptr<runtime::cuda::CudaModule>> cuda_modules_;
   std::deque<void*> kernel_slots_;  // one stable slot per kernel, holding its CUfunction
-  std::vector<std::string> device_binaries_;
+  std::vector<DeviceBinary> device_binaries_;
 };
+
+absl::Status CompilerNVGPU::LoadDevice(DeviceBinary binary, const std::string& name) {
+  auto cuda_module = runtime::cuda::CudaModule::Load(binary.image);
+  if (!cuda_module.ok()) {
+    return absl::Status(
+        cuda_module.status().code(),
+        absl::StrCat("loading the CUDA module of ", name, ": ", cuda_module.status().message()));
+  }
+  std::vector<std::pair<std::string, void*>> symbols;
+  for (const std::string& kernel : binary.kernels) {
+    auto function = (*cuda_module)->GetFunction(kernel);
+    if (!function.ok()) return function.status();
+    kernel_slots_.push_back(*function);
+    symbols.emplace_back(kernel + "_ptr_", static_cast<void*>(&kernel_slots_.back()));
+  }
+  cuda_modules_.push_back(std::move(*cuda_module));
+  absl::Status registered = engine_->RegisterSymbols(symbols);
+  if (!registered.ok()) return registered;
+  device_binaries_.push_back(std::move(binary));
+  return absl::OkStatus();
+}
 
 absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   absl::Status split = CheckSplit(module);
@@ -117,38 +144,15 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   });
   if (!binary.ok()) return binary.status();
 
-  // 3. Load as a CUDA module and get each kernel's handle, library kernels too (needs a GPU).
-  std::vector<std::pair<std::string, void*>> handles;
-  absl::Status loaded = steps.Run(&CompileTimes::module_load_ms, [&]() -> absl::Status {
-    auto cuda_module = runtime::cuda::CudaModule::Load(*binary);
-    if (!cuda_module.ok()) {
-      return absl::Status(
-          cuda_module.status().code(),
-          absl::StrCat("loading the CUDA module of ", name, ": ", cuda_module.status().message()));
-    }
-    std::vector<std::string> names = LibraryKernelNames(module);
-    for (const ir::LoweredFunc& kernel : kernels) names.push_back(kernel->name);
-    for (const std::string& kernel : names) {
-      auto function = (*cuda_module)->GetFunction(kernel);
-      if (!function.ok()) return function.status();
-      handles.emplace_back(kernel, *function);
-    }
-    cuda_modules_.push_back(std::move(*cuda_module));
-    return absl::OkStatus();
-  });
+  // 3. Load as a CUDA module, get each kernel's handle (library kernels too) and register it
+  // as the runtime symbol <kernel>_ptr_ (needs a GPU).
+  DeviceBinary device{to_cubin, *std::move(binary), LibraryKernelNames(module)};
+  for (const ir::LoweredFunc& kernel : kernels) device.kernels.push_back(kernel->name);
+  absl::Status loaded =
+      steps.Run(&CompileTimes::module_load_ms, [&] { return LoadDevice(std::move(device), name); });
   if (!loaded.ok()) return loaded;
 
-  // 4. Register each handle as the runtime symbol <kernel>_ptr_: the address of a slot we own.
-  std::vector<std::pair<std::string, void*>> symbols;
-  for (auto& [kernel, function] : handles) {
-    kernel_slots_.push_back(function);
-    symbols.emplace_back(kernel + "_ptr_", static_cast<void*>(&kernel_slots_.back()));
-  }
-  absl::Status registered = engine_->RegisterSymbols(symbols);
-  if (!registered.ok()) return registered;
-  device_binaries_.push_back(std::move(*binary));
-
-  // 5. LLVM IR for the host entries, linked in the ORC JIT.
+  // 4. LLVM IR for the host entries, linked in the ORC JIT.
   auto host =
       steps.Run(&CompileTimes::host_codegen_ms, [&] { return CodeGenCudaHost::Generate(module); });
   if (!host.ok()) return host.status();
@@ -176,14 +180,43 @@ absl::StatusOr<std::string> CompilerNVGPU::GetSourceCode(const ir::Module& modul
 absl::Status CompilerNVGPU::ExportObject(const std::string& path) {
   absl::Status s = engine_->ExportObject(path);
   if (!s.ok()) return s;
-  const char* ext = FLAGS_cinn_like_nvrtc_compile_to_cubin ? ".cubin" : ".ptx";
   for (size_t k = 0; k < device_binaries_.size(); ++k) {
+    const char* ext = device_binaries_[k].cubin ? ".cubin" : ".ptx";
     std::string file = k == 0 ? path + ext : absl::StrCat(path, ".", k, ext);
     std::ofstream out(file, std::ios::binary);
-    out << device_binaries_[k];
+    out << device_binaries_[k].image;
     if (!out) return absl::InternalError("cannot write the device binary " + file);
   }
   return absl::OkStatus();
+}
+
+BuiltCode CompilerNVGPU::Code() const {
+  BuiltCode code;
+  auto host = HostCodeDescription();
+  code.host = host.ok() ? *host : std::string();
+  code.host_objects = engine_->objects();
+  code.device = device_binaries_;
+  return code;
+}
+
+absl::Status CompilerNVGPU::Load(const BuiltCode& code) {
+  if (!code.device.empty()) {
+    auto device = runtime::cuda::DeviceComputeCapability();
+    if (!device.ok()) return device.status();
+    for (const DeviceBinary& binary : code.device) {
+      // A CUBIN runs on its own arch; PTX is compiled by the driver for this one or newer.
+      if (binary.cubin ? *device != target_.cuda_arch : *device < target_.cuda_arch) {
+        return absl::FailedPreconditionError(
+            absl::StrCat("the code was built for sm_", target_.cuda_arch, " (",
+                         binary.cubin ? "CUBIN" : "PTX", "); device 0 is sm_", *device));
+      }
+    }
+  }
+  for (size_t k = 0; k < code.device.size(); ++k) {
+    absl::Status loaded = LoadDevice(code.device[k], absl::StrCat("loaded image ", k));
+    if (!loaded.ok()) return loaded;
+  }
+  return engine_->AddObjectsFor(code.host, code.host_objects);
 }
 
 /// The schedules ask device 0 through the driver, when the target is for its arch (or names
@@ -210,6 +243,15 @@ const bool kDeviceQueryRegistered = [] {
 }();
 
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPULoader(const ir::Target& target) {
+  if (target.cuda_arch <= 0) {
+    return absl::InvalidArgumentError("loading NVGPU code needs the arch it was built for");
+  }
+  auto engine = ExecutionEngine::Create();
+  if (!engine.ok()) return engine.status();
+  return std::unique_ptr<Compiler>(new CompilerNVGPU(target, std::move(*engine)));
+}
 
 absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPUCompiler(const ir::Target& target) {
   auto arch = ChooseArch(target);

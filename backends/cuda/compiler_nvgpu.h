@@ -14,4 +14,8 @@ namespace cinn_like::backends {
 /// had or NVRTC does not support it (the message names the arch and where it came from).
 absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPUCompiler(const ir::Target& target);
 
+/// A compiler that only Loads code built for `target`, whose arch must be set: NVRTC is not
+/// asked (a process that loads saved modules never initialises it).
+absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPULoader(const ir::Target& target);
+
 }  // namespace cinn_like::backends

@@ -3,16 +3,14 @@
 
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
-#include <llvm/Bitcode/BitcodeReader.h>
-#include <llvm/Bitcode/BitcodeWriter.h>
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/Linker/Linker.h>
 #include <llvm/MC/TargetRegistry.h>
+#include <llvm/Object/ObjectFile.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Passes/StandardInstrumentations.h>
 #include <llvm/Support/CommandLine.h>
@@ -67,6 +65,7 @@ absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> HostTargetMachine() {
   auto jtmb = HostMachineBuilder();
   if (!jtmb.ok()) return jtmb.status();
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  jtmb->setCodeModel(llvm::CodeModel::Small);
   auto tm = jtmb->createTargetMachine();
   if (!tm)
     return absl::InternalError("cannot create the host target machine: " +
@@ -125,6 +124,13 @@ absl::StatusOr<std::pair<std::string, std::string>> HostTargetDescription() {
     return absl::InternalError("cannot get the host data layout: " + ToString(layout.takeError()));
   }
   return std::make_pair(jtmb->getTargetTriple().str(), layout->getStringRepresentation());
+}
+
+absl::StatusOr<std::string> HostCodeDescription() {
+  auto jtmb = HostMachineBuilder();
+  if (!jtmb.ok()) return jtmb.status();
+  return absl::StrCat(jtmb->getTargetTriple().str(), " ", jtmb->getCPU(), " ",
+                      jtmb->getFeatures().getString());
 }
 
 ExecutionEngine::ExecutionEngine() = default;
@@ -198,33 +204,74 @@ absl::Status ExecutionEngine::Optimize(LLVMModule& m) {
 
 absl::Status ExecutionEngine::AddModule(LLVMModule m) {
   if (!m.module || !m.context) return absl::InvalidArgumentError("AddModule of an empty module");
-  std::vector<std::string> added;  // symbols
-  for (llvm::Function& f : *m.module) {
-    if (!f.isDeclaration() && f.hasExternalLinkage()) added.push_back(f.getName().str());
+  auto tm = HostTargetMachine();
+  if (!tm.ok()) return tm.status();
+  // What LLJIT's own compile layer would make (same target machine: PIC, small code model),
+  // made here so that the object's bytes can be kept (Compiler::Code) and exported.
+  llvm::orc::SimpleCompiler compile(**tm);
+  auto object = compile(*m.module);
+  if (!object) {
+    return absl::InternalError(absl::StrCat("cannot compile ", m.module->getName().str(),
+                                            " to machine code: ", ToString(object.takeError())));
   }
-  std::string bitcode;
-  llvm::raw_string_ostream bs(bitcode);
-  llvm::WriteBitcodeToFile(*m.module, bs);
-  bs.flush();
+  return AddObject(std::string((*object)->getBuffer()));
+}
 
-  llvm::orc::ThreadSafeModule tsm(std::move(m.module), std::move(m.context));
-  if (llvm::Error err = jit_->addIRModule(std::move(tsm))) {
-    return absl::InvalidArgumentError("cannot add the module to the JIT: " +
+absl::Status ExecutionEngine::AddObject(const std::string& object) {
+  auto buffer = llvm::MemoryBuffer::getMemBuffer(object, "cinn_like_object", false);
+  auto file = llvm::object::ObjectFile::createObjectFile(buffer->getMemBufferRef());
+  if (!file) {
+    return absl::InvalidArgumentError("not an object file for this host: " +
+                                      ToString(file.takeError()));
+  }
+  std::vector<std::string> defined;  // the functions it defines for others
+  for (const llvm::object::SymbolRef& symbol : (*file)->symbols()) {
+    auto flags = symbol.getFlags();
+    auto type = symbol.getType();
+    auto name = symbol.getName();
+    if (!flags || !type || !name) {
+      llvm::consumeError(flags.takeError());
+      llvm::consumeError(type.takeError());
+      llvm::consumeError(name.takeError());
+      return absl::InvalidArgumentError("an object file with an unreadable symbol table");
+    }
+    if ((*flags & llvm::object::SymbolRef::SF_Global) &&
+        !(*flags & llvm::object::SymbolRef::SF_Undefined) &&
+        *type == llvm::object::SymbolRef::ST_Function) {
+      defined.push_back(name->str());
+    }
+  }
+  if (llvm::Error err = jit_->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(object))) {
+    return absl::InvalidArgumentError("cannot add an object to the JIT: " +
                                       ToString(std::move(err)));
   }
-  // Materialize now, so that machine code generation and linking (and their errors, such as
-  // an unresolved symbol) belong to this call rather than to the first Lookup.
-  for (auto& name : added) {
+  // Linked now, so that an unresolved symbol is this call's error, not the first Lookup's.
+  for (const std::string& name : defined) {
     auto addr = jit_->lookup(name);
     if (!addr) {
       return absl::InvalidArgumentError(
           absl::StrCat("cannot link function '", name, "': ", ToString(addr.takeError())));
     }
   }
-  bitcode_.push_back(std::move(bitcode));
+  objects_.push_back(object);
   const std::string prefix = EntrySymbol("");
-  for (const std::string& symbol : added) {
+  for (const std::string& symbol : defined) {
     if (absl::StartsWith(symbol, prefix)) functions_.push_back(symbol.substr(prefix.size()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ExecutionEngine::AddObjectsFor(const std::string& host,
+                                            const std::vector<std::string>& objects) {
+  auto here = HostCodeDescription();
+  if (!here.ok()) return here.status();
+  if (host != *here) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the code was made for the CPU '", host, "'; this host is '", *here, "'"));
+  }
+  for (const std::string& object : objects) {
+    absl::Status added = AddObject(object);
+    if (!added.ok()) return added;
   }
   return absl::OkStatus();
 }
@@ -256,34 +303,21 @@ absl::StatusOr<EntryFunction> ExecutionEngine::LookupEntry(const std::string& na
 }
 
 absl::Status ExecutionEngine::ExportObject(const std::string& path) {
-  auto tm = HostTargetMachine();
-  if (!tm.ok()) return tm.status();
-  llvm::LLVMContext context;
-  auto linked = std::make_unique<llvm::Module>("cinn_like_export", context);
-  linked->setDataLayout((*tm)->createDataLayout());
-  linked->setTargetTriple((*tm)->getTargetTriple().str());
-  for (auto& bc : bitcode_) {
-    auto buffer = llvm::MemoryBuffer::getMemBuffer(bc, "module", false);
-    auto m = llvm::parseBitcodeFile(buffer->getMemBufferRef(), context);
-    if (!m) return absl::InternalError("cannot reload a JIT module: " + ToString(m.takeError()));
-    if (llvm::Linker::linkModules(*linked, std::move(*m))) {
-      return absl::InternalError("cannot link the JIT modules into one object (duplicate symbols)");
+  if (objects_.empty()) return absl::FailedPreconditionError("nothing was built to export");
+  for (size_t k = 0; k < objects_.size(); ++k) {
+    const std::string file = k == 0 ? path : absl::StrCat(path, ".", k, ".o");
+    std::error_code ec;
+    llvm::raw_fd_ostream out(file, ec, llvm::sys::fs::OF_None);
+    if (ec) {
+      return absl::InvalidArgumentError("cannot open " + file + " for writing: " + ec.message());
     }
-  }
-  std::error_code ec;
-  llvm::raw_fd_ostream out(path, ec, llvm::sys::fs::OF_None);
-  if (ec)
-    return absl::InvalidArgumentError("cannot open " + path + " for writing: " + ec.message());
-  llvm::legacy::PassManager pm;
-  if ((*tm)->addPassesToEmitFile(pm, out, nullptr, llvm::CodeGenFileType::ObjectFile)) {
-    return absl::InternalError("the host target machine cannot emit object files");
-  }
-  pm.run(*linked);
-  out.flush();
-  if (out.has_error()) {
-    std::string msg = out.error().message();
-    out.clear_error();
-    return absl::InternalError("cannot write " + path + ": " + msg);
+    out << objects_[k];
+    out.flush();
+    if (out.has_error()) {
+      std::string msg = out.error().message();
+      out.clear_error();
+      return absl::InternalError("cannot write " + file + ": " + msg);
+    }
   }
   return absl::OkStatus();
 }

@@ -21,6 +21,10 @@ namespace cinn_like::backends {
 /// The host's target triple and data layout (initializes the native target once).
 absl::StatusOr<std::pair<std::string, std::string>> HostTargetDescription();
 
+/// What this host's machine code is for: "<triple> <cpu> <features>". Objects made for one
+/// description link only where HostCodeDescription() is the same (a saved module, a cache entry).
+absl::StatusOr<std::string> HostCodeDescription();
+
 class ExecutionEngine {
  public:
   /// A JIT for the host CPU with the runtime's C functions and the process's libraries (libm)
@@ -33,22 +37,31 @@ class ExecutionEngine {
   /// Verifies `m`, sets the host CPU's triple, data layout and features on it and runs the O3
   /// pipeline (with the dump flag, writes <module>.host.opt.ll).
   absl::Status Optimize(LLVMModule& m);
-  /// Adds a module (optimized by Optimize) to the JIT and makes its machine code now, so that
-  /// code generation and linking errors belong to this call.
+  /// Compiles a module (optimized by Optimize) to an object for this host and adds it
+  /// (AddObject), so that code generation and linking errors belong to this call.
   absl::Status AddModule(LLVMModule m);
+  /// Links a relocatable object for this host (one of objects(), possibly of another process)
+  /// and resolves its functions now; its entries (EntrySymbol) become Lookup's.
+  absl::Status AddObject(const std::string& object);
+  /// AddObject of each of `objects`, made for the CPU `host` (HostCodeDescription() where
+  /// they were made): FailedPrecondition naming both CPUs when this host is another.
+  absl::Status AddObjectsFor(const std::string& host, const std::vector<std::string>& objects);
+  /// The objects added, in order.
+  const std::vector<std::string>& objects() const { return objects_; }
   /// The address of the entry `name` added earlier (its symbol is EntrySymbol(name)); NotFound
   /// names it and the entries added.
   absl::StatusOr<void*> Lookup(const std::string& name);
   /// The host entry `name` (Compiler::Lookup of every JIT-linked backend).
   absl::StatusOr<EntryFunction> LookupEntry(const std::string& name);
-  /// Writes one object file (.o) with the (optimized) code of every module added.
+  /// Writes the object of each module added: the first to `path`, the k-th (k >= 1) to
+  /// <path>.<k>.o.
   absl::Status ExportObject(const std::string& path);
 
  private:
   ExecutionEngine();
   std::unique_ptr<llvm::orc::LLJIT> jit_;
   std::vector<std::string> functions_;  // the entries added (by name, not symbol), in order
-  std::vector<std::string> bitcode_;    // each optimized module, to re-emit as an object
+  std::vector<std::string> objects_;    // each object added
 };
 
 }  // namespace cinn_like::backends

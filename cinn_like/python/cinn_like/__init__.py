@@ -4,6 +4,10 @@
     mod = cinn_like.compile(program_json, target="x86", name="f")
     mod(x, w, out)                # DLPack tensors: inputs then outputs, no copies
     cinn_like.set_flags(cinn_like_fast_math=True)
+    mod.save("f.clm"); mod = cinn_like.load("f.clm")   # no compiler needed
+
+Compiled Programs are kept on disk (~/.cache/cinn_like, CINN_LIKE_CACHE_DIR, or the flag
+cinn_like_cache_dir; cinn_like_cache=false turns it off): cache_stats() counts its hits.
 
 One build of libcinn_like.so serves every Python version: nothing here is compiled.
 """
@@ -14,7 +18,8 @@ from ._dlpack import dltensor_pointer
 from ._lib import CinnLikeError, check, lib
 from .program import ProgramBuilder
 
-__all__ = ["compile", "set_flags", "Module", "CinnLikeError", "ProgramBuilder", "version"]
+__all__ = ["compile", "load", "cache_stats", "compile_stats", "cache_dir", "set_flags", "Module", "CinnLikeError",
+           "ProgramBuilder", "version"]
 
 
 def version():
@@ -53,6 +58,10 @@ class Module:
         ptrs = (ctypes.c_void_p * len(tensors))(*[dltensor_pointer(t, keep) for t in tensors])
         check(lib.cinn_like_call(self._fn, ptrs, len(tensors), stream), f"call {self.name}")
 
+    def save(self, path):
+        """Writes this module to one file that load() reads, in any process, without compiling."""
+        check(lib.cinn_like_module_save(self._handle, str(path).encode()), f"save {path}")
+
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
@@ -70,3 +79,35 @@ def compile(program, target="x86", name="main"):  # noqa: A001 (the package's ve
     check(lib.cinn_like_compile(program.encode(), target.encode(), name.encode(), ctypes.byref(handle)),
           "compile")
     return Module(handle, name)
+
+
+def load(path):
+    """The Module saved at `path` (Module.save), with the entry name it was compiled with:
+    nothing is compiled; a file made for another CPU or GPU arch, of another format version, or
+    damaged is refused (CinnLikeError naming the file and why)."""
+    handle = ctypes.c_void_p()
+    check(lib.cinn_like_module_load(str(path).encode(), ctypes.byref(handle)), "load")
+    name = ctypes.c_char_p()
+    rc = lib.cinn_like_module_name(handle, ctypes.byref(name))
+    if rc != 0:
+        lib.cinn_like_module_free(handle)
+        check(rc, "load")
+    return Module(handle, name.value.decode())
+
+
+def cache_stats():
+    """The persistent compile cache's counters in this process: hits, misses, stores, damaged,
+    evictions, write_errors."""
+    return json.loads(lib.cinn_like_cache_stats().decode())
+
+
+def compile_stats():
+    """Where this process's compile time went, summed over every compile: compiled, loaded (from
+    the cache), lower_ms, device_codegen_ms, nvrtc_ms, module_load_ms, host_codegen_ms,
+    host_optimize_ms, orc_link_ms, cache_ms, total_ms."""
+    return json.loads(lib.cinn_like_compile_stats().decode())
+
+
+def cache_dir():
+    """The persistent compile cache's directory ("" when compiles do not use it now)."""
+    return lib.cinn_like_cache_dir().decode()

@@ -1,0 +1,207 @@
+/// \file The persistent compile cache's directory, keys, lookups, writes and eviction.
+#include "cinn_like/disk_cache.h"
+
+#include <dlfcn.h>
+#include <glog/logging.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <mutex>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "absl/strings/str_cat.h"
+#include "backends/llvm/execution_engine.h"
+#include "cinn_like/files.h"
+#include "frontend/program_json.h"
+#include "ir/flags.h"
+#ifdef CINN_LIKE_WITH_CUDA
+#include "backends/cuda/nvrtc_compiler.h"
+#endif
+
+namespace cinn_like {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kEntrySuffix = ".clm";
+
+std::mutex stats_mu;
+DiskCacheStats stats;
+
+void Count(int64_t DiskCacheStats::*counter) {
+  std::lock_guard<std::mutex> lock(stats_mu);
+  ++(stats.*counter);
+}
+
+/// Flags that say only where output goes or how this cache behaves: not part of a key.
+bool ChangesCode(const std::string& flag) {
+  static const char* const kPlaces[] = {"cinn_like_dump_dir",        "cinn_like_source_save_path",
+                                        "cinn_like_cache",           "cinn_like_cache_dir",
+                                        "cinn_like_cache_max_bytes", "cinn_like_autotune_cache"};
+  return std::find(std::begin(kPlaces), std::end(kPlaces), flag) == std::end(kPlaces);
+}
+
+/// This library's file, size and modification time: a rebuilt library makes other keys.
+std::string LibraryIdentity() {
+  static const std::string identity = [] {
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void*>(&GetDiskCacheStats), &info) == 0 || !info.dli_fname) {
+      return std::string("unknown library");
+    }
+    struct stat st {};
+    if (stat(info.dli_fname, &st) != 0) return std::string(info.dli_fname);
+    return absl::StrCat(info.dli_fname, " ", st.st_size, " ", st.st_mtim.tv_sec, ".",
+                        st.st_mtim.tv_nsec);
+  }();
+  return identity;
+}
+
+std::string EntryPath(const std::string& dir, const std::string& key) {
+  return (fs::path(dir) / (key + kEntrySuffix)).string();
+}
+
+void RemoveEntry(const std::string& path) {
+  std::error_code ec;
+  fs::remove(path, ec);  // another process may have removed it first
+}
+
+/// Removes the least recently used entries until those left hold at most the cap; `keep` (the
+/// entry just written) goes last of all.
+void Evict(const std::string& dir, const std::string& keep) {
+  struct Entry {
+    fs::path path;
+    fs::file_time_type used;
+    uintmax_t size;
+  };
+  std::vector<Entry> entries;
+  uintmax_t total = 0;
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().extension() != kEntrySuffix) continue;
+    std::error_code e1, e2;
+    const uintmax_t size = fs::file_size(it->path(), e1);
+    const fs::file_time_type used = fs::last_write_time(it->path(), e2);
+    if (e1 || e2) continue;  // removed meanwhile
+    entries.push_back({it->path(), used, size});
+    total += size;
+  }
+  const uintmax_t cap =
+      static_cast<uintmax_t>(std::max<int64_t>(0, FLAGS_cinn_like_cache_max_bytes));
+  if (total <= cap) return;
+  std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
+    const bool a_kept = a.path == keep, b_kept = b.path == keep;
+    if (a_kept != b_kept) return b_kept;
+    return a.used < b.used;
+  });
+  for (const Entry& e : entries) {
+    if (total <= cap) break;
+    RemoveEntry(e.path.string());
+    total -= e.size;
+    Count(&DiskCacheStats::evictions);
+  }
+}
+
+}  // namespace
+
+DiskCacheStats GetDiskCacheStats() {
+  std::lock_guard<std::mutex> lock(stats_mu);
+  return stats;
+}
+
+std::string DiskCacheStatsJson() {
+  const DiskCacheStats s = GetDiskCacheStats();
+  return nlohmann::json{{"hits", s.hits},           {"misses", s.misses},
+                        {"stores", s.stores},       {"damaged", s.damaged},
+                        {"evictions", s.evictions}, {"write_errors", s.write_errors}}
+      .dump();
+}
+
+std::string DiskCacheDir() {
+  if (!FLAGS_cinn_like_cache || FLAGS_cinn_like_autotune || FLAGS_cinn_like_self_check) return "";
+  for (const char* off : {"cinn_like_dump_dir", "cinn_like_source_save_path",
+                          "cinn_like_debug_fail_op", "cinn_like_debug_wrong_op"}) {
+    if (!StringFlag(off).empty()) return "";
+  }
+  std::string dir = StringFlag("cinn_like_cache_dir");
+  if (dir.empty()) {
+    if (const char* env = std::getenv("CINN_LIKE_CACHE_DIR"); env && *env) {
+      dir = env;
+    } else if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) {
+      dir = (fs::path(xdg) / "cinn_like").string();
+    } else if (const char* home = std::getenv("HOME"); home && *home) {
+      dir = (fs::path(home) / ".cache" / "cinn_like").string();
+    } else {
+      return "";
+    }
+  }
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) {
+    static std::once_flag warned;
+    std::call_once(warned, [&] {
+      LOG(WARNING) << "cinn_like cache: cannot create " << dir << " (" << ec.message()
+                   << "): compiling without the cache";
+    });
+    return "";
+  }
+  return dir;
+}
+
+std::string DiskCacheKey(const frontend::Program& program, const ir::Target& target,
+                         const std::string& name) {
+  std::string text = absl::StrCat("module file ", kModuleFileVersion, "\n", LibraryIdentity(), "\n",
+                                  target.ToString(), "\n", name, "\n");
+  auto host = backends::HostCodeDescription();
+  absl::StrAppend(&text, host.ok() ? *host : "unknown host", "\n");
+#ifdef CINN_LIKE_WITH_CUDA
+  if (target.is_gpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
+#endif
+  for (const auto& [flag, value] : CinnLikeFlagValues()) {
+    if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");
+  }
+  absl::StrAppend(&text, frontend::ProgramToJson(program));
+  return Fingerprint(text);
+}
+
+std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key) {
+  const std::string path = EntryPath(dir, key);
+  std::optional<std::string> bytes = ReadWholeFile(path);
+  if (!bytes) {
+    Count(&DiskCacheStats::misses);
+    return std::nullopt;
+  }
+  auto image = DecodeModuleImage(*bytes, "cache entry " + path);
+  if (!image.ok()) {
+    DiskCacheDiscard(dir, key, std::string(image.status().message()));
+    return std::nullopt;
+  }
+  std::error_code ec;
+  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used
+  Count(&DiskCacheStats::hits);
+  return *std::move(image);
+}
+
+void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why) {
+  LOG(WARNING) << "cinn_like cache: compiling again and replacing " << EntryPath(dir, key) << ": "
+               << why;
+  RemoveEntry(EntryPath(dir, key));
+  Count(&DiskCacheStats::damaged);
+}
+
+void DiskCacheStore(const std::string& dir, const std::string& key, const ModuleImage& image) {
+  const std::string path = EntryPath(dir, key);
+  absl::Status written = WriteFileAtomically(path, EncodeModuleImage(image));
+  if (!written.ok()) {
+    LOG(WARNING) << "cinn_like cache: " << written.message();
+    Count(&DiskCacheStats::write_errors);
+    return;
+  }
+  Count(&DiskCacheStats::stores);
+  Evict(dir, path);
+}
+
+}  // namespace cinn_like

@@ -1,0 +1,57 @@
+/// \file The persistent compile cache: compiled Programs as module files (cinn_like/module_file.h)
+/// in one directory that many processes share, so that a Program compiled once, by any process
+/// on this machine, is loaded afterwards without NVRTC or LLVM.
+///
+/// An entry is <dir>/<key>.clm. Its key fingerprints everything that changes the code: the
+/// Program's JSON, the entry's name, the target with its arch, this host's CPU, every
+/// cinn_like flag except those that only say where things go (dump and cache paths), the
+/// library itself (its path, size and modification time: another build is another key) and,
+/// for GPUs, NVRTC's version. Entries are written atomically (temporary file + rename), checked
+/// when read (a damaged or truncated entry is removed and compiled again, never used), and
+/// kept under the size cap cinn_like_cache_max_bytes, least recently used first out (a hit
+/// touches its entry). Off (cinn_like_cache=false) and bypassed while dumping, saving sources,
+/// tuning, self-checking or planting debug failures: those compiles must run every stage.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "cinn_like/module_file.h"
+#include "frontend/program.h"
+#include "ir/target.h"
+
+namespace cinn_like {
+
+/// What the cache did in this process.
+struct DiskCacheStats {
+  int64_t hits = 0;          // entries loaded instead of compiling
+  int64_t misses = 0;        // lookups that found no entry
+  int64_t stores = 0;        // entries written
+  int64_t damaged = 0;       // entries found damaged or not loadable: removed, compiled again
+  int64_t evictions = 0;     // entries removed to keep the size cap
+  int64_t write_errors = 0;  // entries that could not be written (the compile still succeeds)
+};
+DiskCacheStats GetDiskCacheStats();
+/// The counters as JSON: {"hits": 1, ...}.
+std::string DiskCacheStatsJson();
+
+/// The cache directory, or "" when compiles do not use the cache now (off, or bypassed).
+std::string DiskCacheDir();
+
+/// The key of `program` compiled as entry `name` for `target` (its arch resolved).
+std::string DiskCacheKey(const frontend::Program& program, const ir::Target& target,
+                         const std::string& name);
+
+/// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry is removed).
+std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key);
+
+/// Entry `key` could not be loaded although it decoded (it does not link or load here): it is
+/// removed and counted as damaged.
+void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why);
+
+/// Writes entry `key`, then removes least recently used entries above the cap. Failures are
+/// logged and counted, never returned: the compile they follow succeeded.
+void DiskCacheStore(const std::string& dir, const std::string& key, const ModuleImage& image);
+
+}  // namespace cinn_like

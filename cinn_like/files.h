@@ -1,0 +1,28 @@
+/// \file Whole files for the caches and saved modules: read at once, written atomically, and
+/// the FNV-1a fingerprint that names and checks their contents.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+
+namespace cinn_like {
+
+/// FNV-1a, 64 bits: the same bytes give the same value in every process and build.
+uint64_t Fnv1a64(std::string_view bytes);
+/// Fnv1a64 as 16 hex digits.
+std::string Fingerprint(std::string_view text);
+
+/// The bytes of the file at `path`, or nullopt when it cannot be opened or read.
+std::optional<std::string> ReadWholeFile(const std::string& path);
+
+/// Writes `bytes` to a temporary file next to `path` (its name unique to this process and
+/// call) and renames it over `path`: a reader sees the old file or the whole new one, never a
+/// part, and processes writing the same path at once leave one whole file. The error names
+/// the path and the system's reason.
+absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+
+}  // namespace cinn_like

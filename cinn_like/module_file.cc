@@ -1,0 +1,149 @@
+/// \file Encoding and checked decoding of module files.
+#include "cinn_like/module_file.h"
+
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+
+#include "absl/strings/str_cat.h"
+#include "cinn_like/files.h"
+
+namespace cinn_like {
+namespace {
+
+constexpr std::string_view kMagic = "CLMODULE";
+
+void PutU64(std::string* out, uint64_t v) {
+  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+
+void PutBytes(std::string* out, std::string_view bytes) {
+  PutU64(out, bytes.size());
+  out->append(bytes);
+}
+
+/// Reads from the front of the bytes, refusing to read past their end.
+class Reader {
+ public:
+  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
+  bool U32(uint32_t* v) {
+    uint64_t wide = 0;
+    if (!Raw(4, &wide)) return false;
+    *v = static_cast<uint32_t>(wide);
+    return true;
+  }
+  bool U64(uint64_t* v) { return Raw(8, v); }
+  bool Bytes(std::string* out) {
+    uint64_t n = 0;
+    if (!U64(&n) || n > bytes_.size() - pos_) return false;
+    out->assign(bytes_.substr(pos_, n));
+    pos_ += n;
+    return true;
+  }
+  size_t pos() const { return pos_; }
+
+ private:
+  bool Raw(size_t n, uint64_t* v) {
+    if (bytes_.size() - pos_ < n) return false;
+    *v = 0;
+    for (size_t i = 0; i < n; ++i) {
+      *v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
+    }
+    pos_ += n;
+    return true;
+  }
+  std::string_view bytes_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+std::string EncodeModuleImage(const ModuleImage& image) {
+  nlohmann::json device = nlohmann::json::array();
+  for (const backends::DeviceBinary& d : image.code.device) {
+    device.push_back({{"cubin", d.cubin}, {"kernels", d.kernels}});
+  }
+  const nlohmann::json header = {{"producer", image.producer},
+                                 {"name", image.name},
+                                 {"target", image.target},
+                                 {"signature", image.signature},
+                                 {"host", image.code.host},
+                                 {"host_objects", image.code.host_objects.size()},
+                                 {"device", device}};
+  std::string out(kMagic);
+  for (int i = 0; i < 4; ++i)
+    out.push_back(static_cast<char>((kModuleFileVersion >> (8 * i)) & 0xff));
+  PutBytes(&out, header.dump());
+  for (const std::string& object : image.code.host_objects) PutBytes(&out, object);
+  for (const backends::DeviceBinary& d : image.code.device) PutBytes(&out, d.image);
+  PutU64(&out, Fnv1a64(out));
+  return out;
+}
+
+absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std::string& origin) {
+  auto damaged = [&](const std::string& what) {
+    return absl::DataLossError(absl::StrCat(origin, " is damaged: ", what));
+  };
+  if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(origin, " is not a cinn_like module file (no CLMODULE magic)"));
+  }
+  Reader in(bytes.substr(kMagic.size()));
+  uint32_t version = 0;
+  if (!in.U32(&version)) return damaged("it ends in its format version");
+  if (version != kModuleFileVersion) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        origin, " has module file format version ", version, "; this cinn_like reads version ",
+        kModuleFileVersion, " (compile the Program again with this library)"));
+  }
+  if (bytes.size() < kMagic.size() + 4 + 8) return damaged("it is shorter than its checksum");
+  const std::string_view body = bytes.substr(0, bytes.size() - 8);
+  uint64_t stored = 0;
+  Reader(bytes.substr(bytes.size() - 8)).U64(&stored);
+  if (Fnv1a64(body) != stored) return damaged("its checksum does not match (truncated or changed)");
+
+  in = Reader(body.substr(kMagic.size()));
+  in.U32(&version);
+  std::string header_text;
+  if (!in.Bytes(&header_text)) return damaged("its header runs past the end");
+  nlohmann::json header = nlohmann::json::parse(header_text, nullptr, /*allow_exceptions=*/false);
+  auto is_string = [&](const char* key) { return header.contains(key) && header[key].is_string(); };
+  if (header.is_discarded() || !header.is_object() || !is_string("producer") ||
+      !is_string("name") || !is_string("target") || !is_string("signature") || !is_string("host") ||
+      !header.contains("host_objects") || !header["host_objects"].is_number_unsigned() ||
+      !header.contains("device") || !header["device"].is_array()) {
+    return damaged("its header is not the JSON object of a module");
+  }
+  ModuleImage image;
+  image.producer = header["producer"].get<std::string>();
+  image.name = header["name"].get<std::string>();
+  image.target = header["target"].get<std::string>();
+  image.signature = header["signature"].get<std::string>();
+  image.code.host = header["host"].get<std::string>();
+  const uint64_t objects = header["host_objects"].get<uint64_t>();
+  if (objects > bytes.size()) return damaged("its header counts more objects than it has bytes");
+  image.code.host_objects.resize(objects);
+  for (std::string& object : image.code.host_objects) {
+    if (!in.Bytes(&object)) return damaged("a host object runs past the end");
+  }
+  for (const nlohmann::json& d : header["device"]) {
+    if (!d.is_object() || !d.contains("cubin") || !d["cubin"].is_boolean() ||
+        !d.contains("kernels") || !d["kernels"].is_array()) {
+      return damaged("a device image's description is not {\"cubin\", \"kernels\"}");
+    }
+    backends::DeviceBinary binary;
+    binary.cubin = d["cubin"].get<bool>();
+    for (const nlohmann::json& k : d["kernels"]) {
+      if (!k.is_string()) return damaged("a kernel name is not a string");
+      binary.kernels.push_back(k.get<std::string>());
+    }
+    if (!in.Bytes(&binary.image)) return damaged("a device image runs past the end");
+    image.code.device.push_back(std::move(binary));
+  }
+  if (in.pos() != body.size() - kMagic.size()) {
+    return damaged("it has bytes its header does not describe");
+  }
+  return image;
+}
+
+}  // namespace cinn_like

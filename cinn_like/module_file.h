@@ -1,0 +1,41 @@
+/// \file The module file: a compiled Program as one file of bytes, for the persistent compile
+/// cache (cinn_like/disk_cache.h) and for modules saved and loaded by hosts
+/// (CompiledProgram::Save, LoadCompiledProgram).
+///
+/// Layout (integers little-endian):
+///   "CLMODULE"           8 bytes, the magic
+///   u32 format version   kModuleFileVersion
+///   u64 n, n bytes       the header, JSON: {"producer", "name", "target", "signature",
+///                        "host", "host_objects": count, "device": [{"cubin", "kernels"}]}
+///   u64 n, n bytes       each host object, then each device image, in the header's order
+///   u64                  Fnv1a64 of every byte before it
+/// Anything else (another magic or version, a size past the end, bytes after the checksum, a
+/// checksum that differs, a header that does not say what it must) is refused with a message
+/// that says which.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "backends/built_code.h"
+
+namespace cinn_like {
+
+inline constexpr uint32_t kModuleFileVersion = 1;
+
+struct ModuleImage {
+  std::string producer;   // the library that made it: "cinn_like <version>"
+  std::string name;       // the host entry
+  std::string target;     // ir::Target::ToString(), the arch resolved
+  std::string signature;  // CompiledProgram::signature()
+  backends::BuiltCode code;
+};
+
+std::string EncodeModuleImage(const ModuleImage& image);
+
+/// The image in `bytes`; `origin` (a path, "cache entry <key>") starts each error message.
+absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std::string& origin);
+
+}  // namespace cinn_like

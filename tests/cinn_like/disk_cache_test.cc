@@ -1,0 +1,239 @@
+/// \file The persistent compile cache (cinn_like/disk_cache.h) and saved modules
+/// (cinn_like/module_file.h) on x86: a second compile loads the entry and computes what the
+/// reference does; damaged and truncated entries are compiled again and replaced; the size
+/// cap holds; the key follows the flags that change code; a saved module loads and runs, and
+/// files of another format version, another CPU or GPU arch, or damaged ones are refused with
+/// a message. Across processes: tests/python/test_disk_cache.py.
+#include <gflags/gflags.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "cinn_like/compile.h"
+#include "cinn_like/disk_cache.h"
+#include "cinn_like/files.h"
+#include "cinn_like/module_file.h"
+#include "cinn_like/self_check.h"
+#include "hlir/reference_interpreter.h"
+#include "ir/flags.h"
+#include "tests/fusion_cases.h"
+
+namespace cinn_like::testing {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+const ir::Target kX86 = ir::Target::X86();
+
+/// A fresh cache directory for one test, the cache on.
+std::string FreshCacheDir(const std::string& tag) {
+  const std::string dir = ::testing::TempDir() + "/disk_cache_" + tag;
+  fs::remove_all(dir);
+  FLAGS_cinn_like_cache = true;
+  FLAGS_cinn_like_cache_dir = dir;
+  EXPECT_EQ(DiskCacheDir(), dir);
+  return dir;
+}
+
+std::vector<fs::path> Entries(const std::string& dir) {
+  std::vector<fs::path> out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.path().extension() == ".clm") out.push_back(e.path());
+  }
+  return out;
+}
+
+/// Compiles (or loads) `program` as entry `name` and checks its results against the reference
+/// interpreter on fresh random inputs.
+void ExpectRightResults(const CompiledProgram& compiled, const frontend::Program& program) {
+  auto graph = frontend::BuildGraph(program);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  SelfCheckOptions random;
+  random.seed = std::random_device{}();
+  SCOPED_TRACE("seed " + std::to_string(random.seed));
+  const std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, random);
+  auto want = hlir::RunReference(*graph, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(CallAndCompare(compiled, kX86, inputs, *want, program.outputs, nullptr), "");
+}
+
+TEST(DiskCache, ASecondCompileLoadsTheEntry) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("hit");
+  const frontend::Program program = BiasGelu(S({37, 129}), 129);
+  const DiskCacheStats before = GetDiskCacheStats();
+  auto first = CompileProgram(program, kX86, "f");
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE((*first)->from_cache());
+  EXPECT_EQ(GetDiskCacheStats().misses, before.misses + 1);
+  EXPECT_EQ(GetDiskCacheStats().stores, before.stores + 1);
+  ASSERT_EQ(Entries(dir).size(), 1u);
+
+  auto second = CompileProgram(program, kX86, "f");
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE((*second)->from_cache());
+  EXPECT_EQ(GetDiskCacheStats().hits, before.hits + 1);
+  EXPECT_EQ((*second)->signature(), (*first)->signature());
+  ExpectRightResults(**second, program);
+  // The source of a loaded Program is lowered again on request.
+  EXPECT_THAT((*second)->source(), HasSubstr("define"));
+
+  // Another entry name, another Program: other entries.
+  ASSERT_TRUE(CompileProgram(program, kX86, "g").ok());
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({37, 128}), 128), kX86, "f").ok());
+  EXPECT_EQ(Entries(dir).size(), 3u);
+  EXPECT_EQ(GetDiskCacheStats().hits, before.hits + 1);
+}
+
+TEST(DiskCache, DamagedAndTruncatedEntriesAreCompiledAgainAndReplaced) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("damaged");
+  const frontend::Program program = BiasGelu(S({16, 64}), 64);
+  ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  const fs::path entry = Entries(dir)[0];
+  const std::string good = *ReadWholeFile(entry.string());
+
+  std::string flipped = good;
+  flipped[flipped.size() / 2] ^= 0x20;
+  for (const std::string& bad :
+       {flipped, good.substr(0, good.size() / 3), good.substr(0, 5), std::string()}) {
+    SCOPED_TRACE(bad.size());
+    ASSERT_TRUE(WriteFileAtomically(entry.string(), bad).ok());
+    const DiskCacheStats before = GetDiskCacheStats();
+    auto compiled = CompileProgram(program, kX86, "f");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_FALSE((*compiled)->from_cache());
+    EXPECT_EQ(GetDiskCacheStats().damaged, before.damaged + 1);
+    EXPECT_EQ(GetDiskCacheStats().stores, before.stores + 1);
+    ExpectRightResults(**compiled, program);
+    // Replaced by a whole entry, which the next compile loads.
+    EXPECT_EQ(*ReadWholeFile(entry.string()), good);
+    auto again = CompileProgram(program, kX86, "f");
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE((*again)->from_cache());
+  }
+}
+
+TEST(DiskCache, EvictionKeepsTheCapLeastRecentlyUsedFirst) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("evict");
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f").ok());
+  const uintmax_t one = fs::file_size(Entries(dir)[0]);
+  FLAGS_cinn_like_cache_max_bytes = static_cast<int64_t>(3 * one + one / 2);
+  const DiskCacheStats before = GetDiskCacheStats();
+  for (int64_t cols = 33; cols < 40; ++cols) {
+    ASSERT_TRUE(CompileProgram(BiasGelu(S({8, cols}), cols), kX86, "f").ok());
+    // The first entry, used again after each compile, stays.
+    auto first = CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f");
+    ASSERT_TRUE(first.ok());
+    EXPECT_TRUE((*first)->from_cache()) << cols;
+  }
+  uintmax_t total = 0;
+  for (const fs::path& p : Entries(dir)) total += fs::file_size(p);
+  EXPECT_LE(total, static_cast<uintmax_t>(FLAGS_cinn_like_cache_max_bytes));
+  EXPECT_GE(Entries(dir).size(), 2u);
+  EXPECT_GE(GetDiskCacheStats().evictions, before.evictions + 4);
+  // The newest is there.
+  auto newest = CompileProgram(BiasGelu(S({8, 39}), 39), kX86, "f");
+  ASSERT_TRUE(newest.ok());
+  EXPECT_TRUE((*newest)->from_cache());
+}
+
+TEST(DiskCache, KeysFollowFlagsThatChangeCodeOnly) {
+  gflags::FlagSaver saver;
+  const frontend::Program program = BiasGelu(S({8, 32}), 32);
+  const std::string key = DiskCacheKey(program, kX86, "f");
+  EXPECT_EQ(DiskCacheKey(program, kX86, "f"), key);
+  EXPECT_NE(DiskCacheKey(program, kX86, "g"), key);
+  EXPECT_NE(DiskCacheKey(BiasGelu(S({8, 33}), 33), kX86, "f"), key);
+  FLAGS_cinn_like_cache_dir = "/elsewhere";
+  FLAGS_cinn_like_cache_max_bytes = 1;
+  EXPECT_EQ(DiskCacheKey(program, kX86, "f"), key);
+  FLAGS_cinn_like_fast_math = true;
+  EXPECT_NE(DiskCacheKey(program, kX86, "f"), key);
+}
+
+TEST(DiskCache, OffOrBypassedWhereEveryStageMustRun) {
+  gflags::FlagSaver saver;
+  FreshCacheDir("bypass");
+  FLAGS_cinn_like_cache = false;
+  EXPECT_EQ(DiskCacheDir(), "");
+  FLAGS_cinn_like_cache = true;
+  FLAGS_cinn_like_dump_dir = ::testing::TempDir() + "/disk_cache_dump";
+  EXPECT_EQ(DiskCacheDir(), "");
+  FLAGS_cinn_like_dump_dir = "";
+  FLAGS_cinn_like_self_check = true;
+  EXPECT_EQ(DiskCacheDir(), "");
+  FLAGS_cinn_like_self_check = false;
+  FLAGS_cinn_like_cache_dir = "/proc/no_cache_here";  // cannot be created: no cache
+  EXPECT_EQ(DiskCacheDir(), "");
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f").ok());
+}
+
+TEST(ModuleFile, ASavedModuleLoadsAndRuns) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_cache = false;
+  const frontend::Program program = BiasGelu(S({19, 77}), 77);
+  auto compiled = CompileProgram(program, kX86, "saved_fn");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::string path = ::testing::TempDir() + "/saved_fn.clm";
+  ASSERT_TRUE((*compiled)->Save(path).ok());
+  auto loaded = LoadCompiledProgram(path);
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  EXPECT_EQ((*loaded)->name(), "saved_fn");
+  EXPECT_EQ((*loaded)->signature(), (*compiled)->signature());
+  EXPECT_EQ((*loaded)->source(), "");  // a file holds code, not the Program
+  ExpectRightResults(**loaded, program);
+  EXPECT_THAT((*loaded)->Lookup("other").status().message(), HasSubstr("saved_fn"));
+}
+
+TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_cache = false;
+  auto compiled = CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::string path = ::testing::TempDir() + "/refused.clm";
+  ASSERT_TRUE((*compiled)->Save(path).ok());
+  const std::string good = *ReadWholeFile(path);
+  auto decoded = DecodeModuleImage(good, path);
+  ASSERT_TRUE(decoded.ok()) << decoded.status();
+
+  auto refused = [&](const std::string& bytes) {
+    EXPECT_TRUE(WriteFileAtomically(path, bytes).ok());
+    auto loaded = LoadCompiledProgram(path);
+    EXPECT_FALSE(loaded.ok());
+    return std::string(loaded.status().message());
+  };
+  EXPECT_THAT(refused("#!/bin/sh\n"), HasSubstr("not a cinn_like module file"));
+  std::string version = good;
+  version[8] = static_cast<char>(kModuleFileVersion + 1);
+  EXPECT_THAT(refused(version), HasSubstr("format version"));
+  std::string flipped = good;
+  flipped[good.size() - 20] ^= 1;
+  EXPECT_THAT(refused(flipped), HasSubstr("checksum"));
+  EXPECT_THAT(refused(good.substr(0, good.size() - 100)), HasSubstr("damaged"));
+  EXPECT_THAT(refused(good.substr(0, 10)), HasSubstr("damaged"));
+
+  ModuleImage other_cpu = *decoded;
+  other_cpu.code.host = "x86_64-unknown-linux-gnu i486 +x87";
+  EXPECT_THAT(refused(EncodeModuleImage(other_cpu)), HasSubstr("made for the CPU"));
+
+  ModuleImage gpu = *decoded;  // as if built for a GPU this machine does not have
+  gpu.target = "cuda -arch=sm_10";
+  gpu.code.device.push_back(backends::DeviceBinary{true, "not a cubin", {"k"}});
+  const std::string message = refused(EncodeModuleImage(gpu));
+  EXPECT_THAT(message, HasSubstr("cannot load " + path));
+  EXPECT_THAT(message, ::testing::AnyOf(HasSubstr("sm_10"), HasSubstr("CUDA"),
+                                        HasSubstr("without the CUDA toolkit")));
+  EXPECT_THAT(refused(""), HasSubstr("not a cinn_like module file"));
+  fs::remove(path);
+  EXPECT_THAT(LoadCompiledProgram(path).status().message(), HasSubstr("cannot read"));
+}
+
+}  // namespace
+}  // namespace cinn_like::testing

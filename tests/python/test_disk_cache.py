@@ -1,0 +1,160 @@
+"""The persistent compile cache and saved modules across processes: a second process loads
+what the first compiled (its counters say so); eight processes compiling the same Programs into
+one directory at once all compute the right results and leave one entry per Program; a module
+saved by one process loads and runs in another without compiling (x86 here; CUDA too where
+the machine has a GPU); a damaged file is refused with a message."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import numpy as np
+
+import cinn_like
+
+# One process's work: compile (or load) the Programs of the sizes given, check each against
+# float64 numpy on fresh random data, print the cache's counters as JSON.
+_WORKER = r"""
+import json, sys
+import numpy as np
+import cinn_like
+
+def program(cols):
+    b = cinn_like.ProgramBuilder()
+    x = b.input("x", "float32", [7, cols])
+    w = b.input("w", "float32", [cols])
+    b.output(b.op("tanh", [b.op("mul", [b.op("add", [x, w]), x])]))
+    return b
+
+def check(m, cols, rng):
+    x = rng.standard_normal((7, cols)).astype(np.float32)
+    w = rng.standard_normal(cols).astype(np.float32)
+    out = np.full((7, cols), np.nan, np.float32)
+    m(x, w, out)
+    ref = np.tanh((x.astype(np.float64) + w) * x)
+    np.testing.assert_allclose(out, ref, rtol=1e-5, atol=1e-6)
+
+rng = np.random.default_rng()
+task = json.loads(sys.argv[1])
+for cols in task.get("compile", []):
+    m = cinn_like.compile(program(cols), "x86", "f")
+    check(m, cols, rng)
+    if "save" in task:
+        m.save(task["save"])
+if "load" in task:
+    check(cinn_like.load(task["load"]), task["load_cols"], rng)
+print(json.dumps(cinn_like.cache_stats()))
+"""
+
+
+def _run(task, env, background=False):
+    args = [sys.executable, "-c", _WORKER, json.dumps(task)]
+    if background:
+        return subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True)
+    done = subprocess.run(args, env=env, capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise AssertionError(f"worker failed ({done.returncode}):\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+class DiskCacheAcrossProcesses(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.cache = os.path.join(self._dir.name, "cache")
+        self.env = dict(os.environ, CINN_LIKE_CACHE_DIR=self.cache, FLAGS_cinn_like_cache="true")
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def entries(self):
+        return sorted(n for n in os.listdir(self.cache) if n.endswith(".clm"))
+
+    def test_a_second_process_loads_what_the_first_compiled(self):
+        first = _run({"compile": [33, 64]}, self.env)
+        self.assertEqual((first["misses"], first["stores"], first["hits"]), (2, 2, 0))
+        second = _run({"compile": [33, 64]}, self.env)
+        self.assertEqual((second["misses"], second["stores"], second["hits"]), (0, 0, 2))
+        self.assertEqual(len(self.entries()), 2)
+        off = _run({"compile": [33]}, dict(self.env, FLAGS_cinn_like_cache="false"))
+        self.assertEqual((off["misses"], off["hits"], off["stores"]), (0, 0, 0))
+
+    def test_eight_processes_at_once_share_one_directory(self):
+        sizes = [16, 17, 18]
+        workers = [_run({"compile": sizes}, self.env, background=True) for _ in range(8)]
+        stats = []
+        for w in workers:
+            out, err = w.communicate(timeout=300)
+            self.assertEqual(w.returncode, 0, err)
+            stats.append(json.loads(out.strip().splitlines()[-1]))
+        self.assertEqual(sum(s["hits"] + s["misses"] for s in stats), 8 * len(sizes))
+        self.assertEqual(sum(s["damaged"] + s["write_errors"] for s in stats), 0)
+        self.assertEqual(len(self.entries()), len(sizes))
+        self.assertEqual([n for n in os.listdir(self.cache) if ".tmp." in n], [])
+        again = _run({"compile": sizes}, self.env)
+        self.assertEqual(again["hits"], len(sizes))
+
+    def test_a_saved_module_runs_in_another_process(self):
+        path = os.path.join(self._dir.name, "f.clm")
+        _run({"compile": [40], "save": path}, self.env)
+        no_cache = dict(self.env, FLAGS_cinn_like_cache="false")
+        loaded = _run({"load": path, "load_cols": 40}, no_cache)
+        self.assertEqual(loaded["hits"] + loaded["misses"] + loaded["stores"], 0)
+        with open(path, "r+b") as f:
+            f.seek(100)
+            byte = f.read(1)
+            f.seek(100)
+            f.write(bytes([byte[0] ^ 0xFF]))
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "f.clm is damaged: .*checksum"):
+            cinn_like.load(path)
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "cannot read the module file"):
+            cinn_like.load(path + ".missing")
+
+
+def _cuda_device():
+    try:
+        import torch  # noqa: PLC0415
+    except ImportError:
+        return None
+    return torch if torch.cuda.is_available() else None
+
+
+_CUDA_WORKER = r"""
+import json, sys
+import torch
+import cinn_like
+task = json.loads(sys.argv[1])
+if task["mode"] == "save":
+    b = cinn_like.ProgramBuilder()
+    x = b.input("x", "float32", [300, 129])
+    b.output(b.op("sigmoid", [b.op("mul", [x, x])]))
+    cinn_like.compile(b, "cuda", "g").save(task["path"])
+else:
+    m = cinn_like.load(task["path"])
+    x = torch.randn(300, 129, device="cuda")
+    out = torch.full_like(x, float("nan"))
+    m(x, out)
+    torch.cuda.synchronize()
+    torch.testing.assert_close(out.double(), torch.sigmoid(x.double() * x.double()),
+                               rtol=1e-5, atol=1e-6)
+print(json.dumps(cinn_like.cache_stats()))
+"""
+
+
+@unittest.skipIf(_cuda_device() is None, "no CUDA device (the GPU machine runs this)")
+class SavedCudaModule(unittest.TestCase):
+    def test_a_saved_cuda_module_runs_in_another_process(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "g.clm")
+            env = dict(os.environ, FLAGS_cinn_like_cache="false")
+            for mode in ("save", "load"):
+                done = subprocess.run([sys.executable, "-c", _CUDA_WORKER,
+                                       json.dumps({"mode": mode, "path": path})],
+                                      env=env, capture_output=True, text=True, timeout=300)
+                self.assertEqual(done.returncode, 0, done.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,120 @@
+#!/usr/bin/env python3
+"""Compile time, each measurement in a fresh process: cinn_like cold (an empty persistent
+cache), cinn_like warm (the cache the cold run left) and Inductor cold (its caches off), per
+model, with the cold compile's breakdown by stage.
+
+For each model: the first call's wall time (Dynamo's tracing, AOTAutograd, the backend's
+compile and the call), the backend's own compile seconds (cinn_like.torch.stats()
+"compile_seconds": partitioning, conversion, compiling; the same span for Inductor is not
+separable, so its column is the first call only) and cinn_like's summed stages
+(cinn_like.compile_stats(): lowering, CUDA C, NVRTC, module load, host LLVM IR, O3, ORC link,
+cache). Ratios are Inductor / cinn_like on first-call time.
+
+    CINN_LIKE_LIBRARY=build/libcinn_like.so PYTHONPATH=cinn_like/python:tools \
+        python3 tools/compile_bench.py [--device cuda] [--models gpt2_block,resnet18] [--zoo]
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+
+# One measurement: build the model, compile it, call it once; print a JSON line.
+_CHILD = r"""
+import json, os, sys, time
+sys.path.insert(0, os.environ["CB_TOOLS"])
+sys.path.insert(0, os.path.join(os.environ["CB_TOOLS"], "..", "tests", "python"))
+import torch
+task = json.loads(sys.argv[1])
+device, backend, name = task["device"], task["backend"], task["model"]
+if name.startswith("zoo:"):
+    import model_zoo as zoo
+    e = zoo.get(name[4:])
+    model = e.build("realistic").to(device).eval()
+    kwargs = {k: v.to(device) for k, v in e.inputs("realistic", train=False).items()
+              if not k.startswith("_")}
+    args = ()
+else:
+    import torch_models_bench as tmb
+    model, args = next((m, a) for n, m, a in tmb.models(device) if n == name)
+    model = model.to(device).eval()
+    args = tuple(a.to(device) for a in args)
+    kwargs = {}
+if backend == "cinn_like":
+    import cinn_like, cinn_like.torch
+compiled = torch.compile(model, backend=backend)
+with torch.no_grad():
+    if device == "cuda":
+        torch.cuda.synchronize()
+    t = time.perf_counter()
+    compiled(*args, **kwargs)
+    if device == "cuda":
+        torch.cuda.synchronize()
+    first = time.perf_counter() - t
+out = {"first_s": first}
+if backend == "cinn_like":
+    out["backend_s"] = cinn_like.torch.stats()["compile_seconds"]
+    out["stages"] = cinn_like.compile_stats()
+    out["cache"] = cinn_like.cache_stats()
+print("CB " + json.dumps(out))
+"""
+
+
+def measure(task, env):
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(task)], env=env,
+                          capture_output=True, text=True, timeout=1800)
+    lines = [ln for ln in done.stdout.splitlines() if ln.startswith("CB ")]
+    if done.returncode != 0 or not lines:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise RuntimeError(f"{task}: exit {done.returncode}: {tail}")
+    return json.loads(lines[-1][3:])
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--device", default=None)
+    ap.add_argument("--models", default="gpt2_block,transformer_encoder_layer,resnet18,swiglu")
+    ap.add_argument("--zoo", action="store_true", help="also the model zoo's realistic models")
+    ap.add_argument("--skip-inductor", action="store_true")
+    args = ap.parse_args()
+    import torch  # noqa: PLC0415 (only for the default device and the header)
+    device = args.device or ("cuda" if torch.cuda.is_available() else "cpu")
+    names = [m for m in args.models.split(",") if m]
+    if args.zoo:
+        sys.path.insert(0, _HERE)
+        import model_zoo  # noqa: PLC0415
+        names += ["zoo:" + n for n in model_zoo.names()]
+    print(f"device={device} torch={torch.__version__}; each figure from a fresh process")
+    print(f"{'model':<30}{'cold s':>8}{'backend s':>10}{'warm s':>8}{'backend s':>10}"
+          f"{'inductor s':>11}{'ind/cold':>9}{'ind/warm':>9}   cold stages (ms)")
+    for name in names:
+        with tempfile.TemporaryDirectory() as cache:
+            env = dict(os.environ, CB_TOOLS=_HERE, CINN_LIKE_CACHE_DIR=cache,
+                       FLAGS_cinn_like_cache="true")
+            task = {"device": device, "model": name, "backend": "cinn_like"}
+            try:
+                cold = measure(task, env)
+                warm = measure(task, env)
+                ind = None if args.skip_inductor else measure(
+                    dict(task, backend="inductor"),
+                    dict(env, TORCHINDUCTOR_FORCE_DISABLE_CACHES="1"))
+            except RuntimeError as e:
+                print(f"{name:<30} failed: {e}")
+                continue
+        st = cold["stages"]
+        stages = " ".join(f"{k[:-3]} {st[k]:.0f}" for k in (
+            "lower_ms", "device_codegen_ms", "nvrtc_ms", "module_load_ms", "host_codegen_ms",
+            "host_optimize_ms", "orc_link_ms", "cache_ms"))
+        ind_s = ind["first_s"] if ind else float("nan")
+        print(f"{name:<30}{cold['first_s']:>8.2f}{cold['backend_s']:>10.3f}{warm['first_s']:>8.2f}"
+              f"{warm['backend_s']:>10.3f}{ind_s:>11.2f}{ind_s / cold['first_s']:>9.2f}"
+              f"{ind_s / warm['first_s']:>9.2f}   {stages}; programs {st['compiled']} compiled, "
+              f"warm: {warm['stages']['loaded']} loaded {warm['stages']['compiled']} compiled",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()
