@@ -8,6 +8,8 @@
 /// static dims as they are, dims known only at the call at a stand-in size.
 #include "ir/library_functions.h"
 
+#include "backends/library_environment.h"
+
 #include <glog/logging.h>
 
 #include <algorithm>
@@ -219,4 +221,22 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
+std::string LibraryEnvironment(const ir::Target& target) {
+  if (target.is_gpu()) {
+#ifdef CINN_LIKE_WITH_CUDA
+    if (!runtime::cuda::EnsureContext().ok()) return "device: no";
+    return absl::StrCat("device: yes; cuDNN: ",
+                        runtime::cuda::GetCudnn().status.ok() ? "loads" : "unavailable");
+#else
+    return "no CUDA";
+#endif
+  }
+#ifdef CINN_LIKE_WITH_ONEDNN
+  auto dnnl = runtime::x86::DnnlVersion();
+  return dnnl.ok() ? *dnnl : std::string("oneDNN unavailable");
+#else
+  return "no oneDNN";
+#endif
+}
+
 }  // namespace cinn_like::backends

@@ -48,6 +48,20 @@ int Guarded(const char* what, Body&& body) {
   }
 }
 
+/// `make()` in a string of this thread's that lives until the next call; "" (with the error
+/// set) if it throws: no exception crosses the C API.
+template <typename Make>
+const char* ThreadText(const char* what, Make&& make) {
+  thread_local std::string text;
+  try {
+    text = make();
+  } catch (const std::exception& e) {
+    Fail(std::string(what) + ": internal error: " + e.what());
+    text.clear();
+  }
+  return text.c_str();
+}
+
 }  // namespace
 
 extern "C" {
@@ -88,9 +102,11 @@ int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like
 }
 
 int cinn_like_module_source(cinn_like_module module, const char** out) {
-  if (!module || !out) return Fail("cinn_like_module_source: null argument");
-  *out = module->program->source().c_str();
-  return 0;
+  return Guarded("cinn_like_module_source", [&] {
+    if (!module || !out) return Fail("cinn_like_module_source: null argument");
+    *out = module->program->source().c_str();  // may lower the Program again (a cache hit)
+    return 0;
+  });
 }
 
 int cinn_like_module_signature(cinn_like_module module, const char** out) {
@@ -194,21 +210,15 @@ int cinn_like_module_name(cinn_like_module module, const char** out) {
 }
 
 const char* cinn_like_cache_stats(void) {
-  thread_local std::string json;
-  json = cinn_like::DiskCacheStatsJson();
-  return json.c_str();
+  return ThreadText("cinn_like_cache_stats", [] { return cinn_like::DiskCacheStatsJson(); });
 }
 
 const char* cinn_like_compile_stats(void) {
-  thread_local std::string json;
-  json = cinn_like::CompileStatsJson();
-  return json.c_str();
+  return ThreadText("cinn_like_compile_stats", [] { return cinn_like::CompileStatsJson(); });
 }
 
 const char* cinn_like_cache_dir(void) {
-  thread_local std::string dir;
-  dir = cinn_like::DiskCacheDir();
-  return dir.c_str();
+  return ThreadText("cinn_like_cache_dir", [] { return cinn_like::DiskCacheDir(); });
 }
 
 int cinn_like_set_flag(const char* name, const char* value) {

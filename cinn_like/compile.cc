@@ -47,17 +47,21 @@ std::string Signature(const hlir::Graph& graph) {
 
 const std::string& CompiledProgram::source() const {
   std::call_once(source_once_, [this] {
-    if (!program_) return;
-    auto source = ProgramSource(*program_, compiler_->target(), name_);
+    auto source = module_    ? compiler_->GetSourceCode(*module_)
+                  : program_ ? ProgramSource(*program_, compiler_->target(), name_)
+                             : absl::StatusOr<std::string>(std::string());
     source_ = source.ok() ? *source : std::string();
   });
   return source_;
 }
 
+ModuleImage CompiledProgram::Image() const {
+  return ModuleImage{absl::StrCat("cinn_like ", kVersion), RuntimeAbi(), name_,
+                     compiler_->target().ToString(),       signature_,   compiler_->Code()};
+}
+
 absl::Status CompiledProgram::Save(const std::string& path) const {
-  ModuleImage image{absl::StrCat("cinn_like ", kVersion), name_, compiler_->target().ToString(),
-                    signature_, compiler_->Code()};
-  return WriteFileAtomically(path, EncodeModuleImage(image));
+  return WriteFileAtomically(path, EncodeModuleImage(Image()));
 }
 
 absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::string& name) const {
@@ -122,21 +126,30 @@ absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
   return (*compiler)->GetSourceCode(lowered->module);
 }
 
-/// A CompiledProgram of the code in `image`, loaded without compiling. `origin` names the file
-/// or cache entry in errors.
-absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(const ModuleImage& image,
-                                                           const std::string& origin) {
+/// A CompiledProgram of the code in `image`, loaded without compiling into `compiler` (a
+/// fresh one for the image's target when null). `origin` names the file or cache entry.
+absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(
+    const ModuleImage& image, const std::string& origin,
+    std::unique_ptr<backends::Compiler> compiler) {
   auto fail = [&](const absl::Status& s) {
     return absl::Status(s.code(), absl::StrCat("cannot load ", origin, ": ", s.message()));
   };
-  auto target = ir::Target::Parse(image.target);
-  if (!target.ok()) return fail(target.status());
-  auto compiler = backends::Compiler::CreateForLoad(*target);
-  if (!compiler.ok()) return fail(compiler.status());
-  absl::Status loaded = (*compiler)->Load(image.code);
+  if (image.runtime != RuntimeAbi()) {
+    return fail(absl::FailedPreconditionError(
+        absl::StrCat("it was made for the runtime '", image.runtime, "' and this library's is '",
+                     RuntimeAbi(), "' (compile the Program again with this library)")));
+  }
+  if (!compiler) {
+    auto target = ir::Target::Parse(image.target);
+    if (!target.ok()) return fail(target.status());
+    auto created = backends::Compiler::CreateForLoad(*target);
+    if (!created.ok()) return fail(created.status());
+    compiler = *std::move(created);
+  }
+  absl::Status loaded = compiler->Load(image.code);
   if (!loaded.ok()) return fail(loaded);
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
-  out->compiler_ = std::move(*compiler);
+  out->compiler_ = std::move(compiler);
   out->name_ = image.name;
   out->signature_ = image.signature;
   return out;
@@ -147,7 +160,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadCompiledProgram(const std::
   if (!bytes) return absl::NotFoundError("cannot read the module file " + path);
   auto image = DecodeModuleImage(*bytes, path);
   if (!image.ok()) return image.status();
-  return LoadImage(*image, path);
+  return LoadImage(*image, path, nullptr);
 }
 
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
@@ -165,14 +178,22 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   if (!cache_dir.empty()) {
     key = DiskCacheKey(program, (*compiler)->target(), name);
     if (std::optional<ModuleImage> image = DiskCacheLookup(cache_dir, key)) {
-      auto loaded = LoadImage(*image, "cache entry " + key);
+      auto loaded = LoadImage(*image, "cache entry " + key, *std::move(compiler));
       if (loaded.ok()) {
+        DiskCacheHit(cache_dir, key);
         (*loaded)->program_ = program;
         (*loaded)->from_cache_ = true;
         RecordCompile(/*loaded=*/true, 0, {}, cache_clock.Milliseconds());
         return loaded;
       }
-      DiskCacheDiscard(cache_dir, key, std::string(loaded.status().message()));
+      // Code that does not link, or a name or image that does not fit, is the entry's fault;
+      // anything else (no device memory, say) is this moment's, and the entry stays.
+      if (absl::IsInvalidArgument(loaded.status()) || absl::IsDataLoss(loaded.status()) ||
+          absl::IsFailedPrecondition(loaded.status()) || absl::IsNotFound(loaded.status())) {
+        DiskCacheDiscard(cache_dir, key, std::string(loaded.status().message()));
+      }
+      compiler = backends::Compiler::Create(target);  // the failed load's is unusable
+      if (!compiler.ok()) return compiler.status();
     }
   }
   double cache_ms = cache_clock.Milliseconds();
@@ -185,17 +206,14 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
   out->compiler_ = std::move(*compiler);
   out->name_ = name;
-  out->program_ = program;
+  out->module_ = lowered->module;
   out->signature_ = Signature(lowered->graph);
   if (FLAGS_cinn_like_self_check) {
     out->call_check_ = MakeCallCheckContext(program, lowered->graph, target, name, lowered->fused);
   }
   if (!cache_dir.empty()) {
     Stopwatch store_clock;
-    DiskCacheStore(
-        cache_dir, key,
-        ModuleImage{absl::StrCat("cinn_like ", kVersion), name, out->compiler_->target().ToString(),
-                    out->signature_, out->compiler_->Code()});
+    DiskCacheStore(cache_dir, key, out->Image());
     cache_ms += store_clock.Milliseconds();
   }
   RecordCompile(/*loaded=*/false, lower_ms, out->compiler_->last_build_times(), cache_ms);

@@ -27,8 +27,9 @@ class CompiledProgram {
   /// The host entry `name` (the name given to CompileProgram).
   absl::StatusOr<backends::EntryFunction> Lookup(const std::string& name) const;
   /// CUDA C of the device part (NVGPU) or LLVM IR (X86), generated on the first request (a
-  /// compile does not pay for it; a Program loaded from the cache is lowered again for it) and
-  /// kept; an empty string if generation fails or the module was loaded from a file.
+  /// compile does not pay for it) and kept: of the module built, or for a Program loaded from
+  /// the cache, of the Program lowered again with the flags now; an empty string if generation
+  /// fails or the module was loaded from a file.
   const std::string& source() const;
   /// The arguments as JSON: {"inputs": [{"name", "dtype", "shape"}], "outputs": [...]}.
   const std::string& signature() const { return signature_; }
@@ -47,11 +48,14 @@ class CompiledProgram {
   friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program&,
                                                                          const ir::Target&,
                                                                          const std::string&);
-  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(const ModuleImage&,
-                                                                    const std::string&);
+  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(
+      const ModuleImage&, const std::string&, std::unique_ptr<backends::Compiler>);
+  /// What Save writes and the cache keeps.
+  ModuleImage Image() const;
   std::unique_ptr<backends::Compiler> compiler_;
   std::string name_;
-  std::optional<frontend::Program> program_;  // what source() lowers (not for a loaded file)
+  std::optional<ir::Module> module_;          // what was built: source() prints it
+  std::optional<frontend::Program> program_;  // a cache hit's: source() lowers it again
   bool from_cache_ = false;
   std::string signature_;
   std::shared_ptr<const CallCheckContext> call_check_;

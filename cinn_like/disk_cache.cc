@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
@@ -14,9 +15,11 @@
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
+#include "backends/library_environment.h"
 #include "backends/llvm/execution_engine.h"
 #include "cinn_like/files.h"
 #include "frontend/program_json.h"
+#include "ir/device_properties.h"
 #include "ir/flags.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "backends/cuda/nvrtc_compiler.h"
@@ -81,6 +84,13 @@ void Evict(const std::string& dir, const std::string& keep) {
   uintmax_t total = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->path().filename().string().find(".tmp.") != std::string::npos) {
+      // A temporary file an hour old belongs to a writer that died.
+      std::error_code e;
+      const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), e);
+      if (!e && age > std::chrono::hours(1)) RemoveEntry(it->path().string());
+      continue;
+    }
     if (it->path().extension() != kEntrySuffix) continue;
     std::error_code e1, e2;
     const uintmax_t size = fs::file_size(it->path(), e1);
@@ -139,7 +149,10 @@ std::string DiskCacheDir() {
     }
   }
   std::error_code ec;
-  fs::create_directories(dir, ec);
+  // Entries are machine code this process will run: the directory is its user's alone.
+  if (fs::create_directories(dir, ec) && !ec) {
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
+  }
   if (ec) {
     static std::once_flag warned;
     std::call_once(warned, [&] {
@@ -157,6 +170,12 @@ std::string DiskCacheKey(const frontend::Program& program, const ir::Target& tar
                                   target.ToString(), "\n", name, "\n");
   auto host = backends::HostCodeDescription();
   absl::StrAppend(&text, host.ok() ? *host : "unknown host", "\n");
+  // The schedules' device sizes (two sm_90 parts differ in SM count) and the libraries the
+  // compile-time checks found.
+  const ir::DeviceProperties& device = ir::DevicePropertiesOf(target);
+  absl::StrAppend(&text, "device ", device.multiprocessors, " ", device.max_threads_per_block, " ",
+                  device.shared_memory_per_block, " ", device.vector_bytes, "\n",
+                  backends::LibraryEnvironment(target), "\n");
 #ifdef CINN_LIKE_WITH_CUDA
   if (target.is_gpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
 #endif
@@ -169,9 +188,19 @@ std::string DiskCacheKey(const frontend::Program& program, const ir::Target& tar
 
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key) {
   const std::string path = EntryPath(dir, key);
-  std::optional<std::string> bytes = ReadWholeFile(path);
-  if (!bytes) {
+  std::error_code ec;
+  const uintmax_t size = fs::file_size(path, ec);
+  if (ec) {
     Count(&DiskCacheStats::misses);
+    return std::nullopt;
+  }
+  // Nothing larger than the cap is an entry of this cache (a link to a device, say).
+  std::optional<std::string> bytes;
+  if (size <= static_cast<uintmax_t>(std::max<int64_t>(0, FLAGS_cinn_like_cache_max_bytes))) {
+    bytes = ReadWholeFile(path);
+  }
+  if (!bytes) {
+    DiskCacheDiscard(dir, key, "it cannot be read or is larger than the cache's cap");
     return std::nullopt;
   }
   auto image = DecodeModuleImage(*bytes, "cache entry " + path);
@@ -179,10 +208,13 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
     DiskCacheDiscard(dir, key, std::string(image.status().message()));
     return std::nullopt;
   }
-  std::error_code ec;
-  fs::last_write_time(path, fs::file_time_type::clock::now(), ec);  // recently used
-  Count(&DiskCacheStats::hits);
   return *std::move(image);
+}
+
+void DiskCacheHit(const std::string& dir, const std::string& key) {
+  std::error_code ec;
+  fs::last_write_time(EntryPath(dir, key), fs::file_time_type::clock::now(), ec);  // recently used
+  Count(&DiskCacheStats::hits);
 }
 
 void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why) {

@@ -9,8 +9,10 @@
 /// for GPUs, NVRTC's version. Entries are written atomically (temporary file + rename), checked
 /// when read (a damaged or truncated entry is removed and compiled again, never used), and
 /// kept under the size cap cinn_like_cache_max_bytes, least recently used first out (a hit
-/// touches its entry). Off (cinn_like_cache=false) and bypassed while dumping, saving sources,
-/// tuning, self-checking or planting debug failures: those compiles must run every stage.
+/// touches its entry). The directory, when this creates it, is its user's alone (0700): its
+/// entries are machine code that compiles load and run, so whoever can write it can run code
+/// in every process that uses it. Off (cinn_like_cache=false) and bypassed while dumping, saving
+/// sources, tuning, self-checking or planting debug failures: those compiles must run every stage.
 #pragma once
 
 #include <cstdint>
@@ -43,11 +45,15 @@ std::string DiskCacheDir();
 std::string DiskCacheKey(const frontend::Program& program, const ir::Target& target,
                          const std::string& name);
 
-/// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry is removed).
+/// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry, or one
+/// larger than the cap, is removed).
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key);
 
-/// Entry `key` could not be loaded although it decoded (it does not link or load here): it is
-/// removed and counted as damaged.
+/// Entry `key`, looked up, was loaded: counted as a hit and marked recently used.
+void DiskCacheHit(const std::string& dir, const std::string& key);
+
+/// Entry `key` is damaged (it does not decode, or its code does not link): it is removed and
+/// counted.
 void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why);
 
 /// Writes entry `key`, then removes least recently used entries above the cap. Failures are

@@ -46,7 +46,9 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
     return absl::UnavailableError(
         absl::StrCat("cannot create ", tmp, " (to write ", path, "): ", std::strerror(errno)));
   }
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
+  // On disk before the rename: after a crash the path holds the old file or the new one.
+  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
+                       std::fflush(f) == 0 && fsync(fileno(f)) == 0;
   const int write_errno = errno;
   const bool closed = std::fclose(f) == 0;
   if (!written || !closed) {

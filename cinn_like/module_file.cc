@@ -3,10 +3,15 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstring>
+#include <llvm/Config/llvm-config.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "cinn_like/files.h"
+#include "runtime/symbols.h"
 
 namespace cinn_like {
 namespace {
@@ -58,12 +63,24 @@ class Reader {
 
 }  // namespace
 
+std::string RuntimeAbi() {
+  static const std::string abi = [] {
+    std::vector<std::string> names;
+    for (const auto& [name, address] : runtime::RuntimeSymbols()) names.push_back(name);
+    std::sort(names.begin(), names.end());
+    return absl::StrCat("runtime ", kRuntimeAbiVersion, " llvm ", LLVM_VERSION_STRING, " ",
+                        Fingerprint(absl::StrJoin(names, ",")));
+  }();
+  return abi;
+}
+
 std::string EncodeModuleImage(const ModuleImage& image) {
   nlohmann::json device = nlohmann::json::array();
   for (const backends::DeviceBinary& d : image.code.device) {
     device.push_back({{"cubin", d.cubin}, {"kernels", d.kernels}});
   }
   const nlohmann::json header = {{"producer", image.producer},
+                                 {"runtime", image.runtime},
                                  {"name", image.name},
                                  {"target", image.target},
                                  {"signature", image.signature},
@@ -109,22 +126,29 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   nlohmann::json header = nlohmann::json::parse(header_text, nullptr, /*allow_exceptions=*/false);
   auto is_string = [&](const char* key) { return header.contains(key) && header[key].is_string(); };
   if (header.is_discarded() || !header.is_object() || !is_string("producer") ||
-      !is_string("name") || !is_string("target") || !is_string("signature") || !is_string("host") ||
-      !header.contains("host_objects") || !header["host_objects"].is_number_unsigned() ||
-      !header.contains("device") || !header["device"].is_array()) {
+      !is_string("runtime") || !is_string("name") || !is_string("target") ||
+      !is_string("signature") || !is_string("host") || !header.contains("host_objects") ||
+      !header["host_objects"].is_number_unsigned() || !header.contains("device") ||
+      !header["device"].is_array()) {
     return damaged("its header is not the JSON object of a module");
   }
   ModuleImage image;
   image.producer = header["producer"].get<std::string>();
+  image.runtime = header["runtime"].get<std::string>();
   image.name = header["name"].get<std::string>();
   image.target = header["target"].get<std::string>();
   image.signature = header["signature"].get<std::string>();
   image.code.host = header["host"].get<std::string>();
+  // Each object takes at least its 8-byte size: a count beyond that is a lie, refused before
+  // anything is allocated for it.
   const uint64_t objects = header["host_objects"].get<uint64_t>();
-  if (objects > bytes.size()) return damaged("its header counts more objects than it has bytes");
-  image.code.host_objects.resize(objects);
-  for (std::string& object : image.code.host_objects) {
+  if (objects > (body.size() - kMagic.size() - in.pos()) / 8) {
+    return damaged("its header counts more objects than it has bytes");
+  }
+  for (uint64_t k = 0; k < objects; ++k) {
+    std::string object;
     if (!in.Bytes(&object)) return damaged("a host object runs past the end");
+    image.code.host_objects.push_back(std::move(object));
   }
   for (const nlohmann::json& d : header["device"]) {
     if (!d.is_object() || !d.contains("cubin") || !d["cubin"].is_boolean() ||

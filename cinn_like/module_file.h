@@ -5,7 +5,7 @@
 /// Layout (integers little-endian):
 ///   "CLMODULE"           8 bytes, the magic
 ///   u32 format version   kModuleFileVersion
-///   u64 n, n bytes       the header, JSON: {"producer", "name", "target", "signature",
+///   u64 n, n bytes       the header, JSON: {"producer", "runtime", "name", "target", "signature",
 ///                        "host", "host_objects": count, "device": [{"cubin", "kernels"}]}
 ///   u64 n, n bytes       each host object, then each device image, in the header's order
 ///   u64                  Fnv1a64 of every byte before it
@@ -25,8 +25,18 @@ namespace cinn_like {
 
 inline constexpr uint32_t kModuleFileVersion = 1;
 
+/// The version of the calling convention between generated host code and the runtime's C
+/// functions (runtime/cinn_like_runtime.h): bump it when a runtime function's arguments or
+/// meaning change, so that code built against the old ones is refused, not called.
+inline constexpr int kRuntimeAbiVersion = 1;
+
+/// What generated host code links against: kRuntimeAbiVersion, the LLVM that made it and the
+/// runtime's symbol names (fingerprinted). Saved in each module file; loading another's fails.
+std::string RuntimeAbi();
+
 struct ModuleImage {
   std::string producer;   // the library that made it: "cinn_like <version>"
+  std::string runtime;    // RuntimeAbi() where it was made
   std::string name;       // the host entry
   std::string target;     // ir::Target::ToString(), the arch resolved
   std::string signature;  // CompiledProgram::signature()

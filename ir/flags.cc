@@ -15,6 +15,10 @@ DEFINE_string(cinn_like_source_save_path, "",
               "if set, save the generated CUDA source (.cu) and PTX (.ptx) into this directory");
 DEFINE_bool(cinn_like_nvrtc_compile_to_cubin, true,
             "compile CUDA with NVRTC to CUBIN (true) or to PTX that the driver JIT-compiles");
+DEFINE_int32(cinn_like_nvrtc_units, 0,
+             "NVGPU device code is compiled as this many CUDA translation units, each by NVRTC "
+             "on its own thread (0: one per kernel up to the host's threads, at most 16; "
+             "always 1 while dumping or saving sources)");
 DEFINE_string(cinn_like_cuda_arch, "",
               "force the CUDA architecture (sm_90 or 90); empty: read it from the device");
 DEFINE_bool(cinn_like_fusion, true,

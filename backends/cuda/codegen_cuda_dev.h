@@ -3,12 +3,20 @@
 
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "backends/codegen_c.h"
 #include "ir/module.h"
 
 namespace cinn_like::backends {
+
+/// One CUDA C translation unit and the kernels it defines (the names a loaded module is asked
+/// for: library kernels too).
+struct CudaUnit {
+  std::string source;
+  std::vector<std::string> kernels;
+};
 
 class CodeGenCudaDev : public CodeGenC {
  public:
@@ -18,6 +26,12 @@ class CodeGenCudaDev : public CodeGenC {
   /// its extent is not the launch dimension itself.
   /// The kernels are those of the module's host entries (ir::DeviceKernels), in order.
   static absl::StatusOr<std::string> Generate(const ir::Module& module);
+  /// The same kernels as up to `max_units` translation units (never more than there are
+  /// kernels), to compile at once: the longest kernel first, each to the unit with the least
+  /// source so far; each unit has the prelude, headers and helpers its kernels need, the first
+  /// the library kernels. One unit is Generate's source.
+  static absl::StatusOr<std::vector<CudaUnit>> GenerateUnits(const ir::Module& module,
+                                                             int max_units);
 
   /// The CUDA vector type holding `bytes` (16, 8 or 4) of elements of `elem`, and how a
   /// lane is spelled: float4 and `.x`..`.w`; double2; uint4 with a reinterpreting accessor

@@ -1,9 +1,11 @@
 /// \file CompilerNVGPU: Build's steps, in order, in one function.
 #include "backends/cuda/compiler_nvgpu.h"
 
+#include <algorithm>
 #include <deque>
 #include <fstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -79,6 +81,16 @@ absl::StatusOr<std::pair<int, std::string>> ChooseArch(const ir::Target& target)
   return std::make_pair(*device, std::string("from the device"));
 }
 
+/// How many translation units the device code of `kernels` kernels is compiled as, at once:
+/// the flag cinn_like_nvrtc_units, else one per kernel up to the host's threads (at most 16);
+/// one while sources are dumped or saved, so that one file holds them all.
+size_t TranslationUnits(size_t kernels) {
+  if (!DumpDir().empty() || !StringFlag("cinn_like_source_save_path").empty()) return 1;
+  if (FLAGS_cinn_like_nvrtc_units > 0) return FLAGS_cinn_like_nvrtc_units;
+  const size_t threads = std::max(1u, std::thread::hardware_concurrency());
+  return std::min({kernels, threads, size_t{16}});
+}
+
 class CompilerNVGPU : public Compiler {
  public:
   CompilerNVGPU(ir::Target target, std::unique_ptr<ExecutionEngine> engine)
@@ -133,23 +145,43 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   const std::vector<ir::LoweredFunc> kernels = ir::DeviceKernels(module);
   if (!DumpDir().empty()) DumpToFile(name + ".module.ir", ir::ToString(module));
 
-  // 1. CUDA C for the device kernels.
-  auto source =
-      steps.Run(&CompileTimes::device_codegen_ms, [&] { return CodeGenCudaDev::Generate(module); });
-  if (!source.ok()) return source.status();
-
-  // 2. NVRTC to CUBIN or PTX (saves and dumps <name>.cu and the binary).
-  auto binary = steps.Run(&CompileTimes::nvrtc_ms, [&] {
-    return nvrtc_.Compile(*source, target_.cuda_arch, to_cubin, name);
+  // 1. CUDA C for the device kernels, as several translation units to compile at once.
+  auto units = steps.Run(&CompileTimes::device_codegen_ms, [&] {
+    return CodeGenCudaDev::GenerateUnits(module, TranslationUnits(kernels.size()));
   });
-  if (!binary.ok()) return binary.status();
+  if (!units.ok()) return units.status();
 
-  // 3. Load as a CUDA module, get each kernel's handle (library kernels too) and register it
-  // as the runtime symbol <kernel>_ptr_ (needs a GPU).
-  DeviceBinary device{to_cubin, *std::move(binary), LibraryKernelNames(module)};
-  for (const ir::LoweredFunc& kernel : kernels) device.kernels.push_back(kernel->name);
-  absl::Status loaded =
-      steps.Run(&CompileTimes::module_load_ms, [&] { return LoadDevice(std::move(device), name); });
+  // 2. NVRTC to CUBIN or PTX, a thread per unit (saves and dumps <name>.cu and the binary).
+  std::vector<absl::StatusOr<std::string>> binaries(units->size(), absl::UnknownError(""));
+  steps.Run(&CompileTimes::nvrtc_ms, [&] {
+    auto compile = [&](size_t u) {
+      const std::string unit_name = u == 0 ? name : absl::StrCat(name, ".part", u + 1);
+      try {  // an exception escaping a thread would end the host process
+        binaries[u] = nvrtc_.Compile((*units)[u].source, target_.cuda_arch, to_cubin, unit_name);
+      } catch (const std::exception& e) {
+        binaries[u] = absl::InternalError(absl::StrCat("compiling ", unit_name, ": ", e.what()));
+      }
+    };
+    std::vector<std::thread> threads;
+    for (size_t u = 1; u < units->size(); ++u) threads.emplace_back(compile, u);
+    compile(0);
+    for (std::thread& t : threads) t.join();
+    return 0;
+  });
+  for (const auto& binary : binaries) {
+    if (!binary.ok()) return binary.status();
+  }
+
+  // 3. Load each as a CUDA module, get each kernel's handle (library kernels too) and register
+  // it as the runtime symbol <kernel>_ptr_ (needs a GPU).
+  absl::Status loaded = steps.Run(&CompileTimes::module_load_ms, [&]() -> absl::Status {
+    for (size_t u = 0; u < units->size(); ++u) {
+      absl::Status s = LoadDevice(
+          DeviceBinary{to_cubin, *std::move(binaries[u]), std::move((*units)[u].kernels)}, name);
+      if (!s.ok()) return s;
+    }
+    return absl::OkStatus();
+  });
   if (!loaded.ok()) return loaded;
 
   // 4. LLVM IR for the host entries, linked in the ORC JIT.
@@ -200,15 +232,21 @@ BuiltCode CompilerNVGPU::Code() const {
 }
 
 absl::Status CompilerNVGPU::Load(const BuiltCode& code) {
+  absl::Status host = CheckHostCode(code.host);  // before any image is loaded
+  if (!host.ok()) return host;
   if (!code.device.empty()) {
     auto device = runtime::cuda::DeviceComputeCapability();
     if (!device.ok()) return device.status();
+    const int arch = target_.cuda_arch;
     for (const DeviceBinary& binary : code.device) {
-      // A CUBIN runs on its own arch; PTX is compiled by the driver for this one or newer.
-      if (binary.cubin ? *device != target_.cuda_arch : *device < target_.cuda_arch) {
-        return absl::FailedPreconditionError(
-            absl::StrCat("the code was built for sm_", target_.cuda_arch, " (",
-                         binary.cubin ? "CUBIN" : "PTX", "); device 0 is sm_", *device));
+      // A CUBIN runs on its arch and newer minor versions of the same major (sm_80 on sm_86);
+      // PTX is compiled by the driver for this arch or any newer one.
+      const bool runs =
+          binary.cubin ? *device / 10 == arch / 10 && *device >= arch : *device >= arch;
+      if (!runs) {
+        return absl::FailedPreconditionError(absl::StrCat("the code was built for sm_", arch, " (",
+                                                          binary.cubin ? "CUBIN" : "PTX",
+                                                          "); device 0 is sm_", *device));
       }
     }
   }

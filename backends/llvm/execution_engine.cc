@@ -261,14 +261,20 @@ absl::Status ExecutionEngine::AddObject(const std::string& object) {
   return absl::OkStatus();
 }
 
-absl::Status ExecutionEngine::AddObjectsFor(const std::string& host,
-                                            const std::vector<std::string>& objects) {
+absl::Status CheckHostCode(const std::string& host) {
   auto here = HostCodeDescription();
   if (!here.ok()) return here.status();
   if (host != *here) {
     return absl::FailedPreconditionError(
         absl::StrCat("the code was made for the CPU '", host, "'; this host is '", *here, "'"));
   }
+  return absl::OkStatus();
+}
+
+absl::Status ExecutionEngine::AddObjectsFor(const std::string& host,
+                                            const std::vector<std::string>& objects) {
+  absl::Status fits = CheckHostCode(host);
+  if (!fits.ok()) return fits;
   for (const std::string& object : objects) {
     absl::Status added = AddObject(object);
     if (!added.ok()) return added;

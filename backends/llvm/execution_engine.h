@@ -25,6 +25,10 @@ absl::StatusOr<std::pair<std::string, std::string>> HostTargetDescription();
 /// description link only where HostCodeDescription() is the same (a saved module, a cache entry).
 absl::StatusOr<std::string> HostCodeDescription();
 
+/// Ok when objects made for the CPU `host` (a HostCodeDescription()) link and run here; else
+/// FailedPrecondition naming both CPUs.
+absl::Status CheckHostCode(const std::string& host);
+
 class ExecutionEngine {
  public:
   /// A JIT for the host CPU with the runtime's C functions and the process's libraries (libm)

@@ -17,6 +17,7 @@
 #include "cinn_like/c_api.h"
 #include "frontend/net_builder.h"
 #include "frontend/program_json.h"
+#include "ir/flags.h"
 #include "tests/fuzz/fuzz_input.h"
 
 namespace cinn_like::fuzz {
@@ -272,7 +273,8 @@ void RunOne(const uint8_t* data, size_t size) {
 }  // namespace cinn_like::fuzz
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  cinn_like::fuzz::Entries();  // compiled before the first input
+  FLAGS_cinn_like_cache = false;  // every input compiled: a cache hit would skip what is fuzzed
+  cinn_like::fuzz::Entries();     // compiled before the first input
   return 0;
 }
 

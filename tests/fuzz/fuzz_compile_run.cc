@@ -29,6 +29,7 @@
 #include "frontend/program_json.h"
 #include "hlir/op.h"
 #include "hlir/reference_interpreter.h"
+#include "ir/flags.h"
 #include "tests/fuzz/fuzz_input.h"
 #include "tests/op_cases.h"
 
@@ -436,6 +437,7 @@ void RunOne(const uint8_t* data, size_t size) {
 }  // namespace cinn_like::fuzz
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  FLAGS_cinn_like_cache = false;     // every input compiled: a cache hit would skip what is fuzzed
   cinn_like::fuzz::AttributePool();  // the op table and the registry, before the first input
   return 0;
 }

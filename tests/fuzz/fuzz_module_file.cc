@@ -1,0 +1,39 @@
+/// \file Fuzz target: module files (cinn_like/module_file.h), as a cache entry or a file a host
+/// loads. Any bytes in: DecodeModuleImage returns a status, never crashes, throws or allocates
+/// beyond the input's size; what it accepts encodes to bytes that decode to the same image. (The
+/// checksum refuses nearly every mutation, so the corpus holds files re-checksummed after the
+/// change: they reach the header and blob checks.)
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "cinn_like/module_file.h"
+
+namespace {
+
+bool SameImage(const cinn_like::ModuleImage& a, const cinn_like::ModuleImage& b) {
+  if (a.producer != b.producer || a.runtime != b.runtime || a.name != b.name ||
+      a.target != b.target || a.signature != b.signature || a.code.host != b.code.host ||
+      a.code.host_objects != b.code.host_objects || a.code.device.size() != b.code.device.size()) {
+    return false;
+  }
+  for (size_t k = 0; k < a.code.device.size(); ++k) {
+    const auto &x = a.code.device[k], &y = b.code.device[k];
+    if (x.cubin != y.cubin || x.image != y.image || x.kernels != y.kernels) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string bytes(reinterpret_cast<const char*>(data), size);
+  auto image = cinn_like::DecodeModuleImage(bytes, "input");
+  if (!image.ok()) return 0;
+  auto again = cinn_like::DecodeModuleImage(cinn_like::EncodeModuleImage(*image), "encoded");
+  if (!again.ok() || !SameImage(*image, *again)) {
+    std::fprintf(stderr, "round trip: an accepted module file does not encode to itself\n");
+    std::abort();
+  }
+  return 0;
+}
