@@ -286,7 +286,7 @@ absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPULoader(const ir::Target& ta
   if (target.cuda_arch <= 0) {
     return absl::InvalidArgumentError("loading NVGPU code needs the arch it was built for");
   }
-  auto engine = ExecutionEngine::Create();
+  auto engine = ExecutionEngine::Create(ExecutionEngine::HostCode::kGlue);
   if (!engine.ok()) return engine.status();
   return std::unique_ptr<Compiler>(new CompilerNVGPU(target, std::move(*engine)));
 }
@@ -296,7 +296,7 @@ absl::StatusOr<std::unique_ptr<Compiler>> CreateNVGPUCompiler(const ir::Target& 
   if (!arch.ok()) return arch.status();
   absl::Status supported = nvrtc::Compiler::CheckArch(arch->first, arch->second);
   if (!supported.ok()) return supported;
-  auto engine = ExecutionEngine::Create();
+  auto engine = ExecutionEngine::Create(ExecutionEngine::HostCode::kGlue);
   if (!engine.ok()) return engine.status();
   ir::Target resolved = target;
   resolved.cuda_arch = arch->first;

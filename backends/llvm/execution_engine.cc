@@ -61,9 +61,11 @@ absl::StatusOr<llvm::orc::JITTargetMachineBuilder> HostMachineBuilder() {
   return std::move(*jtmb);
 }
 
-absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> HostTargetMachine() {
+/// `glue`: code that only calls (the NVGPU host entries): machine code made with less effort.
+absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> HostTargetMachine(bool glue = false) {
   auto jtmb = HostMachineBuilder();
   if (!jtmb.ok()) return jtmb.status();
+  if (glue) jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Less);
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jtmb->setCodeModel(llvm::CodeModel::Small);
   auto tm = jtmb->createTargetMachine();
@@ -91,7 +93,7 @@ void LimitHeuristicUnrolling() {
   });
 }
 
-void RunO3(llvm::Module& m, llvm::TargetMachine* tm) {
+void RunPipeline(llvm::Module& m, llvm::TargetMachine* tm, llvm::OptimizationLevel level) {
   llvm::LoopAnalysisManager lam;
   llvm::FunctionAnalysisManager fam;
   llvm::CGSCCAnalysisManager cgam;
@@ -110,7 +112,7 @@ void RunO3(llvm::Module& m, llvm::TargetMachine* tm) {
   pb.registerFunctionAnalyses(fam);
   pb.registerLoopAnalyses(lam);
   pb.crossRegisterProxies(lam, fam, cgam, mam);
-  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  llvm::ModulePassManager mpm = pb.buildPerModuleDefaultPipeline(level);
   mpm.run(m, mam);
 }
 
@@ -136,13 +138,14 @@ absl::StatusOr<std::string> HostCodeDescription() {
 ExecutionEngine::ExecutionEngine() = default;
 ExecutionEngine::~ExecutionEngine() = default;
 
-absl::StatusOr<std::unique_ptr<ExecutionEngine>> ExecutionEngine::Create() {
+absl::StatusOr<std::unique_ptr<ExecutionEngine>> ExecutionEngine::Create(HostCode code) {
   LimitHeuristicUnrolling();
   auto jtmb = HostMachineBuilder();
   if (!jtmb.ok()) return jtmb.status();
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
   if (!jit) return absl::InternalError("cannot create the ORC JIT: " + ToString(jit.takeError()));
   std::unique_ptr<ExecutionEngine> engine(new ExecutionEngine());
+  engine->code_ = code;
   engine->jit_ = std::move(*jit);
   auto& jd = engine->jit_->getMainJITDylib();
   auto process = llvm::orc::DynamicLibrarySearchGenerator::GetForCurrentProcess(
@@ -174,7 +177,7 @@ absl::Status ExecutionEngine::RegisterSymbols(
 
 absl::Status ExecutionEngine::Optimize(LLVMModule& m) {
   if (!m.module || !m.context) return absl::InvalidArgumentError("Optimize of an empty module");
-  auto tm = HostTargetMachine();
+  auto tm = HostTargetMachine(code_ == HostCode::kGlue);
   if (!tm.ok()) return tm.status();
   m.module->setDataLayout((*tm)->createDataLayout());
   m.module->setTargetTriple((*tm)->getTargetTriple().str());
@@ -191,7 +194,8 @@ absl::Status ExecutionEngine::Optimize(LLVMModule& m) {
     f.addFnAttr("target-cpu", cpu);
     if (!features.empty()) f.addFnAttr("target-features", features);
   }
-  RunO3(*m.module, tm->get());
+  RunPipeline(*m.module, tm->get(),
+              code_ == HostCode::kGlue ? llvm::OptimizationLevel::O1 : llvm::OptimizationLevel::O3);
   if (!DumpDir().empty()) {
     std::string text;
     llvm::raw_string_ostream ts(text);
@@ -204,7 +208,7 @@ absl::Status ExecutionEngine::Optimize(LLVMModule& m) {
 
 absl::Status ExecutionEngine::AddModule(LLVMModule m) {
   if (!m.module || !m.context) return absl::InvalidArgumentError("AddModule of an empty module");
-  auto tm = HostTargetMachine();
+  auto tm = HostTargetMachine(code_ == HostCode::kGlue);
   if (!tm.ok()) return tm.status();
   // What LLJIT's own compile layer would make (same target machine: PIC, small code model),
   // made here so that the object's bytes can be kept (Compiler::Code) and exported.

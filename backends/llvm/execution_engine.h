@@ -31,15 +31,20 @@ absl::Status CheckHostCode(const std::string& host);
 
 class ExecutionEngine {
  public:
+  /// What the host modules hold: kernels (X86: LLVM's O3 and its most aggressive code
+  /// generation) or glue that only allocates and calls (NVGPU host entries: O1 and less effort
+  /// in code generation, a fraction of the compile time for code that does no arithmetic).
+  enum class HostCode { kKernels, kGlue };
   /// A JIT for the host CPU with the runtime's C functions and the process's libraries (libm)
   /// resolvable from JIT code.
-  static absl::StatusOr<std::unique_ptr<ExecutionEngine>> Create();
+  static absl::StatusOr<std::unique_ptr<ExecutionEngine>> Create(
+      HostCode code = HostCode::kKernels);
   ~ExecutionEngine();
 
   /// Defines absolute symbols, e.g. "<kernel>_ptr_" to the address of a kernel handle slot.
   absl::Status RegisterSymbols(const std::vector<std::pair<std::string, void*>>& symbols);
   /// Verifies `m`, sets the host CPU's triple, data layout and features on it and runs the O3
-  /// pipeline (with the dump flag, writes <module>.host.opt.ll).
+  /// pipeline, O1 for glue (with the dump flag, writes <module>.host.opt.ll).
   absl::Status Optimize(LLVMModule& m);
   /// Compiles a module (optimized by Optimize) to an object for this host and adds it
   /// (AddObject), so that code generation and linking errors belong to this call.
@@ -64,6 +69,7 @@ class ExecutionEngine {
  private:
   ExecutionEngine();
   std::unique_ptr<llvm::orc::LLJIT> jit_;
+  HostCode code_ = HostCode::kKernels;
   std::vector<std::string> functions_;  // the entries added (by name, not symbol), in order
   std::vector<std::string> objects_;    // each object added
 };

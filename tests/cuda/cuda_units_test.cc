@@ -10,6 +10,7 @@
 
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/nvrtc_compiler.h"
+#include "backends/llvm/host_ir.h"
 #include "ir/flags.h"
 #include "tests/cuda/fused_source.h"
 
@@ -81,6 +82,19 @@ TEST(CudaUnits, BuildCompilesEveryUnitBeforeItNeedsADriver) {
     EXPECT_THAT(std::string(built.message()), ::testing::HasSubstr("loading the CUDA module"));
   }
   EXPECT_GT((*compiler)->last_build_times().nvrtc_ms, 0);
+}
+
+// The host entries of an NVGPU module are glue (ExecutionEngine::HostCode::kGlue: O1, less
+// effort in code generation); they compile and link against the kernel handle slots without a
+// GPU, the slots here stand-ins.
+TEST(CudaUnits, HostGlueCompilesAndLinksWithLessEffort) {
+  auto module = CompileProgramModule(ManyGroups(), ir::Target::NVGPU(90), "glue");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto units = backends::CodeGenCudaDev::GenerateUnits(*module, 1);
+  ASSERT_TRUE(units.ok());
+  auto objects = backends::LinkCudaHostGlue(*module, (*units)[0].kernels);
+  ASSERT_TRUE(objects.ok()) << objects.status();
+  EXPECT_EQ(*objects, 1);
 }
 
 }  // namespace
