@@ -19,6 +19,7 @@
 #include "backends/llvm/execution_engine.h"
 #include "cinn_like/files.h"
 #include "frontend/program_json.h"
+#include "hlir/op.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #ifdef CINN_LIKE_WITH_CUDA
@@ -61,6 +62,15 @@ std::string LibraryIdentity() {
                         st.st_mtim.tv_nsec);
   }();
   return identity;
+}
+
+/// Whether an op of `program` may become a library call (it has an extern compute).
+bool UsesLibraries(const frontend::Program& program) {
+  for (const frontend::Instruction& instruction : program.instructions) {
+    auto def = hlir::OpRegistry::Global().Find(instruction.op);
+    if (def.ok() && (*def)->extern_compute) return true;
+  }
+  return false;
 }
 
 std::string EntryPath(const std::string& dir, const std::string& key) {
@@ -174,8 +184,10 @@ std::string DiskCacheKey(const frontend::Program& program, const ir::Target& tar
   // compile-time checks found.
   const ir::DeviceProperties& device = ir::DevicePropertiesOf(target);
   absl::StrAppend(&text, "device ", device.multiprocessors, " ", device.max_threads_per_block, " ",
-                  device.shared_memory_per_block, " ", device.vector_bytes, "\n",
-                  backends::LibraryEnvironment(target), "\n");
+                  device.shared_memory_per_block, " ", device.vector_bytes, "\n");
+  // Asked only for Programs with an op a library may run (loading cuDNN costs a warm compile
+  // more than all the rest).
+  if (UsesLibraries(program)) absl::StrAppend(&text, backends::LibraryEnvironment(target), "\n");
 #ifdef CINN_LIKE_WITH_CUDA
   if (target.is_gpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
 #endif
