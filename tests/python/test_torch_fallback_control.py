@@ -59,6 +59,19 @@ class FallbackControlTest(unittest.TestCase):
         self.assertEqual(report, {"_softmax.default": "denied by the deny option"})
         self.assertGreater(ct.stats()["ops_compiled"], 0)
 
+    def test_partitions_compile_ahead_at_once_and_count_once(self):
+        # tanh denied: the chain becomes two partitions, compiled together on threads
+        # (cache.prefetch) before the loop that checks each; each counts as one compile.
+        ct.set_options(deny=["tanh"])
+        calls = []
+        real = ct.cache.prefetch
+        with mock.patch.object(ct.cache, "prefetch",
+                               side_effect=lambda jobs: (calls.append(len(jobs)), real(jobs))):
+            self.run_and_compare(chain, torch.randn(6, 11))
+        self.assertEqual(calls, [2])
+        s = ct.stats()
+        self.assertEqual((s["partitions"], s["compiles"], s["cache_hits"]), (2, 2, 0))
+
     def test_deny_by_full_name_through_torch_compile_options(self):
         torch._dynamo.reset()
         cf = torch.compile(chain, backend="cinn_like", dynamic=False,

@@ -11,9 +11,10 @@ import time
 import torch
 from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
+from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from . import allocator, cache, cudagraph, isolate, policy
-from .kernel import compile_partition
+from .kernel import build_program, compile_partition
 from .ops import attention
 from .partition import CinnLikeSupport, fuse, propose
 
@@ -30,12 +31,15 @@ def _partitions_that_compile(gm, support):
     """Proposes the supported partitions of gm and compiles each; a partition that fails has
     its op at fault found (isolate.find_culprit) and refused, and the partitions are proposed
     anew, until every one compiles. Returns (partitioner, partitions)."""
+    first = True
     while True:
         partitioner, parts, sorted_nodes = propose(gm, support)
+        subs = _compile_ahead(gm, sorted_nodes) if first else {}
+        first = False
         refused = False
-        for nodes in sorted_nodes:
+        for i, nodes in enumerate(sorted_nodes):
             compile_fn = functools.partial(_compile_sub, target=_target(nodes))
-            error = isolate.try_compile(gm, nodes, compile_fn)
+            error = isolate.try_compile(gm, nodes, compile_fn, subs.get(i))
             if error is None:
                 continue
             cache.count("compile_failures")
@@ -44,6 +48,29 @@ def _partitions_that_compile(gm, support):
             refused = True
         if not refused:
             return partitioner, parts
+
+
+def _compile_ahead(gm, sorted_nodes):
+    """With several partitions, their Programs compiled at once (cache.prefetch), so that the
+    loop that checks each partition finds its Module made. Returns the partitions' modules by
+    index, for that loop to use rather than make again; a partition that cannot be converted
+    is left to the loop, which reports it op by op."""
+    if len(sorted_nodes) < 2:
+        return {}
+    subs, jobs = {}, []
+    for i, nodes in enumerate(sorted_nodes):
+        try:
+            sub, _, _ = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
+            b, _, _, n = build_program(sub)
+        except Exception:  # noqa: BLE001
+            continue
+        subs[i] = sub
+        if n:
+            jobs.append((b.to_json(), _target(nodes)))
+    if len(jobs) > 1 and any(t == "cuda" for _, t in jobs):
+        allocator.install()
+    cache.prefetch(jobs)
+    return subs
 
 
 def _compile_sub(sub, target):

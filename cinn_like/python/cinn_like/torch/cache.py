@@ -5,8 +5,10 @@ torch.compile caches each compiled graph per guard; this cache makes a graph tha
 a Program seen before (a recompile, the backward of the same shapes, a second model) reuse
 its Module: the compile count proves it.
 """
+import concurrent.futures
 import contextlib
 import logging
+import os
 import threading
 
 import cinn_like
@@ -15,6 +17,7 @@ log = logging.getLogger("cinn_like.torch")
 
 _lock = threading.Lock()
 _modules = {}
+_prefetched = set()  # keys prefetch compiled that no get_module has asked for yet
 _flags = {}
 _fallbacks = []
 _stats = {"compiles": 0, "cache_hits": 0, "compile_failures": 0, "graphs": 0, "partitions": 0,
@@ -41,12 +44,18 @@ def quiet():
         _quiet.on = False
 
 
+def _key(program_json, target):
+    return (program_json, target, tuple(sorted(_flags.items())))
+
+
 def get_module(program_json, target):
-    key = (program_json, target, tuple(sorted(_flags.items())))
+    key = _key(program_json, target)
     with _lock:
         mod = _modules.get(key)
         if mod is not None:
-            if not getattr(_quiet, "on", False):
+            if key in _prefetched:  # compiled ahead for this very request: not a hit
+                _prefetched.discard(key)
+            elif not getattr(_quiet, "on", False):
                 _stats["cache_hits"] += 1
             return mod
     mod = cinn_like.compile(program_json, target, "cinn_like_kernel")
@@ -54,6 +63,36 @@ def get_module(program_json, target):
         _stats["compiles"] += 1
         _modules[key] = mod
     return mod
+
+
+def prefetch(jobs):
+    """Compiles the (program_json, target) pairs not compiled yet at once, on a thread each (up
+    to the host's cores): the C API releases the GIL, and NVRTC and LLVM run in parallel. Each
+    becomes the Module a later get_module of it returns, counted once as a compile; a Program
+    that fails is left for get_module to compile again and report."""
+    todo = []
+    with _lock:
+        for job in dict.fromkeys(jobs):  # identical partitions compile once
+            if _key(*job) not in _modules:
+                todo.append(job)
+    if len(todo) < 2:
+        return
+
+    def one(job):
+        try:
+            mod = cinn_like.compile(job[0], job[1], "cinn_like_kernel")
+        except cinn_like.CinnLikeError:
+            return
+        with _lock:
+            key = _key(*job)
+            if key not in _modules:
+                _stats["compiles"] += 1
+                _modules[key] = mod
+                _prefetched.add(key)
+
+    workers = min(len(todo), os.cpu_count() or 1, 16)
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+        list(pool.map(one, todo))
 
 
 def count(name, n=1):
@@ -92,3 +131,4 @@ def reset(clear_cache=False):
         _fallbacks.clear()
         if clear_cache:
             _modules.clear()
+            _prefetched.clear()

@@ -24,10 +24,12 @@ def units(nodes):
     return out
 
 
-def try_compile(gm, nodes, compile_fn):
-    """None when `nodes` of gm compile as one partition, else the exception."""
+def try_compile(gm, nodes, compile_fn, sub=None):
+    """None when `nodes` of gm compile as one partition (`sub`, when made already), else the
+    exception."""
     try:
-        sub, _, _ = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
+        if sub is None:
+            sub, _, _ = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
         compile_fn(sub)
         return None
     except Exception as e:  # noqa: BLE001 (any failure counts, as in the backend)
