@@ -10,7 +10,6 @@
 
 #include <cstdio>
 #include <fstream>
-#include <random>
 #include <sstream>
 #include <string>
 
@@ -22,6 +21,7 @@
 #include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
+#include "tests/reference_case.h"
 
 namespace cinn_like::testing {
 
@@ -81,20 +81,15 @@ inline void CheckTuning(const frontend::Program& program, const ir::Target& targ
 
   // Each value, written into the file as another process's choice, is used without timing
   // and computes what the reference does.
-  auto graph = frontend::BuildGraph(program);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  SelfCheckOptions random;
-  random.seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(random.seed));
-  const std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, random);
-  auto want = hlir::RunReference(*graph, inputs);
-  ASSERT_TRUE(want.ok()) << want.status();
+  const ReferenceCase reference = MakeReferenceCase(program);
+  ASSERT_TRUE(reference.ok);
+  SCOPED_TRACE(reference.seed);
   for (int value : options) {
     SCOPED_TRACE(knob + " " + std::to_string(value));
     file["choices"][key]["value"] = value;
     std::ofstream(cache) << file.dump();
     ForgetTuning();
-    EXPECT_EQ(RunAndCompare(program, target, inputs, *want, /*stream=*/nullptr), "");
+    EXPECT_EQ(RunAndCompare(program, target, reference.inputs, reference.want, nullptr), "");
     EXPECT_THAT(ReadText(dir + "/self_check.tactics.txt"),
                 ::testing::HasSubstr("[" + knob + " " + std::to_string(value) + " of"));
   }

@@ -10,7 +10,6 @@
 
 #include <filesystem>
 #include <fstream>
-#include <random>
 
 #include "cinn_like/compile.h"
 #include "cinn_like/disk_cache.h"
@@ -20,6 +19,7 @@
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
 #include "tests/fusion_cases.h"
+#include "tests/reference_case.h"
 
 namespace cinn_like::testing {
 namespace {
@@ -47,18 +47,15 @@ std::vector<fs::path> Entries(const std::string& dir) {
   return out;
 }
 
-/// Compiles (or loads) `program` as entry `name` and checks its results against the reference
-/// interpreter on fresh random inputs.
+/// Checks the results of `compiled` (of `program`) against the reference interpreter on fresh
+/// random inputs.
 void ExpectRightResults(const CompiledProgram& compiled, const frontend::Program& program) {
-  auto graph = frontend::BuildGraph(program);
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  SelfCheckOptions random;
-  random.seed = std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(random.seed));
-  const std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, random);
-  auto want = hlir::RunReference(*graph, inputs);
-  ASSERT_TRUE(want.ok()) << want.status();
-  EXPECT_EQ(CallAndCompare(compiled, kX86, inputs, *want, program.outputs, nullptr), "");
+  const ReferenceCase reference = MakeReferenceCase(program);
+  ASSERT_TRUE(reference.ok);
+  EXPECT_EQ(
+      CallAndCompare(compiled, kX86, reference.inputs, reference.want, program.outputs, nullptr),
+      "")
+      << reference.seed;
 }
 
 TEST(DiskCache, ASecondCompileLoadsTheEntry) {
