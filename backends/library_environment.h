@@ -10,7 +10,10 @@
 namespace cinn_like::backends {
 
 /// The libraries that load here for `target` and their versions, as one line, e.g.
-/// "oneDNN 2.6.3" or "device: yes; cuDNN: loads".
-std::string LibraryEnvironment(const ir::Target& target);
+/// "oneDNN 2.6.3" or "device: yes; cuDNN: loads". `convolutions`: whether to ask about the
+/// library that runs them on GPUs (loading cuDNN costs more than a warm compile's rest).
+/// (cuBLAS and cuBLASLt come with the CUDA toolkit the library was built with, NVRTC's version
+/// in the key stands for them.)
+std::string LibraryEnvironment(const ir::Target& target, bool convolutions);
 
 }  // namespace cinn_like::backends

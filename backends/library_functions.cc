@@ -221,10 +221,11 @@ const bool kRegistered = [] {
 }();
 
 }  // namespace
-std::string LibraryEnvironment(const ir::Target& target) {
+std::string LibraryEnvironment(const ir::Target& target, bool convolutions) {
   if (target.is_gpu()) {
 #ifdef CINN_LIKE_WITH_CUDA
     if (!runtime::cuda::EnsureContext().ok()) return "device: no";
+    if (!convolutions) return "device: yes";
     return absl::StrCat("device: yes; cuDNN: ",
                         runtime::cuda::GetCudnn().status.ok() ? "loads" : "unavailable");
 #else

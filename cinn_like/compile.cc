@@ -191,6 +191,8 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
       if (absl::IsInvalidArgument(loaded.status()) || absl::IsDataLoss(loaded.status()) ||
           absl::IsFailedPrecondition(loaded.status()) || absl::IsNotFound(loaded.status())) {
         DiskCacheDiscard(cache_dir, key, std::string(loaded.status().message()));
+      } else {
+        DiskCacheMiss(cache_dir, key, std::string(loaded.status().message()));
       }
       compiler = backends::Compiler::Create(target);  // the failed load's is unusable
       if (!compiler.ok()) return compiler.status();

@@ -64,13 +64,18 @@ std::string LibraryIdentity() {
   return identity;
 }
 
-/// Whether an op of `program` may become a library call (it has an extern compute).
-bool UsesLibraries(const frontend::Program& program) {
+/// Which library calls the ops of `program` may become (ops with an extern compute): none,
+/// some (`*convolutions` whether a convolution is among them).
+bool UsesLibraries(const frontend::Program& program, bool* convolutions) {
+  bool any = false;
+  *convolutions = false;
   for (const frontend::Instruction& instruction : program.instructions) {
     auto def = hlir::OpRegistry::Global().Find(instruction.op);
-    if (def.ok() && (*def)->extern_compute) return true;
+    if (!def.ok() || !(*def)->extern_compute) continue;
+    any = true;
+    if (instruction.op.find("conv") != std::string::npos) *convolutions = true;
   }
-  return false;
+  return any;
 }
 
 std::string EntryPath(const std::string& dir, const std::string& key) {
@@ -187,7 +192,10 @@ std::string DiskCacheKey(const frontend::Program& program, const ir::Target& tar
                   device.shared_memory_per_block, " ", device.vector_bytes, "\n");
   // Asked only for Programs with an op a library may run (loading cuDNN costs a warm compile
   // more than all the rest).
-  if (UsesLibraries(program)) absl::StrAppend(&text, backends::LibraryEnvironment(target), "\n");
+  bool convolutions = false;
+  if (UsesLibraries(program, &convolutions)) {
+    absl::StrAppend(&text, backends::LibraryEnvironment(target, convolutions), "\n");
+  }
 #ifdef CINN_LIKE_WITH_CUDA
   if (target.is_gpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
 #endif
@@ -227,6 +235,12 @@ void DiskCacheHit(const std::string& dir, const std::string& key) {
   std::error_code ec;
   fs::last_write_time(EntryPath(dir, key), fs::file_time_type::clock::now(), ec);  // recently used
   Count(&DiskCacheStats::hits);
+}
+
+void DiskCacheMiss(const std::string& dir, const std::string& key, const std::string& why) {
+  LOG(WARNING) << "cinn_like cache: compiling instead of loading " << EntryPath(dir, key) << ": "
+               << why;
+  Count(&DiskCacheStats::misses);
 }
 
 void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why) {

@@ -52,6 +52,10 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
 /// Entry `key`, looked up, was loaded: counted as a hit and marked recently used.
 void DiskCacheHit(const std::string& dir, const std::string& key);
 
+/// Entry `key` decoded but could not be loaded now for a reason not its own (no device memory,
+/// say): kept, logged and counted as a miss.
+void DiskCacheMiss(const std::string& dir, const std::string& key, const std::string& why);
+
 /// Entry `key` is damaged (it does not decode, or its code does not link): it is removed and
 /// counted.
 void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why);

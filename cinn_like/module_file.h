@@ -23,7 +23,7 @@
 
 namespace cinn_like {
 
-inline constexpr uint32_t kModuleFileVersion = 1;
+inline constexpr uint32_t kModuleFileVersion = 2;  // 2: the header names the runtime ABI
 
 /// The version of the calling convention between generated host code and the runtime's C
 /// functions (runtime/cinn_like_runtime.h): bump it when a runtime function's arguments or

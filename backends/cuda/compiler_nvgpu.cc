@@ -5,6 +5,7 @@
 #include <deque>
 #include <fstream>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -160,10 +161,18 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
         binaries[u] = nvrtc_.Compile((*units)[u].source, target_.cuda_arch, to_cubin, unit_name);
       } catch (const std::exception& e) {
         binaries[u] = absl::InternalError(absl::StrCat("compiling ", unit_name, ": ", e.what()));
+      } catch (...) {
+        binaries[u] = absl::InternalError(absl::StrCat("compiling ", unit_name, " threw"));
       }
     };
     std::vector<std::thread> threads;
-    for (size_t u = 1; u < units->size(); ++u) threads.emplace_back(compile, u);
+    for (size_t u = 1; u < units->size(); ++u) {
+      try {
+        threads.emplace_back(compile, u);
+      } catch (const std::system_error&) {  // no thread to be had: this one compiles it
+        compile(u);
+      }
+    }
     compile(0);
     for (std::thread& t : threads) t.join();
     return 0;

@@ -2,6 +2,7 @@
 set_options, torch.compile's options and the environment, and strict mode, which raises on a
 fallback the lists did not ask for and names every one."""
 import os
+import threading
 import unittest
 from unittest import mock
 
@@ -9,6 +10,7 @@ from torch_util import HAVE_TORCH, needs_torch
 
 if HAVE_TORCH:
     import torch
+    import cinn_like
     import cinn_like.torch as ct
     from torch_util import compiled, seed_case
 
@@ -62,13 +64,20 @@ class FallbackControlTest(unittest.TestCase):
     def test_partitions_compile_ahead_at_once_and_count_once(self):
         # tanh denied: the chain becomes two partitions, compiled together on threads
         # (cache.prefetch) before the loop that checks each; each counts as one compile.
+        ct.reset(clear_cache=True)
         ct.set_options(deny=["tanh"])
-        calls = []
-        real = ct.cache.prefetch
-        with mock.patch.object(ct.cache, "prefetch",
-                               side_effect=lambda jobs: (calls.append(len(jobs)), real(jobs))):
+        threads = []
+        real = cinn_like.compile
+
+        def recorded(*args, **kwargs):
+            threads.append(threading.get_ident())
+            return real(*args, **kwargs)
+
+        with mock.patch.object(cinn_like, "compile", side_effect=recorded):
             self.run_and_compare(chain, torch.randn(6, 11))
-        self.assertEqual(calls, [2])
+        self.assertEqual(len(threads), 2)  # nothing compiled again after the threads
+        self.assertNotIn(threading.get_ident(), threads)
+        self.assertEqual(ct.cache._prefetched, set())  # each taken by the partition it was for
         s = ct.stats()
         self.assertEqual((s["partitions"], s["compiles"], s["cache_hits"]), (2, 2, 0))
 

@@ -95,17 +95,23 @@ def load(path):
     return Module(handle, name.value.decode())
 
 
+def _json_of(text, what):
+    if not text:  # the C side failed: its message says why
+        check(-1, what)
+    return json.loads(text.decode())
+
+
 def cache_stats():
     """The persistent compile cache's counters in this process: hits, misses, stores, damaged,
     evictions, write_errors."""
-    return json.loads(lib.cinn_like_cache_stats().decode())
+    return _json_of(lib.cinn_like_cache_stats(), "cache_stats")
 
 
 def compile_stats():
     """Where this process's compile time went, summed over every compile: compiled, loaded (from
     the cache), lower_ms, device_codegen_ms, nvrtc_ms, module_load_ms, host_codegen_ms,
     host_optimize_ms, orc_link_ms, cache_ms, total_ms."""
-    return json.loads(lib.cinn_like_compile_stats().decode())
+    return _json_of(lib.cinn_like_compile_stats(), "compile_stats")
 
 
 def cache_dir():

@@ -61,12 +61,14 @@ def _compile_ahead(gm, sorted_nodes):
     for i, nodes in enumerate(sorted_nodes):
         try:
             sub, _, _ = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
+            subs[i] = sub
             b, _, _, n = build_program(sub)
+            target = _target(nodes)
+            # A worker thread has no CUDA context: it would load modules on device 0.
+            if n and (target != "cuda" or torch.cuda.current_device() == 0):
+                jobs.append((b.to_json(), target))
         except Exception:  # noqa: BLE001
             continue
-        subs[i] = sub
-        if n:
-            jobs.append((b.to_json(), _target(nodes)))
     if len(jobs) > 1 and any(t == "cuda" for _, t in jobs):
         allocator.install()
     cache.prefetch(jobs)

@@ -65,11 +65,21 @@ def get_module(program_json, target):
     return mod
 
 
+def _dumping():
+    """Whether compiles write sources or a dump (the flags set here or in the environment)."""
+    return any(_flags.get(f) or os.environ.get("FLAGS_" + f)
+               for f in ("cinn_like_dump_dir", "cinn_like_source_save_path"))
+
+
 def prefetch(jobs):
     """Compiles the (program_json, target) pairs not compiled yet at once, on a thread each (up
     to the host's cores): the C API releases the GIL, and NVRTC and LLVM run in parallel. Each
     becomes the Module a later get_module of it returns, counted once as a compile; a Program
-    that fails is left for get_module to compile again and report."""
+    that fails is left for get_module to compile again and report. Not while dumping; CUDA
+    Programs only when the current device is device 0, the one a thread without a CUDA context
+    loads modules on."""
+    if _dumping():  # one compile at a time writes the dump's files, as the C++ side does
+        return
     todo = []
     with _lock:
         for job in dict.fromkeys(jobs):  # identical partitions compile once
@@ -81,7 +91,7 @@ def prefetch(jobs):
     def one(job):
         try:
             mod = cinn_like.compile(job[0], job[1], "cinn_like_kernel")
-        except cinn_like.CinnLikeError:
+        except Exception:  # noqa: BLE001 (get_module compiles it again and reports)
             return
         with _lock:
             key = _key(*job)
