@@ -193,6 +193,14 @@ void CodeGenCudaDev::VisitCall(const ir::Call* op) {
           " under a bound loop shorter than its launch dimension; every thread of the block must "
           "reach a cross-thread reduction, so bind loops of one axis with equal extents"));
     }
+    // The row's thread count as a template argument where the launch fixes it.
+    const int64_t* threads =
+        kernel_->block_dims.empty() ? nullptr : ir::AsConstInt(kernel_->block_dims[0]);
+    if (threads && *threads > 0 && op->args.size() == 1) {
+      *expr_ << IntrinsicFunctionName(*op->intrinsic) << "<" << *threads << ">("
+             << Print(op->args[0]) << ")";
+      return;
+    }
   }
   CodeGenC::VisitCall(op);
 }

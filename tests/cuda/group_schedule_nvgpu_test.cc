@@ -179,8 +179,8 @@ TEST(GroupScheduleNVGPU, RereadRowsAreReadOnceIntoRegisters) {
     ++exps;
   }
   EXPECT_EQ(exps, 16u) << softmax;  // one per element of the thread's share
-  EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_max("));
-  EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_sum("));
+  EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_max<"));
+  EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_sum<"));
   EXPECT_THAT(softmax, HasSubstr("threadIdx.y"));  // 8 rows per block
   EXPECT_THAT(softmax, Not(HasSubstr("for (")));   // every loop unrolled
   // Global reads of x only where the row is cached: vectors in the kernel, whose pointers are

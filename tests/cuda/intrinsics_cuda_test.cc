@@ -31,10 +31,10 @@ absl::StatusOr<std::string> KernelCalling(ir::IntrinsicOp op) {
 TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
   const std::map<ir::IntrinsicOp, std::string> spelled = {
       {ir::IntrinsicOp::kSyncThreads, "__syncthreads("},
-      {ir::IntrinsicOp::kBlockReduceSum, "cinn_like_block_reduce_sum("},
-      {ir::IntrinsicOp::kBlockReduceMax, "cinn_like_block_reduce_max("},
-      {ir::IntrinsicOp::kBlockReduceMin, "cinn_like_block_reduce_min("},
-      {ir::IntrinsicOp::kBlockReduceProd, "cinn_like_block_reduce_prod("}};
+      {ir::IntrinsicOp::kBlockReduceSum, "cinn_like_block_reduce_sum<32>("},
+      {ir::IntrinsicOp::kBlockReduceMax, "cinn_like_block_reduce_max<32>("},
+      {ir::IntrinsicOp::kBlockReduceMin, "cinn_like_block_reduce_min<32>("},
+      {ir::IntrinsicOp::kBlockReduceProd, "cinn_like_block_reduce_prod<32>("}};
   for (int k = 0; k < ir::kNumIntrinsics; ++k) {
     auto op = static_cast<ir::IntrinsicOp>(k);
     if (op == ir::IntrinsicOp::kThreadIndex) continue;  // an index, below
@@ -49,7 +49,8 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
     ASSERT_TRUE(src.ok()) << name << ": " << src.status();
     EXPECT_THAT(*src, HasSubstr("Out[tx] = " + it->second + "Out[tx])")) << *src;
     if (ir::IsBlockReduce(op)) {  // the helper is defined in the translation unit
-      EXPECT_THAT(*src, HasSubstr("T " + it->second + "T v)")) << *src;
+      const std::string helper = it->second.substr(0, it->second.find('<'));
+      EXPECT_THAT(*src, HasSubstr("T " + helper + "(T v)")) << *src;
     }
   }
 }
