@@ -2,6 +2,7 @@
 #include "backends/cuda/compiler_nvgpu.h"
 
 #include <algorithm>
+#include <atomic>
 #include <deque>
 #include <fstream>
 #include <string>
@@ -92,6 +93,22 @@ size_t TranslationUnits(size_t kernels) {
   return std::min({kernels, threads, size_t{16}});
 }
 
+/// Extra NVRTC threads running in this process, all Builds together (several Programs compile
+/// at once, cinn_like.torch's prefetch among them): a Build starts one for a unit only while
+/// fewer than the host's threads run, else compiles the unit on its own thread.
+std::atomic<int> compile_threads{0};
+
+bool ReserveCompileThread() {
+  const int limit = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int running = compile_threads.load();
+  while (running < limit) {
+    if (compile_threads.compare_exchange_weak(running, running + 1)) return true;
+  }
+  return false;
+}
+
+void ReleaseCompileThread() { compile_threads.fetch_sub(1); }
+
 class CompilerNVGPU : public Compiler {
  public:
   CompilerNVGPU(ir::Target target, std::unique_ptr<ExecutionEngine> engine)
@@ -166,14 +183,23 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
       }
     };
     std::vector<std::thread> threads;
+    std::vector<size_t> here = {0};  // the units this thread compiles
     for (size_t u = 1; u < units->size(); ++u) {
+      if (!ReserveCompileThread()) {
+        here.push_back(u);
+        continue;
+      }
       try {
-        threads.emplace_back(compile, u);
+        threads.emplace_back([&compile, u] {
+          compile(u);
+          ReleaseCompileThread();
+        });
       } catch (const std::system_error&) {  // no thread to be had: this one compiles it
-        compile(u);
+        ReleaseCompileThread();
+        here.push_back(u);
       }
     }
-    compile(0);
+    for (size_t u : here) compile(u);
     for (std::thread& t : threads) t.join();
     return 0;
   });
