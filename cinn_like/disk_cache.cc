@@ -78,6 +78,11 @@ bool UsesLibraries(const frontend::Program& program, bool* convolutions) {
   return any;
 }
 
+/// The size cap, cinn_like_cache_max_bytes (a negative value: nothing is kept).
+uintmax_t CapBytes() {
+  return static_cast<uintmax_t>(std::max<int64_t>(0, FLAGS_cinn_like_cache_max_bytes));
+}
+
 std::string EntryPath(const std::string& dir, const std::string& key) {
   return (fs::path(dir) / (key + kEntrySuffix)).string();
 }
@@ -114,8 +119,7 @@ void Evict(const std::string& dir, const std::string& keep) {
     entries.push_back({it->path(), used, size});
     total += size;
   }
-  const uintmax_t cap =
-      static_cast<uintmax_t>(std::max<int64_t>(0, FLAGS_cinn_like_cache_max_bytes));
+  const uintmax_t cap = CapBytes();
   if (total <= cap) return;
   std::sort(entries.begin(), entries.end(), [&](const Entry& a, const Entry& b) {
     const bool a_kept = a.path == keep, b_kept = b.path == keep;
@@ -216,7 +220,7 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
   }
   // Nothing larger than the cap is an entry of this cache (a link to a device, say).
   std::optional<std::string> bytes;
-  if (size <= static_cast<uintmax_t>(std::max<int64_t>(0, FLAGS_cinn_like_cache_max_bytes))) {
+  if (size <= CapBytes()) {
     bytes = ReadWholeFile(path);
   }
   if (!bytes) {

@@ -129,10 +129,14 @@ absl::StatusOr<std::pair<std::string, std::string>> HostTargetDescription() {
 }
 
 absl::StatusOr<std::string> HostCodeDescription() {
-  auto jtmb = HostMachineBuilder();
-  if (!jtmb.ok()) return jtmb.status();
-  return absl::StrCat(jtmb->getTargetTriple().str(), " ", jtmb->getCPU(), " ",
-                      jtmb->getFeatures().getString());
+  // Asked at every cache key, store and load: the host's features are detected once.
+  static const absl::StatusOr<std::string> description = []() -> absl::StatusOr<std::string> {
+    auto jtmb = HostMachineBuilder();
+    if (!jtmb.ok()) return jtmb.status();
+    return absl::StrCat(jtmb->getTargetTriple().str(), " ", jtmb->getCPU(), " ",
+                        jtmb->getFeatures().getString());
+  }();
+  return description;
 }
 
 ExecutionEngine::ExecutionEngine() = default;
