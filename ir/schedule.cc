@@ -278,7 +278,7 @@ Schedule Schedule::Create(const std::vector<Tensor>& outputs) {
         if (t->is_placeholder || !visited.insert(t.get()).second) return;
         for (auto& in : t->inputs) visit(in);
         s.state_->stages.push_back(std::make_unique<Stage>(Tensor(t), s.state_.get()));
-        s.state_->by_tensor[t.get()] = s.state_->stages.back().get();
+        s.state_->Index(s.state_->stages.back().get());
       };
   for (auto& o : outputs) visit(o.node());
   return s;

@@ -37,6 +37,9 @@ class Stage;
 struct ScheduleState {
   std::vector<std::unique_ptr<Stage>> stages;  // producers first
   std::map<const TensorNode*, Stage*> by_tensor;
+  std::map<const BufferNode*, Stage*> by_buffer;  // each stage's tensor's buffer
+  /// Adds `stage` to the maps (its place in `stages` is the caller's).
+  void Index(Stage* stage);
   /// The stage whose tensor owns `buffer`, or null.
   Stage* ByBuffer(const BufferNode* buffer) const;
 };
@@ -112,6 +115,9 @@ class Stage {
   const Var& fold_placeholder() const { return fold_placeholder_; }
   /// body() with the loads of inlined stages replaced by their bodies.
   Expr InlinedBody() const;
+  /// Whether InlinedBody() loads `buffer`, found without building it (a walk of this body and
+  /// of the inlined stages' bodies, each once).
+  bool InlinedBodyReads(const BufferNode* buffer) const;
   /// Stages computed at leaf `loop` of this stage, in schedule order.
   std::vector<const Stage*> AttachedAt(const Var& loop) const;
   /// This stage's loops and those of the stages it is computed at; compute_at records it to

@@ -90,7 +90,7 @@ std::vector<std::string> OtherReaders(const ScheduleState& state, const BufferNo
   std::vector<std::string> names;
   for (auto& s : state.stages) {
     if (s.get() == except || s->inlined() || s->folded()) continue;
-    if (!LoadsOf(s->InlinedBody(), buffer).empty()) names.push_back(s->tensor().name());
+    if (s->InlinedBodyReads(buffer)) names.push_back(s->tensor().name());
   }
   return names;
 }
@@ -108,11 +108,14 @@ bool IsScheduled(const Stage& s) {
 
 }  // namespace
 
+void ScheduleState::Index(Stage* stage) {
+  by_tensor[stage->tensor().node().get()] = stage;
+  by_buffer.emplace(stage->tensor()->buffer.get(), stage);
+}
+
 Stage* ScheduleState::ByBuffer(const BufferNode* buffer) const {
-  for (auto& s : stages) {
-    if (s->tensor()->buffer.get() == buffer) return s.get();
-  }
-  return nullptr;
+  auto it = by_buffer.find(buffer);
+  return it == by_buffer.end() ? nullptr : it->second;
 }
 
 const Buffer& Stage::store_buffer() const {
@@ -124,6 +127,31 @@ const Buffer& Stage::store_buffer() const {
 Expr Stage::InlinedBody() const {
   if (!body_.defined()) return body_;  // an extern stage: no element expression
   return Inliner(state_).Mutate(body_);
+}
+
+bool Stage::InlinedBodyReads(const BufferNode* buffer) const {
+  struct Finder : IRVisitor {
+    const ScheduleState* state;
+    const BufferNode* buffer;
+    std::set<const Stage*> walked;
+    bool found = false;
+    using IRVisitor::Visit;
+    void VisitLoad(const Load* op) override {
+      if (found) return;
+      IRVisitor::VisitLoad(op);  // the indices: the Inliner inlines into them too
+      const Stage* p = state ? state->ByBuffer(op->buffer.get()) : nullptr;
+      if (p && p->inlined()) {
+        if (walked.insert(p).second) Visit(p->body());
+      } else {
+        found = found || op->buffer.get() == buffer;
+      }
+    }
+  } f;
+  if (!body_.defined()) return false;
+  f.state = state_;
+  f.buffer = buffer;
+  f.Visit(body_);
+  return f.found;
 }
 
 std::vector<const Stage*> Stage::AttachedAt(const Var& loop) const {
@@ -319,6 +347,7 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
   RelaxedLoops relaxed;
   for (auto& s : state_->stages) {
     if (s.get() == &consumer || s.get() == this || s->inlined() || s->folded()) continue;
+    if (!s->InlinedBodyReads(buffer)) continue;
     std::vector<std::vector<Expr>> reads = LoadsOf(s->InlinedBody(), buffer);
     if (reads.empty()) continue;
     const Attach* sa = s->attach();
@@ -495,9 +524,8 @@ Stage* Schedule::InsertStage(Tensor t, const Stage* before) {
   auto& stages = state_->stages;
   auto it = std::find_if(stages.begin(), stages.end(),
                          [&](const std::unique_ptr<Stage>& s) { return s.get() == before; });
-  const TensorNode* key = t.node().get();
   it = stages.insert(it, std::make_unique<Stage>(std::move(t), state_.get()));
-  state_->by_tensor[key] = it->get();
+  state_->Index(it->get());
   return it->get();
 }
 

@@ -170,10 +170,11 @@ class GroupScheduler {
   /// internal reductions and whose leading dims they all keep (the same number of rows); false
   /// when there is none or more than one reader, or the shapes do not fit.
   bool FindRowConsumer(int group, ReductionGroup& g) {
-    std::set<const ir::BufferNode*> bufs;
-    for (ir::Stage* r : g.reductions) bufs.insert(r->tensor()->buffer.get());
     for (ir::Stage* s : roots_) {
-      if (!Reads(s->InlinedBody(), bufs)) continue;
+      const bool reads = std::any_of(g.reductions.begin(), g.reductions.end(), [&](ir::Stage* r) {
+        return s->InlinedBodyReads(r->tensor()->buffer.get());
+      });
+      if (!reads) continue;
       const ir::TensorNode* t = s->tensor().node().get();
       if (g.consumer || Info(t).group != group || t->reduce != ir::ReduceKind::kNone) {
         return false;
@@ -182,9 +183,9 @@ class GroupScheduler {
     }
     if (!g.consumer) return false;
     g.row_dims = -1;
-    const ir::Expr body = g.consumer->InlinedBody();
     for (ir::Stage* r : g.reductions) {
-      if (!Reads(body, {r->tensor()->buffer.get()})) return false;  // read only by another
+      // Read only by another reduction:
+      if (!g.consumer->InlinedBodyReads(r->tensor()->buffer.get())) return false;
       int rows = KeptRows(*r->tensor().node(), *g.consumer->tensor().node());
       if (rows < 0 || (g.row_dims >= 0 && rows != g.row_dims)) return false;
       g.row_dims = rows;

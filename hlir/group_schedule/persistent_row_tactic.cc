@@ -68,37 +68,32 @@ bool ReadAlongRow(const ir::Expr& e, const ir::BufferNode* buffer, const ir::Var
 /// The stage computing each buffer of the schedule.
 using StageOf = std::map<const ir::BufferNode*, const ir::Stage*>;
 
-/// Whether `e` reads `buffer`, directly or through stages inlined into it, except those whose
-/// buffers are in `kept` (the tactic computes them into registers: their reads are theirs).
-bool ReadsThrough(const ir::Expr& e, const ir::BufferNode* buffer, const StageOf& stage_of,
-                  const std::set<const ir::BufferNode*>& kept) {
-  struct Finder : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    const ir::BufferNode* buffer;
-    const StageOf* stage_of;
-    const std::set<const ir::BufferNode*>* kept;
-    bool found = false;
-    void VisitLoad(const ir::Load* op) override {
-      ir::IRVisitor::VisitLoad(op);
-      const ir::BufferNode* b = op->buffer.get();
-      if (found || b == buffer) {
-        found = true;
-        return;
-      }
-      auto it = stage_of->find(b);
-      if (it != stage_of->end() && it->second->inlined() && !kept->count(b)) {
-        Visit(it->second->body());
-      }
+/// Adds to `out` the buffers `e` reads, directly or through stages inlined into it, except
+/// through those whose buffers are in `kept` (the tactic computes them into registers: their
+/// reads are theirs; the kept buffer itself is read). `visited`: the inlined stages walked
+/// already (a stage inlined into several is walked once).
+void AddReadsThrough(const ir::Expr& e, const StageOf& stage_of,
+                     const std::set<const ir::BufferNode*>& kept,
+                     std::set<const ir::Stage*>* visited, std::set<const ir::BufferNode*>* out) {
+  for (const ir::BufferNode* b : BuffersRead(e)) {
+    out->insert(b);
+    auto it = stage_of.find(b);
+    if (it == stage_of.end() || !it->second->inlined() || kept.count(b)) continue;
+    if (visited->insert(it->second).second) {
+      AddReadsThrough(it->second->body(), stage_of, kept, visited, out);
     }
-  } finder;
-  finder.buffer = buffer;
-  finder.stage_of = &stage_of;
-  finder.kept = &kept;
-  finder.Visit(e);
-  return finder.found;
+  }
 }
 
-/// What a row of `g` keeps in registers (PersistentRowPlan::intermediates and ::inputs).
+/// The buffers `e` reads, directly or through inlined stages (AddReadsThrough).
+std::set<const ir::BufferNode*> ReadsThrough(const ir::Expr& e, const StageOf& stage_of,
+                                             const std::set<const ir::BufferNode*>& kept) {
+  std::set<const ir::Stage*> visited;
+  std::set<const ir::BufferNode*> out;
+  AddReadsThrough(e, stage_of, kept, &visited, &out);
+  return out;
+}
+
 void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentRowPlan* plan) {
   std::set<const ir::Stage*> group(g.reductions.begin(), g.reductions.end());
   group.insert(g.consumer);
@@ -115,6 +110,12 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
   };
   StageOf stage_of;
   for (const auto& s : sch.stages()) stage_of[s->tensor()->buffer.get()] = s.get();
+  const ReaderIndex readers_of = DirectReaders(sch);
+  auto direct_readers = [&](const ir::BufferNode* buffer) -> const std::vector<const ir::Stage*>& {
+    static const std::vector<const ir::Stage*> kNone;
+    auto it = readers_of.find(buffer);
+    return it == readers_of.end() ? kNone : it->second;
+  };
   // Inlined elementwise stages read by two or more of the group's stages and by nothing else
   // (softmax's exp(x - max), a residual add before layer_norm): computed once per element.
   std::set<const ir::BufferNode*> kept;
@@ -126,9 +127,9 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
     const ir::BufferNode* buffer = p->tensor()->buffer.get();
     int readers = 0;
     bool others = false;
-    for (const auto& s : sch.stages()) {
-      if (s.get() == p.get() || !Reads(s->body(), {buffer})) continue;
-      if (group.count(s.get())) {
+    for (const ir::Stage* s : direct_readers(buffer)) {
+      if (s == p.get()) continue;
+      if (group.count(s)) {
         ++readers;
       } else {
         others = true;
@@ -142,16 +143,19 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
   // Inputs that two or more of those read (through other inlined stages too). A kernel
   // outside the group keeps reading the input from memory; an input that such a kernel reads
   // through an inlined stage (whose loads the registers would replace there too) is not kept.
-  std::vector<const ir::Stage*> outside;
-  for (const auto& s : sch.stages()) {
-    if (!s->inlined() && !group.count(s.get())) outside.push_back(s.get());
-  }
-  auto read_outside = [&](const ir::BufferNode* buffer) {
-    for (const ir::Stage* s : outside) {
-      if (ReadsThrough(s->body(), buffer, stage_of, {})) return true;
+  std::set<const ir::BufferNode*> read_outside;
+  {
+    std::set<const ir::Stage*> visited;
+    for (const auto& s : sch.stages()) {
+      if (s->inlined() || group.count(s.get()) || !s->body().defined()) continue;
+      AddReadsThrough(s->body(), stage_of, {}, &visited, &read_outside);
     }
-    return false;
-  };
+  }
+  // How many of the computed stages read each buffer (through inlined stages).
+  std::map<const ir::BufferNode*, int> computed_readers;
+  for (const ir::Stage* s : computed) {
+    for (const ir::BufferNode* b : ReadsThrough(s->body(), stage_of, kept)) ++computed_readers[b];
+  }
   std::map<const ir::BufferNode*, ir::Tensor> candidates;
   for (const auto& s : sch.stages()) {
     for (const auto& in : s->tensor()->inputs) {
@@ -160,15 +164,16 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
   }
   for (const auto& [buffer, tensor] : candidates) {
     if (stage_of.count(buffer) && stage_of.at(buffer)->inlined()) continue;
-    int readers = 0;
-    for (const ir::Stage* s : computed) readers += ReadsThrough(s->body(), buffer, stage_of, kept);
-    if (readers < 2 || !along_row(buffer, true)) continue;
+    auto counted = computed_readers.find(buffer);
+    if (counted == computed_readers.end() || counted->second < 2 || !along_row(buffer, true)) {
+      continue;
+    }
     bool shared_producer = false, folded = false;
-    for (const auto& s : sch.stages()) {
+    for (const ir::Stage* s : direct_readers(buffer)) {
       const ir::BufferNode* b = s->tensor()->buffer.get();
-      if (b == buffer || !Reads(s->body(), {buffer})) continue;
+      if (b == buffer) continue;
       folded |= s->folded();
-      shared_producer |= s->inlined() && !kept.count(b) && read_outside(b);
+      shared_producer |= s->inlined() && !kept.count(b) && read_outside.count(b);
     }
     if (folded || shared_producer) continue;
     plan->inputs.push_back(tensor);

@@ -175,6 +175,28 @@ bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
   return f.found;
 }
 
+std::set<const ir::BufferNode*> BuffersRead(const ir::Expr& e) {
+  struct Finder : ir::IRVisitor {
+    std::set<const ir::BufferNode*> found;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      found.insert(op->buffer.get());
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.Visit(e);
+  return std::move(f.found);
+}
+
+ReaderIndex DirectReaders(const ir::Schedule& sch) {
+  ReaderIndex index;
+  for (const auto& s : sch.stages()) {
+    if (!s->body().defined()) continue;  // an extern stage
+    for (const ir::BufferNode* b : BuffersRead(s->body())) index[b].push_back(s.get());
+  }
+  return index;
+}
+
 absl::StatusOr<RowLeaves> FuseRows(ir::Stage& consumer, int row_dims) {
   std::vector<ir::Var> axes = LeafVars(consumer);
   std::vector<ir::Var> rows(axes.begin(), axes.begin() + row_dims);

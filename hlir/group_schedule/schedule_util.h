@@ -2,6 +2,7 @@
 /// fusing leaves, column reductions, threads per row.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -66,6 +67,15 @@ int LanesDividing(int64_t n, int widest);
 
 /// Whether `e` loads from any of `bufs`.
 bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs);
+
+/// The buffers `e` loads from.
+std::set<const ir::BufferNode*> BuffersRead(const ir::Expr& e);
+
+/// For each buffer, the stages of `sch` whose own bodies (not inlined) load from it, in
+/// schedule order: one walk of every body, where asking Reads of each stage for each buffer
+/// would walk the whole schedule once per buffer (a Program's schedule holds all its groups).
+using ReaderIndex = std::map<const ir::BufferNode*, std::vector<const ir::Stage*>>;
+ReaderIndex DirectReaders(const ir::Schedule& sch);
 
 /// A row group's consumer as rows and columns: its first `row_dims` leaves fused into one row
 /// loop (their static count, -1 when symbolic), the rest left as column leaves. Without a row

@@ -198,7 +198,7 @@ absl::StatusOr<std::string> CacheTilesInRegisters(ir::Schedule& sch, ir::Stage& 
     bool elsewhere = false;
     for (const auto& stage : sch.stages()) {
       if (stage.get() != &s && !stage->inlined()) {
-        elsewhere |= Reads(stage->InlinedBody(), {buffer});
+        elsewhere = elsewhere || stage->InlinedBodyReads(buffer);
       } else if (Reads(stage->body(), {buffer})) {
         readers.push_back(stage->tensor());
       }

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"
@@ -38,6 +40,42 @@ TEST(ScheduleDataflow, ComputeInlineReplacesTheLoadByTheBody) {
             "for (i, 0, 16) {\n"
             "  C[i] = ((A[i] * 2.0f) + 1.0f)\n"
             "}\n");
+}
+
+TEST(ScheduleDataflow, InlinedBodyReadsAnswersAsTheInlinedBodysLoads) {
+  // A diamond through two inlined stages: D = B + C, B = A * 2, C = A + E (E an input), and
+  // F = D * B. Whether a stage's inlined body loads a buffer, asked without building it, is
+  // what building it shows, for every stage and buffer, before and after the inlining.
+  Tensor a = Placeholder("A", Float(32), {Expr(16)});
+  Tensor e = Placeholder("E", Float(32), {Expr(16)});
+  auto elementwise = [](const std::string& name, std::function<Expr(const Expr&)> f) {
+    return Compute(
+        {Expr(16)}, [&](const std::vector<Expr>& i) { return f(i[0]); }, name);
+  };
+  Tensor b = elementwise("B", [&](const Expr& i) { return a(i) * 2.0f; });
+  Tensor c = elementwise("C", [&](const Expr& i) { return a(i) + e(i); });
+  Tensor d = elementwise("D", [&](const Expr& i) { return b(i) + c(i); });
+  Tensor f = elementwise("F", [&](const Expr& i) { return d(i) * b(i); });
+  Schedule sch = Schedule::Create({f});
+  auto check = [&](const std::string& when) {
+    for (const Tensor& reader : {b, c, d, f}) {
+      const Expr inlined = sch[reader].InlinedBody();
+      for (const Tensor& t : {a, b, c, d, e, f}) {
+        const bool loads = ToString(inlined).find(t.name() + "[") != std::string::npos;
+        EXPECT_EQ(sch[reader].InlinedBodyReads(t->buffer.get()), loads)
+            << when << ": " << reader.name() << " reading " << t.name() << " in "
+            << ToString(inlined);
+      }
+    }
+  };
+  check("nothing inlined");
+  ASSERT_TRUE(sch[b].ComputeInline().ok());
+  check("B inlined");
+  ASSERT_TRUE(sch[c].ComputeInline().ok());
+  ASSERT_TRUE(sch[d].ComputeInline().ok());
+  check("B, C and D inlined");
+  EXPECT_TRUE(sch[f].InlinedBodyReads(e->buffer.get()));
+  EXPECT_FALSE(sch[f].InlinedBodyReads(d->buffer.get()));
 }
 
 TEST(ScheduleDataflow, ReverseComputeInlineStoresTheConsumerValueFromTheProducerNest) {
