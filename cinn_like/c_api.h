@@ -89,7 +89,8 @@ int cinn_like_module_name(cinn_like_module module, const char** out);
  * "write_errors"}; and its directory ("" when compiles do not use it now). */
 const char* cinn_like_cache_stats(void);
 /* Where this process's compile time went, as JSON owned by the library (valid until the next
- * call on this thread): {"compiled", "loaded", "lower_ms", "device_codegen_ms", "nvrtc_ms",
+ * call on this thread): {"compiled", "loaded", "lower_ms", "library_check_ms" (part of lower_ms:
+ * libraries loaded and asked, cuDNN plans made), "device_codegen_ms", "nvrtc_ms",
  * "module_load_ms", "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms",
  * "total_ms"}, summed over every compile. */
 const char* cinn_like_compile_stats(void);

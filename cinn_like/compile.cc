@@ -16,6 +16,7 @@
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
 #include "ir/flags.h"
+#include "ir/library_functions.h"
 
 namespace cinn_like {
 namespace {
@@ -183,7 +184,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
         DiskCacheHit(cache_dir, key);
         (*loaded)->program_ = program;
         (*loaded)->from_cache_ = true;
-        RecordCompile(/*loaded=*/true, 0, {}, cache_clock.Milliseconds());
+        RecordCompile(/*loaded=*/true, 0, 0, {}, cache_clock.Milliseconds());
         return loaded;
       }
       // Code that does not link, or a name or image that does not fit, is the entry's fault;
@@ -200,9 +201,11 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   }
   double cache_ms = cache_clock.Milliseconds();
   Stopwatch lower_clock;
+  const double library_before = ir::LibraryCheckMilliseconds();
   auto lowered = LowerProgram(program, target, name, /*tune=*/true);
   if (!lowered.ok()) return lowered.status();
   const double lower_ms = lower_clock.Milliseconds();
+  const double library_ms = ir::LibraryCheckMilliseconds() - library_before;
   absl::Status built = (*compiler)->Build(lowered->module);
   if (!built.ok()) return built;
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
@@ -218,7 +221,8 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
     DiskCacheStore(cache_dir, key, out->Image());
     cache_ms += store_clock.Milliseconds();
   }
-  RecordCompile(/*loaded=*/false, lower_ms, out->compiler_->last_build_times(), cache_ms);
+  RecordCompile(/*loaded=*/false, lower_ms, library_ms, out->compiler_->last_build_times(),
+                cache_ms);
   return out;
 }
 

@@ -25,6 +25,7 @@ std::string CompileStatsJson() {
   return nlohmann::json{{"compiled", s.compiled},
                         {"loaded", s.loaded},
                         {"lower_ms", s.lower_ms},
+                        {"library_check_ms", s.library_check_ms},
                         {"device_codegen_ms", b.device_codegen_ms},
                         {"nvrtc_ms", b.nvrtc_ms},
                         {"module_load_ms", b.module_load_ms},
@@ -36,11 +37,12 @@ std::string CompileStatsJson() {
       .dump();
 }
 
-void RecordCompile(bool loaded, double lower_ms, const backends::CompileTimes& build,
-                   double cache_ms) {
+void RecordCompile(bool loaded, double lower_ms, double library_check_ms,
+                   const backends::CompileTimes& build, double cache_ms) {
   std::lock_guard<std::mutex> lock(mu);
   ++(loaded ? stats.loaded : stats.compiled);
   stats.lower_ms += lower_ms;
+  stats.library_check_ms += library_check_ms;
   backends::CompileTimes& b = stats.build;
   b.device_codegen_ms += build.device_codegen_ms;
   b.nvrtc_ms += build.nvrtc_ms;

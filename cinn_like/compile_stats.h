@@ -12,18 +12,20 @@ struct CompileStats {
   int64_t compiled = 0;          // Programs compiled (every stage run)
   int64_t loaded = 0;            // Programs loaded from the persistent cache
   double lower_ms = 0;           // graph passes, fusion, lowering and scheduling (tuning too)
+  double library_check_ms = 0;   // of lower_ms: libraries loaded and asked (cuDNN plans made)
   backends::CompileTimes build;  // Compiler::Build's stages, summed
   double cache_ms = 0;           // cache lookups, loads of entries and writes
 };
 
 CompileStats GetCompileStats();
-/// The counters as JSON: {"compiled", "loaded", "lower_ms", "device_codegen_ms", "nvrtc_ms",
+/// The counters as JSON: {"compiled", "loaded", "lower_ms", "library_check_ms" (part of
+/// lower_ms), "device_codegen_ms", "nvrtc_ms",
 /// "module_load_ms", "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms",
 /// "total_ms"} (total_ms: all the milliseconds above).
 std::string CompileStatsJson();
 
 /// Adds one CompileProgram's figures (compile.cc).
-void RecordCompile(bool loaded, double lower_ms, const backends::CompileTimes& build,
-                   double cache_ms);
+void RecordCompile(bool loaded, double lower_ms, double library_check_ms,
+                   const backends::CompileTimes& build, double cache_ms);
 
 }  // namespace cinn_like

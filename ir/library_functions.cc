@@ -1,6 +1,8 @@
 /// \file The registered library functions, by arch and call.
 #include "ir/library_functions.h"
 
+#include <chrono>
+
 #include <map>
 #include <mutex>
 #include <utility>
@@ -50,6 +52,12 @@ void RegisterLibraryFunction(Target::Arch arch, LibraryCall call, LibraryFunctio
   r.functions[{arch, call}] = std::move(function);
 }
 
+namespace {
+thread_local double check_ms = 0;
+}  // namespace
+
+double LibraryCheckMilliseconds() { return check_ms; }
+
 absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, LibraryCall call,
                                                     const std::vector<int64_t>& args) {
   LibraryFunction f;
@@ -71,7 +79,10 @@ absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, Librar
   }
   // Outside the lock: a check may load a library and build its plan.
   if (f.check) {
+    const auto start = std::chrono::steady_clock::now();
     auto checked = f.check(args);
+    check_ms +=
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (!checked.ok()) return checked.status();
     f.checked = *checked;
   }

@@ -65,4 +65,8 @@ void RegisterLibraryFunction(Target::Arch arch, LibraryCall call, LibraryFunctio
 absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, LibraryCall call,
                                                     const std::vector<int64_t>& args);
 
+/// Milliseconds the calling thread has spent in library checks (loading a library, making a
+/// plan), a running total: a compile's share is the difference across it.
+double LibraryCheckMilliseconds();
+
 }  // namespace cinn_like::ir

@@ -59,6 +59,7 @@ if backend == "cinn_like":
     out["backend_s"] = cinn_like.torch.stats()["compile_seconds"]
     out["stages"] = cinn_like.compile_stats()
     out["cache"] = cinn_like.cache_stats()
+    out["torch"] = cinn_like.torch.stats()
 print("CB " + json.dumps(out))
 """
 
@@ -106,12 +107,13 @@ def main():
                 continue
         st = cold["stages"]
         stages = " ".join(f"{k[:-3]} {st[k]:.0f}" for k in (
-            "lower_ms", "device_codegen_ms", "nvrtc_ms", "module_load_ms", "host_codegen_ms",
-            "host_optimize_ms", "orc_link_ms", "cache_ms"))
+            "lower_ms", "library_check_ms", "device_codegen_ms", "nvrtc_ms", "module_load_ms",
+            "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms"))
         ind_s = ind["first_s"] if ind else float("nan")
         print(f"{name:<30}{cold['first_s']:>8.2f}{cold['backend_s']:>10.3f}{warm['first_s']:>8.2f}"
               f"{warm['backend_s']:>10.3f}{ind_s:>11.2f}{ind_s / cold['first_s']:>9.2f}"
-              f"{ind_s / warm['first_s']:>9.2f}   {stages}; programs {st['compiled']} compiled, "
+              f"{ind_s / warm['first_s']:>9.2f}   {stages}; {cold['torch']['graphs']} graphs, "
+              f"{cold['torch']['partitions']} partitions, programs {st['compiled']} compiled, "
               f"warm: {warm['stages']['loaded']} loaded {warm['stages']['compiled']} compiled",
               flush=True)
 

@@ -109,8 +109,9 @@ def cache_stats():
 
 def compile_stats():
     """Where this process's compile time went, summed over every compile: compiled, loaded (from
-    the cache), lower_ms, device_codegen_ms, nvrtc_ms, module_load_ms, host_codegen_ms,
-    host_optimize_ms, orc_link_ms, cache_ms, total_ms."""
+    the cache), lower_ms (library_check_ms of it: libraries loaded, cuDNN plans made),
+    device_codegen_ms, nvrtc_ms, module_load_ms, host_codegen_ms, host_optimize_ms, orc_link_ms,
+    cache_ms, total_ms."""
     return _json_of(lib.cinn_like_compile_stats(), "compile_stats")
 
 
