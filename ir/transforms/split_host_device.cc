@@ -3,8 +3,12 @@
 
 #include <set>
 
+#include <algorithm>
+#include <map>
+
 #include "absl/strings/str_cat.h"
 #include "ir/identifier.h"
+#include "ir/structural_equal.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -55,6 +59,23 @@ bool IsHostCall(const Stmt& s) {
                   call->is_intrinsic(IntrinsicOp::kLaunchKernel));
 }
 
+/// A kernel as one statement for comparison: its arguments' data pointers and scalars in order,
+/// its launch dims, then its body. Two kernels whose forms are equal up to buffers and free
+/// variables (ir::StructuralEqualUpToBuffers) do the same to their i-th arguments: first
+/// appearance pairs the i-th of one with the i-th of the other.
+Stmt ComparableForm(const LoweredFuncNode& kernel) {
+  std::vector<Stmt> stmts;
+  for (const Argument& arg : kernel.args) {
+    stmts.push_back(Evaluate::Make(arg.is_buffer() ? Expr(arg.buffer->data) : Expr(arg.var)));
+    stmts.push_back(Evaluate::Make(Expr(static_cast<int>(arg.kind))));
+  }
+  for (const Expr& d : kernel.grid_dims) stmts.push_back(Evaluate::Make(d));
+  for (const Expr& d : kernel.block_dims) stmts.push_back(Evaluate::Make(d));
+  stmts.push_back(Evaluate::Make(Expr(kernel.shared_mem_bytes)));
+  stmts.push_back(kernel.body);
+  return Block::Make(stmts);
+}
+
 std::string WrittenName(const UseCollector& uses) {
   return uses.written.empty() ? std::string("nothing") : (*uses.written.begin())->name;
 }
@@ -97,6 +118,9 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
   }
   std::vector<Var> shape_vars = ShapeVars(f);
   std::vector<Stmt> launches;
+  // The kernels made so far by the hash of their comparable form (repeated layers repeat
+  // kernels on other tensors: each is compiled once and launched for every layer).
+  std::multimap<size_t, std::pair<Stmt, LoweredFunc>> made;
   for (size_t k = 0; k < top.size(); ++k) {
     if (IsHostCall(top[k])) {  // a library call or launch: host code, in order with the rest
       launches.push_back(top[k]);
@@ -146,8 +170,19 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
                                                        "dimension of an argument"));
       }
     }
+    const Stmt form = ComparableForm(*kernel);
+    const size_t hash = StructuralHashUpToBuffers(form);
+    auto [begin, end] = made.equal_range(hash);
+    auto same = std::find_if(begin, end, [&](const auto& m) {
+      return StructuralEqualUpToBuffers(m.second.first, form);
+    });
+    if (same != end) {
+      launch[0] = StringImm::Make(same->second.second->name);
+    } else {
+      made.emplace(hash, std::make_pair(form, kernel));
+      host->kernels.push_back(kernel);
+    }
     launches.push_back(Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kLaunchKernel, launch)));
-    host->kernels.push_back(kernel);
   }
   host->body = Block::Make(launches);
   for (auto it = workspaces.rbegin(); it != workspaces.rend(); ++it) {

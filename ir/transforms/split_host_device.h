@@ -20,7 +20,10 @@ namespace cinn_like::ir {
 /// the host entry around the launches (the host allocates them in device memory through the
 /// runtime's hook); a kernel touching one takes it after f's buffers, in allocation order. A
 /// top-level launch_kernel (of a kernel the backend supplies, not in `kernels`, as
-/// hlir/ops/attention_kernel.cc makes) stays in place too, like an extern call.
+/// hlir/ops/attention_kernel.cc makes) stays in place too, like an extern call. A kernel equal
+/// to an earlier one up to its buffers and variables, with its arguments in the same roles and
+/// the same launch dims (a repeated layer's), is not made again: its launch names the earlier
+/// kernel, with this statement's buffers.
 absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f);
 
 }  // namespace cinn_like::ir

@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "backends/compiler.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
@@ -129,6 +131,54 @@ TEST(SplitHostDevice, SeveralNestsBecomeNumberedKernelsThatTakeOnlyWhatTheyUse) 
   auto* launches = (*split)->body.As<Block>();
   ASSERT_NE(launches, nullptr);
   ASSERT_EQ(launches->stmts.size(), 2u);
+}
+
+/// The kernel name each launch of `host` names, in order.
+std::vector<std::string> LaunchedKernels(const LoweredFuncNode& host) {
+  std::vector<std::string> names;
+  auto* block = host.body.As<Block>();
+  for (const Stmt& s : block ? block->stmts : std::vector<Stmt>{host.body}) {
+    names.push_back(s.As<Evaluate>()->value.As<Call>()->args[0].As<StringImm>()->value);
+  }
+  return names;
+}
+
+TEST(SplitHostDevice, ANestEqualToAnEarlierOneOnOtherBuffersLaunchesThatKernel) {
+  // Three layers: C = A - B, E = C - D (the first on other buffers), G = F - E (the operands'
+  // roles swapped: in argument order its first input is subtracted, not subtracted from).
+  Var n("n");
+  std::map<std::string, Buffer> buf;
+  for (const char* name : {"A", "B", "C", "D", "E", "F", "G"}) {
+    buf[name] = MakeBuffer(name, Float(32), {n});
+  }
+  auto sub = [&](const char* out, const char* x, const char* y) {
+    Var i("i");
+    return For::Make(i, 0, n, ForKind::kGpuThread,
+                     Store::Make(buf[out], {i}, Load::Make(buf[x], {i}) - Load::Make(buf[y], {i})),
+                     0);
+  };
+  auto f = std::make_shared<LoweredFuncNode>();
+  f->name = "layers";
+  for (const char* name : {"A", "B", "C", "D", "E", "F", "G"}) {
+    const bool out = name[0] == 'C' || name[0] == 'E' || name[0] == 'G';
+    f->args.push_back(out ? Argument::Output(buf[name]) : Argument::Input(buf[name]));
+  }
+  f->body = Block::Make({sub("C", "A", "B"), sub("E", "C", "D"), sub("G", "F", "E")});
+  auto split = SplitHostDevice(*f);
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_EQ((*split)->kernels.size(), 2u) << ToString(**split);
+  EXPECT_EQ((*split)->kernels[0]->name, "layers_kernel_0");
+  EXPECT_EQ((*split)->kernels[1]->name, "layers_kernel_2");
+  EXPECT_THAT(LaunchedKernels(**split),
+              ::testing::ElementsAre("layers_kernel_0", "layers_kernel_0", "layers_kernel_2"));
+  // The second launch passes the second layer's buffers, in the kernel's argument order.
+  auto* launch = (*split)->body.As<Block>()->stmts[1].As<Evaluate>()->value.As<Call>();
+  ASSERT_EQ(launch->args.size(), 8u + 4u);
+  EXPECT_TRUE(launch->args[8].same_as(buf["C"]->data));
+  EXPECT_TRUE(launch->args[9].same_as(buf["D"]->data));
+  EXPECT_TRUE(launch->args[10].same_as(buf["E"]->data));
+  // The third differs only in the roles of its inputs: a kernel of its own, taking E, F, G.
+  EXPECT_EQ((*split)->kernels[1]->args[0].buffer, buf["E"]);
 }
 
 TEST(SplitHostDeviceError, UnboundLoopNestNamesFunctionAndBuffer) {
