@@ -49,3 +49,28 @@ class TorchConvertTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+@needs_torch
+class ProgramOrderTest(unittest.TestCase):
+    def test_a_partition_listed_in_another_valid_order_is_the_same_program(self):
+        # The trial fusion and the final one list a partition's nodes in different orders with
+        # some PyTorch versions; each Program would otherwise be compiled (kernel.py).
+        from torch.fx.experimental.proxy_tensor import make_fx  # noqa: PLC0415
+        from cinn_like.torch.kernel import build_program  # noqa: PLC0415
+
+        def f(x, w, v):
+            a = torch.exp(x).reshape(4, 6)  # two independent branches,
+            b = torch.sin(w).t()            # either may be listed first
+            return torch.relu(a @ b + v), a.sum(1)
+        args = (torch.randn(2, 12), torch.randn(5, 6), torch.randn(5))
+        one = make_fx(f, tracing_mode="fake")(*args)
+        two = make_fx(f, tracing_mode="fake")(*args)
+        ops = [n for n in two.graph.nodes if n.op == "call_function"]
+        sin = next(n for n in ops if n.target == torch.ops.aten.sin.default)
+        ops[0].prepend(sin)  # sin first: a valid order, another listing
+        two.graph.lint()
+        order = [str(n.target) for n in two.graph.nodes if n.op == "call_function"]
+        self.assertNotEqual(order, [str(n.target) for n in one.graph.nodes
+                                    if n.op == "call_function"])
+        self.assertEqual(build_program(one)[0].to_json(), build_program(two)[0].to_json())

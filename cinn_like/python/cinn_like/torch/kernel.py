@@ -42,7 +42,7 @@ def build_program(sub):
             c.env[p] = c.op("transpose", [stored], {"perm": _inverse(order)})
         inputs.append(meta)
     names = {}
-    for n in sub.graph.nodes:
+    for n in _data_flow_order(sub):
         if n.op == "call_function":
             c.env[n] = convert_node(c, n)  # replays the partitioner's conversion
         elif n.op == "output":
@@ -65,6 +65,30 @@ def build_program(sub):
                         c.b.output(name)
                     outputs.append(("prog", names[key], meta))
     return c.b, inputs, outputs, len(names)
+
+
+def _data_flow_order(sub):
+    """sub's call_function nodes, then its output node, in an order that depends only on the
+    data flow: depth first from the outputs, each node's inputs in argument order, a node after
+    its inputs. Two GraphModules of one partition whose nodes are listed in different valid
+    orders (the trial and the final fusion, with some PyTorch versions) then give the same
+    Program, compiled once. A node the outputs do not need: graph order, as it is."""
+    nodes = list(sub.graph.nodes)
+    output = next(n for n in reversed(nodes) if n.op == "output")
+    order, done = [], set()
+    stack = [(output, iter(output.all_input_nodes))]
+    while stack:
+        node, inputs = stack[-1]
+        nxt = next((i for i in inputs if i not in done and i.op == "call_function"), None)
+        if nxt is None:
+            stack.pop()
+            done.add(node)
+            order.append(node)
+        else:
+            stack.append((nxt, iter(nxt.all_input_nodes)))
+    if any(n.op == "call_function" and n not in done for n in nodes):
+        return [n for n in nodes if n.op == "call_function"] + [output]
+    return order
 
 
 def _memory_order(meta):
