@@ -32,6 +32,29 @@ class TorchFallbackTest(unittest.TestCase):
         self.assertGreater(d["ops_compiled"], 0)
         self.assertGreater(d["ops_fallback"], 0)
 
+    def test_partitioner_runs_only_where_something_falls_back(self):
+        # A graph whose ops all run in cinn_like is one partition without PyTorch's partitioner
+        # (partition.propose); a graph with a fallback is cut by it, and still matches.
+        from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner  # noqa: PLC0415
+        calls = []
+        propose = CapabilityBasedPartitioner.propose_partitions
+
+        def counted(self_):
+            calls.append(1)
+            return propose(self_)
+        CapabilityBasedPartitioner.propose_partitions = counted
+        self.addCleanup(setattr, CapabilityBasedPartitioner, "propose_partitions", propose)
+        x = torch.randn(4, 300)
+        whole = compiled(lambda t: torch.relu(t * 2.0 + 1.0).sum(-1))
+        torch.testing.assert_close(whole(x), torch.relu(x * 2.0 + 1.0).sum(-1))
+        self.assertEqual(calls, [])
+
+        def cut(t):
+            return torch.tanh(torch.sort(torch.relu(t) + 1.0, dim=-1).values).sum(-1)
+        y = torch.randn(2, 3000)  # rows past the sort converter's all-pairs cap: sort falls back
+        torch.testing.assert_close(compiled(cut)(y), cut(y), rtol=1e-5, atol=1e-5)
+        self.assertGreater(len(calls), 0)
+
     def test_cache_same_shape_compiles_nothing_new_shape_once(self):
         torch.manual_seed(0)
         model = MLP().eval()
