@@ -74,3 +74,17 @@ class ProgramOrderTest(unittest.TestCase):
         self.assertNotEqual(order, [str(n.target) for n in one.graph.nodes
                                     if n.op == "call_function"])
         self.assertEqual(build_program(one)[0].to_json(), build_program(two)[0].to_json())
+
+    def test_a_partition_compiles_once(self):
+        # The trial fusion (backend._partitions_that_compile) and the final one make the same
+        # Program, inputs in the same order: the final one finds it compiled (PyTorch 2.11
+        # listed them differently and compiled every partition twice).
+        from torch_util import MLP, compiled  # noqa: PLC0415
+        torch._dynamo.reset()
+        ct.reset(clear_cache=True)
+        model = MLP().eval()
+        x = torch.randn(8, 32)
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(model)(x), model(x), rtol=1e-5, atol=1e-5)
+        self.assertEqual(ct.stats()["partitions"], 1)
+        self.assertEqual(ct.stats()["compiles"], 1)

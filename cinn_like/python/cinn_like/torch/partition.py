@@ -12,6 +12,7 @@ import operator
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partition
 from torch.fx.passes.operator_support import OperatorSupport
+from torch.fx.passes.utils.fuser_utils import topo_sort
 
 from . import cache, policy
 from . import ops  # noqa: F401 (registers the converters)
@@ -132,8 +133,8 @@ _PURE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
 
 
 def propose(gm, support):
-    """The maximal supported partitions of gm (partitioner, [sorted node lists]) under the
-    verdicts of `support`."""
+    """The maximal supported partitions of gm (partitioner, partitions, [their nodes in
+    topological order]) under the verdicts of `support`."""
     partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
     ops = [n for n in gm.graph.nodes if n.op == "call_function"]
     if ops and all(support.is_node_supported(None, n) for n in ops):
@@ -143,8 +144,10 @@ def propose(gm, support):
     else:
         proposed = partitioner.propose_partitions()
     parts = [p for p in proposed if not all(n.target in _PURE_VIEWS for n in p.nodes)]
-    order = {n: i for i, n in enumerate(gm.graph.nodes)}
-    return partitioner, parts, [sorted(p.nodes, key=order.__getitem__) for p in parts]
+    # Each partition's nodes in the order fuse_partitions sorts them in (its topo_sort of the
+    # same list): a trial fusion of these lists makes the GraphModule the final fusion makes,
+    # with its inputs in the same order, so the final one finds the trial's Program compiled.
+    return partitioner, parts, [topo_sort(list(p.nodes)) for p in parts]
 
 
 def fuse(partitioner, gm, parts):
