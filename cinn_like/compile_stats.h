@@ -21,7 +21,7 @@ CompileStats GetCompileStats();
 /// The counters as JSON: {"compiled", "loaded", "lower_ms", "library_check_ms" (part of
 /// lower_ms), "device_codegen_ms", "nvrtc_ms",
 /// "module_load_ms", "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms",
-/// "total_ms"} (total_ms: all the milliseconds above).
+/// "total_ms"} (total_ms: all the milliseconds above but library_check_ms, which lower_ms holds).
 std::string CompileStatsJson();
 
 /// Adds one CompileProgram's figures (compile.cc).

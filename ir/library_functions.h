@@ -66,7 +66,8 @@ absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, Librar
                                                     const std::vector<int64_t>& args);
 
 /// Milliseconds the calling thread has spent in library checks (loading a library, making a
-/// plan), a running total: a compile's share is the difference across it.
+/// plan), a running total: a compile's share is the difference across it (CompileProgram lowers
+/// on its calling thread; a check run on another thread would count there).
 double LibraryCheckMilliseconds();
 
 }  // namespace cinn_like::ir

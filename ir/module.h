@@ -45,7 +45,8 @@ struct LoweredFuncNode {
   std::array<Expr, 3> grid_dims{Expr(1), Expr(1), Expr(1)};
   std::array<Expr, 3> block_dims{Expr(1), Expr(1), Expr(1)};
   int shared_mem_bytes = 0;
-  /// A split host entry: the device kernels its body launches, in launch order.
+  /// A split host entry: the device kernels its body launches, each once, in the order of
+  /// their first launches (a later launch may name an earlier kernel).
   std::vector<LoweredFunc> kernels;
 };
 

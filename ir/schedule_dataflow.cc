@@ -349,7 +349,6 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
     if (s.get() == &consumer || s.get() == this || s->inlined() || s->folded()) continue;
     if (!s->InlinedBodyReads(buffer)) continue;
     std::vector<std::vector<Expr>> reads = LoadsOf(s->InlinedBody(), buffer);
-    if (reads.empty()) continue;
     const Attach* sa = s->attach();
     if (!sa || sa->consumer != &consumer || !sa->loop.same_as(loop)) {
       others.push_back(s->tensor().name());

@@ -94,6 +94,7 @@ std::set<const ir::BufferNode*> ReadsThrough(const ir::Expr& e, const StageOf& s
   return out;
 }
 
+/// What a row of `g` keeps in registers (PersistentRowPlan::intermediates and ::inputs).
 void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentRowPlan* plan) {
   std::set<const ir::Stage*> group(g.reductions.begin(), g.reductions.end());
   group.insert(g.consumer);

@@ -62,7 +62,8 @@ bool IsHostCall(const Stmt& s) {
 /// A kernel as one statement for comparison: its arguments' data pointers and scalars in order,
 /// its launch dims, then its body. Two kernels whose forms are equal up to buffers and free
 /// variables (ir::StructuralEqualUpToBuffers) do the same to their i-th arguments: first
-/// appearance pairs the i-th of one with the i-th of the other.
+/// appearance pairs the i-th of one with the i-th of the other. Every field of LoweredFuncNode
+/// that code generation reads must be in it (a field added there must be added here).
 Stmt ComparableForm(const LoweredFuncNode& kernel) {
   std::vector<Stmt> stmts;
   for (const Argument& arg : kernel.args) {

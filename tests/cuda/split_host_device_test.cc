@@ -181,6 +181,40 @@ TEST(SplitHostDevice, ANestEqualToAnEarlierOneOnOtherBuffersLaunchesThatKernel) 
   EXPECT_EQ((*split)->kernels[1]->args[0].buffer, buf["E"]);
 }
 
+TEST(SplitHostDevice, NestsOverOtherSizesShareAKernelAndOtherDtypesDoNot) {
+  // Y = X * 2 over n, W = V * 2 over m (another symbolic size), H = G * 2 over n in float16.
+  Var n("n"), m("m");
+  auto x = MakeBuffer("X", Float(32), {n});
+  auto y = MakeBuffer("Y", Float(32), {n});
+  auto v = MakeBuffer("V", Float(32), {m});
+  auto w = MakeBuffer("W", Float(32), {m});
+  auto g = MakeBuffer("G", Float(16), {n});
+  auto h = MakeBuffer("H", Float(16), {n});
+  auto twice = [](const Buffer& out, const Buffer& in, const Var& extent, Expr two) {
+    Var i("i");
+    return For::Make(i, 0, extent, ForKind::kGpuThread,
+                     Store::Make(out, {i}, Load::Make(in, {i}) * two), 0);
+  };
+  auto f = std::make_shared<LoweredFuncNode>();
+  f->name = "sizes";
+  f->args = {Argument::Input(x),  Argument::Output(y), Argument::Input(v),
+             Argument::Output(w), Argument::Input(g),  Argument::Output(h)};
+  f->body = Block::Make({twice(y, x, n, Expr(2.0f)), twice(w, v, m, Expr(2.0f)),
+                         twice(h, g, n, Cast::Make(Float(16), Expr(2.0f)))});
+  auto split = SplitHostDevice(*f);
+  ASSERT_TRUE(split.ok()) << split.status();
+  ASSERT_EQ((*split)->kernels.size(), 2u) << ToString(**split);
+  EXPECT_THAT(LaunchedKernels(**split),
+              ::testing::ElementsAre("sizes_kernel_0", "sizes_kernel_0", "sizes_kernel_2"));
+  // The shared kernel's second launch passes V, W and m, and launches m threads.
+  auto* launch = (*split)->body.As<Block>()->stmts[1].As<Evaluate>()->value.As<Call>();
+  ASSERT_EQ(launch->args.size(), 8u + 3u);
+  EXPECT_TRUE(launch->args[8].same_as(v->data));
+  EXPECT_TRUE(launch->args[9].same_as(w->data));
+  EXPECT_TRUE(launch->args[10].same_as(m));
+  EXPECT_TRUE(launch->args[4].same_as(m)) << ToString(launch->args[4]);
+}
+
 TEST(SplitHostDeviceError, UnboundLoopNestNamesFunctionAndBuffer) {
   Var n("n");
   auto a = MakeBuffer("A", Float(32), {n});

@@ -47,9 +47,6 @@ class TorchConvertTest(unittest.TestCase):
         self.assertEqual(counts[aten.split.Tensor] + counts[aten.split_with_sizes.default], 1)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
 
 @needs_torch
 class ProgramOrderTest(unittest.TestCase):
@@ -88,3 +85,22 @@ class ProgramOrderTest(unittest.TestCase):
             torch.testing.assert_close(compiled(model)(x), model(x), rtol=1e-5, atol=1e-5)
         self.assertEqual(ct.stats()["partitions"], 1)
         self.assertEqual(ct.stats()["compiles"], 1)
+        # Cut by a fallback (PyTorch's partitioner, then the trial fusion of each part): each
+        # part still compiles once.
+        old = ct.set_options(deny=["tanh"])
+        self.addCleanup(ct.set_options, **old)
+        torch._dynamo.reset()
+        ct.reset(clear_cache=True)
+
+        def cut(x, w):
+            y = torch.tanh(torch.relu(x @ w) * 2.0 + 1.0)
+            return torch.exp(y).sum(-1) + y.mean(-1)
+        x, w = torch.randn(8, 32), torch.randn(32, 16)
+        with torch.no_grad():
+            torch.testing.assert_close(compiled(cut)(x, w), cut(x, w), rtol=1e-5, atol=1e-5)
+        self.assertEqual(ct.stats()["partitions"], 2)
+        self.assertEqual(ct.stats()["compiles"], 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -34,7 +34,7 @@ class TorchFallbackTest(unittest.TestCase):
 
     def test_partitioner_runs_only_where_something_falls_back(self):
         # A graph whose ops all run in cinn_like is one partition without PyTorch's partitioner
-        # (partition.propose); a graph with a fallback is cut by it, and still matches.
+        # (partition.propose); a graph with a fallback (tanh denied) is cut by it, and matches.
         from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner  # noqa: PLC0415
         calls = []
         propose = CapabilityBasedPartitioner.propose_partitions
@@ -45,14 +45,21 @@ class TorchFallbackTest(unittest.TestCase):
         CapabilityBasedPartitioner.propose_partitions = counted
         self.addCleanup(setattr, CapabilityBasedPartitioner, "propose_partitions", propose)
         x = torch.randn(4, 300)
+        ct.reset()
         whole = compiled(lambda t: torch.relu(t * 2.0 + 1.0).sum(-1))
         torch.testing.assert_close(whole(x), torch.relu(x * 2.0 + 1.0).sum(-1))
+        self.assertEqual(ct.stats()["partitions"], 1)
         self.assertEqual(calls, [])
 
+        old = ct.set_options(deny=["tanh"])
+        self.addCleanup(ct.set_options, **old)
+        ct.reset()
+
         def cut(t):
-            return torch.tanh(torch.sort(torch.relu(t) + 1.0, dim=-1).values).sum(-1)
-        y = torch.randn(2, 3000)  # rows past the sort converter's all-pairs cap: sort falls back
-        torch.testing.assert_close(compiled(cut)(y), cut(y), rtol=1e-5, atol=1e-5)
+            return torch.exp(torch.tanh(torch.relu(t) + 1.0)).sum(-1)
+        torch.testing.assert_close(compiled(cut)(x), cut(x), rtol=1e-5, atol=1e-5)
+        self.assertGreaterEqual(ct.stats()["partitions"], 1)
+        self.assertIn("tanh", {op.split(".")[0] for op, _ in ct.fallback_report()})
         self.assertGreater(len(calls), 0)
 
     def test_cache_same_shape_compiles_nothing_new_shape_once(self):

@@ -137,7 +137,8 @@ def propose(gm, support):
     topological order]) under the verdicts of `support`."""
     partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
     ops = [n for n in gm.graph.nodes if n.op == "call_function"]
-    if ops and all(support.is_node_supported(None, n) for n in ops):
+    other_calls = any(n.op in ("call_method", "call_module") for n in gm.graph.nodes)
+    if ops and not other_calls and all(support.is_node_supported(None, n) for n in ops):
         # Every op runs in cinn_like: one partition, without the partitioner's merging (its
         # time grows faster than the graph: 0.25 s of a warm start on GPT-2's 748 ops).
         proposed = [Partition(id=0, nodes=ops)]
