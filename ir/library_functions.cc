@@ -2,7 +2,6 @@
 #include "ir/library_functions.h"
 
 #include <chrono>
-
 #include <map>
 #include <mutex>
 #include <utility>

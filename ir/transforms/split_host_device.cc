@@ -1,10 +1,9 @@
 /// \file SplitHostDevice: collect what each bound loop nest uses, make it a kernel.
 #include "ir/transforms/split_host_device.h"
 
-#include <set>
-
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "ir/identifier.h"

@@ -70,9 +70,11 @@ def build_program(sub):
 def _data_flow_order(sub):
     """sub's call_function nodes, then its output node, in an order that depends only on the
     data flow: depth first from the outputs, each node's inputs in argument order, a node after
-    its inputs. Two GraphModules of one partition whose nodes are listed in different valid
-    orders (the trial and the final fusion, with some PyTorch versions) then give the same
-    Program, compiled once. A node the outputs do not need: graph order, as it is."""
+    its inputs. Two GraphModules of one partition whose independent nodes are listed in
+    different orders then give the same Program (one cache key, one compile). The trial and the
+    final fusion list theirs alike because partition.propose sorts as fuse_partitions does;
+    that, not this, keeps their inputs in one order. A node the outputs do not need: graph
+    order, as it is."""
     nodes = list(sub.graph.nodes)
     output = next(n for n in reversed(nodes) if n.op == "output")
     order, done = [], set()
