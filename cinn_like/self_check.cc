@@ -31,10 +31,11 @@ std::vector<HostTensor> RandomInputs(const hlir::Graph& graph, const SelfCheckOp
     const hlir::TensorDesc& d = graph.values()[id].desc;
     std::vector<int64_t> dims;
     for (const hlir::Dim& dim : d.shape) {
-      auto it = o.sizes.find(dim.symbol);
-      dims.push_back(!dim.is_symbolic()    ? dim.value
-                     : it != o.sizes.end() ? it->second
-                                           : o.default_size);
+      // A polynomial dim (s0*s1) takes its symbols' sizes; an overflow, the default size.
+      std::map<std::string, int64_t> sizes = o.sizes;
+      for (const std::string& s : dim.expr().Symbols()) sizes.emplace(s, o.default_size);
+      auto size = dim.expr().Evaluate(sizes);
+      dims.push_back(size.ok() ? *size : o.default_size);
     }
     HostTensor h(d.dtype, dims);
     ir::Type t = hlir::ToIrType(d.dtype);

@@ -1,9 +1,55 @@
 /// \file Program to Graph.
 #include "frontend/program.h"
 
+#include <set>
+
 #include "absl/strings/str_cat.h"
 
 namespace cinn_like::frontend {
+namespace {
+
+/// The first symbol of `shape` not in `bound`, or "".
+std::string Unbound(const hlir::Shape& shape, const std::set<std::string>& bound) {
+  for (const hlir::Dim& d : shape) {
+    for (const std::string& s : d.expr().Symbols()) {
+      if (!bound.count(s)) return s;
+    }
+  }
+  return "";
+}
+
+/// A compiled function learns its symbols' values from its inputs' dims: each symbol must be a
+/// dim of some input by itself (an input [s0*s1] alone cannot give s0 and s1).
+absl::Status CheckSymbolsBound(const hlir::Graph& graph) {
+  std::set<std::string> bound;
+  for (int v : graph.inputs()) {
+    for (const hlir::Dim& d : graph.values()[v].desc.shape) {
+      if (d.is_symbolic() && d.expr().AsSymbol()) bound.insert(*d.expr().AsSymbol());
+    }
+  }
+  auto error = [](const std::string& what, const std::string& symbol) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " uses the symbol ", symbol,
+                     ", which no input has as a dim by itself: a call could not bind it"));
+  };
+  for (const hlir::Value& v : graph.values()) {
+    std::string s = Unbound(v.desc.shape, bound);
+    if (!s.empty()) return error(absl::StrCat("tensor ", v.name, " ", v.desc.ToString()), s);
+  }
+  for (const hlir::Node& n : graph.nodes()) {
+    for (const auto& [name, value] : n.attrs) {
+      const hlir::Shape* shape = std::get_if<hlir::Shape>(&value);
+      std::string s = shape ? Unbound(*shape, bound) : "";
+      if (!s.empty()) {
+        return error(
+            absl::StrCat("op ", n.op, ": attribute '", name, "' ", hlir::ShapeToString(*shape)), s);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 absl::StatusOr<hlir::Graph> BuildGraph(const Program& program) {
   hlir::Graph graph;
@@ -35,6 +81,8 @@ absl::StatusOr<hlir::Graph> BuildGraph(const Program& program) {
     if (!s.ok()) return s;
   }
   if (program.outputs.empty()) return absl::InvalidArgumentError("the program has no outputs");
+  absl::Status bound = CheckSymbolsBound(graph);
+  if (!bound.ok()) return bound;
   return graph;
 }
 

@@ -23,6 +23,18 @@ json FloatToJson(double v) {
   return v;
 }
 
+json ShapeToJson(const hlir::Shape& s) {
+  json out = json::array();
+  for (auto& d : s) {
+    if (d.is_symbolic()) {
+      out.push_back(d.symbol);
+    } else {
+      out.push_back(d.value);
+    }
+  }
+  return out;
+}
+
 json AttrToJson(const hlir::Attribute& a) {
   struct Visitor {
     json operator()(bool v) const { return json{{"bool", v}}; }
@@ -35,20 +47,9 @@ json AttrToJson(const hlir::Attribute& a) {
       for (double d : v) list.push_back(FloatToJson(d));
       return json{{"floats", list}};
     }
+    json operator()(const hlir::Shape& v) const { return json{{"shape", ShapeToJson(v)}}; }
   };
   return std::visit(Visitor{}, a);
-}
-
-json ShapeToJson(const hlir::Shape& s) {
-  json out = json::array();
-  for (auto& d : s) {
-    if (d.is_symbolic()) {
-      out.push_back(d.symbol);
-    } else {
-      out.push_back(d.value);
-    }
-  }
-  return out;
 }
 
 /// Reading with errors that carry the JSON path.
@@ -159,8 +160,13 @@ class Reader {
       }
       return hlir::Attribute(out);
     }
+    if (kind == "shape") {
+      auto shape = Shape(x, path + ".shape");
+      if (!shape.ok()) return shape.status();
+      return hlir::Attribute(*shape);
+    }
     return Error(path, "unknown attribute kind '" + kind + "' or a value of another type (got " +
-                           Got(x) + "; kinds: bool, int, float, string, ints, floats)");
+                           Got(x) + "; kinds: bool, int, float, string, ints, floats, shape)");
   }
 
   absl::StatusOr<hlir::Shape> Shape(const json& v, const std::string& path) {
@@ -173,7 +179,17 @@ class Reader {
       if (size && d.get<uint64_t>() <= kMaxDim) {
         out.push_back(hlir::Dim::Known(d.get<int64_t>()));
       } else if (d.is_string() && !d.get_ref<const std::string&>().empty()) {
-        out.push_back(hlir::Dim::Symbol(d.get<std::string>()));
+        // Text that is no polynomial ("n m") is one opaque symbol, as names always were.
+        auto parsed = hlir::Dim::Parse(d.get_ref<const std::string&>());
+        auto dim = parsed.ok() ? parsed
+                               : absl::StatusOr<hlir::Dim>(hlir::Dim::Symbol(d.get<std::string>()));
+
+        if (!dim->is_symbolic() &&
+            (dim->value < 0 || static_cast<uint64_t>(dim->value) > kMaxDim)) {
+          return Error(absl::StrCat(path, "[", i, "]"),
+                       absl::StrCat("a dim is a size from 0 to ", kMaxDim, ", got ", Got(d)));
+        }
+        out.push_back(*dim);
       } else {
         return Error(absl::StrCat(path, "[", i, "]"),
                      absl::StrCat("a dim is a size from 0 to ", kMaxDim,

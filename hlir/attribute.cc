@@ -18,6 +18,7 @@ const char* KindOf() {
   if constexpr (std::is_same_v<T, std::string>) return "string";
   if constexpr (std::is_same_v<T, std::vector<int64_t>>) return "int list";
   if constexpr (std::is_same_v<T, std::vector<double>>) return "float list";
+  if constexpr (std::is_same_v<T, Shape>) return "shape";
   return "?";
 }
 
@@ -62,6 +63,7 @@ std::string AttributeToString(const Attribute& a) {
     std::string operator()(const std::vector<double>& v) const {
       return "[" + absl::StrJoin(v, ", ") + "]";
     }
+    std::string operator()(const Shape& v) const { return ShapeToString(v); }
   };
   return std::visit(Printer{}, a);
 }
@@ -108,5 +110,34 @@ CINN_LIKE_DEFINE_GETTERS(GetBool, bool)
 CINN_LIKE_DEFINE_GETTERS(GetString, std::string)
 CINN_LIKE_DEFINE_GETTERS(GetInts, std::vector<int64_t>)
 #undef CINN_LIKE_DEFINE_GETTERS
+
+absl::StatusOr<Shape> GetShape(const AttributeMap& attrs, const std::string& name,
+                               const std::string& op) {
+  auto it = attrs.find(name);
+  if (it != attrs.end()) {
+    if (const Shape* shape = std::get_if<Shape>(&it->second)) return *shape;
+  }
+  auto ints = GetInts(attrs, name, op);
+  if (!ints.ok()) return ints.status();
+  return MakeShape(*ints);
+}
+
+absl::StatusOr<AttributeMap> BindShapeAttributes(const AttributeMap& attrs,
+                                                 const std::map<std::string, int64_t>& values,
+                                                 const std::string& op) {
+  AttributeMap out = attrs;
+  for (auto& [name, value] : out) {
+    const Shape* shape = std::get_if<Shape>(&value);
+    if (!shape) continue;
+    auto sizes = EvaluateShape(*shape, values);
+    if (!sizes.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute '", name, "' ",
+                                                     ShapeToString(*shape), ": ",
+                                                     sizes.status().message()));
+    }
+    value = *sizes;
+  }
+  return out;
+}
 
 }  // namespace cinn_like::hlir

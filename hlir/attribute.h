@@ -8,16 +8,18 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "hlir/shape.h"
 
 namespace cinn_like::hlir {
 
-/// One attribute value. Integers are int64, reals double; lists keep their element kind.
-using Attribute =
-    std::variant<bool, int64_t, double, std::string, std::vector<int64_t>, std::vector<double>>;
+/// One attribute value. Integers are int64, reals double; lists keep their element kind. A
+/// shape (sizes and symbolic sizes: a reshape's target under dynamic shapes) is its own kind.
+using Attribute = std::variant<bool, int64_t, double, std::string, std::vector<int64_t>,
+                               std::vector<double>, Shape>;
 /// Ordered by name, so printing and JSON are deterministic.
 using AttributeMap = std::map<std::string, Attribute>;
 
-/// "bool", "int", "float", "string", "int list", "float list".
+/// "bool", "int", "float", "string", "int list", "float list", "shape".
 const char* AttributeKindName(const Attribute& a);
 /// `3`, `true`, `"tanh"`, `[0, 1]`.
 std::string AttributeToString(const Attribute& a);
@@ -52,5 +54,14 @@ absl::StatusOr<std::string> GetString(const AttributeMap& attrs, const std::stri
 absl::StatusOr<std::vector<int64_t>> GetInts(const AttributeMap& attrs, const std::string& name,
                                              const std::string& op,
                                              const std::vector<int64_t>& default_value);
+
+/// A shape attribute: an int list (static sizes) or a shape (symbolic sizes too).
+absl::StatusOr<Shape> GetShape(const AttributeMap& attrs, const std::string& name,
+                               const std::string& op);
+/// `attrs` with each shape attribute's symbolic sizes evaluated with `values` (an int list
+/// then); the error names the op and the attribute.
+absl::StatusOr<AttributeMap> BindShapeAttributes(const AttributeMap& attrs,
+                                                 const std::map<std::string, int64_t>& values,
+                                                 const std::string& op);
 
 }  // namespace cinn_like::hlir

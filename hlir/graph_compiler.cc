@@ -127,12 +127,30 @@ class GroupLowering {
         out.push_back(ir::IndexConst(d.value));
         continue;
       }
-      auto it = symbols_.find(d.symbol);
-      if (it == symbols_.end())
-        it = symbols_.emplace(d.symbol, ir::Var(names_.Unique(d.symbol))).first;
-      out.push_back(it->second);
+      out.push_back(SymbolicSize(d.expr()));
     }
     return out;
+  }
+
+  /// A symbolic size in IR: its symbols' variables (bound at the call from the inputs' dims)
+  /// combined as the polynomial says.
+  ir::Expr SymbolicSize(const SymExpr& e) {
+    ir::Expr sum;
+    for (const auto& [monomial, coefficient] : e.terms()) {
+      ir::Expr term;
+      for (const std::string& s : monomial) {
+        auto it = symbols_.find(s);
+        if (it == symbols_.end()) it = symbols_.emplace(s, ir::Var(names_.Unique(s))).first;
+        term = term.defined() ? term * it->second : ir::Expr(it->second);
+      }
+      if (!term.defined()) {
+        term = ir::IndexConst(coefficient);
+      } else if (coefficient != 1) {
+        term = ir::IndexConst(coefficient) * term;
+      }
+      sum = sum.defined() ? sum + term : term;
+    }
+    return sum.defined() ? sum : ir::IndexConst(0);
   }
 
   absl::Status ComputeNode(int id) {

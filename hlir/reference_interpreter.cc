@@ -10,8 +10,11 @@
 namespace cinn_like::hlir {
 namespace {
 
-/// Checks an input tensor against its declared desc, binding symbolic dims.
-absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int64_t>& symbols) {
+/// Checks an input tensor's dtype, rank and static dims against its declared desc and binds the
+/// dims that are one symbol (`expressions`: false); with `expressions` true, checks the dims
+/// that are polynomials of bound symbols.
+absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int64_t>& symbols,
+                  bool expressions) {
   if (t.dtype != v.desc.dtype || t.rank() != static_cast<int>(v.desc.shape.size())) {
     return absl::InvalidArgumentError(
         absl::StrCat("input ", v.name, " is ", t.Describe(), ", expected ", v.desc.ToString()));
@@ -22,6 +25,18 @@ absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int
       if (dim.value != t.shape[d]) {
         return absl::InvalidArgumentError(
             absl::StrCat("input ", v.name, " is ", t.Describe(), ", expected ", v.desc.ToString()));
+      }
+      continue;
+    }
+    const bool plain = dim.expr().AsSymbol().has_value();
+    if (plain == expressions) continue;
+    if (!plain) {
+      auto want = dim.expr().Evaluate(symbols);
+      if (!want.ok()) return want.status();
+      if (*want != t.shape[d]) {
+        return absl::InvalidArgumentError(absl::StrCat("input ", v.name, " is ", t.Describe(),
+                                                       ": dim ", d, " is ", t.shape[d], ", but ",
+                                                       dim.symbol, " = ", *want));
       }
       continue;
     }
@@ -58,10 +73,13 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
   }
   std::vector<HostTensor> values(graph.values().size());
   std::map<std::string, int64_t> symbols;
+  for (bool expressions : {false, true}) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      absl::Status s = Bind(graph.values()[graph.inputs()[i]], inputs[i], symbols, expressions);
+      if (!s.ok()) return s;
+    }
+  }
   for (size_t i = 0; i < inputs.size(); ++i) {
-    const Value& v = graph.values()[graph.inputs()[i]];
-    absl::Status s = Bind(v, inputs[i], symbols);
-    if (!s.ok()) return s;
     HostTensor& bound = values[graph.inputs()[i]] = inputs[i];
     for (double& x : bound.data) x = RoundToDType(x, bound.dtype);  // as the dtype stores it
   }
@@ -73,12 +91,15 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
       descs.push_back(TensorDesc{values[v].dtype, MakeShape(values[v].shape)});
       in.push_back(&values[v]);
     }
-    // Inference again on the concrete shapes gives the concrete output shapes.
-    auto out_descs = registry.Infer(node.op, descs, node.attrs);
+    // Inference again on the concrete shapes (and shape attributes with their symbols bound)
+    // gives the concrete output shapes.
+    auto attrs = BindShapeAttributes(node.attrs, symbols, node.op);
+    if (!attrs.ok()) return attrs.status();
+    auto out_descs = registry.Infer(node.op, descs, *attrs);
     if (!out_descs.ok()) return out_descs.status();
     std::vector<HostTensor> outs;
     for (auto& d : *out_descs) outs.emplace_back(d.dtype, StaticDims(d.shape));
-    absl::Status s = RunOpReference(**registry.Find(node.op), in, node.attrs, outs);
+    absl::Status s = RunOpReference(**registry.Find(node.op), in, *attrs, outs);
     if (!s.ok()) return s;
     for (size_t i = 0; i < outs.size(); ++i) {
       for (double& x : outs[i].data) x = RoundToDType(x, outs[i].dtype);

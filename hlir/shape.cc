@@ -9,6 +9,24 @@ namespace cinn_like::hlir {
 
 std::string Dim::ToString() const { return is_symbolic() ? symbol : std::to_string(value); }
 
+Dim Dim::FromExpr(const SymExpr& e) {
+  return e.is_constant() ? Known(e.constant()) : Symbol(e.ToString());
+}
+
+absl::StatusOr<Dim> Dim::Parse(std::string_view text) {
+  auto e = SymExpr::Parse(text);
+  if (!e.ok()) return e.status();
+  return FromExpr(*e);
+}
+
+SymExpr Dim::expr() const {
+  if (!is_symbolic()) return SymExpr::Constant(value);
+  if (IsSymbolName(symbol)) return SymExpr::Symbol(symbol);
+  // Text that is no polynomial (a C++ caller's Dim::Symbol("n?")) is one opaque symbol.
+  auto e = SymExpr::Parse(symbol);
+  return e.ok() ? *e : SymExpr::Symbol(symbol);
+}
+
 Shape MakeShape(const std::vector<int64_t>& dims) {
   Shape s;
   for (int64_t d : dims) s.push_back(Dim::Known(d));
@@ -60,6 +78,27 @@ std::vector<int64_t> StaticDims(const Shape& s) {
   for (auto& d : s) {
     CHECK(!d.is_symbolic()) << "StaticDims of symbolic shape " << ShapeToString(s);
     out.push_back(d.value);
+  }
+  return out;
+}
+
+SymExpr ElementCount(const Shape& s) {
+  SymExpr n = SymExpr::Constant(1);
+  for (const Dim& d : s) n = n * d.expr();
+  return n;
+}
+
+absl::StatusOr<std::vector<int64_t>> EvaluateShape(const Shape& s,
+                                                   const std::map<std::string, int64_t>& values) {
+  std::vector<int64_t> out;
+  for (const Dim& d : s) {
+    if (!d.is_symbolic()) {
+      out.push_back(d.value);
+      continue;
+    }
+    auto v = d.expr().Evaluate(values);
+    if (!v.ok()) return v.status();
+    out.push_back(*v);
   }
   return out;
 }

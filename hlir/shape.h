@@ -2,22 +2,32 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "hlir/dtype.h"
+#include "hlir/sym_expr.h"
 
 namespace cinn_like::hlir {
 
-/// One dimension: a known size (>= 0), or a symbol (a name such as "n") whose size is known
-/// only when the compiled function is called. Two symbolic dims are equal when named alike.
+/// One dimension: a known size (>= 0), or a symbolic size known only when the compiled function
+/// is called: a symbol ("n") or a polynomial of symbols ("s0*s1", "s0 - 1"), kept as its
+/// canonical text (SymExpr::ToString). Two symbolic dims are equal when their texts are.
 struct Dim {
   int64_t value = 0;
   std::string symbol;  // non-empty: symbolic, and `value` is unused
 
   static Dim Known(int64_t v) { return Dim{v, ""}; }
+  /// `name` is a symbol name or a canonical text (callers with other text use Parse).
   static Dim Symbol(std::string name) { return Dim{-1, std::move(name)}; }
+  /// A constant polynomial is a known dim.
+  static Dim FromExpr(const SymExpr& e);
+  /// "64", "s0", "s0*s1 + 1": the text's dim, the polynomial in canonical form.
+  static absl::StatusOr<Dim> Parse(std::string_view text);
+  /// The dim as a polynomial (a constant for a known dim).
+  SymExpr expr() const;
   bool is_symbolic() const { return !symbol.empty(); }
   bool is_one() const { return !is_symbolic() && value == 1; }
   bool operator==(const Dim& o) const {
@@ -40,6 +50,11 @@ bool IsStatic(const Shape& s);
 int64_t NumElements(const Shape& s);
 /// The concrete sizes of a static shape (CHECK: static).
 std::vector<int64_t> StaticDims(const Shape& s);
+/// The product of the dims, as a polynomial.
+SymExpr ElementCount(const Shape& s);
+/// The shape with each symbolic dim evaluated with `values`; the error names the dim.
+absl::StatusOr<std::vector<int64_t>> EvaluateShape(const Shape& s,
+                                                   const std::map<std::string, int64_t>& values);
 
 /// The most elements generated code indexes with 32-bit integers (flat indices, fused loops,
 /// GPU thread ids): code for larger static tensors is lowered with 64-bit indices, and calls

@@ -15,20 +15,10 @@ namespace {
 using Descs = absl::StatusOr<std::vector<TensorDesc>>;
 using Inputs = std::vector<const HostTensor*>;
 
-absl::Status NeedStatic(const std::string& op, const TensorDesc& d) {
-  if (IsStatic(d.shape)) return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat("op ", op, ": input ", d.ToString(),
-                                                 " has symbolic dims; ", op,
-                                                 " needs a static shape for now"));
-}
-
-// reshape: attribute "shape", one entry may be -1 (inferred); the element count must match.
-Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
-  auto shape = GetInts(attrs, "shape", "reshape");
-  if (!shape.ok()) return shape.status();
-  absl::Status s = NeedStatic("reshape", in[0]);
-  if (!s.ok()) return s;
-  int64_t count = NumElements(in[0].shape), known = 1;
+// reshape of a static shape to static sizes (int64 arithmetic, overflow refused).
+Descs InferStaticReshape(const TensorDesc& x, const std::vector<int64_t>& target) {
+  const std::vector<int64_t>* shape = &target;
+  int64_t count = NumElements(x.shape), known = 1;
   int infer_at = -1;
   bool overflow = false;  // a product past int64 cannot match any tensor's count
   for (size_t i = 0; i < shape->size(); ++i) {
@@ -48,7 +38,7 @@ Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
   int64_t total = 1;
   for (int64_t d : out) overflow = overflow || __builtin_mul_overflow(total, d, &total);
   if (overflow || total != count || (infer_at >= 0 && known == 0)) {
-    return absl::InvalidArgumentError(absl::StrCat("op reshape: cannot reshape ", in[0].ToString(),
+    return absl::InvalidArgumentError(absl::StrCat("op reshape: cannot reshape ", x.ToString(),
                                                    " (", count, " elements) to [",
                                                    absl::StrJoin(*shape, ", "), "] (",
                                                    infer_at >= 0 ? "no size for -1 fits"
@@ -56,7 +46,47 @@ Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs)
                                                                  : absl::StrCat(total, " elements"),
                                                    ")"));
   }
-  return std::vector<TensorDesc>{TensorDesc{in[0].dtype, MakeShape(out)}};
+  return std::vector<TensorDesc>{TensorDesc{x.dtype, MakeShape(out)}};
+}
+
+// reshape: attribute "shape" (an int list, or a shape with symbolic sizes), one entry may be
+// -1 (inferred); the element count must match (as polynomials where sizes are symbolic).
+Descs InferReshape(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
+  auto shape = GetShape(attrs, "shape", "reshape");
+  if (!shape.ok()) return shape.status();
+  if (IsStatic(in[0].shape) && IsStatic(*shape))
+    return InferStaticReshape(in[0], StaticDims(*shape));
+  SymExpr count = ElementCount(in[0].shape), known = SymExpr::Constant(1);
+  int infer_at = -1;
+  for (size_t i = 0; i < shape->size(); ++i) {
+    const Dim& d = (*shape)[i];
+    if (!d.is_symbolic() && d.value == -1 && infer_at < 0) {
+      infer_at = static_cast<int>(i);
+    } else if (!d.is_symbolic() && d.value < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "op reshape: target shape ", ShapeToString(*shape), " may hold one -1 and sizes >= 0"));
+    } else {
+      known = known * d.expr();
+    }
+  }
+  Shape out = *shape;
+  bool fits = true;
+  if (infer_at >= 0) {
+    std::optional<SymExpr> rest = count.DivideExactly(known);
+    fits = rest.has_value() && !rest->overflowed();
+    if (fits) out[infer_at] = Dim::FromExpr(*rest);
+  } else {
+    fits = !known.overflowed() && known == count;
+  }
+  if (!fits) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op reshape: cannot reshape ", in[0].ToString(), " (", count.ToString(),
+                     " elements) to ", ShapeToString(*shape), " (",
+                     infer_at >= 0 ? "no size for -1 is a product of its symbols"
+                                   : absl::StrCat(known.ToString(), " elements"),
+                     ")"));
+  }
+  return std::vector<TensorDesc>{TensorDesc{in[0].dtype, out}};
 }
 
 absl::Status CopyData(const Inputs& in, const AttributeMap&, std::vector<HostTensor>& outs) {
@@ -102,9 +132,9 @@ absl::Status ReferenceTranspose(const Inputs& in, const AttributeMap& attrs,
 }
 
 Descs InferBroadcastTo(const std::vector<TensorDesc>& in, const AttributeMap& attrs) {
-  auto shape = GetInts(attrs, "shape", "broadcast_to");
+  auto shape = GetShape(attrs, "shape", "broadcast_to");
   if (!shape.ok()) return shape.status();
-  Shape target = MakeShape(*shape);
+  const Shape& target = *shape;
   auto b = BroadcastShapes(in[0].shape, target);
   if (!b.ok() || *b != target) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -224,14 +254,17 @@ absl::StatusOr<SliceSpec> ParseSlice(const TensorDesc& x, const AttributeMap& at
     return absl::InvalidArgumentError(
         "op slice: axes, starts, ends and steps must have one entry each");
   }
-  absl::Status s = NeedStatic(op, x);
-  if (!s.ok()) return s;
   int rank = static_cast<int>(x.shape.size());
   SliceSpec spec{std::vector<int64_t>(rank, 0), std::vector<int64_t>(rank, 1)};
   *out = x.shape;
   for (size_t i = 0; i < axes->size(); ++i) {
     auto a = NormalizeAxis((*axes)[i], rank, op);
     if (!a.ok()) return a.status();
+    if (x.shape[*a].is_symbolic()) {
+      return absl::InvalidArgumentError(absl::StrCat("op slice: axis ", *a, " of ", x.ToString(),
+                                                     " is symbolic; only static axes are sliced "
+                                                     "for now"));
+    }
     int64_t size = x.shape[*a].value, step = (*steps)[i];
     if (step <= 0) {
       return absl::InvalidArgumentError(
@@ -278,7 +311,11 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeSlice(const std::vector<ir::Tenso
                                                      const std::vector<ComputeOutput>& outs,
                                                      const std::string& name) {
   TensorDesc x;
-  for (const ir::Expr& e : in[0]->shape) x.shape.push_back(Dim::Known(*ir::AsConstInt(e)));
+  // Symbolic extents stand as a symbol: ParseSlice slices static axes only.
+  for (const ir::Expr& e : in[0]->shape) {
+    auto v = ir::AsConstInt(e);
+    x.shape.push_back(v ? Dim::Known(*v) : Dim::Symbol("symbolic"));
+  }
   Shape out;
   auto spec = ParseSlice(x, attrs, &out);
   if (!spec.ok()) return spec.status();
@@ -296,7 +333,7 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeSlice(const std::vector<ir::Tenso
 
 // fill: no inputs; attributes shape, value, dtype (default float32).
 Descs InferFill(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
-  auto shape = GetInts(attrs, "shape", "fill");
+  auto shape = GetShape(attrs, "shape", "fill");
   if (!shape.ok()) return shape.status();
   auto value = GetFloat(attrs, "value", "fill");
   if (!value.ok()) return value.status();
@@ -306,10 +343,11 @@ Descs InferFill(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   if (!t.ok()) return absl::InvalidArgumentError("op fill: " + std::string(t.status().message()));
   absl::Status fits = CheckScalarFits("fill", "value", *value, *t);
   if (!fits.ok()) return fits;
-  for (int64_t d : *shape) {
-    if (d < 0) return absl::InvalidArgumentError("op fill: shape sizes must be >= 0");
+  for (const Dim& d : *shape) {
+    if (!d.is_symbolic() && d.value < 0)
+      return absl::InvalidArgumentError("op fill: shape sizes must be >= 0");
   }
-  return std::vector<TensorDesc>{TensorDesc{*t, MakeShape(*shape)}};
+  return std::vector<TensorDesc>{TensorDesc{*t, *shape}};
 }
 
 absl::Status ReferenceFill(const Inputs&, const AttributeMap& attrs,
@@ -318,10 +356,22 @@ absl::Status ReferenceFill(const Inputs&, const AttributeMap& attrs,
   return absl::OkStatus();
 }
 
-// arange: no inputs; attributes start (default 0), end, step (default 1), dtype (default int64).
+// arange: no inputs; attributes start (default 0), end, step (default 1), dtype (default int64);
+// or start, step and size (the length, symbolic too) in place of end.
 Descs InferArange(const std::vector<TensorDesc>&, const AttributeMap& attrs) {
   auto start = GetFloat(attrs, "start", "arange", 0.0);
   if (!start.ok()) return start.status();
+  if (attrs.count("size")) {  // the length given (symbolic: arange(s0)), not `end`
+    auto size = GetShape(attrs, "size", "arange");
+    if (!size.ok()) return size.status();
+    auto dtype = ParseDType(*GetString(attrs, "dtype", "arange", "int64"));
+    if (size->size() != 1 || (!(*size)[0].is_symbolic() && (*size)[0].value < 0) || !dtype.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("op arange: attribute 'size' ", ShapeToString(*size),
+                       " is one length >= 0 (and dtype a dtype name)"));
+    }
+    return std::vector<TensorDesc>{TensorDesc{*dtype, *size}};
+  }
   auto end = GetFloat(attrs, "end", "arange");
   if (!end.ok()) return end.status();
   auto step = GetFloat(attrs, "step", "arange", 1.0);

@@ -12,12 +12,6 @@ using ir::Tensor;
 using Tensors = absl::StatusOr<std::vector<Tensor>>;
 using Body = std::function<Expr(const Indices&)>;
 
-std::vector<int64_t> StaticShape(const std::vector<Expr>& shape) {
-  std::vector<int64_t> out;
-  for (const Expr& e : shape) out.push_back(ir::AsConstInt(e) ? *ir::AsConstInt(e) : -1);
-  return out;
-}
-
 Tensors One(const ComputeOutput& out, const Body& body, const std::string& name) {
   return std::vector<Tensor>{ir::Compute(out.shape, body, name)};
 }
@@ -27,18 +21,18 @@ Tensors One(const ComputeOutput& out, const Body& body, const std::string& name)
 ComputeFn ReshapeCompute() {
   return [](const std::vector<Tensor>& in, const AttributeMap&,
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
-    std::vector<int64_t> from = StaticShape(in[0]->shape), to = StaticShape(outs[0].shape);
+    // Sizes as IR: constants, or the symbolic dims' expressions.
+    std::vector<Expr> from = in[0]->shape, to = outs[0].shape;
     Tensor x = in[0];
     return One(
         outs[0],
         [&, from, to](const Indices& o) {
           Expr flat(0);
-          for (size_t d = 0; d < to.size(); ++d) flat = flat * ir::IndexConst(to[d]) + o[d];
+          for (size_t d = 0; d < to.size(); ++d) flat = flat * to[d] + o[d];
           Indices idx(from.size());
           for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
-            Expr size(static_cast<int>(from[d]));
-            idx[d] = d == 0 ? flat : flat % size;
-            flat = flat / size;
+            idx[d] = d == 0 ? flat : flat % from[d];
+            flat = flat / from[d];
           }
           return x(idx);
         },

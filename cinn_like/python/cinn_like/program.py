@@ -6,7 +6,8 @@
     b.output(y)
     b.to_json()
 
-Attribute values keep their kind: bool, int, float, str, a list of ints, a list of floats.
+Attribute values keep their kind: bool, int, float, str, a list of ints, a list of floats, and
+a shape (a list of sizes and symbolic sizes such as "s0*s1", for a reshape under dynamic shapes).
 Shapes and dtypes are checked by cinn_like when the Program is compiled.
 """
 import json
@@ -26,6 +27,9 @@ def _attr(value):
         # An empty list is an int list (axes, shapes): the common case.
         if all(isinstance(v, int) and not isinstance(v, bool) for v in value):
             return {"ints": list(value)}
+        # Sizes with symbolic ones ("s0*s1"): a shape.
+        if any(isinstance(v, str) for v in value):
+            return {"shape": list(value)}
         return {"floats": [_float(float(v)) for v in value]}
     raise TypeError(f"attribute value {value!r} has no Program kind")
 

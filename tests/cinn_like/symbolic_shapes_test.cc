@@ -1,0 +1,141 @@
+/// \file Symbolic sizes on x86: each Program of tests/symbolic_cases.h compiles once and is
+/// called at ten batch sizes and sequence lengths (1, 2, odd sizes, powers of two, up to 512
+/// tokens), each call on fresh random inputs compared with the reference interpreter. A call
+/// whose sizes break the Program (two dims that must be equal, a polynomial dim) is refused
+/// with a message naming the tensor and the dim; a Program whose sizes no call could bind is
+/// refused when it is compiled.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "cinn_like/compile.h"
+#include "cinn_like/self_check.h"
+#include "frontend/program.h"
+#include "frontend/program_json.h"
+#include "hlir/reference_interpreter.h"
+#include "runtime/cinn_like_runtime.h"
+#include "tests/symbolic_cases.h"
+
+namespace cinn_like {
+namespace {
+
+using ::testing::HasSubstr;
+
+/// Compiles `c` once for `target` and checks every call of its size list against the reference.
+void CheckAtEverySize(const testing::SymbolicCase& c, const ir::Target& target, void* stream) {
+  auto compiled = CompileProgram(c.program, target, "f");
+  ASSERT_TRUE(compiled.ok()) << c.name << ": " << compiled.status();
+  auto graph = frontend::BuildGraph(c.program);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  uint64_t seed = 1;
+  for (const auto& sizes : c.sizes) {
+    SelfCheckOptions o;
+    o.sizes = sizes;
+    o.seed = seed++;
+    std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
+    auto want = hlir::RunReference(*graph, inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    std::string diffs =
+        CallAndCompare(**compiled, target, inputs, *want, c.program.outputs, stream);
+    std::string at;
+    for (const auto& [s, v] : sizes) at += s + "=" + std::to_string(v) + " ";
+    EXPECT_EQ(diffs, "") << c.name << " at " << at;
+  }
+}
+
+TEST(SymbolicShapes, OneCompileServesEverySize) {
+  for (const auto& c : testing::SymbolicCases()) CheckAtEverySize(c, ir::Target::X86(), nullptr);
+}
+
+TEST(SymbolicShapes, ACallThatBreaksTheSizesIsRefusedByName) {
+  testing::SymbolicCase c = testing::AttentionShapes();
+  auto compiled = CompileProgram(c.program, ir::Target::X86(), "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto graph = frontend::BuildGraph(c.program);
+  ASSERT_TRUE(graph.ok());
+  SelfCheckOptions o;
+  o.sizes = {{"s0", 2}, {"s1", 5}};
+  std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
+  auto want = hlir::RunReference(*graph, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  // k with 6 tokens where q has 5: s1 cannot be both.
+  inputs[1] = hlir::HostTensor(hlir::DType::kFloat32, {2, 4, 6, 16});
+  std::string diffs =
+      CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, c.program.outputs, nullptr);
+  EXPECT_THAT(diffs, HasSubstr("k"));
+  EXPECT_THAT(diffs, HasSubstr("dim 2"));
+  EXPECT_THAT(diffs, HasSubstr("6"));
+}
+
+TEST(SymbolicShapes, APolynomialDimOfAnInputIsChecked) {
+  // x is [s0, s1]; y must be [s0*s1]: a y of another length is refused, naming y.
+  auto program = frontend::ProgramFromJson(R"({"format": "cinn_like.program", "version": 1,
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["s0", "s1"]},
+               {"name": "y", "dtype": "float32", "shape": ["s1*s0"]}],
+    "instructions": [
+      {"op": "reshape", "inputs": ["x"], "outputs": ["r"],
+       "attrs": {"shape": {"shape": ["s0*s1"]}}},
+      {"op": "add", "inputs": ["r", "y"], "outputs": ["z"], "attrs": {}}],
+    "outputs": ["z"]})");
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_EQ(program->inputs[1].desc.shape[0].symbol, "s0*s1");  // canonical
+  auto compiled = CompileProgram(*program, ir::Target::X86(), "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto graph = frontend::BuildGraph(*program);
+  ASSERT_TRUE(graph.ok());
+  SelfCheckOptions o;
+  o.sizes = {{"s0", 3}, {"s1", 7}};
+  std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
+  ASSERT_EQ(inputs[1].shape, std::vector<int64_t>{21});
+  auto want = hlir::RunReference(*graph, inputs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  EXPECT_EQ(CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, program->outputs, nullptr),
+            "");
+  inputs[1] = hlir::HostTensor(hlir::DType::kFloat32, {20});
+  std::string diffs =
+      CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, program->outputs, nullptr);
+  EXPECT_THAT(diffs, HasSubstr("y"));
+  EXPECT_THAT(diffs, HasSubstr("21"));
+  auto refused = hlir::RunReference(*graph, inputs);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("s0*s1 = 21"));
+}
+
+TEST(SymbolicShapes, SizesNoCallCouldBindAreRefusedAtCompile) {
+  // Only s0*s1 is given: no input has s0 or s1 by itself.
+  auto alone = frontend::ProgramFromJson(R"({"format": "cinn_like.program", "version": 1,
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["s0*s1", 4]}],
+    "instructions": [{"op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {}}],
+    "outputs": ["y"]})");
+  ASSERT_TRUE(alone.ok()) << alone.status();
+  auto compiled = CompileProgram(*alone, ir::Target::X86(), "f");
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(),
+              HasSubstr("tensor x float32[s0*s1, 4] uses the symbol s0"));
+  // A fill of a size of a symbol no input has.
+  auto fresh = frontend::ProgramFromJson(R"({"format": "cinn_like.program", "version": 1,
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["s0", 4]}],
+    "instructions": [{"op": "fill", "inputs": [], "outputs": ["y"],
+                      "attrs": {"shape": {"shape": ["s2", 4]}, "value": {"float": 1.0}}},
+                     {"op": "relu", "inputs": ["x"], "outputs": ["z"], "attrs": {}}],
+    "outputs": ["z", "y"]})");
+  ASSERT_TRUE(fresh.ok()) << fresh.status();
+  compiled = CompileProgram(*fresh, ir::Target::X86(), "f");
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(), HasSubstr("symbol s2"));
+}
+
+TEST(SymbolicShapes, AReshapeWhoseCountsDifferIsRefused) {
+  auto bad = frontend::ProgramFromJson(R"({"format": "cinn_like.program", "version": 1,
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["s0", "s1", 4]}],
+    "instructions": [{"op": "reshape", "inputs": ["x"], "outputs": ["y"],
+                      "attrs": {"shape": {"shape": ["s0", 4, 3]}}}],
+    "outputs": ["y"]})");
+  ASSERT_TRUE(bad.ok()) << bad.status();
+  auto compiled = CompileProgram(*bad, ir::Target::X86(), "f");
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(),
+              HasSubstr("cannot reshape float32[s0, s1, 4] (4*s0*s1 elements) to [s0, 4, 3]"));
+}
+
+}  // namespace
+}  // namespace cinn_like

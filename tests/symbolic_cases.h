@@ -1,0 +1,97 @@
+/// \file Programs with symbolic sizes, the shapes a framework's dynamic batch and sequence
+/// length give: compiled once, called at many sizes (tests/cinn_like/symbolic_shapes_test.cc
+/// on x86, tests/gpu/symbolic_gpu_test.cc on CUDA).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "frontend/net_builder.h"
+
+namespace cinn_like::testing {
+
+struct SymbolicCase {
+  std::string name;
+  frontend::Program program;
+  std::vector<std::map<std::string, int64_t>> sizes;  // one call per entry
+};
+
+inline hlir::Dim S(const std::string& name) { return hlir::Dim::Symbol(name); }
+inline hlir::Dim K(int64_t v) { return hlir::Dim::Known(v); }
+
+/// Batch sizes and sequence lengths: 1, 2, odd sizes, powers of two, up to 512 tokens.
+inline std::vector<std::map<std::string, int64_t>> BatchAndSequence() {
+  return {{{"s0", 1}, {"s1", 1}},  {{"s0", 2}, {"s1", 3}},   {{"s0", 3}, {"s1", 17}},
+          {{"s0", 5}, {"s1", 64}}, {{"s0", 8}, {"s1", 33}},  {{"s0", 1}, {"s1", 512}},
+          {{"s0", 13}, {"s1", 2}}, {{"s0", 2}, {"s1", 256}}, {{"s0", 21}, {"s1", 7}},
+          {{"s0", 4}, {"s1", 128}}};
+}
+
+/// Tokens [s0, s1, 64] viewed as rows [s0*s1, 64]: softmax and a row sum, then viewed back as
+/// [s0, s1, 8, 8] through a shape attribute with symbols.
+inline SymbolicCase ReshapeRoundTrip() {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(hlir::DType::kFloat32, {S("s0"), S("s1"), K(64)}, "x");
+  auto rows = b.Op("reshape", {x}, {{"shape", hlir::Shape{S("s0*s1"), K(64)}}})[0];
+  auto soft = b.Softmax(b.Relu(rows));
+  b.MarkOutput(b.ReduceSum(b.Exp(rows), {1}));
+  b.MarkOutput(b.Op("reshape", {soft}, {{"shape", hlir::Shape{S("s0"), S("s1"), K(8), K(8)}}})[0]);
+  return {"reshape_round_trip", *b.Build(), BatchAndSequence()};
+}
+
+/// An MLP over a dynamic batch: Linear, LayerNorm, GELU, Linear, with a -1 reshape of the
+/// batch in between.
+inline SymbolicCase Mlp() {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(hlir::DType::kFloat32, {S("s0"), K(32)}, "x");
+  auto w1 = b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({32, 48}), "w1");
+  auto b1 = b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({48}), "b1");
+  auto g = b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({48}), "g");
+  auto beta = b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({48}), "beta");
+  auto w2 = b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({48, 16}), "w2");
+  auto h = b.Add(b.Matmul(x, w1), b1);
+  h = b.Gelu(b.LayerNorm(h, g, beta));
+  h = b.Reshape(b.Reshape(h, {-1, 6, 8}), {-1, 48});
+  b.MarkOutput(b.Matmul(h, w2));
+  return {"mlp",
+          *b.Build(),
+          {{{"s0", 1}},
+           {{"s0", 2}},
+           {{"s0", 3}},
+           {{"s0", 5}},
+           {{"s0", 8}},
+           {{"s0", 13}},
+           {{"s0", 21}},
+           {{"s0", 34}},
+           {{"s0", 64}},
+           {{"s0", 127}}}};
+}
+
+/// Attention-like shapes: scores [s0, 4, s1, s1] from q and k, a mask broadcast to a symbolic
+/// shape, and a batched matmul with v.
+inline SymbolicCase AttentionShapes() {
+  frontend::NetBuilder b;
+  auto q = b.CreateInput(hlir::DType::kFloat32, {S("s0"), K(4), S("s1"), K(16)}, "q");
+  auto k = b.CreateInput(hlir::DType::kFloat32, {S("s0"), K(4), S("s1"), K(16)}, "k");
+  auto v = b.CreateInput(hlir::DType::kFloat32, {S("s0"), K(4), S("s1"), K(16)}, "v");
+  auto mask = b.CreateInput(hlir::DType::kFloat32, {S("s0"), K(1), K(1), S("s1")}, "mask");
+  auto scores = b.Matmul(q, k, false, true);
+  auto wide =
+      b.Op("broadcast_to", {mask}, {{"shape", hlir::Shape{S("s0"), K(4), S("s1"), S("s1")}}})[0];
+  auto p = b.Softmax(b.Add(scores, wide));
+  auto out = b.Matmul(p, v);
+  b.MarkOutput(b.Reshape(b.Op("transpose", {out}, {{"perm", std::vector<int64_t>{0, 2, 1, 3}}})[0],
+                         {-1, 64}));
+  auto sizes = BatchAndSequence();
+  sizes.resize(8);  // the [s0, 4, s1, s1] scores of 512 tokens are slow on the reference
+  sizes[5] = {{"s0", 1}, {"s1", 96}};
+  return {"attention_shapes", *b.Build(), sizes};
+}
+
+inline std::vector<SymbolicCase> SymbolicCases() {
+  return {ReshapeRoundTrip(), Mlp(), AttentionShapes()};
+}
+
+}  // namespace cinn_like::testing
