@@ -1,7 +1,8 @@
 """A fused partition (an fx GraphModule of supported aten nodes) as one compiled Program, and
 the module that runs it in place of the partition.
 
-The Program has static shapes (the fake tensors'); rank-0 tensors travel as shape [1]. At
+The Program has the fake tensors' shapes: static, or symbolic under dynamic shapes (then
+symbolic.SymbolicKernel runs it); rank-0 tensors travel as shape [1]. At
 run time inputs are checked (device, dtype, shape, strides) and copied into the traced layout
 when theirs differs (views: expands, chunks), outputs are allocated with PyTorch's allocator and
 the entry runs on PyTorch's current stream for CUDA. Inputs and results whose strides are
@@ -19,6 +20,7 @@ from .. import _dlpack
 from .._lib import check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
 from .registry import DTYPES, Converter, convert_node, dtype_name, pshape, val
+from .symbolic import SymbolicKernel, is_symbolic
 
 
 def build_program(sub):
@@ -34,6 +36,10 @@ def build_program(sub):
     placeholders = [n for n in sub.graph.nodes if n.op == "placeholder"]
     for i, p in enumerate(placeholders):
         meta = val(p)
+        if isinstance(meta, torch.SymInt):  # a size the graph passes: no Program input
+            c.add_input(p, f"in{i}")
+            inputs.append(None)
+            continue
         order = _memory_order(meta)
         if order is None:
             c.add_input(p, f"in{i}")
@@ -95,8 +101,9 @@ def _data_flow_order(sub):
 
 def _memory_order(meta):
     """The dims of `meta` from outermost to innermost in memory where its strides are dense but
-    not row-major (channels-last: (0, 2, 3, 1)), else None. Dims of size 1 may sit anywhere."""
-    if meta.dim() < 2 or meta.is_contiguous() or not _dense(meta):
+    not row-major (channels-last: (0, 2, 3, 1)), else None. Dims of size 1 may sit anywhere.
+    None for symbolic sizes (asking would guard on them): such tensors are row-major."""
+    if meta.dim() < 2 or is_symbolic(meta) or meta.is_contiguous() or not _dense(meta):
         return None
     sizes, strides = tuple(meta.shape), tuple(meta.stride())
     order = tuple(sorted(range(meta.dim()), key=lambda d: (-strides[d], d)))
@@ -214,22 +221,9 @@ class CinnLikeKernel(torch.nn.Module):
         self.call = self._fast_call()
 
     def _make_plan(self):
-        """The C call plan, from DLPack descriptions of the arguments' dtypes and shapes (one
-        element of each dtype, expanded: no memory of the arguments' size is allocated)."""
         specs = [(m.dtype, _stored_shape(tuple(m.shape), _memory_order(m))) for m in self.inputs]
         specs += [(alloc[2], stored) for alloc, stored in zip(self._out_alloc, self._out_stored)]
-        keep = []
-        ptrs = self._ptrs_type()
-        with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
-            for k, (dtype, shape) in enumerate(specs):
-                one = torch.empty(1, dtype=dtype, device=self._device)
-                cap = torch.utils.dlpack.to_dlpack(one.expand(shape) if shape else one)
-                keep.append(cap)
-                ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
-        plan = _Plan()
-        check(lib.cinn_like_call_plan_create(self.module._fn, ptrs, self._num_args,
-                                             ctypes.byref(plan)), "cinn_like.torch kernel")
-        self._plan = plan
+        self._plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
 
     def _fast_call(self):
         """`call` for this partition: `_call_source` run with its constants bound."""
@@ -302,6 +296,24 @@ class CinnLikeKernel(torch.nn.Module):
         return self.call(*args)
 
 
+def _make_plan(module, specs, device, ptrs_type):
+    """The C call plan of `module` for arguments of the (dtype, shape) `specs`, from DLPack
+    descriptions of them (one element of each dtype, expanded: no memory of the arguments' size
+    is allocated)."""
+    keep = []
+    ptrs = ptrs_type()
+    with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
+        for k, (dtype, shape) in enumerate(specs):
+            one = torch.empty(1, dtype=dtype, device=device)
+            cap = torch.utils.dlpack.to_dlpack(one.expand(shape) if shape else one)
+            keep.append(cap)
+            ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
+    plan = _Plan()
+    check(lib.cinn_like_call_plan_create(module._fn, ptrs, len(specs), ctypes.byref(plan)),
+          "cinn_like.torch kernel")
+    return plan
+
+
 class _Plan(ctypes.c_void_p):
     """A C call plan, freed when the last holder (kernels, their copies, the functions written
     for them) lets it go."""
@@ -359,13 +371,17 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda):
 
 
 def compile_partition(sub, target):
-    """A CinnLikeKernel for the fused partition `sub`, or raises (CinnLikeError, Unsupported)."""
+    """A CinnLikeKernel (a SymbolicKernel under symbolic sizes) for the fused partition `sub`, or
+    raises (CinnLikeError, Unsupported)."""
     b, inputs, outputs, n = build_program(sub)
     if n == 0:
         raise ValueError("partition computes nothing")
     module = cache.get_module(b.to_json(), target)
     out_node = next(x for x in sub.graph.nodes if x.op == "output")
     single = not isinstance(out_node.args[0], (list, tuple))
+    metas = [m for m in inputs if m is not None] + [o[2] for o in outputs if o[0] == "prog"]
+    if any(is_symbolic(m) for m in metas) or None in inputs:
+        return SymbolicKernel(module, inputs, outputs, n, single)
     return CinnLikeKernel(module, inputs, outputs, n, single)
 
 

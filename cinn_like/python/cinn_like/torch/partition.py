@@ -3,8 +3,9 @@
 A node is supported when its op is in registry.CONVERTERS and its converter accepts it on a
 scratch Converter (attributes, dtypes, ranks; what it wrote stays in the node's metadata, so
 the kernel builder does not convert it again), every tensor it reads and makes has metadata
-and a supported dtype, and all of them live on one CPU or CUDA device, and the allow and deny
-lists (policy.py) do not keep it away. Everything else runs in PyTorch; each refusal is recorded
+and a supported dtype, and all of them live on one CPU or CUDA device, its symbolic sizes (if
+any) are polynomials and its converter never asks for their values (symbolic.py), and the allow and deny lists
+(policy.py) do not keep it away. Everything else runs in PyTorch; each refusal is recorded
 (cache.record_fallback) with its reason.
 """
 import operator
@@ -16,7 +17,8 @@ from torch.fx.passes.utils.fuser_utils import topo_sort
 
 from . import cache, policy
 from . import ops  # noqa: F401 (registers the converters)
-from .registry import DTYPES, Unsupported, convert_alone, val
+from .registry import DTYPES, Unsupported, convert_alone, pshape, val
+from .symbolic import is_symbolic, no_new_guards
 
 
 def _tensor_values(v):
@@ -43,16 +45,22 @@ def _check_values(node):
             if x.device.type not in ("cpu", "cuda"):
                 raise Unsupported(f"device {x.device} is not supported")
             devices.add(x.device)
+    sizes = [a for a in ins if isinstance(val(a), torch.SymInt)]
     for a in ins:
-        if not isinstance(val(a), torch.Tensor):
+        if not isinstance(val(a), (torch.Tensor, torch.SymInt)):
             raise Unsupported("reads a non-tensor value")
     if len(devices) != 1:
         raise Unsupported(f"tensors on several devices {sorted(map(str, devices))}")
-    for t in outs:
-        if any(not isinstance(d, int) for d in t.shape):
-            raise Unsupported("symbolic shape: torch.compile(..., dynamic=False) keeps shapes "
-                              "static")
+    for t in outs + [val(a) for a in ins if a not in sizes]:
+        if is_symbolic(t):
+            pshape(t)  # Unsupported where a size is no polynomial
     return devices.pop()
+
+
+def _is_scalar(node):
+    """Whether node computes a Python scalar or a SymInt (a size), not a tensor."""
+    v = node.meta.get("val")
+    return isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool, int, float, bool))
 
 
 def op_name(node):
@@ -65,7 +73,8 @@ def check_node(node):
     reason it cannot."""
     try:
         _check_values(node)
-        convert_alone(node)
+        with no_new_guards(node):
+            convert_alone(node)
         return None
     except Unsupported as e:
         return str(e)
@@ -79,6 +88,7 @@ class CinnLikeSupport(OperatorSupport):
         self.rules = rules
         self.verdicts = {}
         self.chosen = set()  # the nodes the allow and deny lists keep in PyTorch
+        self.scalars = set()  # size arithmetic (s0 * s1): Python's work, not a fallback
 
     def verdict(self, node):
         """None when supported, else the reason; each node is checked (converted) once. A
@@ -86,7 +96,10 @@ class CinnLikeSupport(OperatorSupport):
         if node.op != "call_function":
             return f"{node.op} node"
         if node not in self.verdicts:
-            if node.target == operator.getitem:
+            if _is_scalar(node):  # size arithmetic on SymInts: Python's, no fallback
+                self.scalars.add(node)
+                reason = "a Python scalar (size arithmetic)"
+            elif node.target == operator.getitem:
                 v = node.meta.get("val")
                 reason = ("getitem of a non-tensor" if not isinstance(v, torch.Tensor)
                           else self.verdict(node.args[0]))
@@ -115,7 +128,7 @@ class CinnLikeSupport(OperatorSupport):
     def fallbacks(self):
         """The op nodes (getitems aside: they follow their op) that run in PyTorch."""
         return [n for n, r in self.verdicts.items()
-                if r is not None and n.target is not operator.getitem]
+                if r is not None and n.target is not operator.getitem and n not in self.scalars]
 
     def unexpected_fallbacks(self):
         """[(op, reason)] of the fallbacks the allow and deny lists did not ask for: what strict

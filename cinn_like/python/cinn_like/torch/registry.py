@@ -38,9 +38,17 @@ def val(node):
     return v
 
 
+def size(d):
+    """A size as a Program has it: an int, or the text of a symbolic size (symbolic.size_text)."""
+    if isinstance(d, int):
+        return d
+    from .symbolic import size_text  # noqa: PLC0415 (symbolic imports this module)
+    return size_text(d)
+
+
 def pshape(t):
-    """The Program shape of a tensor value: rank 0 becomes [1]."""
-    return [int(d) for d in t.shape] or [1]
+    """The Program shape of a tensor value (symbolic sizes as their text): rank 0 becomes [1]."""
+    return [size(d) for d in t.shape] or [1]
 
 
 def dtype_name(dt):
@@ -70,7 +78,12 @@ class Converter:
         self.written = []  # (op, inputs, attrs, outputs) in order, for Fragment
 
     def add_input(self, node, name):
+        """A tensor input; a size (a SymInt node, which views read as an argument: their
+        converters take sizes from the value's metadata) is no Program input."""
         t = val(node)
+        if isinstance(t, torch.SymInt):
+            self.env[node] = None
+            return
         self.env[node] = self.b.input(name, dtype_name(t.dtype), pshape(t))
 
     def op(self, name, inputs, attrs=None, num_outputs=1):

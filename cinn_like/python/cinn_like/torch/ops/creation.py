@@ -41,8 +41,15 @@ def _arange(c, n):
     else:
         start, end = args[0], args[1]
         step = args[2] if len(args) > 2 else n.kwargs.get("step", 1)
+    dtype = dtype_name(val(n).dtype)
+    if any(isinstance(a, torch.fx.Node) for a in (start, end, step)):
+        # A symbolic length (arange(s0)): the Program takes it from the value's metadata.
+        if isinstance(start, torch.fx.Node) or isinstance(step, torch.fx.Node):
+            raise Unsupported("symbolic shape: arange with a symbolic start or step")
+        return c.op("arange", [], {"start": float(start), "step": float(step),
+                                   "size": pshape(val(n)), "dtype": dtype})
     return c.op("arange", [], {"start": float(start), "end": float(end), "step": float(step),
-                               "dtype": dtype_name(val(n).dtype)})
+                               "dtype": dtype})
 
 
 @converts(aten.empty.memory_format, aten.empty_permuted.default, aten.empty_strided.default,

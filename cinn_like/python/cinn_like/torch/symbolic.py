@@ -1,0 +1,274 @@
+"""Dynamic shapes: Dynamo's symbolic sizes in Programs, and the call of a partition compiled
+for them.
+
+A SymInt size (`s0`, `s0*s1` after a view) becomes the text of its polynomial in the Program
+(cinn_like parses it: hlir/sym_expr.h); its guards (Dynamo's `s0 >= 2`) need nothing here.
+A converter that asks for a symbolic size's value (int() of a SymInt, a comparison) would add a
+guard and specialise the graph to this call's size: `no_new_guards` turns such a question into
+Unsupported, so the node stays in PyTorch with the reason, and the rest compiles symbolically.
+
+SymbolicKernel runs a partition compiled with symbolic sizes: per call, the symbols are read
+from the inputs' sizes, each input's shape is compared with its expected sizes, outputs are
+allocated at their sizes, and a C call plan made once per distinct set of symbol values runs
+the entry (which checks the arguments again).
+"""
+import contextlib
+import ctypes
+
+import torch
+
+from .._lib import check, lib
+from . import cache
+from .registry import Unsupported
+
+aten = torch.ops.aten
+
+def size_text(d):
+    """The text of a symbolic size (a SymInt) as a polynomial of its symbols ("s0*s1 + 1"), or
+    its int where the size is a known number; Unsupported for any other expression (FloorDiv,
+    Mod, Max)."""
+    expr = _expr(d)
+    if expr.is_number:
+        return int(expr)
+    return _poly(expr)
+
+
+def _expr(d):
+    """A SymInt's expression with what the shape environment knows substituted (a symbol that a
+    guard fixed, s0 = 1 in a graph traced for size 1, is that number)."""
+    env = d.node.shape_env
+    return env.simplify(d.node.expr) if env is not None else d.node.expr
+
+
+def _poly(e):
+    if e.is_Symbol:
+        return e.name
+    if e.is_Integer:
+        return str(int(e))
+    if e.is_Add:
+        return "(" + " + ".join(_poly(a) for a in e.args) + ")"
+    if e.is_Mul:
+        return "*".join(f"({_poly(a)})" if a.is_Add else _poly(a) for a in e.args)
+    if e.is_Pow and e.exp.is_Integer and int(e.exp) > 0:
+        return "*".join([f"({_poly(e.base)})"] * int(e.exp))
+    raise Unsupported(f"symbolic size {e} is not a polynomial of sizes")
+
+
+def is_symbolic(t):
+    """Whether a tensor value has a size that is not a known number."""
+    return any(not isinstance(d, int) and not _expr(d).is_number for d in t.shape)
+
+
+def _shape_env(node):
+    for v in [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]:
+        values = v if isinstance(v, (list, tuple)) else [v]
+        for x in values:
+            if isinstance(x, torch.Tensor):
+                for d in x.shape:
+                    if isinstance(d, torch.SymInt):
+                        return d.node.shape_env
+            elif isinstance(x, torch.SymInt):
+                return x.node.shape_env
+    return None
+
+
+@contextlib.contextmanager
+def no_new_guards(node):
+    """Converting `node` may not specialise a symbolic size: within this context a question
+    about sizes that their known facts (Dynamo's guards so far) do not answer raises
+    Unsupported instead of adding a guard (the graph would be specialised to this call's size).
+    A guard added some other way is counted (`symbolic_specializations`)."""
+    env = _shape_env(node)
+    if env is None:
+        yield
+        return
+    before = len(env.guards)
+    original = env.evaluate_expr
+
+    def answered_only(expr, *args, **kwargs):
+        if env._maybe_evaluate_static(expr) is None:
+            raise Unsupported(f"symbolic shape: converting {op_label(node)} needs to know "
+                              f"whether {expr}")
+        return original(expr, *args, **kwargs)
+
+    env.evaluate_expr = answered_only
+    try:
+        yield
+    finally:
+        del env.evaluate_expr  # the class's method again
+        if len(env.guards) > before:
+            cache.count("symbolic_specializations")
+            cache.log.warning("cinn_like.torch: converting %s specialised a symbolic size: %s",
+                              node.format_node(), env.guards[before:])
+
+
+def op_label(node):
+    packet = getattr(node.target, "overloadpacket", None)
+    return getattr(packet, "__name__", str(node.target))
+
+
+def _py(text, symbols):
+    """A size text as Python over the locals named in `symbols` (symbol -> local)."""
+    out, word = [], ""
+    for ch in str(text) + " ":
+        if ch.isalnum() or ch == "_":
+            word += ch
+            continue
+        if word:
+            out.append(symbols.get(word, word))
+            word = ""
+        out.append(ch)
+    return "".join(out).strip()
+
+
+def _strides(shape):
+    """Python texts of the contiguous strides of a shape of Python texts."""
+    strides, step = [], "1"
+    for s in reversed(shape):
+        strides.append(step)
+        step = f"({s})*{step}" if step != "1" else f"({s})"
+    return list(reversed(strides))
+
+
+class SymbolicKernel(torch.nn.Module):
+    """Runs one partition compiled with symbolic sizes (see the module's docstring). `inputs`:
+    per partition argument, the tensor's metadata, or None for a size argument (a SymInt the
+    graph passes, which the Program does not take); `outputs` as CinnLikeKernel's."""
+
+    def __init__(self, module, inputs, outputs, num_prog_outputs, single):
+        from .kernel import _memory_order  # noqa: PLC0415 (kernel imports this module)
+        super().__init__()
+        self.module = module
+        self.inputs = inputs
+        self.outputs = outputs
+        tensors = [m for m in inputs if m is not None]
+        metas = tensors + [o[2] for o in outputs if o[0] == "prog"]
+        self._device = metas[0].device
+        self._plans = {}
+        # Each symbol is read from the first input dim that is that symbol alone.
+        self._symbols = {}
+        reads = []
+        for i, m in enumerate(inputs):
+            if m is None:
+                continue
+            for d, s in enumerate(m.shape):
+                text = s if isinstance(s, int) else size_text(s)
+                if isinstance(text, str) and text.isidentifier() and text not in self._symbols:
+                    self._symbols[text] = f"_z{len(self._symbols)}"
+                    reads.append(f"{self._symbols[text]} = a{i}.shape[{d}]")
+        # Static tensors dense in another order than row-major (a transposed weight) are
+        # Program tensors in their memory order, as CinnLikeKernel's (kernel.build_program).
+        self._in_shapes = [None if m is None else self._texts(m) for m in inputs]
+        self._in_orders = [None if m is None else _memory_order(m) for m in inputs]
+        self._out_shapes = [None] * num_prog_outputs
+        self._out_orders = [None] * num_prog_outputs
+        self._out_strides = [None] * num_prog_outputs
+        self._out_dtypes = [None] * num_prog_outputs
+        for o in outputs:
+            if o[0] == "prog":
+                k, meta = o[1], o[2]
+                self._out_shapes[k] = self._texts(meta)
+                self._out_orders[k] = _memory_order(meta)
+                self._out_strides[k] = ([str(st) for st in meta.stride()] if self._out_orders[k]
+                                        else _strides(self._out_shapes[k]))
+                self._out_dtypes[k] = meta.dtype
+        self._num_args = len(tensors) + num_prog_outputs
+        self._ptrs_type = ctypes.c_void_p * self._num_args
+        self.call = self._fast_call(reads, single)
+
+    def _texts(self, meta):
+        """Python texts of meta's sizes over the symbols' locals."""
+        return [str(d) if isinstance(d, int) else _py(size_text(d), self._symbols)
+                for d in meta.shape]
+
+    def _fast_call(self, reads, single):
+        from .kernel import _empty, _raw_stream  # noqa: PLC0415 (kernel imports this module)
+        cuda = self._device.type == "cuda"
+        names = {"torch": torch, "_tensor": (torch.Tensor, torch.nn.Parameter),
+                 "_empty": _empty(self._device),
+                 "_run": lib.cinn_like_call_plan_run, "_ptrs": self._ptrs_type,
+                 "_plans": self._plans, "_plan_for": self._plan_for,
+                 "_fail": lambda rc: check(rc, "cinn_like.torch kernel"),
+                 "_device": self._device.index or 0, "__name__": __name__}
+        if cuda:
+            names["_stream"] = _raw_stream(self._device)
+        params = [f"a{i}" for i in range(len(self.inputs))]
+        tensor_args = [i for i, m in enumerate(self.inputs) if m is not None]
+        for i in tensor_args:
+            names[f"_dtype{i}"] = self.inputs[i].dtype
+        for k, dt in enumerate(self._out_dtypes):
+            names[f"_odtype{k}"] = dt
+        device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
+        lines = [f"def run_partition({', '.join(params)}):"]
+        rank_checks = [f"type(a{i}) in _tensor and a{i}.dim() == {len(self._in_shapes[i])}"
+                       for i in tensor_args]
+        lines.append(f"    if not ({' and '.join(rank_checks) or 'True'}):")
+        lines.append(f"        raise ValueError('cinn_like.torch: a partition compiled for "
+                     f"tensors of ranks {[len(self._in_shapes[i]) for i in tensor_args]} got '"
+                     f" + str([getattr(a, 'shape', a) for a in ({', '.join(params)},)]))")
+        lines += [f"    {r}" for r in reads]
+        for i in tensor_args:
+            shape = "(" + "".join(f"{t}, " for t in self._in_shapes[i]) + ")"
+            lines.append(f"    if not (a{i}.dtype is _dtype{i} and {device.format(i)} and "
+                         f"tuple(a{i}.shape) == {shape}):")
+            lines.append(f"        raise ValueError('cinn_like.torch: input {i} is ' + str(a{i}.dtype)"
+                         f" + str(list(a{i}.shape)) + ' on ' + str(a{i}.device) + ', expected '"
+                         f" + str(_dtype{i}) + str(list({shape})))")
+            # b<i>: what the entry reads (a copy where the layout differs); a<i> stays the
+            # caller's tensor, which an ("input", i) result returns.
+            lines.append(f"    b{i} = a{i}")
+            if self._in_orders[i] is None:
+                lines.append(f"    if not a{i}.is_contiguous():")
+                lines.append(f"        b{i} = a{i}.contiguous()")
+            else:
+                strides = tuple(self.inputs[i].stride())
+                lines.append(f"    if a{i}.stride() != {strides}:")
+                lines.append(f"        b{i} = torch.empty_strided(a{i}.shape, {strides}, "
+                             f"dtype=a{i}.dtype, device=a{i}.device).copy_(a{i})")
+        key = "(" + "".join(f"{v}, " for v in self._symbols.values()) + ")"
+        lines.append(f"    plan = _plans.get({key})")
+        lines.append("    if plan is None:")
+        lines.append(f"        plan = _plan_for({key})")
+        for k, shape in enumerate(self._out_shapes):
+            size = "(" + "".join(f"{t}, " for t in shape) + ")"
+            strides = "(" + "".join(f"{t}, " for t in self._out_strides[k]) + ")"
+            lines.append(f"    o{k} = _empty({size}, {strides}, _odtype{k})")
+        pointers = [f"b{i}.data_ptr()" for i in tensor_args]
+        pointers += [f"o{k}.data_ptr()" for k in range(len(self._out_shapes))]
+        lines.append(f"    rc = _run(plan, _ptrs({', '.join(pointers)}), "
+                     f"{'_stream()' if cuda else 'None'})")
+        lines.append("    if rc:")
+        lines.append("        _fail(rc)")
+        results = [f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
+                   for r in self.outputs]
+        lines.append(f"    return {results[0] if single else '(' + ''.join(x + ', ' for x in results) + ')'}")
+        exec("\n".join(lines) + "\n", names)
+        self.source = "\n".join(lines)
+        return names["run_partition"]
+
+    def _plan_for(self, key):
+        """The C call plan of one set of symbol values (kept: a model sees a few sizes; past 64
+        the oldest half is dropped)."""
+        from .kernel import _make_plan, _stored_shape  # noqa: PLC0415
+        values = dict(zip(self._symbols.values(), key))
+        def sizes(texts):
+            return tuple(eval(t, {}, values) for t in texts)  # noqa: S307 (our own size texts)
+        specs = [(m.dtype, _stored_shape(sizes(self._in_shapes[i]), self._in_orders[i]))
+                 for i, m in enumerate(self.inputs) if m is not None]
+        specs += [(dt, _stored_shape(sizes(s), order))
+                  for dt, s, order in zip(self._out_dtypes, self._out_shapes, self._out_orders)]
+        plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
+        if len(self._plans) >= 64:
+            for old in list(self._plans)[:32]:
+                del self._plans[old]
+        self._plans[key] = plan
+        return plan
+
+    def forward(self, *args):
+        return self.call(*args)
+
+    def __call__(self, *args):
+        return self.call(*args)
+
+
+__all__ = ["SymbolicKernel", "is_symbolic", "size_text", "no_new_guards"]
