@@ -31,11 +31,12 @@ std::vector<HostTensor> RandomInputs(const hlir::Graph& graph, const SelfCheckOp
     const hlir::TensorDesc& d = graph.values()[id].desc;
     std::vector<int64_t> dims;
     for (const hlir::Dim& dim : d.shape) {
-      // A polynomial dim (s0*s1) takes its symbols' sizes; an overflow, the default size.
+      // A polynomial dim (s0*s1) takes its symbols' sizes; an overflow or a negative value
+      // (s0 - 8 with s0 = 7), the default size (the call then refuses the inputs).
       std::map<std::string, int64_t> sizes = o.sizes;
       for (const std::string& s : dim.expr().Symbols()) sizes.emplace(s, o.default_size);
       auto size = dim.expr().Evaluate(sizes);
-      dims.push_back(size.ok() ? *size : o.default_size);
+      dims.push_back(size.ok() && *size >= 0 ? *size : o.default_size);
     }
     HostTensor h(d.dtype, dims);
     ir::Type t = hlir::ToIrType(d.dtype);

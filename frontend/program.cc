@@ -1,6 +1,7 @@
 /// \file Program to Graph.
 #include "frontend/program.h"
 
+#include <climits>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -16,6 +17,19 @@ std::string Unbound(const hlir::Shape& shape, const std::set<std::string>& bound
     }
   }
   return "";
+}
+
+/// A symbolic dim of `shape` with a coefficient past int32 (symbolic sizes are lowered with
+/// 32-bit indices), or nullptr.
+const hlir::Dim* WideCoefficient(const hlir::Shape& shape) {
+  for (const hlir::Dim& d : shape) {
+    if (!d.is_symbolic()) continue;
+    const hlir::SymExpr e = d.expr();  // terms() refers into it
+    for (const auto& [monomial, c] : e.terms()) {
+      if (c > INT32_MAX || c < INT32_MIN) return &d;
+    }
+  }
+  return nullptr;
 }
 
 /// A compiled function learns its symbols' values from its inputs' dims: each symbol must be a
@@ -35,6 +49,12 @@ absl::Status CheckSymbolsBound(const hlir::Graph& graph) {
   for (const hlir::Value& v : graph.values()) {
     std::string s = Unbound(v.desc.shape, bound);
     if (!s.empty()) return error(absl::StrCat("tensor ", v.name, " ", v.desc.ToString()), s);
+    if (const hlir::Dim* d = WideCoefficient(v.desc.shape)) {
+      return absl::OutOfRangeError(absl::StrCat("tensor ", v.name, " ", v.desc.ToString(),
+                                                ": the symbolic size ", d->symbol,
+                                                " has a coefficient past int32, the index type "
+                                                "of symbolic shapes"));
+    }
   }
   for (const hlir::Node& n : graph.nodes()) {
     for (const auto& [name, value] : n.attrs) {

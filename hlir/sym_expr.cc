@@ -13,6 +13,8 @@ namespace {
 /// factor := integer | name | '(' expr ')' | '-' factor.
 class Parser {
  public:
+  static constexpr size_t kMaxTerms = 1024;
+
   explicit Parser(std::string_view text) : text_(text) {}
 
   absl::StatusOr<SymExpr> Whole() {
@@ -47,6 +49,8 @@ class Parser {
       auto g = Factor();
       if (!g.ok()) return g;
       product = product * *g;
+      // (a0 + b0)*(a1 + b1)*... doubles the terms with each factor.
+      if (product.terms().size() > kMaxTerms) return Error("more than 1024 terms");
     }
     return product;
   }

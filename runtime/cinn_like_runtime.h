@@ -39,6 +39,11 @@ int64_t cinn_like_tensor_dim(const DLTensor* t, int32_t dim);
 int cinn_like_check_dim(const char* func, const char* tensor, int32_t dim, int64_t got,
                         int64_t expected);
 
+/// cinn_like_check_dim for a symbolic size: `what` is its expression and the dims that bound
+/// its symbols ("s1 (s1 from q dim 2)"), for the message.
+int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t dim, int64_t got,
+                                 int64_t expected, const char* what);
+
 /// Fails when a symbolic dimension does not fit the int32 index type.
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got);
 

@@ -209,6 +209,15 @@ int cinn_like_check_dim(const char* func, const char* tensor, int32_t dim, int64
   return Fail(os.str());
 }
 
+int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t dim, int64_t got,
+                                 int64_t expected, const char* what) {
+  if (got == expected) return 0;
+  std::ostringstream os;
+  os << func << ": tensor " << tensor << " has size " << got << " at dim " << dim << ", expected "
+     << expected << " = " << what;
+  return Fail(os.str());
+}
+
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got) {
   if (got >= 0 && got <= INT32_MAX) return 0;
   std::ostringstream os;

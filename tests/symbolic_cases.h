@@ -8,7 +8,13 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
+
+#include "cinn_like/compile.h"
+#include "cinn_like/self_check.h"
 #include "frontend/net_builder.h"
+#include "frontend/program.h"
+#include "hlir/reference_interpreter.h"
 
 namespace cinn_like::testing {
 
@@ -92,6 +98,29 @@ inline SymbolicCase AttentionShapes() {
 
 inline std::vector<SymbolicCase> SymbolicCases() {
   return {ReshapeRoundTrip(), Mlp(), AttentionShapes()};
+}
+
+/// Compiles `c` once for `target` and checks every call of its size list against the reference.
+inline void CheckAtEverySize(const testing::SymbolicCase& c, const ir::Target& target,
+                             void* stream) {
+  auto compiled = CompileProgram(c.program, target, "f");
+  ASSERT_TRUE(compiled.ok()) << c.name << ": " << compiled.status();
+  auto graph = frontend::BuildGraph(c.program);
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  uint64_t seed = 1;
+  for (const auto& sizes : c.sizes) {
+    SelfCheckOptions o;
+    o.sizes = sizes;
+    o.seed = seed++;
+    std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
+    auto want = hlir::RunReference(*graph, inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    std::string diffs =
+        CallAndCompare(**compiled, target, inputs, *want, c.program.outputs, stream);
+    std::string at;
+    for (const auto& [s, v] : sizes) at += s + "=" + std::to_string(v) + " ";
+    EXPECT_EQ(diffs, "") << c.name << " at " << at;
+  }
 }
 
 }  // namespace cinn_like::testing

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/tensor.h"
@@ -397,6 +398,9 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
       RuntimeFunction("cinn_like_check_index_range", i32(), {ptr(), ptr(), i32(), i64()});
   auto check_dim =
       RuntimeFunction("cinn_like_check_dim", i32(), {ptr(), ptr(), i32(), i64(), i64()});
+  auto check_symbolic_dim = RuntimeFunction("cinn_like_check_symbolic_dim", i32(),
+                                            {ptr(), ptr(), i32(), i64(), i64(), ptr()});
+  std::map<std::string, std::string> bound_by;  // symbol -> "x dim 0", the dim that binds it
   struct DeferredDim {
     llvm::Value* tensor_name;
     int dim;
@@ -433,6 +437,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
             b.CreateCall(check_range, {fname, bname, b.getInt32(static_cast<int>(d)), dim}));
         vars_[v] = b.CreateIntCast(dim, LLVMType(e.type()), true, v->name);
         KeepInFrame(v, vars_[v]);
+        bound_by[v->name] = absl::StrCat(buf->name, " dim ", d);
       } else {
         deferred.push_back({bname, static_cast<int>(d), dim, e});
       }
@@ -442,8 +447,25 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     llvm::Value* expected = EmitExpr(d.expected);
     if (!status_.ok()) return;
     expected = b.CreateIntCast(expected, i64(), !d.expected.type().is_uint());
+    if (ir::AsConstInt(d.expected)) {
+      ReturnIfNonzero(
+          b.CreateCall(check_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected}));
+      continue;
+    }
+    // A symbolic size: the message says which dims bound its symbols.
+    std::string what = ir::ToString(d.expected), from;
+    std::set<std::string> names;  // the identifiers of the printed expression
+    for (absl::string_view word :
+         absl::StrSplit(what, absl::ByAnyChar(" ()*+-/%"), absl::SkipEmpty())) {
+      names.insert(std::string(word));
+    }
+    for (const auto& [name, where] : bound_by) {
+      if (names.count(name))
+        absl::StrAppend(&from, from.empty() ? "" : ", ", name, " from ", where);
+    }
     ReturnIfNonzero(
-        b.CreateCall(check_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected}));
+        b.CreateCall(check_symbolic_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected,
+                                          ConstString(absl::StrCat(what, " (", from, ")"))}));
   }
   ReturnIfOutputsEmpty(buffers);
   PlanArena(func.body);

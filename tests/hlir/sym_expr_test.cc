@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
 #include "hlir/shape.h"
 
 namespace cinn_like::hlir {
@@ -73,6 +74,11 @@ TEST(SymExpr, BadTextSaysWhatIsWrong) {
     ASSERT_FALSE(e.ok()) << text;
     EXPECT_THAT(e.status().message(), HasSubstr("symbolic size \"")) << text;
   }
+  std::string product;  // 2^11 terms once expanded
+  for (int i = 0; i < 11; ++i) product += absl::StrCat(i ? "*" : "", "(a", i, " + b", i, ")");
+  auto wide = SymExpr::Parse(product);
+  ASSERT_FALSE(wide.ok());
+  EXPECT_THAT(wide.status().message(), HasSubstr("more than 1024 terms"));
   std::string deep(100, '(');
   EXPECT_FALSE(SymExpr::Parse(deep + "s0" + std::string(100, ')')).ok());
   // A coefficient past int64 from arithmetic prints as no parse accepts and does not evaluate.

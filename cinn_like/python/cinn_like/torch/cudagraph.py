@@ -185,11 +185,13 @@ _use_count = getattr(torch._C, "_storage_Use_Count", None)
 
 
 def wrap(gm, fn):
-    """`fn` through a CudaGraphed when gm's inputs are CUDA tensors (by their metadata), else
-    `fn`."""
+    """`fn` through a CudaGraphed when gm's inputs are CUDA tensors of static sizes (by their
+    metadata), else `fn`."""
     metas = [n.meta.get("val") for n in gm.graph.nodes if n.op == "placeholder"]
     if not metas or not all(isinstance(m, torch.Tensor) and m.is_cuda for m in metas):
         return fn
+    if any(not isinstance(d, int) for m in metas for d in m.shape):
+        return fn  # a graph of symbolic sizes: a capture holds one size's addresses and shapes
     if _use_count is None:
         warnings.warn("cinn_like.torch: CUDA graphs off: this PyTorch cannot count a storage's "
                       "users (torch._C._storage_Use_Count)", stacklevel=2)

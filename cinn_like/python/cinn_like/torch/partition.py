@@ -58,9 +58,14 @@ def _check_values(node):
 
 
 def _is_scalar(node):
-    """Whether node computes a Python scalar or a SymInt (a size), not a tensor."""
+    """Whether node is size arithmetic: Python's operators or aten's sym_* ops on sizes (s0 *
+    s1, x.size(0)), not a tensor op (`.item()` is one: it falls back like any other)."""
     v = node.meta.get("val")
-    return isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool, int, float, bool))
+    if not isinstance(v, (torch.SymInt, torch.SymFloat, torch.SymBool, int, float, bool)):
+        return False
+    name = getattr(node.target, "__name__", "")
+    return getattr(node.target, "__module__", None) in ("_operator", "operator", "math") or \
+        name.startswith("sym_")
 
 
 def op_name(node):

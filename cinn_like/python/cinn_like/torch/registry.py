@@ -46,6 +46,23 @@ def size(d):
     return size_text(d)
 
 
+def mul_sizes(a, b):
+    """a * b of two sizes (ints, or symbolic size texts)."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a * b
+    return f"({a})*({b})"
+
+
+def batch_sizes(t, what):
+    """t's sizes, the first (the batch) as its text where symbolic, the others ints; Unsupported
+    where another size is symbolic."""
+    dims = [size(d) for d in t.shape]
+    if any(not isinstance(d, int) for d in dims[1:]):
+        raise Unsupported(f"symbolic shape: {what} with symbolic sizes other than the batch "
+                          f"({dims})")
+    return dims
+
+
 def pshape(t):
     """The Program shape of a tensor value (symbolic sizes as their text): rank 0 becomes [1]."""
     return [size(d) for d in t.shape] or [1]
@@ -170,7 +187,10 @@ def _empty_output(node):
     arange, repeat or cat with no element): whatever the op, the result is that empty tensor,
     so it is a fill; else None."""
     v = node.meta.get("val")
-    if not isinstance(v, torch.Tensor) or v.numel() != 0 or v.dim() == 0:
+    if not isinstance(v, torch.Tensor) or v.dim() == 0:
+        return None
+    # A symbolic size's value would be a guard: such a tensor is empty for no size we know of.
+    if any(not isinstance(d, int) for d in v.shape) or v.numel() != 0:
         return None
     if any(val(a).device != v.device for a in node.all_input_nodes):
         return None

@@ -84,18 +84,26 @@ def no_new_guards(node):
         return
     before = len(env.guards)
     original = env.evaluate_expr
+    own = env.__dict__.get("evaluate_expr")  # restored exactly (None: the class's method)
 
-    def answered_only(expr, *args, **kwargs):
-        if env._maybe_evaluate_static(expr) is None:
+    def answered_only(expr, hint=None, fx_node=None, size_oblivious=False, fallback_value=None,
+                      **kwargs):
+        # A question with a fallback (guard_or_false) adds no guard; size-oblivious ones are
+        # answered as PyTorch would answer them.
+        if fallback_value is None and \
+                env._maybe_evaluate_static(expr, size_oblivious=size_oblivious) is None:
             raise Unsupported(f"symbolic shape: converting {op_label(node)} needs to know "
                               f"whether {expr}")
-        return original(expr, *args, **kwargs)
+        return original(expr, hint, fx_node, size_oblivious, fallback_value, **kwargs)
 
     env.evaluate_expr = answered_only
     try:
         yield
     finally:
-        del env.evaluate_expr  # the class's method again
+        if own is None:
+            env.__dict__.pop("evaluate_expr", None)
+        else:
+            env.evaluate_expr = own
         if len(env.guards) > before:
             cache.count("symbolic_specializations")
             cache.log.warning("cinn_like.torch: converting %s specialised a symbolic size: %s",

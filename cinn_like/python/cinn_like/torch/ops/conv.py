@@ -25,7 +25,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, val
+from ..registry import Unsupported, converts, val, batch_sizes
 from .common import dilate, pad_or_crop
 
 aten = torch.ops.aten
@@ -38,13 +38,16 @@ def _ints(v, m):
 
 
 def _geometry(x, w, stride, padding, dilation, output_padding):
-    """Static shapes and per-spatial-dim ints; refuses what the conv2d mapping cannot take."""
+    """Shapes (static, or a 2-d one's batch symbolic) and per-spatial-dim ints; refuses what the
+    conv2d mapping cannot take."""
     rank = val(x).dim()
     if rank not in (3, 4, 5):
         raise Unsupported(f"convolution of rank {rank} (1-d, 2-d or 3-d only)")
     if val(x).dtype not in FLOATS:
         raise Unsupported(f"convolution of {val(x).dtype}")
-    xs, ws = ([int(s) for s in val(t).shape] for t in (x, w))
+    xs, ws = batch_sizes(val(x), "convolution"), [int(s) for s in val(w).shape]
+    if not isinstance(xs[0], int) and rank != 4:
+        raise Unsupported("symbolic shape: a symbolic batch in a convolution other than 2-d")
     if 0 in xs or 0 in ws:
         raise Unsupported(f"convolution of an empty tensor ({xs}, weight {ws})")
     m = rank - 2

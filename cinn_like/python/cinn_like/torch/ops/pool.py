@@ -19,7 +19,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, val
+from ..registry import Unsupported, converts, dtype_name, val, batch_sizes, mul_sizes
 from .common import (I64, contiguous_strides, dilate, extreme, iota, linear_index, pad_or_crop,
                      scalar, scaled)
 from .conv import conv_nd, transposed_conv
@@ -52,7 +52,9 @@ class _Window:
         def dims(v, default):
             v = [v] if isinstance(v, int) else list(v or [])
             return [int(e) for e in v] * (m if len(v) == 1 else 1) if v else default
-        xs = [int(s) for s in val(x).shape]
+        # A batched input's batch may be symbolic (its text), its other sizes not.
+        xs = (batch_sizes(val(x), "pooling") if val(x).dim() == m + 2
+              else [int(s) for s in val(x).shape])
         if len(xs) not in (m + 1, m + 2) or 0 in xs:
             raise Unsupported(f"{n.target.__name__.split('.')[0]} of a {xs} input")
         if not val(x).dtype.is_floating_point:
@@ -228,7 +230,7 @@ def _avg_pool_nd(c, n, m):
                                         "count_include_pad": bool(a["count_include_pad"])})
         return win.unbatch(c, out, win.out)
     wide = _wide(dt)
-    planes = [win.xs[0] * win.xs[1], 1]
+    planes = [mul_sizes(win.xs[0], win.xs[1]), 1]
     xw = c.op("reshape", [c.tensor(x, wide)], {"shape": planes + win.size})
     ones = c.op("fill", [], {"shape": [1, 1] + win.kernel, "value": 1.0,
                              "dtype": dtype_name(wide)})
@@ -261,7 +263,7 @@ def _avg_pool_backward(c, n):
     wide = _wide(dt)
     g = win.batched(c, c.tensor(go, wide), win.out)
     g = c.op("div", [g, _avg_divisor(c, win, wide)])
-    planes = [win.xs[0] * win.xs[1], 1]
+    planes = [mul_sizes(win.xs[0], win.xs[1]), 1]
     g = c.op("reshape", [g], {"shape": planes + win.out})
     ones = c.op("fill", [], {"shape": [1, 1] + win.kernel, "value": 1.0,
                              "dtype": dtype_name(wide)})
