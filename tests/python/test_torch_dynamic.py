@@ -1,7 +1,7 @@
 """Dynamic shapes: torch.compile(..., dynamic=True) and the default automatic dynamic compile a
 model once for every batch size and sequence length: at most one static and one symbolic
 Program per graph (forward, backward) whatever the number of sizes. An MLP, a GPT-2-style block (forward
-and training) and a small CNN over ten sizes (1, 2, odd sizes, powers of two, up to 512 tokens; see test_gpt2_block for t = 1) compile at most
+and training) and a small CNN over ten sizes (1, 2, odd sizes, powers of two, up to 512 tokens) compile at most
 one static and one symbolic graph each, run nothing in PyTorch, and match eager at every size; on CPU, and on CUDA when PyTorch sees a GPU.
 
 Dynamo specialises sizes 0 and 1 into graphs of their own unless
@@ -80,15 +80,11 @@ class TorchDynamicShapesTest(unittest.TestCase):
     def test_mlp_training(self):
         self.check_once(MLP, [(b, 32) for b in BATCHES], train=True)
 
-    # A sequence of one token after longer ones makes Dynamo trace a graph for t = 1 (the
-    # matmul decomposition's guard t != 1) whose view metadata disagrees with its input's
-    # symbols ([s0, s1, 32] viewed as [1, 32]): that graph's partitions fail to compile and fall
-    # back (results stay right). Not yet understood: t = 1 is left out here (batch 1 is in).
     def test_gpt2_block(self):
-        self.check_once(GPT2Block, [(b, t, 32) for b, t in SEQUENCES if t > 1])
+        self.check_once(GPT2Block, [(b, t, 32) for b, t in SEQUENCES])
 
     def test_gpt2_block_training(self):
-        self.check_once(GPT2Block, [(b, t, 32) for b, t in SEQUENCES if t > 1], train=True)
+        self.check_once(GPT2Block, [(b, t, 32) for b, t in SEQUENCES], train=True)
 
     def test_small_cnn(self):
         # Convolution, batch norm (eval), pooling and the flatten into a linear layer over a

@@ -34,10 +34,33 @@ def size_text(d):
 
 
 def _expr(d):
-    """A SymInt's expression with what the shape environment knows substituted (a symbol that a
-    guard fixed, s0 = 1 in a graph traced for size 1, is that number)."""
+    """A SymInt's expression with what the shape environment knows substituted: its
+    replacements, and the symbols that a guard fixed (Eq(s0, 1) in a graph Dynamo traced for
+    size 1 under backed_size_oblivious, which keeps s0 in the graph's metadata)."""
     env = d.node.shape_env
-    return env.simplify(d.node.expr) if env is not None else d.node.expr
+    if env is None:
+        return d.node.expr
+    expr = env.simplify(d.node.expr)
+    fixed = _fixed_symbols(env)
+    return expr.xreplace(fixed) if fixed and not expr.is_number else expr
+
+
+def _fixed_symbols(env):
+    """{symbol: number} of env's guards Eq(symbol, number), cached per number of guards."""
+    cached = env.__dict__.get("_cinn_like_fixed")
+    if cached is not None and cached[0] == len(env.guards):
+        return cached[1]
+    fixed = {}
+    for g in env.guards:
+        e = g.expr
+        if getattr(e, "is_Relational", False) and e.rel_op == "==":
+            a, b = e.lhs, e.rhs
+            if a.is_Symbol and b.is_Integer:
+                fixed[a] = b
+            elif b.is_Symbol and a.is_Integer:
+                fixed[b] = a
+    env.__dict__["_cinn_like_fixed"] = (len(env.guards), fixed)
+    return fixed
 
 
 def _poly(e):
