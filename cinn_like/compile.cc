@@ -113,6 +113,13 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
     if (!tuned->empty()) module = hlir::CompileFusedGraph(*fused, target, name, *tuned);
     if (!module.ok()) return module.status();
   }
+  // The Program's bounds of its symbols, for the entry to check where it binds them.
+  for (const ir::LoweredFunc& f : module->functions) {
+    for (auto& [var, size] : f->size_symbols) {
+      auto it = program.symbols.find(size.symbol);
+      if (it != program.symbols.end()) size.min = it->second.min, size.max = it->second.max;
+    }
+  }
   return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};
 }
 

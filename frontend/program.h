@@ -4,6 +4,8 @@
 /// writes. BuildGraph turns it into the graph level's hlir::Graph, checking every op.
 #pragma once
 
+#include <climits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -26,10 +28,18 @@ struct Instruction {
   hlir::AttributeMap attrs;
 };
 
+/// The values a call may give a symbolic size (JSON: "symbols": {"s0": {"min": 2}}); a
+/// framework's guards (Dynamo's s0 >= 2) as facts the compiled entry checks.
+struct SymbolRange {
+  int64_t min = 0;
+  int64_t max = INT32_MAX;
+};
+
 struct Program {
   std::vector<InputDecl> inputs;
   std::vector<Instruction> instructions;
   std::vector<std::string> outputs;
+  std::map<std::string, SymbolRange> symbols;  // symbols without an entry: [0, INT32_MAX]
 };
 
 /// The graph of a program: each instruction's op must exist and accept its inputs (the error

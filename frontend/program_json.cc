@@ -1,10 +1,12 @@
 /// \file Program <-> JSON with nlohmann::json.
 #include "frontend/program_json.h"
 
+#include <climits>
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "hlir/shape.h"
@@ -199,6 +201,37 @@ class Reader {
     return out;
   }
 
+  /// "symbols": {"s0": {"min": 2, "max": 512}}: each a symbol of an input's dims, each bound
+  /// in [0, INT32_MAX] (symbolic sizes are 32-bit), min <= max; either may be left out.
+  absl::StatusOr<std::map<std::string, SymbolRange>> Symbols(const json& v, const Program& p) {
+    if (!v.is_object()) return Error("$.symbols", "expected an object, got " + Got(v));
+    std::set<std::string> known;
+    for (const InputDecl& in : p.inputs) {
+      for (const hlir::Dim& d : in.desc.shape) {
+        if (d.is_symbolic() && d.expr().AsSymbol()) known.insert(*d.expr().AsSymbol());
+      }
+    }
+    std::map<std::string, SymbolRange> out;
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      const std::string path = "$.symbols." + it.key();
+      if (!known.count(it.key())) return Error(path, "no input has this symbol as a dim");
+      if (!it.value().is_object()) return Error(path, "expected an object, got " + Got(it.value()));
+      SymbolRange range;
+      for (auto [key, bound] : {std::pair{"min", &range.min}, std::pair{"max", &range.max}}) {
+        if (!it.value().contains(key)) continue;
+        auto b = Int64(it.value().at(key), path + "." + key);
+        if (!b.ok()) return b.status();
+        *bound = *b;
+      }
+      if (range.min < 0 || range.max > INT32_MAX || range.min > range.max) {
+        return Error(path, absl::StrCat("bounds [", range.min, ", ", range.max,
+                                        "] are not within [0, ", INT32_MAX, "] in order"));
+      }
+      out[it.key()] = range;
+    }
+    return out;
+  }
+
   absl::StatusOr<std::vector<std::string>> Names(const json& obj, const std::string& key,
                                                  const std::string& path) {
     auto arr = Field(obj, key, path, json::value_t::array);
@@ -234,6 +267,13 @@ std::string ProgramToJson(const Program& program) {
         {"op", inst.op}, {"inputs", inst.inputs}, {"outputs", inst.outputs}, {"attrs", attrs}});
   }
   j["outputs"] = program.outputs;
+  if (!program.symbols.empty()) {
+    json symbols = json::object();
+    for (const auto& [name, range] : program.symbols) {
+      symbols[name] = json{{"min", range.min}, {"max", range.max}};
+    }
+    j["symbols"] = symbols;
+  }
   return j.dump(1);
 }
 
@@ -302,6 +342,11 @@ absl::StatusOr<Program> ProgramFromJson(const std::string& text) {
   auto outs = r.Names(j, "outputs", "$");
   if (!outs.ok()) return outs.status();
   p.outputs = *outs;
+  if (j.contains("symbols")) {
+    auto symbols = r.Symbols(j.at("symbols"), p);
+    if (!symbols.ok()) return symbols.status();
+    p.symbols = *symbols;
+  }
   return p;
 }
 

@@ -90,7 +90,10 @@ class GroupLowering {
     DumpToFile(name + ".tactics.txt", TacticsText(*tactics));
     tactics_ = *tactics;
     args.insert(args.end(), outs.begin(), outs.end());
-    return ir::Lower(name, args, sch, target_);
+    auto func = ir::Lower(name, args, sch, target_);
+    if (!func.ok()) return func;
+    for (const auto& [symbol, var] : symbols_) (*func)->size_symbols[var.name()].symbol = symbol;
+    return func;
   }
 
  private:

@@ -2,6 +2,8 @@
 #pragma once
 
 #include <array>
+#include <climits>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -48,6 +50,13 @@ struct LoweredFuncNode {
   /// A split host entry: the device kernels its body launches, each once, in the order of
   /// their first launches (a later launch may name an earlier kernel).
   std::vector<LoweredFunc> kernels;
+  /// A host entry's symbolic sizes, by variable name: the Program's symbol each stands for,
+  /// and the least and most values a call may bind (checked where the entry binds it).
+  struct SizeSymbol {
+    std::string symbol;
+    int64_t min = 0, max = INT32_MAX;
+  };
+  std::map<std::string, SizeSymbol> size_symbols;
 };
 
 /// The symbolic dimension variables of a host entry, in first-appearance order over its

@@ -44,6 +44,11 @@ int cinn_like_check_dim(const char* func, const char* tensor, int32_t dim, int64
 int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t dim, int64_t got,
                                  int64_t expected, const char* what);
 
+/// Fails unless `got`, the size a tensor's dim gives `symbol`, is in [min, max] (the Program's
+/// bounds of that symbol).
+int cinn_like_check_size_range(const char* func, const char* tensor, int32_t dim, int64_t got,
+                               const char* symbol, int64_t min, int64_t max);
+
 /// Fails when a symbolic dimension does not fit the int32 index type.
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got);
 

@@ -218,6 +218,18 @@ int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t d
   return Fail(os.str());
 }
 
+int cinn_like_check_size_range(const char* func, const char* tensor, int32_t dim, int64_t got,
+                               const char* symbol, int64_t min, int64_t max) {
+  if (got >= min && got <= max) return 0;
+  std::ostringstream os;
+  os << func << ": tensor " << tensor << " has size " << got << " at dim " << dim << ", which sets "
+     << symbol << "; " << symbol << " must be";
+  if (min > 0) os << " >= " << min;
+  if (min > 0 && max < INT32_MAX) os << " and";
+  if (max < INT32_MAX) os << " <= " << max;
+  return Fail(os.str());
+}
+
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got) {
   if (got >= 0 && got <= INT32_MAX) return 0;
   std::ostringstream os;

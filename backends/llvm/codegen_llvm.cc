@@ -8,6 +8,7 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <climits>
 #include <map>
 #include <set>
 
@@ -400,6 +401,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
       RuntimeFunction("cinn_like_check_dim", i32(), {ptr(), ptr(), i32(), i64(), i64()});
   auto check_symbolic_dim = RuntimeFunction("cinn_like_check_symbolic_dim", i32(),
                                             {ptr(), ptr(), i32(), i64(), i64(), ptr()});
+  auto check_size_range = RuntimeFunction("cinn_like_check_size_range", i32(),
+                                          {ptr(), ptr(), i32(), i64(), ptr(), i64(), i64()});
   std::map<std::string, std::string> bound_by;  // symbol -> "x dim 0", the dim that binds it
   struct DeferredDim {
     llvm::Value* tensor_name;
@@ -438,6 +441,14 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
         vars_[v] = b.CreateIntCast(dim, LLVMType(e.type()), true, v->name);
         KeepInFrame(v, vars_[v]);
         bound_by[v->name] = absl::StrCat(buf->name, " dim ", d);
+        auto range = func.size_symbols.find(v->name);
+        if (range != func.size_symbols.end() &&
+            (range->second.min > 0 || range->second.max < INT32_MAX)) {
+          ReturnIfNonzero(b.CreateCall(
+              check_size_range, {fname, bname, b.getInt32(static_cast<int>(d)), dim,
+                                 ConstString(range->second.symbol), b.getInt64(range->second.min),
+                                 b.getInt64(range->second.max)}));
+        }
       } else {
         deferred.push_back({bname, static_cast<int>(d), dim, e});
       }

@@ -7,6 +7,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "absl/strings/str_cat.h"
+
 #include "cinn_like/compile.h"
 #include "cinn_like/self_check.h"
 #include "frontend/program.h"
@@ -112,6 +114,53 @@ TEST(SymbolicShapes, AReshapeWhoseCountsDifferIsRefused) {
   ASSERT_FALSE(compiled.ok());
   EXPECT_THAT(compiled.status().message(),
               HasSubstr("cannot reshape float32[s0, s1, 4] (4*s0*s1 elements) to [s0, 4, 3]"));
+}
+
+TEST(SymbolicShapes, ASizeOutsideItsSymbolsBoundsIsRefused) {
+  // Dynamo's guard s0 >= 2 as the Program's fact: a call with one row is refused, naming the
+  // tensor, the dim, the symbol and its bound; rows within the bounds run.
+  auto program = frontend::ProgramFromJson(R"({"format": "cinn_like.program", "version": 1,
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["s0", 8]}],
+    "instructions": [{"op": "relu", "inputs": ["x"], "outputs": ["y"], "attrs": {}}],
+    "outputs": ["y"], "symbols": {"s0": {"min": 2, "max": 64}}})");
+  ASSERT_TRUE(program.ok()) << program.status();
+  EXPECT_EQ(program->symbols.at("s0").min, 2);
+  auto again = frontend::ProgramFromJson(frontend::ProgramToJson(*program));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->symbols.at("s0").max, 64);
+  auto compiled = CompileProgram(*program, ir::Target::X86(), "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto graph = frontend::BuildGraph(*program);
+  ASSERT_TRUE(graph.ok());
+  for (int64_t rows : {1, 2, 64, 65}) {
+    SelfCheckOptions o;
+    o.sizes = {{"s0", rows}};
+    std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
+    auto want = hlir::RunReference(*graph, inputs);
+    ASSERT_TRUE(want.ok()) << want.status();
+    std::string diffs =
+        CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, program->outputs, nullptr);
+    if (rows >= 2 && rows <= 64) {
+      EXPECT_EQ(diffs, "") << rows;
+    } else {
+      EXPECT_THAT(diffs, HasSubstr(absl::StrCat("f: tensor x has size ", rows,
+                                                " at dim 0, which sets s0; s0 must be >= 2 and "
+                                                "<= 64")));
+    }
+  }
+}
+
+TEST(SymbolicShapes, BoundsOfNoInputsSymbolOrOutOfOrderAreRefused) {
+  const std::string head = R"({"format": "cinn_like.program", "version": 1,
+    "inputs": [{"name": "x", "dtype": "float32", "shape": ["s0", 8]}],
+    "instructions": [], "outputs": ["x"], "symbols": )";
+  auto unknown = frontend::ProgramFromJson(head + R"({"n": {"min": 2}}})");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_THAT(unknown.status().message(),
+              HasSubstr("$.symbols.n: no input has this symbol as a dim"));
+  auto reversed = frontend::ProgramFromJson(head + R"({"s0": {"min": 9, "max": 3}}})");
+  ASSERT_FALSE(reversed.ok());
+  EXPECT_THAT(reversed.status().message(), HasSubstr("bounds [9, 3] are not within"));
 }
 
 }  // namespace

@@ -45,6 +45,7 @@ def _float(v):
 class ProgramBuilder:
     def __init__(self):
         self._inputs, self._instructions, self._outputs = [], [], []
+        self._symbols = {}
         self._count = 0
 
     def _fresh(self, op):
@@ -65,9 +66,18 @@ class ProgramBuilder:
     def output(self, name):
         self._outputs.append(name)
 
+    def symbol(self, name, min=None, max=None):  # noqa: A002 (the JSON's words)
+        """Bounds of an input's symbolic size `name` that every call must keep (a framework's
+        guards: s0 >= 2); the compiled function refuses a call outside them."""
+        bounds = {k: v for k, v in (("min", min), ("max", max)) if v is not None}
+        self._symbols.setdefault(name, {}).update(bounds)
+
     def to_dict(self):
-        return {"format": "cinn_like.program", "version": 1, "inputs": self._inputs,
-                "instructions": self._instructions, "outputs": self._outputs}
+        d = {"format": "cinn_like.program", "version": 1, "inputs": self._inputs,
+             "instructions": self._instructions, "outputs": self._outputs}
+        if self._symbols:
+            d["symbols"] = self._symbols
+        return d
 
     def to_json(self):
         return json.dumps(self.to_dict())

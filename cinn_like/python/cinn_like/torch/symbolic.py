@@ -2,7 +2,9 @@
 for them.
 
 A SymInt size (`s0`, `s0*s1` after a view) becomes the text of its polynomial in the Program
-(cinn_like parses it: hlir/sym_expr.h); its guards (Dynamo's `s0 >= 2`) need nothing here.
+(cinn_like parses it: hlir/sym_expr.h). Dynamo's guards (`s0 >= 2`) are not written into the
+Program as bounds (ProgramBuilder.symbol): Dynamo checks them before any call, and graphs that
+differ only by a bound would compile twice.
 A converter that asks for a symbolic size's value (int() of a SymInt, a comparison) would add a
 guard and specialise the graph to this call's size: `no_new_guards` turns such a question into
 Unsupported, so the node stays in PyTorch with the reason, and the rest compiles symbolically.
