@@ -96,8 +96,28 @@ inline SymbolicCase AttentionShapes() {
   return {"attention_shapes", *b.Build(), sizes};
 }
 
+/// Column sums (the reduce axis not the contiguous one) over symbolic rows and columns, and
+/// over symbolic rows of 64 columns: on the GPU a split into chunks whose last is partial.
+inline SymbolicCase ColumnSums() {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(hlir::DType::kFloat32, {S("s0"), S("s1")}, "x");
+  auto y = b.CreateInput(hlir::DType::kFloat32, {S("s0"), K(64)}, "y");
+  b.MarkOutput(b.ReduceSum(x, {0}));
+  b.MarkOutput(b.ReduceSum(b.Exp(y), {0}, true));
+  return {"column_sums",
+          *b.Build(),
+          {{{"s0", 1}, {"s1", 1}},
+           {{"s0", 2}, {"s1", 300}},
+           {{"s0", 15}, {"s1", 7}},
+           {{"s0", 16}, {"s1", 257}},
+           {{"s0", 17}, {"s1", 64}},
+           {{"s0", 100}, {"s1", 33}},
+           {{"s0", 1000}, {"s1", 5}},
+           {{"s0", 513}, {"s1", 512}}}};
+}
+
 inline std::vector<SymbolicCase> SymbolicCases() {
-  return {ReshapeRoundTrip(), Mlp(), AttentionShapes()};
+  return {ReshapeRoundTrip(), Mlp(), AttentionShapes(), ColumnSums()};
 }
 
 /// Compiles `c` once for `target` and checks every call of its size list against the reference.

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/device_properties.h"
+#include "ir/flags.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
@@ -132,6 +133,10 @@ int RowThreads(int64_t extent, const ir::Target& target) {
   const int64_t warp = target.warp_size();
   if (extent > 0 && extent < kBlockThreads) {
     return static_cast<int>((extent + warp - 1) / warp * warp);
+  }
+  const int symbolic = FLAGS_cinn_like_symbolic_row_threads;
+  if (extent <= 0 && symbolic >= warp && symbolic <= kBlockThreads && symbolic % warp == 0) {
+    return symbolic;
   }
   return kBlockThreads;
 }

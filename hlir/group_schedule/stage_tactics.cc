@@ -111,6 +111,10 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
   return c;
 }
 
+/// The chunks of a column reduction's reduce axis where sizes are symbolic (TwoStageColumns):
+/// 8192 columns then fill 512 blocks; the partials cost 16 values per column.
+constexpr int kSymbolicColumnChunks = 16;
+
 /// Blocks a GPU kernel should have to fill the device: a few per multiprocessor.
 int64_t BlocksToFill(const ir::Target& target) {
   return 4 * static_cast<int64_t>(ir::DevicePropertiesOf(target).multiprocessors);
@@ -121,23 +125,34 @@ int64_t BlocksToFill(const ir::Target& target) {
 /// each chunk of each column (threads over the columns, chunks on blockIdx.y) into partials,
 /// a second reducing each column's partials; both in a fixed order (deterministic, no
 /// atomics). Null when the columns fill the device alone or the axis does not split evenly
-/// into chunks of at least 32.
+/// into chunks of at least 32; with symbolic sizes, kSymbolicColumnChunks chunks.
 absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, ir::Stage& s,
                                                             const ir::Target& target, int knob) {
   Leaves l = SplitLeaves(s);
   if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
   const int64_t outputs = StaticExtent(s, l.spatial);
   const int64_t k = StaticExtent(s, {l.reduce[0]});
-  if (outputs <= 0 || k <= 0) return std::nullopt;
-  const int64_t blocks = (outputs + kBlockThreads - 1) / kBlockThreads;
+  const int64_t blocks = outputs > 0 ? (outputs + kBlockThreads - 1) / kBlockThreads : -1;
   const int64_t want = BlocksToFill(target);
   int parts = 1;
-  while (blocks * parts < want && k % (parts * 2) == 0 && k / (parts * 2) >= 32) parts *= 2;
-  if (parts == 1) return std::nullopt;
-  // The tuner may take twice as many chunks (more blocks in flight), or half.
-  std::vector<int> options{parts};
-  if (k % (parts * 2) == 0 && k / (parts * 2) >= 32) options.push_back(parts * 2);
-  if (parts >= 4) options.push_back(parts / 2);
+  std::vector<int> options;
+  if (outputs <= 0 || k <= 0) {
+    // Symbolic sizes: how many blocks the columns fill is known only at the call. A fixed
+    // number of chunks (the last ones partial, guarded), unless the reduce axis is known short
+    // or the columns known to fill the device alone.
+    if ((k > 0 && k < 2 * kSymbolicColumnChunks) || (blocks > 0 && blocks >= want)) {
+      return std::nullopt;
+    }
+    parts = kSymbolicColumnChunks;
+    options = {parts};
+  } else {
+    while (blocks * parts < want && k % (parts * 2) == 0 && k / (parts * 2) >= 32) parts *= 2;
+    if (parts == 1) return std::nullopt;
+    // The tuner may take twice as many chunks (more blocks in flight), or half.
+    options = {parts};
+    if (k % (parts * 2) == 0 && k / (parts * 2) >= 32) options.push_back(parts * 2);
+    if (parts >= 4) options.push_back(parts / 2);
+  }
   std::optional<TuningKnob> chosen;
   parts = ChooseKnob(&chosen, "column_chunks", options, knob);
   auto split = s.SplitNParts(l.reduce[0], parts);
@@ -159,11 +174,16 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   if (!fused.ok()) return fused.status();
   st = BindBlocksAndThreads(final_stage, *fused, kBlockThreads);
   if (!st.ok()) return st;
-  TacticChoice c{out->name, "column_reduction.two_stage",
-                 absl::StrCat(outputs, " columns fill ", blocks, " blocks of ", kBlockThreads,
-                              " (< ", want, " for ", ir::DevicePropertiesOf(target).multiprocessors,
-                              " SMs): the reduce axis of ", k, " split into ", parts, " chunks of ",
-                              k / parts, ", partials then their sum (deterministic)")};
+  const std::string why =
+      outputs > 0 && k > 0
+          ? absl::StrCat(outputs, " columns fill ", blocks, " blocks of ", kBlockThreads, " (< ",
+                         want, " for ", ir::DevicePropertiesOf(target).multiprocessors,
+                         " SMs): the reduce axis of ", k, " split into ", parts, " chunks of ",
+                         k / parts, ", partials then their sum (deterministic)")
+          : absl::StrCat(CountText(outputs), " columns, a reduce axis of ", CountText(k),
+                         ": split into ", parts,
+                         " chunks (symbolic sizes), partials then their sum (deterministic)");
+  TacticChoice c{out->name, "column_reduction.two_stage", why};
   c.knob = chosen;
   return c;
 }
