@@ -216,6 +216,11 @@ class Reader {
       const std::string path = "$.symbols." + it.key();
       if (!known.count(it.key())) return Error(path, "no input has this symbol as a dim");
       if (!it.value().is_object()) return Error(path, "expected an object, got " + Got(it.value()));
+      for (auto key = it.value().begin(); key != it.value().end(); ++key) {
+        if (key.key() != "min" && key.key() != "max") {
+          return Error(path, "unknown key '" + key.key() + "' (a bound is \"min\" or \"max\")");
+        }
+      }
       SymbolRange range;
       for (auto [key, bound] : {std::pair{"min", &range.min}, std::pair{"max", &range.max}}) {
         if (!it.value().contains(key)) continue;

@@ -467,7 +467,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     std::string what = ir::ToString(d.expected), from;
     std::set<std::string> names;  // the identifiers of the printed expression
     for (absl::string_view word :
-         absl::StrSplit(what, absl::ByAnyChar(" ()*+-/%"), absl::SkipEmpty())) {
+         absl::StrSplit(what, absl::ByAnyChar(" (),*+-/%<>=?:"), absl::SkipEmpty())) {
       names.insert(std::string(word));
     }
     for (const auto& [name, where] : bound_by) {
@@ -475,8 +475,9 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
         absl::StrAppend(&from, from.empty() ? "" : ", ", name, " from ", where);
     }
     ReturnIfNonzero(
-        b.CreateCall(check_symbolic_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected,
-                                          ConstString(absl::StrCat(what, " (", from, ")"))}));
+        b.CreateCall(check_symbolic_dim,
+                     {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected,
+                      ConstString(from.empty() ? what : absl::StrCat(what, " (", from, ")"))}));
   }
   ReturnIfOutputsEmpty(buffers);
   PlanArena(func.body);

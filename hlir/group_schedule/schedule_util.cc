@@ -135,7 +135,7 @@ int RowThreads(int64_t extent, const ir::Target& target) {
     return static_cast<int>((extent + warp - 1) / warp * warp);
   }
   const int symbolic = FLAGS_cinn_like_symbolic_row_threads;
-  if (extent <= 0 && symbolic >= warp && symbolic <= kBlockThreads && symbolic % warp == 0) {
+  if (extent < 0 && symbolic >= warp && symbolic <= kBlockThreads && symbolic % warp == 0) {
     return symbolic;
   }
   return kBlockThreads;

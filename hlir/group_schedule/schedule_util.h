@@ -52,7 +52,8 @@ bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
                    const ir::BufferNode* buffer);
 
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
-/// fewer for a short row (a multiple of the target's warp size covering it).
+/// fewer for a short row (a multiple of the target's warp size covering it); for an unknown
+/// (symbolic) length, the flag cinn_like_symbolic_row_threads (32: a warp per row).
 int RowThreads(int64_t extent, const ir::Target& target);
 
 /// Fuses the adjacent leaves `vars` (outermost first, at least one) of `s` into one loop.

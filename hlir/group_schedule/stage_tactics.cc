@@ -136,11 +136,12 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   const int64_t want = BlocksToFill(target);
   int parts = 1;
   std::vector<int> options;
-  if (outputs <= 0 || k <= 0) {
+  if (outputs == 0 || k == 0) return std::nullopt;
+  if (outputs < 0 || k < 0) {
     // Symbolic sizes: how many blocks the columns fill is known only at the call. A fixed
-    // number of chunks (the last ones partial, guarded), unless the reduce axis is known short
-    // or the columns known to fill the device alone.
-    if ((k > 0 && k < 2 * kSymbolicColumnChunks) || (blocks > 0 && blocks >= want)) {
+    // number of chunks (the last ones partial, guarded), unless the reduce axis is known too
+    // short for chunks of 32 or the columns known to fill the device alone.
+    if ((k > 0 && k < 32 * kSymbolicColumnChunks) || (blocks > 0 && blocks >= want)) {
       return std::nullopt;
     }
     parts = kSymbolicColumnChunks;
@@ -405,7 +406,8 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
   }
   auto r = FuseAll(s, l.reduce);
   if (!r.ok()) return r.status();
-  // Fewer threads for short reductions: a multiple of the warp size covering the extent.
+  // Fewer threads for short reductions (a multiple of the warp size covering the extent) and
+  // for symbolic ones (RowThreads).
   const int64_t extent = StaticExtent(s, {*r});
   const int own = RowThreads(extent, target);
   // The tuner may take more threads per row for long rows (more loads in flight), or fewer.

@@ -161,6 +161,9 @@ TEST(SymbolicShapes, BoundsOfNoInputsSymbolOrOutOfOrderAreRefused) {
   auto reversed = frontend::ProgramFromJson(head + R"({"s0": {"min": 9, "max": 3}}})");
   ASSERT_FALSE(reversed.ok());
   EXPECT_THAT(reversed.status().message(), HasSubstr("bounds [9, 3] are not within"));
+  auto misspelt = frontend::ProgramFromJson(head + R"({"s0": {"minimum": 2}}})");
+  ASSERT_FALSE(misspelt.ok());
+  EXPECT_THAT(misspelt.status().message(), HasSubstr("unknown key 'minimum'"));
 }
 
 }  // namespace

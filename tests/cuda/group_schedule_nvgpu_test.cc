@@ -267,6 +267,26 @@ TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   EXPECT_THAT(wide, Not(HasSubstr("blockIdx.y")));
 }
 
+TEST(GroupScheduleNVGPU, SymbolicSizesReduceRowsByAWarpAndSplitColumns) {
+  // A softmax over rows of symbolic length: a warp per row (cinn_like_symbolic_row_threads),
+  // no block barrier; a column sum over symbolic rows and columns: chunks on blockIdx.y, then
+  // their sum, the last chunk's reads guarded.
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "x");
+  b.MarkOutput(b.Softmax(x));
+  std::string rows = Kernels(CompiledSource(*b.Build(), "rows"));
+  EXPECT_EQ(CountKernels(rows), 1);
+  EXPECT_THAT(rows, HasSubstr("cinn_like_block_reduce_max<32>"));
+  frontend::NetBuilder c;
+  auto y = c.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "y");
+  c.MarkOutput(c.ReduceSum(y, {0}));
+  std::string cols = Kernels(CompiledSource(*c.Build(), "cols"));
+  EXPECT_EQ(CountKernels(cols), 2);
+  EXPECT_THAT(cols, HasSubstr("blockIdx.y"));
+  EXPECT_THAT(cols, HasSubstr("(s0 + 15) / 16"));
+  EXPECT_THAT(cols, HasSubstr("< s0 ?"));
+}
+
 TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
   const std::string dir = ::testing::TempDir() + "/group_schedule_dump";
   const std::string old = FLAGS_cinn_like_dump_dir;

@@ -1,8 +1,9 @@
 """Dynamic shapes: torch.compile(..., dynamic=True) and the default automatic dynamic compile a
-model once for every batch size and sequence length: at most one static and one symbolic
-Program per graph (forward, backward) whatever the number of sizes. An MLP, a GPT-2-style block (forward
-and training) and a small CNN over ten sizes (1, 2, odd sizes, powers of two, up to 512 tokens) compile at most
-one static and one symbolic graph each, run nothing in PyTorch, and match eager at every size; on CPU, and on CUDA when PyTorch sees a GPU.
+model once for every batch size and sequence length. An MLP, a GPT-2-style block (forward and
+training) and a small CNN (automatic dynamic only: see test_small_cnn) over ten sizes (1, 2,
+odd sizes, powers of two, up to 512 tokens) compile at most one static and one symbolic Program
+per graph (forward, backward), run nothing in PyTorch, and match eager at every size; on CPU,
+and on CUDA when PyTorch sees a GPU.
 
 Dynamo specialises sizes 0 and 1 into graphs of their own unless
 torch.fx.experimental._config.backed_size_oblivious is set, and its duck shaping gives sizes

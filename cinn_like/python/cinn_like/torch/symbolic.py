@@ -113,10 +113,9 @@ def no_new_guards(node):
 
     def answered_only(expr, hint=None, fx_node=None, size_oblivious=False, fallback_value=None,
                       **kwargs):
-        # A question with a fallback (guard_or_false) adds no guard; size-oblivious ones are
-        # answered as PyTorch would answer them.
-        if fallback_value is None and \
-                env._maybe_evaluate_static(expr, size_oblivious=size_oblivious) is None:
+        # Only what the facts answer: a question with a fallback (guard_or_false) still guards
+        # on sizes known at trace time; size-oblivious ones are answered as PyTorch would.
+        if env._maybe_evaluate_static(expr, size_oblivious=size_oblivious) is None:
             raise Unsupported(f"symbolic shape: converting {op_label(node)} needs to know "
                               f"whether {expr}")
         return original(expr, hint, fx_node, size_oblivious, fallback_value, **kwargs)
