@@ -38,7 +38,7 @@ absl::Status CheckSymbolsBound(const hlir::Graph& graph) {
   std::set<std::string> bound;
   for (int v : graph.inputs()) {
     for (const hlir::Dim& d : graph.values()[v].desc.shape) {
-      if (d.is_symbolic() && d.expr().AsSymbol()) bound.insert(*d.expr().AsSymbol());
+      if (auto name = d.symbol_name()) bound.insert(*name);
     }
   }
   auto error = [](const std::string& what, const std::string& symbol) {

@@ -183,15 +183,12 @@ class Reader {
       } else if (d.is_string() && !d.get_ref<const std::string&>().empty()) {
         // Text that is no polynomial ("n m") is one opaque symbol, as names always were.
         auto parsed = hlir::Dim::Parse(d.get_ref<const std::string&>());
-        auto dim = parsed.ok() ? parsed
-                               : absl::StatusOr<hlir::Dim>(hlir::Dim::Symbol(d.get<std::string>()));
-
-        if (!dim->is_symbolic() &&
-            (dim->value < 0 || static_cast<uint64_t>(dim->value) > kMaxDim)) {
+        const hlir::Dim dim = parsed.ok() ? *parsed : hlir::Dim::Symbol(d.get<std::string>());
+        if (!dim.is_symbolic() && (dim.value < 0 || static_cast<uint64_t>(dim.value) > kMaxDim)) {
           return Error(absl::StrCat(path, "[", i, "]"),
                        absl::StrCat("a dim is a size from 0 to ", kMaxDim, ", got ", Got(d)));
         }
-        out.push_back(*dim);
+        out.push_back(dim);
       } else {
         return Error(absl::StrCat(path, "[", i, "]"),
                      absl::StrCat("a dim is a size from 0 to ", kMaxDim,
@@ -208,7 +205,7 @@ class Reader {
     std::set<std::string> known;
     for (const InputDecl& in : p.inputs) {
       for (const hlir::Dim& d : in.desc.shape) {
-        if (d.is_symbolic() && d.expr().AsSymbol()) known.insert(*d.expr().AsSymbol());
+        if (auto name = d.symbol_name()) known.insert(*name);
       }
     }
     std::map<std::string, SymbolRange> out;

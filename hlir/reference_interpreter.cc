@@ -28,7 +28,7 @@ absl::Status Bind(const Value& v, const HostTensor& t, std::map<std::string, int
       }
       continue;
     }
-    const bool plain = dim.expr().AsSymbol().has_value();
+    const bool plain = dim.symbol_name().has_value();
     if (plain == expressions) continue;
     if (!plain) {
       auto want = dim.expr().Evaluate(symbols);

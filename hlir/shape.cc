@@ -27,6 +27,12 @@ SymExpr Dim::expr() const {
   return e.ok() ? *e : SymExpr::Symbol(symbol);
 }
 
+std::optional<std::string> Dim::symbol_name() const {
+  if (!is_symbolic()) return std::nullopt;
+  if (IsSymbolName(symbol)) return symbol;
+  return expr().AsSymbol();
+}
+
 Shape MakeShape(const std::vector<int64_t>& dims) {
   Shape s;
   for (int64_t d : dims) s.push_back(Dim::Known(d));

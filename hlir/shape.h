@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,8 @@ struct Dim {
   static absl::StatusOr<Dim> Parse(std::string_view text);
   /// The dim as a polynomial (a constant for a known dim).
   SymExpr expr() const;
+  /// The symbol, where the dim is one symbol by itself (what a call can bind it from).
+  std::optional<std::string> symbol_name() const;
   bool is_symbolic() const { return !symbol.empty(); }
   bool is_one() const { return !is_symbolic() && value == 1; }
   bool operator==(const Dim& o) const {

@@ -58,20 +58,14 @@ class Parser {
   absl::StatusOr<SymExpr> Factor() {
     char c = Peek();
     if (c == '(') {
-      ++pos_;
-      if (++depth_ > 64) return Error("parentheses nested more than 64 deep");
-      auto e = Expr();
-      --depth_;
+      auto e = Nested(&Parser::Expr);
       if (!e.ok()) return e;
       if (Peek() != ')') return Error("a '(' is not closed");
       ++pos_;
       return e;
     }
     if (c == '-') {
-      ++pos_;
-      if (++depth_ > 64) return Error("signs nested more than 64 deep");
-      auto f = Factor();
-      --depth_;
+      auto f = Nested(&Parser::Factor);
       if (!f.ok()) return f;
       return SymExpr::Constant(0) - *f;
     }
@@ -93,6 +87,15 @@ class Parser {
     }
     return Error(pos_ == text_.size() ? "it ends where a size or a symbol is expected"
                                       : "unexpected '" + std::string(1, c) + "'");
+  }
+
+  /// Past the current character, `part` one level deeper (at most 64: no unbounded recursion).
+  absl::StatusOr<SymExpr> Nested(absl::StatusOr<SymExpr> (Parser::*part)()) {
+    ++pos_;
+    if (++depth_ > 64) return Error("parentheses or signs nested more than 64 deep");
+    auto e = (this->*part)();
+    --depth_;
+    return e;
   }
 
   char Peek() {

@@ -14,9 +14,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
+#include "ir/substitute.h"
 #include "ir/tensor.h"
 #include "ir/visitor.h"
 
@@ -403,7 +403,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                                             {ptr(), ptr(), i32(), i64(), i64(), ptr()});
   auto check_size_range = RuntimeFunction("cinn_like_check_size_range", i32(),
                                           {ptr(), ptr(), i32(), i64(), ptr(), i64(), i64()});
-  std::map<std::string, std::string> bound_by;  // symbol -> "x dim 0", the dim that binds it
+  // Each symbolic dim's variable and the dim that binds it ("x dim 0"), in binding order.
+  std::vector<std::pair<const ir::Variable*, std::string>> bound_by;
   struct DeferredDim {
     llvm::Value* tensor_name;
     int dim;
@@ -440,7 +441,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
             b.CreateCall(check_range, {fname, bname, b.getInt32(static_cast<int>(d)), dim}));
         vars_[v] = b.CreateIntCast(dim, LLVMType(e.type()), true, v->name);
         KeepInFrame(v, vars_[v]);
-        bound_by[v->name] = absl::StrCat(buf->name, " dim ", d);
+        bound_by.emplace_back(v, absl::StrCat(buf->name, " dim ", d));
         auto range = func.size_symbols.find(v->name);
         if (range != func.size_symbols.end() &&
             (range->second.min > 0 || range->second.max < INT32_MAX)) {
@@ -465,14 +466,9 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     }
     // A symbolic size: the message says which dims bound its symbols.
     std::string what = ir::ToString(d.expected), from;
-    std::set<std::string> names;  // the identifiers of the printed expression
-    for (absl::string_view word :
-         absl::StrSplit(what, absl::ByAnyChar(" (),*+-/%<>=?:"), absl::SkipEmpty())) {
-      names.insert(std::string(word));
-    }
-    for (const auto& [name, where] : bound_by) {
-      if (names.count(name))
-        absl::StrAppend(&from, from.empty() ? "" : ", ", name, " from ", where);
+    for (const auto& [var, where] : bound_by) {
+      if (ir::UsesVar(d.expected, var))
+        absl::StrAppend(&from, from.empty() ? "" : ", ", var->name, " from ", where);
     }
     ReturnIfNonzero(
         b.CreateCall(check_symbolic_dim,

@@ -16,31 +16,30 @@ using Descs = absl::StatusOr<std::vector<TensorDesc>>;
 using Inputs = std::vector<const HostTensor*>;
 
 // reshape of a static shape to static sizes (int64 arithmetic, overflow refused).
-Descs InferStaticReshape(const TensorDesc& x, const std::vector<int64_t>& target) {
-  const std::vector<int64_t>* shape = &target;
+Descs InferStaticReshape(const TensorDesc& x, const std::vector<int64_t>& shape) {
   int64_t count = NumElements(x.shape), known = 1;
   int infer_at = -1;
   bool overflow = false;  // a product past int64 cannot match any tensor's count
-  for (size_t i = 0; i < shape->size(); ++i) {
-    int64_t d = (*shape)[i];
+  for (size_t i = 0; i < shape.size(); ++i) {
+    int64_t d = shape[i];
     if (d == -1 && infer_at < 0) {
       infer_at = static_cast<int>(i);
     } else if (d < 0) {
       return absl::InvalidArgumentError(absl::StrCat("op reshape: target shape [",
-                                                     absl::StrJoin(*shape, ", "),
+                                                     absl::StrJoin(shape, ", "),
                                                      "] may hold one -1 and sizes >= 0"));
     } else {
       overflow = overflow || __builtin_mul_overflow(known, d, &known);
     }
   }
-  std::vector<int64_t> out = *shape;
+  std::vector<int64_t> out = shape;
   if (infer_at >= 0 && known > 0 && count % known == 0) out[infer_at] = count / known;
   int64_t total = 1;
   for (int64_t d : out) overflow = overflow || __builtin_mul_overflow(total, d, &total);
   if (overflow || total != count || (infer_at >= 0 && known == 0)) {
     return absl::InvalidArgumentError(absl::StrCat("op reshape: cannot reshape ", x.ToString(),
                                                    " (", count, " elements) to [",
-                                                   absl::StrJoin(*shape, ", "), "] (",
+                                                   absl::StrJoin(shape, ", "), "] (",
                                                    infer_at >= 0 ? "no size for -1 fits"
                                                    : overflow    ? "more elements than int64 holds"
                                                                  : absl::StrCat(total, " elements"),
