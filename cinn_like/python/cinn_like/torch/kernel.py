@@ -361,13 +361,17 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda):
                  f"{'_stream()' if cuda else 'None'})")
     lines.append("        if rc:")
     lines.append("            _fail(rc)")
-    results = []
-    for r in outputs:
-        results.append(f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None")
-    ret = results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"
-    lines.append(f"        return {ret}")
+    lines.append(f"        return {_results(outputs, single)}")
     lines.append(f"    return _slow({params})")
     return "\n".join(lines) + "\n"
+
+
+def _results(outputs, single):
+    """Python of a partition call's results: o<k> for Program output k, a<i> for input i passed
+    through, None; one value or a tuple."""
+    results = [f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
+               for r in outputs]
+    return results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"
 
 
 def compile_partition(sub, target):

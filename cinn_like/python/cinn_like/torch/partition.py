@@ -4,8 +4,8 @@ A node is supported when its op is in registry.CONVERTERS and its converter acce
 scratch Converter (attributes, dtypes, ranks; what it wrote stays in the node's metadata, so
 the kernel builder does not convert it again), every tensor it reads and makes has metadata
 and a supported dtype, and all of them live on one CPU or CUDA device, its symbolic sizes (if
-any) are polynomials and its converter never asks for their values (symbolic.py), and the allow and deny lists
-(policy.py) do not keep it away. Everything else runs in PyTorch; each refusal is recorded
+any) are polynomials and its converter never asks for their values (symbolic.py), and the allow
+and deny lists (policy.py) do not keep it away. Everything else runs in PyTorch; each refusal is recorded
 (cache.record_fallback) with its reason.
 """
 import operator
@@ -18,7 +18,7 @@ from torch.fx.passes.utils.fuser_utils import topo_sort
 from . import cache, policy
 from . import ops  # noqa: F401 (registers the converters)
 from .registry import DTYPES, Unsupported, convert_alone, pshape, val
-from .symbolic import is_symbolic, no_new_guards
+from .symbolic import no_new_guards
 
 
 def _tensor_values(v):
@@ -52,8 +52,7 @@ def _check_values(node):
     if len(devices) != 1:
         raise Unsupported(f"tensors on several devices {sorted(map(str, devices))}")
     for t in outs + [val(a) for a in ins if a not in sizes]:
-        if is_symbolic(t):
-            pshape(t)  # Unsupported where a size is no polynomial
+        pshape(t)  # Unsupported where a symbolic size is no polynomial
     return devices.pop()
 
 

@@ -23,8 +23,6 @@ from .._lib import check, lib
 from . import cache
 from .registry import Unsupported
 
-aten = torch.ops.aten
-
 def size_text(d):
     """The text of a symbolic size (a SymInt) as a polynomial of its symbols ("s0*s1 + 1"), or
     its int where the size is a known number; Unsupported for any other expression (FloorDiv,
@@ -65,17 +63,19 @@ def _fixed_symbols(env):
     return fixed
 
 
-def _poly(e):
+def _poly(e, names=None):
+    """The text of polynomial `e` (the Program's syntax, which is Python's too), each symbol by
+    its name in `names` where it has one."""
     if e.is_Symbol:
-        return e.name
+        return (names or {}).get(e.name, e.name)
     if e.is_Integer:
         return str(int(e))
     if e.is_Add:
-        return "(" + " + ".join(_poly(a) for a in e.args) + ")"
+        return "(" + " + ".join(_poly(a, names) for a in e.args) + ")"
     if e.is_Mul:
-        return "*".join(f"({_poly(a)})" if a.is_Add else _poly(a) for a in e.args)
+        return "*".join(f"({_poly(a, names)})" if a.is_Add else _poly(a, names) for a in e.args)
     if e.is_Pow and e.exp.is_Integer and int(e.exp) > 0:
-        return "*".join([f"({_poly(e.base)})"] * int(e.exp))
+        return "*".join([f"({_poly(e.base, names)})"] * int(e.exp))
     raise Unsupported(f"symbolic size {e} is not a polynomial of sizes")
 
 
@@ -139,20 +139,6 @@ def op_label(node):
     return getattr(packet, "__name__", str(node.target))
 
 
-def _py(text, symbols):
-    """A size text as Python over the locals named in `symbols` (symbol -> local)."""
-    out, word = [], ""
-    for ch in str(text) + " ":
-        if ch.isalnum() or ch == "_":
-            word += ch
-            continue
-        if word:
-            out.append(symbols.get(word, word))
-            word = ""
-        out.append(ch)
-    return "".join(out).strip()
-
-
 def _strides(shape):
     """Python texts of the contiguous strides of a shape of Python texts."""
     strides, step = [], "1"
@@ -184,10 +170,10 @@ class SymbolicKernel(torch.nn.Module):
             if m is None:
                 continue
             for d, s in enumerate(m.shape):
-                text = s if isinstance(s, int) else size_text(s)
-                if isinstance(text, str) and text.isidentifier() and text not in self._symbols:
-                    self._symbols[text] = f"_z{len(self._symbols)}"
-                    reads.append(f"{self._symbols[text]} = a{i}.shape[{d}]")
+                e = None if isinstance(s, int) else _expr(s)
+                if e is not None and e.is_Symbol and e.name not in self._symbols:
+                    self._symbols[e.name] = f"_z{len(self._symbols)}"
+                    reads.append(f"{self._symbols[e.name]} = a{i}.shape[{d}]")
         # Static tensors dense in another order than row-major (a transposed weight) are
         # Program tensors in their memory order, as CinnLikeKernel's (kernel.build_program).
         self._in_shapes = [None if m is None else self._texts(m) for m in inputs]
@@ -210,11 +196,15 @@ class SymbolicKernel(torch.nn.Module):
 
     def _texts(self, meta):
         """Python texts of meta's sizes over the symbols' locals."""
-        return [str(d) if isinstance(d, int) else _py(size_text(d), self._symbols)
-                for d in meta.shape]
+        texts = []
+        for d in meta.shape:
+            e = None if isinstance(d, int) else _expr(d)
+            texts.append(str(d) if e is None else str(int(e)) if e.is_number
+                         else _poly(e, self._symbols))
+        return texts
 
     def _fast_call(self, reads, single):
-        from .kernel import _empty, _raw_stream  # noqa: PLC0415 (kernel imports this module)
+        from .kernel import _empty, _raw_stream, _results  # noqa: PLC0415 (kernel imports this)
         cuda = self._device.type == "cuda"
         names = {"torch": torch, "_tensor": (torch.Tensor, torch.nn.Parameter),
                  "_empty": _empty(self._device),
@@ -271,9 +261,7 @@ class SymbolicKernel(torch.nn.Module):
                      f"{'_stream()' if cuda else 'None'})")
         lines.append("    if rc:")
         lines.append("        _fail(rc)")
-        results = [f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
-                   for r in self.outputs]
-        lines.append(f"    return {results[0] if single else '(' + ''.join(x + ', ' for x in results) + ')'}")
+        lines.append(f"    return {_results(self.outputs, single)}")
         exec("\n".join(lines) + "\n", names)
         self.source = "\n".join(lines)
         return names["run_partition"]
