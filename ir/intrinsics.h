@@ -12,7 +12,8 @@
 ///    combination of the partials of the threads that share its threadIdx.y/z, i.e. the
 ///    reduction over threadIdx.x. All threads of the block must reach the call (it synchronizes
 ///    the block).
-///  - Vector reduces (VectorizeReductions, CPU code): `vector_reduce_<kind>(v)` with v a vector
+///  - Vector reduces (VectorizeReductions, CPU code; VectorizeLoops, a GPU thread's partial over a
+///    vector of its row): `vector_reduce_<kind>(v)` with v a vector
 ///    of T returns the sum or product (lanes combined in any order), the max or the min of v's
 ///    lanes, as a T.
 ///  - thread_index(axis) (Stage::ComputeAt of a local buffer, GPU device code), the index type:

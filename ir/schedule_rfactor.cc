@@ -38,10 +38,6 @@ absl::StatusOr<Tensor> Schedule::Rfactor(const Tensor& tensor, const Var& axis) 
   const Stage::Axis& factored = stage.axes_[*leaf];
   const Stage::Axis& other = stage.axes_[split->outer == *leaf ? split->inner : split->outer];
   const Stage::Axis& root = stage.axes_[split->parent];
-  if (!AsConstInt(factored.extent)) {
-    return absl::InvalidArgumentError(absl::StrCat(what, ": axis ", axis.name(), " has extent ",
-                                                   ToString(factored.extent), ", not a constant"));
-  }
   // B_rf[v, i...] = reduce over (other, remaining reduce axes) of body(root = split value).
   auto rf = std::make_shared<TensorNode>();
   rf->name = tensor.name() + "_rf";

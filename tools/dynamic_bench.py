@@ -77,7 +77,9 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
     p.add_argument("--anchor", help="path of torch_anchor.py (default: ../shared/bench/)")
+    p.add_argument("--only", help="comma-separated rows to run (default: all)")
     a = p.parse_args()
+    only = set(a.only.split(",")) if a.only else None
     config = torch.fx.experimental._config
     config.backed_size_oblivious, config.use_duck_shape = True, False
     name = torch.cuda.get_device_name() if a.device == "cuda" else "cpu"
@@ -87,13 +89,13 @@ def main():
           f"{'symbolic':>9} {'k.static':>9} {'k.symb':>9}{'call x':>8} {'kern x':>8}")
     ok = True
     for row, fn, args, _, _ in anchor_workloads(load_anchor(a.anchor), a.device):
-        if row in ROWS:
+        if row in ROWS and (only is None or row in only):
             # The layernorm rows name their normalized width (4096): only their rows vary.
             small = (tuple(x[:x.shape[0] // 2].contiguous() if x.dim() > 1 else x for x in args)
                      if "layernorm" in row else halved(args))
             ok &= time_row(row, fn, args, small, a.device)
     for row, model, inputs in models(a.device):
-        if row == "gpt2_block":
+        if row == "gpt2_block" and (only is None or row in only):
             model = model.to(a.device).eval()
             args = tuple(x.to(a.device) for x in inputs)
             ok &= time_row(row, model, args, halved(args, dims={0, 1}), a.device)

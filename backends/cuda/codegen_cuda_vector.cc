@@ -11,6 +11,7 @@
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "ir/tensor.h"
 #include "ir/transforms/simplify.h"
 #include "ir/visitor.h"
 
@@ -79,6 +80,47 @@ ir::Expr Lane(const ir::Expr& e, int k, const LoadHook& hook) {
     default:
       return e;  // unreachable for well-typed IR: other nodes are scalar
   }
+}
+
+/// Whether `e` has a vector_reduce call (a GPU thread's partial reduced over a vector loop:
+/// ir/transforms/vectorize.h).
+bool HasVectorReduce(const ir::Expr& e) {
+  struct Finder : ir::IRVisitor {
+    using ir::IRVisitor::Visit;
+    bool found = false;
+    void VisitCall(const ir::Call* op) override {
+      found |= op->intrinsic && ir::IsVectorReduce(*op->intrinsic);
+      ir::IRVisitor::VisitCall(op);
+    }
+  } f;
+  f.Visit(e);
+  return f.found;
+}
+
+/// `e` with each vector_reduce_<kind>(v) replaced by its lanes combined in order,
+/// `combine(combine(v0, v1), v2)...`, each lane taken by Lane (loads through `hook`).
+ir::Expr ExpandVectorReduces(const ir::Expr& e, const LoadHook& hook) {
+  struct Expander : ir::IRMutator {
+    using ir::IRMutator::Mutate;
+    const LoadHook* hook;
+    ir::Expr MutateCall(const ir::Call* op, const ir::Expr& self) override {
+      if (!op->intrinsic || !ir::IsVectorReduce(*op->intrinsic)) {
+        return ir::IRMutator::MutateCall(op, self);
+      }
+      const ir::Expr& v = op->args[0];
+      // The vector reduces are listed in ReduceKind order (ir/intrinsics.h).
+      const auto kind = static_cast<ir::ReduceKind>(
+          static_cast<int>(ir::ReduceKind::kSum) + static_cast<int>(*op->intrinsic) -
+          static_cast<int>(ir::IntrinsicOp::kVectorReduceSum));
+      ir::Expr total = Lane(v, 0, *hook);
+      for (int k = 1; k < v.type().lanes(); ++k) {
+        total = ir::ReduceCombine(kind, total, Lane(v, k, *hook));
+      }
+      return total;
+    }
+  } expander;
+  expander.hook = &hook;
+  return expander.Mutate(e);
 }
 
 /// True when every lane of `e` has the same value: no ramp and no vector variable in it (a
@@ -170,9 +212,9 @@ std::vector<DenseAccess> VectorAccesses(const ir::Store* op) {
   std::vector<DenseAccess> out;
   const int lanes = op->value.type().lanes();
   for (const ir::Load* l : DenseLoads(op->value)) {
-    if (auto a = VectorAccess(l->buffer, l->indices[0], lanes)) out.push_back(*a);
+    if (auto a = VectorAccess(l->buffer, l->indices[0], l->type.lanes())) out.push_back(*a);
   }
-  if (op->indices.size() == 1) {
+  if (op->indices.size() == 1 && lanes > 1) {
     if (auto a = VectorAccess(op->buffer, op->indices[0], lanes)) out.push_back(*a);
   }
   return out;
@@ -270,7 +312,7 @@ std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel
 }
 
 void CodeGenCudaDev::VisitStore(const ir::Store* op) {
-  if (op->value.type().is_vector()) {
+  if (op->value.type().is_vector() || HasVectorReduce(op->value)) {
     PrintVectorStore(op);
   } else {
     CodeGenC::VisitStore(op);
@@ -278,8 +320,9 @@ void CodeGenCudaDev::VisitStore(const ir::Store* op) {
 }
 
 void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
-  const int lanes = store_op->value.type().lanes();
-  if (store_op->indices.size() != 1 || store_op->indices[0].type().lanes() != lanes) {
+  const int lanes = store_op->value.type().lanes();  // 1: a scalar reduced from vectors
+  if (lanes > 1 &&
+      (store_op->indices.size() != 1 || store_op->indices[0].type().lanes() != lanes)) {
     Fail(absl::InternalError(absl::StrCat("vector store to ", store_op->buffer->name, " of ", lanes,
                                           " lanes needs one flat index of as many lanes")));
     return;
@@ -295,6 +338,10 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
   const ir::Store* op = hoisted.As<ir::Store>();
   const ir::Expr& index = op->indices[0];
   auto scalar_lanes = [&](const LoadHook& hook) {
+    if (lanes == 1) {  // vector_reduce(v): v's lanes combined, its loads through `hook`
+      PrintStmt(ir::Store::Make(op->buffer, op->indices, ExpandVectorReduces(op->value, hook)));
+      return;
+    }
     for (int k = 0; k < lanes; ++k) {
       ir::Expr value = Lane(op->value, k, hook);
       if (!hook) {
@@ -324,7 +371,8 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
       return absl::StrCat("reinterpret_cast<", elem_type, "*>(&", temp, ")[", c, "]");
     }
   };
-  auto make_access = [&](const ir::Buffer& buffer, const ir::Expr& idx) -> std::optional<Access> {
+  auto make_access = [&](const ir::Buffer& buffer, const ir::Expr& idx,
+                         int lanes) -> std::optional<Access> {
     std::optional<DenseAccess> dense = VectorAccess(buffer, idx, lanes);
     if (!dense) return std::nullopt;
     VectorType vt = CudaVectorType(buffer->dtype, dense->chunk_bytes);
@@ -338,12 +386,13 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
   std::vector<const ir::Load*> loads;
   std::vector<Access> load_access;
   for (const ir::Load* l : DenseLoads(op->value)) {
-    std::optional<Access> a = make_access(l->buffer, l->indices[0]);
+    std::optional<Access> a = make_access(l->buffer, l->indices[0], l->type.lanes());
     if (!a) continue;
     loads.push_back(l);
     load_access.push_back(std::move(*a));
   }
-  std::optional<Access> store = make_access(op->buffer, index);
+  std::optional<Access> store =
+      lanes > 1 ? make_access(op->buffer, index, lanes) : std::optional<Access>();
   if (load_access.empty() && !store) {
     scalar_lanes(nullptr);
     return;

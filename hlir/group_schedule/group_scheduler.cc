@@ -203,7 +203,9 @@ class GroupScheduler {
     std::optional<TuningKnob> rows_knob;
     const int rows_per_block = WarpRowsPerBlock(g, knob, &rows_knob, &warp_why);
     if (rows_per_block > 0) {
-      auto c = WarpPerRow(sch_, g, target_, rows_per_block, warp_why);
+      const int lanes = ReduceExtent(*g.reductions[0]) < 0 ? SymbolicRowLanes(g) : 0;
+      if (lanes > 1) absl::StrAppend(&warp_why, ", ", lanes, "-element vectors per lane");
+      auto c = WarpPerRow(sch_, g, target_, rows_per_block, lanes, warp_why);
       if (c.ok()) c->knob = rows_knob;
       return c;
     }
@@ -232,15 +234,19 @@ class GroupScheduler {
                         "): each thread reduces its own");
   }
 
-  /// Rows per block when the consumer of `g` has one row dim, each row is short enough for
-  /// one warp (at most kWarpRowMaxElements, static) and the static row count is a multiple of the
-  /// rows per block (8 warps, else 4 or 2: no row runs past the end, so no guard encloses a
-  /// barrier); 0 otherwise. The tuner may ask for fewer rows per block (`knob`, set in
-  /// `*rows_knob`); `why` gets the reason.
+  /// Rows per block when the consumer of `g` has one row dim and each row is one warp's: short
+  /// enough (at most kWarpRowMaxElements, static) or of symbolic length while
+  /// cinn_like_symbolic_row_threads asks for a warp. The static row count must be a multiple of
+  /// the rows per block (8 warps, else 4 or 2); a symbolic one takes 8 and guards the last
+  /// block's rows past the end. A guard never splits a warp (its lanes share the row), so the
+  /// shuffles stay whole and no block barrier is needed. 0 otherwise. The tuner may ask for
+  /// fewer rows per block (`knob`, set in `*rows_knob`); `why` gets the reason.
   int WarpRowsPerBlock(const ReductionGroup& g, int knob, std::optional<TuningKnob>* rows_knob,
                        std::string* why) const {
     const int64_t extent = ReduceExtent(*g.reductions[0]);
-    if (g.row_dims < 1 || extent <= 0 || extent > kWarpRowMaxElements) return 0;
+    const bool symbolic_row = extent < 0 && RowThreads(extent, target_) == target_.warp_size();
+    if (g.row_dims < 1 || extent == 0 || extent > kWarpRowMaxElements) return 0;
+    if (extent < 0 && !symbolic_row) return 0;
     // Blocks take rows of the innermost row dim (WarpPerRow): with several row dims, a block
     // whose rows crossed an outer dim would index the reductions by a division (not affine).
     const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
@@ -249,14 +255,35 @@ class GroupScheduler {
         *g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
     std::vector<int> fits;  // the most first: the tactic's own choice
     for (int per_block = kBlockThreads / target_.warp_size(); per_block >= 2; per_block /= 2) {
-      if (rows > 0 && rows % per_block == 0) fits.push_back(per_block);
+      if (rows < 0 || (rows > 0 && rows % per_block == 0)) fits.push_back(per_block);
     }
     if (fits.empty()) return 0;
     const int per_block = ChooseKnob(rows_knob, "rows_per_block", fits, knob);
-    *why = absl::StrCat(total, " rows of ", extent, " elements (<= ", kWarpRowMaxElements,
-                        "): a warp per row, ", per_block, " rows per block, ", g.reductions.size(),
-                        " reduction(s) by shuffles");
+    *why = absl::StrCat(CountText(total), " rows of ",
+                        symbolic_row ? std::string("symbolic length")
+                                     : absl::StrCat(extent, " elements (<= ", kWarpRowMaxElements,
+                                                    ")"),
+                        ": a warp per row, ", per_block, " rows per block",
+                        rows < 0 ? " (the last block's rows past the end guarded)" : "", ", ",
+                        g.reductions.size(), " reduction(s) by shuffles");
     return per_block;
+  }
+
+  /// The elements of a row of symbolic length a warp lane reads at a time (WarpPerRow): the
+  /// device's widest access of the widest element the group reads or writes (8 halves, 4
+  /// floats).
+  int SymbolicRowLanes(const ReductionGroup& g) const {
+    int bytes = g.consumer->tensor()->dtype.bytes();
+    std::vector<const ir::Stage*> stages(g.reductions.begin(), g.reductions.end());
+    stages.push_back(g.consumer);
+    std::set<const ir::BufferNode*> results;  // the reductions' values: one per row, not read along it
+    for (const ir::Stage* r : g.reductions) results.insert(r->tensor()->buffer.get());
+    for (const ir::Stage* s : stages) {
+      for (const ir::BufferNode* b : BuffersRead(s->InlinedBody())) {
+        if (!results.count(b)) bytes = std::max(bytes, b->dtype.bytes());
+      }
+    }
+    return bytes > 0 ? target_.vector_bytes() / bytes : 0;
   }
 
   ir::Schedule& sch_;

@@ -24,13 +24,33 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 
 namespace {
 
+/// `cols` of `s` fused, then in vectors of `lanes` contiguous elements (none: `lanes` < 2),
+/// the vectors dealt out over `threads` threads on threadIdx.x: a warp's lanes then read
+/// 16 bytes each, side by side. The vector's tail guard (a row not a multiple of `lanes`) makes
+/// the vectorizer branch to scalar lanes at the row's end only (ir/transforms/vectorize.h);
+/// the CUDA code checks each vector's alignment at run time.
+absl::Status BindVectorsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads,
+                                  int lanes) {
+  if (lanes < 2) return BindColumnsToThreads(s, cols, threads);
+  auto col = FuseAll(s, cols);
+  if (!col.ok()) return col.status();
+  auto vector = s.Split(*col, lanes);
+  if (!vector.ok()) return vector.status();
+  auto parts = s.Split(vector->first, threads);
+  if (!parts.ok()) return parts.status();
+  absl::Status st = s.Bind(parts->second, "threadIdx.x");
+  if (st.ok()) st = s.Vectorize(vector->second);
+  return st;
+}
+
 /// Each reduction of `g` computed at the consumer's loop `row` into a local buffer, its reduce
-/// axes split by `threads` over threadIdx.x: each thread keeps its own copy of its row's
-/// result (the cross-thread combine leaves it in every thread), so no shared memory and no
-/// barrier. Consumers first: a reduction read by another (softmax's max by its sum) is
-/// attached after its reader, so that the reader's loads count in its region.
+/// axes split by `threads` over threadIdx.x (in vectors of `lanes`, BindVectorsToThreads):
+/// each thread keeps its own copy of its row's result (the cross-thread combine leaves it in
+/// every thread), so no shared memory and no barrier. Consumers first: a reduction read by
+/// another (softmax's max by its sum) is attached after its reader, so that the reader's loads
+/// count in its region.
 absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::Var& row,
-                         int threads) {
+                         int threads, int lanes = 0) {
   for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
     ir::Tensor t = (*it)->tensor();
     auto cache = sch.CacheWrite(t, "local");
@@ -40,7 +60,7 @@ absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::V
     ir::Stage& c = sch[*cache];
     st = c.ComputeAt(*g.consumer, row);
     if (!st.ok()) return st;
-    st = BindColumnsToThreads(c, SplitLeaves(c).reduce, threads);
+    st = BindVectorsToThreads(c, SplitLeaves(c).reduce, threads, lanes);
     if (!st.ok()) return st;
   }
   return absl::OkStatus();
@@ -50,7 +70,7 @@ absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::V
 
 absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                         const ir::Target& target, int rows_per_block,
-                                        std::string why) {
+                                        int lanes, std::string why) {
   ir::Stage& consumer = *g.consumer;
   const int warp = target.warp_size();
   // The innermost row dim split into blocks of rows_per_block rows (threadIdx.y); the outer
@@ -66,8 +86,8 @@ absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup&
   if (!block.ok()) return block.status();
   absl::Status st = consumer.Bind(*block, "blockIdx.x");
   if (st.ok()) st = consumer.Bind(row_parts->second, "threadIdx.y");
-  if (st.ok()) st = BindColumnsToThreads(consumer, cols, warp);
-  if (st.ok()) st = ReduceAtRow(sch, g, row_parts->second, warp);
+  if (st.ok()) st = BindVectorsToThreads(consumer, cols, warp, lanes);
+  if (st.ok()) st = ReduceAtRow(sch, g, row_parts->second, warp, lanes);
   if (!st.ok()) return st;
   return TacticChoice{consumer.tensor()->name, "row_reduction.warp_per_row", std::move(why)};
 }

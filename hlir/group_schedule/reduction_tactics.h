@@ -33,10 +33,14 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
 /// One warp per row, `rows_per_block` rows per block (rows on blockIdx.x and threadIdx.y, the
 /// row's columns and reduce axes over the warp's lanes on threadIdx.x): short rows reduce by
 /// shuffles within the warp, with no block-wide barrier per reduction. The consumer's row
-/// count must be a static multiple of rows_per_block. Each lane keeps its row's reductions in
-/// registers: no shared memory, no barrier.
+/// count must be a static multiple of rows_per_block, or symbolic: then the last block's rows
+/// past the end are guarded, warp by warp. Each lane keeps its row's reductions in registers:
+/// no shared memory, no barrier. With `lanes` (2 or more), a warp lane takes `lanes`
+/// contiguous elements of the row at a time as one vector, in the reductions too (each lane's
+/// vector combined into its partial: vector_reduce); rows of symbolic length, whose
+/// thread-local arrays could not be sized, read 16 bytes per lane so.
 absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
-                                        const ir::Target& target, int rows_per_block,
+                                        const ir::Target& target, int rows_per_block, int lanes,
                                         std::string why);
 
 }  // namespace cinn_like::hlir

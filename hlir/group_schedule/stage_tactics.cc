@@ -111,9 +111,14 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
   return c;
 }
 
-/// The chunks of a column reduction's reduce axis where sizes are symbolic (TwoStageColumns):
-/// 8192 columns then fill 512 blocks; the partials cost 16 values per column.
-constexpr int kSymbolicColumnChunks = 16;
+/// The rows of a chunk of a column reduction's reduce axis where sizes are symbolic
+/// (TwoStageColumns): every block then reduces 256 rows of 256 columns whatever the sizes, the
+/// chunk loop has a constant trip count, and the partials cost one value per column every 256
+/// rows. 8192 rows are 32 chunks, the static tactic's choice for 8192 columns on 132 SMs (a
+/// fixed 16 chunks of symbolic length measured 1.15-1.24x the static kernel on an H100). The
+/// chunks are on blockIdx.y: a column reduction of more than 2^24 rows fails at its launch
+/// (grid dimension y past 65535) with the driver's message.
+constexpr int kSymbolicChunkRows = 256;
 
 /// Blocks a GPU kernel should have to fill the device: a few per multiprocessor.
 int64_t BlocksToFill(const ir::Target& target) {
@@ -125,7 +130,7 @@ int64_t BlocksToFill(const ir::Target& target) {
 /// each chunk of each column (threads over the columns, chunks on blockIdx.y) into partials,
 /// a second reducing each column's partials; both in a fixed order (deterministic, no
 /// atomics). Null when the columns fill the device alone or the axis does not split evenly
-/// into chunks of at least 32; with symbolic sizes, kSymbolicColumnChunks chunks.
+/// into chunks of at least 32; with symbolic sizes, chunks of kSymbolicChunkRows rows.
 absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, ir::Stage& s,
                                                             const ir::Target& target, int knob) {
   Leaves l = SplitLeaves(s);
@@ -137,15 +142,16 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   int parts = 1;
   std::vector<int> options;
   if (outputs == 0 || k == 0) return std::nullopt;
-  if (outputs < 0 || k < 0) {
-    // Symbolic sizes: how many blocks the columns fill is known only at the call. A fixed
-    // number of chunks (the last ones partial, guarded), unless the reduce axis is known too
-    // short for chunks of 32 or the columns known to fill the device alone.
-    if ((k > 0 && k < 32 * kSymbolicColumnChunks) || (blocks > 0 && blocks >= want)) {
+  const bool symbolic = outputs < 0 || k < 0;
+  if (symbolic) {
+    // Symbolic sizes: how many blocks the columns fill is known only at the call. Chunks of
+    // kSymbolicChunkRows rows (the last one partial, guarded), as many as the rows make,
+    // unless the reduce axis is known to be one chunk or the columns known to fill the device
+    // alone. The tuner may take half or twice the rows.
+    if ((k > 0 && k <= kSymbolicChunkRows) || (blocks > 0 && blocks >= want)) {
       return std::nullopt;
     }
-    parts = kSymbolicColumnChunks;
-    options = {parts};
+    options = {kSymbolicChunkRows, kSymbolicChunkRows / 2, kSymbolicChunkRows * 2};
   } else {
     while (blocks * parts < want && k % (parts * 2) == 0 && k / (parts * 2) >= 32) parts *= 2;
     if (parts == 1) return std::nullopt;
@@ -155,9 +161,11 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
     if (parts >= 4) options.push_back(parts / 2);
   }
   std::optional<TuningKnob> chosen;
-  parts = ChooseKnob(&chosen, "column_chunks", options, knob);
-  auto split = s.SplitNParts(l.reduce[0], parts);
+  const int choice =
+      ChooseKnob(&chosen, symbolic ? "column_chunk_rows" : "column_chunks", options, knob);
+  auto split = symbolic ? s.Split(l.reduce[0], choice) : s.SplitNParts(l.reduce[0], choice);
   if (!split.ok()) return split.status();
+  if (!symbolic) parts = choice;
   const ir::Tensor out = s.tensor();
   auto rf = sch.Rfactor(out, split->first);
   if (!rf.ok()) return rf.status();
@@ -182,8 +190,8 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
                          " SMs): the reduce axis of ", k, " split into ", parts, " chunks of ",
                          k / parts, ", partials then their sum (deterministic)")
           : absl::StrCat(CountText(outputs), " columns, a reduce axis of ", CountText(k),
-                         ": split into ", parts,
-                         " chunks (symbolic sizes), partials then their sum (deterministic)");
+                         ": split into chunks of ", choice,
+                         " rows (symbolic sizes), partials then their sum (deterministic)");
   TacticChoice c{out->name, "column_reduction.two_stage", why};
   c.knob = chosen;
   return c;

@@ -9,6 +9,7 @@
 #include "ir/printer.h"
 #include "ir/substitute.h"
 #include "ir/transforms/linear_form.h"
+#include "ir/transforms/reduce_update.h"
 #include "ir/transforms/simplify.h"
 
 namespace cinn_like::ir {
@@ -81,6 +82,19 @@ class Widener : public IRMutator {
     if (!changed && v.same_as(op->value)) return self;
     idx = WidenAll(idx);
     int lanes = idx[0].type().lanes();
+    ReduceKind kind = ReduceKind::kNone;
+    Expr term;
+    if (lanes == 1 && v.type().is_vector() && MatchReduceUpdate(op, &kind, &term)) {
+      // A reduction into one element (a GPU thread's partial): the lanes' terms combined
+      // first, then into the element (reassociated, as VectorizeReductions does on CPUs).
+      Expr lanes_term = Mutate(term);
+      if (lanes_term.type().is_vector()) {
+        Expr total = Call::Make(op->value.type(),
+                                CombinePartials(kind, PartialsAcross::kVectorLanes), {lanes_term});
+        return Store::Make(op->buffer, op->indices,
+                           ReduceCombine(kind, Load::Make(op->buffer, op->indices), total));
+      }
+    }
     if (lanes == 1 && v.type().is_vector()) {
       failure = "it stores a lane-dependent value to the single element " + op->buffer->name + "[" +
                 ToString(op->indices[0]) + (op->indices.size() > 1 ? ", ..." : "") + "]";

@@ -12,14 +12,14 @@
 
 namespace cinn_like::testing {
 
-inline int CountKernels(const std::string& source) {
+/// How many times `text` occurs in `source`.
+inline int CountOccurrences(const std::string& source, const std::string& text) {
   int n = 0;
-  for (size_t p = source.find("__global__"); p != std::string::npos;
-       p = source.find("__global__", p + 1)) {
-    ++n;
-  }
+  for (size_t p = source.find(text); p != std::string::npos; p = source.find(text, p + 1)) ++n;
   return n;
 }
+
+inline int CountKernels(const std::string& source) { return CountOccurrences(source, "__global__"); }
 
 /// The CUDA source of `program` (entry `name`), after checking it compiles to PTX.
 inline std::string CompiledSource(const Program& program, const std::string& name = "fused") {

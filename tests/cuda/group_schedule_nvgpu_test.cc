@@ -269,21 +269,30 @@ TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
 
 TEST(GroupScheduleNVGPU, SymbolicSizesReduceRowsByAWarpAndSplitColumns) {
   // A softmax over rows of symbolic length: a warp per row (cinn_like_symbolic_row_threads),
-  // no block barrier; a column sum over symbolic rows and columns: chunks on blockIdx.y, then
-  // their sum, the last chunk's reads guarded.
+  // 8 rows per block (the last block's guarded), each lane reading 4 floats at a time in the
+  // reductions too, no block barrier; a column sum over symbolic rows and columns: chunks of
+  // 256 rows on blockIdx.y (a constant trip count, the last chunk's reads guarded), then
+  // their sum.
   frontend::NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "x");
   b.MarkOutput(b.Softmax(x));
   std::string rows = Kernels(CompiledSource(*b.Build(), "rows"));
   EXPECT_EQ(CountKernels(rows), 1);
   EXPECT_THAT(rows, HasSubstr("cinn_like_block_reduce_max<32>"));
+  EXPECT_THAT(rows, HasSubstr("threadIdx.y"));
+  EXPECT_THAT(rows, Not(HasSubstr("__syncthreads")));
+  // float4 loads of x in the max, the sum (each twice: partition_loops' main part and tail)
+  // and the quotient; the reductions combine the vector's lanes into the lane's partial.
+  EXPECT_EQ(CountOccurrences(rows, "float4 x_v"), 5) << rows;
+  EXPECT_THAT(rows, HasSubstr("max(max(max("));
   frontend::NetBuilder c;
   auto y = c.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "y");
   c.MarkOutput(c.ReduceSum(y, {0}));
   std::string cols = Kernels(CompiledSource(*c.Build(), "cols"));
   EXPECT_EQ(CountKernels(cols), 2);
   EXPECT_THAT(cols, HasSubstr("blockIdx.y"));
-  EXPECT_THAT(cols, HasSubstr("(s0 + 15) / 16"));
+  EXPECT_THAT(cols, HasSubstr("k0_inner < 256;"));
+  EXPECT_THAT(cols, HasSubstr("(s0 + 255) / 256"));
   EXPECT_THAT(cols, HasSubstr("< s0 ?"));
 }
 

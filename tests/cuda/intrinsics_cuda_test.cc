@@ -1,6 +1,6 @@
 /// \file Every intrinsic of ir/intrinsics.h in CUDA device code: the device ones have a CUDA
-/// spelling (and the block reduces a helper the translation unit defines); the host and CPU
-/// ones are refused with a message naming the intrinsic.
+/// spelling (the block reduces a helper the translation unit defines, the vector reduces their
+/// lanes combined); the host ones are refused with a message naming the intrinsic.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -38,6 +38,7 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
   for (int k = 0; k < ir::kNumIntrinsics; ++k) {
     auto op = static_cast<ir::IntrinsicOp>(k);
     if (op == ir::IntrinsicOp::kThreadIndex) continue;  // an index, below
+    if (ir::IsVectorReduce(op)) continue;                // lanes combined, below
     std::string name = ir::IntrinsicName(op);
     auto src = KernelCalling(op);
     auto it = spelled.find(op);
@@ -52,6 +53,34 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
       const std::string helper = it->second.substr(0, it->second.find('<'));
       EXPECT_THAT(*src, HasSubstr("T " + helper + "(T v)")) << *src;
     }
+  }
+}
+
+TEST(IntrinsicsCuda, VectorReducesCombineTheLanesOfOneVectorLoad) {
+  // Out[tx] = Out[tx] + vector_reduce_sum(In[ramp(4 * tx, 1, 4)]): one float4 load where it is
+  // aligned, its lanes summed in order, else four scalar loads.
+  auto in = ir::MakeBuffer("In", ir::Float(32), {ir::Expr(128)});
+  auto out = ir::MakeBuffer("Out", ir::Float(32), {ir::Expr(32)});
+  ir::Var tx("tx");
+  ir::Expr lanes = ir::Load::Make(in, {ir::Ramp::Make(tx * 4, ir::Expr(1), 4)});
+  for (auto [op, combine] : {std::pair{ir::IntrinsicOp::kVectorReduceSum, std::string(" + ")},
+                             std::pair{ir::IntrinsicOp::kVectorReduceMax, std::string("max(")}}) {
+    ir::Expr total = ir::Call::Make(ir::Float(32), op, {lanes});
+    ir::Expr acc = ir::Load::Make(out, {tx});
+    ir::Expr update = op == ir::IntrinsicOp::kVectorReduceSum ? acc + total : ir::Max::Make(acc, total);
+    auto f = std::make_shared<ir::LoweredFuncNode>();
+    f->name = "k";
+    f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
+    f->body = ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread,
+                            ir::Store::Make(out, {tx}, update), 0);
+    auto src = CodeGenCudaDev::Generate(testing::SplitGpuModule("k", {f}));
+    ASSERT_TRUE(src.ok()) << src.status();
+    EXPECT_THAT(*src, HasSubstr("float4 In_v0 = *reinterpret_cast<const float4*>(&In[tx * 4]);"))
+        << *src;
+    EXPECT_THAT(*src, HasSubstr("In_v0.w")) << *src;
+    EXPECT_THAT(*src, HasSubstr("In[tx * 4 + 3]")) << *src;  // the unaligned path
+    EXPECT_THAT(*src, HasSubstr(combine)) << *src;
+    EXPECT_THAT(*src, ::testing::Not(HasSubstr("vector_reduce"))) << *src;
   }
 }
 

@@ -1,6 +1,6 @@
 """Dynamic shapes: torch.compile(..., dynamic=True) and the default automatic dynamic compile a
 model once for every batch size and sequence length. An MLP, a GPT-2-style block (forward and
-training) and a small CNN (automatic dynamic only: see test_small_cnn) over ten sizes (1, 2,
+training) and a small CNN (its image size fixed: see test_small_cnn) over ten sizes (1, 2,
 odd sizes, powers of two, up to 512 tokens) compile at most one static and one symbolic Program
 per graph (forward, backward), run nothing in PyTorch, and match eager at every size; on CPU,
 and on CUDA when PyTorch sees a GPU.
@@ -89,11 +89,21 @@ class TorchDynamicShapesTest(unittest.TestCase):
 
     def test_small_cnn(self):
         # Convolution, batch norm (eval), pooling and the flatten into a linear layer over a
-        # symbolic batch. Automatic dynamic only: dynamic=True makes the image's height and
-        # width symbolic too, and convolutions over symbolic images (their output sizes are
-        # floor divisions) run in PyTorch for now.
-        self.check_once(lambda: SmallCNN().eval(), [(b, 3, 16, 16) for b in BATCHES],
-                        modes=(None,))
+        # symbolic batch. Under dynamic=True the image's height and width are symbolic too;
+        # the sizes after pooling are floor divisions of them, which no Program can hold, so
+        # those two symbols are fixed to the trace's values (symbolic.specialize_non_polynomial)
+        # and the batch stays symbolic.
+        self.check_once(lambda: SmallCNN().eval(), [(b, 3, 16, 16) for b in BATCHES])
+
+    def test_image_sizes_are_fixed_and_the_batch_stays_symbolic(self):
+        # dynamic=True over two image sizes: one compile per image size (Dynamo's guard on the
+        # fixed height and width traces the second), each serving every batch size, nothing in
+        # PyTorch.
+        shapes = [(b, 3, 16, 16) for b in (1, 5, 8)] + [(b, 3, 8, 32) for b in (2, 7, 13)]
+        stats = self.run_sizes(lambda: SmallCNN().eval(), shapes, True, False)
+        self.assertEqual(stats["compiles"], 2, stats)
+        self.assertEqual(stats["ops_fallback"], 0, (stats, ct.fallback_report()))
+        self.assertEqual(stats.get("symbols_specialized"), 4, stats)
 
     def test_a_converter_that_asks_for_a_size_is_refused_not_specialised(self):
         # Training batch norm updates its running variance with n / (n - 1) over a symbolic n:

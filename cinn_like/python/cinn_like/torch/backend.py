@@ -13,7 +13,7 @@ from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
-from . import allocator, cache, cudagraph, isolate, policy
+from . import allocator, cache, cudagraph, isolate, policy, symbolic
 from .kernel import build_program, compile_partition
 from .ops import attention
 from .partition import CinnLikeSupport, fuse, propose
@@ -95,6 +95,7 @@ def compile_graph(gm, example_inputs, options=None):
 
 def _compile_graph(gm, rules):
     cache.count("graphs")
+    symbolic.specialize_non_polynomial(gm)
     support = CinnLikeSupport(rules)
     partitioner, parts = _partitions_that_compile(gm, support)
     unexpected = support.unexpected_fallbacks()

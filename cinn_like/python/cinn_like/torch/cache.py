@@ -106,8 +106,9 @@ def prefetch(jobs):
 
 
 def count(name, n=1):
+    """Adds n to the counter `name` (a new counter starts at 0: symbols_specialized, ...)."""
     with _lock:
-        _stats[name] += n
+        _stats[name] = _stats.get(name, 0) + n
 
 
 def record_fallback(op, reason):

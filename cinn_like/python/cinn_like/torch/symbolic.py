@@ -17,6 +17,7 @@ the entry (which checks the arguments again).
 import contextlib
 import ctypes
 
+import sympy
 import torch
 
 from .._lib import check, lib
@@ -77,6 +78,76 @@ def _poly(e, names=None):
     if e.is_Pow and e.exp.is_Integer and int(e.exp) > 0:
         return "*".join([f"({_poly(e.base, names)})"] * int(e.exp))
     raise Unsupported(f"symbolic size {e} is not a polynomial of sizes")
+
+
+def _is_polynomial(e):
+    try:
+        _poly(e)
+        return True
+    except Unsupported:
+        return False
+
+
+def specialize_non_polynomial(gm):
+    """Fixes each symbol of a size in `gm` that is no polynomial (a convolution's or pooling's
+    output over a symbolic image: FloorDiv) to this trace's value, with a guard (Eq(s2, 16)):
+    such a size has no Program form, and without this every op over it would run in PyTorch.
+    The other symbols (the batch) stay symbolic: a CNN under dynamic=True compiles once per
+    image size and serves every batch size. Dynamo checks the guard before each call and traces
+    again for another image size. Returns the symbols fixed, counted in
+    `symbols_specialized`."""
+    env, fixed = None, {}
+    for node in gm.graph.nodes:
+        v = node.meta.get("val")
+        for x in v if isinstance(v, (list, tuple)) else [v]:
+            sizes = (list(x.shape) if isinstance(x, torch.Tensor)
+                     else [x] if isinstance(x, torch.SymInt) else [])
+            for d in sizes:
+                if not isinstance(d, torch.SymInt):
+                    continue
+                e = _expr(d)
+                if e.is_number or _is_polynomial(e):
+                    continue
+                env = d.node.shape_env
+                # The trace's value of each symbol (renamed backed_var_to_val after 2.11).
+                values = getattr(env, "backed_var_to_val", None) or env.var_to_val
+                for sym in e.free_symbols:
+                    if sym not in fixed and sym in values:
+                        fixed[sym] = int(values[sym])
+    for sym, value in fixed.items():
+        # The guard Eq(sym, value): what Dynamo checks before running this graph again.
+        env.evaluate_expr(sympy.Eq(sym, value))
+    if fixed:
+        cache.count("symbols_specialized", len(fixed))
+        cache.log.info("cinn_like.torch: sizes that are no polynomial fixed %s to this trace's "
+                       "values (guarded)", {str(k): v for k, v in fixed.items()})
+        _fold_fixed_sizes(gm)
+    return fixed
+
+
+def _fold_fixed_sizes(gm):
+    """Size arithmetic that the fixed symbols made numbers (8 * sym_size(x, 2) * sym_size(x, 3)
+    for a flatten) becomes those numbers in its users' arguments: otherwise it would read the
+    size of an intermediate and cut the graph into two partitions there."""
+    def number(n):
+        v = n.meta.get("val") if isinstance(n, torch.fx.Node) else None
+        if not isinstance(v, torch.SymInt):
+            return None
+        e = _expr(v)
+        return int(e) if e.is_number else None
+
+    folded = False
+    for node in gm.graph.nodes:
+        if node.op != "call_function":
+            continue
+        args = torch.fx.node.map_arg((node.args, node.kwargs),
+                                     lambda a: a if number(a) is None else number(a))
+        if args != (node.args, node.kwargs):
+            node.args, node.kwargs = args
+            folded = True
+    if folded:
+        gm.graph.eliminate_dead_code()
+        gm.recompile()
 
 
 def is_symbolic(t):
@@ -291,4 +362,5 @@ class SymbolicKernel(torch.nn.Module):
         return self.call(*args)
 
 
-__all__ = ["SymbolicKernel", "is_symbolic", "size_text", "no_new_guards"]
+__all__ = ["SymbolicKernel", "is_symbolic", "size_text", "no_new_guards",
+           "specialize_non_polynomial"]
