@@ -12,6 +12,7 @@
 #include "absl/strings/str_split.h"
 #include "hlir/group_schedule/group_scheduler.h"
 #include "hlir/op.h"
+#include "hlir/row_buckets.h"
 #include "ir/flags.h"
 #include "ir/identifier.h"
 #include "ir/lower.h"
@@ -35,6 +36,15 @@ class GroupLowering {
   }
 
   const std::vector<TacticChoice>& tactics() const { return tactics_; }
+  /// Whether the lowered Program has symbolic sizes (known after Run).
+  bool symbolic() const { return !symbols_.empty(); }
+
+  /// Makes this lowering a bucket's (hlir/row_buckets.h): rows of symbolic length scheduled
+  /// as if at most `bound`; the lengths padded are added to `*padded`.
+  void SetRowBucket(int64_t bound, std::vector<ir::Expr>* padded) {
+    scheduling_.symbolic_row_bound = bound;
+    scheduling_.padded_rows = padded;
+  }
 
   absl::StatusOr<ir::LoweredFunc> Run(const std::vector<int>& nodes, const std::vector<int>& inputs,
                                       const std::vector<int>& outputs, const std::string& name) {
@@ -261,6 +271,32 @@ absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::
   auto func = lowering.Run(nodes, graph.inputs(), graph.outputs(), name);
   if (!func.ok()) return func.status();
   if (tactics) *tactics = lowering.tactics();
+  if (target.is_gpu() && lowering.symbolic()) {
+    // Rows of symbolic length: lowered again per bucket of row lengths, which the entry picks
+    // by the call's sizes. A bucket whose lowering fails is left out (the generic kernels
+    // serve those sizes); a Program with no such rows stops at the first.
+    std::vector<RowBucket> buckets;
+    for (int64_t bound : kRowBuckets) {
+      RowBucket bucket{bound, nullptr, {}};
+      GroupLowering again(graph, target, fused.groups, knob_values);
+      again.SetRowBucket(bound, &bucket.padded_rows);
+      auto entry = again.Run(nodes, graph.inputs(), graph.outputs(),
+                             absl::StrCat(name, "_rows_le_", bound));
+      if (!entry.ok()) {
+        VLOG(1) << "graph compiler: " << name << ": no bucket of rows at most " << bound << ": "
+                << entry.status();
+        continue;
+      }
+      if (bucket.padded_rows.empty()) break;
+      bucket.entry = *entry;
+      buckets.push_back(std::move(bucket));
+    }
+    if (!buckets.empty()) {
+      auto merged = MergeRowBuckets(*func, buckets);
+      if (!merged.ok()) return merged.status();
+      func = *merged;
+    }
+  }
   return ir::Module{SafeFileName(name), target, {*func}};
 }
 

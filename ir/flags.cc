@@ -21,9 +21,11 @@ DEFINE_int32(cinn_like_nvrtc_units, 0,
              "always 1 while dumping or saving sources)");
 DEFINE_string(cinn_like_cuda_arch, "",
               "force the CUDA architecture (sm_90 or 90); empty: read it from the device");
-DEFINE_int32(cinn_like_symbolic_row_threads, 32,
-             "GPU threads per row of a row reduction whose length is symbolic (32: a warp per "
-             "row, no block barrier; up to 256, a multiple of 32; 0: a block's 256)");
+DEFINE_int32(cinn_like_symbolic_row_threads, 256,
+             "GPU threads per row of a row reduction whose length is symbolic, in the kernel for "
+             "rows longer than every bucket of row lengths (hlir/row_buckets.h; the buckets take "
+             "a warp per row or hold the row in registers): a multiple of 32 up to 256 (32: a "
+             "warp per row, no block barrier; 0: 256)");
 DEFINE_bool(cinn_like_fusion, true,
             "fuse graph ops into groups, one kernel per group (false: one group per op)");
 DEFINE_bool(cinn_like_extern_libs, true,

@@ -20,7 +20,7 @@ DECLARE_string(cinn_like_dump_dir);          // IR after each pass, host LLVM IR
 DECLARE_string(cinn_like_source_save_path);  // where generated CUDA source and PTX are saved
 // CUDA code generation.
 DECLARE_bool(cinn_like_nvrtc_compile_to_cubin);  // CUBIN (true) or PTX (false)
-DECLARE_int32(cinn_like_symbolic_row_threads);   // threads per symbolic-length row (32)
+DECLARE_int32(cinn_like_symbolic_row_threads);   // threads per long symbolic row (256)
 DECLARE_int32(cinn_like_nvrtc_units);            // translation units compiled at once (0: auto)
 DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
 // Graph passes.

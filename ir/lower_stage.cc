@@ -6,6 +6,7 @@
 #include "ir/mutator.h"
 #include "ir/schedule_axes.h"
 #include "ir/schedule_region.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 
 namespace cinn_like::ir {
@@ -147,6 +148,16 @@ absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
   }
   std::vector<Expr> all_guards = spatial_guards;
   all_guards.insert(all_guards.end(), reduce_guards.begin(), reduce_guards.end());
+  // A term that is the reduction's identity unless a condition holds (rfactor's partial chunk
+  // of a split with a tail: select(k < extent, x[k], 0)) is that condition guarding the update:
+  // loop partitioning can then take it off the loop's main part, and no load waits on it.
+  if (const Select* sel = element.As<Select>()) {
+    if (StructuralEqual(sel->false_value, ReduceInit(stage.reduce(), t.dtype)) &&
+        sel->cond.type().is_scalar()) {
+      all_guards.push_back(sel->cond);
+      element = sel->true_value;
+    }
+  }
   Expr acc = Load::Make(out, index);
   Stmt update =
       WrapGuards(all_guards, Store::Make(out, index, ReduceCombine(stage.reduce(), acc, element)));

@@ -209,6 +209,31 @@ absl::StatusOr<Var> Stage::Vectorize(const Var& axis, int factor) {
   return parts->second;
 }
 
+absl::Status Stage::AssumeExtentAtMost(const Var& axis, int64_t bound) {
+  const std::string what = absl::StrCat("assume_extent_at_most on stage ", tensor_.name());
+  auto found = FindLeaf(axis, "assume_extent_at_most");
+  if (!found.ok()) return found.status();
+  Axis& a = axes_[*found];
+  if (AsConstInt(a.extent) || a.kind != ForKind::kSerial || bound <= 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": axis ", axis.name(), " (extent ", ToString(a.extent), ", ",
+                     ForKindName(a.kind), ") must be a serial loop of symbolic extent and ",
+                     bound, " positive"));
+  }
+  // Iterations past the true extent are skipped by the guard of the split that made the axis:
+  // its parent's value outer * factor + inner then passes the parent's extent.
+  bool guarded = false;
+  for (const Relation& r : relations_) {
+    guarded |= r.kind == Relation::Kind::kSplit && r.outer == *found && !r.exact;
+  }
+  if (!guarded) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": axis ", axis.name(), " is not the outer loop of a split with a tail guard"));
+  }
+  a.extent = IndexConst(bound);
+  return absl::OkStatus();
+}
+
 absl::Status Stage::Unroll(const Var& axis, bool full) {
   auto found = FindLeaf(axis, "unroll");
   if (!found.ok()) return found.status();

@@ -152,6 +152,12 @@ class Stage {
   /// the loop stays a loop that the backend unrolls (CUDA `#pragma unroll`, an LLVM unroll
   /// hint), and any extent is accepted.
   absl::Status Unroll(const Var& axis, bool full = true);
+  /// Gives the outer loop `axis` of a split with a tail guard (a split of a symbolic extent)
+  /// the constant extent `bound`: the caller knows its true extent is at most `bound` (a
+  /// specialization the host entry selects by a condition on the sizes); the iterations past
+  /// the true extent are skipped by the split's guard. A loop of symbolic extent then becomes
+  /// one a thread can hold in registers (unrolled) or bind to a constant launch dimension.
+  absl::Status AssumeExtentAtMost(const Var& axis, int64_t bound);
   /// Runs iterations on the CPU thread pool.
   absl::Status Parallel(const Var& axis);
   /// Binds the loop to a GPU index: "blockIdx.x" .. "threadIdx.z".
@@ -177,8 +183,9 @@ class Stage {
   /// loops off thread indices) the buffer holds one thread's region: loops bound to a thread
   /// index inside the attach point, and those of readers computed at the same loop, are fixed
   /// to that index (thread_index, ir/intrinsics.h) instead of widening the region (a row kept
-  /// in registers, each thread its share). Their splits must be exact, and each loop bound to
-  /// a thread index must span its launch dimension (the region is computed unguarded).
+  /// in registers, each thread its share). Each loop bound to a thread index must span its
+  /// launch dimension; where the consumer's splits have tails (a row of symbolic length held to
+  /// a bound), the region's elements past the tensor's bounds are guarded, not computed.
   absl::Status ComputeAt(Stage& consumer, const Var& loop, bool thread_private = false);
   /// Pads the row stride of the region buffer of a stage computed at another: dimension
   /// `axis` gets a stride of round_up(stride, factor) + offset elements (against shared

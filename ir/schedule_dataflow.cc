@@ -357,13 +357,8 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
     bool per_thread = false;
     for (int leaf : s->leaves_) per_thread |= fix_to_thread(s->axes_[leaf]);
     if (per_thread) {
-      for (const Relation& r : s->relations_) {
-        if (r.kind == Relation::Kind::kSplit && !r.exact) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              what, ": reader ", s->tensor().name(),
-              " splits a loop with a tail; a thread-private region needs exact splits"));
-        }
-      }
+      // A split with a tail (a row of symbolic length held to a bound: AssumeExtentAtMost)
+      // only skips some of the leaf loops' elements: the region over them still covers them.
       reads = LoadsOf(ElementInLeafVars(*s), buffer);
       for (int leaf : s->leaves_) {
         const Axis& a = s->axes_[leaf];
@@ -459,12 +454,6 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
                        [&](int idx) { return up->axes_[idx].var.same_as(up_loop); }) +
           1;
     s = up;
-  }
-  if (thread_private && guard) {
-    return absl::InvalidArgumentError(
-        what +
-        ": the consumer's loops run past the tensor's bounds (a split with a tail); a "
-        "thread-private region needs exact splits");
   }
   if (!thread_of.empty()) {
     for (auto& idx : accesses) {

@@ -116,8 +116,35 @@ inline SymbolicCase ColumnSums() {
            {{"s0", 513}, {"s1", 512}}}};
 }
 
+/// Rows of symbolic length in every bucket of hlir/row_buckets.h and past the last: softmax
+/// in float16 and float32, and a layer norm (mean and variance of each row, no weights) of a
+/// residual sum, lengths at, just past and between the buckets' bounds.
+inline SymbolicCase RowsOfEveryBucket() {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(hlir::DType::kFloat16, {S("s0"), S("s1")}, "x");
+  auto y = b.CreateInput(hlir::DType::kFloat32, {S("s0"), S("s1")}, "y");
+  b.MarkOutput(b.Softmax(x));
+  auto r = b.Add(y, b.Exp(y));
+  auto centred = b.Sub(r, b.ReduceMean(r, {1}, true));
+  auto var = b.ReduceMean(b.Mul(centred, centred), {1}, true);
+  b.MarkOutput(b.Mul(centred, b.Rsqrt(b.Add(var, b.Fill({1}, 1e-5)))));
+  b.MarkOutput(b.Softmax(y));
+  return {"rows_of_every_bucket",
+          *b.Build(),
+          {{{"s0", 3}, {"s1", 1}},
+           {{"s0", 9}, {"s1", 7}},
+           {{"s0", 2}, {"s1", 128}},
+           {{"s0", 17}, {"s1", 129}},
+           {{"s0", 5}, {"s1", 512}},
+           {{"s0", 1}, {"s1", 513}},
+           {{"s0", 4}, {"s1", 1000}},
+           {{"s0", 3}, {"s1", 2048}},
+           {{"s0", 2}, {"s1", 2049}},
+           {{"s0", 9}, {"s1", 5000}}}};
+}
+
 inline std::vector<SymbolicCase> SymbolicCases() {
-  return {ReshapeRoundTrip(), Mlp(), AttentionShapes(), ColumnSums()};
+  return {ReshapeRoundTrip(), Mlp(), AttentionShapes(), ColumnSums(), RowsOfEveryBucket()};
 }
 
 /// Compiles `c` once for `target` and checks every call of its size list against the reference.

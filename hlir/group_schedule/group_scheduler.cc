@@ -86,7 +86,16 @@ class GroupScheduler {
             Info(t).pattern == OpPattern::kOutFusible ? StageKind::kMatmul : StageKind::kReduction;
       }
       const int group = Info(t).group;
-      auto c = ScheduleStage(sch_, *stage, kind, target_, KnobValue(group));
+      // A row reduction alone over rows of symbolic length: in a bucket's lowering a warp per
+      // row, which the entry runs for rows of at most the bound.
+      ir::Expr length;  // a copy: scheduling adds axes
+      if (kind == StageKind::kReduction && in_.symbolic_row_bound > 0 && target_.is_gpu() &&
+          stage->rank() > 0 && stage->num_root_axes() == stage->rank() + 1 &&
+          ReduceExtent(*stage) < 0 && !IsColumnReduction(*stage)) {
+        length = stage->axes()[stage->rank()].extent;
+      }
+      auto c = ScheduleStage(sch_, *stage, kind, target_, KnobValue(group), length.defined());
+      if (c.ok() && length.defined() && in_.padded_rows) in_.padded_rows->push_back(length);
       if (!c.ok()) {
         return absl::Status(c.status().code(), absl::StrCat("group scheduler: stage ", t->name,
                                                             ": ", c.status().message()));
@@ -198,18 +207,37 @@ class GroupScheduler {
     if (!target_.is_gpu()) return CpuRowGroup(sch_, g, target_);
     std::string per_thread = PerThreadReason(*g.reductions[0]);
     if (!per_thread.empty()) return ThreadPerElement(sch_, g, target_, std::move(per_thread));
-    if (auto plan = PlanPersistentRow(sch_, g, target_, knob)) return PersistentRow(sch_, g, *plan);
+    if (auto plan = PlanPersistentRow(sch_, g, target_, knob, in_.symbolic_row_bound)) {
+      if (plan->padded_length.defined() && in_.padded_rows) {
+        in_.padded_rows->push_back(plan->padded_length);
+      }
+      return PersistentRow(sch_, g, *plan);
+    }
+    // Rows of symbolic length: in a bucket's lowering a warp per row (the entry runs it for
+    // rows of at most the bound), else (rows past every bucket) a block per row; each thread
+    // reads 16 bytes at a time.
+    const ir::Expr* length = SymbolicRowLength(g);
+    const ir::Expr symbolic_length = length ? *length : ir::Expr();  // a copy: scheduling adds axes
+    const int lanes = symbolic_length.defined() ? SymbolicRowLanes(g) : 0;
     std::string warp_why;
     std::optional<TuningKnob> rows_knob;
     const int rows_per_block = WarpRowsPerBlock(g, knob, &rows_knob, &warp_why);
     if (rows_per_block > 0) {
-      const int lanes = ReduceExtent(*g.reductions[0]) < 0 ? SymbolicRowLanes(g) : 0;
       if (lanes > 1) absl::StrAppend(&warp_why, ", ", lanes, "-element vectors per lane");
+      if (symbolic_length.defined() && in_.padded_rows) in_.padded_rows->push_back(symbolic_length);
       auto c = WarpPerRow(sch_, g, target_, rows_per_block, lanes, warp_why);
       if (c.ok()) c->knob = rows_knob;
       return c;
     }
-    return BlockPerRow(sch_, g, target_);
+    return BlockPerRow(sch_, g, target_, lanes);
+  }
+
+  /// The symbolic length of the rows of `g` (its reductions' one reduce axis), or null when
+  /// the reduce extent is static or spans several axes.
+  const ir::Expr* SymbolicRowLength(const ReductionGroup& g) const {
+    const ir::Stage& r = *g.reductions[0];
+    if (ReduceExtent(r) >= 0 || r.num_root_axes() != r.rank() + 1) return nullptr;
+    return &r.axes()[r.rank()].extent;
   }
 
   /// A CPU reduction that CpuRowGroup can compute inside its consumer's rows: a row reduction
@@ -235,8 +263,8 @@ class GroupScheduler {
   }
 
   /// Rows per block when the consumer of `g` has one row dim and each row is one warp's: short
-  /// enough (at most kWarpRowMaxElements, static) or of symbolic length while
-  /// cinn_like_symbolic_row_threads asks for a warp. The static row count must be a multiple of
+  /// enough (at most kWarpRowMaxElements, static) or of symbolic length in a bucket's lowering
+  /// (or while cinn_like_symbolic_row_threads asks for a warp). The static row count must be a multiple of
   /// the rows per block (8 warps, else 4 or 2); a symbolic one takes 8 and guards the last
   /// block's rows past the end. A guard never splits a warp (its lanes share the row), so the
   /// shuffles stay whole and no block barrier is needed. 0 otherwise. The tuner may ask for
@@ -244,7 +272,11 @@ class GroupScheduler {
   int WarpRowsPerBlock(const ReductionGroup& g, int knob, std::optional<TuningKnob>* rows_knob,
                        std::string* why) const {
     const int64_t extent = ReduceExtent(*g.reductions[0]);
-    const bool symbolic_row = extent < 0 && RowThreads(extent, target_) == target_.warp_size();
+    // A row of symbolic length: a warp in a bucket's lowering (rows of at most its bound), or
+    // where cinn_like_symbolic_row_threads asks for one.
+    const bool symbolic_row =
+        extent < 0 && SymbolicRowLength(g) &&
+        (in_.symbolic_row_bound > 0 || RowThreads(extent, target_) == target_.warp_size());
     if (g.row_dims < 1 || extent == 0 || extent > kWarpRowMaxElements) return 0;
     if (extent < 0 && !symbolic_row) return 0;
     // Blocks take rows of the innermost row dim (WarpPerRow): with several row dims, a block

@@ -9,7 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlir/group_schedule/schedule_util.h"
+#include "ir/printer.h"
 #include "ir/schedule_region.h"
+#include "ir/structural_equal.h"
 #include "ir/substitute.h"
 #include "ir/visitor.h"
 
@@ -184,24 +186,39 @@ void PlanRegisters(const ir::Schedule& sch, const ReductionGroup& g, PersistentR
 }  // namespace
 
 std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, const ReductionGroup& g,
-                                                   const ir::Target& target, int requested_bytes) {
+                                                   const ir::Target& target, int requested_bytes,
+                                                   int64_t symbolic_bound) {
   if (!target.is_gpu() || g.row_dims < 1 || g.reductions.empty()) return std::nullopt;
-  const int64_t extent = ReduceExtent(*g.reductions[0]);
-  if (extent <= 0) return std::nullopt;
+  const int64_t static_extent = ReduceExtent(*g.reductions[0]);
+  if (static_extent == 0 || (static_extent < 0 && symbolic_bound <= 0)) return std::nullopt;
   // One column dim, one reduce axis each: a thread's share is then an affine, contiguous range
   // of both (a fused pair of dims would index by a division, which no region can follow).
+  // A row of symbolic length: the same length everywhere, planned at the bound.
+  auto length = [](const ir::Stage& r) { return r.axes()[r.rank()].extent; };
+  const ir::Expr row_length = length(*g.reductions[0]);
   for (const ir::Stage* r : g.reductions) {
-    if (ReduceExtent(*r) != extent || IsColumnReduction(*r) || SplitLeaves(*r).reduce.size() != 1) {
+    if (ReduceExtent(*r) != static_extent || IsColumnReduction(*r) ||
+        SplitLeaves(*r).reduce.size() != 1 || r->num_root_axes() != r->rank() + 1 ||
+        !ir::StructuralEqual(length(*r), row_length)) {
       return std::nullopt;
     }
   }
   const std::vector<ir::Var> leaves = LeafVars(*g.consumer);
   if (static_cast<int>(leaves.size()) != g.row_dims + 1 ||
-      StaticExtent(*g.consumer, {leaves.back()}) != extent) {
+      StaticExtent(*g.consumer, {leaves.back()}) != static_extent) {
     return std::nullopt;
+  }
+  const int64_t extent = static_extent > 0 ? static_extent : symbolic_bound;
+  if (static_extent < 0) {
+    const ir::Expr* col = nullptr;
+    for (const ir::Stage::Axis& a : g.consumer->axes()) {
+      if (a.var.same_as(leaves.back())) col = &a.extent;
+    }
+    if (!col || !ir::StructuralEqual(*col, row_length)) return std::nullopt;
   }
 
   PersistentRowPlan plan;
+  if (static_extent < 0) plan.padded_length = row_length;
   PlanRegisters(sch, g, &plan);
   if (plan.inputs.empty() && plan.intermediates.empty()) return std::nullopt;
   // A thread's share of the row: the preferred bytes of the widest input read from memory.
@@ -237,9 +254,11 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   plan.vector_bytes = target.vector_bytes();
   // Short rows: several per block on threadIdx.y, only where they divide the innermost row
   // dim (no row runs past the end, so no guard encloses a cross-thread reduction).
+  // A symbolic row count takes the most and guards the last block's rows past the end (the
+  // block reduce is reached by every thread: lower_thread_reduce keeps it outside the guards).
   const int64_t rows = StaticExtent(*g.consumer, {leaves[g.row_dims - 1]});
   for (int per_block = kBlockThreads / plan.threads; per_block >= 2; per_block /= 2) {
-    if (rows > 0 && rows % per_block == 0) {
+    if (rows < 0 || rows % per_block == 0) {
       plan.rows_per_block = per_block;
       break;
     }
@@ -251,7 +270,11 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   };
   const int64_t total =
       StaticExtent(*g.consumer, std::vector<ir::Var>(leaves.begin(), leaves.begin() + g.row_dims));
-  plan.why = absl::StrCat(CountText(total), " rows of ", extent, " elements, ",
+  const std::string row_text =
+      static_extent > 0 ? absl::StrCat(extent, " elements")
+                        : absl::StrCat("symbolic length ", ir::ToString(row_length), " (at most ",
+                                       extent, " in this bucket, padded and guarded)");
+  plan.why = absl::StrCat(CountText(total), " rows of ", row_text, ", ",
                           g.reductions.size() + 1, " stages reading each row: in registers ",
                           plan.threads, " threads x ", plan.per_thread, " elements of inputs ",
                           names(plan.inputs), " (read once) and of ", names(plan.intermediates),
@@ -290,6 +313,10 @@ absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGro
     if (!fused.ok()) return fused.status();
     auto parts = s.Split(*fused, plan.per_thread);
     if (!parts.ok()) return parts.status();
+    if (plan.padded_length.defined()) {
+      absl::Status at_most = s.AssumeExtentAtMost(parts->first, plan.threads);
+      if (!at_most.ok()) return at_most;
+    }
     absl::Status bound = s.Bind(parts->first, "threadIdx.x");
     if (!bound.ok()) return bound;
     return parts->second;

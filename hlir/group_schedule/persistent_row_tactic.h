@@ -25,6 +25,9 @@ struct PersistentRowPlan {
   std::vector<ir::Tensor> intermediates;  // inlined stages computed once per row instead
   std::string why;
   std::optional<TuningKnob> knob;  // row_bytes_per_thread: the shares worth timing
+  /// A row of symbolic length held to a bound (a bucket's lowering): that length, which the
+  /// plan pads to threads * per_thread elements (guarded); undefined for a static row.
+  ir::Expr padded_length;
 };
 
 /// The plan for `g` on `target`, or nullopt when the group does not fit: a static reduce
@@ -32,10 +35,13 @@ struct PersistentRowPlan {
 /// input or inlined elementwise stage read by two or more of the group's stages (along the
 /// row, affinely), and a row that splits into a power-of-two count of threads (a warp to a
 /// block) holding at most kMaxBytesPerThread of them. A thread's share is 32 bytes of the widest
-/// input, or `requested_bytes` (8, 16 or 64, the tuner's) where that fits too.
+/// input, or `requested_bytes` (8, 16 or 64, the tuner's) where that fits too. With
+/// `symbolic_bound` > 0 (a bucket's lowering), a row of symbolic length (one reduce axis, the
+/// consumer's last dim) is planned as a row of `symbolic_bound` elements, its tail guarded.
 std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, const ReductionGroup& g,
                                                    const ir::Target& target,
-                                                   int requested_bytes = 0);
+                                                   int requested_bytes = 0,
+                                                   int64_t symbolic_bound = 0);
 
 /// Schedules `g` by `plan`: rows on blockIdx.x (and threadIdx.y), a row's columns in blocks
 /// of `per_thread` contiguous elements per thread on threadIdx.x, each cached input read once

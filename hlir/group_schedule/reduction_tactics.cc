@@ -93,21 +93,22 @@ absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup&
 }
 
 absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
-                                         const ir::Target& target) {
+                                         const ir::Target& target, int lanes) {
   ir::Stage& consumer = *g.consumer;
   const int64_t reduce_extent = ReduceExtent(*g.reductions[0]);
   const int threads = RowThreads(reduce_extent, target);
   auto leaves = FuseRows(consumer, g.row_dims);
   if (!leaves.ok()) return leaves.status();
   absl::Status st = consumer.Bind(leaves->row, "blockIdx.x");
-  if (st.ok()) st = BindColumnsToThreads(consumer, leaves->cols, threads);
-  if (st.ok()) st = ReduceAtRow(sch, g, leaves->row, threads);
+  if (st.ok()) st = BindVectorsToThreads(consumer, leaves->cols, threads, lanes);
+  if (st.ok()) st = ReduceAtRow(sch, g, leaves->row, threads, lanes);
   if (!st.ok()) return st;
   return TacticChoice{
       consumer.tensor()->name, "row_reduction.block_per_row",
       absl::StrCat(CountText(leaves->num_rows), " rows of ", CountText(reduce_extent),
                    " elements, ", g.reductions.size(), " reduction(s) in each thread's registers, ",
-                   threads, " threads per row")};
+                   threads, " threads per row",
+                   lanes > 1 ? absl::StrCat(", ", lanes, "-element vectors per thread") : "")};
 }
 
 }  // namespace cinn_like::hlir

@@ -27,8 +27,10 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 /// One block per row of the consumer (its first row_dims dims fused on blockIdx.x, the rest
 /// fused and split over threadIdx.x); each reduction is computed inside the row's block loop,
 /// its reduce axes over the same threads (a block reduce), its result kept by every thread.
+/// With `lanes` (2 or more), each thread takes `lanes` contiguous elements at a time as one
+/// vector (WarpPerRow's).
 absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
-                                         const ir::Target& target);
+                                         const ir::Target& target, int lanes = 0);
 
 /// One warp per row, `rows_per_block` rows per block (rows on blockIdx.x and threadIdx.y, the
 /// row's columns and reduce axes over the warp's lanes on threadIdx.x): short rows reduce by

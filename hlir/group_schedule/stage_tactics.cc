@@ -247,7 +247,7 @@ absl::StatusOr<std::string> CacheTilesInRegisters(ir::Schedule& sch, ir::Stage& 
 }
 
 absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageKind kind,
-                                         const ir::Target& target, int knob) {
+                                         const ir::Target& target, int knob, bool warp_rows) {
   TacticChoice c{s.tensor()->name, "", ""};
   Leaves l = SplitLeaves(s);
   if (kind == StageKind::kReduction && !l.spatial.empty() && IsColumnReduction(s)) {
@@ -417,7 +417,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
   // Fewer threads for short reductions (a multiple of the warp size covering the extent) and
   // for symbolic ones (RowThreads).
   const int64_t extent = StaticExtent(s, {*r});
-  const int own = RowThreads(extent, target);
+  const int own = extent < 0 && warp_rows ? target.warp_size() : RowThreads(extent, target);
   // The tuner may take more threads per row for long rows (more loads in flight), or fewer.
   std::vector<int> options{own};
   for (int t : {128, 512, 1024}) {
@@ -436,7 +436,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
 }  // namespace
 
 absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
-                                           const ir::Target& target, int knob) {
+                                           const ir::Target& target, int knob, bool warp_rows) {
   if (kind == StageKind::kMatmul && target.has_shared_memory() && CanTileMatmul(sch, stage)) {
     absl::Status s = TileMatmul(sch, stage.tensor());
     if (!s.ok()) return s;
@@ -444,7 +444,7 @@ absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, 
                         "float32, static extents multiples of 64x64x8: 64x64 block tiles, 4x4 "
                         "accumulators per thread, k slices of 8 in shared memory"};
   }
-  return target.is_gpu() ? ScheduleGpu(sch, stage, kind, target, knob)
+  return target.is_gpu() ? ScheduleGpu(sch, stage, kind, target, knob, warp_rows)
                          : ScheduleCpu(stage, kind, target, knob);
 }
 

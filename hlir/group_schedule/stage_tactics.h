@@ -31,7 +31,10 @@ enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 /// `knob` is the tuner's value for the tactic's knob (TacticChoice::knob; 0: its own): the
 /// vector width of CPU elementwise loops, the bytes per access of GPU elementwise vector kernels,
 /// the threads per row of a GPU row reduction alone, the chunks of a two-stage column reduction.
+/// `warp_rows`: a GPU row reduction of symbolic length takes a warp per row (a bucket of short
+/// rows, hlir/row_buckets.h) instead of cinn_like_symbolic_row_threads.
 absl::StatusOr<TacticChoice> ScheduleStage(ir::Schedule& sch, ir::Stage& stage, StageKind kind,
-                                           const ir::Target& target, int knob = 0);
+                                           const ir::Target& target, int knob = 0,
+                                           bool warp_rows = false);
 
 }  // namespace cinn_like::hlir

@@ -2,6 +2,7 @@
 #include "ir/transforms/linear_form.h"
 
 #include "ir/substitute.h"
+#include "ir/transforms/simplify.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -183,6 +184,22 @@ std::vector<Expr> SplitConjunction(const Expr& cond) {
     return out;
   }
   return {cond};
+}
+
+Expr HoldsForEveryValue(const Expr& guard, const Variable* v, const Expr& min, int64_t count) {
+  std::vector<Expr> out;
+  for (const Expr& c : SplitConjunction(guard)) {
+    if (!UsesVar(c, v)) {
+      out.push_back(c);
+      continue;
+    }
+    // The claim form <= 0 is tightest where form is largest.
+    auto claim = AsNonPositiveClaim(c);
+    if (!claim || claim->UsesInsideAtom(v)) return Expr();
+    const int64_t end = claim->Coeff(v) > 0 ? count - 1 : 0;
+    out.push_back(Substitute(c, {{v, Simplify(min + IndexConst(end))}}));
+  }
+  return JoinConjunction(out);
 }
 
 Expr JoinConjunction(const std::vector<Expr>& conds) {

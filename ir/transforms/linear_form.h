@@ -57,6 +57,12 @@ bool ProvablyNonPositive(const LinearForm& form, const RangeMap& ranges);
 /// (a < b is a - b + 1 <= 0); nullopt for any other condition.
 std::optional<LinearForm> AsNonPositiveClaim(const Expr& cond);
 
+/// A condition independent of `v` that holds exactly when `guard` holds for every v in
+/// [min, min + count), for guards that are conjunctions of comparisons affine in v (each is
+/// checked at the one end of the range where it is tightest; the conjuncts without v are
+/// kept); undefined when the guard is not of that form.
+Expr HoldsForEveryValue(const Expr& guard, const Variable* v, const Expr& min, int64_t count);
+
 /// The conjuncts of a condition: (a && b) && c gives {a, b, c}.
 std::vector<Expr> SplitConjunction(const Expr& cond);
 /// The conjunction of conds; true when empty.

@@ -153,6 +153,27 @@ class Partitioner : public IRMutator {
 
  protected:
   Stmt MutateFor(const For* op, const Stmt& self) override {
+    return HoistGuard(Partition(op, self));
+  }
+
+  /// The loop `out`, with a guard that is its whole body and does not depend on its variable
+  /// (a column past the end, around a column's reduction loop) outside it instead: tested
+  /// once, not per iteration. Anything else as it is.
+  static Stmt HoistGuard(const Stmt& out) {
+    const For* loop = out.As<For>();
+    if (!loop || (loop->for_kind != ForKind::kSerial && loop->for_kind != ForKind::kParallel)) {
+      return out;
+    }
+    const IfThenElse* guard = loop->body.As<IfThenElse>();
+    if (!guard || guard->else_case.defined() || UsesVar(guard->cond, loop->loop_var.node())) {
+      return out;
+    }
+    return IfThenElse::Make(guard->cond, For::Make(loop->loop_var, loop->min, loop->extent,
+                                                   loop->for_kind, guard->then_case,
+                                                   loop->bind_axis));
+  }
+
+  Stmt Partition(const For* op, const Stmt& self) {
     bool whole = IsBound(op->for_kind) || op->for_kind == ForKind::kVectorized ||
                  op->for_kind == ForKind::kUnrolled || op->for_kind == ForKind::kUnrollHint ||
                  HasBoundLoop(op->body);
@@ -188,7 +209,8 @@ class Partitioner : public IRMutator {
     Var tail_var(op->loop_var.name(), t);
     Stmt tail_body = Substitute(op->body, {{op->loop_var.node(), tail_var}});
     return Block::Make(
-        {For::Make(op->loop_var, op->min, main_extent, op->for_kind, main_body, op->bind_axis),
+        {HoistGuard(
+             For::Make(op->loop_var, op->min, main_extent, op->for_kind, main_body, op->bind_axis)),
          For::Make(tail_var, Simplify(op->min + main_extent), Simplify(op->extent - main_extent),
                    op->for_kind, tail_body, op->bind_axis)});
   }

@@ -15,7 +15,8 @@ namespace cinn_like::ir {
 /// around them (the launch has one shape), vectorized and unrolled loops are left whole. A loop
 /// whose body touches shared memory or calls a block reduce (barriers, now or after
 /// insert_sync) is not split where the split point depends on a threadIdx variable: all
-/// threads must run its barriers together.
+/// threads must run its barriers together. A serial or parallel loop whose whole body is a
+/// guard independent of its variable becomes that guard around the loop.
 Stmt PartitionLoops(const Stmt& s);
 
 }  // namespace cinn_like::ir

@@ -58,12 +58,15 @@ bool IsHostCall(const Stmt& s) {
                   call->is_intrinsic(IntrinsicOp::kLaunchKernel));
 }
 
-/// A kernel as one statement for comparison: its arguments' data pointers and scalars in order,
-/// its launch dims, then its body. Two kernels whose forms are equal up to buffers and free
-/// variables (ir::StructuralEqualUpToBuffers) do the same to their i-th arguments: first
-/// appearance pairs the i-th of one with the i-th of the other. Every field of LoweredFuncNode
-/// that code generation reads must be in it (a field added there must be added here).
-Stmt ComparableForm(const LoweredFuncNode& kernel) {
+std::string WrittenName(const UseCollector& uses) {
+  return uses.written.empty() ? std::string("nothing") : (*uses.written.begin())->name;
+}
+
+}  // namespace
+
+Stmt KernelComparableForm(const LoweredFuncNode& kernel) {
+  // Every field of LoweredFuncNode that code generation reads must be here (a field added
+  // there must be added here).
   std::vector<Stmt> stmts;
   for (const Argument& arg : kernel.args) {
     stmts.push_back(Evaluate::Make(arg.is_buffer() ? Expr(arg.buffer->data) : Expr(arg.var)));
@@ -75,12 +78,6 @@ Stmt ComparableForm(const LoweredFuncNode& kernel) {
   stmts.push_back(kernel.body);
   return Block::Make(stmts);
 }
-
-std::string WrittenName(const UseCollector& uses) {
-  return uses.written.empty() ? std::string("nothing") : (*uses.written.begin())->name;
-}
-
-}  // namespace
 
 absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
   if (f.kind != LoweredFuncNode::Kind::kHostEntry) {
@@ -170,7 +167,7 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
                                                        "dimension of an argument"));
       }
     }
-    const Stmt form = ComparableForm(*kernel);
+    const Stmt form = KernelComparableForm(*kernel);
     const size_t hash = StructuralHashUpToBuffers(form);
     auto [begin, end] = made.equal_range(hash);
     auto same = std::find_if(begin, end, [&](const auto& m) {

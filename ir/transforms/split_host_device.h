@@ -26,4 +26,10 @@ namespace cinn_like::ir {
 /// kernel, with this statement's buffers.
 absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f);
 
+/// A kernel as one statement for comparison: its arguments' data pointers and scalars in order,
+/// its launch dims, then its body. Two kernels whose forms are equal up to buffers and free
+/// variables (ir::StructuralEqualUpToBuffers) do the same to their i-th arguments: first
+/// appearance pairs the i-th of one with the i-th of the other.
+Stmt KernelComparableForm(const LoweredFuncNode& kernel);
+
 }  // namespace cinn_like::ir

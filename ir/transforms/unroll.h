@@ -7,7 +7,10 @@ namespace cinn_like::ir {
 
 /// Replaces each kUnrolled loop of constant extent (at most 512) by one copy of its body per
 /// iteration. Longer or symbolic loops stay as serial loops (with a warning). kUnrollHint loops
-/// are left to the backend.
+/// are left to the backend. A loop of up to 64 iterations whose body has guards on its variable
+/// (ifs without else, conjunctions of comparisons affine in it: the tails of splits of symbolic
+/// extents) is versioned: `if (<the guards hold at the loop's last iteration, and its first>)
+/// <copies without them> else <copies with them>`.
 Stmt UnrollLoops(const Stmt& s);
 
 }  // namespace cinn_like::ir

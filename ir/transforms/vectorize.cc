@@ -172,25 +172,6 @@ class Widener : public IRMutator {
   std::vector<const Variable*> inner_vars_;
 };
 
-/// A scalar condition that holds for every lane v in [min, min + lanes) when `guard` does,
-/// for guards that are conjunctions of comparisons affine in v (each is checked at the one
-/// end of the range where it is tightest); undefined when the guard is not of that form.
-Expr AllLanes(const Expr& guard, const Variable* v, const Expr& min, int lanes) {
-  std::vector<Expr> out;
-  for (const Expr& c : SplitConjunction(guard)) {
-    if (!UsesVar(c, v)) {
-      out.push_back(c);
-      continue;
-    }
-    // The claim form <= 0 is tightest where form is largest.
-    auto claim = AsNonPositiveClaim(c);
-    if (!claim || claim->UsesInsideAtom(v)) return Expr();
-    int64_t lane = claim->Coeff(v) > 0 ? lanes - 1 : 0;
-    out.push_back(Substitute(c, {{v, Simplify(min + IndexConst(lane))}}));
-  }
-  return JoinConjunction(out);
-}
-
 class Vectorizer : public IRMutator {
  public:
   using IRMutator::Mutate;
@@ -213,7 +194,7 @@ class Vectorizer : public IRMutator {
     Stmt serial = For::Make(op->loop_var, op->min, op->extent, ForKind::kSerial, body);
     std::vector<Expr> all_lanes;
     for (const Expr& g : widen.lane_guards) {
-      all_lanes.push_back(AllLanes(g, op->loop_var.node(), op->min, static_cast<int>(*lanes)));
+      all_lanes.push_back(HoldsForEveryValue(g, op->loop_var.node(), op->min, *lanes));
       if (!all_lanes.back().defined() && widen.failure.empty()) {
         widen.failure = "its condition " + ToString(g) + " is not affine in the lane";
       }

@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "hlir/row_buckets.h"
 #include "ir/flags.h"
 #include "tests/cuda/fused_source.h"
 
@@ -33,6 +34,15 @@ Program BiasRelu(DType dt, int64_t rows, int64_t cols) {
 std::string Kernels(const std::string& src) {
   size_t p = src.find("__global__");
   return p == std::string::npos ? "" : src.substr(p);
+}
+
+/// The kernel `name` of `src` (its `__global__` line to the next kernel), empty when absent.
+std::string KernelNamed(const std::string& src, const std::string& name) {
+  size_t p = src.find(" " + name + "(");
+  if (p == std::string::npos) return "";
+  p = src.rfind("__global__", p);
+  size_t end = src.find("__global__", p + 1);
+  return src.substr(p, end == std::string::npos ? std::string::npos : end - p);
 }
 
 /// The copy of the first kernel's body for pointers not aligned to its vectors (before it).
@@ -267,33 +277,74 @@ TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   EXPECT_THAT(wide, Not(HasSubstr("blockIdx.y")));
 }
 
-TEST(GroupScheduleNVGPU, SymbolicSizesReduceRowsByAWarpAndSplitColumns) {
-  // A softmax over rows of symbolic length: a warp per row (cinn_like_symbolic_row_threads),
-  // 8 rows per block (the last block's guarded), each lane reading 4 floats at a time in the
-  // reductions too, no block barrier; a column sum over symbolic rows and columns: chunks of
-  // 256 rows on blockIdx.y (a constant trip count, the last chunk's reads guarded), then
-  // their sum.
+TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
+  // A softmax over rows of symbolic length: the generic kernel (rows past every bucket of
+  // hlir/row_buckets.h) takes a block of 256 threads per row
+  // (cinn_like_symbolic_row_threads), each thread reading 4 floats at a time in the
+  // reductions too; a column sum over symbolic rows and columns: chunks of 256 rows on
+  // blockIdx.y (the last chunk's reads guarded), then their sum.
   frontend::NetBuilder b;
   auto x = b.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "x");
   b.MarkOutput(b.Softmax(x));
-  std::string rows = Kernels(CompiledSource(*b.Build(), "rows"));
-  EXPECT_EQ(CountKernels(rows), 1);
-  EXPECT_THAT(rows, HasSubstr("cinn_like_block_reduce_max<32>"));
-  EXPECT_THAT(rows, HasSubstr("threadIdx.y"));
-  EXPECT_THAT(rows, Not(HasSubstr("__syncthreads")));
+  const std::string all = Kernels(CompiledSource(*b.Build(), "rows"));
+  EXPECT_EQ(CountKernels(all), 1 + std::size(hlir::kRowBuckets));
+  std::string rows = KernelNamed(all, "rows_kernel");
+  EXPECT_THAT(rows, HasSubstr("cinn_like_block_reduce_max<256>"));
+  EXPECT_THAT(rows, Not(HasSubstr("threadIdx.y")));
   // float4 loads of x in the max, the sum (each twice: partition_loops' main part and tail)
-  // and the quotient; the reductions combine the vector's lanes into the lane's partial.
+  // and the quotient; the reductions combine the vector's lanes into the thread's partial.
   EXPECT_EQ(CountOccurrences(rows, "float4 x_v"), 5) << rows;
   EXPECT_THAT(rows, HasSubstr("max(max(max("));
+  // A row sum alone: 256 threads per row past the buckets, a warp per row within them (one
+  // kernel serves every bucket).
+  frontend::NetBuilder r;
+  auto z = r.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "z");
+  r.MarkOutput(r.ReduceSum(z, {1}));
+  const std::string sums = Kernels(CompiledSource(*r.Build(), "sums"));
+  EXPECT_EQ(CountKernels(sums), 2);
+  EXPECT_THAT(KernelNamed(sums, "sums_kernel"), HasSubstr("__launch_bounds__(256)"));
+  EXPECT_THAT(KernelNamed(sums, "sums_rows_le_2048_kernel"), HasSubstr("__launch_bounds__(32)"));
   frontend::NetBuilder c;
   auto y = c.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "y");
   c.MarkOutput(c.ReduceSum(y, {0}));
   std::string cols = Kernels(CompiledSource(*c.Build(), "cols"));
   EXPECT_EQ(CountKernels(cols), 2);
   EXPECT_THAT(cols, HasSubstr("blockIdx.y"));
-  EXPECT_THAT(cols, HasSubstr("k0_inner < 256;"));
+  // The chunk's loop: its main part (the rows before s0) unguarded, under one test of the
+  // column, then the tail with the row's guard.
+  EXPECT_THAT(cols, HasSubstr("k0_inner < min(256, max(k0_outer * -256 + s0, 0));"));
   EXPECT_THAT(cols, HasSubstr("(s0 + 255) / 256"));
-  EXPECT_THAT(cols, HasSubstr("< s0 ?"));
+  EXPECT_THAT(cols, HasSubstr("idx1 + k0_inner < s0"));
+  EXPECT_THAT(cols, Not(HasSubstr("< s0 ?")));
+}
+
+TEST(GroupScheduleNVGPU, RowsOfSymbolicLengthHaveABucketPerBoundChosenByTheEntry) {
+  // A float16 softmax over rows of symbolic length: in the bucket of rows of at most 512, each
+  // of a warp's lanes holds 16 elements of its row in registers (read once, two 16-byte
+  // vectors; exp computed once), 8 rows per block; the host entry launches the tightest
+  // bucket's kernel the row length fits, else the generic one.
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat16, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "x");
+  b.MarkOutput(b.Softmax(x));
+  const std::string all = Kernels(CompiledSource(*b.Build(), "buckets"));
+  const std::string b512 = KernelNamed(all, "buckets_rows_le_512_kernel");
+  ASSERT_FALSE(b512.empty()) << all;
+  EXPECT_THAT(b512, HasSubstr("__half x_local[16];"));
+  EXPECT_THAT(b512, HasSubstr("float softmax_0_exp_local[16];"));
+  EXPECT_EQ(CountOccurrences(b512, "uint4 x_v"), 2) << b512;
+  EXPECT_THAT(b512, HasSubstr("threadIdx.y"));
+  EXPECT_THAT(b512, HasSubstr("cinn_like_block_reduce_sum<32>"));
+  EXPECT_THAT(KernelNamed(all, "buckets_rows_le_2048_kernel"),
+              HasSubstr("cinn_like_block_reduce_sum<128>"));
+  auto module = CompileProgramModule(*b.Build(), ir::Target::NVGPU(90), "buckets");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string entry = ir::ToString(*module->functions[0]);
+  const size_t b128 = entry.find("s1 <= 128"), b512_at = entry.find("s1 <= 512"),
+               b2048 = entry.find("s1 <= 2048");
+  ASSERT_NE(b128, std::string::npos) << entry;
+  EXPECT_LT(b128, b512_at) << entry;
+  EXPECT_LT(b512_at, b2048) << entry;
+  EXPECT_THAT(entry, HasSubstr("\"buckets_kernel\"")) << entry;
 }
 
 TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
