@@ -257,8 +257,17 @@ CodeGenCudaDev::VectorType CodeGenCudaDev::CudaVectorType(const ir::Type& elem, 
   return v;
 }
 
-std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel) {
-  aligned_stores_.clear();
+namespace {
+
+/// The stores of `kernel` PlanAlignedVectors can print as vectors alone, and the widest chunk
+/// each kernel argument is accessed with by them, where each variable of `assumed` is a
+/// multiple of its value; empty when the kernel has shared arrays.
+struct AlignedPlan {
+  std::set<const ir::Store*> stores;
+  std::map<const ir::BufferNode*, int> widest;
+};
+AlignedPlan PlanAligned(const ir::LoweredFuncNode& kernel,
+                        const std::map<const ir::Variable*, int64_t>& assumed) {
   struct Scan : ir::IRVisitor {
     using ir::IRVisitor::Visit;
     std::map<const ir::Variable*, int64_t> lets;  // the known divisor of each let's value
@@ -276,39 +285,75 @@ std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel
       ir::IRVisitor::VisitAllocate(op);
     }
     void VisitStore(const ir::Store* op) override {
-      if (op->value.type().is_vector()) stores.push_back(op);
+      if (op->value.type().is_vector() || HasVectorReduce(op->value)) stores.push_back(op);
       ir::IRVisitor::VisitStore(op);
     }
   } scan;
+  scan.lets = assumed;
   scan.Visit(kernel.body);
+  AlignedPlan plan;
   // A second copy of a shared array would double the block's shared memory.
-  if (scan.shared) return "";
-  std::map<const ir::BufferNode*, int> widest;  // kernel arguments: the widest chunk of each
+  if (scan.shared) return plan;
   for (const ir::Argument& a : kernel.args) {
-    if (a.is_buffer()) widest[a.buffer.get()] = 0;
+    if (a.is_buffer()) plan.widest[a.buffer.get()] = 0;
   }
   for (const ir::Store* store : scan.stores) {
     std::vector<DenseAccess> accesses = VectorAccesses(store);
     bool aligned = !accesses.empty();
     for (const DenseAccess& a : accesses) {
       const int lanes = a.chunk_bytes / (*a.buffer)->dtype.bytes();
-      aligned = aligned && widest.count(a.buffer->get()) &&
+      aligned = aligned && plan.widest.count(a.buffer->get()) &&
                 ir::KnownDivisor(a.base, &scan.lets) % lanes == 0;
     }
     if (!aligned) continue;
-    aligned_stores_.insert(store);
+    plan.stores.insert(store);
     for (const DenseAccess& a : accesses) {
-      int& w = widest[a.buffer->get()];
+      int& w = plan.widest[a.buffer->get()];
       w = std::max(w, a.chunk_bytes);
     }
   }
+  return plan;
+}
+
+/// Sizes assumed multiples of this (kernel versioning, PlanAlignedVectors): 8 halves, 4 floats.
+constexpr int64_t kSizeMultiple = 8;
+
+}  // namespace
+
+std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel) {
+  AlignedPlan plan = PlanAligned(kernel, {});
+  // A row stride of symbolic length (x[row * s1 + ...]): with the kernel's size arguments
+  // multiples of kSizeMultiple more stores may be aligned; then those the assumption is needed
+  // for are tested too.
+  std::map<const ir::Variable*, int64_t> sizes;
+  for (const ir::Argument& a : kernel.args) {
+    if (!a.is_buffer() && a.var.type().is_integer()) sizes[a.var.node()] = kSizeMultiple;
+  }
+  std::vector<const ir::Variable*> tested;
+  if (!sizes.empty()) {
+    AlignedPlan assumed = PlanAligned(kernel, sizes);
+    if (assumed.stores.size() > plan.stores.size()) {
+      for (const auto& [v, multiple] : sizes) {
+        auto others = sizes;
+        others.erase(v);
+        if (PlanAligned(kernel, others).stores.size() < assumed.stores.size()) tested.push_back(v);
+      }
+      plan = std::move(assumed);
+    }
+  }
+  aligned_stores_ = plan.stores;
   std::map<int, std::vector<std::string>> by_width;
   for (const ir::Argument& a : kernel.args) {
-    if (!a.is_buffer() || widest[a.buffer.get()] == 0) continue;
-    by_width[widest[a.buffer.get()]].push_back(
+    if (!a.is_buffer() || plan.widest[a.buffer.get()] == 0) continue;
+    by_width[plan.widest[a.buffer.get()]].push_back(
         absl::StrCat("reinterpret_cast<unsigned long long>(", a.buffer->name, ")"));
   }
-  return by_width.empty() ? "" : AlignmentTest(by_width);
+  if (by_width.empty()) return "";
+  std::string test = AlignmentTest(by_width);
+  for (const ir::Variable* v : tested) {
+    absl::StrAppend(&test, " && ", v->name, " % ", kSizeMultiple, " == 0");
+  }
+  return test;
 }
 
 void CodeGenCudaDev::VisitStore(const ir::Store* op) {

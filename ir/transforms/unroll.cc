@@ -18,10 +18,10 @@ constexpr int64_t kMaxUnroll = 512;
 constexpr int64_t kMaxVersioned = 64;
 
 /// The condition under which every guard of `body` that depends on `v` holds for every v in
-/// [min, min + count): those guards are ifs without else (the tails of splits of symbolic
-/// extents, with the conditions of the loops around: a row past the end) whose conjuncts use
-/// no loop inside `body`, those on v affine. Undefined when there is no such guard or one is
-/// of another form.
+/// [min, min + count): those guards are ifs (the tails of splits of symbolic extents, with the
+/// conditions of the loops around: a row past the end; the vectorizer's choice between a
+/// vector and its scalar lanes) whose conjuncts use no loop inside `body`, those on v affine.
+/// Undefined when there is no such guard or one is of another form.
 Expr TailCondition(const Stmt& body, const Variable* v, const Expr& min, int64_t count) {
   struct Finder : IRVisitor {
     using IRVisitor::Visit;
@@ -36,11 +36,12 @@ Expr TailCondition(const Stmt& body, const Variable* v, const Expr& min, int64_t
     }
     void VisitIfThenElse(const IfThenElse* op) override {
       if (UsesVar(op->cond, v)) {
-        ok &= !op->else_case.defined();
         for (const Expr& c : SplitConjunction(op->cond)) {
           for (const Variable* i : inner) ok &= !UsesVar(c, i);
           conjuncts.push_back(c);
         }
+        Visit(op->then_case);  // the else case is not in the copy where the guards hold
+        return;
       }
       IRVisitor::VisitIfThenElse(op);
     }
@@ -51,8 +52,8 @@ Expr TailCondition(const Stmt& body, const Variable* v, const Expr& min, int64_t
   return HoldsForEveryValue(JoinConjunction(f.conjuncts), v, min, count);
 }
 
-/// `body` with the guards TailCondition read (ifs without else whose condition depends on
-/// `v`) replaced by their bodies: where that condition holds, they all do.
+/// `body` with the guards TailCondition read (ifs whose condition depends on `v`) replaced by
+/// their then-cases: where that condition holds, they all do.
 class DropGuardsOn : public IRMutator {
  public:
   explicit DropGuardsOn(const Variable* v) : v_(v) {}
@@ -60,9 +61,7 @@ class DropGuardsOn : public IRMutator {
 
  protected:
   Stmt MutateIfThenElse(const IfThenElse* op, const Stmt& self) override {
-    if (op->else_case.defined() || !UsesVar(op->cond, v_)) {
-      return IRMutator::MutateIfThenElse(op, self);
-    }
+    if (!UsesVar(op->cond, v_)) return IRMutator::MutateIfThenElse(op, self);
     return Mutate(op->then_case);
   }
 

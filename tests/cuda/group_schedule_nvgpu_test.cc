@@ -36,13 +36,14 @@ std::string Kernels(const std::string& src) {
   return p == std::string::npos ? "" : src.substr(p);
 }
 
-/// The kernel `name` of `src` (its `__global__` line to the next kernel), empty when absent.
+/// The kernel `name` of `src` (its `__global__` line to its closing brace; for a kernel
+/// versioned for alignment, its aligned body), empty when absent.
 std::string KernelNamed(const std::string& src, const std::string& name) {
   size_t p = src.find(" " + name + "(");
   if (p == std::string::npos) return "";
   p = src.rfind("__global__", p);
-  size_t end = src.find("__global__", p + 1);
-  return src.substr(p, end == std::string::npos ? std::string::npos : end - p);
+  size_t end = src.find("\n}\n", p);
+  return src.substr(p, end == std::string::npos ? std::string::npos : end + 3 - p);
 }
 
 /// The copy of the first kernel's body for pointers not aligned to its vectors (before it).
@@ -293,7 +294,11 @@ TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   EXPECT_THAT(rows, Not(HasSubstr("threadIdx.y")));
   // float4 loads of x in the max, the sum (each twice: partition_loops' main part and tail)
   // and the quotient; the reductions combine the vector's lanes into the thread's partial.
+  // The kernel is versioned for alignment on its pointers and on s1 (the rows' stride): the
+  // aligned body tests no vector's address.
   EXPECT_EQ(CountOccurrences(rows, "float4 x_v"), 5) << rows;
+  EXPECT_THAT(rows, HasSubstr("s1 % 8 == 0)"));
+  EXPECT_EQ(CountOccurrences(rows, "% 16 == 0"), 1) << rows;
   EXPECT_THAT(rows, HasSubstr("max(max(max("));
   // A row sum alone: 256 threads per row past the buckets, a warp per row within them (one
   // kernel serves every bucket).
@@ -331,7 +336,10 @@ TEST(GroupScheduleNVGPU, RowsOfSymbolicLengthHaveABucketPerBoundChosenByTheEntry
   ASSERT_FALSE(b512.empty()) << all;
   EXPECT_THAT(b512, HasSubstr("__half x_local[16];"));
   EXPECT_THAT(b512, HasSubstr("float softmax_0_exp_local[16];"));
-  EXPECT_EQ(CountOccurrences(b512, "uint4 x_v"), 2) << b512;
+  // Two loads: in the copy where the thread's 16 elements are all in the row, and again lane
+  // by lane (the vectorizer's tail) in the copy where they are not.
+  EXPECT_EQ(CountOccurrences(b512, "uint4 x_v"), 4) << b512;
+  EXPECT_THAT(b512, HasSubstr("if (static_cast<int32_t>(threadIdx.x) * 16 + 15 < s1) {"));
   EXPECT_THAT(b512, HasSubstr("threadIdx.y"));
   EXPECT_THAT(b512, HasSubstr("cinn_like_block_reduce_sum<32>"));
   EXPECT_THAT(KernelNamed(all, "buckets_rows_le_2048_kernel"),
