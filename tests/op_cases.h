@@ -102,6 +102,14 @@ inline bool Oscillating(const std::string& op) {
   return op == "airy_ai" || op == "bessel_j0" || op == "bessel_j1" || op == "bessel_y0" ||
          op == "bessel_y1" || op == "spherical_bessel_j0";
 }
+/// Orthogonal polynomials the generated code evaluates by a Gauss quadrature (a sum of terms
+/// that cancel, hlir/ops/special_functions.cc): at high degrees in float64 their relative error
+/// reaches about 1e-10 (hermite_polynomial_h of degree near 300: 1.25e-10, seed
+/// 1418358650966825548), so float64 gets ten times the usual rtol.
+inline bool ByQuadrature(const std::string& op) {
+  return op == "hermite_polynomial_h" || op == "hermite_polynomial_he" ||
+         op == "laguerre_polynomial_l";
+}
 inline bool SumLike(const std::string& op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
          op == "index_add" || op == "attention" || op == "cumsum" || op == "conv2d";
@@ -933,6 +941,7 @@ inline void RunOpCase(const OpCase& c, const ir::Target& target, const Executor&
     const hlir::HostTensor& w = (*want)[o];
     const TypedTensor& got = *args[c.shapes.size() + o];
     Tolerance tol = ToleranceFor(w.dtype);
+    if (ByQuadrature(c.op) && w.dtype == DType::kFloat64) tol.rtol *= 10;
     double amplitude = 0;
     for (int64_t k = 0; Oscillating(c.op) && k < w.size(); ++k) {
       if (std::isfinite(w.data[k])) amplitude = std::max(amplitude, std::fabs(w.data[k]));
