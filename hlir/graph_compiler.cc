@@ -268,13 +268,15 @@ absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::
   std::vector<int> nodes;
   for (size_t i = 0; i < graph.nodes().size(); ++i) nodes.push_back(static_cast<int>(i));
   GroupLowering lowering(graph, target, fused.groups, knob_values);
+  std::vector<ir::Expr> symbolic_rows;
+  lowering.SetRowBucket(0, &symbolic_rows);
   auto func = lowering.Run(nodes, graph.inputs(), graph.outputs(), name);
   if (!func.ok()) return func.status();
   if (tactics) *tactics = lowering.tactics();
-  if (target.is_gpu() && lowering.symbolic()) {
+  if (target.is_gpu() && !symbolic_rows.empty()) {
     // Rows of symbolic length: lowered again per bucket of row lengths, which the entry picks
     // by the call's sizes. A bucket whose lowering fails is left out (the generic kernels
-    // serve those sizes); a Program with no such rows stops at the first.
+    // serve those sizes).
     std::vector<RowBucket> buckets;
     for (int64_t bound : kRowBuckets) {
       RowBucket bucket{bound, nullptr, {}};
@@ -287,15 +289,11 @@ absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::
                 << entry.status();
         continue;
       }
-      if (bucket.padded_rows.empty()) break;
+      if (bucket.padded_rows.empty()) continue;
       bucket.entry = *entry;
       buckets.push_back(std::move(bucket));
     }
-    if (!buckets.empty()) {
-      auto merged = MergeRowBuckets(*func, buckets);
-      if (!merged.ok()) return merged.status();
-      func = *merged;
-    }
+    if (!buckets.empty()) func = MergeRowBuckets(*func, buckets);
   }
   return ir::Module{SafeFileName(name), target, {*func}};
 }

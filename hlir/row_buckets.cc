@@ -5,7 +5,8 @@
 #include <set>
 #include <string>
 
-#include "absl/strings/str_cat.h"
+#include <glog/logging.h>
+
 #include "ir/intrinsics.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -82,8 +83,8 @@ bool SameWork(const ir::Stmt& g, const Kernels& g_kernels, const ir::Stmt& b,
 
 }  // namespace
 
-absl::StatusOr<ir::LoweredFunc> MergeRowBuckets(const ir::LoweredFunc& generic,
-                                                const std::vector<RowBucket>& buckets) {
+ir::LoweredFunc MergeRowBuckets(const ir::LoweredFunc& generic,
+                                const std::vector<RowBucket>& buckets) {
   const HostBody g = Peel(generic->body);
   const Kernels g_kernels = ByName(*generic);
   const std::vector<ir::Var> g_sizes = ir::ShapeVars(*generic);
@@ -98,11 +99,18 @@ absl::StatusOr<ir::LoweredFunc> MergeRowBuckets(const ir::LoweredFunc& generic,
     const ir::LoweredFuncNode& e = *bucket.entry;
     Prepared p{Peel(e.body), ByName(e), {}, ir::Expr()};
     const std::vector<ir::Var> sizes = ir::ShapeVars(e);
-    if (e.args.size() != generic->args.size() || sizes.size() != g_sizes.size() ||
-        p.body.workspaces.size() != g.workspaces.size() || p.body.stmts.size() != g.stmts.size()) {
-      return absl::InternalError(absl::StrCat(
-          "row buckets: the lowering of ", e.name, " for rows of at most ", bucket.bound,
-          " has other arguments, workspaces or launches than ", generic->name));
+    bool pairs = e.args.size() == generic->args.size() && sizes.size() == g_sizes.size() &&
+                 p.body.workspaces.size() == g.workspaces.size() &&
+                 p.body.stmts.size() == g.stmts.size();
+    for (size_t i = 0; pairs && i < g.workspaces.size(); ++i) {
+      const ir::Buffer &a = p.body.workspaces[i], &b = g.workspaces[i];
+      pairs = a->dtype == b->dtype && a->shape.size() == b->shape.size();
+    }
+    if (!pairs) {
+      LOG(WARNING) << "row buckets: the lowering of " << e.name << " for rows of at most "
+                   << bucket.bound << " has other arguments, workspaces or launches than "
+                   << generic->name << "; left out (the generic kernels serve those sizes)";
+      continue;
     }
     for (size_t i = 0; i < e.args.size(); ++i) {
       if (e.args[i].is_buffer()) {
@@ -157,7 +165,7 @@ absl::StatusOr<ir::LoweredFunc> MergeRowBuckets(const ir::LoweredFunc& generic,
     body = ir::Allocate::Make(*it, body);
   }
   merged->body = body;
-  return ir::LoweredFunc(merged);
+  return merged;
 }
 
 }  // namespace cinn_like::hlir

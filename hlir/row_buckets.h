@@ -8,7 +8,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "absl/status/statusor.h"
 #include "ir/ir.h"
 #include "ir/module.h"
 
@@ -29,9 +28,10 @@ struct RowBucket {
 /// generic one (ir::KernelComparableForm up to buffers), a choice by the sizes:
 /// `if (rows <= 128) <bucket 128's launch> else if (rows <= 512) ... else <generic launch>`,
 /// the buckets' buffers, workspaces and size variables renamed to the generic entry's and the
-/// kernels those launches name added to its kernels. `buckets` tightest first; each must be a
-/// lowering of the same Program (the same arguments, workspaces and launches, in order).
-absl::StatusOr<ir::LoweredFunc> MergeRowBuckets(const ir::LoweredFunc& generic,
-                                                const std::vector<RowBucket>& buckets);
+/// kernels those launches name added to its kernels. `buckets` tightest first, each a lowering
+/// of the same Program; one whose arguments, workspaces (dtype, rank) or launches do not pair
+/// with the generic entry's in order is left out (logged).
+ir::LoweredFunc MergeRowBuckets(const ir::LoweredFunc& generic,
+                                const std::vector<RowBucket>& buckets);
 
 }  // namespace cinn_like::hlir

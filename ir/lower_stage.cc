@@ -8,6 +8,7 @@
 #include "ir/schedule_region.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
+#include "ir/visitor.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -94,6 +95,23 @@ absl::StatusOr<Stmt> PlaceAttached(const Stage& stage, const Stage::Axis& axis, 
   return out;
 }
 
+/// Whether `cond` is a conjunction of comparisons of integer expressions without loads.
+bool IsIndexComparison(const Expr& cond) {
+  if (const And* a = cond.As<And>()) return IsIndexComparison(a->a) && IsIndexComparison(a->b);
+  const BinaryNode* cmp = nullptr;
+  if (!(cmp = cond.As<LT>()) && !(cmp = cond.As<LE>()) && !(cmp = cond.As<GT>()) &&
+      !(cmp = cond.As<GE>())) {
+    return false;
+  }
+  struct Finder : IRVisitor {
+    using IRVisitor::Visit;
+    bool load = false;
+    void VisitLoad(const Load* op) override { load = true; }
+  } f;
+  f.Visit(cond);
+  return !f.load && cmp->a.type().is_integer() && cmp->b.type().is_integer();
+}
+
 }  // namespace
 
 absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
@@ -151,9 +169,11 @@ absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
   // A term that is the reduction's identity unless a condition holds (rfactor's partial chunk
   // of a split with a tail: select(k < extent, x[k], 0)) is that condition guarding the update:
   // loop partitioning can then take it off the loop's main part, and no load waits on it.
+  // Only a comparison of indices (a tail), not a condition on data (a NaN check, a mask),
+  // which would stop vectorization of the loop.
   if (const Select* sel = element.As<Select>()) {
     if (StructuralEqual(sel->false_value, ReduceInit(stage.reduce(), t.dtype)) &&
-        sel->cond.type().is_scalar()) {
+        sel->cond.type().is_scalar() && IsIndexComparison(sel->cond)) {
       all_guards.push_back(sel->cond);
       element = sel->true_value;
     }

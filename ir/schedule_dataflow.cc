@@ -462,6 +462,17 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
   }
   auto region = InferRegion(accesses, relaxed, what);
   if (!region.ok()) return region.status();
+  // A dimension of one element is read at index 0 only (other indices are guarded off: a
+  // keepdim reduction read by a consumer whose columns are spread over threads): its region is
+  // that element, not one per position of the loops relaxed over it.
+  for (int d = 0; d < rank_; ++d) {
+    const int64_t* n = AsConstInt(tensor_->shape[d]);
+    if (n && *n == 1 && region->extent[d] > 1) {
+      region->min[d] = IndexConst(0);
+      region->extent[d] = 1;
+      region->stride[d] = 1;
+    }
+  }
   RenameRootAxes();
   std::vector<Expr> shape;
   for (int d = 0; d < rank_; ++d) {

@@ -117,8 +117,8 @@ inline SymbolicCase ColumnSums() {
 }
 
 /// Rows of symbolic length in every bucket of hlir/row_buckets.h and past the last: softmax
-/// in float16 and float32, and a layer norm (mean and variance of each row, no weights) of a
-/// residual sum, lengths at, just past and between the buckets' bounds.
+/// in float16 and float32, a layer norm (mean and variance of each row, no weights) of a
+/// residual sum, and row reductions, lengths at, just past and between the buckets' bounds.
 inline SymbolicCase RowsOfEveryBucket() {
   frontend::NetBuilder b;
   auto x = b.CreateInput(hlir::DType::kFloat16, {S("s0"), S("s1")}, "x");
@@ -129,6 +129,12 @@ inline SymbolicCase RowsOfEveryBucket() {
   auto var = b.ReduceMean(b.Mul(centred, centred), {1}, true);
   b.MarkOutput(b.Mul(centred, b.Rsqrt(b.Add(var, b.Fill({1}, 1e-5)))));
   b.MarkOutput(b.Softmax(y));
+  // Row reductions alone and with their own consumer: a float max (its NaN check), a mean
+  // kept as a column and not, a float16 sum.
+  b.MarkOutput(b.ReduceMax(y, {1}));
+  b.MarkOutput(b.ReduceMean(y, {1}));
+  b.MarkOutput(b.ReduceMean(b.Exp(y), {1}, true));
+  b.MarkOutput(b.ReduceSum(x, {1}));
   return {"rows_of_every_bucket",
           *b.Build(),
           {{{"s0", 3}, {"s1", 1}},

@@ -333,12 +333,17 @@ std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel
   if (!sizes.empty()) {
     AlignedPlan assumed = PlanAligned(kernel, sizes);
     if (assumed.stores.size() > plan.stores.size()) {
+      // Drop the assumptions the aligned stores do without, one at a time, each drop checked
+      // against what is left (x[row * (s1 * s2)] needs one of s1, s2, not both, nor neither);
+      // the plan is then made with exactly the assumptions the kernel tests.
+      auto kept = sizes;
       for (const auto& [v, multiple] : sizes) {
-        auto others = sizes;
-        others.erase(v);
-        if (PlanAligned(kernel, others).stores.size() < assumed.stores.size()) tested.push_back(v);
+        auto fewer = kept;
+        fewer.erase(v);
+        if (PlanAligned(kernel, fewer).stores.size() == assumed.stores.size()) kept = fewer;
       }
-      plan = std::move(assumed);
+      for (const auto& [v, multiple] : kept) tested.push_back(v);
+      plan = PlanAligned(kernel, kept);
     }
   }
   aligned_stores_ = plan.stores;

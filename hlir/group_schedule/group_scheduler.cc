@@ -89,12 +89,13 @@ class GroupScheduler {
       // A row reduction alone over rows of symbolic length: in a bucket's lowering a warp per
       // row, which the entry runs for rows of at most the bound.
       ir::Expr length;  // a copy: scheduling adds axes
-      if (kind == StageKind::kReduction && in_.symbolic_row_bound > 0 && target_.is_gpu() &&
-          stage->rank() > 0 && stage->num_root_axes() == stage->rank() + 1 &&
-          ReduceExtent(*stage) < 0 && !IsColumnReduction(*stage)) {
+      if (kind == StageKind::kReduction && target_.is_gpu() && stage->rank() > 0 &&
+          stage->num_root_axes() == stage->rank() + 1 && ReduceExtent(*stage) < 0 &&
+          !IsColumnReduction(*stage)) {
         length = stage->axes()[stage->rank()].extent;
       }
-      auto c = ScheduleStage(sch_, *stage, kind, target_, KnobValue(group), length.defined());
+      auto c = ScheduleStage(sch_, *stage, kind, target_, KnobValue(group),
+                             length.defined() && in_.symbolic_row_bound > 0);
       if (c.ok() && length.defined() && in_.padded_rows) in_.padded_rows->push_back(length);
       if (!c.ok()) {
         return absl::Status(c.status().code(), absl::StrCat("group scheduler: stage ", t->name,
@@ -222,9 +223,9 @@ class GroupScheduler {
     std::string warp_why;
     std::optional<TuningKnob> rows_knob;
     const int rows_per_block = WarpRowsPerBlock(g, knob, &rows_knob, &warp_why);
+    if (symbolic_length.defined() && in_.padded_rows) in_.padded_rows->push_back(symbolic_length);
     if (rows_per_block > 0) {
       if (lanes > 1) absl::StrAppend(&warp_why, ", ", lanes, "-element vectors per lane");
-      if (symbolic_length.defined() && in_.padded_rows) in_.padded_rows->push_back(symbolic_length);
       auto c = WarpPerRow(sch_, g, target_, rows_per_block, lanes, warp_why);
       if (c.ok()) c->knob = rows_knob;
       return c;

@@ -45,11 +45,12 @@ struct GroupScheduleInput {
   /// choice, cinn_like/autotune.h); a group not listed, or a value not among a knob's
   /// options, gets the tactic's own.
   std::map<int, int> knob_values;
-  /// A bucket's lowering (hlir/graph_compiler.h): each row reduction group whose rows have a
-  /// symbolic length is scheduled as if that length were at most this (0: no bucket), so the
-  /// persistent-row tactic can hold such a row in registers, padded to the bound and guarded.
-  /// Each row length a tactic relied on is added to `*padded_rows`: the host entry runs the
-  /// bucket's kernels only where every one of them is at most the bound.
+  /// A bucket's lowering (hlir/row_buckets.h): each row reduction whose rows have a symbolic
+  /// length is scheduled as if that length were at most this (0: no bucket), so the
+  /// persistent-row tactic can hold such a row in registers, padded to the bound and guarded,
+  /// and other rows take a warp. Each such row length is added to `*padded_rows` (in a
+  /// bucket's lowering the host entry runs its kernels only where every one is at most the
+  /// bound; in the generic lowering they say whether buckets are worth lowering at all).
   int64_t symbolic_row_bound = 0;
   std::vector<ir::Expr>* padded_rows = nullptr;
 };

@@ -31,7 +31,7 @@ namespace {
 /// the CUDA code checks each vector's alignment at run time.
 absl::Status BindVectorsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads,
                                   int lanes) {
-  if (lanes < 2) return BindColumnsToThreads(s, cols, threads);
+  if (lanes < 2 || cols.empty()) return BindColumnsToThreads(s, cols, threads);
   auto col = FuseAll(s, cols);
   if (!col.ok()) return col.status();
   auto vector = s.Split(*col, lanes);

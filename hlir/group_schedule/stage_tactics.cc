@@ -116,8 +116,7 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
 /// chunk loop has a constant trip count, and the partials cost one value per column every 256
 /// rows. 8192 rows are 32 chunks, the static tactic's choice for 8192 columns on 132 SMs (a
 /// fixed 16 chunks of symbolic length measured 1.15-1.24x the static kernel on an H100). The
-/// chunks are on blockIdx.y: a column reduction of more than 2^24 rows fails at its launch
-/// (grid dimension y past 65535) with the driver's message.
+/// chunks share blockIdx.x with the columns' blocks (blockIdx.y stops at 65535).
 constexpr int kSymbolicChunkRows = 256;
 
 /// Blocks a GPU kernel should have to fill the device: a few per multiprocessor.
@@ -174,8 +173,20 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   Leaves pl = SplitLeaves(partial);
   auto cols = FuseAll(partial, std::vector<ir::Var>(pl.spatial.begin() + 1, pl.spatial.end()));
   if (!cols.ok()) return cols.status();
-  absl::Status st = BindBlocksAndThreads(partial, *cols, kBlockThreads);
-  if (st.ok()) st = partial.Bind(pl.spatial[0], "blockIdx.y");
+  absl::Status st;
+  if (symbolic) {
+    // As many chunks as the rows make: with the columns' blocks on blockIdx.x (up to 2^31 - 1
+    // blocks; blockIdx.y would stop at 65535 chunks, 2^24 rows).
+    auto parts = partial.Split(*cols, kBlockThreads);
+    if (!parts.ok()) return parts.status();
+    auto blocks = partial.Fuse(pl.spatial[0], parts->first);
+    if (!blocks.ok()) return blocks.status();
+    st = partial.Bind(*blocks, "blockIdx.x");
+    if (st.ok()) st = partial.Bind(parts->second, "threadIdx.x");
+  } else {
+    st = BindBlocksAndThreads(partial, *cols, kBlockThreads);
+    if (st.ok()) st = partial.Bind(pl.spatial[0], "blockIdx.y");
+  }
   if (!st.ok()) return st;
   // The final sum of each column's partials, a thread per column.
   ir::Stage& final_stage = sch[out];

@@ -14,6 +14,7 @@
 #include "hlir/row_buckets.h"
 #include "ir/flags.h"
 #include "tests/cuda/fused_source.h"
+#include "tests/symbolic_cases.h"
 
 namespace cinn_like::testing {
 namespace {
@@ -314,13 +315,25 @@ TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   c.MarkOutput(c.ReduceSum(y, {0}));
   std::string cols = Kernels(CompiledSource(*c.Build(), "cols"));
   EXPECT_EQ(CountKernels(cols), 2);
-  EXPECT_THAT(cols, HasSubstr("blockIdx.y"));
+  // The chunks share blockIdx.x with the columns' blocks (blockIdx.y stops at 65535).
+  EXPECT_THAT(cols, HasSubstr("k0_outer_i_outer_fused = blockIdx.x"));
+  EXPECT_THAT(cols, Not(HasSubstr("blockIdx.y")));
   // The chunk's loop: its main part (the rows before s0) unguarded, under one test of the
   // column, then the tail with the row's guard.
-  EXPECT_THAT(cols, HasSubstr("k0_inner < min(256, max(k0_outer * -256 + s0, 0));"));
+  EXPECT_THAT(cols,
+              HasSubstr("k0_inner < min(256, max(k0_outer_i_outer_fused / idx0 * -256 + s0, 0));"));
   EXPECT_THAT(cols, HasSubstr("(s0 + 255) / 256"));
-  EXPECT_THAT(cols, HasSubstr("idx1 + k0_inner < s0"));
+  EXPECT_THAT(cols, HasSubstr("* 256 + k0_inner < s0"));
   EXPECT_THAT(cols, Not(HasSubstr("< s0 ?")));
+}
+
+TEST(GroupScheduleNVGPU, EverySymbolicCaseCompilesToPtx) {
+  // The Programs tests/gpu/symbolic_gpu_test.cc runs on the GPU, each with its buckets: the
+  // CUDA source of every one compiles (a tactic that fails on a row's shape fails here in CI).
+  for (const auto& c : testing::SymbolicCases()) {
+    SCOPED_TRACE(c.name);
+    EXPECT_GT(CountKernels(CompiledSource(c.program, "case")), 0);
+  }
 }
 
 TEST(GroupScheduleNVGPU, RowsOfSymbolicLengthHaveABucketPerBoundChosenByTheEntry) {

@@ -89,15 +89,21 @@ def _is_polynomial(e):
 
 
 def specialize_non_polynomial(gm):
-    """Fixes each symbol of a size in `gm` that is no polynomial (a convolution's or pooling's
-    output over a symbolic image: FloorDiv) to this trace's value, with a guard (Eq(s2, 16)):
-    such a size has no Program form, and without this every op over it would run in PyTorch.
-    The other symbols (the batch) stay symbolic: a CNN under dynamic=True compiles once per
-    image size and serves every batch size. Dynamo checks the guard before each call and traces
-    again for another image size. Returns the symbols fixed, counted in
+    """Fixes each symbol of a size of a convolution's or pooling's output in `gm` that is no
+    polynomial (over a symbolic image: FloorDiv) to this trace's value, with a guard
+    (Eq(s2, 16)): such a size has no Program form, and without this every op over the image
+    would run in PyTorch. The other symbols (the batch) stay symbolic: a CNN under dynamic=True
+    compiles once per image size and serves every batch size. Dynamo checks the guard before
+    each call and traces again for another image size. Other ops with such sizes (a strided
+    slice of the batch) are left to run in PyTorch, so their symbols stay symbolic; nothing is
+    fixed once the shape environment is frozen (a backward graph compiled after Dynamo made its
+    guards: a new one would not be checked). Returns the symbols fixed, counted in
     `symbols_specialized`."""
     env, fixed = None, {}
     for node in gm.graph.nodes:
+        name = op_label(node) if node.op == "call_function" else ""
+        if "conv" not in name and "pool" not in name:
+            continue
         v = node.meta.get("val")
         for x in v if isinstance(v, (list, tuple)) else [v]:
             sizes = (list(x.shape) if isinstance(x, torch.Tensor)
@@ -109,6 +115,8 @@ def specialize_non_polynomial(gm):
                 if e.is_number or _is_polynomial(e):
                     continue
                 env = d.node.shape_env
+                if getattr(env, "frozen", False):
+                    continue
                 # The trace's value of each symbol (renamed backed_var_to_val after 2.11).
                 values = getattr(env, "backed_var_to_val", None) or env.var_to_val
                 for sym in e.free_symbols:
