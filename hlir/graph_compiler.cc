@@ -282,8 +282,8 @@ absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::
       RowBucket bucket{bound, nullptr, {}};
       GroupLowering again(graph, target, fused.groups, knob_values);
       again.SetRowBucket(bound, &bucket.padded_rows);
-      auto entry = again.Run(nodes, graph.inputs(), graph.outputs(),
-                             absl::StrCat(name, "_rows_le_", bound));
+      auto entry =
+          again.Run(nodes, graph.inputs(), graph.outputs(), absl::StrCat(name, "_rows_le_", bound));
       if (!entry.ok()) {
         VLOG(1) << "graph compiler: " << name << ": no bucket of rows at most " << bound << ": "
                 << entry.status();

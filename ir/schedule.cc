@@ -215,10 +215,9 @@ absl::Status Stage::AssumeExtentAtMost(const Var& axis, int64_t bound) {
   if (!found.ok()) return found.status();
   Axis& a = axes_[*found];
   if (AsConstInt(a.extent) || a.kind != ForKind::kSerial || bound <= 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": axis ", axis.name(), " (extent ", ToString(a.extent), ", ",
-                     ForKindName(a.kind), ") must be a serial loop of symbolic extent and ",
-                     bound, " positive"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": axis ", axis.name(), " (extent ", ToString(a.extent), ", ", ForKindName(a.kind),
+        ") must be a serial loop of symbolic extent and ", bound, " positive"));
   }
   // Iterations past the true extent are skipped by the guard of the split that made the axis:
   // its parent's value outer * factor + inner then passes the parent's extent.

@@ -88,11 +88,10 @@ class GroupScheduler {
       const int group = Info(t).group;
       // A row reduction alone over rows of symbolic length: in a bucket's lowering a warp per
       // row, which the entry runs for rows of at most the bound.
-      ir::Expr length;  // a copy: scheduling adds axes
+      ir::Expr length;
       if (kind == StageKind::kReduction && target_.is_gpu() && stage->rank() > 0 &&
-          stage->num_root_axes() == stage->rank() + 1 && ReduceExtent(*stage) < 0 &&
           !IsColumnReduction(*stage)) {
-        length = stage->axes()[stage->rank()].extent;
+        length = SymbolicReduceLength(*stage);
       }
       auto c = ScheduleStage(sch_, *stage, kind, target_, KnobValue(group),
                              length.defined() && in_.symbolic_row_bound > 0);
@@ -217,8 +216,7 @@ class GroupScheduler {
     // Rows of symbolic length: in a bucket's lowering a warp per row (the entry runs it for
     // rows of at most the bound), else (rows past every bucket) a block per row; each thread
     // reads 16 bytes at a time.
-    const ir::Expr* length = SymbolicRowLength(g);
-    const ir::Expr symbolic_length = length ? *length : ir::Expr();  // a copy: scheduling adds axes
+    const ir::Expr symbolic_length = SymbolicReduceLength(*g.reductions[0]);
     const int lanes = symbolic_length.defined() ? SymbolicRowLanes(g) : 0;
     std::string warp_why;
     std::optional<TuningKnob> rows_knob;
@@ -231,14 +229,6 @@ class GroupScheduler {
       return c;
     }
     return BlockPerRow(sch_, g, target_, lanes);
-  }
-
-  /// The symbolic length of the rows of `g` (its reductions' one reduce axis), or null when
-  /// the reduce extent is static or spans several axes.
-  const ir::Expr* SymbolicRowLength(const ReductionGroup& g) const {
-    const ir::Stage& r = *g.reductions[0];
-    if (ReduceExtent(r) >= 0 || r.num_root_axes() != r.rank() + 1) return nullptr;
-    return &r.axes()[r.rank()].extent;
   }
 
   /// A CPU reduction that CpuRowGroup can compute inside its consumer's rows: a row reduction
@@ -265,9 +255,9 @@ class GroupScheduler {
 
   /// Rows per block when the consumer of `g` has one row dim and each row is one warp's: short
   /// enough (at most kWarpRowMaxElements, static) or of symbolic length in a bucket's lowering
-  /// (or while cinn_like_symbolic_row_threads asks for a warp). The static row count must be a multiple of
-  /// the rows per block (8 warps, else 4 or 2); a symbolic one takes 8 and guards the last
-  /// block's rows past the end. A guard never splits a warp (its lanes share the row), so the
+  /// (or while cinn_like_symbolic_row_threads asks for a warp). The static row count must be a
+  /// multiple of the rows per block (8 warps, else 4 or 2); a symbolic one takes 8 and guards the
+  /// last block's rows past the end. A guard never splits a warp (its lanes share the row), so the
   /// shuffles stay whole and no block barrier is needed. 0 otherwise. The tuner may ask for
   /// fewer rows per block (`knob`, set in `*rows_knob`); `why` gets the reason.
   int WarpRowsPerBlock(const ReductionGroup& g, int knob, std::optional<TuningKnob>* rows_knob,
@@ -276,7 +266,7 @@ class GroupScheduler {
     // A row of symbolic length: a warp in a bucket's lowering (rows of at most its bound), or
     // where cinn_like_symbolic_row_threads asks for one.
     const bool symbolic_row =
-        extent < 0 && SymbolicRowLength(g) &&
+        extent < 0 && SymbolicReduceLength(*g.reductions[0]).defined() &&
         (in_.symbolic_row_bound > 0 || RowThreads(extent, target_) == target_.warp_size());
     if (g.row_dims < 1 || extent == 0 || extent > kWarpRowMaxElements) return 0;
     if (extent < 0 && !symbolic_row) return 0;
@@ -293,9 +283,9 @@ class GroupScheduler {
     if (fits.empty()) return 0;
     const int per_block = ChooseKnob(rows_knob, "rows_per_block", fits, knob);
     *why = absl::StrCat(CountText(total), " rows of ",
-                        symbolic_row ? std::string("symbolic length")
-                                     : absl::StrCat(extent, " elements (<= ", kWarpRowMaxElements,
-                                                    ")"),
+                        symbolic_row
+                            ? std::string("symbolic length")
+                            : absl::StrCat(extent, " elements (<= ", kWarpRowMaxElements, ")"),
                         ": a warp per row, ", per_block, " rows per block",
                         rows < 0 ? " (the last block's rows past the end guarded)" : "", ", ",
                         g.reductions.size(), " reduction(s) by shuffles");
@@ -309,7 +299,8 @@ class GroupScheduler {
     int bytes = g.consumer->tensor()->dtype.bytes();
     std::vector<const ir::Stage*> stages(g.reductions.begin(), g.reductions.end());
     stages.push_back(g.consumer);
-    std::set<const ir::BufferNode*> results;  // the reductions' values: one per row, not read along it
+    std::set<const ir::BufferNode*>
+        results;  // the reductions' values: one per row, not read along it
     for (const ir::Stage* r : g.reductions) results.insert(r->tensor()->buffer.get());
     for (const ir::Stage* s : stages) {
       for (const ir::BufferNode* b : BuffersRead(s->InlinedBody())) {

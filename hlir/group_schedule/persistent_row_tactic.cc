@@ -194,12 +194,15 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
   // One column dim, one reduce axis each: a thread's share is then an affine, contiguous range
   // of both (a fused pair of dims would index by a division, which no region can follow).
   // A row of symbolic length: the same length everywhere, planned at the bound.
-  auto length = [](const ir::Stage& r) { return r.axes()[r.rank()].extent; };
-  const ir::Expr row_length = length(*g.reductions[0]);
+  const ir::Expr row_length = SymbolicReduceLength(*g.reductions[0]);
   for (const ir::Stage* r : g.reductions) {
     if (ReduceExtent(*r) != static_extent || IsColumnReduction(*r) ||
-        SplitLeaves(*r).reduce.size() != 1 || r->num_root_axes() != r->rank() + 1 ||
-        !ir::StructuralEqual(length(*r), row_length)) {
+        SplitLeaves(*r).reduce.size() != 1 || r->num_root_axes() != r->rank() + 1) {
+      return std::nullopt;
+    }
+    const ir::Expr length = SymbolicReduceLength(*r);
+    if (length.defined() != row_length.defined() ||
+        (length.defined() && !ir::StructuralEqual(length, row_length))) {
       return std::nullopt;
     }
   }
@@ -274,11 +277,11 @@ std::optional<PersistentRowPlan> PlanPersistentRow(const ir::Schedule& sch, cons
       static_extent > 0 ? absl::StrCat(extent, " elements")
                         : absl::StrCat("symbolic length ", ir::ToString(row_length), " (at most ",
                                        extent, " in this bucket, padded and guarded)");
-  plan.why = absl::StrCat(CountText(total), " rows of ", row_text, ", ",
-                          g.reductions.size() + 1, " stages reading each row: in registers ",
-                          plan.threads, " threads x ", plan.per_thread, " elements of inputs ",
-                          names(plan.inputs), " (read once) and of ", names(plan.intermediates),
-                          " (computed once), ", plan.rows_per_block, " row(s) per block");
+  plan.why = absl::StrCat(CountText(total), " rows of ", row_text, ", ", g.reductions.size() + 1,
+                          " stages reading each row: in registers ", plan.threads, " threads x ",
+                          plan.per_thread, " elements of inputs ", names(plan.inputs),
+                          " (read once) and of ", names(plan.intermediates), " (computed once), ",
+                          plan.rows_per_block, " row(s) per block");
   return plan;
 }
 

@@ -69,8 +69,8 @@ absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::V
 }  // namespace
 
 absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
-                                        const ir::Target& target, int rows_per_block,
-                                        int lanes, std::string why) {
+                                        const ir::Target& target, int rows_per_block, int lanes,
+                                        std::string why) {
   ir::Stage& consumer = *g.consumer;
   const int warp = target.warp_size();
   // The innermost row dim split into blocks of rows_per_block rows (threadIdx.y); the outer

@@ -44,6 +44,11 @@ int64_t ReduceExtent(const ir::Stage& s) {
   return n;
 }
 
+ir::Expr SymbolicReduceLength(const ir::Stage& s) {
+  if (s.num_root_axes() != s.rank() + 1 || ReduceExtent(s) >= 0) return ir::Expr();
+  return s.axes()[s.rank()].extent;
+}
+
 bool IsColumnReduction(const ir::Stage& s) {
   struct Finder : ir::IRVisitor {
     std::vector<const ir::Variable*> reduce;

@@ -32,6 +32,11 @@ int64_t StaticExtent(const ir::Stage& s, const std::vector<ir::Var>& vars);
 /// or -1 when one is symbolic.
 int64_t ReduceExtent(const ir::Stage& s);
 
+/// The extent of the one reduce root axis of reduction stage `s` when it is symbolic (a row of
+/// symbolic length), undefined when it is static or `s` reduces over several axes. A copy:
+/// scheduling `s` adds axes.
+ir::Expr SymbolicReduceLength(const ir::Stage& s);
+
 /// True when no load of the reduction stage's body indexes its last dimension with a reduce
 /// axis: the reduced axes are not the contiguous one (a column reduction).
 bool IsColumnReduction(const ir::Stage& s);

@@ -168,9 +168,9 @@ class Partitioner : public IRMutator {
     if (!guard || guard->else_case.defined() || UsesVar(guard->cond, loop->loop_var.node())) {
       return out;
     }
-    return IfThenElse::Make(guard->cond, For::Make(loop->loop_var, loop->min, loop->extent,
-                                                   loop->for_kind, guard->then_case,
-                                                   loop->bind_axis));
+    return IfThenElse::Make(guard->cond,
+                            For::Make(loop->loop_var, loop->min, loop->extent, loop->for_kind,
+                                      guard->then_case, loop->bind_axis));
   }
 
   Stmt Partition(const For* op, const Stmt& self) {

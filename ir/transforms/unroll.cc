@@ -97,9 +97,8 @@ class Unroller : public IRMutator {
     };
     // Guards of a split's tail inside (a row of symbolic length held in registers): one test
     // of the last iteration picks a copy without them, else every copy tests its own.
-    const Expr tail = *ext <= kMaxVersioned
-                          ? TailCondition(body, op->loop_var.node(), op->min, *ext)
-                          : Expr();
+    const Expr tail =
+        *ext <= kMaxVersioned ? TailCondition(body, op->loop_var.node(), op->min, *ext) : Expr();
     if (tail.defined()) {
       return IfThenElse::Make(tail, unrolled(DropGuardsOn(op->loop_var.node()).Mutate(body)),
                               unrolled(body));

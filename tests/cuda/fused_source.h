@@ -19,7 +19,9 @@ inline int CountOccurrences(const std::string& source, const std::string& text) 
   return n;
 }
 
-inline int CountKernels(const std::string& source) { return CountOccurrences(source, "__global__"); }
+inline int CountKernels(const std::string& source) {
+  return CountOccurrences(source, "__global__");
+}
 
 /// The CUDA source of `program` (entry `name`), after checking it compiles to PTX.
 inline std::string CompiledSource(const Program& program, const std::string& name = "fused") {

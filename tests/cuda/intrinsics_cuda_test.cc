@@ -38,7 +38,7 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
   for (int k = 0; k < ir::kNumIntrinsics; ++k) {
     auto op = static_cast<ir::IntrinsicOp>(k);
     if (op == ir::IntrinsicOp::kThreadIndex) continue;  // an index, below
-    if (ir::IsVectorReduce(op)) continue;                // lanes combined, below
+    if (ir::IsVectorReduce(op)) continue;               // lanes combined, below
     std::string name = ir::IntrinsicName(op);
     auto src = KernelCalling(op);
     auto it = spelled.find(op);
@@ -67,12 +67,13 @@ TEST(IntrinsicsCuda, VectorReducesCombineTheLanesOfOneVectorLoad) {
                              std::pair{ir::IntrinsicOp::kVectorReduceMax, std::string("max(")}}) {
     ir::Expr total = ir::Call::Make(ir::Float(32), op, {lanes});
     ir::Expr acc = ir::Load::Make(out, {tx});
-    ir::Expr update = op == ir::IntrinsicOp::kVectorReduceSum ? acc + total : ir::Max::Make(acc, total);
+    ir::Expr update =
+        op == ir::IntrinsicOp::kVectorReduceSum ? acc + total : ir::Max::Make(acc, total);
     auto f = std::make_shared<ir::LoweredFuncNode>();
     f->name = "k";
     f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
-    f->body = ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread,
-                            ir::Store::Make(out, {tx}, update), 0);
+    f->body =
+        ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, ir::Store::Make(out, {tx}, update), 0);
     auto src = CodeGenCudaDev::Generate(testing::SplitGpuModule("k", {f}));
     ASSERT_TRUE(src.ok()) << src.status();
     EXPECT_THAT(*src, HasSubstr("float4 In_v0 = *reinterpret_cast<const float4*>(&In[tx * 4]);"))
