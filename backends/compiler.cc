@@ -49,7 +49,8 @@ std::string CompileTimes::ToString() const {
      << "host_codegen_ms " << host_codegen_ms << "\n"
      << "host_optimize_ms " << host_optimize_ms << "\n"
      << "orc_link_ms " << orc_link_ms << "\n"
-     << "total_ms " << total_ms << "\n";
+     << "total_ms " << total_ms << "\n"
+     << "prebuilt_kernels " << prebuilt_kernels << "\n";
   return os.str();
 }
 

@@ -30,6 +30,7 @@ struct CompileTimes {
   double host_optimize_ms = 0;   // LLVM's O3 pipeline on it
   double orc_link_ms = 0;        // machine code and linking in the ORC JIT
   double total_ms = 0;
+  int prebuilt_kernels = 0;  // library kernels loaded from the prebuilt file, not compiled (NVGPU)
   std::string ToString() const;
 };
 

@@ -44,9 +44,9 @@ absl::StatusOr<std::string> Exactly(const std::vector<int64_t>& v) {
 /// pad_w, stride_h, stride_w, dilation_h, dilation_w, groups; `channels_last`: NHWC tensors):
 /// dtype codes cuDNN takes (runtime/cuda/cudnn.h) are float32 and float16. Where this machine
 /// has a GPU (a JIT compile), also that cuDNN can be loaded and, for static sizes, that it has
-/// an engine or algorithm for the configuration: its plan is made now, on scratch tensors
-/// (CudnnPrepareConv2d), and the first call finds it. If not, the generated kernel runs
-/// instead of a call that would fail at each run. Without a GPU (compiling for another
+/// an engine or algorithm for the configuration: its plan is made during the compile, on
+/// scratch tensors (CudnnPrepareConv2dBeside), and the first call finds it. If not, the generated
+/// kernel runs instead of a call that would fail at each run. Without a GPU (compiling for another
 /// machine) the call checks.
 template <bool channels_last>
 absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
@@ -68,7 +68,9 @@ absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
       a.stride_h = v[13], a.stride_w = v[14], a.dilation_h = v[15], a.dilation_w = v[16];
       a.groups = v[17];
       a.channels_last = channels_last;
-      auto made = runtime::cuda::CudnnPrepareConv2d(a);
+      // Made beside the rest of the compile, which waits for it at its end (and lowers again
+      // where cuDNN turned a configuration down).
+      auto made = runtime::cuda::CudnnPrepareConv2dBeside(a);
       if (!made.ok()) return made.status();
       if (*made) return std::string("cuDNN (its plan made at compile time)");
     }

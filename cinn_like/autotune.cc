@@ -13,7 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
-#include "cinn_like/files.h"
+#include "runtime/files.h"
 #include "cinn_like/self_check.h"
 #include "cinn_like/tensor_transfer.h"
 #include "hlir/graph_compiler.h"
@@ -115,16 +115,16 @@ class TuningMemory {
     loaded_ = true;
     path_ = path;
     if (path.empty()) return;
-    if (auto text = ReadWholeFile(path)) choices_ = ParseChoices(*text, path);
+    if (auto text = runtime::ReadWholeFile(path)) choices_ = ParseChoices(*text, path);
   }
 
   void Save() {
-    if (auto text = ReadWholeFile(path_)) {  // what other processes wrote since: theirs kept too
+    if (auto text = runtime::ReadWholeFile(path_)) {  // what other processes wrote since: theirs kept too
       for (auto& [key, c] : ParseChoices(*text, path_)) choices_.emplace(key, c);
     }
     nlohmann::json choices = nlohmann::json::object();
     for (const auto& [key, c] : choices_) choices[key] = {{"knob", c.knob}, {"value", c.value}};
-    absl::Status written = WriteFileAtomically(
+    absl::Status written = runtime::WriteFileAtomically(
         path_, nlohmann::json{{"version", kCacheVersion}, {"choices", choices}}.dump(1) + "\n");
     if (!written.ok()) LOG(WARNING) << "cinn_like_autotune_cache: " << written.message();
   }
@@ -233,7 +233,7 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
     }
     if (HasSymbolicDims(one->graph) || one->graph.outputs().empty()) continue;
     const std::string key =
-        Fingerprint(absl::StrCat(hlir::StructuralKey(*one), "\n", where, "\n", knob.name));
+        runtime::Fingerprint(absl::StrCat(hlir::StructuralKey(*one), "\n", where, "\n", knob.name));
     if (auto known = TuningMemory::Global().Find(key, knob)) {
       if (known->value != knob.value) values[group] = known->value;
       absl::StrAppend(&report, "group ", group, " (", key, "): ", knob.name, " ", known->value,

@@ -12,6 +12,7 @@
 #include "cinn_like/compile.h"
 #include "cinn_like/compile_stats.h"
 #include "cinn_like/disk_cache.h"
+#include "cinn_like/warm_up.h"
 #include "frontend/program_json.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
@@ -83,6 +84,16 @@ int cinn_like_compile(const char* program_json, const char* target, const char* 
     auto compiled = cinn_like::CompileProgram(*program, *parsed, name);
     if (!compiled.ok()) return Fail(compiled.status());
     *out = new cinn_like_module_s{std::move(*compiled)};
+    return 0;
+  });
+}
+
+int cinn_like_warm_up(const char* target) {
+  return Guarded("cinn_like_warm_up", [&] {
+    if (!target) return Fail("cinn_like_warm_up: target must not be null");
+    auto parsed = cinn_like::ir::Target::Parse(target);
+    if (!parsed.ok()) return Fail(parsed.status());
+    cinn_like::WarmUp(*parsed);
     return 0;
   });
 }

@@ -34,6 +34,11 @@ const char* cinn_like_version(void);
  * "cuda", "cuda -arch=sm_90") into one host entry called `name`. */
 int cinn_like_compile(const char* program_json, const char* target, const char* name,
                       cinn_like_module* out);
+/* Starts loading, on a background thread, what a first compile for `target` asks for (NVGPU:
+ * cuBLASLt, cuDNN, NVRTC's builtins, in the calling thread's CUDA context), so that a framework
+ * can call it as it begins its own work on a graph; once per process, returns at once. Fails
+ * only for a target that does not parse. */
+int cinn_like_warm_up(const char* target);
 /* The host entry `name` of a module. */
 int cinn_like_module_lookup(cinn_like_module module, const char* name, cinn_like_function* out);
 /* Readable generated code (CUDA C for the device part, or LLVM IR); owned by the module. */

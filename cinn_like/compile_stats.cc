@@ -33,7 +33,8 @@ std::string CompileStatsJson() {
                         {"host_optimize_ms", b.host_optimize_ms},
                         {"orc_link_ms", b.orc_link_ms},
                         {"cache_ms", s.cache_ms},
-                        {"total_ms", total}}
+                        {"total_ms", total},
+                        {"prebuilt_kernels", b.prebuilt_kernels}}
       .dump();
 }
 
@@ -51,6 +52,7 @@ void RecordCompile(bool loaded, double lower_ms, double library_check_ms,
   b.host_optimize_ms += build.host_optimize_ms;
   b.orc_link_ms += build.orc_link_ms;
   b.total_ms += build.total_ms;
+  b.prebuilt_kernels += build.prebuilt_kernels;
   stats.cache_ms += cache_ms;
 }
 

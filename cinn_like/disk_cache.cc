@@ -2,14 +2,19 @@
 #include "cinn_like/disk_cache.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <glog/logging.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -17,7 +22,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/library_environment.h"
 #include "backends/llvm/execution_engine.h"
-#include "cinn_like/files.h"
+#include "runtime/files.h"
 #include "frontend/program_json.h"
 #include "hlir/op.h"
 #include "ir/device_properties.h"
@@ -32,6 +37,7 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kEntrySuffix = ".clm";
+constexpr const char* kLockSuffix = ".lock";
 
 std::mutex stats_mu;
 DiskCacheStats stats;
@@ -104,8 +110,9 @@ void Evict(const std::string& dir, const std::string& keep) {
   uintmax_t total = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().find(".tmp.") != std::string::npos) {
-      // A temporary file an hour old belongs to a writer that died.
+    if (it->path().filename().string().find(".tmp.") != std::string::npos ||
+        it->path().extension() == kLockSuffix) {
+      // A temporary file or a lock an hour old belongs to a writer that died.
       std::error_code e;
       const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), e);
       if (!e && age > std::chrono::hours(1)) RemoveEntry(it->path().string());
@@ -145,8 +152,42 @@ std::string DiskCacheStatsJson() {
   const DiskCacheStats s = GetDiskCacheStats();
   return nlohmann::json{{"hits", s.hits},           {"misses", s.misses},
                         {"stores", s.stores},       {"damaged", s.damaged},
-                        {"evictions", s.evictions}, {"write_errors", s.write_errors}}
+                        {"evictions", s.evictions}, {"write_errors", s.write_errors},
+                        {"waits", s.waits}}
       .dump();
+}
+
+DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::string& key,
+                                           int max_wait_ms)
+    : path_((fs::path(dir) / (key + kLockSuffix)).string()) {
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  if (fd_ < 0) return;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_wait_ms);
+  while (true) {
+    if (flock(fd_, LOCK_EX | LOCK_NB) == 0) {
+      held_ = true;
+      break;
+    }
+    if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locks here: compile unlocked
+    if (!waited_) {
+      waited_ = true;
+      Count(&DiskCacheStats::waits);
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      LOG(WARNING) << "cinn_like cache: waited " << max_wait_ms << " ms for " << path_
+                   << "; compiling without it";
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  }
+}
+
+DiskCacheCompileLock::~DiskCacheCompileLock() {
+  if (fd_ < 0) return;
+  // Removed while held: a process that opened it before waits on this file and then finds the
+  // entry; one that opens it after makes a new one (the entry is there, or was not made).
+  if (held_) unlink(path_.c_str());
+  close(fd_);  // releases the lock
 }
 
 std::string DiskCacheDir() {
@@ -207,7 +248,7 @@ std::string DiskCacheKey(const frontend::Program& program, const ir::Target& tar
     if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");
   }
   absl::StrAppend(&text, frontend::ProgramToJson(program));
-  return Fingerprint(text);
+  return runtime::Fingerprint(text);
 }
 
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key) {
@@ -221,7 +262,7 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
   // Nothing larger than the cap is an entry of this cache (a link to a device, say).
   std::optional<std::string> bytes;
   if (size <= CapBytes()) {
-    bytes = ReadWholeFile(path);
+    bytes = runtime::ReadWholeFile(path);
   }
   if (!bytes) {
     DiskCacheDiscard(dir, key, "it cannot be read or is larger than the cache's cap");
@@ -256,7 +297,7 @@ void DiskCacheDiscard(const std::string& dir, const std::string& key, const std:
 
 void DiskCacheStore(const std::string& dir, const std::string& key, const ModuleImage& image) {
   const std::string path = EntryPath(dir, key);
-  absl::Status written = WriteFileAtomically(path, EncodeModuleImage(image));
+  absl::Status written = runtime::WriteFileAtomically(path, EncodeModuleImage(image));
   if (!written.ok()) {
     LOG(WARNING) << "cinn_like cache: " << written.message();
     Count(&DiskCacheStats::write_errors);

@@ -7,12 +7,13 @@
 /// cinn_like flag except those that only say where things go (dump and cache paths), the
 /// library itself (its path, size and modification time: another build is another key) and,
 /// for GPUs, NVRTC's version. Entries are written atomically (temporary file + rename), checked
-/// when read (a damaged or truncated entry is removed and compiled again, never used), and
-/// kept under the size cap cinn_like_cache_max_bytes, least recently used first out (a hit
-/// touches its entry). The directory, when this creates it, is its user's alone (0700): its
-/// entries are machine code that compiles load and run, so whoever can write it can run code
-/// in every process that uses it. Off (cinn_like_cache=false) and bypassed while dumping, saving
-/// sources, tuning, self-checking or planting debug failures: those compiles must run every stage.
+/// when read (a damaged or truncated entry is removed and compiled again, never used),
+/// compiled by one process at a time (DiskCacheCompileLock) and kept under the size cap
+/// cinn_like_cache_max_bytes, least recently used first out (a hit touches its entry). The
+/// directory, when this creates it, is its user's alone (0700): its entries are machine code that
+/// compiles load and run, so whoever can write it can run code in every process that uses it. Off
+/// (cinn_like_cache=false) and bypassed while dumping, saving sources, tuning, self-checking or
+/// planting debug failures: those compiles must run every stage.
 #pragma once
 
 #include <cstdint>
@@ -33,6 +34,7 @@ struct DiskCacheStats {
   int64_t damaged = 0;       // entries found damaged or not loadable: removed, compiled again
   int64_t evictions = 0;     // entries removed to keep the size cap
   int64_t write_errors = 0;  // entries that could not be written (the compile still succeeds)
+  int64_t waits = 0;         // lookups that waited for another process's compile of the key
 };
 DiskCacheStats GetDiskCacheStats();
 /// The counters as JSON: {"hits": 1, ...}.
@@ -44,6 +46,28 @@ std::string DiskCacheDir();
 /// The key of `program` compiled as entry `name` for `target` (its arch resolved).
 std::string DiskCacheKey(const frontend::Program& program, const ir::Target& target,
                          const std::string& name);
+
+/// Held while a process looks entry `key` up and, on a miss, compiles and stores it: a process
+/// (or thread) after the same key waits for the holder and then finds its entry, so ranks that
+/// compile one Program at once compile it once. An advisory lock (flock) on <dir>/<key>.lock,
+/// which the holder's death releases too; a wait ends after `max_wait_ms` (a holder stopped in a
+/// debugger, say), and then this process compiles as if it held the lock: the entry's atomic
+/// write keeps either result whole. Without a lock file (a read-only directory) nothing waits.
+class DiskCacheCompileLock {
+ public:
+  DiskCacheCompileLock(const std::string& dir, const std::string& key, int max_wait_ms = 120000);
+  ~DiskCacheCompileLock();
+  DiskCacheCompileLock(const DiskCacheCompileLock&) = delete;
+  DiskCacheCompileLock& operator=(const DiskCacheCompileLock&) = delete;
+
+  /// Whether another holder was waited for.
+  bool waited() const { return waited_; }
+
+ private:
+  std::string path_;
+  int fd_ = -1;
+  bool held_ = false, waited_ = false;
+};
 
 /// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry, or one
 /// larger than the cap, is removed).

@@ -10,7 +10,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "cinn_like/files.h"
+#include "runtime/byte_io.h"
+#include "runtime/files.h"
 #include "runtime/symbols.h"
 
 namespace cinn_like {
@@ -18,48 +19,9 @@ namespace {
 
 constexpr std::string_view kMagic = "CLMODULE";
 
-void PutU64(std::string* out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out->push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-
-void PutBytes(std::string* out, std::string_view bytes) {
-  PutU64(out, bytes.size());
-  out->append(bytes);
-}
-
-/// Reads from the front of the bytes, refusing to read past their end.
-class Reader {
- public:
-  explicit Reader(std::string_view bytes) : bytes_(bytes) {}
-  bool U32(uint32_t* v) {
-    uint64_t wide = 0;
-    if (!Raw(4, &wide)) return false;
-    *v = static_cast<uint32_t>(wide);
-    return true;
-  }
-  bool U64(uint64_t* v) { return Raw(8, v); }
-  bool Bytes(std::string* out) {
-    uint64_t n = 0;
-    if (!U64(&n) || n > bytes_.size() - pos_) return false;
-    out->assign(bytes_.substr(pos_, n));
-    pos_ += n;
-    return true;
-  }
-  size_t pos() const { return pos_; }
-
- private:
-  bool Raw(size_t n, uint64_t* v) {
-    if (bytes_.size() - pos_ < n) return false;
-    *v = 0;
-    for (size_t i = 0; i < n; ++i) {
-      *v |= static_cast<uint64_t>(static_cast<unsigned char>(bytes_[pos_ + i])) << (8 * i);
-    }
-    pos_ += n;
-    return true;
-  }
-  std::string_view bytes_;
-  size_t pos_ = 0;
-};
+using runtime::PutBytes;
+using runtime::PutU64;
+using Reader = runtime::ByteReader;
 
 }  // namespace
 
@@ -69,7 +31,7 @@ std::string RuntimeAbi() {
     for (const auto& [name, address] : runtime::RuntimeSymbols()) names.push_back(name);
     std::sort(names.begin(), names.end());
     return absl::StrCat("runtime ", kRuntimeAbiVersion, " llvm ", LLVM_VERSION_STRING, " ",
-                        Fingerprint(absl::StrJoin(names, ",")));
+                        runtime::Fingerprint(absl::StrJoin(names, ",")));
   }();
   return abi;
 }
@@ -93,7 +55,7 @@ std::string EncodeModuleImage(const ModuleImage& image) {
   PutBytes(&out, header.dump());
   for (const std::string& object : image.code.host_objects) PutBytes(&out, object);
   for (const backends::DeviceBinary& d : image.code.device) PutBytes(&out, d.image);
-  PutU64(&out, Fnv1a64(out));
+  PutU64(&out, runtime::Fnv1a64(out));
   return out;
 }
 
@@ -117,7 +79,8 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   const std::string_view body = bytes.substr(0, bytes.size() - 8);
   uint64_t stored = 0;
   Reader(bytes.substr(bytes.size() - 8)).U64(&stored);
-  if (Fnv1a64(body) != stored) return damaged("its checksum does not match (truncated or changed)");
+  if (runtime::Fnv1a64(body) != stored)
+    return damaged("its checksum does not match (truncated or changed)");
 
   in = Reader(body.substr(kMagic.size()));
   in.U32(&version);

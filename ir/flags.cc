@@ -19,6 +19,10 @@ DEFINE_int32(cinn_like_nvrtc_units, 0,
              "NVGPU device code is compiled as this many CUDA translation units, each by NVRTC "
              "on its own thread (0: one per kernel up to the host's threads, at most 16; "
              "always 1 while dumping or saving sources)");
+DEFINE_bool(cinn_like_prebuilt_kernels, true,
+            "load library kernels (the fused attention) from the CUBINs built with cinn_like "
+            "(libcinn_like_kernels.bin) where they hold the target's arch, instead of compiling "
+            "them with NVRTC (false: always NVRTC)");
 DEFINE_string(cinn_like_cuda_arch, "",
               "force the CUDA architecture (sm_90 or 90); empty: read it from the device");
 DEFINE_int32(cinn_like_symbolic_row_threads, 256,

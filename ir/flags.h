@@ -22,6 +22,7 @@ DECLARE_string(cinn_like_source_save_path);  // where generated CUDA source and 
 DECLARE_bool(cinn_like_nvrtc_compile_to_cubin);  // CUBIN (true) or PTX (false)
 DECLARE_int32(cinn_like_symbolic_row_threads);   // threads per long symbolic row (256)
 DECLARE_int32(cinn_like_nvrtc_units);            // translation units compiled at once (0: auto)
+DECLARE_bool(cinn_like_prebuilt_kernels);        // library kernels from libcinn_like_kernels.bin
 DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
 // Graph passes.
 DECLARE_bool(cinn_like_fusion);  // fuse ops into groups (false: one kernel per op)

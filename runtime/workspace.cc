@@ -14,6 +14,7 @@
 #include "runtime/cpu_block_cache.h"
 #include "runtime/device_name.h"
 #ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_runtime.h"
 #endif
 
@@ -90,6 +91,16 @@ int DefaultFree(int32_t device_type, void* ptr, void* stream) {
   }
 }
 
+/// The device an installed allocator is asked for: the current CUDA context's (a framework's
+/// rank on device 1 runs its calls there), 0 for the host.
+int32_t DeviceId(int32_t device_type) {
+#ifdef CINN_LIKE_WITH_CUDA
+  if (device_type == kDLCUDA) return cinn_like::runtime::cuda::CurrentDeviceOrdinal();
+#endif
+  (void)device_type;
+  return 0;
+}
+
 }  // namespace
 
 extern "C" {
@@ -110,13 +121,14 @@ void* cinn_like_alloc_workspace(int32_t device_type, size_t bytes, void* stream)
   Hook h = CurrentHook();
   if (!h.alloc) return DefaultAlloc(device_type, bytes, stream);
   // At least 1 byte: some allocators (PyTorch's) return null for 0.
-  void* p = h.alloc(h.ctx, std::max<size_t>(bytes, 1), device_type, /*device_id=*/0, stream);
+  const int32_t device_id = DeviceId(device_type);
+  void* p = h.alloc(h.ctx, std::max<size_t>(bytes, 1), device_type, device_id, stream);
   if (!p) {
     return Fail(What(device_type, bytes) +
                 " failed: the allocator installed by cinn_like_set_allocator returned null");
   }
   if (reinterpret_cast<uintptr_t>(p) % kAlignment != 0) {
-    h.free(h.ctx, p, device_type, 0, stream);
+    h.free(h.ctx, p, device_type, device_id, stream);
     return Fail(absl::StrCat(What(device_type, bytes),
                              " failed: the allocator installed by cinn_like_set_allocator "
                              "returned a pointer that is not ",
@@ -129,7 +141,7 @@ int cinn_like_free_workspace(int32_t device_type, void* ptr, void* stream) {
   if (ptr == nullptr) return 0;
   Hook h = CurrentHook();
   if (!h.alloc) return DefaultFree(device_type, ptr, stream);
-  h.free(h.ctx, ptr, device_type, /*device_id=*/0, stream);
+  h.free(h.ctx, ptr, device_type, DeviceId(device_type), stream);
   return 0;
 }
 

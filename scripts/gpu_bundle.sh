@@ -13,6 +13,8 @@ mkdir -p "$stage/lib"
 bins=(cinn_stages)
 for t in "$build"/*_tests "$build"/*_bench; do [ -e "$t" ] && bins+=("$(basename "$t")"); done
 cp "$build/libcinn_like.so" "$stage/"
+# The library kernels built ahead, found next to libcinn_like.so (backends/cuda/prebuilt_kernels.h).
+if [ -e "$build/libcinn_like_kernels.bin" ]; then cp "$build/libcinn_like_kernels.bin" "$stage/"; fi
 for b in "${bins[@]}"; do cp "$build/$b" "$stage/"; done
 # Libraries the GPU machine has (Ubuntu 24.04 base, CUDA 13): everything else travels.
 system='^(libc|libm|libstdc\+\+|libgcc_s|libz|libzstd|ld-linux-x86-64|libpthread|libdl|librt|libnvrtc|libcuda|linux-vdso)\.so'

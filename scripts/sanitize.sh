@@ -16,7 +16,7 @@ build=${ASAN_BUILD_DIR:-$root/build-asan}
 jobs=${JOBS:-$(nproc)}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_C_FLAGS_RELEASE="-O1 -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 -DNDEBUG" \
-  -DCINN_LIKE_SANITIZE=ON -DCINN_LIKE_WITH_CUDA=ON >/dev/null
+  -DCINN_LIKE_SANITIZE=ON -DCINN_LIKE_WITH_CUDA=ON -DCINN_LIKE_PREBUILT_ARCHS= >/dev/null
 ninja -C "$build" -j"$jobs"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0:abort_on_error=1:allocator_may_return_null=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}

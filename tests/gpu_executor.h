@@ -14,11 +14,18 @@
 
 namespace cinn_like::testing {
 
+/// Library kernels RunOnGpu's builds loaded prebuilt (backends/cuda/prebuilt_kernels.h).
+inline int& GpuPrebuiltKernelsLoaded() {
+  static int loaded = 0;
+  return loaded;
+}
+
 inline void RunOnGpu(const ir::Module& module, std::vector<TypedTensor*>& tensors) {
   auto compiler = backends::Compiler::Create(module.target);
   ASSERT_TRUE(compiler.ok()) << compiler.status();
   absl::Status s = (*compiler)->Build(module);
   ASSERT_TRUE(s.ok()) << s;
+  GpuPrebuiltKernelsLoaded() += (*compiler)->last_build_times().prebuilt_kernels;
   auto fn = (*compiler)->Lookup(module.name);
   ASSERT_TRUE(fn.ok()) << fn.status();
   std::vector<void*> device(tensors.size());

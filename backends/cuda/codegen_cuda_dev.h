@@ -29,9 +29,13 @@ class CodeGenCudaDev : public CodeGenC {
   /// The same kernels as up to `max_units` translation units (never more than there are
   /// kernels), to compile at once: the longest kernel first, each to the unit with the least
   /// source so far; each unit has the prelude, headers and helpers its kernels need, the first
-  /// the library kernels. One unit is Generate's source.
-  static absl::StatusOr<std::vector<CudaUnit>> GenerateUnits(const ir::Module& module,
-                                                             int max_units);
+  /// the library kernels other than `prebuilt` (those the caller has compiled already). One unit
+  /// is Generate's source.
+  static absl::StatusOr<std::vector<CudaUnit>> GenerateUnits(
+      const ir::Module& module, int max_units, const std::set<std::string>& prebuilt = {});
+  /// What every unit starts with: a comment naming `title`, the headers of the types this
+  /// generator's kernels use and the fixed-width integer types (NVRTC has no <cstdint>).
+  std::string Preamble(const std::string& title) const;
 
   /// The CUDA vector type holding `bytes` (16, 8 or 4) of elements of `elem`, and how a
   /// lane is spelled: float4 and `.x`..`.w`; double2; uint4 with a reinterpreting accessor

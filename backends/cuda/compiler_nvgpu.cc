@@ -5,6 +5,7 @@
 #include <atomic>
 #include <deque>
 #include <fstream>
+#include <set>
 #include <string>
 #include <system_error>
 #include <thread>
@@ -17,6 +18,7 @@
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/library_kernels.h"
 #include "backends/cuda/nvrtc_compiler.h"
+#include "backends/cuda/prebuilt_kernels.h"
 #include "backends/llvm/codegen_cuda_host.h"
 #include "backends/llvm/execution_engine.h"
 #include "backends/step_timer.h"
@@ -83,14 +85,38 @@ absl::StatusOr<std::pair<int, std::string>> ChooseArch(const ir::Target& target)
   return std::make_pair(*device, std::string("from the device"));
 }
 
+/// Whether the device source is written to files (dump dir, source save path): then it is one
+/// unit, with every kernel (the prebuilt library kernels too), so that one file holds them all.
+bool SavesSources() {
+  return !DumpDir().empty() || !StringFlag("cinn_like_source_save_path").empty();
+}
+
 /// How many translation units the device code of `kernels` kernels is compiled as, at once:
 /// the flag cinn_like_nvrtc_units, else one per kernel up to the host's threads (at most 16);
-/// one while sources are dumped or saved, so that one file holds them all.
+/// one while sources are saved.
+
 size_t TranslationUnits(size_t kernels) {
-  if (!DumpDir().empty() || !StringFlag("cinn_like_source_save_path").empty()) return 1;
+  if (SavesSources()) return 1;
   if (FLAGS_cinn_like_nvrtc_units > 0) return FLAGS_cinn_like_nvrtc_units;
   const size_t threads = std::max(1u, std::thread::hardware_concurrency());
   return std::min({kernels, threads, size_t{16}});
+}
+
+/// The CUBINs of the library kernels `module` launches that the prebuilt file holds for
+/// sm_<arch> (backends/cuda/prebuilt_kernels.h), one binary each; none while sources are saved
+/// (one file shows them all) or with cinn_like_prebuilt_kernels off.
+absl::StatusOr<std::vector<DeviceBinary>> PrebuiltLibraryKernels(const ir::Module& module,
+                                                                 int arch) {
+  std::vector<DeviceBinary> out;
+  if (!FLAGS_cinn_like_prebuilt_kernels || SavesSources()) return out;
+  for (const std::string& kernel : LibraryKernelNames(module)) {
+    auto source = LibraryUnitSource(kernel);
+    if (!source.ok()) return source.status();
+    if (auto image = PrebuiltKernelImage(kernel, arch, *source)) {
+      out.push_back(DeviceBinary{/*cubin=*/true, *std::move(image), {kernel}});
+    }
+  }
+  return out;
 }
 
 /// Extra NVRTC threads running in this process, all Builds together (several Programs compile
@@ -163,11 +189,27 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   const std::vector<ir::LoweredFunc> kernels = ir::DeviceKernels(module);
   if (!DumpDir().empty()) DumpToFile(name + ".module.ir", ir::ToString(module));
 
-  // 1. CUDA C for the device kernels, as several translation units to compile at once.
-  auto units = steps.Run(&CompileTimes::device_codegen_ms, [&] {
-    return CodeGenCudaDev::GenerateUnits(module, TranslationUnits(kernels.size()));
-  });
+  // 1. CUDA C for the device kernels, as several translation units to compile at once, less
+  // the library kernels built with cinn_like for this arch.
+  std::vector<DeviceBinary> prebuilt;
+  auto units =
+      steps.Run(&CompileTimes::device_codegen_ms, [&]() -> absl::StatusOr<std::vector<CudaUnit>> {
+        std::set<std::string> prebuilt_names;
+        if (to_cubin) {
+          auto found = PrebuiltLibraryKernels(module, target_.cuda_arch);
+          if (!found.ok()) return found.status();
+          prebuilt = *std::move(found);
+          for (const DeviceBinary& b : prebuilt) prebuilt_names.insert(b.kernels[0]);
+        }
+        return CodeGenCudaDev::GenerateUnits(module, TranslationUnits(kernels.size()),
+                                             prebuilt_names);
+      });
   if (!units.ok()) return units.status();
+  times_.prebuilt_kernels = static_cast<int>(prebuilt.size());
+  // A unit left with no kernel (every library kernel prebuilt, none generated) is not compiled.
+  units->erase(std::remove_if(units->begin(), units->end(),
+                              [](const CudaUnit& u) { return u.kernels.empty(); }),
+               units->end());
 
   // 2. NVRTC to CUBIN or PTX, a thread per unit (saves and dumps <name>.cu and the binary).
   std::vector<absl::StatusOr<std::string>> binaries(units->size(), absl::UnknownError(""));
@@ -183,7 +225,8 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
       }
     };
     std::vector<std::thread> threads;
-    std::vector<size_t> here = {0};  // the units this thread compiles
+    std::vector<size_t> here;  // the units this thread compiles: the first, and any not lent
+    if (!units->empty()) here.push_back(0);
     for (size_t u = 1; u < units->size(); ++u) {
       if (!ReserveCompileThread()) {
         here.push_back(u);
@@ -213,6 +256,11 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
     for (size_t u = 0; u < units->size(); ++u) {
       absl::Status s = LoadDevice(
           DeviceBinary{to_cubin, *std::move(binaries[u]), std::move((*units)[u].kernels)}, name);
+      if (!s.ok()) return s;
+    }
+    for (DeviceBinary& binary : prebuilt) {
+      const std::string what = "prebuilt " + binary.kernels[0];
+      absl::Status s = LoadDevice(std::move(binary), what);
       if (!s.ok()) return s;
     }
     return absl::OkStatus();

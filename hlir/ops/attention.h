@@ -48,6 +48,10 @@ ComputeFn AttentionCompute();
 /// backends/cuda adds to the module); cases the kernel does not take (float64, head dims above
 /// 256) are declined.
 ExternComputeFn AttentionKernelCompute();
+/// The fused kernel's instances that cinn_like builds ahead (tools/build_library_kernels; see
+/// backends/cuda/prebuilt_kernels.h): every element dtype and head-dim bucket, with no mask, a
+/// bool mask or a mask of the element's dtype, each with the tile AttentionKernelCompute picks.
+std::vector<std::string> PrebuiltAttentionKernels();
 /// On a target without the fused kernel: q kᵀ and p v as two library matmuls
 /// (ir::LibraryCall::kMatmul, oneDNN on x86) around a generated masked softmax; float32 only,
 /// other cases declined.

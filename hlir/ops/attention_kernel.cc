@@ -48,6 +48,11 @@ constexpr Tile kTiles[] = {
     {32, 32, 64, false}, {64, 32, 64, false}, {128, 32, 32, false}, {256, 16, 16, false}};
 constexpr int kThreads = 128;
 
+std::string KernelName(const char* dtype, const char* mask_dtype, const Tile& tile) {
+  return absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d", tile.head_dim, "_q",
+                      tile.rows, "_k", tile.keys, tile.tensor_cores ? "_tc" : "");
+}
+
 Expr I32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
 /// The mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts).
 std::vector<Expr> MaskStrides(const Tensor& mask) {
@@ -63,6 +68,24 @@ std::vector<Expr> MaskStrides(const Tensor& mask) {
 }
 
 }  // namespace
+
+std::vector<std::string> PrebuiltAttentionKernels() {
+  std::vector<std::string> names;
+  for (const char* dtype : {"float32", "float16", "bfloat16"}) {
+    const bool half = std::string(dtype) != "float32";
+    for (const char* mask : {"none", "bool", dtype}) {
+      // The tile each head-dim bucket gets (as the compute's search picks it).
+      for (const Tile& t : kTiles) {
+        const Tile* tile = &t;
+        for (const Tile& tc : kTensorCoreTiles) {
+          if (half && tc.head_dim == t.head_dim) tile = &tc;
+        }
+        names.push_back(KernelName(dtype, mask, *tile));
+      }
+    }
+  }
+  return names;
+}
 
 ExternComputeFn AttentionKernelCompute() {
   return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
@@ -90,9 +113,7 @@ ExternComputeFn AttentionKernelCompute() {
     }
     auto a = ReadAttentionAttrs(attrs, *d);
     if (!a.ok()) return a.status();
-    const std::string kernel =
-        absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d", tile->head_dim, "_q",
-                     tile->rows, "_k", tile->keys, tile->tensor_cores ? "_tc" : "");
+    const std::string kernel = KernelName(dtype, mask_dtype, *tile);
     const Expr lq = I32(q->shape[2]);
     const std::vector<Expr> dims{I32(q->shape[0]), I32(q->shape[1]), I32(k->shape[1]), lq,
                                  I32(k->shape[2]), I32(q->shape[3]), I32(v->shape[3])};

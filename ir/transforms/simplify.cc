@@ -10,6 +10,7 @@
 #include <unordered_map>
 
 #include "ir/float16.h"
+#include "ir/math.h"
 #include "ir/mutator.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -318,6 +319,13 @@ class Simplifier : public IRMutator {
       }
       if (auto* f = AsConstFloat(v); f && t.is_float())
         return FloatImm::Make(t, RoundToType(t, *f));
+      // An integer made a float exactly and back truncates to itself: int(float(i)) is i cast
+      // (an index compared as a float, as tril's mask of an arange does, stays an integer).
+      if (auto* inner = v.As<Cast>(); inner && t.is_integer() && v.type().is_float() &&
+                                      inner->value.type().is_integer() &&
+                                      ExactInFloat(inner->value, v.type())) {
+        return Mutate(Cast::Make(t, inner->value));
+      }
     }
     return v.same_as(op->value) ? self : Cast::Make(t, v);
   }
@@ -466,8 +474,74 @@ class Simplifier : public IRMutator {
     return std::nullopt;
   }
 
+  /// Whether every value integer `i` takes converts to float type `f` exactly.
+  bool ExactInFloat(const Expr& i, const Type& f) {
+    const int mantissa = f.bits() == 64 ? 53 : f.bits() == 32 ? 24 : f.is_bfloat16() ? 8 : 11;
+    const double limit = std::ldexp(1.0, mantissa);
+    Interval r = Bound(i);
+    if (!r.known_lo() || !r.known_hi()) {  // the type's range
+      const int bits = i.type().bits() - (i.type().is_uint() ? 0 : 1);
+      return bits <= mantissa;
+    }
+    return std::abs(static_cast<double>(r.lo)) <= limit &&
+           std::abs(static_cast<double>(r.hi)) <= limit;
+  }
+
+  /// The values a scalar float expression takes, where known: constants, integers made floats
+  /// (their bounds, else their type's range, widened where the float rounds) and abs of those.
+  std::optional<std::pair<double, double>> FloatRange(const Expr& e) {
+    if (!e.type().is_float() || !e.type().is_scalar()) return std::nullopt;
+    if (auto* f = AsConstFloat(e)) return std::make_pair(*f, *f);
+    if (auto* c = e.As<Cast>(); c && c->value.type().is_integer()) {
+      const Type& from = c->value.type();
+      Interval r = Bound(c->value);
+      const int bits = from.bits() - (from.is_uint() ? 0 : 1);
+      const double type_hi = std::ldexp(1.0, bits);
+      double lo = r.known_lo() ? static_cast<double>(r.lo) : (from.is_uint() ? 0 : -type_hi);
+      double hi = r.known_hi() ? static_cast<double>(r.hi) : type_hi;
+      // Rounding to the float moves a value by at most half a unit in its last place.
+      const double slack =
+          ExactInFloat(c->value, e.type()) ? 0 : std::max(std::abs(lo), std::abs(hi)) / 128;
+      return std::make_pair(lo - slack, hi + slack);
+    }
+    if (auto* call = e.As<Call>();
+        call && call->name == GetMathOpInfo(MathOp::kAbs).name && call->args.size() == 1) {
+      if (auto r = FloatRange(call->args[0])) {
+        const double m = std::max(std::abs(r->first), std::abs(r->second));
+        const double lo = r->first > 0 ? r->first : r->second < 0 ? -r->second : 0;
+        return std::make_pair(lo, m);
+      }
+    }
+    return std::nullopt;
+  }
+
   std::optional<bool> DecideCompare(IrNodeKind k, const Expr& a, const Expr& b) {
     if (!a.type().is_scalar()) return std::nullopt;
+    if (a.type().is_float()) {
+      auto ra = FloatRange(a), rb = FloatRange(b);
+      if (ra && rb) {
+        switch (k) {
+          case IrNodeKind::kLT:
+            if (ra->second < rb->first) return true;
+            if (ra->first >= rb->second) return false;
+            break;
+          case IrNodeKind::kLE:
+            if (ra->second <= rb->first) return true;
+            if (ra->first > rb->second) return false;
+            break;
+          case IrNodeKind::kGT:
+            if (ra->first > rb->second) return true;
+            if (ra->second <= rb->first) return false;
+            break;
+          case IrNodeKind::kGE:
+            if (ra->first >= rb->second) return true;
+            if (ra->second < rb->first) return false;
+            break;
+          default:
+            break;
+        }
+      }
+    }
     if (auto* fa = AsConstFloat(a), *fb = AsConstFloat(b); fa && fb) {
       switch (k) {
         case IrNodeKind::kEQ:

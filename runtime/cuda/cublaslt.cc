@@ -316,6 +316,8 @@ absl::StatusOr<std::string> CublasLtCheck(const MatmulArgs& a, int64_t activatio
   return absl::StrCat("cuBLASLt (workspace ", (*plan)->workspace_bytes, " bytes)");
 }
 
+absl::Status LoadCublasLt() { return Get().status; }
+
 }  // namespace cinn_like::runtime::cuda
 
 extern "C" int cinn_like_cublaslt_matmul(const void* a, const void* b, const void* bias, void* c,

@@ -32,6 +32,10 @@ absl::Status CublasLtMatmul(const MatmulArgs& args, int64_t activation);
 /// only at the call, and then only loading is checked. Needs a GPU (a current context).
 absl::StatusOr<std::string> CublasLtCheck(const MatmulArgs& args, int64_t activation);
 
+/// Loads cuBLASLt and makes its handle now (else the first check or call does): the status of
+/// that, kept for the process.
+absl::Status LoadCublasLt();
+
 }  // namespace cinn_like::runtime::cuda
 
 /// The epilogue extern (C ABI, a JIT runtime symbol): cinn_like_cublas_matmul's arguments with

@@ -45,6 +45,7 @@ Loaded LoadDriver() {
   resolve(a.DevicePrimaryCtxRetain, "cuDevicePrimaryCtxRetain");
   resolve(a.CtxSetCurrent, "cuCtxSetCurrent");
   resolve(a.CtxGetCurrent, "cuCtxGetCurrent");
+  resolve(a.CtxGetDevice, "cuCtxGetDevice");
   resolve(a.ModuleLoadData, "cuModuleLoadData");
   resolve(a.ModuleGetFunction, "cuModuleGetFunction");
   resolve(a.ModuleUnload, "cuModuleUnload");
@@ -132,6 +133,16 @@ absl::Status EnsureContext() {
   const Primary& primary = PrimaryContext(d);
   if (!primary.status.ok()) return primary.status;
   return CheckCu(d.CtxSetCurrent(primary.context), "cuCtxSetCurrent(primary context of device 0)");
+}
+
+int CurrentDeviceOrdinal() {
+  auto driver = Driver();
+  if (!driver.ok()) return 0;
+  CUcontext current = nullptr;
+  if ((*driver)->CtxGetCurrent(&current) != CUDA_SUCCESS || current == nullptr) return 0;
+  CUdevice device = 0;
+  if ((*driver)->CtxGetDevice(&device) != CUDA_SUCCESS) return 0;
+  return static_cast<int>(device);
 }
 
 absl::StatusOr<void*> OpenCudaLibrary(const std::string& library,

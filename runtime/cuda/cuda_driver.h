@@ -21,6 +21,7 @@ struct DriverApi {
   CUresult (*DevicePrimaryCtxRetain)(CUcontext* context, CUdevice device);
   CUresult (*CtxSetCurrent)(CUcontext context);
   CUresult (*CtxGetCurrent)(CUcontext* context);
+  CUresult (*CtxGetDevice)(CUdevice* device);
   CUresult (*ModuleLoadData)(CUmodule* module, const void* image);
   CUresult (*ModuleGetFunction)(CUfunction* function, CUmodule module, const char* name);
   CUresult (*ModuleUnload)(CUmodule module);
@@ -55,6 +56,11 @@ absl::StatusOr<const DriverApi*> Driver();
 /// cuInit and device 0's primary context, made current on the calling thread; cheap when a
 /// context is already current.
 absl::Status EnsureContext();
+
+/// The ordinal of the current context's device (a framework's `set_device(1)` makes device
+/// 1's primary context current), 0 when no context is current or no driver loads: where the
+/// workspace a call allocates must live.
+int CurrentDeviceOrdinal();
 
 /// A CUDA library (cuBLAS, cuBLASLt) for JIT code: the primary context made current first (the
 /// library adopts it), then the first of `names` that dlopen() loads, symbols bound locally.

@@ -6,10 +6,16 @@
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
 
 #include <array>
+#include <condition_variable>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -226,6 +232,26 @@ const Plan& PlanOf(Plans& plans, const Cudnn& dnn, const Conv2dArgs& a, const st
   return it->second;
 }
 
+/// What preparing `*a`'s plan comes to without making it: an error (wrong arguments, no cuDNN,
+/// a plan that failed before), false (an empty convolution) or true (made before); nullopt
+/// when it must be made. `*a` is then keyed as the scratch tensors are (16-byte aligned).
+std::optional<absl::StatusOr<bool>> KnownPlan(Conv2dArgs* a) {
+  bool empty = false;
+  absl::Status st = CheckArgs(*a, &empty);
+  if (!st.ok()) return st;
+  if (empty) return false;
+  const Cudnn& dnn = GetCudnn();
+  if (!dnn.status.ok()) return dnn.status;
+  a->x = a->w = nullptr;
+  a->y = nullptr;
+  Plans& plans = AllPlans();
+  std::lock_guard<std::mutex> lock(plans.mutex);
+  auto it = plans.map.find(KeyOf(*a));
+  if (it == plans.map.end()) return std::nullopt;
+  if (!it->second.status.ok()) return it->second.status;
+  return true;
+}
+
 }  // namespace
 
 absl::Status CudnnConv2d(const Conv2dArgs& a) {
@@ -273,23 +299,9 @@ size_t CudnnPlanCount() {
 }
 
 absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs a) {
-  bool empty = false;
-  absl::Status st = CheckArgs(a, &empty);
-  if (!st.ok()) return st;
-  if (empty) return false;
+  if (auto known = KnownPlan(&a)) return *known;
   const Cudnn& dnn = GetCudnn();
-  if (!dnn.status.ok()) return dnn.status;
   Plans& plans = AllPlans();
-  a.x = a.w = nullptr;  // the key of 16-byte aligned pointers: the scratch tensors'
-  a.y = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(plans.mutex);
-    auto it = plans.map.find(KeyOf(a));
-    if (it != plans.map.end()) {
-      if (!it->second.status.ok()) return it->second.status;
-      return true;
-    }
-  }
   auto driver = Driver();
   if (!driver.ok() || !EnsureContext().ok()) return false;
   const DriverApi& d = **driver;
@@ -321,6 +333,95 @@ absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs a) {
   if (!made.ok()) return made;
   return planned;
 }
+
+namespace {
+
+/// The plans one compiling thread queued (CudnnPrepareConv2dBeside), made in order by one worker
+/// thread in that thread's CUDA context until CudnnWaitForPlans (or the thread's end) joins it.
+class PlanQueue {
+ public:
+  ~PlanQueue() { (void)Wait(); }
+
+  /// False when no worker thread can be started (then the caller makes the plan itself).
+  bool Push(const Conv2dArgs& a) {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!queued_.insert(KeyOf(a)).second) return true;  // already queued
+    todo_.push_back(a);
+    if (!worker_.joinable()) {
+      CUcontext context = nullptr;
+      if (auto driver = Driver(); driver.ok()) (*driver)->CtxGetCurrent(&context);
+      try {
+        worker_ = std::thread([this, context] { Work(context); });
+      } catch (const std::system_error&) {
+        todo_.pop_back();
+        queued_.erase(KeyOf(a));
+        return false;
+      }
+    }
+    lock.unlock();
+    wake_.notify_one();
+    return true;
+  }
+
+  absl::Status Wait() {
+    if (!worker_.joinable()) return absl::OkStatus();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      closing_ = true;
+    }
+    wake_.notify_one();
+    worker_.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    closing_ = false;
+    queued_.clear();
+    absl::Status first = std::move(first_error_);
+    first_error_ = absl::OkStatus();
+    return first;
+  }
+
+ private:
+  void Work(CUcontext context) {
+    if (context) {
+      if (auto driver = Driver(); driver.ok()) (*driver)->CtxSetCurrent(context);
+    }
+    while (true) {
+      std::unique_lock<std::mutex> lock(mu_);
+      wake_.wait(lock, [&] { return closing_ || !todo_.empty(); });
+      if (todo_.empty()) return;  // closing, and nothing left
+      const Conv2dArgs a = todo_.front();
+      todo_.pop_front();
+      lock.unlock();
+      auto made = CudnnPrepareConv2d(a);
+      if (!made.ok()) {
+        lock.lock();
+        if (first_error_.ok()) first_error_ = made.status();
+      }
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable wake_;
+  std::deque<Conv2dArgs> todo_;
+  std::set<PlanKey> queued_;
+  bool closing_ = false;
+  absl::Status first_error_;
+  std::thread worker_;
+};
+
+PlanQueue& ThisThreadsPlans() {
+  thread_local PlanQueue queue;
+  return queue;
+}
+
+}  // namespace
+
+absl::StatusOr<bool> CudnnPrepareConv2dBeside(Conv2dArgs a) {
+  if (auto known = KnownPlan(&a)) return *known;
+  if (!ThisThreadsPlans().Push(a)) return CudnnPrepareConv2d(a);
+  return true;
+}
+
+absl::Status CudnnWaitForPlans() { return ThisThreadsPlans().Wait(); }
 
 }  // namespace cinn_like::runtime::cuda
 

@@ -51,6 +51,17 @@ absl::Status CudnnConv2d(const Conv2dArgs& args);
 /// not enough free memory for the scratch tensors, an empty convolution): the call decides.
 absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs args);
 
+/// CudnnPrepareConv2d on a worker thread of the calling thread (in its CUDA context), so that a
+/// compile goes on (NVRTC, the host code) while cuDNN makes and times the plan: true when the
+/// plan is queued or made already; an error, at once, for wrong arguments, a cuDNN that does not
+/// load or a configuration whose plan failed before; false as CudnnPrepareConv2d. What a queued
+/// plan comes to, CudnnWaitForPlans says.
+absl::StatusOr<bool> CudnnPrepareConv2dBeside(Conv2dArgs args);
+
+/// Waits until every plan this thread queued is made; the first error among them (the failed
+/// plan is kept: a later check of that configuration fails at once). Ok when none was queued.
+absl::Status CudnnWaitForPlans();
+
 /// How many configurations have a plan (made or failed) in this process (for tests).
 size_t CudnnPlanCount();
 

@@ -49,6 +49,13 @@ static float Uniform(void) { return (float)rand() / (float)RAND_MAX * 4.0f - 2.0
 
 int main(void) {
   srand((unsigned)time(NULL));
+  /* A warm-up returns at once: nothing to load for x86, no device in use here for cuda; a
+   * target that does not parse is an error. */
+  CHECK(cinn_like_warm_up("x86") == 0, "warm up x86: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_warm_up("cuda -arch=sm_90") == 0, "warm up cuda: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_warm_up("tpu") != 0 && strstr(cinn_like_get_last_error(), "tpu") != NULL,
+        "warm up of an unknown target: %s", cinn_like_get_last_error());
+  CHECK(cinn_like_warm_up(NULL) != 0, "warm up of null");
   cinn_like_module m = NULL;
   int rc = cinn_like_compile(kProgram, "x86", "bias_relu", &m);
   CHECK(rc == 0, "compile: %s", cinn_like_get_last_error());

@@ -8,12 +8,16 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
+#include <thread>
 
 #include "cinn_like/compile.h"
 #include "cinn_like/disk_cache.h"
-#include "cinn_like/files.h"
+#include "runtime/files.h"
 #include "cinn_like/module_file.h"
 #include "cinn_like/self_check.h"
 #include "hlir/reference_interpreter.h"
@@ -93,14 +97,14 @@ TEST(DiskCache, DamagedAndTruncatedEntriesAreCompiledAgainAndReplaced) {
   ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
   ASSERT_EQ(Entries(dir).size(), 1u);
   const fs::path entry = Entries(dir)[0];
-  const std::string good = *ReadWholeFile(entry.string());
+  const std::string good = *runtime::ReadWholeFile(entry.string());
 
   std::string flipped = good;
   flipped[flipped.size() / 2] ^= 0x20;
   for (const std::string& bad :
        {flipped, good.substr(0, good.size() / 3), good.substr(0, 5), std::string()}) {
     SCOPED_TRACE(bad.size());
-    ASSERT_TRUE(WriteFileAtomically(entry.string(), bad).ok());
+    ASSERT_TRUE(runtime::WriteFileAtomically(entry.string(), bad).ok());
     const DiskCacheStats before = GetDiskCacheStats();
     auto compiled = CompileProgram(program, kX86, "f");
     ASSERT_TRUE(compiled.ok()) << compiled.status();
@@ -109,7 +113,7 @@ TEST(DiskCache, DamagedAndTruncatedEntriesAreCompiledAgainAndReplaced) {
     EXPECT_EQ(GetDiskCacheStats().stores, before.stores + 1);
     ExpectRightResults(**compiled, program);
     // Replaced by a whole entry, which the next compile loads.
-    EXPECT_EQ(*ReadWholeFile(entry.string()), good);
+    EXPECT_EQ(*runtime::ReadWholeFile(entry.string()), good);
     auto again = CompileProgram(program, kX86, "f");
     ASSERT_TRUE(again.ok()) << again.status();
     EXPECT_TRUE((*again)->from_cache());
@@ -139,6 +143,53 @@ TEST(DiskCache, EvictionKeepsTheCapLeastRecentlyUsedFirst) {
   auto newest = CompileProgram(BiasGelu(S({8, 39}), 39), kX86, "f");
   ASSERT_TRUE(newest.ok());
   EXPECT_TRUE((*newest)->from_cache());
+}
+
+TEST(DiskCache, OneCompileOfAKeyAtATime) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("lock");
+  const frontend::Program program = BiasGelu(S({8, 40}), 40);
+  const std::string key = DiskCacheKey(program, kX86, "f");
+  const DiskCacheStats before = GetDiskCacheStats();
+  {
+    DiskCacheCompileLock held(dir, key);
+    EXPECT_FALSE(held.waited());
+    EXPECT_TRUE(fs::exists(dir + "/" + key + ".lock"));
+    // Another holder of the key waits (here until its short limit), another key does not.
+    const auto start = std::chrono::steady_clock::now();
+    DiskCacheCompileLock blocked(dir, key, /*max_wait_ms=*/50);
+    EXPECT_TRUE(blocked.waited());
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
+    DiskCacheCompileLock other(dir, DiskCacheKey(program, kX86, "g"), 50);
+    EXPECT_FALSE(other.waited());
+  }
+  EXPECT_EQ(GetDiskCacheStats().waits, before.waits + 1);
+  EXPECT_FALSE(fs::exists(dir + "/" + key + ".lock"));  // removed by its holder
+
+  // A compile that comes while another holds the key waits for it and loads its entry.
+  std::optional<DiskCacheCompileLock> first(std::in_place, dir, key);
+  std::atomic<bool> done{false};
+  absl::StatusOr<std::unique_ptr<CompiledProgram>> second;
+  std::thread waiter([&] {
+    second = CompileProgram(program, kX86, "f");
+    done = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  EXPECT_FALSE(done.load());
+  {
+    // What the holder does: compile and store the entry, then release.
+    FLAGS_cinn_like_cache = false;  // this thread's compile (flags are global: briefly off)
+    auto compiled = CompileProgram(program, kX86, "f");
+    FLAGS_cinn_like_cache = true;
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    ASSERT_TRUE((*compiled)->Save(dir + "/" + key + ".clm").ok());  // a module file: an entry
+  }
+  first.reset();
+  waiter.join();
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_TRUE((*second)->from_cache());
+  EXPECT_EQ(GetDiskCacheStats().waits, before.waits + 2);
+  ExpectRightResults(**second, program);
 }
 
 TEST(DiskCache, KeysFollowFlagsThatChangeCodeOnly) {
@@ -196,12 +247,12 @@ TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
   ASSERT_TRUE(compiled.ok()) << compiled.status();
   const std::string path = ::testing::TempDir() + "/refused.clm";
   ASSERT_TRUE((*compiled)->Save(path).ok());
-  const std::string good = *ReadWholeFile(path);
+  const std::string good = *runtime::ReadWholeFile(path);
   auto decoded = DecodeModuleImage(good, path);
   ASSERT_TRUE(decoded.ok()) << decoded.status();
 
   auto refused = [&](const std::string& bytes) {
-    EXPECT_TRUE(WriteFileAtomically(path, bytes).ok());
+    EXPECT_TRUE(runtime::WriteFileAtomically(path, bytes).ok());
     auto loaded = LoadCompiledProgram(path);
     EXPECT_FALSE(loaded.ok());
     return std::string(loaded.status().message());
@@ -219,7 +270,7 @@ TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
   // Past the checksum (the bytes re-sealed after the change): the structure is checked too.
   auto sealed = [](std::string body) {
     std::string out = body;
-    const uint64_t sum = Fnv1a64(body);
+    const uint64_t sum = runtime::Fnv1a64(body);
     for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((sum >> (8 * i)) & 0xff));
     return out;
   };

@@ -1,10 +1,14 @@
 /// \file GPU machine only: the attention op against the reference interpreter on fresh random
-/// data, through the fused kernel (the default) on the op table's attention cases, on the larger
-/// cases that walk several query and key tiles in every head-dim bucket and on fully masked
-/// rows, and through the decomposed compute (extern libraries off) on the op table's cases.
+/// data, through the fused kernel (the default, prebuilt or compiled by NVRTC) on the op table's
+/// attention cases, on the larger cases that walk several query and key tiles in every head-dim
+/// bucket and on fully masked rows, and through the decomposed compute (extern libraries off) on
+/// the op table's cases.
 #include <gtest/gtest.h>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "ir/flags.h"
+#include "runtime/cuda/cuda_driver.h"
 #include "tests/attention_cases.h"
 #include "tests/gpu_executor.h"
 
@@ -23,6 +27,31 @@ int RunTableCases() {
 }
 
 TEST(AttentionGpu, FusedKernelMatchesReferenceOnTheOpTable) { EXPECT_GE(RunTableCases(), 8); }
+
+// The op table's cases through the kernels built with cinn_like (on the archs the build names)
+// and through NVRTC (flag off): both match the reference.
+TEST(AttentionGpu, PrebuiltAndNvrtcCompiledKernelsMatchReference) {
+  gflags::FlagSaver saver;
+  const int before = GpuPrebuiltKernelsLoaded();
+  EXPECT_GE(RunTableCases(), 8);
+  auto arch = runtime::cuda::DeviceComputeCapability();
+  ASSERT_TRUE(arch.ok()) << arch.status();
+#ifdef CINN_LIKE_PREBUILT_ARCHS
+  const bool built_for_device = absl::StrContains(absl::StrCat(",", CINN_LIKE_PREBUILT_ARCHS, ","),
+                                                  absl::StrCat(",", *arch, ","));
+#else
+  const bool built_for_device = false;
+#endif
+  if (built_for_device) {
+    EXPECT_GE(GpuPrebuiltKernelsLoaded() - before, 8) << "sm_" << *arch;
+  } else {
+    EXPECT_EQ(GpuPrebuiltKernelsLoaded(), before) << "sm_" << *arch;
+  }
+  FLAGS_cinn_like_prebuilt_kernels = false;
+  const int off = GpuPrebuiltKernelsLoaded();
+  EXPECT_GE(RunTableCases(), 8);
+  EXPECT_EQ(GpuPrebuiltKernelsLoaded(), off);
+}
 
 TEST(AttentionGpu, FusedKernelMatchesReferenceOnLargeCases) {
   for (const OpCase& c : LargeAttentionCases()) RunOpCase(c, ir::Target::NVGPU(), RunOnGpu);

@@ -207,9 +207,36 @@ TEST(ExternGpu, Conv2dPlanIsMadeAtCompileTime) {
   RunSandwich(
       "conv2d", attrs, xs, {ws}, ys,
       [&](const auto& in) { return Conv(in[0], in[1], xs, ws, ys, 1, 1, 1); }, 1e-5,
-      [&] { built = runtime::cuda::CudnnPlanCount(); });
+      [&] {
+        // Made beside the Build: CompileProgram waits for it at its end, as this does.
+        EXPECT_TRUE(runtime::cuda::CudnnWaitForPlans().ok());
+        built = runtime::cuda::CudnnPlanCount();
+      });
   EXPECT_EQ(built, before + 1);
   EXPECT_EQ(runtime::cuda::CudnnPlanCount(), built);
+}
+
+TEST(ExternGpu, Conv2dPlansAreMadeBesideTheCompile) {
+  runtime::cuda::Conv2dArgs a{};
+  a.dtype = runtime::cuda::kConvFloat32;
+  a.n = 2, a.c = 6, a.h = 10, a.w_dim = 12, a.k = 4, a.r = 3, a.s = 3, a.out_h = 10, a.out_w = 12;
+  a.pad_h = a.pad_w = 1, a.stride_h = a.stride_w = 1, a.dilation_h = a.dilation_w = 1;
+  a.groups = 1;
+  const size_t before = runtime::cuda::CudnnPlanCount();
+  auto queued = runtime::cuda::CudnnPrepareConv2dBeside(a);
+  ASSERT_TRUE(queued.ok()) << queued.status();
+  EXPECT_TRUE(*queued);
+  ASSERT_TRUE(runtime::cuda::CudnnPrepareConv2dBeside(a).ok());  // queued twice: one plan
+  EXPECT_TRUE(runtime::cuda::CudnnWaitForPlans().ok());
+  EXPECT_EQ(runtime::cuda::CudnnPlanCount(), before + 1);
+  auto known = runtime::cuda::CudnnPrepareConv2dBeside(a);  // made: answered at once
+  ASSERT_TRUE(known.ok());
+  EXPECT_TRUE(*known);
+  EXPECT_TRUE(runtime::cuda::CudnnWaitForPlans().ok());  // nothing was queued
+  a.groups = 4;  // does not divide 6 channels: refused at once, nothing queued
+  auto wrong = runtime::cuda::CudnnPrepareConv2dBeside(a);
+  EXPECT_FALSE(wrong.ok());
+  EXPECT_EQ(runtime::cuda::CudnnPlanCount(), before + 1);
 }
 
 }  // namespace

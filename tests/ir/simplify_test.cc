@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
+#include "ir/math.h"
 #include "ir/printer.h"
 
 namespace cinn_like::ir {
@@ -19,6 +22,40 @@ TEST(Simplify, FoldsConstantsAndIdentities) {
   EXPECT_EQ(ToString(Simplify((x * 64 + 5) % 64)), "5");
   EXPECT_EQ(ToString(Simplify(Expr(7) / 2)), "3");
   EXPECT_EQ(ToString(Simplify(Expr(-7) / 2)), "-3");  // C truncation
+}
+
+// An integer made a float exactly and back is the integer; comparisons of such floats with
+// constants are decided from the integer's range (tril's mask compares an arange that way).
+TEST(Simplify, IntegersThroughExactFloatsStayIntegers) {
+  Var i("i", Int(32));
+  Expr as_f64 = Cast::Make(Float(64), i);
+  EXPECT_EQ(ToString(Simplify(Cast::Make(Int(64), as_f64))), ToString(Cast::Make(Int(64), i)));
+  // float32 holds an unbounded int32 inexactly: kept.
+  Expr through_f32 = Cast::Make(
+      Int(32), Cast::Make(Float(32), Load::Make(MakeBuffer("B", Int(32), {Expr(8)}), {Expr(0)})));
+  EXPECT_EQ(ToString(Simplify(through_f32)), ToString(through_f32));
+  // A loop index below 2^24 is exact in float32.
+  Var k("k", Int(32));
+  Buffer out = MakeBuffer("O", Int(32), {Expr(1000)});
+  Stmt loop = For::Make(k, 0, 1000, ForKind::kSerial,
+                        Store::Make(out, {k}, Cast::Make(Int(32), Cast::Make(Float(32), k))));
+  EXPECT_EQ(ToString(Simplify(loop)).find("float"), std::string::npos) << ToString(Simplify(loop));
+
+  const Expr abs_i = MathCall(MathOp::kAbs, {as_f64});
+  EXPECT_EQ(ToString(Simplify(abs_i < FloatImm::Make(Float(64), std::ldexp(1.0, 63)))), "true");
+  EXPECT_EQ(ToString(Simplify(abs_i < FloatImm::Make(Float(64), INFINITY))), "true");
+  EXPECT_EQ(ToString(Simplify(abs_i >= FloatImm::Make(Float(64), 0))), "true");
+  EXPECT_EQ(ToString(Simplify(as_f64 < FloatImm::Make(Float(64), -3e9))), "false");
+  // Not decided: the value may be either side.
+  const Expr small = abs_i < FloatImm::Make(Float(64), 100);
+  EXPECT_EQ(ToString(Simplify(small)), ToString(small));
+  // An int64 made a float32 reaches 2^63 (rounded up): not below it.
+  const Expr wide =
+      MathCall(
+          MathOp::kAbs,
+          {Cast::Make(Float(32), Load::Make(MakeBuffer("W", Int(64), {Expr(8)}), {Expr(0)}))}) <
+      FloatImm::Make(Float(32), std::ldexp(1.0, 63));
+  EXPECT_EQ(ToString(Simplify(wide)), ToString(wide));
 }
 
 TEST(Simplify, LoopBoundsDecideGuards) {

@@ -1,6 +1,7 @@
 """The persistent compile cache and saved modules across processes: a second process loads
 what the first compiled (its counters say so); eight processes compiling the same Programs into
-one directory at once all compute the right results and leave one entry per Program; a module
+one directory at once all compute the right results, compile each Program once (the others wait
+for it and load it) and leave one entry per Program; a module
 saved by one process loads and runs in another without compiling (x86 here; CUDA too where
 the machine has a GPU); a damaged file is refused with a message."""
 import json
@@ -90,6 +91,11 @@ class DiskCacheAcrossProcesses(unittest.TestCase):
             self.assertEqual(w.returncode, 0, err)
             stats.append(json.loads(out.strip().splitlines()[-1]))
         self.assertEqual(sum(s["hits"] + s["misses"] for s in stats), 8 * len(sizes))
+        # The compile lock: each Program compiled by one process, loaded by the seven others
+        # (those that came while it compiled waited for it).
+        self.assertEqual(sum(s["misses"] for s in stats), len(sizes))
+        self.assertEqual(sum(s["stores"] for s in stats), len(sizes))
+        self.assertEqual([n for n in os.listdir(self.cache) if n.endswith(".lock")], [])
         self.assertEqual(sum(s["damaged"] + s["write_errors"] for s in stats), 0)
         self.assertEqual(len(self.entries()), len(sizes))
         self.assertEqual([n for n in os.listdir(self.cache) if ".tmp." in n], [])

@@ -40,6 +40,8 @@ lib.cinn_like_get_last_error.argtypes = []
 lib.cinn_like_compile.restype = ctypes.c_int
 lib.cinn_like_compile.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
                                   ctypes.POINTER(c_module)]
+lib.cinn_like_warm_up.restype = ctypes.c_int
+lib.cinn_like_warm_up.argtypes = [ctypes.c_char_p]
 lib.cinn_like_module_lookup.restype = ctypes.c_int
 lib.cinn_like_module_lookup.argtypes = [c_module, ctypes.c_char_p, ctypes.POINTER(c_function)]
 lib.cinn_like_module_source.restype = ctypes.c_int

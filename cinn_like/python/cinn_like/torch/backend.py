@@ -13,6 +13,7 @@ from functorch.compile import make_boxed_func
 from torch._dynamo.backends.common import aot_autograd
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
+from .. import _lib
 from . import allocator, cache, cudagraph, isolate, policy, symbolic
 from .kernel import build_program, compile_partition
 from .ops import attention
@@ -194,6 +195,9 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     if mode in _CUDAGRAPH_MODES:
         options = dict(options or {}, cudagraphs=True)
     policy.check_options(options, "torch.compile(..., options=)")
+    if any(isinstance(x, torch.Tensor) and x.is_cuda for x in example_inputs):
+        # cuBLASLt, cuDNN and NVRTC load on a thread of their own while AOTAutograd traces.
+        _lib.lib.cinn_like_warm_up(b"cuda")
     compile_fn = functools.partial(compile_graph, options=options)
     direct = []  # the inference forward, when AOTAutograd's wrappers would only pass through
 

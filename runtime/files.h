@@ -9,7 +9,7 @@
 
 #include "absl/status/status.h"
 
-namespace cinn_like {
+namespace cinn_like::runtime {
 
 /// FNV-1a, 64 bits: the same bytes give the same value in every process and build.
 uint64_t Fnv1a64(std::string_view bytes);
@@ -25,4 +25,4 @@ std::optional<std::string> ReadWholeFile(const std::string& path);
 /// the path and the system's reason.
 absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes);
 
-}  // namespace cinn_like
+}  // namespace cinn_like::runtime

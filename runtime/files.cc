@@ -1,5 +1,5 @@
 /// \file Whole-file reads, atomic writes (temporary file + rename) and FNV-1a.
-#include "cinn_like/files.h"
+#include "runtime/files.h"
 
 #include <unistd.h>
 
@@ -12,7 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 
-namespace cinn_like {
+namespace cinn_like::runtime {
 
 uint64_t Fnv1a64(std::string_view bytes) {
   uint64_t h = 1469598103934665603ull;
@@ -65,4 +65,4 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
   return absl::OkStatus();
 }
 
-}  // namespace cinn_like
+}  // namespace cinn_like::runtime
