@@ -216,6 +216,10 @@ absl::Status CheckArgs(const Conv2dArgs& a, bool* empty) {
 struct Plans {
   std::mutex mutex;
   std::map<PlanKey, Plan> map;
+  /// Each made plan's status, under a lock of its own: a compile asks it while the plan worker
+  /// holds `mutex` making another plan (asking under `mutex` serialized the two).
+  std::mutex known_mutex;
+  std::map<PlanKey, absl::Status> known;
 };
 
 Plans& AllPlans() {
@@ -228,7 +232,11 @@ Plans& AllPlans() {
 const Plan& PlanOf(Plans& plans, const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
   PlanKey key = KeyOf(a);
   auto it = plans.map.find(key);
-  if (it == plans.map.end()) it = plans.map.emplace(key, MakePlan(dnn, a, what)).first;
+  if (it == plans.map.end()) {
+    it = plans.map.emplace(key, MakePlan(dnn, a, what)).first;
+    std::lock_guard<std::mutex> lock(plans.known_mutex);
+    plans.known.emplace(key, it->second.status);
+  }
   return it->second;
 }
 
@@ -245,10 +253,10 @@ std::optional<absl::StatusOr<bool>> KnownPlan(Conv2dArgs* a) {
   a->x = a->w = nullptr;
   a->y = nullptr;
   Plans& plans = AllPlans();
-  std::lock_guard<std::mutex> lock(plans.mutex);
-  auto it = plans.map.find(KeyOf(*a));
-  if (it == plans.map.end()) return std::nullopt;
-  if (!it->second.status.ok()) return it->second.status;
+  std::lock_guard<std::mutex> lock(plans.known_mutex);
+  auto it = plans.known.find(KeyOf(*a));
+  if (it == plans.known.end()) return std::nullopt;
+  if (!it->second.ok()) return it->second;
   return true;
 }
 
