@@ -91,13 +91,15 @@ int cinn_like_module_load(const char* path, cinn_like_module* out);
 int cinn_like_module_name(cinn_like_module module, const char** out);
 /* The persistent compile cache's counters in this process, as JSON owned by the library (valid
  * until the next call on this thread): {"hits", "misses", "stores", "damaged", "evictions",
- * "write_errors"}; and its directory ("" when compiles do not use it now). */
+ * "write_errors", "waits" (lookups that waited for another process's compile of the same
+ * Program)}; and its directory ("" when compiles do not use it now). */
 const char* cinn_like_cache_stats(void);
 /* Where this process's compile time went, as JSON owned by the library (valid until the next
  * call on this thread): {"compiled", "loaded", "lower_ms", "library_check_ms" (part of lower_ms:
  * libraries loaded and asked, cuDNN plans made), "device_codegen_ms", "nvrtc_ms",
  * "module_load_ms", "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms",
- * "total_ms"}, summed over every compile. */
+ * "total_ms", "prebuilt_kernels" (library kernels loaded as built with cinn_like)}, summed over
+ * every compile. */
 const char* cinn_like_compile_stats(void);
 const char* cinn_like_cache_dir(void);
 

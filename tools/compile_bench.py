@@ -109,6 +109,7 @@ def main():
         stages = " ".join(f"{k[:-3]} {st[k]:.0f}" for k in (
             "lower_ms", "library_check_ms", "device_codegen_ms", "nvrtc_ms", "module_load_ms",
             "host_codegen_ms", "host_optimize_ms", "orc_link_ms", "cache_ms"))
+        stages += f" prebuilt kernels {st.get('prebuilt_kernels', 0)}"
         ind_s = ind["first_s"] if ind else float("nan")
         print(f"{name:<30}{cold['first_s']:>8.2f}{cold['backend_s']:>10.3f}{warm['first_s']:>8.2f}"
               f"{warm['backend_s']:>10.3f}{ind_s:>11.2f}{ind_s / cold['first_s']:>9.2f}"

@@ -103,7 +103,8 @@ def _json_of(text, what):
 
 def cache_stats():
     """The persistent compile cache's counters in this process: hits, misses, stores, damaged,
-    evictions, write_errors."""
+    evictions, write_errors, waits (lookups that waited for another process compiling the same
+    Program, then loaded its entry)."""
     return _json_of(lib.cinn_like_cache_stats(), "cache_stats")
 
 
