@@ -22,11 +22,11 @@
 #include "absl/strings/str_cat.h"
 #include "backends/library_environment.h"
 #include "backends/llvm/execution_engine.h"
-#include "runtime/files.h"
 #include "frontend/program_json.h"
 #include "hlir/op.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
+#include "runtime/files.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "backends/cuda/nvrtc_compiler.h"
 #endif
@@ -165,8 +165,19 @@ DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::st
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_wait_ms);
   while (true) {
     if (flock(fd_, LOCK_EX | LOCK_NB) == 0) {
-      held_ = true;
-      break;
+      // Held, but maybe on a file its last holder removed (and another process has made a new
+      // one at the path since): the lock counts only on the file the path names now.
+      struct stat held {
+      }, named{};
+      if (fstat(fd_, &held) == 0 && stat(path_.c_str(), &named) == 0 &&
+          held.st_dev == named.st_dev && held.st_ino == named.st_ino) {
+        held_ = true;
+        break;
+      }
+      close(fd_);
+      fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      if (fd_ < 0) return;
+      continue;
     }
     if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locks here: compile unlocked
     if (!waited_) {
@@ -184,8 +195,8 @@ DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::st
 
 DiskCacheCompileLock::~DiskCacheCompileLock() {
   if (fd_ < 0) return;
-  // Removed while held: a process that opened it before waits on this file and then finds the
-  // entry; one that opens it after makes a new one (the entry is there, or was not made).
+  // Removed while held: a process that opened it before gets this file's lock, sees that the
+  // path no longer names it and opens the path again.
   if (held_) unlink(path_.c_str());
   close(fd_);  // releases the lock
 }

@@ -15,44 +15,57 @@
 namespace cinn_like {
 namespace {
 
-/// The warm-up thread, joined when the process ends (never left running into static
-/// destruction).
+/// The warm-up thread, started once; joined by the first compile after it (FinishWarmUp), or
+/// at the latest when the process ends.
 struct WarmUpThread {
+  std::mutex mu;
+  bool started = false;
   std::thread thread;
   ~WarmUpThread() {
     if (thread.joinable()) thread.join();
   }
 };
 
+WarmUpThread& TheWarmUp() {
+  static WarmUpThread warm_up;
+  return warm_up;
+}
+
 }  // namespace
 
 void WarmUp(const ir::Target& target) {
 #ifdef CINN_LIKE_WITH_CUDA
   if (!target.is_gpu()) return;
-  static std::once_flag once;
-  static WarmUpThread warm_up;
-  std::call_once(once, [] {
-    auto driver = runtime::cuda::Driver();
-    if (!driver.ok()) return;
-    CUcontext context = nullptr;
-    (*driver)->CtxGetCurrent(&context);
-    if (context == nullptr) return;  // no device in use yet: nothing to load for
-    try {
-      warm_up.thread = std::thread([context, d = *driver] {
-        d->CtxSetCurrent(context);
-        (void)runtime::cuda::LoadCublasLt();
-        (void)runtime::cuda::GetCudnn();
-        // NVRTC loads its builtins at its first compile.
-        backends::nvrtc::Compiler nvrtc;
-        (void)nvrtc.Compile("extern \"C\" __global__ void cinn_like_warm_up() {}\n", 75,
-                            /*to_cubin=*/false, "cinn_like_warm_up");
-      });
-    } catch (const std::system_error&) {  // no thread: the compile loads them
-    }
-  });
+  WarmUpThread& w = TheWarmUp();
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (w.started) return;
+  w.started = true;
+  auto driver = runtime::cuda::Driver();
+  if (!driver.ok()) return;
+  CUcontext context = nullptr;
+  (*driver)->CtxGetCurrent(&context);
+  if (context == nullptr) return;  // no device in use yet: nothing to load for
+  try {
+    w.thread = std::thread([context, d = *driver] {
+      d->CtxSetCurrent(context);
+      (void)runtime::cuda::LoadCublasLt();
+      (void)runtime::cuda::GetCudnn();
+      // NVRTC loads its builtins at its first compile.
+      backends::nvrtc::Compiler nvrtc;
+      (void)nvrtc.Compile("extern \"C\" __global__ void cinn_like_warm_up() {}\n", 75,
+                          /*to_cubin=*/false, "cinn_like_warm_up");
+    });
+  } catch (const std::system_error&) {  // no thread: the compile loads them
+  }
 #else
   (void)target;
 #endif
+}
+
+void FinishWarmUp() {
+  WarmUpThread& w = TheWarmUp();
+  std::lock_guard<std::mutex> lock(w.mu);
+  if (w.thread.joinable()) w.thread.join();
 }
 
 }  // namespace cinn_like

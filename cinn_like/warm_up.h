@@ -14,4 +14,9 @@ namespace cinn_like {
 /// Failures are not reported here: the compile that needs a library reports them.
 void WarmUp(const ir::Target& target);
 
+/// Waits for a warm-up still running (CompileProgram calls it before lowering, so that the
+/// thread ends while the process works, not during its exit, when the libraries it loads may
+/// already be torn down). Cheap when there is none.
+void FinishWarmUp();
+
 }  // namespace cinn_like

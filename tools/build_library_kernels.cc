@@ -48,6 +48,10 @@ int main(int argc, char** argv) {
     }
     archs.push_back(arch);
   }
+  if (archs.empty()) {
+    std::fprintf(stderr, "build_library_kernels: --archs names no arch\n");
+    return 1;
+  }
   // Entries of the file already there, to keep where their source is unchanged.
   std::map<std::pair<std::string, int>, be::PrebuiltKernel> old;
   if (auto bytes = cinn_like::runtime::ReadWholeFile(FLAGS_out)) {
@@ -67,7 +71,7 @@ int main(int argc, char** argv) {
       return 1;
     }
     for (int arch : archs) {
-      out.push_back({name, arch, cinn_like::runtime::Fnv1a64(*source), ""});
+      out.push_back({name, arch, be::PrebuiltSourceHash(*source), ""});
       sources.push_back(*source);
     }
   }

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/library_kernels.h"
+#include "ir/flags.h"
 #include "runtime/byte_io.h"
 #include "runtime/files.h"
 
@@ -122,14 +123,18 @@ absl::StatusOr<std::string> LibraryUnitSource(const std::string& kernel) {
   return CodeGenCudaDev().Preamble("library kernel " + kernel) + *library;
 }
 
+uint64_t PrebuiltSourceHash(const std::string& source) {
+  return runtime::Fnv1a64(source + (FLAGS_cinn_like_fast_math ? "\n--use_fast_math" : ""));
+}
+
 std::optional<std::string> PrebuiltKernelImage(const std::string& kernel, int arch,
                                                const std::string& source) {
   const Table& table = LoadedTable();
   auto it = table.find(std::make_pair(kernel, arch));
   if (it == table.end()) return std::nullopt;
-  if (it->second.source_hash != runtime::Fnv1a64(source)) {
+  if (it->second.source_hash != PrebuiltSourceHash(source)) {
     VLOG(1) << "prebuilt " << kernel << " for sm_" << arch
-            << " was compiled from other source: NVRTC compiles it";
+            << " was compiled from other source or options: NVRTC compiles it";
     return std::nullopt;
   }
   return it->second.image;

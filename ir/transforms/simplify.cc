@@ -474,34 +474,47 @@ class Simplifier : public IRMutator {
     return std::nullopt;
   }
 
+  /// The values integer expression `i` takes, as doubles: its bounds where they are known and
+  /// within its type (an interval past the type's ends may have wrapped around), else the
+  /// type's whole range; a variable counts only with a bound this pass has (Bound's default of
+  /// a non-negative index is not used here).
+  std::pair<double, double> IntegerRange(const Expr& i) {
+    const Type& t = i.type();
+    const int bits = t.bits() - (t.is_uint() ? 0 : 1);
+    const double type_lo = t.is_uint() ? 0 : -std::ldexp(1.0, bits);
+    const double type_hi = std::ldexp(1.0, bits) - 1;
+    auto* v = i.As<Variable>();
+    if (v && bounds_.find(v) == bounds_.end()) return {type_lo, type_hi};
+    const Interval r = Bound(i);
+    if (!r.known_lo() || !r.known_hi()) return {type_lo, type_hi};
+    const double lo = static_cast<double>(r.lo), hi = static_cast<double>(r.hi);
+    if (lo < type_lo || hi > type_hi) return {type_lo, type_hi};
+    return {lo, hi};
+  }
+
   /// Whether every value integer `i` takes converts to float type `f` exactly.
   bool ExactInFloat(const Expr& i, const Type& f) {
     const int mantissa = f.bits() == 64 ? 53 : f.bits() == 32 ? 24 : f.is_bfloat16() ? 8 : 11;
     const double limit = std::ldexp(1.0, mantissa);
-    Interval r = Bound(i);
-    if (!r.known_lo() || !r.known_hi()) {  // the type's range
-      const int bits = i.type().bits() - (i.type().is_uint() ? 0 : 1);
-      return bits <= mantissa;
-    }
-    return std::abs(static_cast<double>(r.lo)) <= limit &&
-           std::abs(static_cast<double>(r.hi)) <= limit;
+    const auto [lo, hi] = IntegerRange(i);
+    return std::abs(lo) <= limit && std::abs(hi) <= limit;
   }
 
   /// The values a scalar float expression takes, where known: constants, integers made floats
-  /// (their bounds, else their type's range, widened where the float rounds) and abs of those.
+  /// (IntegerRange, widened where the float rounds; none where float16 may overflow to
+  /// infinity) and abs of those.
   std::optional<std::pair<double, double>> FloatRange(const Expr& e) {
     if (!e.type().is_float() || !e.type().is_scalar()) return std::nullopt;
     if (auto* f = AsConstFloat(e)) return std::make_pair(*f, *f);
     if (auto* c = e.As<Cast>(); c && c->value.type().is_integer()) {
-      const Type& from = c->value.type();
-      Interval r = Bound(c->value);
-      const int bits = from.bits() - (from.is_uint() ? 0 : 1);
-      const double type_hi = std::ldexp(1.0, bits);
-      double lo = r.known_lo() ? static_cast<double>(r.lo) : (from.is_uint() ? 0 : -type_hi);
-      double hi = r.known_hi() ? static_cast<double>(r.hi) : type_hi;
+      const auto [lo, hi] = IntegerRange(c->value);
+      const double magnitude = std::max(std::abs(lo), std::abs(hi));
+      // float16's largest finite value is 65504; from 65520 on a value rounds to infinity.
+      if (e.type().bits() == 16 && !e.type().is_bfloat16() && magnitude >= 65520) {
+        return std::nullopt;
+      }
       // Rounding to the float moves a value by at most half a unit in its last place.
-      const double slack =
-          ExactInFloat(c->value, e.type()) ? 0 : std::max(std::abs(lo), std::abs(hi)) / 128;
+      const double slack = ExactInFloat(c->value, e.type()) ? 0 : magnitude / 128;
       return std::make_pair(lo - slack, hi + slack);
     }
     if (auto* call = e.As<Call>();

@@ -149,6 +149,12 @@ TEST(PrebuiltKernels, BuildLoadsThemUnlessTheFlagOrSavedSourcesSayOtherwise) {
   EXPECT_EQ(nvrtc_units(true, false), 1);
   EXPECT_EQ(nvrtc_units(false, false), 0);
   EXPECT_EQ(nvrtc_units(true, true), 0);
+  {
+    // Built without fast math: a fast-math compile does not take them.
+    gflags::FlagSaver saver;
+    FLAGS_cinn_like_fast_math = true;
+    EXPECT_EQ(nvrtc_units(true, false), 0);
+  }
 
   // Nothing left for NVRTC: no unit is compiled (there was once an empty one, then none and a
   // read past the end).

@@ -58,6 +58,40 @@ TEST(Simplify, IntegersThroughExactFloatsStayIntegers) {
   EXPECT_EQ(ToString(Simplify(wide)), ToString(wide));
 }
 
+// Ranges past a type's ends may have wrapped, a variable without a bound may be negative and
+// float16 overflows to infinity: none of these is decided.
+TEST(Simplify, FloatRangesOfIntegersKeepTheirTypesAndOverflows) {
+  Var k("k", Int(32));
+  Buffer out = MakeBuffer("O", Float(32), {Expr(100)});
+  auto undecided_in_loop = [&](const Expr& cond) {
+    Stmt loop = For::Make(k, 0, 100, ForKind::kSerial,
+                          Store::Make(out, {k},
+                                      Select::Make(cond, FloatImm::Make(Float(32), 1),
+                                                   FloatImm::Make(Float(32), 0))));
+    return ToString(Simplify(loop)).find("select") != std::string::npos;
+  };
+  // int8(k) + 100 reaches 199 in the arithmetic, which int8 wraps to negative values.
+  const Expr wrapped = Cast::Make(Int(8), k) + IntImm::Make(Int(8), 100);
+  EXPECT_TRUE(undecided_in_loop(Cast::Make(Float(32), wrapped) > FloatImm::Make(Float(32), 50)));
+  // In range, it is decided.
+  EXPECT_FALSE(undecided_in_loop(Cast::Make(Float(32), k) < FloatImm::Make(Float(32), 1000)));
+  // uint32(k) - 5 wraps below zero: not exact in float32, so the casts stay.
+  const Expr u = Cast::Make(UInt(32), k) - IntImm::Make(UInt(32), 5);
+  const Expr through = Cast::Make(Int(64), Cast::Make(Float(32), u));
+  Stmt keep = For::Make(k, 0, 100, ForKind::kSerial,
+                        Store::Make(MakeBuffer("L", Int(64), {Expr(100)}), {k}, through));
+  EXPECT_NE(ToString(Simplify(keep)).find("float32"), std::string::npos)
+      << ToString(Simplify(keep));
+  // A free variable may be negative.
+  Var v("v", Int(32));
+  const Expr negative = Cast::Make(Float(64), v) < FloatImm::Make(Float(64), 0);
+  EXPECT_EQ(ToString(Simplify(negative)), ToString(negative));
+  // float16 of an int32 may be infinite.
+  const Expr finite =
+      MathCall(MathOp::kAbs, {Cast::Make(Float16(), v)}) < FloatImm::Make(Float16(), INFINITY);
+  EXPECT_EQ(ToString(Simplify(finite)), ToString(finite));
+}
+
 TEST(Simplify, LoopBoundsDecideGuards) {
   Var i("i"), j("j"), n("n");
   Buffer c = MakeBuffer("C", Float(32), {Expr(1024)});
