@@ -12,7 +12,8 @@ struct CompileStats {
   int64_t compiled = 0;          // Programs compiled (every stage run)
   int64_t loaded = 0;            // Programs loaded from the persistent cache
   double lower_ms = 0;           // graph passes, fusion, lowering and scheduling (tuning too)
-  double library_check_ms = 0;   // of lower_ms: libraries loaded and asked (cuDNN plans made)
+  double library_check_ms = 0;   // of lower_ms: libraries loaded and asked (cuDNN plans made;
+                                 // those made beside the Build: the wait for them after it)
   backends::CompileTimes build;  // Compiler::Build's stages, summed
   double cache_ms = 0;           // cache lookups, loads of entries and writes
 };
