@@ -13,7 +13,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
-#include "runtime/files.h"
 #include "cinn_like/self_check.h"
 #include "cinn_like/tensor_transfer.h"
 #include "hlir/graph_compiler.h"
@@ -21,6 +20,7 @@
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
+#include "runtime/files.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cuda_runtime.h"
 #endif
@@ -119,7 +119,8 @@ class TuningMemory {
   }
 
   void Save() {
-    if (auto text = runtime::ReadWholeFile(path_)) {  // what other processes wrote since: theirs kept too
+    // What other processes wrote since: theirs are kept too.
+    if (auto text = runtime::ReadWholeFile(path_)) {
       for (auto& [key, c] : ParseChoices(*text, path_)) choices_.emplace(key, c);
     }
     nlohmann::json choices = nlohmann::json::object();

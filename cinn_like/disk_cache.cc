@@ -1,7 +1,6 @@
 /// \file The persistent compile cache's directory, keys, lookups, writes and eviction.
 #include "cinn_like/disk_cache.h"
 
-#include <dlfcn.h>
 #include <fcntl.h>
 #include <glog/logging.h>
 #include <sys/file.h>
@@ -58,14 +57,11 @@ bool ChangesCode(const std::string& flag) {
 /// This library's file, size and modification time: a rebuilt library makes other keys.
 std::string LibraryIdentity() {
   static const std::string identity = [] {
-    Dl_info info{};
-    if (dladdr(reinterpret_cast<void*>(&GetDiskCacheStats), &info) == 0 || !info.dli_fname) {
-      return std::string("unknown library");
-    }
+    const std::string path = runtime::ThisLibraryPath();
+    if (path.empty()) return std::string("unknown library");
     struct stat st {};
-    if (stat(info.dli_fname, &st) != 0) return std::string(info.dli_fname);
-    return absl::StrCat(info.dli_fname, " ", st.st_size, " ", st.st_mtim.tv_sec, ".",
-                        st.st_mtim.tv_nsec);
+    if (stat(path.c_str(), &st) != 0) return path;
+    return absl::StrCat(path, " ", st.st_size, " ", st.st_mtim.tv_sec, ".", st.st_mtim.tv_nsec);
   }();
   return identity;
 }

@@ -7,11 +7,10 @@
 
 #include <glog/logging.h>
 
-#include "ir/intrinsics.h"
+#include "ir/module.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
 #include "ir/transforms/split_host_device.h"
-#include "ir/visitor.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -38,22 +37,6 @@ HostBody Peel(const ir::Stmt& body) {
   return out;
 }
 
-/// The names of the kernels `s` launches.
-std::vector<std::string> Launched(const ir::Stmt& s) {
-  struct Finder : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    std::vector<std::string> names;
-    void VisitCall(const ir::Call* op) override {
-      if (op->is_intrinsic(ir::IntrinsicOp::kLaunchKernel) && !op->args.empty()) {
-        if (const auto* name = op->args[0].As<ir::StringImm>()) names.push_back(name->value);
-      }
-      ir::IRVisitor::VisitCall(op);
-    }
-  } f;
-  f.Visit(s);
-  return f.names;
-}
-
 using Kernels = std::map<std::string, ir::LoweredFunc>;
 
 Kernels ByName(const ir::LoweredFuncNode& entry) {
@@ -67,7 +50,7 @@ Kernels ByName(const ir::LoweredFuncNode& entry) {
 /// count as the same).
 bool SameWork(const ir::Stmt& g, const Kernels& g_kernels, const ir::Stmt& b,
               const Kernels& b_kernels) {
-  std::vector<std::string> gl = Launched(g), bl = Launched(b);
+  std::vector<std::string> gl = ir::LaunchedKernels(g), bl = ir::LaunchedKernels(b);
   if (gl.size() != bl.size()) return false;
   for (size_t i = 0; i < gl.size(); ++i) {
     auto gk = g_kernels.find(gl[i]);
@@ -151,7 +134,7 @@ ir::LoweredFunc MergeRowBuckets(const ir::LoweredFunc& generic,
       if (looser && SameWork(looser->body.stmts[i], looser->kernels, b, p->kernels)) continue;
       looser = &*p;
       s = ir::IfThenElse::Make(p->cond, ir::Substitute(b, p->rename), s);
-      for (const std::string& name : Launched(b)) {
+      for (const std::string& name : ir::LaunchedKernels(b)) {
         auto k = p->kernels.find(name);
         if (k != p->kernels.end() && added.insert(name).second) {
           merged->kernels.push_back(k->second);

@@ -8,7 +8,6 @@
 #include "ir/schedule_region.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
-#include "ir/visitor.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -103,13 +102,7 @@ bool IsIndexComparison(const Expr& cond) {
       !(cmp = cond.As<GE>())) {
     return false;
   }
-  struct Finder : IRVisitor {
-    using IRVisitor::Visit;
-    bool load = false;
-    void VisitLoad(const Load* op) override { load = true; }
-  } f;
-  f.Visit(cond);
-  return !f.load && cmp->a.type().is_integer() && cmp->b.type().is_integer();
+  return !ReadsBuffer(cond) && cmp->a.type().is_integer() && cmp->b.type().is_integer();
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <set>
 #include <sstream>
 
+#include "ir/intrinsics.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -58,6 +59,21 @@ std::vector<LoweredFunc> DeviceKernels(const Module& module) {
     kernels.insert(kernels.end(), f->kernels.begin(), f->kernels.end());
   }
   return kernels;
+}
+
+std::vector<std::string> LaunchedKernels(const Stmt& s) {
+  struct Finder : IRVisitor {
+    using IRVisitor::Visit;
+    std::vector<std::string> names;
+    void VisitCall(const Call* op) override {
+      if (op->is_intrinsic(IntrinsicOp::kLaunchKernel) && !op->args.empty()) {
+        if (const auto* name = op->args[0].As<StringImm>()) names.push_back(name->value);
+      }
+      IRVisitor::VisitCall(op);
+    }
+  } f;
+  f.Visit(s);
+  return f.names;
 }
 
 std::string ToString(const Module& module) {

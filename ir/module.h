@@ -79,6 +79,9 @@ struct Module {
 /// The device kernels of every host entry of `module`, in order.
 std::vector<LoweredFunc> DeviceKernels(const Module& module);
 
+/// The names of the kernels `s` launches (intrinsic launch_kernel), in order, repeats kept.
+std::vector<std::string> LaunchedKernels(const Stmt& s);
+
 std::string ToString(const Module& module);
 
 }  // namespace cinn_like::ir

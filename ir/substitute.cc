@@ -39,6 +39,22 @@ class UseFinder : public IRVisitor {
   const Variable* v_;
 };
 
+class LoadFinder : public IRVisitor {
+ public:
+  explicit LoadFinder(const BufferNode* buffer) : buffer_(buffer) {}
+  using IRVisitor::Visit;
+  bool found = false;
+
+ protected:
+  void VisitLoad(const Load* op) override {
+    found |= buffer_ == nullptr || op->buffer.get() == buffer_;
+    IRVisitor::VisitLoad(op);
+  }
+
+ private:
+  const BufferNode* buffer_;
+};
+
 }  // namespace
 
 Expr Substitute(const Expr& e, const VarMap& map) {
@@ -56,6 +72,12 @@ bool UsesVar(const Expr& e, const Variable* v) {
 bool UsesVar(const Stmt& s, const Variable* v) {
   UseFinder f(v);
   f.Visit(s);
+  return f.found;
+}
+
+bool ReadsBuffer(const Expr& e, const BufferNode* buffer) {
+  LoadFinder f(buffer);
+  f.Visit(e);
   return f.found;
 }
 

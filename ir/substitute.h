@@ -1,4 +1,5 @@
-/// \file Replacing variables by expressions, and asking whether IR uses a variable.
+/// \file Replacing variables by expressions, and asking whether IR uses a variable or reads a
+/// buffer.
 #pragma once
 
 #include <unordered_map>
@@ -16,5 +17,8 @@ Stmt Substitute(const Stmt& s, const VarMap& map);
 /// True when `v` occurs in the IR.
 bool UsesVar(const Expr& e, const Variable* v);
 bool UsesVar(const Stmt& s, const Variable* v);
+
+/// True when `e` loads from `buffer` (any buffer when null).
+bool ReadsBuffer(const Expr& e, const BufferNode* buffer = nullptr);
 
 }  // namespace cinn_like::ir

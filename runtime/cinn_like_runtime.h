@@ -61,9 +61,10 @@ int cinn_like_check_indices(const void* indices, void* out, int64_t count, int64
 
 /// A framework's allocator for the workspaces (intermediate buffers) of compiled functions.
 /// `device_type` is a DLPack device type (kDLCPU = 1, kDLCUDA = 2), `device_id` the device
-/// (for CUDA, the device of the context current on the calling thread), `stream` the stream the function was called on (a CUstream for CUDA: the buffer
-/// may be used by work queued on it until that work ends; null on CPU). `alloc` returns null
-/// on failure; `free` is given what `alloc` returned, with the same device and stream.
+/// (for CUDA, the device of the context current on the calling thread), `stream` the stream the
+/// function was called on (a CUstream for CUDA: the buffer may be used by work queued on it until
+/// that work ends; null on CPU). `alloc` returns null on failure; `free` is given what `alloc`
+/// returned, with the same device and stream.
 typedef void* (*cinn_like_alloc_fn)(void* ctx, size_t bytes, int32_t device_type, int32_t device_id,
                                     void* stream);
 typedef void (*cinn_like_free_fn)(void* ctx, void* ptr, int32_t device_type, int32_t device_id,

@@ -1,6 +1,7 @@
 /// \file Whole-file reads, atomic writes (temporary file + rename) and FNV-1a.
 #include "runtime/files.h"
 
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -27,6 +28,12 @@ std::string Fingerprint(std::string_view text) {
   char out[17];
   std::snprintf(out, sizeof(out), "%016llx", static_cast<unsigned long long>(Fnv1a64(text)));
   return out;
+}
+
+std::string ThisLibraryPath() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&ThisLibraryPath), &info) == 0 || !info.dli_fname) return "";
+  return info.dli_fname;
 }
 
 std::optional<std::string> ReadWholeFile(const std::string& path) {

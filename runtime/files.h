@@ -16,6 +16,10 @@ uint64_t Fnv1a64(std::string_view bytes);
 /// Fnv1a64 as 16 hex digits.
 std::string Fingerprint(std::string_view text);
 
+/// The path of the shared library (or program) holding this code, "" when the loader cannot
+/// say: what sits next to it (prebuilt kernels) and what identifies a build (cache keys).
+std::string ThisLibraryPath();
+
 /// The bytes of the file at `path`, or nullopt when it cannot be opened or read.
 std::optional<std::string> ReadWholeFile(const std::string& path);
 

@@ -94,7 +94,6 @@ bool SavesSources() {
 /// How many translation units the device code of `kernels` kernels is compiled as, at once:
 /// the flag cinn_like_nvrtc_units, else one per kernel up to the host's threads (at most 16);
 /// one while sources are saved.
-
 size_t TranslationUnits(size_t kernels) {
   if (SavesSources()) return 1;
   if (FLAGS_cinn_like_nvrtc_units > 0) return FLAGS_cinn_like_nvrtc_units;

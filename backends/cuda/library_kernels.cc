@@ -5,36 +5,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/attention_kernel_source.h"
-#include "ir/visitor.h"
 
 namespace cinn_like::backends {
-namespace {
-
-/// The names of the kernels launched by a statement, in order.
-class LaunchFinder : public ir::IRVisitor {
- public:
-  using ir::IRVisitor::Visit;
-  std::vector<std::string> launched;
-
- protected:
-  void VisitCall(const ir::Call* op) override {
-    if (op->is_intrinsic(ir::IntrinsicOp::kLaunchKernel) && !op->args.empty()) {
-      if (auto* name = op->args[0].As<ir::StringImm>()) launched.push_back(name->value);
-    }
-    ir::IRVisitor::VisitCall(op);
-  }
-};
-
-}  // namespace
 
 std::vector<std::string> LibraryKernelNames(const ir::Module& module) {
   std::set<std::string> seen;
   for (const ir::LoweredFunc& k : ir::DeviceKernels(module)) seen.insert(k->name);
   std::vector<std::string> names;
   for (const ir::LoweredFunc& f : module.functions) {
-    LaunchFinder finder;
-    finder.Visit(f->body);
-    for (const std::string& name : finder.launched) {
+    for (const std::string& name : ir::LaunchedKernels(f->body)) {
       if (seen.insert(name).second) names.push_back(name);
     }
   }

@@ -1,7 +1,6 @@
 /// \file The prebuilt library-kernel file: its encoding, checked decoding and lookups.
 #include "backends/cuda/prebuilt_kernels.h"
 
-#include <dlfcn.h>
 #include <glog/logging.h>
 
 #include <cstdlib>
@@ -109,12 +108,9 @@ absl::StatusOr<std::vector<PrebuiltKernel>> DecodePrebuiltKernels(std::string_vi
 
 std::string PrebuiltKernelsPath() {
   if (const char* env = std::getenv("CINN_LIKE_PREBUILT_KERNELS")) return env;
-  Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&PrebuiltKernelsPath), &info) == 0 || !info.dli_fname) {
-    return "";
-  }
-  return (std::filesystem::path(info.dli_fname).parent_path() / "libcinn_like_kernels.bin")
-      .string();
+  const std::string library = runtime::ThisLibraryPath();
+  if (library.empty()) return "";
+  return (std::filesystem::path(library).parent_path() / "libcinn_like_kernels.bin").string();
 }
 
 absl::StatusOr<std::string> LibraryUnitSource(const std::string& kernel) {

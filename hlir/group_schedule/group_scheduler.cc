@@ -299,8 +299,8 @@ class GroupScheduler {
     int bytes = g.consumer->tensor()->dtype.bytes();
     std::vector<const ir::Stage*> stages(g.reductions.begin(), g.reductions.end());
     stages.push_back(g.consumer);
-    std::set<const ir::BufferNode*>
-        results;  // the reductions' values: one per row, not read along it
+    // The reductions' values: one per row, not read along it.
+    std::set<const ir::BufferNode*> results;
     for (const ir::Stage* r : g.reductions) results.insert(r->tensor()->buffer.get());
     for (const ir::Stage* s : stages) {
       for (const ir::BufferNode* b : BuffersRead(s->InlinedBody())) {

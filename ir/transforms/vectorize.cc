@@ -11,7 +11,6 @@
 #include "ir/transforms/linear_form.h"
 #include "ir/transforms/reduce_update.h"
 #include "ir/transforms/simplify.h"
-#include "ir/visitor.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -19,22 +18,6 @@ namespace {
 Expr Widen(const Expr& e, int lanes) {
   if (e.type().lanes() == lanes) return e;
   return Broadcast::Make(e, lanes);
-}
-
-/// Whether `e` loads from `buffer` (a reduction's term never reads its accumulator).
-bool LoadsFrom(const Expr& e, const BufferNode* buffer) {
-  struct Finder : IRVisitor {
-    using IRVisitor::Visit;
-    const BufferNode* buffer = nullptr;
-    bool found = false;
-    void VisitLoad(const Load* op) override {
-      found |= op->buffer.get() == buffer;
-      IRVisitor::VisitLoad(op);
-    }
-  } f;
-  f.buffer = buffer;
-  f.Visit(e);
-  return f.found;
 }
 
 /// Widens a body in which one variable is replaced by a ramp. Sets `failed_` (with a reason)
@@ -102,7 +85,7 @@ class Widener : public IRMutator {
     ReduceKind kind = ReduceKind::kNone;
     Expr term;
     if (lanes == 1 && v.type().is_vector() && MatchReduceUpdate(op, &kind, &term) &&
-        !LoadsFrom(term, op->buffer.get())) {
+        !ReadsBuffer(term, op->buffer.get())) {  // a reduction's term never reads its accumulator
       // A reduction into one element (a GPU thread's partial): the lanes' terms combined
       // first, then into the element (reassociated, as VectorizeReductions does on CPUs).
       Expr lanes_term = Mutate(term);

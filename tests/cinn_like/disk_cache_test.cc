@@ -17,11 +17,11 @@
 
 #include "cinn_like/compile.h"
 #include "cinn_like/disk_cache.h"
-#include "runtime/files.h"
 #include "cinn_like/module_file.h"
 #include "cinn_like/self_check.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
+#include "runtime/files.h"
 #include "tests/fusion_cases.h"
 #include "tests/reference_case.h"
 
