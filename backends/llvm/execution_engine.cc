@@ -61,11 +61,14 @@ absl::StatusOr<llvm::orc::JITTargetMachineBuilder> HostMachineBuilder() {
   return std::move(*jtmb);
 }
 
-/// `glue`: code that only calls (the NVGPU host entries): machine code made with less effort.
+/// `glue`: code that only calls (the NVGPU host entries): LLVM's fastest code generation (fast
+/// instruction selection and register allocation). The entry is one optnone function of a
+/// block per launch; on efficientnet_b0's glue (52 launches, 670 KB of IR) llc took 0.06 s at
+/// O0 and 0.22 s at O1, for code whose speed is a few moves per launch.
 absl::StatusOr<std::unique_ptr<llvm::TargetMachine>> HostTargetMachine(bool glue = false) {
   auto jtmb = HostMachineBuilder();
   if (!jtmb.ok()) return jtmb.status();
-  if (glue) jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Less);
+  if (glue) jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::None);
   jtmb->setRelocationModel(llvm::Reloc::PIC_);
   jtmb->setCodeModel(llvm::CodeModel::Small);
   auto tm = jtmb->createTargetMachine();

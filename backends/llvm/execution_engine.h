@@ -32,8 +32,8 @@ absl::Status CheckHostCode(const std::string& host);
 class ExecutionEngine {
  public:
   /// What the host modules hold: kernels (X86: LLVM's O3 and its most aggressive code
-  /// generation) or glue that only allocates and calls (NVGPU host entries: O1 and less effort
-  /// in code generation, a fraction of the compile time for code that does no arithmetic).
+  /// generation) or glue that only allocates and calls (NVGPU host entries: O1 and LLVM's fastest
+  /// code generation, a fraction of the compile time for code that does no arithmetic).
   enum class HostCode { kKernels, kGlue };
   /// A JIT for the host CPU with the runtime's C functions and the process's libraries (libm)
   /// resolvable from JIT code.
