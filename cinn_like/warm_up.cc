@@ -48,7 +48,15 @@ void WarmUp(const ir::Target& target) {
   try {
     w.thread = std::thread([context, d = *driver] {
       d->CtxSetCurrent(context);
-      (void)runtime::cuda::LoadCublasLt();
+      // cuBLASLt's first heuristic query in a process costs far more than later ones: asked
+      // here, for a small matmul with a bias, it is not a compile's library check.
+      if (runtime::cuda::LoadCublasLt().ok()) {
+        runtime::cuda::MatmulArgs small{};
+        small.bias = &small;  // any pointer: the epilogue adds a bias
+        small.batch = 1, small.m = small.n = small.k = 128;
+        small.batch_stride_a = small.batch_stride_b = 128 * 128;
+        (void)runtime::cuda::CublasLtCheck(small, /*activation=*/0);
+      }
       (void)runtime::cuda::GetCudnn();
       // NVRTC loads its builtins at its first compile.
       backends::nvrtc::Compiler nvrtc;
