@@ -95,7 +95,7 @@ bool SavesSources() {
 /// the flag cinn_like_nvrtc_units (1 by default), with 0 one per kernel up to the host's threads
 /// (at most 16); one while sources are saved. One is the default because NVRTC on threads
 /// scaled badly where it matters: on the GPU machine (a VM of 16 vCPUs) a fresh process compiled
-/// the GPT-2 block's 10 kernels in 31-35 ms as one unit and 165-250 ms as 2 to 10 units on
+/// the GPT-2 block's 10 kernels in 31-35 ms as one unit and 45-250 ms as 2 to 10 units on
 /// threads, efficientnet_b0's 52 kernels in 42-49 ms against 68-690 ms; on the 2-core CI
 /// machine two units are 1.7 times faster than one (README, "Compile time").
 size_t TranslationUnits(size_t kernels) {
@@ -192,8 +192,8 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   const std::vector<ir::LoweredFunc> kernels = ir::DeviceKernels(module);
   if (!DumpDir().empty()) DumpToFile(name + ".module.ir", ir::ToString(module));
 
-  // 1. CUDA C for the device kernels, as several translation units to compile at once, less
-  // the library kernels built with cinn_like for this arch.
+  // 1. CUDA C for the device kernels, as one translation unit or several to compile at once
+  // (TranslationUnits), less the library kernels built with cinn_like for this arch.
   std::vector<DeviceBinary> prebuilt;
   auto units =
       steps.Run(&CompileTimes::device_codegen_ms, [&]() -> absl::StatusOr<std::vector<CudaUnit>> {
@@ -214,7 +214,8 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
                               [](const CudaUnit& u) { return u.kernels.empty(); }),
                units->end());
 
-  // 2. NVRTC to CUBIN or PTX, a thread per unit (saves and dumps <name>.cu and the binary).
+  // 2. NVRTC to CUBIN or PTX: the first unit on this thread, each other on a thread of its own
+  // where one is to be had (saves and dumps <name>.cu and the binary).
   std::vector<absl::StatusOr<std::string>> binaries(units->size(), absl::UnknownError(""));
   steps.Run(&CompileTimes::nvrtc_ms, [&] {
     auto compile = [&](size_t u) {

@@ -89,10 +89,10 @@ TEST(CudaUnits, BuildCompilesEveryUnitBeforeItNeedsADriver) {
   EXPECT_GT((*compiler)->last_build_times().nvrtc_ms, 0);
 }
 
-// The host entries of an NVGPU module are glue (ExecutionEngine::HostCode::kGlue: O1, less
-// effort in code generation); they compile and link against the kernel handle slots without a
+// The host entries of an NVGPU module are glue (ExecutionEngine::HostCode::kGlue: O1, LLVM's
+// fastest code generation); they compile and link against the kernel handle slots without a
 // GPU, the slots here stand-ins.
-TEST(CudaUnits, HostGlueCompilesAndLinksWithLessEffort) {
+TEST(CudaUnits, HostGlueCompilesAndLinksWithFastCodeGeneration) {
   auto module = CompileProgramModule(ManyGroups(), ir::Target::NVGPU(90), "glue");
   ASSERT_TRUE(module.ok()) << module.status();
   auto units = backends::CodeGenCudaDev::GenerateUnits(*module, 1);

@@ -181,6 +181,53 @@ class CallPathTest(unittest.TestCase):
         for (name, p), q in zip(model.named_parameters(), ref.parameters()):
             torch.testing.assert_close(p, q, rtol=1e-4, atol=1e-5, msg=name)
 
+    def test_final_fusion_takes_the_trial_kernel_and_fx_is_restored(self):
+        """A partition is compiled once, in the trial (backend._partitions_that_compile); the
+        final fusion of the same nodes takes that kernel, and a later partition that reads an
+        earlier one's results (new getitem nodes) compiles again (a cache hit). The lazy
+        GraphModule switch is undone after the compile, also when it fails."""
+        import torch.fx.passes.utils.common as fx_common
+        from cinn_like.torch import backend
+
+        compiles = []
+        real = backend._compile_sub
+
+        def counted(sub, target):
+            compiles.append(len([n for n in sub.graph.nodes if n.op == "call_function"]))
+            return real(sub, target)
+
+        backend._compile_sub = counted
+        self.addCleanup(setattr, backend, "_compile_sub", real)
+        x, w, b, d = fresh("cpu", (64, 32), (32,), (32,), (64, 32))
+        got = torch.compile(chain, backend="cinn_like")(x, w, b, d)
+        torch.testing.assert_close(got, chain(x, w, b, d), rtol=1e-5, atol=1e-6)
+        self.assertEqual(len(compiles), 1, compiles)  # one partition, compiled once
+
+        # tanh runs in PyTorch: two partitions, the second reading the first's result.
+        old = ct.set_options(deny=["tanh"])
+        self.addCleanup(ct.set_options, **old)
+        torch._dynamo.reset()
+        compiles.clear()
+
+        def split(x, w, b, d):
+            return torch.sigmoid(torch.tanh(torch.relu(x * w + b)) * d)
+
+        got = torch.compile(split, backend="cinn_like")(x, w, b, d)
+        torch.testing.assert_close(got, split(x, w, b, d), rtol=1e-5, atol=1e-6)
+        self.assertLessEqual(len(compiles), 3, compiles)  # 2 trials, at most one again
+        self.assertIs(fx_common.GraphModule, torch.fx.GraphModule)
+
+        def broken(gm, rules):
+            raise RuntimeError("a failure inside the fusion")
+
+        inner = backend._compile_fused_graph
+        backend._compile_fused_graph = broken
+        self.addCleanup(setattr, backend, "_compile_fused_graph", inner)
+        gm = make_fx(chain)(x, w, b, d)
+        with self.assertRaisesRegex(RuntimeError, "inside the fusion"):
+            backend._compile_graph(gm, None)
+        self.assertIs(fx_common.GraphModule, torch.fx.GraphModule)
+
     def test_partition_refuses_wrong_inputs(self):
         args = fresh("cpu", (8, 4), (4,), (4,), (8, 4))
         kernel = compile_partition(make_fx(chain)(*args), "x86")

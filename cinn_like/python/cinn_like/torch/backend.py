@@ -69,9 +69,10 @@ def _signature(sub):
 
 
 def _kernel_of(sub, trial, target):
-    """The trial's kernel where `sub` (the final fusion of a partition) takes and returns what
-    the trial submodule did, which it does when both fused the same sorted nodes; else a
-    compile (a cache hit: the same Program)."""
+    """The trial's kernel where `sub` (the final fusion of a partition) reads and returns the
+    same nodes in the same order as the trial submodule did (node names are never reused in a
+    graph); else a compile, a cache hit where the Program is the same (after an earlier
+    partition's fusion a later one reads its getitems, new nodes)."""
     if trial is not None and _signature(trial[0]) == _signature(sub):
         return trial[1]
     with cache.quiet():  # compiled above: a cache hit that is not a new one
@@ -124,25 +125,28 @@ def compile_graph(gm, example_inputs, options=None):
 @contextlib.contextmanager
 def _lazy_graph_modules():
     """A context in which a new GraphModule generates its Python code only when first called
-    (PyTorch's lazy GraphModule, private: without it, a no-op). The trial and the final fusion
-    make a submodule per partition that is converted to a Program, never called, and a warm
-    start spent half its Python time generating their code (vit_b_16 here: 0.29 -> 0.12 s).
-    fuse_as_graphmodule makes its submodules with the GraphModule class of
-    torch.fx.passes.utils.common: swapped for the lazy one while the context lasts (Dynamo
-    compiles one graph at a time)."""
+    (PyTorch's lazy GraphModule, private: without it, or where PyTorch was told to skip lazy
+    modules, a no-op). The trial and the final fusion make a submodule per partition that is
+    converted to a Program, never called: generating their code was over half of a warm
+    start's Python time (vit_b_16 here: 0.29 s, 0.08 s with them lazy and the trial's kernel
+    reused). fuse_as_graphmodule makes its submodules with the GraphModule class of
+    torch.fx.passes.utils.common: swapped for the lazy one while the context lasts. Code that
+    makes GraphModules meanwhile on another thread gets lazy ones too, which behave the same."""
     try:
-        from torch.fx._lazy_graph_module import (  # noqa: PLC0415
-            _LazyGraphModule, _use_lazy_graph_module)
+        from torch.fx import _lazy_graph_module as lazy  # noqa: PLC0415
         from torch.fx.passes.utils import common  # noqa: PLC0415
+        available = not getattr(lazy, "_force_skip_lazy_graph_module_flag", False)
     except ImportError:
+        available = False
+    if not available:
         yield
         return
     lifted = getattr(common, "GraphModule", None)
     swap = lifted is torch.fx.GraphModule
     if swap:
-        common.GraphModule = _LazyGraphModule
+        common.GraphModule = lazy._LazyGraphModule
     try:
-        with _use_lazy_graph_module(True):
+        with lazy._use_lazy_graph_module(True):
             yield
     finally:
         if swap:
@@ -168,8 +172,9 @@ def _compile_fused_graph(gm, rules):
             continue
         sub = getattr(fused, node.target)
         ops = [n for n in sub.graph.nodes if n.op == "call_function"]
-        index = int(node.target[len("fused_"):])
-        kernel = _kernel_of(sub, trials[index] if index < len(trials) else None, _target(ops))
+        index = node.target[len("fused_"):]
+        trial = trials[int(index)] if index.isdigit() and int(index) < len(trials) else None
+        kernel = _kernel_of(sub, trial, _target(ops))
         setattr(fused, node.target, kernel)
         # The graph calls the kernel's own function: no module lookup, no extra frame.
         node.op, node.target = "call_function", kernel.call
