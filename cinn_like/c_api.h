@@ -35,7 +35,8 @@ const char* cinn_like_version(void);
 int cinn_like_compile(const char* program_json, const char* target, const char* name,
                       cinn_like_module* out);
 /* Starts loading, on a background thread, what a first compile for `target` asks for (NVGPU:
- * cuBLASLt, cuDNN, NVRTC's builtins, in the calling thread's CUDA context), so that a framework
+ * cuBLASLt and its first heuristic query, cuDNN, NVRTC's builtins, in the calling thread's CUDA
+ * context), so that a framework
  * can call it as it begins its own work on a graph; once per process, returns at once. Fails
  * only for a target that does not parse. */
 int cinn_like_warm_up(const char* target);

@@ -79,8 +79,9 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   const std::string_view body = bytes.substr(0, bytes.size() - 8);
   uint64_t stored = 0;
   Reader(bytes.substr(bytes.size() - 8)).U64(&stored);
-  if (runtime::Fnv1a64(body) != stored)
+  if (runtime::Fnv1a64(body) != stored) {
     return damaged("its checksum does not match (truncated or changed)");
+  }
 
   in = Reader(body.substr(kMagic.size()));
   in.U32(&version);

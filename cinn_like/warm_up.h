@@ -1,8 +1,8 @@
 /// \file Loading, ahead of a first compile and beside the framework's own work, what that
-/// compile asks for first: for NVGPU the CUDA libraries the library checks load (cuBLASLt,
-/// cuDNN) and NVRTC's builtins. The torch backend starts it when Dynamo hands it a graph on CUDA
-/// tensors, so that the libraries load while AOTAutograd traces (a cold GPT-2 block spent 70 ms
-/// of its compile loading cuBLASLt, resnet18 more loading cuDNN).
+/// compile asks for first: for NVGPU the CUDA libraries the library checks load (cuBLASLt, with
+/// its first heuristic query, and cuDNN) and NVRTC's builtins. The torch backend starts it when
+/// Dynamo hands it a graph on CUDA tensors, so that the libraries load while AOTAutograd traces (a
+/// cold GPT-2 block spent 70 ms of its compile loading cuBLASLt, resnet18 more loading cuDNN).
 #pragma once
 
 #include "ir/target.h"

@@ -97,7 +97,7 @@ bool SavesSources() {
 /// scaled badly where it matters: on the GPU machine (a VM of 16 vCPUs) a fresh process compiled
 /// the GPT-2 block's 10 kernels in 31-35 ms as one unit and 45-250 ms as 2 to 10 units on
 /// threads, efficientnet_b0's 52 kernels in 42-49 ms against 68-690 ms; on the 2-core CI
-/// machine two units are 1.7 times faster than one (README, "Compile time").
+/// machine two units are 1.7 times faster than one (README, "Compile once", NVRTC's units).
 size_t TranslationUnits(size_t kernels) {
   if (SavesSources()) return 1;
   if (FLAGS_cinn_like_nvrtc_units > 0) return FLAGS_cinn_like_nvrtc_units;

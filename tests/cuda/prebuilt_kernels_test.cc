@@ -136,7 +136,7 @@ TEST(PrebuiltKernels, APrebuiltLibraryKernelIsLeftOutOfTheUnits) {
 
 TEST(PrebuiltKernels, BuildLoadsThemUnlessTheFlagOrSavedSourcesSayOtherwise) {
   const ir::Module module = AttentionModule();
-  auto nvrtc_units = [&](bool flag, bool save) {
+  auto prebuilt_loaded = [&](bool flag, bool save) {
     gflags::FlagSaver saver;
     FLAGS_cinn_like_prebuilt_kernels = flag;
     const std::string dir = ::testing::TempDir() + "/prebuilt_saved";
@@ -146,14 +146,14 @@ TEST(PrebuiltKernels, BuildLoadsThemUnlessTheFlagOrSavedSourcesSayOtherwise) {
     (void)(*compiler)->Build(module);  // without a GPU the load fails after NVRTC
     return (*compiler)->last_build_times().prebuilt_kernels;
   };
-  EXPECT_EQ(nvrtc_units(true, false), 1);
-  EXPECT_EQ(nvrtc_units(false, false), 0);
-  EXPECT_EQ(nvrtc_units(true, true), 0);
+  EXPECT_EQ(prebuilt_loaded(true, false), 1);
+  EXPECT_EQ(prebuilt_loaded(false, false), 0);
+  EXPECT_EQ(prebuilt_loaded(true, true), 0);
   {
     // Built without fast math: a fast-math compile does not take them.
     gflags::FlagSaver saver;
     FLAGS_cinn_like_fast_math = true;
-    EXPECT_EQ(nvrtc_units(true, false), 0);
+    EXPECT_EQ(prebuilt_loaded(true, false), 0);
   }
 
   // Nothing left for NVRTC: no unit is compiled (there was once an empty one, then none and a
