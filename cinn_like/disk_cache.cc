@@ -36,6 +36,9 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kEntrySuffix = ".clm";
+// The torch backend's graph plans (cinn_like/python/cinn_like/torch/plan_cache.py): entries of
+// this directory too, under the same cap.
+constexpr const char* kPlanSuffix = ".clp";
 constexpr const char* kLockSuffix = ".lock";
 
 std::mutex stats_mu;
@@ -114,7 +117,7 @@ void Evict(const std::string& dir, const std::string& keep) {
       if (!e && age > std::chrono::hours(1)) RemoveEntry(it->path().string());
       continue;
     }
-    if (it->path().extension() != kEntrySuffix) continue;
+    if (it->path().extension() != kEntrySuffix && it->path().extension() != kPlanSuffix) continue;
     std::error_code e1, e2;
     const uintmax_t size = fs::file_size(it->path(), e1);
     const fs::file_time_type used = fs::last_write_time(it->path(), e2);

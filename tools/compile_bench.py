@@ -152,7 +152,8 @@ def main():
               f"{ind_first / cold['first_s']:>6.1f}"
               f"   {stages}; {cold['torch']['graphs']} graphs, "
               f"{cold['torch']['partitions']} partitions, programs {st['compiled']} compiled, "
-              f"warm: {warm['stages']['loaded']} loaded {warm['stages']['compiled']} compiled",
+              f"warm: {warm['stages']['loaded']} loaded {warm['stages']['compiled']} compiled, "
+              f"{warm['torch'].get('plan_hits', 0)} of {warm['torch']['graphs']} graphs planned",
               flush=True)
 
 

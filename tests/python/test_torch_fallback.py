@@ -127,11 +127,12 @@ class TorchFallbackTest(unittest.TestCase):
 
     def test_kernel_rejects_wrong_inputs_clearly(self):
         from cinn_like.torch.kernel import compile_partition  # noqa: PLC0415
-        from cinn_like.torch.partition import partition  # noqa: PLC0415
+        from cinn_like.torch.partition import CinnLikeSupport, propose  # noqa: PLC0415
         from torch.fx.experimental.proxy_tensor import make_fx  # noqa: PLC0415
+        from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule  # noqa: PLC0415
         gm = make_fx(lambda x: torch.exp(x) + 1, tracing_mode="fake")(torch.randn(3, 4))
-        fused, _ = partition(gm)
-        sub = next(m for n, m in fused.named_children() if n.startswith("fused_"))
+        [nodes] = propose(gm, CinnLikeSupport())
+        sub, _, _ = fuse_as_graphmodule(gm, nodes, "partition")
         k = compile_partition(sub, "x86")
         x = torch.randn(3, 4)
         torch.testing.assert_close(k(x), torch.exp(x) + 1)

@@ -12,16 +12,18 @@ if HAVE_TORCH:
     import torch
     import torch.nn.functional as F
     import cinn_like.torch as ct
-    from cinn_like.torch import registry
+    from cinn_like.torch import plan_cache, registry
     from torch_util import compiled
 
     aten = torch.ops.aten
 
     @contextlib.contextmanager
     def converted(ops):
-        """Records the targets of the nodes that reach the converters of `ops`."""
+        """Records the targets of the nodes that reach the converters of `ops` (graph plans
+        off: a plan would skip the converters)."""
         seen = set()
         saved = {op: registry.CONVERTERS[op] for op in ops}
+        plan_cache.enabled = False
 
         def recording(fn):
             def conv(c, n):
@@ -34,6 +36,7 @@ if HAVE_TORCH:
             yield seen
         finally:
             registry.CONVERTERS.update(saved)
+            plan_cache.enabled = True
 
 
 def _as_tuple(v):

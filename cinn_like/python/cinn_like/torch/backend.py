@@ -5,6 +5,7 @@ partition that fails to compile gives back only the op at fault (isolate.py). Al
 lists and strict mode (policy.py) come from set_options, torch.compile's `options` and the
 environment.
 """
+import base64
 import contextlib
 import functools
 import time
@@ -15,10 +16,11 @@ from torch._dynamo.backends.common import aot_autograd
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
-from . import allocator, cache, cudagraph, isolate, policy, symbolic
-from .kernel import build_program, compile_partition
+from . import allocator, cache, cudagraph, isolate, plan_cache, policy, symbolic
+from .kernel import build_program, compile_partition, make_kernel
 from .ops import attention
-from .partition import CinnLikeSupport, fuse, propose
+from .partition import CinnLikeSupport, propose, splice
+from .registry import val
 
 
 def _target(nodes):
@@ -32,65 +34,48 @@ def _target(nodes):
 def _partitions_that_compile(gm, support):
     """Proposes the supported partitions of gm and compiles each; a partition that fails has
     its op at fault found (isolate.find_culprit) and refused, and the partitions are proposed
-    anew, until every one compiles. Returns (partitioner, partitions, [(trial submodule, its
-    kernel)] by partition)."""
+    anew, until every one compiles. Returns, per partition, (its nodes in topological order, its
+    inputs, its outputs, its kernel)."""
     first = True
     while True:
-        partitioner, parts, sorted_nodes = propose(gm, support)
-        subs = _compile_ahead(gm, sorted_nodes) if first else {}
+        sorted_nodes = propose(gm, support)
+        fused = _compile_ahead(gm, sorted_nodes) if first else {}
         first = False
         refused = False
-        trials = []
+        pieces = []
         for i, nodes in enumerate(sorted_nodes):
             made = []  # what the last compile made: the partition's, when it compiles
 
-            def compile_fn(sub, target=_target(nodes), made=made):
-                made[:] = [sub, _compile_sub(sub, target)]
-                return made[1]
+            def compile_fn(trial, target=_target(nodes), made=made):
+                sub, inputs, outputs = trial
+                made[:] = [inputs, outputs, _compile_sub(sub, target)]
+                return made[2]
 
-            error = isolate.try_compile(gm, nodes, compile_fn, subs.get(i))
+            error = isolate.try_compile(gm, nodes, compile_fn, fused.get(i))
             if error is None:
-                trials.append(tuple(made))
+                pieces.append((nodes, *made))
                 continue
             cache.count("compile_failures")
             culprit, error = isolate.find_culprit(gm, nodes, compile_fn, error)
             support.refuse(culprit, f"failed to compile: {error}")
             refused = True
         if not refused:
-            return partitioner, parts, trials
-
-
-def _signature(sub):
-    """A fused submodule's inputs and results, by the names of the nodes they were."""
-    out = next(n for n in reversed(sub.graph.nodes) if n.op == "output")
-    res = out.args[0] if isinstance(out.args[0], (list, tuple)) else [out.args[0]]
-    return ([n.name for n in sub.graph.nodes if n.op == "placeholder"],
-            [getattr(r, "name", r) for r in res], isinstance(out.args[0], (list, tuple)))
-
-
-def _kernel_of(sub, trial, target):
-    """The trial's kernel where `sub` (the final fusion of a partition) reads and returns the
-    same nodes in the same order as the trial submodule did (node names are never reused in a
-    graph); else a compile, a cache hit where the Program is the same (after an earlier
-    partition's fusion a later one reads its getitems, new nodes)."""
-    if trial is not None and _signature(trial[0]) == _signature(sub):
-        return trial[1]
-    with cache.quiet():  # compiled above: a cache hit that is not a new one
-        return _compile_sub(sub, target)
+            return pieces
 
 
 def _compile_ahead(gm, sorted_nodes):
     """With several partitions, their Programs compiled at once (cache.prefetch), so that the
     loop that checks each partition finds its Module made. Returns the partitions' modules by
-    index, for that loop to use rather than make again; a partition that cannot be converted
-    is left to the loop, which reports it op by op."""
+    index (fuse_as_graphmodule's (submodule, inputs, outputs)), for that loop to use rather than
+    make again; a partition that cannot be converted is left to the loop, which reports it op
+    by op."""
     if len(sorted_nodes) < 2:
         return {}
     subs, jobs = {}, []
     for i, nodes in enumerate(sorted_nodes):
         try:
-            sub, _, _ = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
-            subs[i] = sub
+            subs[i] = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
+            sub = subs[i][0]
             b, _, _, n = build_program(sub)
             target = _target(nodes)
             # A worker thread has no CUDA context: it would load modules on device 0.
@@ -161,26 +146,15 @@ def _compile_graph(gm, rules):
 def _compile_fused_graph(gm, rules):
     cache.count("graphs")
     symbolic.specialize_non_polynomial(gm)
-    support = CinnLikeSupport(rules)
-    partitioner, parts, trials = _partitions_that_compile(gm, support)
-    unexpected = support.unexpected_fallbacks()
-    if rules.strict and unexpected:
-        raise policy.strict_error(unexpected)
-    fused = fuse(partitioner, gm, parts)
-    for node in list(fused.graph.nodes):
-        if node.op != "call_module" or not node.target.startswith("fused_"):
-            continue
-        sub = getattr(fused, node.target)
-        ops = [n for n in sub.graph.nodes if n.op == "call_function"]
-        index = node.target[len("fused_"):]
-        trial = trials[int(index)] if index.isdigit() and int(index) < len(trials) else None
-        kernel = _kernel_of(sub, trial, _target(ops))
-        setattr(fused, node.target, kernel)
-        # The graph calls the kernel's own function: no module lookup, no extra frame.
-        node.op, node.target = "call_function", kernel.call
+    key = plan_cache.graph_key(gm, rules)
+    plan = plan_cache.load(key)
+    pieces = _pieces_of_plan(gm, plan, rules) if plan is not None else None
+    if pieces is None:
+        pieces = _compile_partitions(gm, rules, key)
+    for nodes, _, _, _ in pieces:
         cache.count("partitions")
-        cache.count("ops_compiled", len(ops))
-    cache.count("ops_fallback", len(support.fallbacks()))
+        cache.count("ops_compiled", sum(1 for n in nodes if n.op == "call_function"))
+    fused = splice(gm, pieces)
     fused.recompile()
     if hasattr(fused, "real_recompile"):  # a lazy GraphModule: generate its forward now
         fused.real_recompile()
@@ -192,6 +166,69 @@ def _compile_fused_graph(gm, rules):
     boxed = make_boxed_func(forward)
     boxed.unboxed = forward  # what cinn_like_backend returns where AOT's wrapper is a no-op
     return boxed
+
+
+def _compile_partitions(gm, rules, key):
+    """The pieces (partition.splice's) of gm found and compiled; their plan is stored under
+    `key` (None: not cached)."""
+    reported = len(cache.fallback_report())
+    support = CinnLikeSupport(rules)
+    pieces = _partitions_that_compile(gm, support)
+    unexpected = support.unexpected_fallbacks()
+    if rules.strict and unexpected:
+        raise policy.strict_error(unexpected)
+    fallbacks = len(support.fallbacks())
+    cache.count("ops_fallback", fallbacks)
+    if key is not None and all(hasattr(k, "program") and getattr(k, "call_code", None)
+                               for *_, k in pieces):
+        position = {n: i for i, n in enumerate(gm.graph.nodes)}
+        plan_cache.store(key, {
+            "fallbacks": cache.fallback_report()[reported:], "ops_fallback": fallbacks,
+            "unexpected": unexpected,
+            "partitions": [{"nodes": [position[n] for n in nodes],
+                            "inputs": [position[n] for n in inputs],
+                            "outputs": [position[n] for n in outputs],
+                            "target": _target(nodes), "program": k.program,
+                            "results": [list(r[:2]) for r in k.outputs],
+                            "num_prog_outputs": k.num_prog_outputs,
+                            "call_code": base64.b64encode(k.call_code).decode()}
+                           for nodes, inputs, outputs, k in pieces]})
+    return pieces
+
+
+def _pieces_of_plan(gm, plan, rules):
+    """The pieces of gm as its stored plan says, their Modules from the compile cache; the
+    plan's fallbacks reported and counted as a compile would. None where the plan does not fit
+    gm or a kernel cannot be made (then gm is compiled as if there were no plan)."""
+    nodes = list(gm.graph.nodes)
+    try:
+        pieces = []
+        for p in plan["partitions"]:
+            body = [nodes[i] for i in p["nodes"]]
+            inputs = [nodes[i] for i in p["inputs"]]
+            outputs = [nodes[i] for i in p["outputs"]]
+            results = [tuple(r) + ((val(outputs[k]),) if r[0] == "prog" else (None,))
+                       for k, r in enumerate(p["results"])]
+            if p["target"] == "cuda":
+                allocator.install()
+            module = cache.get_module(p["program"], p["target"])
+            kernel = make_kernel(module, [val(n) for n in inputs], results,
+                                 p["num_prog_outputs"], len(outputs) == 1,
+                                 base64.b64decode(p["call_code"]))
+            pieces.append((body, inputs, outputs, kernel))
+    except Exception as e:  # noqa: BLE001 (any failure: compile as without the plan)
+        cache.log.warning("cinn_like.torch: a stored plan does not fit its graph (%s: %s): "
+                          "compiling it", type(e).__name__, e)
+        cache.count("plan_damaged")
+        return None
+    unexpected = [tuple(u) for u in plan["unexpected"]]
+    if rules.strict and unexpected:
+        raise policy.strict_error(unexpected)
+    for op, reason in plan["fallbacks"]:
+        cache.record_fallback(op, reason)
+    cache.count("ops_fallback", plan["ops_fallback"])
+    cache.count("plan_hits")
+    return pieces
 
 
 def _aot_wrapper_passes_through(fgm, num_inputs):

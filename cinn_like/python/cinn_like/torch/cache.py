@@ -6,7 +6,6 @@ a Program seen before (a recompile, the backward of the same shapes, a second mo
 its Module: the compile count proves it.
 """
 import concurrent.futures
-import contextlib
 import logging
 import os
 import threading
@@ -31,17 +30,9 @@ def set_flags(**flags):
     _flags.update(flags)
 
 
-_quiet = threading.local()
-
-
-@contextlib.contextmanager
-def quiet():
-    """Within it, cache hits are not counted (a lookup of what this graph compiled already)."""
-    _quiet.on = True
-    try:
-        yield
-    finally:
-        _quiet.on = False
+def flags():
+    """The flags set through set_flags (part of the graph plan key, plan_cache.py)."""
+    return dict(_flags)
 
 
 def _key(program_json, target):
@@ -55,7 +46,7 @@ def get_module(program_json, target):
         if mod is not None:
             if key in _prefetched:  # compiled ahead for this very request: not a hit
                 _prefetched.discard(key)
-            elif not getattr(_quiet, "on", False):
+            else:
                 _stats["cache_hits"] += 1
             return mod
     mod = cinn_like.compile(program_json, target, "cinn_like_kernel")

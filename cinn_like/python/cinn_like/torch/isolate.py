@@ -24,13 +24,11 @@ def units(nodes):
     return out
 
 
-def try_compile(gm, nodes, compile_fn, sub=None):
-    """None when `nodes` of gm compile as one partition (`sub`, when made already), else the
-    exception."""
+def try_compile(gm, nodes, compile_fn, fused=None):
+    """None when `nodes` of gm compile as one partition, else the exception. compile_fn takes
+    fuse_as_graphmodule's (submodule, inputs, outputs) of them: `fused`, when made already."""
     try:
-        if sub is None:
-            sub, _, _ = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
-        compile_fn(sub)
+        compile_fn(fused or fuse_as_graphmodule(gm, nodes, "cinn_like_trial"))
         return None
     except Exception as e:  # noqa: BLE001 (any failure counts, as in the backend)
         return e

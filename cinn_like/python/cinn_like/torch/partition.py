@@ -13,6 +13,7 @@ import operator
 import torch
 from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partition
 from torch.fx.passes.operator_support import OperatorSupport
+from torch.fx.passes.tools_common import stable_topological_sort
 from torch.fx.passes.utils.fuser_utils import topo_sort
 
 from . import cache, policy
@@ -150,9 +151,8 @@ _PURE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
 
 
 def propose(gm, support):
-    """The maximal supported partitions of gm (partitioner, partitions, [their nodes in
-    topological order]) under the verdicts of `support`."""
-    partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
+    """The maximal supported partitions of gm ([their nodes in topological order]) under the
+    verdicts of `support`."""
     ops = [n for n in gm.graph.nodes if n.op == "call_function"]
     other_calls = any(n.op in ("call_method", "call_module") for n in gm.graph.nodes)
     if ops and not other_calls and all(support.is_node_supported(None, n) for n in ops):
@@ -160,21 +160,40 @@ def propose(gm, support):
         # time grows faster than the graph: 0.25 s of a warm start on GPT-2's 748 ops).
         proposed = [Partition(id=0, nodes=ops)]
     else:
+        partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
         proposed = partitioner.propose_partitions()
     parts = [p for p in proposed if not all(n.target in _PURE_VIEWS for n in p.nodes)]
-    # Each partition's nodes in the order fuse_partitions sorts them in (its topo_sort of the
-    # same list): a trial fusion of these lists makes the GraphModule the final fusion makes,
-    # with its inputs in the same order, so the final one finds the trial's Program compiled.
-    return partitioner, parts, [topo_sort(list(p.nodes)) for p in parts]
+    return [topo_sort(list(p.nodes)) for p in parts]
 
 
-def fuse(partitioner, gm, parts):
-    """gm with each partition fused into a submodule named fused_<i>."""
-    return partitioner.fuse_partitions(parts) if parts else gm
-
-
-def partition(gm):
-    """gm with its maximal supported partitions fused, and the support that judged them."""
-    support = CinnLikeSupport()
-    partitioner, parts, _ = propose(gm, support)
-    return fuse(partitioner, gm, parts), support
+def splice(gm, pieces):
+    """gm with each piece (nodes in topological order; inputs and outputs in the order
+    fuse_as_graphmodule gives them; the kernel compiled for them) replaced by one call of the
+    kernel's function, followed by a getitem per output where there are several; the kernel
+    becomes gm's submodule fused_<i>. An input that an earlier piece's output was is read from
+    what replaced it. The graph is then sorted again (a user of an output may precede the
+    piece's last node), stably, as fuse_partitions does."""
+    graph = gm.graph
+    replaced = {}
+    for i, (nodes, inputs, outputs, kernel) in enumerate(pieces):
+        setattr(gm, f"fused_{i}", kernel)  # the graph calls its function: kept alive here
+        with graph.inserting_after(nodes[-1]):
+            call = graph.call_function(kernel.call, tuple(replaced.get(a, a) for a in inputs))
+        if len(outputs) == 1:
+            call.meta = dict(outputs[0].meta)
+            results = [call]
+        else:
+            call.meta["val"] = tuple(o.meta.get("val") for o in outputs)
+            results = []
+            with graph.inserting_after(call):
+                for k in reversed(range(len(outputs))):
+                    results.insert(0, graph.call_function(operator.getitem, (call, k)))
+                    results[0].meta = dict(outputs[k].meta)
+        for o, r in zip(outputs, results):
+            o.replace_all_uses_with(r)
+            replaced[o] = r
+        for n in reversed(nodes):
+            graph.erase_node(n)
+    if pieces:
+        stable_topological_sort(gm)
+    return gm

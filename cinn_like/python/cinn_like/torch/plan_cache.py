@@ -1,0 +1,246 @@
+"""The graph plan cache: what the backend decided for an aten graph, kept on disk beside the
+compile cache so that a process handed the same graph again (a warm start) skips the work
+before the kernels: checking every op, proposing partitions, fusing trial submodules and
+converting them to Programs.
+
+A plan holds, per partition that compiled, its nodes, inputs and outputs as positions in the
+graph's node list, its Program's JSON and the kernel's result layout; and the graph's fallbacks
+with their reasons. Loading the Program's Module then hits the compile cache (cinn_like's
+DiskCache: no NVRTC, no LLVM), and the backend splices the kernels into the graph as after a
+cold compile (partition.splice).
+
+The key (`graph_key`) is a SHA-256 over the graph's structure: each node's op, target and
+arguments (nodes by position), the placeholders' dtypes, shapes, strides and devices, and the
+get_attr tensors' metadata; every other node's metadata follows from these and its op under
+one PyTorch. Beside them: the policy, the flags set through cinn_like.torch and the
+FLAGS_cinn_like_* environment, the GPUs' compute capabilities, PyTorch's version, this package's
+files and the library (path, size, modification time: another build is another key). Graphs
+with symbolic sizes, call_module nodes or arguments it cannot spell exactly are not cached.
+
+An entry is <cache dir>/<key>.clp: a line "cinn_like plan <version> <sha256 of the body>" and
+the body (JSON). It is written atomically (a temporary file, then a rename); one that does not
+check is removed and the graph compiled again (its plan replaces it). The compile cache's
+eviction counts plan entries with its own (cinn_like/disk_cache.cc). Plans are used whenever
+the compile cache is (cinn_like.cache_dir() is not empty): cinn_like_cache=false turns both off.
+"""
+import hashlib
+import json
+import os
+import sys
+import threading
+
+import torch
+
+import cinn_like
+
+from .. import _lib
+from . import cache
+from .symbolic import is_symbolic
+
+_VERSION = 1
+_MAGIC = b"cinn_like plan"
+_SUFFIX = ".clp"
+
+
+# Off, plans are neither read nor written (tests that watch the converters work turn it off:
+# a plan skips them).
+enabled = True
+
+
+class _Uncacheable(Exception):
+    """The graph holds something its key cannot spell exactly."""
+
+
+_identity = []
+_identity_lock = threading.Lock()
+
+
+def _code_identity():
+    """PyTorch's version, this package's files and the library, as text (once per process)."""
+    with _identity_lock:
+        if not _identity:
+            parts = [f"torch {torch.__version__}", f"python {sys.version_info[:2]}"]
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            paths = [_lib.lib._name]
+            for folder, dirs, files in os.walk(root):
+                dirs.sort()
+                paths += [os.path.join(folder, f) for f in sorted(files) if f.endswith(".py")]
+            for path in paths:
+                try:
+                    st = os.stat(path)
+                    parts.append(f"{path} {st.st_size} {st.st_mtime_ns}")
+                except OSError:
+                    parts.append(f"{path} missing")
+            _identity.append("\n".join(parts))
+        return _identity[0]
+
+
+_Node = torch.fx.Node
+_EXACT = (bool, int, str, type(None))
+_SPELLED = (torch.dtype, torch.device, torch.layout, torch.memory_format)
+
+
+def _text(a, index):
+    """An argument as exact text: nodes by position, containers by their items."""
+    t = type(a)
+    if t is _Node:
+        return f"%{index[a]}"
+    if t in _EXACT:
+        return repr(a)
+    if t is tuple or t is list or isinstance(a, (list, tuple)):
+        inner = ",".join([_text(x, index) for x in a])
+        return f"[{inner}]" if isinstance(a, list) else f"({inner})"
+    if t is float:
+        return a.hex()
+    if isinstance(a, dict):
+        return "{" + ",".join(f"{k!r}:{_text(v, index)}" for k, v in a.items()) + "}"
+    if isinstance(a, _SPELLED):
+        return f"<{a}>"
+    if isinstance(a, slice):
+        return f"slice({_text(a.start, index)},{_text(a.stop, index)},{_text(a.step, index)})"
+    raise _Uncacheable(f"an argument of type {t.__name__}")
+
+
+_target_texts = {}
+
+
+def _target_text(target):
+    try:
+        return _target_texts[target]
+    except (KeyError, TypeError):  # TypeError: an unhashable target
+        pass
+    text = _new_target_text(target)
+    try:
+        _target_texts[target] = text
+    except TypeError:
+        pass
+    return text
+
+
+def _new_target_text(target):
+    if isinstance(target, str):
+        return target
+    if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
+        return str(target)
+    name = f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', '?')}"
+    if "<" in name or "?" in name:  # a lambda or a local function: no stable name
+        raise _Uncacheable(f"the target {target!r}")
+    return name
+
+
+def _tensor_text(t):
+    if isinstance(t, torch.Tensor):
+        if is_symbolic(t):
+            raise _Uncacheable("symbolic sizes")
+        return f"T({t.dtype},{tuple(t.shape)},{tuple(t.stride())},{t.device})"
+    if isinstance(t, (bool, int, float)) and not isinstance(t, torch.SymInt):
+        return repr(t)
+    raise _Uncacheable(f"a value of type {type(t).__name__}")
+
+
+def _attribute(gm, target):
+    obj = gm
+    for part in target.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def graph_key(gm, rules):
+    """The plan key of `gm` compiled under policy `rules` (hex), or None when it is not cached."""
+    try:
+        return _graph_key(gm, rules)
+    except _Uncacheable:
+        return None
+
+
+def _graph_key(gm, rules):
+    index = {}
+    lines = []
+    devices = set()
+    for i, n in enumerate(gm.graph.nodes):
+        index[n] = i
+        if n.op == "call_module":
+            raise _Uncacheable("a call_module node")
+        line = f"{n.op} {_target_text(n.target)} {_text(n.args, index)} {_text(n.kwargs, index)}"
+        if n.op == "placeholder":
+            v = n.meta.get("val")
+            line += " " + _tensor_text(v)
+            if isinstance(v, torch.Tensor) and v.device.type == "cuda":
+                devices.add(v.device)
+        elif n.op == "get_attr":
+            line += " " + _tensor_text(_attribute(gm, n.target))
+        lines.append(line)
+    lists = [(kind, sorted(names), source) for kind, pairs in (("allow", rules.allow),
+                                                                ("deny", rules.deny))
+             for names, source in pairs]
+    flags = sorted((k, str(v)) for k, v in cache.flags().items())
+    env = sorted((k, v) for k, v in os.environ.items() if k.startswith("FLAGS_cinn_like_"))
+    gpus = sorted((str(d), torch.cuda.get_device_capability(d)) for d in devices)
+    head = [f"cinn_like plan {_VERSION}", _code_identity(), repr(lists), repr(rules.strict),
+            repr(rules.cudagraphs), repr(flags), repr(env), repr(gpus)]
+    return hashlib.sha256("\n".join(head + lines).encode()).hexdigest()
+
+
+def _path(directory, key):
+    return os.path.join(directory, key[:32] + _SUFFIX)
+
+
+def load(key):
+    """The plan stored under `key` (a dict), or None: no entry, plans off, or a damaged entry
+    (removed and counted as plan_damaged)."""
+    directory = cinn_like.cache_dir()
+    if key is None or not directory or not enabled:
+        return None
+    path = _path(directory, key)
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        cache.count("plan_misses")
+        return None
+    try:
+        head, body = data.split(b"\n", 1)
+        magic, version, digest = head.rsplit(b" ", 2)
+        if magic != _MAGIC or int(version) != _VERSION:
+            raise ValueError("not a plan of this version")
+        if hashlib.sha256(body).hexdigest().encode() != digest:
+            raise ValueError("checksum mismatch")
+        plan = json.loads(body)
+        if plan.get("key") != key:
+            raise ValueError("the entry is of another graph")
+    except (ValueError, UnicodeDecodeError) as e:
+        cache.log.warning("cinn_like.torch: plan %s is damaged (%s): compiling again", path, e)
+        cache.count("plan_damaged")
+        try:
+            os.remove(path)
+        except OSError:
+            pass
+        return None
+    try:
+        os.utime(path)  # recently used, for the compile cache's eviction
+    except OSError:
+        pass
+    return plan
+
+
+def store(key, plan):
+    """Writes `plan` under `key`, atomically; a failure is logged and counted, never raised."""
+    directory = cinn_like.cache_dir()
+    if key is None or not directory or not enabled:
+        return
+    body = json.dumps(dict(plan, key=key), separators=(",", ":")).encode()
+    data = b"%s %d %s\n%s" % (_MAGIC, _VERSION, hashlib.sha256(body).hexdigest().encode(), body)
+    path = _path(directory, key)
+    tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
+    try:
+        with open(tmp, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        cache.count("plan_stores")
+    except OSError as e:
+        cache.log.warning("cinn_like.torch: could not write plan %s: %s", path, e)
+        cache.count("plan_write_errors")
+        try:
+            os.remove(tmp)
+        except OSError:
+            pass

@@ -1,0 +1,141 @@
+"""The torch backend's graph plan cache (cinn_like/torch/plan_cache.py) across processes: a
+second process handed the same graph takes the plan (no op checked, no partition proposed or
+converted), loads the kernels from the compile cache and computes what eager PyTorch does on
+fresh random data, with the same fallbacks reported and counted; a damaged or truncated plan is
+noticed, compiled again and replaced; another shape, another policy or another flag is another
+plan; a graph with symbolic sizes is not planned; the compile cache's size cap evicts plans too.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+try:
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
+
+# One process: for each task in turn (Dynamo reset between them, so each compiles its graph
+# again, as a new process would), set the flags and policy it names, compile `chain` (two
+# partitions and a fallback when tanh is denied), check it against eager on fresh random data;
+# print per task the backend's counters, its fallbacks and the compile cache's counters, as JSON.
+_WORKER = r"""
+import json, sys
+import torch
+import cinn_like, cinn_like.torch as ct
+
+def chain(x, w, b):
+    y = torch.tanh(torch.relu(x * w + b)) * x
+    return torch.sigmoid(y).sum(-1), y.exp()
+
+out = []
+for task in json.loads(sys.argv[1]):
+    torch._dynamo.reset()
+    ct.reset()
+    before = cinn_like.cache_stats()
+    ct.set_options(deny=task.get("deny", []))
+    for name, value in task.get("flags", {}).items():
+        ct.set_flags(**{name: value})
+    rows = task.get("rows", 16)
+    x, w, b = torch.randn(rows, 24), torch.randn(24), torch.randn(24)
+    with torch.no_grad():
+        got = torch.compile(chain, backend="cinn_like", dynamic=task.get("dynamic", False))(x, w, b)
+    for g, r in zip(got, chain(x, w, b)):
+        torch.testing.assert_close(g, r, rtol=1e-5, atol=1e-5)
+    after = cinn_like.cache_stats()
+    out.append({"torch": ct.stats(), "fallbacks": ct.fallback_report(),
+                "cache": {k: after[k] - before[k] for k in ("hits", "misses", "stores")}})
+print(json.dumps(out))
+"""
+
+
+def _run(tasks, env):
+    done = subprocess.run([sys.executable, "-c", _WORKER, json.dumps(tasks)], env=env,
+                          capture_output=True, text=True, timeout=300)
+    if done.returncode != 0:
+        raise AssertionError(f"worker failed ({done.returncode}):\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@unittest.skipIf(torch is None, "needs PyTorch")
+class PlanCacheAcrossProcesses(unittest.TestCase):
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.cache = os.path.join(self._dir.name, "cache")
+        self.env = dict(os.environ, CINN_LIKE_CACHE_DIR=self.cache, FLAGS_cinn_like_cache="true")
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def plans(self):
+        return sorted(n for n in os.listdir(self.cache) if n.endswith(".clp"))
+
+    def test_a_second_process_takes_the_plan(self):
+        task = {"deny": ["tanh"]}
+        [first] = _run([task], self.env)
+        t1 = first["torch"]
+        self.assertEqual((t1["plan_misses"], t1["plan_stores"], t1.get("plan_hits", 0)), (1, 1, 0))
+        self.assertEqual(t1["partitions"], 2)
+        self.assertEqual(len(self.plans()), 1)
+        [second] = _run([task], self.env)
+        t2 = second["torch"]
+        self.assertEqual((t2["plan_hits"], t2.get("plan_misses", 0), t2.get("plan_stores", 0)),
+                         (1, 0, 0))
+        # Nothing compiled: both Modules came from the compile cache.
+        self.assertEqual((second["cache"]["hits"], second["cache"]["misses"]), (2, 0))
+        for counter in ("partitions", "ops_compiled", "ops_fallback", "compiles"):
+            self.assertEqual(t2[counter], t1[counter], counter)
+        self.assertEqual(second["fallbacks"], first["fallbacks"])
+        self.assertTrue(any(op == "tanh.default" for op, _ in second["fallbacks"]),
+                        second["fallbacks"])
+
+    def test_a_damaged_or_truncated_plan_is_compiled_again_and_replaced(self):
+        def flip(f):
+            size = f.seek(0, 2)
+            f.seek(size // 2)
+            byte = f.read(1)
+            f.seek(size // 2)
+            f.write(bytes([byte[0] ^ 0x01]))
+
+        def cut(f):
+            f.truncate(f.seek(0, 2) * 2 // 3)
+
+        _run([{}], self.env)
+        [plan] = self.plans()
+        for damage in (flip, cut):
+            with open(os.path.join(self.cache, plan), "r+b") as f:
+                damage(f)
+            # The damaged plan is noticed and replaced; the same process's next compile of the
+            # graph takes the new one.
+            again, hit = _run([{}, {}], self.env)
+            self.assertEqual((again["torch"]["plan_damaged"], again["torch"].get("plan_hits", 0),
+                              again["torch"]["plan_stores"]), (1, 0, 1), damage.__name__)
+            self.assertEqual(hit["torch"]["plan_hits"], 1, damage.__name__)
+            self.assertEqual(self.plans(), [plan])
+
+    def test_another_shape_policy_or_flag_is_another_plan_and_symbolic_none(self):
+        tasks = [{}, {"rows": 17}, {"deny": ["exp"]}, {"dynamic": True},
+                 {"flags": {"cinn_like_fast_math": True}}]
+        results = _run(tasks, self.env)
+        for task, out in zip(tasks, results):
+            stored = 0 if task.get("dynamic") else 1
+            self.assertEqual((out["torch"].get("plan_hits", 0),
+                              out["torch"].get("plan_stores", 0)), (0, stored), task)
+        self.assertEqual(len(self.plans()), 4)
+
+    def test_the_cache_cap_evicts_plans_and_plans_are_off_with_the_cache(self):
+        _run([{}], self.env)
+        [old] = self.plans()
+        # A cap below one entry: the next compile's store evicts every older entry.
+        evicting, off = _run([{"rows": 9, "flags": {"cinn_like_cache_max_bytes": 1}},
+                              {"rows": 10, "flags": {"cinn_like_cache": False}}], self.env)
+        self.assertEqual(evicting["torch"]["plan_stores"], 1)
+        self.assertNotIn(old, self.plans())
+        self.assertEqual(off["torch"].get("plan_stores", 0) + off["torch"].get("plan_misses", 0), 0)
+        self.assertEqual(off["cache"]["misses"] + off["cache"]["stores"], 0)
+
+
+if __name__ == "__main__":
+    unittest.main()
