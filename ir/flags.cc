@@ -15,11 +15,11 @@ DEFINE_string(cinn_like_source_save_path, "",
               "if set, save the generated CUDA source (.cu) and PTX (.ptx) into this directory");
 DEFINE_bool(cinn_like_nvrtc_compile_to_cubin, true,
             "compile CUDA with NVRTC to CUBIN (true) or to PTX that the driver JIT-compiles");
-DEFINE_int32(cinn_like_nvrtc_units, 1,
+DEFINE_int32(cinn_like_nvrtc_units, 0,
              "NVGPU device code is compiled as this many CUDA translation units, each by NVRTC "
-             "on its own thread (1: the whole module at once on the compiling thread; 0: one "
-             "per kernel up to the host's threads, at most 16; always 1 while dumping or saving "
-             "sources)");
+             "on its own thread (0: about three kernels per unit, up to the host's threads and "
+             "at most 16; 1: the whole module at once on the compiling thread; always 1 while "
+             "dumping or saving sources)");
 DEFINE_bool(cinn_like_prebuilt_kernels, true,
             "load library kernels (the fused attention) from the CUBINs built with cinn_like "
             "(libcinn_like_kernels.bin) where they hold the target's arch, instead of compiling "

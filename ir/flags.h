@@ -21,7 +21,7 @@ DECLARE_string(cinn_like_source_save_path);  // where generated CUDA source and 
 // CUDA code generation.
 DECLARE_bool(cinn_like_nvrtc_compile_to_cubin);  // CUBIN (true) or PTX (false)
 DECLARE_int32(cinn_like_symbolic_row_threads);   // threads per long symbolic row (256)
-DECLARE_int32(cinn_like_nvrtc_units);            // translation units compiled at once (1; 0: auto)
+DECLARE_int32(cinn_like_nvrtc_units);            // translation units compiled at once (0: auto)
 DECLARE_bool(cinn_like_prebuilt_kernels);        // library kernels from libcinn_like_kernels.bin
 DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
 // Graph passes.

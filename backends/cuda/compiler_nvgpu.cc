@@ -92,17 +92,18 @@ bool SavesSources() {
 }
 
 /// How many translation units the device code of `kernels` kernels is compiled as, at once:
-/// the flag cinn_like_nvrtc_units (1 by default), with 0 one per kernel up to the host's threads
-/// (at most 16); one while sources are saved. One is the default because NVRTC on threads
-/// scaled badly where it matters: on the GPU machine (a VM of 16 vCPUs) a fresh process compiled
-/// the GPT-2 block's 10 kernels in 31-35 ms as one unit and 45-250 ms as 2 to 10 units on
-/// threads, efficientnet_b0's 52 kernels in 42-49 ms against 68-690 ms; on the 2-core CI
-/// machine two units are 1.7 times faster than one (README, "Compile once", NVRTC's units).
+/// the flag cinn_like_nvrtc_units, with 0 (the default) about three kernels per unit, up to the
+/// host's threads and at most 16; one while sources are saved. Most of NVRTC's time is ptxas
+/// (CUDA C to PTX is a tenth of it), and ptxas scales with threads: on the GPU machine (16 vCPUs,
+/// NVIDIA's ComputeCache off, fresh processes) the GPT-2 block's 10 kernels took 328-356 ms as
+/// one unit, 162-224 ms as 4 and 215-292 ms as 10; efficientnet_b0's 52 kernels 1382-1409,
+/// 403-432 and 475-504 ms (16 units); T5's 39 kernels 2000-2864, 922-1037 and 524-636 ms (README,
+/// "Cold GPU compiles").
 size_t TranslationUnits(size_t kernels) {
   if (SavesSources()) return 1;
   if (FLAGS_cinn_like_nvrtc_units > 0) return FLAGS_cinn_like_nvrtc_units;
   const size_t threads = std::max(1u, std::thread::hardware_concurrency());
-  return std::min({kernels, threads, size_t{16}});
+  return std::max<size_t>(1, std::min({(kernels + 2) / 3, threads, size_t{16}}));
 }
 
 /// The CUBINs of the library kernels `module` launches that the prebuilt file holds for
