@@ -2,6 +2,7 @@
 call, data pointers only afterwards) and its CUDA-graph mode (cudagraph.py): results match
 eager whatever the callers do between calls (new tensors, tensors changed in place, views,
 results kept across later calls), and bad options are refused."""
+import os
 import unittest
 
 from torch_util import HAVE_TORCH, MLP, needs_torch
@@ -191,7 +192,8 @@ class CallPathTest(unittest.TestCase):
         from cinn_like.torch import backend
 
         ct.set_flags(cinn_like_cache=False)
-        self.addCleanup(ct.set_flags, cinn_like_cache=True)
+        self.addCleanup(ct.set_flags, cinn_like_cache=os.environ.get("FLAGS_cinn_like_cache",
+                                                                     "true"))
         compiles = []
         real = backend._compile_sub
 

@@ -23,7 +23,7 @@ if HAVE_TORCH:
         off: a plan would skip the converters)."""
         seen = set()
         saved = {op: registry.CONVERTERS[op] for op in ops}
-        plan_cache.enabled = False
+        was, plan_cache.enabled = plan_cache.enabled, False
 
         def recording(fn):
             def conv(c, n):
@@ -36,7 +36,7 @@ if HAVE_TORCH:
             yield seen
         finally:
             registry.CONVERTERS.update(saved)
-            plan_cache.enabled = True
+            plan_cache.enabled = was
 
 
 def _as_tuple(v):

@@ -30,8 +30,26 @@ def chain(x, w, b):
     y = torch.tanh(torch.relu(x * w + b)) * x
     return torch.sigmoid(y).sum(-1), y.exp()
 
+tasks = json.loads(sys.argv[1])
+if any("custom" in t for t in tasks):
+    # An op of this process whose metadata function is its own: the same graph structure,
+    # another dtype after it, in another process.
+    CAST = getattr(torch, next(t["custom"] for t in tasks if "custom" in t))
+
+    @torch.library.custom_op("cinn_like_plan_test::cast", mutates_args=())
+    def cast(x: torch.Tensor) -> torch.Tensor:
+        return x.to(CAST, copy=True)
+
+    @cast.register_fake
+    def _(x):
+        return torch.empty_like(x, dtype=CAST)
+
+    def chain(x, w, b):  # noqa: F811
+        y = cast(torch.relu(x * w + b))
+        return torch.exp(y) * 2.0, y.sum(-1)
+
 out = []
-for task in json.loads(sys.argv[1]):
+for task in tasks:
     torch._dynamo.reset()
     ct.reset()
     before = cinn_like.cache_stats()
@@ -114,6 +132,16 @@ class PlanCacheAcrossProcesses(unittest.TestCase):
                               again["torch"]["plan_stores"]), (1, 0, 1), damage.__name__)
             self.assertEqual(hit["torch"]["plan_hits"], 1, damage.__name__)
             self.assertEqual(self.plans(), [plan])
+
+    def test_a_plan_whose_boundaries_changed_metadata_is_replaced(self):
+        [first] = _run([{"custom": "float32"}], self.env)
+        self.assertEqual(first["torch"]["plan_stores"], 1)
+        # Another process whose custom op makes float64: the same key, other metadata after the
+        # op. The plan is not taken; the graph compiles (right, against eager) and replaces it.
+        [second] = _run([{"custom": "float64"}], self.env)
+        t = second["torch"]
+        self.assertEqual((t["plan_stale"], t.get("plan_hits", 0), t["plan_stores"]), (1, 0, 1))
+        self.assertEqual(len(self.plans()), 1)
 
     def test_another_shape_policy_or_flag_is_another_plan_and_symbolic_none(self):
         tasks = [{}, {"rows": 17}, {"deny": ["exp"]}, {"dynamic": True},

@@ -111,10 +111,9 @@ def compile_graph(gm, example_inputs, options=None):
 def _lazy_graph_modules():
     """A context in which a new GraphModule generates its Python code only when first called
     (PyTorch's lazy GraphModule, private: without it, or where PyTorch was told to skip lazy
-    modules, a no-op). The trial and the final fusion make a submodule per partition that is
-    converted to a Program, never called: generating their code was over half of a warm
-    start's Python time (vit_b_16 here: 0.29 s, 0.08 s with them lazy and the trial's kernel
-    reused). fuse_as_graphmodule makes its submodules with the GraphModule class of
+    modules, a no-op). The trial fusion makes a submodule per partition that is converted to a
+    Program, never called: generating their code was over half of a warm start's Python time
+    (vit_b_16 here: 0.29 s, 0.08 s with them lazy, before graph plans). fuse_as_graphmodule makes its submodules with the GraphModule class of
     torch.fx.passes.utils.common: swapped for the lazy one while the context lasts. Code that
     makes GraphModules meanwhile on another thread gets lazy ones too, which behave the same."""
     try:
@@ -179,8 +178,10 @@ def _compile_partitions(gm, rules, key):
         raise policy.strict_error(unexpected)
     fallbacks = len(support.fallbacks())
     cache.count("ops_fallback", fallbacks)
-    if key is not None and all(hasattr(k, "program") and getattr(k, "call_code", None)
-                               for *_, k in pieces):
+    # A plan is kept only where every partition compiled at the first try: a failure may be
+    # this moment's (no memory), and a plan would make later processes keep its op in PyTorch.
+    if key is not None and not support.refused and all(
+            hasattr(k, "program") and getattr(k, "call_code", None) for *_, k in pieces):
         position = {n: i for i, n in enumerate(gm.graph.nodes)}
         plan_cache.store(key, {
             "fallbacks": cache.fallback_report()[reported:], "ops_fallback": fallbacks,
@@ -188,6 +189,7 @@ def _compile_partitions(gm, rules, key):
             "partitions": [{"nodes": [position[n] for n in nodes],
                             "inputs": [position[n] for n in inputs],
                             "outputs": [position[n] for n in outputs],
+                            "values": [plan_cache.value_text(val(n)) for n in inputs + outputs],
                             "target": _target(nodes), "program": k.program,
                             "results": [list(r[:2]) for r in k.outputs],
                             "num_prog_outputs": k.num_prog_outputs,
@@ -199,14 +201,19 @@ def _compile_partitions(gm, rules, key):
 def _pieces_of_plan(gm, plan, rules):
     """The pieces of gm as its stored plan says, their Modules from the compile cache; the
     plan's fallbacks reported and counted as a compile would. None where the plan does not fit
-    gm or a kernel cannot be made (then gm is compiled as if there were no plan)."""
+    gm (a partition's inputs or outputs have other metadata now: counted as plan_stale) or a
+    kernel cannot be made (then gm is compiled as if there were no plan, and its plan stored
+    anew)."""
     nodes = list(gm.graph.nodes)
     try:
+        parts = [([nodes[i] for i in p["nodes"]], [nodes[i] for i in p["inputs"]],
+                  [nodes[i] for i in p["outputs"]], p) for p in plan["partitions"]]
+        for _, inputs, outputs, p in parts:
+            if [plan_cache.value_text(val(n)) for n in inputs + outputs] != p["values"]:
+                cache.count("plan_stale")
+                return None
         pieces = []
-        for p in plan["partitions"]:
-            body = [nodes[i] for i in p["nodes"]]
-            inputs = [nodes[i] for i in p["inputs"]]
-            outputs = [nodes[i] for i in p["outputs"]]
+        for body, inputs, outputs, p in parts:
             results = [tuple(r) + ((val(outputs[k]),) if r[0] == "prog" else (None,))
                        for k, r in enumerate(p["results"])]
             if p["target"] == "cuda":
@@ -216,17 +223,19 @@ def _pieces_of_plan(gm, plan, rules):
                                  p["num_prog_outputs"], len(outputs) == 1,
                                  base64.b64decode(p["call_code"]))
             pieces.append((body, inputs, outputs, kernel))
+        fallbacks = [(op, reason) for op, reason in plan["fallbacks"]]
+        unexpected = [(op, reason) for op, reason in plan["unexpected"]]
+        ops_fallback = int(plan["ops_fallback"])
     except Exception as e:  # noqa: BLE001 (any failure: compile as without the plan)
         cache.log.warning("cinn_like.torch: a stored plan does not fit its graph (%s: %s): "
                           "compiling it", type(e).__name__, e)
-        cache.count("plan_damaged")
+        cache.count("plan_stale")
         return None
-    unexpected = [tuple(u) for u in plan["unexpected"]]
-    if rules.strict and unexpected:
-        raise policy.strict_error(unexpected)
-    for op, reason in plan["fallbacks"]:
+    for op, reason in fallbacks:
         cache.record_fallback(op, reason)
-    cache.count("ops_fallback", plan["ops_fallback"])
+    if rules.strict and unexpected:  # as the cold compile: reported, then raised
+        raise policy.strict_error(unexpected)
+    cache.count("ops_fallback", ops_fallback)
     cache.count("plan_hits")
     return pieces
 

@@ -120,7 +120,10 @@ def stats():
     (partitioning, converting and compiling every graph handed to it; PyTorch's tracing is
     not in it), cudagraph_captures, cudagraph_replays (the CUDA-graph mode), and
     direct_inference_graphs: inference graphs that Dynamo calls without AOTAutograd's runtime
-    wrappers (backend.py: they would only have passed the arguments through)."""
+    wrappers (backend.py: they would only have passed the arguments through); once counted,
+    the graph plans' plan_hits, plan_misses, plan_stores, plan_damaged (entries that did not
+    check), plan_stale (plans that no longer fit their graph) and plan_write_errors
+    (plan_cache.py)."""
     with _lock:
         return dict(_stats)
 

@@ -78,10 +78,8 @@ def _data_flow_order(sub):
     """sub's call_function nodes, then its output node, in an order that depends only on the
     data flow: depth first from the outputs, each node's inputs in argument order, a node after
     its inputs. Two GraphModules of one partition whose independent nodes are listed in
-    different orders then give the same Program (one cache key, one compile). The trial and the
-    final fusion list theirs alike because partition.propose sorts as fuse_partitions does;
-    that, not this, keeps their inputs in one order. A node the outputs do not need: graph
-    order, as it is."""
+    different orders then give the same Program (one cache key, one compile). A node the
+    outputs do not need: graph order, as it is."""
     nodes = list(sub.graph.nodes)
     output = next(n for n in reversed(nodes) if n.op == "output")
     order, done = [], set()
@@ -253,8 +251,11 @@ class CinnLikeKernel(torch.nn.Module):
         if self.call_code is None:
             source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
                                   self.single, self._stream is not None)
-            self.call_code = marshal.dumps(compile(source, "<cinn_like partition>", "exec"))
-        exec(marshal.loads(self.call_code), names)
+            code = compile(source, "<cinn_like partition>", "exec")
+            self.call_code = marshal.dumps(code)
+        else:
+            code = marshal.loads(self.call_code)
+        exec(code, names)
         return names["run_partition"]
 
     def _prepare(self, i, t, meta):

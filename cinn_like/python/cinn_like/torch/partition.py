@@ -94,6 +94,7 @@ class CinnLikeSupport(OperatorSupport):
         self.verdicts = {}
         self.chosen = set()  # the nodes the allow and deny lists keep in PyTorch
         self.scalars = set()  # size arithmetic (s0 * s1): Python's work, not a fallback
+        self.refused = False  # whether refuse() kept an op that failed to compile in PyTorch
 
     def verdict(self, node):
         """None when supported, else the reason; each node is checked (converted) once. A
@@ -122,6 +123,7 @@ class CinnLikeSupport(OperatorSupport):
     def refuse(self, node, reason):
         """Marks a supported op (and its getitems) as running in PyTorch for `reason`."""
         self.verdicts[node] = reason
+        self.refused = True
         cache.record_fallback(op_name(node), reason)
         for u in node.users:
             if u.target is operator.getitem:

@@ -11,8 +11,10 @@ cold compile (partition.splice).
 
 The key (`graph_key`) is a SHA-256 over the graph's structure: each node's op, target and
 arguments (nodes by position), the placeholders' dtypes, shapes, strides and devices, and the
-get_attr tensors' metadata; every other node's metadata follows from these and its op under
-one PyTorch. Beside them: the policy, the flags set through cinn_like.torch and the
+get_attr tensors' metadata. Other nodes' metadata follows from these and their ops, except where
+an op's metadata function is user code (a custom op): the plan also holds the metadata of every
+partition's inputs and outputs, and a plan whose metadata differs from the graph's is not used
+(counted as plan_stale) and is replaced. Beside them: the policy, the flags set through cinn_like.torch and the
 FLAGS_cinn_like_* environment, the GPUs' compute capabilities, PyTorch's version, this package's
 files and the library (path, size, modification time: another build is another key). Graphs
 with symbolic sizes, call_module nodes or arguments it cannot spell exactly are not cached.
@@ -20,13 +22,14 @@ with symbolic sizes, call_module nodes or arguments it cannot spell exactly are 
 An entry is <cache dir>/<key>.clp: a line "cinn_like plan <version> <sha256 of the body>" and
 the body (JSON). It is written atomically (a temporary file, then a rename); one that does not
 check is removed and the graph compiled again (its plan replaces it). The compile cache's
-eviction counts plan entries with its own (cinn_like/disk_cache.cc). Plans are used whenever
+eviction, which runs as it stores a Module, counts plan entries with its own under the cap
+(cinn_like/disk_cache.cc). Plans are used whenever
 the compile cache is (cinn_like.cache_dir() is not empty): cinn_like_cache=false turns both off.
 """
 import hashlib
+import importlib.util
 import json
 import os
-import sys
 import threading
 
 import torch
@@ -59,7 +62,8 @@ def _code_identity():
     """PyTorch's version, this package's files and the library, as text (once per process)."""
     with _identity_lock:
         if not _identity:
-            parts = [f"torch {torch.__version__}", f"python {sys.version_info[:2]}"]
+            # The interpreter's bytecode version: plans hold marshalled code (kernel.py).
+            parts = [f"torch {torch.__version__}", f"python {importlib.util.MAGIC_NUMBER!r}"]
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             paths = [_lib.lib._name]
             for folder, dirs, files in os.walk(root):
@@ -110,10 +114,11 @@ def _target_text(target):
     except (KeyError, TypeError):  # TypeError: an unhashable target
         pass
     text = _new_target_text(target)
-    try:
-        _target_texts[target] = text
-    except TypeError:
-        pass
+    if not isinstance(target, str):  # names of placeholders and attributes: many, each once
+        try:
+            _target_texts[target] = text
+        except TypeError:
+            pass
     return text
 
 
@@ -126,6 +131,11 @@ def _new_target_text(target):
     if "<" in name or "?" in name:  # a lambda or a local function: no stable name
         raise _Uncacheable(f"the target {target!r}")
     return name
+
+
+def value_text(t):
+    """A placeholder's or a partition boundary's value (its metadata) as exact text."""
+    return _tensor_text(t)
 
 
 def _tensor_text(t):
@@ -146,10 +156,14 @@ def _attribute(gm, target):
 
 
 def graph_key(gm, rules):
-    """The plan key of `gm` compiled under policy `rules` (hex), or None when it is not cached."""
+    """The plan key of `gm` compiled under policy `rules` (hex), or None when it is not cached:
+    plans off, or a graph its key cannot spell (any failure to read it: a sparse tensor has no
+    strides, say)."""
+    if not enabled or not cinn_like.cache_dir():
+        return None
     try:
         return _graph_key(gm, rules)
-    except _Uncacheable:
+    except Exception:  # noqa: BLE001 (an uncacheable graph compiles as without plans)
         return None
 
 
@@ -206,15 +220,12 @@ def load(key):
         if hashlib.sha256(body).hexdigest().encode() != digest:
             raise ValueError("checksum mismatch")
         plan = json.loads(body)
-        if plan.get("key") != key:
+        if not isinstance(plan, dict) or plan.get("key") != key:
             raise ValueError("the entry is of another graph")
     except (ValueError, UnicodeDecodeError) as e:
         cache.log.warning("cinn_like.torch: plan %s is damaged (%s): compiling again", path, e)
         cache.count("plan_damaged")
-        try:
-            os.remove(path)
-        except OSError:
-            pass
+        _remove(path)
         return None
     try:
         os.utime(path)  # recently used, for the compile cache's eviction
@@ -240,7 +251,11 @@ def store(key, plan):
     except OSError as e:
         cache.log.warning("cinn_like.torch: could not write plan %s: %s", path, e)
         cache.count("plan_write_errors")
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
+        _remove(tmp)
+
+
+def _remove(path):
+    try:
+        os.remove(path)
+    except OSError:  # gone already (another process), or never written
+        pass
