@@ -1,7 +1,9 @@
-"""Shared by the Python package's tests: compiling for CUDA on a machine without a GPU."""
+"""Shared by the Python package's tests: compiling for CUDA on a machine without a GPU; a
+compile cache directory of a test's own."""
 import contextlib
 import os
 import tempfile
+import unittest
 
 import cinn_like
 
@@ -31,3 +33,20 @@ def compile_for_cuda(test, program, entry):
 
 def files_ending(folder, suffix):
     return [os.path.join(folder, n) for n in os.listdir(folder) if n.endswith(suffix)]
+
+
+class CacheDirTest(unittest.TestCase):
+    """A test whose processes share a compile cache directory of its own (`self.cache`, in
+    `self.env`), removed afterwards."""
+
+    def setUp(self):
+        self._dir = tempfile.TemporaryDirectory()
+        self.cache = os.path.join(self._dir.name, "cache")
+        self.env = dict(os.environ, CINN_LIKE_CACHE_DIR=self.cache, FLAGS_cinn_like_cache="true")
+
+    def tearDown(self):
+        self._dir.cleanup()
+
+    def files(self, suffix):
+        """The names of the cache's files that end with `suffix`, sorted."""
+        return sorted(n for n in os.listdir(self.cache) if n.endswith(suffix))

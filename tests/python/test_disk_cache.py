@@ -14,6 +14,7 @@ import unittest
 import numpy as np
 
 import cinn_like
+from api_util import CacheDirTest
 
 # One process's work: compile (or load) the Programs of the sizes given, check each against
 # float64 numpy on fresh random data, print the cache's counters as JSON.
@@ -21,6 +22,7 @@ _WORKER = r"""
 import json, sys
 import numpy as np
 import cinn_like
+from api_util import CacheDirTest
 
 def program(cols):
     b = cinn_like.ProgramBuilder()
@@ -61,17 +63,9 @@ def _run(task, env, background=False):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-class DiskCacheAcrossProcesses(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory()
-        self.cache = os.path.join(self._dir.name, "cache")
-        self.env = dict(os.environ, CINN_LIKE_CACHE_DIR=self.cache, FLAGS_cinn_like_cache="true")
-
-    def tearDown(self):
-        self._dir.cleanup()
-
+class DiskCacheAcrossProcesses(CacheDirTest):
     def entries(self):
-        return sorted(n for n in os.listdir(self.cache) if n.endswith(".clm"))
+        return self.files(".clm")
 
     def test_a_second_process_loads_what_the_first_compiled(self):
         first = _run({"compile": [33, 64]}, self.env)
@@ -131,6 +125,7 @@ _CUDA_WORKER = r"""
 import json, sys
 import torch
 import cinn_like
+from api_util import CacheDirTest
 task = json.loads(sys.argv[1])
 if task["mode"] == "save":
     # A row reduction, an elementwise group and a matmul (cuBLAS): several kernels and a call.

@@ -9,8 +9,9 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import unittest
+
+from api_util import CacheDirTest
 
 try:
     import torch
@@ -78,17 +79,9 @@ def _run(tasks, env):
 
 
 @unittest.skipIf(torch is None, "needs PyTorch")
-class PlanCacheAcrossProcesses(unittest.TestCase):
-    def setUp(self):
-        self._dir = tempfile.TemporaryDirectory()
-        self.cache = os.path.join(self._dir.name, "cache")
-        self.env = dict(os.environ, CINN_LIKE_CACHE_DIR=self.cache, FLAGS_cinn_like_cache="true")
-
-    def tearDown(self):
-        self._dir.cleanup()
-
+class PlanCacheAcrossProcesses(CacheDirTest):
     def plans(self):
-        return sorted(n for n in os.listdir(self.cache) if n.endswith(".clp"))
+        return self.files(".clp")
 
     def test_a_second_process_takes_the_plan(self):
         task = {"deny": ["tanh"]}

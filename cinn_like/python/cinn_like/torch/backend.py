@@ -113,8 +113,8 @@ def _lazy_graph_modules():
     (PyTorch's lazy GraphModule, private: without it, or where PyTorch was told to skip lazy
     modules, a no-op). The trial fusion makes a submodule per partition that is converted to a
     Program, never called: generating their code was over half of a warm start's Python time
-    (vit_b_16 here: 0.29 s, 0.08 s with them lazy, before graph plans). fuse_as_graphmodule makes its submodules with the GraphModule class of
-    torch.fx.passes.utils.common: swapped for the lazy one while the context lasts. Code that
+    (vit_b_16 here: 0.29 s, 0.08 s with them lazy, before graph plans). fuse_as_graphmodule
+    makes its submodules with the GraphModule class of torch.fx.passes.utils.common: swapped for the lazy one while the context lasts. Code that
     makes GraphModules meanwhile on another thread gets lazy ones too, which behave the same."""
     try:
         from torch.fx import _lazy_graph_module as lazy  # noqa: PLC0415
@@ -147,7 +147,7 @@ def _compile_fused_graph(gm, rules):
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
     plan = plan_cache.load(key)
-    pieces = _pieces_of_plan(gm, plan, rules) if plan is not None else None
+    pieces = _pieces_of_plan(gm, plan) if plan is not None else None
     if pieces is None:
         pieces = _compile_partitions(gm, rules, key)
     for nodes, _, _, _ in pieces:
@@ -185,7 +185,6 @@ def _compile_partitions(gm, rules, key):
         position = {n: i for i, n in enumerate(gm.graph.nodes)}
         plan_cache.store(key, {
             "fallbacks": cache.fallback_report()[reported:], "ops_fallback": fallbacks,
-            "unexpected": unexpected,
             "partitions": [{"nodes": [position[n] for n in nodes],
                             "inputs": [position[n] for n in inputs],
                             "outputs": [position[n] for n in outputs],
@@ -198,7 +197,7 @@ def _compile_partitions(gm, rules, key):
     return pieces
 
 
-def _pieces_of_plan(gm, plan, rules):
+def _pieces_of_plan(gm, plan):
     """The pieces of gm as its stored plan says, their Modules from the compile cache; the
     plan's fallbacks reported and counted as a compile would. None where the plan does not fit
     gm (a partition's inputs or outputs have other metadata now: counted as plan_stale) or a
@@ -224,17 +223,16 @@ def _pieces_of_plan(gm, plan, rules):
                                  base64.b64decode(p["call_code"]))
             pieces.append((body, inputs, outputs, kernel))
         fallbacks = [(op, reason) for op, reason in plan["fallbacks"]]
-        unexpected = [(op, reason) for op, reason in plan["unexpected"]]
         ops_fallback = int(plan["ops_fallback"])
     except Exception as e:  # noqa: BLE001 (any failure: compile as without the plan)
         cache.log.warning("cinn_like.torch: a stored plan does not fit its graph (%s: %s): "
                           "compiling it", type(e).__name__, e)
         cache.count("plan_stale")
         return None
+    # Strict mode is part of the key, and a strict compile with a fallback it objects to raises
+    # before its plan is stored: a plan's fallbacks are never strict mode's to raise on.
     for op, reason in fallbacks:
         cache.record_fallback(op, reason)
-    if rules.strict and unexpected:  # as the cold compile: reported, then raised
-        raise policy.strict_error(unexpected)
     cache.count("ops_fallback", ops_fallback)
     cache.count("plan_hits")
     return pieces

@@ -11,20 +11,21 @@ cold compile (partition.splice).
 
 The key (`graph_key`) is a SHA-256 over the graph's structure: each node's op, target and
 arguments (nodes by position), the placeholders' dtypes, shapes, strides and devices, and the
-get_attr tensors' metadata. Other nodes' metadata follows from these and their ops, except where
-an op's metadata function is user code (a custom op): the plan also holds the metadata of every
-partition's inputs and outputs, and a plan whose metadata differs from the graph's is not used
-(counted as plan_stale) and is replaced. Beside them: the policy, the flags set through cinn_like.torch and the
-FLAGS_cinn_like_* environment, the GPUs' compute capabilities, PyTorch's version, this package's
-files and the library (path, size, modification time: another build is another key). Graphs
-with symbolic sizes, call_module nodes or arguments it cannot spell exactly are not cached.
+get_attr tensors' metadata. Other nodes' metadata follows from these and their ops, except
+where an op's metadata function is user code (a custom op): the plan also holds the metadata of
+every partition's inputs and outputs, and a plan whose metadata differs from the graph's is not
+used (counted as plan_stale) and is replaced. Beside them: the policy, the flags set through
+cinn_like.torch and the FLAGS_cinn_like_* environment, the GPUs' compute capabilities, PyTorch's
+version, Python's bytecode version, this package's files and the library (path, size,
+modification time: another build is another key). Graphs with symbolic sizes, call_module nodes
+or arguments it cannot spell exactly are not cached.
 
 An entry is <cache dir>/<key>.clp: a line "cinn_like plan <version> <sha256 of the body>" and
 the body (JSON). It is written atomically (a temporary file, then a rename); one that does not
 check is removed and the graph compiled again (its plan replaces it). The compile cache's
 eviction, which runs as it stores a Module, counts plan entries with its own under the cap
-(cinn_like/disk_cache.cc). Plans are used whenever
-the compile cache is (cinn_like.cache_dir() is not empty): cinn_like_cache=false turns both off.
+(cinn_like/disk_cache.cc). Plans are used whenever the compile cache is (cinn_like.cache_dir()
+is not empty): cinn_like_cache=false turns both off.
 """
 import hashlib
 import importlib.util
@@ -91,7 +92,7 @@ def _text(a, index):
         return f"%{index[a]}"
     if t in _EXACT:
         return repr(a)
-    if t is tuple or t is list or isinstance(a, (list, tuple)):
+    if isinstance(a, (list, tuple)):
         inner = ",".join([_text(x, index) for x in a])
         return f"[{inner}]" if isinstance(a, list) else f"({inner})"
     if t is float:
@@ -109,22 +110,23 @@ _target_texts = {}
 
 
 def _target_text(target):
+    """A node's target as text: names (placeholders, attributes) as they are, ops and functions
+    by their qualified names, remembered."""
+    if isinstance(target, str):
+        return target
     try:
         return _target_texts[target]
     except (KeyError, TypeError):  # TypeError: an unhashable target
         pass
-    text = _new_target_text(target)
-    if not isinstance(target, str):  # names of placeholders and attributes: many, each once
-        try:
-            _target_texts[target] = text
-        except TypeError:
-            pass
+    text = _callable_text(target)
+    try:
+        _target_texts[target] = text
+    except TypeError:
+        pass
     return text
 
 
-def _new_target_text(target):
-    if isinstance(target, str):
-        return target
+def _callable_text(target):
     if isinstance(target, (torch._ops.OpOverload, torch._ops.OpOverloadPacket)):
         return str(target)
     name = f"{getattr(target, '__module__', '?')}.{getattr(target, '__qualname__', '?')}"
@@ -135,15 +137,11 @@ def _new_target_text(target):
 
 def value_text(t):
     """A placeholder's or a partition boundary's value (its metadata) as exact text."""
-    return _tensor_text(t)
-
-
-def _tensor_text(t):
     if isinstance(t, torch.Tensor):
         if is_symbolic(t):
             raise _Uncacheable("symbolic sizes")
         return f"T({t.dtype},{tuple(t.shape)},{tuple(t.stride())},{t.device})"
-    if isinstance(t, (bool, int, float)) and not isinstance(t, torch.SymInt):
+    if isinstance(t, (bool, int, float)):  # a SymInt is none of them
         return repr(t)
     raise _Uncacheable(f"a value of type {type(t).__name__}")
 
@@ -178,11 +176,11 @@ def _graph_key(gm, rules):
         line = f"{n.op} {_target_text(n.target)} {_text(n.args, index)} {_text(n.kwargs, index)}"
         if n.op == "placeholder":
             v = n.meta.get("val")
-            line += " " + _tensor_text(v)
+            line += " " + value_text(v)
             if isinstance(v, torch.Tensor) and v.device.type == "cuda":
                 devices.add(v.device)
         elif n.op == "get_attr":
-            line += " " + _tensor_text(_attribute(gm, n.target))
+            line += " " + value_text(_attribute(gm, n.target))
         lines.append(line)
     lists = [(kind, sorted(names), source) for kind, pairs in (("allow", rules.allow),
                                                                 ("deny", rules.deny))
