@@ -22,7 +22,6 @@ _WORKER = r"""
 import json, sys
 import numpy as np
 import cinn_like
-from api_util import CacheDirTest
 
 def program(cols):
     b = cinn_like.ProgramBuilder()
@@ -125,7 +124,6 @@ _CUDA_WORKER = r"""
 import json, sys
 import torch
 import cinn_like
-from api_util import CacheDirTest
 task = json.loads(sys.argv[1])
 if task["mode"] == "save":
     # A row reduction, an elementwise group and a matmul (cuBLAS): several kernels and a call.
