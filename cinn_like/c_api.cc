@@ -13,7 +13,6 @@
 #include "cinn_like/compile_stats.h"
 #include "cinn_like/disk_cache.h"
 #include "cinn_like/warm_up.h"
-#include "frontend/program_json.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
 
@@ -77,11 +76,9 @@ int cinn_like_compile(const char* program_json, const char* target, const char* 
     }
     *out = nullptr;
     if (*name == '\0') return Fail("cinn_like_compile: the function name is empty");
-    auto program = cinn_like::frontend::ProgramFromJson(program_json);
-    if (!program.ok()) return Fail(program.status());
     auto parsed = cinn_like::ir::Target::Parse(target);
     if (!parsed.ok()) return Fail(parsed.status());
-    auto compiled = cinn_like::CompileProgram(*program, *parsed, name);
+    auto compiled = cinn_like::CompileProgramJson(program_json, *parsed, name);
     if (!compiled.ok()) return Fail(compiled.status());
     *out = new cinn_like_module_s{std::move(*compiled)};
     return 0;

@@ -64,9 +64,14 @@ absl::Status WaitForLibraryPlans() {
 
 const std::string& CompiledProgram::source() const {
   std::call_once(source_once_, [this] {
-    auto source = module_    ? compiler_->GetSourceCode(*module_)
-                  : program_ ? ProgramSource(*program_, compiler_->target(), name_)
-                             : absl::StatusOr<std::string>(std::string());
+    absl::StatusOr<std::string> source = std::string();
+    if (module_) {
+      source = compiler_->GetSourceCode(*module_);
+    } else if (!program_json_.empty()) {
+      auto program = frontend::ProgramFromJson(program_json_);
+      source =
+          program.ok() ? ProgramSource(*program, compiler_->target(), name_) : program.status();
+    }
     source_ = source.ok() ? *source : std::string();
   });
   return source_;
@@ -191,25 +196,46 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadCompiledProgram(const std::
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name) {
-  DumpToFile(name + ".program.json", frontend::ProgramToJson(program));
+  return CompiledProgram::Compile(frontend::ProgramToJson(program), &program, target, name);
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgramJson(const std::string& program_json,
+                                                                    const ir::Target& target,
+                                                                    const std::string& name) {
+  return CompiledProgram::Compile(program_json, nullptr, target, name);
+}
+
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
+    const std::string& program_json, const frontend::Program* parsed, const ir::Target& target,
+    const std::string& name) {
+  std::optional<frontend::Program> own;  // `parsed` where the caller had none
+  auto parse = [&]() -> absl::Status {
+    if (parsed) return absl::OkStatus();
+    auto program = frontend::ProgramFromJson(program_json);
+    if (!program.ok()) return program.status();
+    own = *std::move(program);
+    parsed = &*own;
+    return absl::OkStatus();
+  };
   auto compiler = backends::Compiler::Create(target);  // resolves the arch (the cache key's)
   if (!compiler.ok()) {
-    auto lowered = LowerProgram(program, target, name, /*tune=*/false);
+    if (absl::Status s = parse(); !s.ok()) return s;  // the Program's errors first
+    auto lowered = LowerProgram(*parsed, target, name, /*tune=*/false);
     (void)WaitForLibraryPlans();
-    return lowered.ok() ? compiler.status() : lowered.status();  // the Program's errors first
+    return lowered.ok() ? compiler.status() : lowered.status();
   }
   const std::string cache_dir = DiskCacheDir();
   std::string key;
   Stopwatch cache_clock;
   std::optional<DiskCacheCompileLock> compile_lock;  // held until this compile is stored
   if (!cache_dir.empty()) {
-    key = DiskCacheKey(program, (*compiler)->target(), name);
+    key = DiskCacheKey(program_json, (*compiler)->target(), name);
     compile_lock.emplace(cache_dir, key);
     if (std::optional<ModuleImage> image = DiskCacheLookup(cache_dir, key)) {
       auto loaded = LoadImage(*image, "cache entry " + key, *std::move(compiler));
       if (loaded.ok()) {
         DiskCacheHit(cache_dir, key);
-        (*loaded)->program_ = program;
+        (*loaded)->program_json_ = program_json;
         (*loaded)->from_cache_ = true;
         RecordCompile(/*loaded=*/true, 0, 0, {}, cache_clock.Milliseconds());
         return loaded;
@@ -228,6 +254,9 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::
   }
   double cache_ms = cache_clock.Milliseconds();
   Stopwatch lower_clock;
+  if (absl::Status s = parse(); !s.ok()) return s;
+  const frontend::Program& program = *parsed;
+  DumpToFile(name + ".program.json", program_json);
   FinishWarmUp();  // the libraries it loads are the lowering's first needs (a hit needs none)
   const double library_before = ir::LibraryCheckMilliseconds();
   // Whatever way this compile ends, no plan it queued is left being made after it.

@@ -48,14 +48,23 @@ class CompiledProgram {
   friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program&,
                                                                          const ir::Target&,
                                                                          const std::string&);
+  friend absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgramJson(const std::string&,
+                                                                             const ir::Target&,
+                                                                             const std::string&);
+  /// What both compile: the Program as JSON text (its cache key's), parsed here where `parsed`
+  /// is null and the cache does not hold it.
+  static absl::StatusOr<std::unique_ptr<CompiledProgram>> Compile(const std::string& program_json,
+                                                                  const frontend::Program* parsed,
+                                                                  const ir::Target& target,
+                                                                  const std::string& name);
   friend absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(
       const ModuleImage&, const std::string&, std::unique_ptr<backends::Compiler>);
   /// What Save writes and the cache keeps.
   ModuleImage Image() const;
   std::unique_ptr<backends::Compiler> compiler_;
   std::string name_;
-  std::optional<ir::Module> module_;          // what was built: source() prints it
-  std::optional<frontend::Program> program_;  // a cache hit's: source() lowers it again
+  std::optional<ir::Module> module_;  // what was built: source() prints it
+  std::string program_json_;          // a cache hit's Program: source() parses and lowers it again
   bool from_cache_ = false;
   std::string signature_;
   std::shared_ptr<const CallCheckContext> call_check_;
@@ -69,6 +78,13 @@ class CompiledProgram {
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name);
+
+/// CompileProgram of the Program in `program_json` (frontend/program_json.h), the C API's: a
+/// Program the persistent cache holds is loaded without parsing its text (the text, as it is,
+/// is the key). Errors as ProgramFromJson's and CompileProgram's.
+absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgramJson(const std::string& program_json,
+                                                                    const ir::Target& target,
+                                                                    const std::string& name);
 
 /// The module saved at `path` by CompiledProgram::Save, in this process or another: loaded and
 /// linked without NVRTC and without compiling LLVM IR. Refused with a message naming the file

@@ -19,9 +19,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "cinn_like/module_file.h"
-#include "frontend/program.h"
 #include "ir/target.h"
 
 namespace cinn_like {
@@ -43,9 +43,18 @@ std::string DiskCacheStatsJson();
 /// The cache directory, or "" when compiles do not use the cache now (off, or bypassed).
 std::string DiskCacheDir();
 
-/// The key of `program` compiled as entry `name` for `target` (its arch resolved).
-std::string DiskCacheKey(const frontend::Program& program, const ir::Target& target,
+/// The key of the Program whose JSON text is `program_json` (frontend/program_json.h) compiled
+/// as entry `name` for `target` (its arch resolved). The text is keyed as it is, unparsed: a
+/// Program spelled otherwise (another order of its keys, other spaces) is another entry.
+std::string DiskCacheKey(std::string_view program_json, const ir::Target& target,
                          const std::string& name);
+
+/// Whether the Program in `json` has an op that may become a library call (an extern compute;
+/// `*convolutions`: a convolution among them), the part of the key that asks the libraries,
+/// read without parsing the text: such an op counts where its name appears quoted anywhere in
+/// it (a tensor of that name too: more in the key than it needs, never less). A text with an
+/// escape (a backslash), which might spell a name another way, is parsed.
+bool ProgramJsonUsesLibraries(std::string_view json, bool* convolutions);
 
 /// Held while a process looks entry `key` up and, on a miss, compiles and stores it: a process
 /// (or thread) after the same key waits for the holder and then finds its entry, so ranks that

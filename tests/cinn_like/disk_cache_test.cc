@@ -15,10 +15,13 @@
 #include <optional>
 #include <thread>
 
+#include <nlohmann/json.hpp>
+
 #include "cinn_like/compile.h"
 #include "cinn_like/disk_cache.h"
 #include "cinn_like/module_file.h"
 #include "cinn_like/self_check.h"
+#include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
 #include "runtime/files.h"
@@ -41,6 +44,11 @@ std::string FreshCacheDir(const std::string& tag) {
   FLAGS_cinn_like_cache_dir = dir;
   EXPECT_EQ(DiskCacheDir(), dir);
   return dir;
+}
+
+/// The key of `program` (its canonical JSON, as CompileProgram keys it) for x86.
+std::string Key(const frontend::Program& program, const std::string& name) {
+  return DiskCacheKey(frontend::ProgramToJson(program), kX86, name);
 }
 
 std::vector<fs::path> Entries(const std::string& dir) {
@@ -149,7 +157,7 @@ TEST(DiskCache, OneCompileOfAKeyAtATime) {
   gflags::FlagSaver saver;
   const std::string dir = FreshCacheDir("lock");
   const frontend::Program program = BiasGelu(S({8, 40}), 40);
-  const std::string key = DiskCacheKey(program, kX86, "f");
+  const std::string key = Key(program, "f");
   const DiskCacheStats before = GetDiskCacheStats();
   {
     DiskCacheCompileLock held(dir, key);
@@ -160,7 +168,7 @@ TEST(DiskCache, OneCompileOfAKeyAtATime) {
     DiskCacheCompileLock blocked(dir, key, /*max_wait_ms=*/50);
     EXPECT_TRUE(blocked.waited());
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(50));
-    DiskCacheCompileLock other(dir, DiskCacheKey(program, kX86, "g"), 50);
+    DiskCacheCompileLock other(dir, Key(program, "g"), 50);
     EXPECT_FALSE(other.waited());
   }
   EXPECT_EQ(GetDiskCacheStats().waits, before.waits + 1);
@@ -195,15 +203,64 @@ TEST(DiskCache, OneCompileOfAKeyAtATime) {
 TEST(DiskCache, KeysFollowFlagsThatChangeCodeOnly) {
   gflags::FlagSaver saver;
   const frontend::Program program = BiasGelu(S({8, 32}), 32);
-  const std::string key = DiskCacheKey(program, kX86, "f");
-  EXPECT_EQ(DiskCacheKey(program, kX86, "f"), key);
-  EXPECT_NE(DiskCacheKey(program, kX86, "g"), key);
-  EXPECT_NE(DiskCacheKey(BiasGelu(S({8, 33}), 33), kX86, "f"), key);
+  const std::string key = Key(program, "f");
+  EXPECT_EQ(Key(program, "f"), key);
+  EXPECT_NE(Key(program, "g"), key);
+  EXPECT_NE(Key(BiasGelu(S({8, 33}), 33), "f"), key);
   FLAGS_cinn_like_cache_dir = "/elsewhere";
   FLAGS_cinn_like_cache_max_bytes = 1;
-  EXPECT_EQ(DiskCacheKey(program, kX86, "f"), key);
+  EXPECT_EQ(Key(program, "f"), key);
   FLAGS_cinn_like_fast_math = true;
-  EXPECT_NE(DiskCacheKey(program, kX86, "f"), key);
+  EXPECT_NE(Key(program, "f"), key);
+}
+
+TEST(DiskCache, TheCApisTextIsTheKeyAndAHitParsesNothing) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("text");
+  const frontend::Program program = BiasGelu(S({8, 41}), 41);
+  const std::string text = frontend::ProgramToJson(program);
+  // A Program compiled from C++ and its canonical text share an entry.
+  auto compiled = CompileProgram(program, kX86, "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto from_text = CompileProgramJson(text, kX86, "f");
+  ASSERT_TRUE(from_text.ok()) << from_text.status();
+  EXPECT_TRUE((*from_text)->from_cache());
+  ExpectRightResults(**from_text, program);
+  // The hit's source is its Program's, parsed and lowered again when asked for.
+  EXPECT_FALSE((*from_text)->source().empty());
+  EXPECT_EQ((*from_text)->source(), (*compiled)->source());
+  // The same Program spelled otherwise is another entry, compiled, and right.
+  auto spaced = CompileProgramJson(nlohmann::json::parse(text).dump(2), kX86, "f");
+  ASSERT_TRUE(spaced.ok()) << spaced.status();
+  EXPECT_FALSE((*spaced)->from_cache());
+  ExpectRightResults(**spaced, program);
+  EXPECT_EQ(Entries(dir).size(), 2u);
+  // Text that does not parse is refused with the parser's message and stores nothing.
+  auto cut = CompileProgramJson(text.substr(0, text.size() / 2), kX86, "f");
+  ASSERT_FALSE(cut.ok());
+  EXPECT_THAT(std::string(cut.status().message()), HasSubstr("JSON"));
+  EXPECT_EQ(Entries(dir).size(), 2u);
+}
+
+TEST(DiskCache, LibraryOpsAreFoundInTheTextWithoutParsingIt) {
+  bool convolutions = true;
+  EXPECT_FALSE(
+      ProgramJsonUsesLibraries(frontend::ProgramToJson(BiasGelu(S({4, 8}), 8)), &convolutions));
+  EXPECT_FALSE(convolutions);
+  const std::string mlp = frontend::ProgramToJson(Mlp(4, 8, 16, 8));
+  EXPECT_TRUE(ProgramJsonUsesLibraries(mlp, &convolutions));
+  EXPECT_FALSE(convolutions);
+  EXPECT_TRUE(
+      ProgramJsonUsesLibraries(frontend::ProgramToJson(ConvBnRelu(1, 3, 8, 4)), &convolutions));
+  EXPECT_TRUE(convolutions);
+  // An op name spelled with an escape is found too (the text is parsed).
+  std::string escaped = mlp;
+  const size_t at = escaped.find("\"linear\"");
+  ASSERT_NE(at, std::string::npos);
+  escaped.replace(at, 8, "\"l\\u0069near\"");
+  ASSERT_TRUE(frontend::ProgramFromJson(escaped).ok());
+  EXPECT_TRUE(ProgramJsonUsesLibraries(escaped, &convolutions));
+  EXPECT_FALSE(ProgramJsonUsesLibraries("{\"op\": \"m\\u0061", &convolutions));
 }
 
 TEST(DiskCache, OffOrBypassedWhereEveryStageMustRun) {
