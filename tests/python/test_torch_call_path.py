@@ -233,6 +233,40 @@ class CallPathTest(unittest.TestCase):
             backend._compile_graph(gm, None)
         self.assertIs(fx_common.GraphModule, torch.fx.GraphModule)
 
+    def test_splice_orders_users_of_a_piece_after_it(self):
+        """partition.splice on a graph where a user of a piece's output comes before the piece's
+        last node, and a second piece reads the first's output: the new graph is in a valid
+        order (lint), keeps the nodes outside the pieces, and computes what the old one did.
+        The pieces' 'kernels' here are plain functions: what is under test is the splice."""
+        from types import SimpleNamespace
+
+        from cinn_like.torch.partition import splice
+
+        def f(x):
+            a = torch.relu(x)
+            u = torch.neg(a)  # reads the first piece's output before the piece ends
+            b = torch.exp(a)
+            return torch.add(u, b), a
+
+        x = torch.randn(5, 7)
+        gm = torch.fx.symbolic_trace(f)
+        want = f(x)
+        x_node, a, u, b, c, out = list(gm.graph.nodes)
+        first = SimpleNamespace(call=lambda t: (torch.relu(t), torch.exp(torch.relu(t))))
+        second = SimpleNamespace(call=torch.add)
+        gm = splice(gm, [([a, b], [x_node], [a, b], first), ([c], [u, b], [c], second)])
+        gm.graph.lint()
+        gm.recompile()
+        got = gm(x)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g, w, rtol=0, atol=0)
+        ops = [n.target for n in gm.graph.nodes if n.op == "call_function"]
+        self.assertEqual(ops.count(first.call), 1)
+        self.assertEqual(ops.count(second.call), 1)
+        self.assertEqual(ops.count(torch.neg), 1)  # kept, after the first piece's call
+        self.assertNotIn(torch.relu, ops)
+        self.assertIs(gm.fused_0, first)
+
     def test_partition_refuses_wrong_inputs(self):
         args = fresh("cpu", (8, 4), (4,), (4,), (8, 4))
         kernel = compile_partition(make_fx(chain)(*args), "x86")

@@ -86,17 +86,29 @@ _SPELLED = (torch.dtype, torch.device, torch.layout, torch.memory_format)
 
 
 def _text(a, index):
-    """An argument as exact text: nodes by position, containers by their items."""
+    """An argument as exact text: nodes by position, containers by their items. (Hot: a warm
+    start reads every node's arguments; the common items, nodes and ints, are spelled inline.)"""
     t = type(a)
     if t is _Node:
-        return f"%{index[a]}"
+        return index[a]
+    if t is tuple or t is list:
+        parts = []
+        for x in a:
+            tx = type(x)
+            if tx is _Node:
+                parts.append(index[x])
+            elif tx is int or tx is bool or x is None:
+                parts.append(repr(x))
+            else:
+                parts.append(_text(x, index))
+        inner = ",".join(parts)
+        return f"[{inner}]" if t is list else f"({inner})"
     if t in _EXACT:
         return repr(a)
-    if isinstance(a, (list, tuple)):
-        inner = ",".join([_text(x, index) for x in a])
-        return f"[{inner}]" if isinstance(a, list) else f"({inner})"
     if t is float:
         return a.hex()
+    if isinstance(a, (list, tuple)):  # a named tuple, say
+        return f"{t.__name__}({_text(list(a), index)})"
     if isinstance(a, dict):
         return "{" + ",".join(f"{k!r}:{_text(v, index)}" for k, v in a.items()) + "}"
     if isinstance(a, _SPELLED):
@@ -170,10 +182,12 @@ def _graph_key(gm, rules):
     lines = []
     devices = set()
     for i, n in enumerate(gm.graph.nodes):
-        index[n] = i
+        index[n] = f"%{i}"
         if n.op == "call_module":
             raise _Uncacheable("a call_module node")
-        line = f"{n.op} {_target_text(n.target)} {_text(n.args, index)} {_text(n.kwargs, index)}"
+        kwargs = n.kwargs
+        line = (f"{n.op} {_target_text(n.target)} {_text(n.args, index)} "
+                f"{_text(kwargs, index) if kwargs else '{}'}")
         if n.op == "placeholder":
             v = n.meta.get("val")
             line += " " + value_text(v)

@@ -214,8 +214,8 @@ def no_new_guards(node):
 
 
 def op_label(node):
-    packet = getattr(node.target, "overloadpacket", None)
-    return getattr(packet, "__name__", str(node.target))
+    name = getattr(getattr(node.target, "overloadpacket", None), "__name__", None)
+    return str(node.target) if name is None else name  # str() only where needed: it is slow
 
 
 def _strides(shape):
