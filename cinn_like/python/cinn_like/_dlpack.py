@@ -21,3 +21,12 @@ def dltensor_pointer(obj, keep_alive, stream=None):
         capsule = obj.__dlpack__()
     keep_alive.append(capsule)
     return _get_pointer(capsule, b"dltensor")
+
+
+class DLTensor(ctypes.Structure):
+    """dlpack.h's DLTensor (its DLDevice and DLDataType inlined), for descriptions made here."""
+    _fields_ = [("data", ctypes.c_void_p), ("device_type", ctypes.c_int32),
+                ("device_id", ctypes.c_int32), ("ndim", ctypes.c_int32),
+                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
+                ("shape", ctypes.POINTER(ctypes.c_int64)),
+                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]

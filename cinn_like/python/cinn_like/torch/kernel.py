@@ -306,20 +306,38 @@ class CinnLikeKernel(torch.nn.Module):
 
 def _make_plan(module, specs, device, ptrs_type):
     """The C call plan of `module` for arguments of the (dtype, shape) `specs`, from DLPack
-    descriptions of them (one element of each dtype, expanded: no memory of the arguments' size
-    is allocated)."""
+    descriptions of them without data (the plan keeps dtypes, shapes and the device). A 0-d
+    argument is described as one element of rank 1, the Program's form of a scalar."""
     keep = []
     ptrs = ptrs_type()
-    with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
-        for k, (dtype, shape) in enumerate(specs):
-            one = torch.empty(1, dtype=dtype, device=device)
-            cap = torch.utils.dlpack.to_dlpack(one.expand(shape) if shape else one)
-            keep.append(cap)
-            ptrs[k] = _dlpack._get_pointer(cap, b"dltensor")
+    for k, (dtype, shape) in enumerate(specs):
+        device_type, device_id, code, bits, lanes = _dlpack_kind(dtype, device)
+        shape = tuple(shape) or (1,)
+        sizes = (ctypes.c_int64 * len(shape))(*shape)
+        t = _dlpack.DLTensor(None, device_type, device_id, len(shape), code, bits, lanes, sizes)
+        keep.append((sizes, t))
+        ptrs[k] = ctypes.addressof(t)
     plan = _Plan()
     check(lib.cinn_like_call_plan_create(module._fn, ptrs, len(specs), ctypes.byref(plan)),
           "cinn_like.torch kernel")
     return plan
+
+
+_dlpack_kinds = {}
+
+
+def _dlpack_kind(dtype, device):
+    """(device type, device id, type code, bits, lanes) of DLPack for tensors of `dtype` on
+    `device`, as PyTorch's own export writes them (asked once per pair)."""
+    key = (dtype, device)
+    kind = _dlpack_kinds.get(key)
+    if kind is None:
+        with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
+            cap = torch.utils.dlpack.to_dlpack(torch.empty(1, dtype=dtype, device=device))
+            t = _dlpack.DLTensor.from_address(_dlpack._get_pointer(cap, b"dltensor"))
+            kind = (t.device_type, t.device_id, t.code, t.bits, t.lanes)
+        _dlpack_kinds[key] = kind
+    return kind
 
 
 class _Plan(ctypes.c_void_p):
