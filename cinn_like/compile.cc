@@ -217,6 +217,12 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     parsed = &*own;
     return absl::OkStatus();
   };
+  DumpToFile(name + ".program.json", program_json);
+  // A text with an escape is parsed first: the key's reading of it (ProgramJsonUsesLibraries)
+  // then has the Program, and a text that does not parse fails before the cache is asked.
+  if (!parsed && program_json.find('\\') != std::string::npos) {
+    if (absl::Status s = parse(); !s.ok()) return s;
+  }
   auto compiler = backends::Compiler::Create(target);  // resolves the arch (the cache key's)
   if (!compiler.ok()) {
     if (absl::Status s = parse(); !s.ok()) return s;  // the Program's errors first
@@ -229,7 +235,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   Stopwatch cache_clock;
   std::optional<DiskCacheCompileLock> compile_lock;  // held until this compile is stored
   if (!cache_dir.empty()) {
-    key = DiskCacheKey(program_json, (*compiler)->target(), name);
+    key = DiskCacheKey(program_json, parsed, (*compiler)->target(), name);
     compile_lock.emplace(cache_dir, key);
     if (std::optional<ModuleImage> image = DiskCacheLookup(cache_dir, key)) {
       auto loaded = LoadImage(*image, "cache entry " + key, *std::move(compiler));
@@ -256,7 +262,6 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   Stopwatch lower_clock;
   if (absl::Status s = parse(); !s.ok()) return s;
   const frontend::Program& program = *parsed;
-  DumpToFile(name + ".program.json", program_json);
   FinishWarmUp();  // the libraries it loads are the lowering's first needs (a hit needs none)
   const double library_before = ir::LibraryCheckMilliseconds();
   // Whatever way this compile ends, no plan it queued is left being made after it.

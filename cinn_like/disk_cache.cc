@@ -146,8 +146,8 @@ bool ProgramJsonUsesLibraries(std::string_view json, bool* convolutions) {
   if (json.find('\\') != std::string_view::npos) {
     auto program = frontend::ProgramFromJson(std::string(json));
     if (program.ok()) return UsesLibraries(*program, convolutions);
-    *convolutions = false;  // text that does not parse compiles to nothing
-    return false;
+    *convolutions = true;  // unread: more in the key than needed, never less
+    return true;
   }
   static const std::vector<std::string> quoted = [] {
     std::vector<std::string> names;
@@ -259,8 +259,8 @@ std::string DiskCacheDir() {
   return dir;
 }
 
-std::string DiskCacheKey(std::string_view program_json, const ir::Target& target,
-                         const std::string& name) {
+std::string DiskCacheKey(std::string_view program_json, const frontend::Program* parsed,
+                         const ir::Target& target, const std::string& name) {
   std::string text = absl::StrCat("module file ", kModuleFileVersion, "\n", LibraryIdentity(), "\n",
                                   target.ToString(), "\n", name, "\n");
   auto host = backends::HostCodeDescription();
@@ -273,7 +273,8 @@ std::string DiskCacheKey(std::string_view program_json, const ir::Target& target
   // Asked only for Programs with an op a library may run (loading cuDNN costs a warm compile
   // more than all the rest).
   bool convolutions = false;
-  if (ProgramJsonUsesLibraries(program_json, &convolutions)) {
+  if (parsed ? UsesLibraries(*parsed, &convolutions)
+             : ProgramJsonUsesLibraries(program_json, &convolutions)) {
     absl::StrAppend(&text, backends::LibraryEnvironment(target, convolutions), "\n");
   }
 #ifdef CINN_LIKE_WITH_CUDA

@@ -22,6 +22,7 @@
 #include <string_view>
 
 #include "cinn_like/module_file.h"
+#include "frontend/program.h"
 #include "ir/target.h"
 
 namespace cinn_like {
@@ -44,16 +45,19 @@ std::string DiskCacheStatsJson();
 std::string DiskCacheDir();
 
 /// The key of the Program whose JSON text is `program_json` (frontend/program_json.h) compiled
-/// as entry `name` for `target` (its arch resolved). The text is keyed as it is, unparsed: a
-/// Program spelled otherwise (another order of its keys, other spaces) is another entry.
-std::string DiskCacheKey(std::string_view program_json, const ir::Target& target,
-                         const std::string& name);
+/// as entry `name` for `target` (its arch resolved); `parsed`, where the caller has it, is that
+/// Program (its ops say whether the key asks the libraries; else the text is read for them). The
+/// text is keyed as it is: a Program spelled otherwise (another order of its keys, other spaces)
+/// is another entry.
+std::string DiskCacheKey(std::string_view program_json, const frontend::Program* parsed,
+                         const ir::Target& target, const std::string& name);
 
 /// Whether the Program in `json` has an op that may become a library call (an extern compute;
 /// `*convolutions`: a convolution among them), the part of the key that asks the libraries,
 /// read without parsing the text: such an op counts where its name appears quoted anywhere in
 /// it (a tensor of that name too: more in the key than it needs, never less). A text with an
-/// escape (a backslash), which might spell a name another way, is parsed.
+/// escape (a backslash), which might spell a name another way, is parsed; one that does not
+/// parse counts as using every library.
 bool ProgramJsonUsesLibraries(std::string_view json, bool* convolutions);
 
 /// Held while a process looks entry `key` up and, on a miss, compiles and stores it: a process
