@@ -114,8 +114,9 @@ def _lazy_graph_modules():
     modules, a no-op). The trial fusion makes a submodule per partition that is converted to a
     Program, never called: generating their code was over half of a warm start's Python time
     (vit_b_16 here: 0.29 s, 0.08 s with them lazy, before graph plans). fuse_as_graphmodule
-    makes its submodules with the GraphModule class of torch.fx.passes.utils.common: swapped for the lazy one while the context lasts. Code that
-    makes GraphModules meanwhile on another thread gets lazy ones too, which behave the same."""
+    makes its submodules with the GraphModule class of torch.fx.passes.utils.common: swapped for
+    the lazy one while the context lasts. Code that makes GraphModules meanwhile on another
+    thread gets lazy ones too, which behave the same."""
     try:
         from torch.fx import _lazy_graph_module as lazy  # noqa: PLC0415
         from torch.fx.passes.utils import common  # noqa: PLC0415

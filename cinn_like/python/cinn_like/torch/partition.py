@@ -220,7 +220,7 @@ def splice(gm, pieces):
         todo = [last.get(n, n)]
         while todo:
             u = todo.pop()
-            missing = [unit.get(a, a) for a in inputs_of(u) if unit.get(a, a) not in done]
+            missing = [d for d in (unit.get(a, a) for a in inputs_of(u)) if d not in done]
             if missing:
                 waiting.setdefault(missing[-1], []).append(u)
                 continue
