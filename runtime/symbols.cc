@@ -37,6 +37,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_check_indices),
 #ifdef CINN_LIKE_WITH_CUDA
       CINN_LIKE_SYMBOL(cinn_like_cuda_launch),
+      CINN_LIKE_SYMBOL(cinn_like_cuda_launch_realigned),
       CINN_LIKE_SYMBOL(cinn_like_cublas_matmul),
       CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),
       CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),

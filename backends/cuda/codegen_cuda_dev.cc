@@ -117,9 +117,10 @@ void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
       absl::StrAppend(&params, TypeName(a.var.type()), " ", a.var.name());
     }
   }
-  const std::string aligned = PlanAlignedVectors(kernel);
+  const KernelAlignment plan = PlanKernelAlignment(kernel);
+  const std::string aligned = plan.HostRealigns() ? "" : KernelAlignmentTest(kernel, plan);
   if (!aligned.empty()) {
-    // The body with every vector access checked, for pointers that are not all aligned. Not
+    // The body with every vector access checked, for arguments that fail the test. Not
     // inlined: a second copy in the kernel would let the compiler merge the two copies' common
     // code, and a merged store is a scalar one (float2 stores came out as two st.global.f32).
     out_ << "static __device__ __noinline__ void " << kernel.name << "_unaligned(" << params
@@ -137,8 +138,9 @@ void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
          << "    " << kernel.name << "_unaligned(" << names << ");\n"
          << "    return;\n"
          << "  }\n";
-    assume_aligned_ = true;
   }
+  aligned_stores_ = plan.stores;
+  assume_aligned_ = !aligned_stores_.empty();
   vector_count_ = 0;
   Nested(kernel.body);
   assume_aligned_ = false;

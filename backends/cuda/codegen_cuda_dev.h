@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/codegen_c.h"
+#include "backends/cuda/kernel_alignment.h"
 #include "ir/module.h"
 
 namespace cinn_like::backends {
@@ -81,17 +82,15 @@ class CodeGenCudaDev : public CodeGenC {
   ///     *reinterpret_cast<float4*>(&C[b]) = C_v1;
   ///   } else { C[b] = A[b] + ...; C[b + 1] = ...; }
   void PrintVectorStore(const ir::Store* op);
-  /// Kernel versioning for alignment. The vector stores whose every vector access is of a
-  /// kernel argument at an index known to be a multiple of the chunk's lanes (from the
-  /// index's constants, products and lets: KnownDivisor) are aligned whenever those
-  /// arguments' pointers are; those stores go to `aligned_stores_` and the returned test is
-  /// that of the pointers, `(reinterpret_cast<unsigned long long>(A) | ...) % 16 == 0`. The
-  /// kernel then tests it once and prints those stores' vector path alone; pointers that fail
-  /// it go to `<kernel>_unaligned`, the body with the per-statement checks. One uniform branch
-  /// per kernel instead of one per vector statement (a softmax kernel of rows of 512 halves,
-  /// H100: 0.144 -> 0.141 ms, Triton's 0.141).
-  /// Empty (no versioning) when no store qualifies or the kernel has shared arrays.
-  std::string PlanAlignedVectors(const ir::LoweredFuncNode& kernel);
+  /// Kernel versioning for alignment (kernel_alignment.h). Where the host realigns the
+  /// pointers, the kernel holds the aligned version alone: the plan's stores print as vector
+  /// accesses with no test. Otherwise (size assumptions) the kernel tests this, once,
+  /// `(reinterpret_cast<unsigned long long>(A) | ...) % 16 == 0 && n % 8 == 0`, and arguments
+  /// that fail it go to `<kernel>_unaligned`, the body with the per-statement checks: one uniform
+  /// branch per kernel instead of one per vector statement (a softmax kernel of rows of 512
+  /// halves, H100: 0.144 -> 0.141 ms, Triton's 0.141). Empty when the plan is.
+  static std::string KernelAlignmentTest(const ir::LoweredFuncNode& kernel,
+                                         const KernelAlignment& plan);
   std::set<const ir::Store*> aligned_stores_;
   bool assume_aligned_ = false;  // printing the aligned version of the kernel
   int vector_count_ = 0;         // numbers the vector temporaries of a function

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
+#include "backends/cuda/kernel_alignment.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -315,12 +316,9 @@ AlignedPlan PlanAligned(const ir::LoweredFuncNode& kernel,
   return plan;
 }
 
-/// Sizes assumed multiples of this (kernel versioning, PlanAlignedVectors): 8 halves, 4 floats.
-constexpr int64_t kSizeMultiple = 8;
-
 }  // namespace
 
-std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel) {
+KernelAlignment PlanKernelAlignment(const ir::LoweredFuncNode& kernel) {
   AlignedPlan plan = PlanAligned(kernel, {});
   // A row stride of symbolic length (x[row * s1 + ...]): with the kernel's size arguments
   // multiples of kSizeMultiple more stores may be aligned; then those the assumption is needed
@@ -329,7 +327,7 @@ std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel
   for (const ir::Argument& a : kernel.args) {
     if (!a.is_buffer() && a.var.type().is_integer()) sizes[a.var.node()] = kSizeMultiple;
   }
-  std::vector<const ir::Variable*> tested;
+  KernelAlignment out;
   if (!sizes.empty()) {
     AlignedPlan assumed = PlanAligned(kernel, sizes);
     if (assumed.stores.size() > plan.stores.size()) {
@@ -342,20 +340,30 @@ std::string CodeGenCudaDev::PlanAlignedVectors(const ir::LoweredFuncNode& kernel
         fewer.erase(v);
         if (PlanAligned(kernel, fewer).stores.size() == assumed.stores.size()) kept = fewer;
       }
-      for (const auto& [v, multiple] : kept) tested.push_back(v);
+      for (const auto& [v, multiple] : kept) out.sizes.push_back(v);
       plan = PlanAligned(kernel, kept);
     }
   }
-  aligned_stores_ = plan.stores;
-  std::map<int, std::vector<std::string>> by_width;
-  for (const ir::Argument& a : kernel.args) {
+  out.stores = std::move(plan.stores);
+  for (size_t i = 0; i < kernel.args.size(); ++i) {
+    const ir::Argument& a = kernel.args[i];
     if (!a.is_buffer() || plan.widest[a.buffer.get()] == 0) continue;
-    by_width[plan.widest[a.buffer.get()]].push_back(
-        absl::StrCat("reinterpret_cast<unsigned long long>(", a.buffer->name, ")"));
+    out.pointers.push_back({static_cast<int>(i), plan.widest[a.buffer.get()]});
+  }
+  if (out.pointers.empty()) out = KernelAlignment();
+  return out;
+}
+
+std::string CodeGenCudaDev::KernelAlignmentTest(const ir::LoweredFuncNode& kernel,
+                                                const KernelAlignment& plan) {
+  std::map<int, std::vector<std::string>> by_width;
+  for (const KernelAlignment::Pointer& p : plan.pointers) {
+    by_width[p.bytes].push_back(absl::StrCat("reinterpret_cast<unsigned long long>(",
+                                             kernel.args[p.arg].buffer->name, ")"));
   }
   if (by_width.empty()) return "";
   std::string test = AlignmentTest(by_width);
-  for (const ir::Variable* v : tested) {
+  for (const ir::Variable* v : plan.sizes) {
     absl::StrAppend(&test, " && ", v->name, " % ", kSizeMultiple, " == 0");
   }
   return test;

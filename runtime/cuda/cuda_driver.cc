@@ -57,6 +57,7 @@ Loaded LoadDriver() {
   resolve(a.MemcpyHtoD, "cuMemcpyHtoD_v2");
   resolve(a.MemcpyDtoH, "cuMemcpyDtoH_v2");
   resolve(a.MemcpyDtoD, "cuMemcpyDtoD_v2");
+  resolve(a.MemcpyDtoDAsync, "cuMemcpyDtoDAsync_v2");
   resolve(a.CtxSynchronize, "cuCtxSynchronize");
   resolve(a.StreamSynchronize, "cuStreamSynchronize");
   resolve(a.EventCreate, "cuEventCreate");

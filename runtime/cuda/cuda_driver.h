@@ -36,6 +36,8 @@ struct DriverApi {
   CUresult (*MemcpyHtoD)(CUdeviceptr dst, const void* src, size_t bytes);  // _v2
   CUresult (*MemcpyDtoH)(void* dst, CUdeviceptr src, size_t bytes);        // _v2
   CUresult (*MemcpyDtoD)(CUdeviceptr dst, CUdeviceptr src, size_t bytes);  // _v2
+  CUresult (*MemcpyDtoDAsync)(CUdeviceptr dst, CUdeviceptr src, size_t bytes,
+                              CUstream stream);  // _v2
   CUresult (*CtxSynchronize)();
   CUresult (*StreamSynchronize)(CUstream stream);
   // Events, for timing device work (benchmarks).

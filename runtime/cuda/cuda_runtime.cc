@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <dlpack/dlpack.h>
+
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
@@ -76,6 +78,76 @@ int cinn_like_cuda_launch(void* function, const char* kernel_name, int32_t grid_
       d->LaunchKernel(static_cast<CUfunction>(function), grid_x, grid_y, grid_z, block_x, block_y,
                       block_z, shared_mem_bytes, static_cast<CUstream>(stream), args, nullptr);
   return r == CUDA_SUCCESS ? 0 : Check(r, launch());
+}
+
+int cinn_like_cuda_launch_realigned(void* function, const char* kernel_name, int32_t grid_x,
+                                    int32_t grid_y, int32_t grid_z, int32_t block_x,
+                                    int32_t block_y, int32_t block_z, int32_t shared_mem_bytes,
+                                    void* stream, void** args, int32_t num_args,
+                                    const cinn_like_aligned_arg* aligned, int32_t num_aligned) {
+  if (grid_x <= 0 || grid_y <= 0 || grid_z <= 0) return 0;  // an empty tensor
+  const std::string name = kernel_name ? kernel_name : "<unnamed>";
+  if (num_args < 0 || num_aligned < 0 || (num_args > 0 && !args) || (num_aligned > 0 && !aligned)) {
+    return Fail(absl::StrCat("realigned launch of kernel ", name, ": ", num_args, " arguments and ",
+                             num_aligned, " aligned ones, with null arrays"));
+  }
+  for (int32_t k = 0; k < num_aligned; ++k) {
+    const cinn_like_aligned_arg& a = aligned[k];
+    if (a.index < 0 || a.index >= num_args || !args[a.index] || a.alignment <= 0 ||
+        (a.alignment & (a.alignment - 1)) != 0 || a.bytes < 0) {
+      return Fail(absl::StrCat("realigned launch of kernel ", name, ": aligned argument ", k,
+                               " (index ", a.index, ", alignment ", a.alignment, ", ", a.bytes,
+                               " bytes) does not describe one of its ", num_args, " arguments"));
+    }
+  }
+  const cuda::DriverApi* d = Ready("realigned launch of kernel " + name);
+  if (!d) return -1;
+  auto s = static_cast<CUstream>(stream);
+  std::vector<void*> params(args, args + num_args);
+  struct Copy {
+    CUdeviceptr original, copy;
+    size_t bytes;
+    bool written;
+  };
+  std::vector<Copy> copies;
+  std::vector<void*> values(num_aligned);  // the copies' addresses, which params point at
+  int rc = 0;
+  for (int32_t k = 0; k < num_aligned && rc == 0; ++k) {
+    const cinn_like_aligned_arg& a = aligned[k];
+    void* p = *static_cast<void**>(args[a.index]);
+    if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(a.alignment) == 0) continue;
+    const size_t bytes = static_cast<size_t>(a.bytes);
+    values[k] = cinn_like_alloc_workspace(kDLCUDA, bytes, stream);
+    if (!values[k]) {  // the last error names the bytes; the copies made so far are freed
+      rc = -1;
+      break;
+    }
+    copies.push_back({reinterpret_cast<CUdeviceptr>(p), reinterpret_cast<CUdeviceptr>(values[k]),
+                      bytes, a.written != 0});
+    params[a.index] = &values[k];
+    if (bytes > 0) {
+      rc = Check(
+          d->MemcpyDtoDAsync(copies.back().copy, copies.back().original, bytes, s),
+          absl::StrCat("copying argument ", a.index, " of kernel ", name, " to an aligned buffer"));
+    }
+  }
+  if (rc == 0) {
+    rc = cinn_like_cuda_launch(function, kernel_name, grid_x, grid_y, grid_z, block_x, block_y,
+                               block_z, shared_mem_bytes, stream, params.data(), num_args);
+  }
+  for (const Copy& c : copies) {
+    if (rc == 0 && c.written && c.bytes > 0) {
+      rc = Check(d->MemcpyDtoDAsync(c.original, c.copy, c.bytes, s),
+                 absl::StrCat("copying kernel ", name, "'s output back from its aligned buffer"));
+    }
+  }
+  const std::string first_error = rc == 0 ? "" : cinn_like_get_last_error();
+  for (const Copy& c : copies) {
+    const int freed = cinn_like_free_workspace(kDLCUDA, reinterpret_cast<void*>(c.copy), stream);
+    if (rc == 0) rc = freed;
+  }
+  if (!first_error.empty()) cinn_like_set_last_error(first_error.c_str());  // not a free's
+  return rc;
 }
 
 int cinn_like_cuda_malloc(void** ptr, size_t bytes) {

@@ -18,6 +18,27 @@ int cinn_like_cuda_launch(void* function, const char* kernel_name, int32_t grid_
                           int32_t grid_z, int32_t block_x, int32_t block_y, int32_t block_z,
                           int32_t shared_mem_bytes, void* stream, void** args, int32_t num_args);
 
+/// A kernel argument whose pointer the kernel assumes a multiple of `alignment` bytes (its
+/// vector accesses: backends/cuda/kernel_alignment.h).
+typedef struct {
+  int32_t index;     /* which of the launch's args */
+  int32_t alignment; /* bytes, a power of two (16, 8 or 4) */
+  int32_t written;   /* nonzero: the kernel writes the buffer */
+  int64_t bytes;     /* the buffer's size */
+} cinn_like_aligned_arg;
+
+/// cinn_like_cuda_launch for arguments that may break `aligned`'s assumptions (host code calls
+/// it where its test of the pointers failed): each misaligned buffer is copied into a workspace
+/// (cinn_like_alloc_workspace: 64-byte aligned) on `stream`, the kernel runs on the copies, the
+/// copies of written buffers are copied back and the workspaces freed, all in stream order. A
+/// written buffer is copied in too (a kernel may write part of it). Aligned arguments are passed
+/// as they are.
+int cinn_like_cuda_launch_realigned(void* function, const char* kernel_name, int32_t grid_x,
+                                    int32_t grid_y, int32_t grid_z, int32_t block_x,
+                                    int32_t block_y, int32_t block_z, int32_t shared_mem_bytes,
+                                    void* stream, void** args, int32_t num_args,
+                                    const cinn_like_aligned_arg* aligned, int32_t num_aligned);
+
 /// Device memory of device 0's primary context (`bytes` 0 still gives a valid pointer).
 int cinn_like_cuda_malloc(void** ptr, size_t bytes);
 /// Frees what cinn_like_cuda_malloc gave; null is a no-op.

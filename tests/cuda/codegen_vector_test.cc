@@ -7,6 +7,7 @@
 #include "backends/compiler.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/nvrtc_compiler.h"
+#include "backends/llvm/host_ir.h"
 #include "ir/transforms/split_host_device.h"
 #include "tools/examples.h"
 
@@ -27,9 +28,9 @@ absl::StatusOr<std::string> ExampleCuda(const std::string& name) {
 }
 
 /// out[ramp(t * L + offset, 1, L)] = in[ramp(t * L + offset, 1, L)] * 2 under threadIdx t of
-/// 32, for one dtype; with `shared`, inside the allocation of an unused shared array.
-absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes, int offset = 0,
-                                        bool shared = false) {
+/// 32, for one dtype; with `shared`, inside the allocation of an unused shared array; split.
+absl::StatusOr<ir::Module> ScaleModule(ir::Type dtype, int lanes, int offset = 0,
+                                       bool shared = false) {
   auto in = ir::MakeBuffer("In", dtype, {ir::Expr(32 * lanes + offset)});
   auto out = ir::MakeBuffer("Out", dtype, {ir::Expr(32 * lanes + offset)});
   ir::Var t("t");
@@ -47,7 +48,14 @@ absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes, int offset = 
   f->body = ir::For::Make(t, 0, 32, ir::ForKind::kGpuThread, body, 0);
   auto split = ir::SplitHostDevice(*f);
   if (!split.ok()) return split.status();
-  return CodeGenCudaDev::Generate({"scale", ir::Target::NVGPU(90), {*split}});
+  return ir::Module{"scale", ir::Target::NVGPU(90), {*split}};
+}
+
+absl::StatusOr<std::string> ScaleKernel(ir::Type dtype, int lanes, int offset = 0,
+                                        bool shared = false) {
+  auto module = ScaleModule(dtype, lanes, offset, shared);
+  if (!module.ok()) return module.status();
+  return CodeGenCudaDev::Generate(*module);
 }
 
 TEST(CodeGenCudaVector, VAddUsesFloat4LoadsAndStoresWithAScalarTail) {
@@ -61,7 +69,10 @@ TEST(CodeGenCudaVector, VAddUsesFloat4LoadsAndStoresWithAScalarTail) {
   EXPECT_THAT(*src, HasSubstr("float4 B_v1 = *reinterpret_cast<const float4*>(&B[idx1]);"));
   EXPECT_THAT(*src, HasSubstr("*reinterpret_cast<float4*>(&C[idx1]) = C_v2;"));
   EXPECT_THAT(*src, HasSubstr("C_v2.w = A_v0.w + B_v1.w;"));
-  EXPECT_THAT(*src, HasSubstr(" % 16 == 0) {"));
+  // Every vector index is a multiple of 4 elements: the host tests the pointers before the
+  // launch (HostRealignsWhatTheKernelAssumesAligned below), the kernel tests nothing.
+  EXPECT_THAT(*src, Not(HasSubstr(" % 16 == 0")));
+  EXPECT_THAT(*src, Not(HasSubstr("_unaligned")));
   // The scalar tail of the non-exact split: a serial lane loop under the per-lane guard.
   EXPECT_THAT(*src, HasSubstr("for (int32_t i_inner = 0; i_inner < 4; ++i_inner) {"));
   EXPECT_THAT(*src, HasSubstr("+ i_inner < n"));
@@ -116,36 +127,57 @@ TEST(CodeGenCudaVector, BytesUseUint4WithAReinterpretingAccessor) {
 }
 
 TEST(CodeGenCudaVector, MisalignedFallbackStoresEachLane) {
-  auto src = ScaleKernel(ir::Float(32), 4);
+  // In[t * 4 + 1] is aligned only where In is 4 bytes past a 16-byte boundary: the statement
+  // tests its addresses and stores lane by lane when they fail.
+  auto src = ScaleKernel(ir::Float(32), 4, /*offset=*/1);
   ASSERT_TRUE(src.ok()) << src.status();
-  EXPECT_THAT(*src, HasSubstr("if ((reinterpret_cast<unsigned long long>(&In[t * 4]) | "
-                              "reinterpret_cast<unsigned long long>(&Out[t * 4])) % 16 == 0) {"));
-  EXPECT_THAT(*src, HasSubstr("} else {\n    Out[t * 4] = In[t * 4] * 2.0f;\n"
-                              "    Out[t * 4 + 1] = In[t * 4 + 1] * 2.0f;\n"));
-  EXPECT_THAT(*src, HasSubstr("Out[t * 4 + 3] = In[t * 4 + 3] * 2.0f;\n  }\n"));
+  EXPECT_THAT(*src,
+              HasSubstr("if ((reinterpret_cast<unsigned long long>(&In[t * 4 + 1]) | "
+                        "reinterpret_cast<unsigned long long>(&Out[t * 4 + 1])) % 16 == 0) {"));
+  EXPECT_THAT(*src, HasSubstr("} else {\n    Out[t * 4 + 1] = In[t * 4 + 1] * 2.0f;\n"
+                              "    Out[t * 4 + 2] = In[t * 4 + 2] * 2.0f;\n"));
+  EXPECT_THAT(*src, HasSubstr("Out[t * 4 + 4] = In[t * 4 + 4] * 2.0f;\n  }\n"));
 }
 
-TEST(CodeGenCudaVector, AlignedIndicesTestThePointersOnce) {
-  // In[t * 4] is aligned wherever In is: the kernel tests its pointers once and takes the
-  // vector path without a test per statement; its copy with the tests takes other pointers.
+TEST(CodeGenCudaVector, AlignedIndicesLeaveThePointerTestToTheHost) {
+  // In[t * 4] is aligned wherever In is: the kernel is the vector path alone, with no test and
+  // no second copy; the host tests the pointers (HostRealignsWhatTheKernelAssumesAligned).
   auto src = ScaleKernel(ir::Float(32), 4);
   ASSERT_TRUE(src.ok()) << src.status();
-  const size_t kernel = src->find("__global__");
-  ASSERT_NE(kernel, std::string::npos);
-  const std::string unaligned = src->substr(0, kernel), body = src->substr(kernel);
-  EXPECT_THAT(unaligned, HasSubstr("static __device__ __noinline__ void scale_kernel_unaligned("
-                                   "const float* __restrict__ In, float* __restrict__ Out) {"));
-  EXPECT_THAT(unaligned, HasSubstr("&Out[t * 4])) % 16 == 0) {"));
-  EXPECT_THAT(body, HasSubstr("  if (!((reinterpret_cast<unsigned long long>(In) | "
-                              "reinterpret_cast<unsigned long long>(Out)) % 16 == 0)) {\n"
-                              "    scale_kernel_unaligned(In, Out);\n    return;\n  }\n"));
-  EXPECT_THAT(body, HasSubstr("  float4 In_v0 = *reinterpret_cast<const float4*>(&In[t * 4]);"));
-  EXPECT_THAT(body, Not(HasSubstr("&Out[t * 4])) % 16")));
-  EXPECT_THAT(body, Not(HasSubstr("Out[t * 4 + 1] =")));  // no scalar path
+  EXPECT_THAT(*src, Not(HasSubstr("_unaligned")));
+  EXPECT_THAT(*src, Not(HasSubstr("% 16")));
+  EXPECT_THAT(*src, HasSubstr("  float4 In_v0 = *reinterpret_cast<const float4*>(&In[t * 4]);"));
+  EXPECT_THAT(*src, Not(HasSubstr("Out[t * 4 + 1] =")));  // no scalar path
   nvrtc::Compiler nvrtc;
   auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "scale_versioned");
   ASSERT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
   EXPECT_THAT(*ptx, HasSubstr("st.global.v4.f32")) << *ptx;
+}
+
+TEST(CodeGenCudaVector, HostRealignsWhatTheKernelAssumesAligned) {
+  // The host tests In and Out (16 bytes, the float4's) before the launch: aligned, the plain
+  // launch; else the realigned one, told each argument's index, alignment, whether the kernel
+  // writes it and its bytes (128 floats).
+  auto module = ScaleModule(ir::Float(32), 4);
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto ir = CudaHostIR(*module);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  EXPECT_THAT(*ir, HasSubstr("and i64 %"));
+  EXPECT_THAT(*ir, HasSubstr(", 15"));
+  EXPECT_THAT(*ir, HasSubstr("%scale_kernel.misaligned = icmp ne i64 "));
+  EXPECT_THAT(*ir, HasSubstr("call i32 @cinn_like_cuda_launch(ptr %scale_kernel.handle"));
+  EXPECT_THAT(*ir, HasSubstr("call i32 @cinn_like_cuda_launch_realigned(ptr %scale_kernel.handle"));
+  EXPECT_THAT(*ir, HasSubstr("store i32 0, ptr"));    // In: index 0
+  EXPECT_THAT(*ir, HasSubstr("store i32 16, ptr"));   // alignment
+  EXPECT_THAT(*ir, HasSubstr("store i64 512, ptr"));  // 128 floats
+  EXPECT_THAT(*ir, HasSubstr("%scale_kernel.rc = phi i32 "));
+  // An index of unknown alignment tests itself in the kernel: the host launches as it is.
+  auto offset = ScaleModule(ir::Float(32), 4, /*offset=*/1);
+  ASSERT_TRUE(offset.ok()) << offset.status();
+  auto plain = CudaHostIR(*offset);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_THAT(*plain, Not(HasSubstr("realigned"))) << *plain;
+  EXPECT_THAT(*plain, HasSubstr("call i32 @cinn_like_cuda_launch(")) << *plain;
 }
 
 TEST(CodeGenCudaVector, IndicesOfUnknownAlignmentOrSharedArraysKeepATestPerStatement) {

@@ -74,7 +74,8 @@ TEST(GroupScheduleNVGPU, ElementwiseGroupsMove128BitsPerAccess) {
     SCOPED_TRACE(hlir::DTypeName(dt));
     std::string src = CompiledSource(BiasRelu(dt, 64, 1024));
     EXPECT_THAT(src, HasSubstr(absl::StrCat("*reinterpret_cast<const ", vector_type, "*>")));
-    EXPECT_THAT(src, HasSubstr("% 16 == 0"));
+    // The host tests the pointers before the launch (codegen_cuda_host.h): no test here.
+    EXPECT_THAT(src, Not(HasSubstr("% 16 == 0")));
     // The fused index split into [row, column] and flattened again is one index: no
     // per-element division by the row length.
     EXPECT_THAT(src, Not(HasSubstr("/ 1024")));
@@ -195,8 +196,8 @@ TEST(GroupScheduleNVGPU, RereadRowsAreReadOnceIntoRegisters) {
   EXPECT_THAT(softmax, HasSubstr("cinn_like_block_reduce_sum<"));
   EXPECT_THAT(softmax, HasSubstr("threadIdx.y"));  // 8 rows per block
   EXPECT_THAT(softmax, Not(HasSubstr("for (")));   // every loop unrolled
-  // Global reads of x only where the row is cached: vectors in the kernel, whose pointers are
-  // aligned (tested once), vectors or one read per element in its unaligned copy.
+  // Global reads of x only where the row is cached: vectors, whose pointers the host tests
+  // before the launch (no copy of the body for others).
   auto scalar_reads = [](const std::string& src) {
     size_t reads = 0;
     for (size_t p = src.find(" x["); p != std::string::npos; p = src.find(" x[", p + 1)) ++reads;
@@ -204,9 +205,7 @@ TEST(GroupScheduleNVGPU, RereadRowsAreReadOnceIntoRegisters) {
   };
   EXPECT_EQ(scalar_reads(softmax), 0u) << softmax;
   EXPECT_THAT(softmax, Not(HasSubstr("% 16 == 0) {")));
-  const std::string unaligned = UnalignedCopy(CompiledSource(*b.Build()));
-  EXPECT_EQ(scalar_reads(unaligned), 16u) << unaligned;
-  EXPECT_THAT(unaligned, HasSubstr("% 16 == 0) {"));
+  EXPECT_EQ(UnalignedCopy(CompiledSource(*b.Build())), "");
   NetBuilder c;
   auto x = c.CreateInput(DType::kFloat16, S({8, 4096}), "x");
   auto r = c.CreateInput(DType::kFloat16, S({8, 4096}), "r");

@@ -57,31 +57,43 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
 }
 
 TEST(IntrinsicsCuda, VectorReducesCombineTheLanesOfOneVectorLoad) {
-  // Out[tx] = Out[tx] + vector_reduce_sum(In[ramp(4 * tx, 1, 4)]): one float4 load where it is
-  // aligned, its lanes summed in order, else four scalar loads.
-  auto in = ir::MakeBuffer("In", ir::Float(32), {ir::Expr(128)});
-  auto out = ir::MakeBuffer("Out", ir::Float(32), {ir::Expr(32)});
-  ir::Var tx("tx");
-  ir::Expr lanes = ir::Load::Make(in, {ir::Ramp::Make(tx * 4, ir::Expr(1), 4)});
-  for (auto [op, combine] : {std::pair{ir::IntrinsicOp::kVectorReduceSum, std::string(" + ")},
-                             std::pair{ir::IntrinsicOp::kVectorReduceMax, std::string("max(")}}) {
-    ir::Expr total = ir::Call::Make(ir::Float(32), op, {lanes});
-    ir::Expr acc = ir::Load::Make(out, {tx});
-    ir::Expr update =
-        op == ir::IntrinsicOp::kVectorReduceSum ? acc + total : ir::Max::Make(acc, total);
-    auto f = std::make_shared<ir::LoweredFuncNode>();
-    f->name = "k";
-    f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
-    f->body =
-        ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, ir::Store::Make(out, {tx}, update), 0);
-    auto src = CodeGenCudaDev::Generate(testing::SplitGpuModule("k", {f}));
-    ASSERT_TRUE(src.ok()) << src.status();
-    EXPECT_THAT(*src, HasSubstr("float4 In_v0 = *reinterpret_cast<const float4*>(&In[tx * 4]);"))
-        << *src;
-    EXPECT_THAT(*src, HasSubstr("In_v0.w")) << *src;
-    EXPECT_THAT(*src, HasSubstr("In[tx * 4 + 3]")) << *src;  // the unaligned path
-    EXPECT_THAT(*src, HasSubstr(combine)) << *src;
-    EXPECT_THAT(*src, ::testing::Not(HasSubstr("vector_reduce"))) << *src;
+  // Out[tx] = Out[tx] + vector_reduce_sum(In[ramp(4 * tx + offset, 1, 4)]): one float4 load,
+  // its lanes summed in order. At offset 0 the host guarantees the alignment (no scalar path);
+  // at offset 1 the statement tests its address and falls back to four scalar loads.
+  for (int offset : {0, 1}) {
+    auto in = ir::MakeBuffer("In", ir::Float(32), {ir::Expr(129)});
+    auto out = ir::MakeBuffer("Out", ir::Float(32), {ir::Expr(32)});
+    ir::Var tx("tx");
+    ir::Expr base = offset ? tx * 4 + offset : tx * 4;
+    ir::Expr lanes = ir::Load::Make(in, {ir::Ramp::Make(base, ir::Expr(1), 4)});
+    const std::string first = offset ? "tx * 4 + 1" : "tx * 4";
+    const std::string last = offset ? "In[tx * 4 + 4]" : "In[tx * 4 + 3]";
+    for (auto [op, combine] : {std::pair{ir::IntrinsicOp::kVectorReduceSum, std::string(" + ")},
+                               std::pair{ir::IntrinsicOp::kVectorReduceMax, std::string("max(")}}) {
+      SCOPED_TRACE(offset);
+      ir::Expr total = ir::Call::Make(ir::Float(32), op, {lanes});
+      ir::Expr acc = ir::Load::Make(out, {tx});
+      ir::Expr update =
+          op == ir::IntrinsicOp::kVectorReduceSum ? acc + total : ir::Max::Make(acc, total);
+      auto f = std::make_shared<ir::LoweredFuncNode>();
+      f->name = "k";
+      f->args = {ir::Argument::Input(in), ir::Argument::Output(out)};
+      f->body =
+          ir::For::Make(tx, 0, 32, ir::ForKind::kGpuThread, ir::Store::Make(out, {tx}, update), 0);
+      auto src = CodeGenCudaDev::Generate(testing::SplitGpuModule("k", {f}));
+      ASSERT_TRUE(src.ok()) << src.status();
+      EXPECT_THAT(*src,
+                  HasSubstr("float4 In_v0 = *reinterpret_cast<const float4*>(&In[" + first + "]);"))
+          << *src;
+      EXPECT_THAT(*src, HasSubstr("In_v0.w")) << *src;
+      if (offset) {
+        EXPECT_THAT(*src, HasSubstr(last)) << *src;  // the scalar path
+      } else {
+        EXPECT_THAT(*src, ::testing::Not(HasSubstr(last))) << *src;
+      }
+      EXPECT_THAT(*src, HasSubstr(combine)) << *src;
+      EXPECT_THAT(*src, ::testing::Not(HasSubstr("vector_reduce"))) << *src;
+    }
   }
 }
 

@@ -122,6 +122,22 @@ class CallPathTest(unittest.TestCase):
         self.calls_track_eager("cuda", chain)
 
     @needs_cuda
+    def test_misaligned_views_track_eager_cuda(self):
+        # Views starting 4 and 8 bytes into their storage: the kernels' float4 accesses need 16,
+        # so the host runs them on aligned copies (cinn_like_cuda_launch_realigned); the
+        # compiled graph is the aligned calls' (the same shapes and strides).
+        g = torch.compile(chain, backend="cinn_like", dynamic=False)
+        args = fresh("cuda", (64, 32), (32,), (32,), (64, 32))
+        torch.testing.assert_close(g(*args), chain(*args), rtol=1e-5, atol=1e-6)
+        for offset in (1, 2):
+            x = torch.randn(64 * 32 + offset, device="cuda")[offset:].view(64, 32)
+            d = torch.randn(64 * 32 + 3, device="cuda")[3:].view(64, 32)
+            self.assertNotEqual(x.data_ptr() % 16, 0)
+            got = g(x, args[1], args[2], d)
+            torch.testing.assert_close(got, chain(x, args[1], args[2], d), rtol=1e-5, atol=1e-6,
+                                       msg=f"views at offsets {offset} and 3")
+
+    @needs_cuda
     def test_cudagraphs_track_eager(self):
         ct.reset()
         self.calls_track_eager("cuda", chain, mode="reduce-overhead")
