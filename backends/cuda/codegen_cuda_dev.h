@@ -75,8 +75,9 @@ class CodeGenCudaDev : public CodeGenC {
 
  private:
   /// A vector store `buf[ramp(base, 1, L)] = value` as 16-, 8- or 4-byte vector accesses
-  /// (float4, float2, double2, uint4 for 8 halves, ...) when every dense access of the
-  /// statement is aligned at run time, else as one scalar store per lane:
+  /// (float4, float2, double2, uint4 for 8 halves, ...): alone for a store of the kernel's
+  /// alignment plan while printing its aligned version, else when every dense access of the
+  /// statement is aligned at run time, and otherwise as one scalar store per lane:
   ///   if ((addr(&A[b]) | addr(&C[b])) % 16 == 0) {
   ///     float4 A_v0 = *reinterpret_cast<const float4*>(&A[b]);  ...lane by lane on .x .y .z .w
   ///     *reinterpret_cast<float4*>(&C[b]) = C_v1;

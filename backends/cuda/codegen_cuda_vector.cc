@@ -1,5 +1,7 @@
 /// \file CodeGenCudaDev's vector statements: 128-bit (or 64-, 32-bit) loads and stores through
-/// CUDA vector types, with an alignment check and a lane-by-lane scalar fallback.
+/// CUDA vector types, and the kernel's alignment plan (kernel_alignment.h): stores whose
+/// alignment follows from the pointers' print as vectors alone, others with a test of their
+/// addresses and a lane-by-lane scalar fallback.
 #include <algorithm>
 #include <functional>
 #include <map>
@@ -260,7 +262,7 @@ CodeGenCudaDev::VectorType CodeGenCudaDev::CudaVectorType(const ir::Type& elem, 
 
 namespace {
 
-/// The stores of `kernel` PlanAlignedVectors can print as vectors alone, and the widest chunk
+/// The stores of `kernel` PlanKernelAlignment can print as vectors alone, and the widest chunk
 /// each kernel argument is accessed with by them, where each variable of `assumed` is a
 /// multiple of its value; empty when the kernel has shared arrays.
 struct AlignedPlan {
@@ -500,7 +502,7 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
     }
   };
   if (assume_aligned_ && aligned_stores_.count(store_op)) {
-    // The kernel's aligned version (PlanAlignedVectors): every access is aligned here.
+    // The kernel's aligned version (PlanKernelAlignment): every access is aligned here.
     vector_path();
     return;
   }

@@ -1,4 +1,5 @@
-/// \file NVGPU host code generation: kernel launches as calls to cinn_like_cuda_launch.
+/// \file NVGPU host code generation: kernel launches as calls to cinn_like_cuda_launch, behind a
+/// test of the pointers a kernel assumes aligned (cinn_like_cuda_launch_realigned where it fails).
 #include "backends/llvm/codegen_cuda_host.h"
 
 #include <dlpack/dlpack.h>
@@ -170,9 +171,11 @@ llvm::Value* CodeGenCudaHost::EmitGuardedLaunch(const std::string& name,
       bytes = b.CreateMul(bytes, b.CreateIntCast(EmitExpr(d), i64(), /*isSigned=*/true));
     }
     const int32_t fields[] = {aligned[k].arg, aligned[k].alignment, aligned[k].written ? 1 : 0};
+    static const char* const kFieldNames[] = {"index", "alignment", "written", "bytes"};
     for (int f = 0; f < 4; ++f) {
       llvm::Value* at =
-          b.CreateInBoundsGEP(entry_type, table, {b.getInt32(static_cast<int>(k)), b.getInt32(f)});
+          b.CreateInBoundsGEP(entry_type, table, {b.getInt32(static_cast<int>(k)), b.getInt32(f)},
+                              absl::StrCat(name, ".aligned", k, ".", kFieldNames[f]));
       b.CreateStore(f < 3 ? b.getInt32(fields[f]) : bytes, at);
     }
   }

@@ -28,7 +28,7 @@ namespace {
 /// the vectors dealt out over `threads` threads on threadIdx.x: a warp's lanes then read
 /// 16 bytes each, side by side. The vector's tail guard (a row not a multiple of `lanes`) makes
 /// the vectorizer branch to scalar lanes at the row's end only (ir/transforms/vectorize.h);
-/// the CUDA code checks each vector's alignment at run time.
+/// the vectors' alignment is checked at run time (backends/cuda/kernel_alignment.h).
 absl::Status BindVectorsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads,
                                   int lanes) {
   if (lanes < 2 || cols.empty()) return BindColumnsToThreads(s, cols, threads);

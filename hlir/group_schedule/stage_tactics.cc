@@ -387,9 +387,10 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
     }
     if (kind == StageKind::kElementwise && lanes >= 2 && inner > 0 && inner % lanes == 0) {
       // Where the accesses are contiguous and aligned, one vector load per input and one
-      // vector store (codegen tests the pointers' alignment once per kernel; a scalar path). The
-      // tuner may take half as wide accesses: on an H100, relu(x * a + b) * sigmoid(x) over
-      // 8192^2 floats ran about 1% faster with 8-byte accesses (Triton's choice there).
+      // vector store (the host tests the pointers' alignment before the launch and realigns
+      // misaligned ones: backends/cuda/kernel_alignment.h). The tuner may take half as wide
+      // accesses: on an H100, relu(x * a + b) * sigmoid(x) over 8192^2 floats ran about 1%
+      // faster with 8-byte accesses (Triton's choice there).
       std::vector<int> widths = {target.vector_bytes()};
       const int narrow = target.vector_bytes() / 2;
       if (narrow / bytes >= 2 && inner % (narrow / bytes) == 0) widths.push_back(narrow);

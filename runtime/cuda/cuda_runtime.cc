@@ -118,8 +118,9 @@ int cinn_like_cuda_launch_realigned(void* function, const char* kernel_name, int
     if (reinterpret_cast<uintptr_t>(p) % static_cast<uintptr_t>(a.alignment) == 0) continue;
     const size_t bytes = static_cast<size_t>(a.bytes);
     values[k] = cinn_like_alloc_workspace(kDLCUDA, bytes, stream);
-    if (!values[k]) {  // the last error names the bytes; the copies made so far are freed
-      rc = -1;
+    if (!values[k]) {  // the copies made so far are freed below
+      rc = Fail(absl::StrCat("realigned launch of kernel ", name, ": no aligned copy of argument ",
+                             a.index, ": ", cinn_like_get_last_error()));
       break;
     }
     copies.push_back({reinterpret_cast<CUdeviceptr>(p), reinterpret_cast<CUdeviceptr>(values[k]),

@@ -8,6 +8,7 @@
 
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
+#include "backends/llvm/host_ir.h"
 #include "tests/fusion_cases.h"
 
 namespace cinn_like::testing {
@@ -37,6 +38,16 @@ inline std::string CompiledSource(const Program& program, const std::string& nam
   auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, name);
   EXPECT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
   return *src;
+}
+
+/// The host LLVM IR of `program` (entry `name`) for sm_90: its launches.
+inline std::string CompiledHostIR(const Program& program, const std::string& name = "fused") {
+  auto module = CompileProgramModule(program, ir::Target::NVGPU(90), name);
+  EXPECT_TRUE(module.ok()) << module.status();
+  if (!module.ok()) return "";
+  auto ir = backends::CudaHostIR(*module);
+  EXPECT_TRUE(ir.ok()) << ir.status();
+  return ir.ok() ? *ir : "";
 }
 
 }  // namespace cinn_like::testing

@@ -64,7 +64,8 @@ auto BatchNormRelu(NetBuilder& b, DType dt, const std::vector<int64_t>& shape) {
 }
 
 TEST(GroupScheduleNVGPU, ElementwiseGroupsMove128BitsPerAccess) {
-  // 4 floats, 8 halves or bfloat16s, 2 doubles, 16 bytes per thread, behind an alignment test.
+  // 4 floats, 8 halves or bfloat16s, 2 doubles, 16 bytes per thread, the pointers tested by
+  // the host before the launch.
   const std::pair<DType, const char*> cases[] = {{DType::kFloat32, "float4"},
                                                  {DType::kFloat16, "uint4"},
                                                  {DType::kBFloat16, "uint4"},
@@ -76,6 +77,9 @@ TEST(GroupScheduleNVGPU, ElementwiseGroupsMove128BitsPerAccess) {
     EXPECT_THAT(src, HasSubstr(absl::StrCat("*reinterpret_cast<const ", vector_type, "*>")));
     // The host tests the pointers before the launch (codegen_cuda_host.h): no test here.
     EXPECT_THAT(src, Not(HasSubstr("% 16 == 0")));
+    const std::string host = CompiledHostIR(BiasRelu(dt, 64, 1024));
+    EXPECT_THAT(host, HasSubstr("%fused_kernel.misaligned = icmp ne i64")) << host;
+    EXPECT_THAT(host, HasSubstr("call i32 @cinn_like_cuda_launch_realigned(")) << host;
     // The fused index split into [row, column] and flattened again is one index: no
     // per-element division by the row length.
     EXPECT_THAT(src, Not(HasSubstr("/ 1024")));
@@ -299,6 +303,8 @@ TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   EXPECT_EQ(CountOccurrences(rows, "float4 x_v"), 5) << rows;
   EXPECT_THAT(rows, HasSubstr("s1 % 8 == 0)"));
   EXPECT_EQ(CountOccurrences(rows, "% 16 == 0"), 1) << rows;
+  // No copy makes s1 a multiple of 8: the host launches it as it is.
+  EXPECT_THAT(CompiledHostIR(*b.Build(), "rows"), Not(HasSubstr("%rows_kernel.misaligned")));
   EXPECT_THAT(rows, HasSubstr("max(max(max("));
   // A row sum alone: 256 threads per row past the buckets, a warp per row within them (one
   // kernel serves every bucket).

@@ -136,6 +136,25 @@ TEST(CudaRuntimeError, WithoutADriverCallsFailWithAMessage) {
             -1);
   EXPECT_THAT(std::string(cinn_like_get_last_error()),
               HasSubstr("launch of kernel nohandle with grid (2, 1, 1) block (64, 1, 1) failed"));
+  // The realigned launch: an empty tensor launches nothing; a table naming no argument, or an
+  // alignment no power of two, is refused before the driver is asked.
+  void* pointer = nullptr;
+  void* args[] = {&pointer};
+  cinn_like_aligned_arg bad_index{1, 16, 0, 64};
+  EXPECT_EQ(cinn_like_cuda_launch_realigned(nullptr, "empty", 0, 1, 1, 64, 1, 1, 0, nullptr, args,
+                                            1, &bad_index, 1),
+            0);
+  EXPECT_EQ(cinn_like_cuda_launch_realigned(nullptr, "k", 2, 1, 1, 64, 1, 1, 0, nullptr, args, 1,
+                                            &bad_index, 1),
+            -1);
+  EXPECT_THAT(std::string(cinn_like_get_last_error()),
+              HasSubstr("realigned launch of kernel k: aligned argument 0 (index 1, alignment 16, "
+                        "64 bytes) does not describe one of its 1 arguments"));
+  cinn_like_aligned_arg bad_alignment{0, 12, 0, 64};
+  EXPECT_EQ(cinn_like_cuda_launch_realigned(nullptr, "k", 2, 1, 1, 64, 1, 1, 0, nullptr, args, 1,
+                                            &bad_alignment, 1),
+            -1);
+  EXPECT_THAT(std::string(cinn_like_get_last_error()), HasSubstr("alignment 12"));
 }
 
 }  // namespace
