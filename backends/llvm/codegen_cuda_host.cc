@@ -171,11 +171,7 @@ llvm::Value* CodeGenCudaHost::EmitGuardedLaunch(const std::string& name,
   llvm::Value* table =
       EntryAlloca(entry_type, b.getInt32(static_cast<int>(aligned.size())), name + ".aligned_args");
   for (size_t k = 0; k < aligned.size(); ++k) {
-    const ir::Buffer& buffer = buffers[k];
-    llvm::Value* bytes = b.getInt64(buffer->dtype.bytes());
-    for (const ir::Expr& d : buffer->shape) {
-      bytes = b.CreateMul(bytes, b.CreateIntCast(EmitExpr(d), i64(), /*isSigned=*/true));
-    }
+    llvm::Value* bytes = EmitBufferBytes(buffers[k]);
     const int32_t fields[] = {aligned[k].arg, aligned[k].alignment, aligned[k].written ? 1 : 0};
     static const char* const kFieldNames[] = {"index", "alignment", "written", "bytes"};
     for (int f = 0; f < 4; ++f) {

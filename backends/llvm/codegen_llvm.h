@@ -94,6 +94,9 @@ class CodeGenLLVM {
   llvm::Value* EntryValue(const ir::Variable* v);
   /// The entry's stream argument, or a null pointer inside an outlined parallel body.
   llvm::Value* CurrentStream();
+  /// The bytes of `buf` (its dims times its element's size) as an i64, a constant where every
+  /// dim is one; -1 (SIZE_MAX) when the product overflows or a constant dim is negative.
+  llvm::Value* EmitBufferBytes(const ir::Buffer& buf);
   /// A stack slot in the current function's entry block.
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, llvm::Value* count = nullptr,
                                 const std::string& name = "");

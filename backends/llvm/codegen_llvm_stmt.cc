@@ -179,6 +179,21 @@ void CodeGenLLVM::EmitIfThenElse(const ir::IfThenElse* op) {
   b.SetInsertPoint(end_bb);
 }
 
+llvm::Value* CodeGenLLVM::EmitBufferBytes(const ir::Buffer& buf) {
+  auto& b = *builder_;
+  const ConstantSize known = SizeOf(buf);
+  if (known.constant) return b.getInt64(known.absurd ? -1 : known.bytes);
+  llvm::Value* size = b.getInt64(buf->dtype.bytes());
+  llvm::Value* overflow = b.getFalse();
+  for (auto& d : buf->shape) {
+    llvm::Value* mul = b.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size,
+                                               b.CreateIntCast(EmitExpr(d), i64(), true));
+    size = b.CreateExtractValue(mul, 0);
+    overflow = b.CreateOr(overflow, b.CreateExtractValue(mul, 1));
+  }
+  return b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
+}
+
 void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
   auto& b = *builder_;
   const ir::Buffer& buf = op->buffer;
@@ -201,20 +216,8 @@ void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
     vars_.erase(buf->data.node());
     return;
   }
-  // The byte count, saturated to SIZE_MAX on overflow (large dims multiplied), which the
-  // allocator then refuses with a message naming it; a constant one is counted here.
-  llvm::Value* size = b.getInt64(known.absurd ? -1 : known.bytes);
-  if (!known.constant) {
-    size = b.getInt64(buf->dtype.bytes());
-    llvm::Value* overflow = b.getFalse();
-    for (auto& d : buf->shape) {
-      llvm::Value* mul = b.CreateBinaryIntrinsic(llvm::Intrinsic::umul_with_overflow, size,
-                                                 b.CreateIntCast(EmitExpr(d), i64(), true));
-      size = b.CreateExtractValue(mul, 0);
-      overflow = b.CreateOr(overflow, b.CreateExtractValue(mul, 1));
-    }
-    size = b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
-  }
+  // Saturated to SIZE_MAX on overflow, which the allocator then refuses with a message naming it.
+  llvm::Value* size = EmitBufferBytes(buf);
   auto alloc_fn = RuntimeFunction("cinn_like_alloc_workspace", ptr(), {i32(), i64(), ptr()});
   auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
   llvm::Value* device = b.getInt32(DeviceType());
