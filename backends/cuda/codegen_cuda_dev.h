@@ -68,6 +68,9 @@ class CodeGenCudaDev : public CodeGenC {
   std::string MathFunctionName(ir::MathOp op, const ir::Type& t) override;
   bool FastMath() const override;
   void VisitCast(const ir::Cast* op) override;
+  /// A scalar load of a buffer read once (ir::BufferNode::read_once) of a type __ldcs takes
+  /// (float, double, the integers) is `__ldcs(&buf[i])`: evict-first; others as in C.
+  void VisitLoad(const ir::Load* op) override;
   /// The #include lines of the 16-bit float headers this translation unit needs.
   std::string TypeIncludes() const;
   /// A store of a vector value goes to PrintVectorStore (codegen_cuda_vector.cc).

@@ -466,8 +466,11 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
     for (auto& a : load_access) {
       for (int c = 0; c < a.chunks; ++c) {
         Indent();
-        out_ << a.type.name << " " << a.Temp(c) << " = *reinterpret_cast<const " << a.type.name
-             << "*>(" << chunk_address(a, c) << ");\n";
+        // Every vector type has an __ldcs overload (buffers read once: ir::BufferNode).
+        const bool once = (*a.buffer)->read_once && (*a.buffer)->scope == ir::MemoryScope::kGlobal;
+        out_ << a.type.name << " " << a.Temp(c) << " = " << (once ? "__ldcs(" : "*")
+             << "reinterpret_cast<const " << a.type.name << "*>(" << chunk_address(a, c)
+             << (once ? "));\n" : ");\n");
       }
     }
     LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {

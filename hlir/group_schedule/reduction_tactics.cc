@@ -24,25 +24,6 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 
 namespace {
 
-/// `cols` of `s` fused, then in vectors of `lanes` contiguous elements (none: `lanes` < 2),
-/// the vectors dealt out over `threads` threads on threadIdx.x: a warp's lanes then read
-/// 16 bytes each, side by side. The vector's tail guard (a row not a multiple of `lanes`) makes
-/// the vectorizer branch to scalar lanes at the row's end only (ir/transforms/vectorize.h);
-/// the vectors' alignment is checked at run time (backends/cuda/kernel_alignment.h).
-absl::Status BindVectorsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads,
-                                  int lanes) {
-  if (lanes < 2 || cols.empty()) return BindColumnsToThreads(s, cols, threads);
-  auto col = FuseAll(s, cols);
-  if (!col.ok()) return col.status();
-  auto vector = s.Split(*col, lanes);
-  if (!vector.ok()) return vector.status();
-  auto parts = s.Split(vector->first, threads);
-  if (!parts.ok()) return parts.status();
-  absl::Status st = s.Bind(parts->second, "threadIdx.x");
-  if (st.ok()) st = s.Vectorize(vector->second);
-  return st;
-}
-
 /// Each reduction of `g` computed at the consumer's loop `row` into a local buffer, its reduce
 /// axes split by `threads` over threadIdx.x (in vectors of `lanes`, BindVectorsToThreads):
 /// each thread keeps its own copy of its row's result (the cross-thread combine leaves it in

@@ -2,6 +2,7 @@
 #include "hlir/group_schedule/schedule_util.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "ir/device_properties.h"
@@ -103,35 +104,62 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
   return f.found;
 }
 
-/// Whether every load of `buffer` in `s` (its stages inlined) is one and the same access whose
-/// indices are each one of `axes` (the stage's root axes) or a constant: a permutation of the
-/// output's indices, whose tile per thread is a box a local copy holds (an index of a reshape's
-/// division, or two offsets, would not be: such a buffer is left in memory, not an error).
+namespace {
+
+/// The loads of `buffer` in `s` (its stages inlined), and whether they are one and the same
+/// access whose indices are each one of `axes` or a constant.
+struct AxisLoads : ir::IRVisitor {
+  AxisLoads(const ir::Stage& s, const std::vector<ir::Var>& axes, const ir::BufferNode* buffer)
+      : body(s.InlinedBody()), buffer(buffer) {
+    for (const ir::Var& v : axes) this->axes.insert(v.As<ir::Variable>());
+    Visit(body);
+  }
+  const ir::Expr body;  // holds the loads
+  const ir::BufferNode* buffer;
+  std::set<const ir::Variable*> axes;
+  std::vector<const ir::Load*> loads;
+  bool simple = true;
+  using ir::IRVisitor::Visit;
+  void VisitLoad(const ir::Load* op) override {
+    if (op->buffer.get() == buffer) {
+      for (const ir::Expr& index : op->indices) {
+        const ir::Variable* v = index.As<ir::Variable>();
+        simple &= (v && axes.count(v)) || index.As<ir::IntImm>() != nullptr;
+      }
+      if (!loads.empty()) simple &= op->indices.size() == loads[0]->indices.size();
+      for (size_t i = 0; simple && !loads.empty() && i < op->indices.size(); ++i) {
+        simple &= ir::StructuralEqual(op->indices[i], loads[0]->indices[i]);
+      }
+      loads.push_back(op);
+    }
+    ir::IRVisitor::VisitLoad(op);
+  }
+};
+
+}  // namespace
+
 bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
                    const ir::BufferNode* buffer) {
-  struct Finder : ir::IRVisitor {
-    const ir::BufferNode* buffer = nullptr;
-    std::set<const ir::Variable*> axes;
-    std::vector<ir::Expr> loads;
-    bool simple = true;
-    using ir::IRVisitor::Visit;
-    void VisitLoad(const ir::Load* op) override {
-      if (op->buffer.get() == buffer) {
-        ir::Expr load = ir::Load::Make(op->buffer, op->indices);
-        for (const ir::Expr& index : op->indices) {
-          const ir::Variable* v = index.As<ir::Variable>();
-          simple &= (v && axes.count(v)) || index.As<ir::IntImm>() != nullptr;
-        }
-        if (!loads.empty()) simple &= ir::StructuralEqual(load, loads[0]);
-        loads.push_back(load);
-      }
-      ir::IRVisitor::VisitLoad(op);
-    }
-  } f;
-  f.buffer = buffer;
-  for (const ir::Var& v : axes) f.axes.insert(v.As<ir::Variable>());
-  f.Visit(s.InlinedBody());
+  AxisLoads f(s, axes, buffer);
   return f.simple && !f.loads.empty();
+}
+
+bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer) {
+  std::vector<ir::Var> roots;
+  for (int a = 0; a < s.num_root_axes(); ++a) roots.push_back(s.axes()[a].var);
+  AxisLoads f(s, roots, buffer);
+  if (!f.simple || f.loads.empty()) return false;
+  std::set<const ir::Variable*> used;
+  for (const ir::Expr& index : f.loads[0]->indices) {
+    const ir::Variable* v = index.As<ir::Variable>();
+    if (v && !used.insert(v).second) return false;  // a diagonal
+  }
+  for (int a = 0; a < s.num_root_axes(); ++a) {
+    const ir::Stage::Axis& axis = s.axes()[a];
+    const int64_t* extent = ir::AsConstInt(axis.extent);
+    if (!used.count(axis.var.As<ir::Variable>()) && !(extent && *extent == 1)) return false;
+  }
+  return true;
 }
 
 int RowThreads(int64_t extent, const ir::Target& target) {
@@ -234,12 +262,27 @@ absl::Status BindBlocksAndThreads(ir::Stage& s, const ir::Var& fused, int thread
 }
 
 absl::Status BindColumnsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads) {
+  return BindVectorsToThreads(s, cols, threads, /*lanes=*/0);
+}
+
+absl::Status BindVectorsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads,
+                                  int lanes, ir::Var* serial) {
   if (cols.empty()) return absl::OkStatus();
   auto col = FuseAll(s, cols);
   if (!col.ok()) return col.status();
+  std::optional<ir::Var> vector;
+  if (lanes >= 2) {
+    auto v = s.Split(*col, lanes);
+    if (!v.ok()) return v.status();
+    col = v->first;
+    vector = v->second;
+  }
   auto parts = s.Split(*col, threads);
   if (!parts.ok()) return parts.status();
-  return s.Bind(parts->second, "threadIdx.x");
+  if (serial) *serial = parts->first;
+  absl::Status st = s.Bind(parts->second, "threadIdx.x");
+  if (st.ok() && vector) st = s.Vectorize(*vector);
+  return st;
 }
 
 absl::StatusOr<int> VectorizeRowReduce(ir::Stage& s, const ir::Target& target) {

@@ -56,6 +56,12 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
 bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
                    const ir::BufferNode* buffer);
 
+/// Whether every load of `buffer` in `s` (its stages inlined) is one and the same access whose
+/// indices are `s`'s root axes, each once, every one of extent above 1 among them (constants
+/// allowed): over the stage's domain, each element of `buffer` is read once (a broadcast
+/// operand, a window, a diagonal or a reshape's division is not).
+bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer);
+
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
 /// fewer for a short row (a multiple of the target's warp size covering it); for an unknown
 /// (symbolic) length, the flag cinn_like_symbolic_row_threads (32: a warp per row).
@@ -101,6 +107,16 @@ absl::Status BindBlocksAndThreads(ir::Stage& s, const ir::Var& fused, int thread
 /// Fuses the leaves `cols` (none: nothing to do) and splits them by `threads`, the inner part
 /// on threadIdx.x (a row's columns over the threads of its warp or block).
 absl::Status BindColumnsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads);
+
+/// `cols` of `s` fused, then in vectors of `lanes` contiguous elements (none: `lanes` < 2:
+/// BindColumnsToThreads), the vectors dealt out over `threads` threads on threadIdx.x: a warp's
+/// lanes then read 16 bytes each, side by side. The vector's tail guard (a row not a multiple of
+/// `lanes`) makes the vectorizer branch to scalar lanes at the row's end only
+/// (ir/transforms/vectorize.h); the vectors' alignment is checked at run time
+/// (backends/cuda/kernel_alignment.h). With `serial`, the loop each thread runs over its vectors
+/// (its columns without vectors).
+absl::Status BindVectorsToThreads(ir::Stage& s, const std::vector<ir::Var>& cols, int threads,
+                                  int lanes, ir::Var* serial = nullptr);
 
 /// On CPUs, vectorizes the innermost reduce loop of row reduction `s` so that it accumulates
 /// partials in vector registers (four of them where the row is long: four independent adds in

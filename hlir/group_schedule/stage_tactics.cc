@@ -119,9 +119,31 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
 /// chunks share blockIdx.x with the columns' blocks (blockIdx.y stops at 65535).
 constexpr int kSymbolicChunkRows = 256;
 
-/// Blocks a GPU kernel should have to fill the device: a few per multiprocessor.
+/// A GPU row reduction's thread unrolls its loop over its vectors up to this many.
+constexpr int64_t kUnrollVectors = 16;
+
+/// Elements of a row each thread of a GPU row reduction reads at a time: 16 bytes of the widest
+/// element the reduction reads (4 floats, 8 halves), where the row's length is a static multiple
+/// of a vector for each of `threads` threads (every row then starts aligned, and no thread has a
+/// partial vector); 0 otherwise (scalar loads). On an H200, the sum of each row of 8192^2 floats
+/// took 3% less time with 4-float vectors than with scalar loads, 256 threads each.
+int RowVectorLanes(const ir::Stage& s, int64_t extent, int threads, const ir::Target& target) {
+  int bytes = 0;
+  for (const ir::BufferNode* b : BuffersRead(s.InlinedBody())) {
+    bytes = std::max(bytes, b->dtype.bytes());
+  }
+  const int lanes = bytes > 0 ? target.vector_bytes() / bytes : 0;
+  if (lanes < 2 || extent <= 0 || extent % (int64_t{lanes} * threads) != 0) return 0;
+  return lanes;
+}
+
+/// Blocks of a column reduction's partials that fill the device: two per multiprocessor (the
+/// split below stops at the first power of two of chunks reaching it). Longer chunks keep each
+/// thread streaming down its column longer: on an H200 (132 SMs), the sum over dim 0 of 8192^2
+/// floats took 0.0707 ms in 32 chunks (1024 blocks, four per multiprocessor), 0.0662 in 16 and
+/// 0.0681 in 8 (CUDA events over launches back to back).
 int64_t BlocksToFill(const ir::Target& target) {
-  return 4 * static_cast<int64_t>(ir::DevicePropertiesOf(target).multiprocessors);
+  return 2 * static_cast<int64_t>(ir::DevicePropertiesOf(target).multiprocessors);
 }
 
 /// A column reduction with too few outputs to fill the device (Inductor's and CINN's split
@@ -436,12 +458,18 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
     if (extent >= 4 * t && t <= target.max_threads_per_block()) options.push_back(t);
   }
   const int threads = ChooseKnob(&c.knob, "row_threads", options, knob);
-  auto parts = s.Split(*r, threads);
-  if (!parts.ok()) return parts.status();
-  absl::Status st = s.Bind(parts->second, "threadIdx.x");
+  const int lanes = RowVectorLanes(s, extent, threads, target);
+  ir::Var serial;
+  absl::Status st = BindVectorsToThreads(s, {*r}, threads, lanes, &serial);
+  // A thread's few vectors unrolled: their loads all in flight before the first add.
+  const int64_t per_thread = lanes > 0 ? extent / (int64_t{lanes} * threads) : 0;
+  if (st.ok() && per_thread > 1 && per_thread <= kUnrollVectors) st = s.Unroll(serial);
   if (!st.ok()) return st;
-  c.why = absl::StrCat(CountText(rows), " rows of ", CountText(extent), " elements, ", threads,
-                       " threads per row (a kernel of its own)");
+  c.why = absl::StrCat(
+      CountText(rows), " rows of ", CountText(extent), " elements, ", threads,
+      " threads per row (a kernel of its own)",
+      lanes > 0 ? absl::StrCat(", ", lanes, "-element vectors per thread, ", per_thread, " each")
+                : "");
   return c;
 }
 

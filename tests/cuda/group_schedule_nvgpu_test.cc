@@ -423,6 +423,77 @@ std::pair<std::string, std::string> WithKnob(const Program& program, int value) 
   return {*src, hlir::TacticsText(tactics)};
 }
 
+TEST(GroupScheduleNVGPU, LongRowsAloneAreReadInUnrolledVectors) {
+  // 8192 floats a row, 256 threads: 8 vectors of 4 floats per thread, unrolled (no loop).
+  auto [src, why] = WithKnob(ReduceRows(64, 8192, 1), 0);
+  EXPECT_EQ(CountOccurrences(Kernels(src), "reinterpret_cast<const float4*>(&x["), 8) << src;
+  EXPECT_THAT(Kernels(src), Not(HasSubstr("for (")));
+  EXPECT_THAT(why, HasSubstr("256 threads per row (a kernel of its own), 4-element vectors per "
+                             "thread, 8 each"));
+  // A row that is no multiple of 4 x 256 elements: scalar loads, in a loop.
+  std::string odd = Kernels(CompiledSource(ReduceRows(64, 8000, 1)));
+  EXPECT_THAT(odd, Not(HasSubstr("float4")));
+  EXPECT_THAT(odd, HasSubstr("for ("));
+  // Every dtype's 16-byte vectors compile (CompiledSource checks the PTX), float16 and bfloat16
+  // sums too (accumulated in float32, cast back by the group's consumer: a row group).
+  const std::pair<DType, const char*> kVectors[] = {
+      {DType::kFloat16, "uint4 x_v"}, {DType::kBFloat16, "uint4 x_v"},
+      {DType::kInt8, "uint4 x_v"},    {DType::kFloat64, "double2 x_v"},
+      {DType::kInt32, "int4 x_v"},    {DType::kInt64, "longlong2 x_v"}};
+  for (const auto& [dt, vector] : kVectors) {
+    SCOPED_TRACE(hlir::DTypeName(dt));
+    NetBuilder b;
+    auto x = b.CreateInput(dt, S({4, 8192}), "x");
+    b.MarkOutput(b.ReduceSum(x, {1}));
+    b.MarkOutput(b.ReduceMax(x, {1}));
+    std::string kernels = Kernels(CompiledSource(*b.Build()));
+    EXPECT_EQ(CountKernels(kernels), 2);
+    EXPECT_THAT(KernelNamed(kernels, "fused_kernel_0"), HasSubstr(vector));
+    EXPECT_THAT(KernelNamed(kernels, "fused_kernel_1"), HasSubstr(vector));
+  }
+}
+
+TEST(GroupScheduleNVGPU, ReductionsLoadWhatTheyReadOnceEvictFirst) {
+  // A row sum's vectors and a split column sum's scalars: each element of x read by one thread,
+  // once (__ldcs: evict first).
+  EXPECT_THAT(Kernels(CompiledSource(ReduceRows(64, 8192, 1))),
+              HasSubstr("__ldcs(reinterpret_cast<const float4*>(&x["));
+  EXPECT_THAT(Kernels(CompiledSource(ReduceRows(8192, 1024, 0))), HasSubstr("__ldcs(&x["));
+  // Plain loads in elementwise kernels (measured no faster with the hint), and where an element
+  // is read again: by the max, the sum and the output of a softmax (a row held in registers or
+  // not), by two kernels, by a matmul's tiles, through windows.
+  std::vector<Program> again = {BiasRelu(DType::kFloat32, 64, 1024)};
+  for (const Shape& s : {S({64, 4096}), S({64, 512}), S({64, 100000})}) {
+    again.push_back(SoftmaxProgram(s));
+  }
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({64, 1024}), "x");
+    b.MarkOutput(b.Relu(x));
+    b.MarkOutput(b.ReduceSum(x, {0}));
+    again.push_back(*b.Build());
+  }
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({64, 64}), "x");
+    b.MarkOutput(b.Matmul(x, b.CreateInput(DType::kFloat32, S({64, 64}), "y")));
+    again.push_back(*b.Build());
+  }
+  {
+    NetBuilder b;
+    b.MarkOutput(b.MaxPool2d(b.CreateInput(DType::kFloat32, S({8, 16, 32, 32}), "x"), {2, 2}));
+    again.push_back(*b.Build());
+  }
+  const bool libs = FLAGS_cinn_like_extern_libs;
+  FLAGS_cinn_like_extern_libs = false;  // the matmul generated, not a cuBLAS call
+  for (const Program& p : again) {
+    std::string src = Kernels(CompiledSource(p));
+    EXPECT_THAT(src, Not(HasSubstr("__ldcs"))) << src;
+    EXPECT_THAT(src, HasSubstr("x[")) << src;
+  }
+  FLAGS_cinn_like_extern_libs = libs;
+}
+
 TEST(GroupScheduleNVGPU, TunerKnobsChangeTheKernel) {
   // Elementwise: bytes per access, the vector type; an unknown value is the default.
   EXPECT_THAT(WithKnob(BiasRelu(DType::kFloat32, 64, 1024), 8).first,
@@ -452,12 +523,13 @@ TEST(GroupScheduleNVGPU, TunerKnobsChangeTheKernel) {
               HasSubstr("a warp per row, 2 rows per block"));
   // A row reduction alone: threads per row; a two-stage column reduction: its chunks.
   EXPECT_THAT(WithKnob(ReduceRows(64, 8192, 1), 1024).first, HasSubstr("__launch_bounds__(1024)"));
-  // (8192 rows: 256 chunks of 32 by default, the shortest allowed; the tuner may halve them.)
-  EXPECT_THAT(WithKnob(ReduceRows(8192, 1024, 0), 128).second,
-              HasSubstr("split into 128 chunks of 64"));
+  // (8192 rows of 1024 columns: 128 chunks of 64 by default, 4 x 128 = 512 blocks for the 264
+  // that fill 132 SMs; the tuner may take twice as many or half.)
+  EXPECT_THAT(WithKnob(ReduceRows(8192, 1024, 0), 64).second,
+              HasSubstr("split into 64 chunks of 128"));
   EXPECT_THAT(WithKnob(ReduceRows(8192, 1024, 0), 0).second,
-              HasSubstr("split into 256 chunks of 32, partials then their sum (deterministic)) "
-                        "[column_chunks 256 of 256/128]"));
+              HasSubstr("split into 128 chunks of 64, partials then their sum (deterministic)) "
+                        "[column_chunks 128 of 128/256/64]"));
 }
 
 }  // namespace

@@ -50,6 +50,26 @@ TEST(FusionGpu, ColumnReductionsMatchReference) {
   }
 }
 
+/// Row reductions alone whose rows are a multiple of 16 bytes per thread read them as vectors,
+/// unrolled, evict-first (stage_tactics.cc); other lengths and every dtype against the reference.
+TEST(FusionGpu, LongRowReductionsInVectorsMatchReference) {
+  for (const Shape& s :
+       {S({5, 8192}), S({3, 4096}), S({2, 16384}), S({4, 8000}), S({3, 2, 4096})}) {
+    for (DType dt : {DType::kFloat32, DType::kFloat16, DType::kBFloat16, DType::kFloat64,
+                     DType::kInt32, DType::kInt64, DType::kInt8}) {
+      for (int kind = 0; kind < 2; ++kind) {
+        SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), " ", hlir::DTypeName(dt), " ",
+                                  kind == 0 ? "sum" : "max"));
+        NetBuilder b;
+        auto x = b.CreateInput(dt, s, "x");
+        const int64_t last = static_cast<int64_t>(s.size()) - 1;
+        b.MarkOutput(kind == 0 ? b.ReduceSum(x, {last}) : b.ReduceMax(x, {last}));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+      }
+    }
+  }
+}
+
 TEST(FusionGpu, SoftmaxMatchesReference) {
   for (int64_t cols : {1, 7, 33, 256, 1000, 4099}) {
     for (const Shape& s : RowShapes(cols)) {
