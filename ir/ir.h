@@ -210,9 +210,10 @@ struct BufferNode {
   Var data;
   /// The lang tensor (ir/tensor.h) that defines this buffer, if any; opaque at this level.
   std::weak_ptr<void> defining_tensor;
-  /// Set by the group scheduler (GPUs): one kernel reads this buffer, each element once. Device
-  /// code generators load it with an evict-first cache hint (CUDA `__ldcs`), leaving the caches
-  /// to data that is read again (Inductor's evict_first). A hint: code is correct either way.
+  /// Set by the group scheduler (GPUs): one reduction reads this buffer, each element once, and
+  /// nothing else does. Device code generators load it with an evict-first cache hint (CUDA
+  /// `__ldcs`) in kernels that do not write it, leaving the caches to data that is read again
+  /// (Inductor's evict_first). A hint: code is correct either way.
   bool read_once = false;
 };
 using Buffer = std::shared_ptr<BufferNode>;

@@ -145,7 +145,7 @@ class Equal {
     auto [ba, new_b] = buffer_b_to_a_.emplace(b.get(), a.get());
     ok_ = ab->second == b.get() && ba->second == a.get();
     if (!ok_ || !new_a) return;
-    ok_ = a->dtype == b->dtype && a->scope == b->scope;
+    ok_ = a->dtype == b->dtype && a->scope == b->scope && a->read_once == b->read_once;
     Children(a->shape, b->shape);
     Child(a->data, b->data);
   }
@@ -210,6 +210,7 @@ class Hash {
     Mix(static_cast<size_t>(a->dtype.bits()));
     Mix(static_cast<size_t>(a->dtype.lanes()));
     Mix(static_cast<size_t>(a->scope));
+    Mix(static_cast<size_t>(a->read_once));
     Children(a->shape, a->shape);
     Child(a->data, a->data);
   }

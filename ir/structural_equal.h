@@ -29,9 +29,10 @@ size_t StructuralHash(const Stmt& s, bool map_free_vars = false);
 
 /// Equal up to a renaming of free variables and of buffers: variables are paired as with
 /// `map_free_vars`, and buffers likewise, in order of first appearance (a bijection); paired
-/// buffers have the same dtype, scope and shape (compared under the same pairing), and their
-/// data variables are paired. Two loop nests equal this way do the same on different tensors:
-/// host code generation emits them once (backends/llvm/codegen_llvm_outline.cc).
+/// buffers have the same dtype, scope, shape (compared under the same pairing) and cache hint
+/// (BufferNode::read_once), and their data variables are paired. Two loop nests equal this way do
+/// the same on different tensors: host code generation emits them once
+/// (backends/llvm/codegen_llvm_outline.cc).
 bool StructuralEqualUpToBuffers(const Stmt& a, const Stmt& b);
 /// The hash that agrees with StructuralEqualUpToBuffers.
 size_t StructuralHashUpToBuffers(const Stmt& s);

@@ -106,8 +106,14 @@ void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
     threads = c && threads > 0 ? threads * *c : -1;
   }
   std::string params, names;
+  evict_first_.clear();
   for (size_t i = 0; i < kernel.args.size(); ++i) {
     const ir::Argument& a = kernel.args[i];
+    // Only a buffer this kernel reads and does not write: a loop accumulating into a buffer
+    // reads it back each iteration, and __ldcs (volatile) would keep that in memory.
+    if (a.is_buffer() && a.kind == ir::Argument::Kind::kInput && a.buffer->read_once) {
+      evict_first_.insert(a.buffer.get());
+    }
     absl::StrAppend(&params, i ? ", " : "");
     absl::StrAppend(&names, i ? ", " : "", a.is_buffer() ? a.buffer->name : a.var.name());
     if (a.is_buffer()) {
@@ -147,6 +153,7 @@ void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
   aligned_stores_.clear();
   out_ << "}\n\n";
   kernel_ = nullptr;
+  evict_first_.clear();
 }
 
 std::string CodeGenCudaDev::ScopePrefix(ir::MemoryScope scope) {

@@ -68,8 +68,8 @@ class CodeGenCudaDev : public CodeGenC {
   std::string MathFunctionName(ir::MathOp op, const ir::Type& t) override;
   bool FastMath() const override;
   void VisitCast(const ir::Cast* op) override;
-  /// A scalar load of a buffer read once (ir::BufferNode::read_once) of a type __ldcs takes
-  /// (float, double, the integers) is `__ldcs(&buf[i])`: evict-first; others as in C.
+  /// A scalar load of a buffer of evict_first_ of a type __ldcs takes (float, double, the
+  /// integers) is `__ldcs(&buf[i])`; others as in C.
   void VisitLoad(const ir::Load* op) override;
   /// The #include lines of the 16-bit float headers this translation unit needs.
   std::string TypeIncludes() const;
@@ -101,6 +101,8 @@ class CodeGenCudaDev : public CodeGenC {
   void AddKernel(const ir::LoweredFuncNode& kernel);
   const ir::LoweredFuncNode* kernel_ = nullptr;
   int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
+  /// The kernel's input buffers read once (ir::BufferNode::read_once): loaded evict-first.
+  std::set<const ir::BufferNode*> evict_first_;
   bool uses_block_reduce_ = false;
   bool uses_fp16_ = false;
   bool uses_bf16_ = false;

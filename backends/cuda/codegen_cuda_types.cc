@@ -109,19 +109,18 @@ std::string CodeGenCudaDev::MathFunctionName(ir::MathOp op, const ir::Type& t) {
   return fast ? fast : CodeGenC::MathFunctionName(op, t);
 }
 
-// Casts. float->int truncates toward zero and int narrowing wraps (C casts on CUDA); to a
-// 16-bit float rounds to nearest even in one step from any source type (the _rn intrinsics,
-// __double2half); from a 16-bit float widens exactly to float32 first.
 void CodeGenCudaDev::VisitLoad(const ir::Load* op) {
   const ir::Type& t = op->type;
-  const bool once = op->buffer->read_once && op->buffer->scope == ir::MemoryScope::kGlobal &&
-                    t.lanes() == 1 && !t.is_bool() &&
+  const bool once = evict_first_.count(op->buffer.get()) && t.lanes() == 1 && !t.is_bool() &&
                     (t.is_int() || t.is_uint() || (t.is_float() && t.bits() >= 32));
   if (once) *expr_ << "__ldcs(&";
   CodeGenC::VisitLoad(op);
   if (once) *expr_ << ")";
 }
 
+// Casts. float->int truncates toward zero and int narrowing wraps (C casts on CUDA); to a
+// 16-bit float rounds to nearest even in one step from any source type (the _rn intrinsics,
+// __double2half); from a 16-bit float widens exactly to float32 first.
 void CodeGenCudaDev::VisitCast(const ir::Cast* op) {
   const ir::Type& to = op->type;
   const ir::Type& from = op->value.type();

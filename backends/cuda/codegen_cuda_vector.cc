@@ -466,8 +466,8 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
     for (auto& a : load_access) {
       for (int c = 0; c < a.chunks; ++c) {
         Indent();
-        // Every vector type has an __ldcs overload (buffers read once: ir::BufferNode).
-        const bool once = (*a.buffer)->read_once && (*a.buffer)->scope == ir::MemoryScope::kGlobal;
+        // Every vector type has an __ldcs overload (evict_first_: buffers read once).
+        const bool once = evict_first_.count(a.buffer->get()) > 0;
         out_ << a.type.name << " " << a.Temp(c) << " = " << (once ? "__ldcs(" : "*")
              << "reinterpret_cast<const " << a.type.name << "*>(" << chunk_address(a, c)
              << (once ? "));\n" : ");\n");

@@ -51,6 +51,33 @@ int KeptRows(const ir::TensorNode& reduction, const ir::TensorNode& consumer) {
   return rows;
 }
 
+/// Whether tensors `a` and `b` have the same elements' count: their shapes equal once the dims
+/// of extent 1 are dropped.
+bool SameElements(const ir::TensorNode& a, const ir::TensorNode& b) {
+  auto dims = [](const ir::TensorNode& t) {
+    std::vector<ir::Expr> d;
+    for (const ir::Expr& e : t.shape) {
+      if (!ir::IsConstInt(e, 1)) d.push_back(e);
+    }
+    return d;
+  };
+  return ir::StructuralEqual(dims(a), dims(b));
+}
+
+/// The buffers `e` loads from, by node (BuffersRead's, held to be marked).
+std::map<const ir::BufferNode*, ir::Buffer> LoadedBuffers(const ir::Expr& e) {
+  struct Finder : ir::IRVisitor {
+    std::map<const ir::BufferNode*, ir::Buffer> found;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      found.emplace(op->buffer.get(), op->buffer);
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.Visit(e);
+  return f.found;
+}
+
 class GroupScheduler {
  public:
   GroupScheduler(ir::Schedule& sch, const GroupScheduleInput& input, const ir::Target& target)
@@ -178,19 +205,27 @@ class GroupScheduler {
 
   /// Sets ir::BufferNode::read_once on each buffer that one reduction stage left after inlining
   /// reads, each element once (ReadsEachElementOnce), and no other stage or library call reads:
-  /// its kernel's loads may then tell the cache to evict it first (Inductor's evict_first in its
+  /// kernels that do not write it then load it evict-first (Inductor's evict_first in its
   /// reductions). Not for what a row group reads in several of its stages (softmax's input, read
-  /// by its max, its sum and its output: the later reads may hit the cache), nor for
-  /// matmul/conv operands (their tiles are read by many blocks). The tactics that follow keep the
-  /// count of reads: a stage computed at its consumer's row or thread computes each of its
-  /// elements once. Measured on an H200 with CUDA events over launches back to back: the sum of
-  /// each row of 8192^2 floats 0.0633 -> 0.0619 ms (256 threads, 4-float vectors), the
-  /// elementwise relu(x * a + b) * sigmoid(x) unchanged with every load evict-first (0.1876 ->
-  /// 0.1875 ms) and 5% slower with x and a evict-first beside b's plain load: elementwise
-  /// kernels are left alone.
+  /// by its max, its sum and its output: the later reads may hit the cache), for a group's
+  /// reductions that its consumer recomputes for each of more elements (y * sum(x, keepdim)),
+  /// nor for matmul/conv operands (their tiles are read by many blocks). Otherwise the tactics
+  /// compute a group's reductions once per consumer row or element. Measured on an H200 with
+  /// CUDA events over launches back to back: the sum of each row of 8192^2 floats 0.0633 ->
+  /// 0.0619 ms (256 threads, 4-float vectors); the elementwise relu(x * a + b) * sigmoid(x)
+  /// unchanged with every load evict-first (0.1876 -> 0.1875 ms) and 5% slower with x and a
+  /// evict-first beside b's plain load: elementwise kernels are left alone.
   void MarkReadOnce() {
-    std::map<ir::BufferNode*, int> readers;
-    std::set<ir::BufferNode*> once;
+    std::set<const ir::Stage*> recomputed;
+    for (auto& [group, reductions] : internal_reductions_) {
+      ReductionGroup g{nullptr, reductions, -1};
+      if (!FindRowConsumer(group, g)) continue;  // materialized: kernels of their own
+      for (ir::Stage* r : reductions) {
+        if (!SameElements(*g.consumer->tensor().node(), *r->tensor().node())) recomputed.insert(r);
+      }
+    }
+    std::map<const ir::BufferNode*, int> readers;
+    std::map<const ir::BufferNode*, ir::Buffer> once, all;
     for (const auto& stage : sch_.stages()) {
       if (stage->inlined()) continue;
       const ir::TensorNode* t = stage->tensor().node().get();
@@ -198,15 +233,16 @@ class GroupScheduler {
         for (const auto& in : t->inputs) ++readers[in->buffer.get()];
         continue;
       }
-      const bool reduction =
-          t->reduce != ir::ReduceKind::kNone && Info(t).pattern != OpPattern::kOutFusible;
-      for (const ir::BufferNode* b : BuffersRead(stage->InlinedBody())) {
-        auto* buffer = const_cast<ir::BufferNode*>(b);
-        ++readers[buffer];
-        if (reduction && ReadsEachElementOnce(*stage, b)) once.insert(buffer);
+      const bool reduction = t->reduce != ir::ReduceKind::kNone &&
+                             Info(t).pattern != OpPattern::kOutFusible &&
+                             !recomputed.count(stage.get());
+      for (const auto& [node, buffer] : LoadedBuffers(stage->InlinedBody())) {
+        ++readers[node];
+        all.emplace(node, buffer);
+        if (reduction && ReadsEachElementOnce(*stage, node)) once.emplace(node, buffer);
       }
     }
-    for (auto& [buffer, count] : readers) buffer->read_once = count == 1 && once.count(buffer);
+    for (auto& [node, buffer] : all) buffer->read_once = readers[node] == 1 && once.count(node);
   }
 
   /// The one materialized non-reduction stage of `group` whose computation reads the group's
@@ -266,10 +302,14 @@ class GroupScheduler {
   }
 
   /// The elements of a static row each thread of BlockPerRow reads at a time: SymbolicRowLanes's
-  /// vector where the row is a multiple of one per thread (every row starts aligned, no thread
-  /// has a partial vector), else 0 (scalar loads). A float16 row sum (accumulated in float32,
+  /// vector where the reductions read along their one reduce axis (ReadsAlongReduceAxis) and the
+  /// row is a multiple of one vector per thread (no thread has a partial vector), else 0 (scalar
+  /// loads). A float16 row sum (accumulated in float32,
   /// cast back by the group's consumer) is read as the float32 one is (stage_tactics.cc).
   int StaticRowLanes(const ReductionGroup& g) const {
+    for (const ir::Stage* r : g.reductions) {
+      if (!ReadsAlongReduceAxis(*r)) return 0;
+    }
     const int64_t extent = ReduceExtent(*g.reductions[0]);
     const int lanes = SymbolicRowLanes(g);
     const int64_t per_pass = int64_t{lanes} * RowThreads(extent, target_);

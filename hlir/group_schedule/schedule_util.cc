@@ -148,7 +148,8 @@ bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer) {
   std::vector<ir::Var> roots;
   for (int a = 0; a < s.num_root_axes(); ++a) roots.push_back(s.axes()[a].var);
   AxisLoads f(s, roots, buffer);
-  if (!f.simple || f.loads.empty()) return false;
+  // One load: two equal ones would both be printed (an evict-first load is not merged).
+  if (!f.simple || f.loads.size() != 1) return false;
   std::set<const ir::Variable*> used;
   for (const ir::Expr& index : f.loads[0]->indices) {
     const ir::Variable* v = index.As<ir::Variable>();
@@ -160,6 +161,29 @@ bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer) {
     if (!used.count(axis.var.As<ir::Variable>()) && !(extent && *extent == 1)) return false;
   }
   return true;
+}
+
+bool ReadsAlongReduceAxis(const ir::Stage& s) {
+  if (s.num_root_axes() - s.rank() != 1) return false;
+  const ir::Variable* k = s.axes()[s.rank()].var.As<ir::Variable>();
+  struct Finder : ir::IRVisitor {
+    const ir::Variable* k = nullptr;
+    bool along = true;
+    using ir::IRVisitor::Visit;
+    void VisitLoad(const ir::Load* op) override {
+      if (!op->indices.empty()) {
+        const ir::Expr& last = op->indices.back();
+        along &= last.As<ir::Variable>() == k || !ir::UsesVar(last, k);
+        for (size_t i = 0; i + 1 < op->indices.size(); ++i) {
+          along &= !ir::UsesVar(op->indices[i], k);
+        }
+      }
+      ir::IRVisitor::VisitLoad(op);
+    }
+  } f;
+  f.k = k;
+  f.Visit(s.InlinedBody());
+  return f.along;
 }
 
 int RowThreads(int64_t extent, const ir::Target& target) {

@@ -56,11 +56,17 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
 bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
                    const ir::BufferNode* buffer);
 
-/// Whether every load of `buffer` in `s` (its stages inlined) is one and the same access whose
-/// indices are `s`'s root axes, each once, every one of extent above 1 among them (constants
-/// allowed): over the stage's domain, each element of `buffer` is read once (a broadcast
-/// operand, a window, a diagonal or a reshape's division is not).
+/// Whether `s` (its stages inlined) has one load of `buffer`, whose indices are `s`'s root axes,
+/// each once, every one of extent above 1 among them (constants allowed): over the stage's
+/// domain, each element of `buffer` is read once (a broadcast operand, a window, a diagonal or a
+/// reshape's division is not).
 bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer);
+
+/// Whether reduction stage `s` (its stages inlined) has one reduce root axis and every load
+/// indexes its last dim by that axis alone or not at all, and no other dim by it: each load is
+/// contiguous along the reduction (or the same for all of it), so that vectors along the axis
+/// are vector accesses, not gathers.
+bool ReadsAlongReduceAxis(const ir::Stage& s);
 
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
 /// fewer for a short row (a multiple of the target's warp size covering it); for an unknown

@@ -114,20 +114,24 @@ absl::StatusOr<TacticChoice> ScheduleCpu(ir::Stage& s, StageKind kind, const ir:
 /// The rows of a chunk of a column reduction's reduce axis where sizes are symbolic
 /// (TwoStageColumns): every block then reduces 256 rows of 256 columns whatever the sizes, the
 /// chunk loop has a constant trip count, and the partials cost one value per column every 256
-/// rows. 8192 rows are 32 chunks, the static tactic's choice for 8192 columns on 132 SMs (a
-/// fixed 16 chunks of symbolic length measured 1.15-1.24x the static kernel on an H100). The
-/// chunks share blockIdx.x with the columns' blocks (blockIdx.y stops at 65535).
+/// rows. 8192 rows are 32 chunks, the static tactic's choice for 8192 columns on 132 SMs when
+/// this was measured (a fixed 16 chunks of symbolic length: 1.15-1.24x the static kernel on an
+/// H100); the static tactic has since taken 16 (BlocksToFill), and this has not been measured
+/// again. The chunks share blockIdx.x with the columns' blocks (blockIdx.y stops at 65535).
 constexpr int kSymbolicChunkRows = 256;
 
 /// A GPU row reduction's thread unrolls its loop over its vectors up to this many.
 constexpr int64_t kUnrollVectors = 16;
 
 /// Elements of a row each thread of a GPU row reduction reads at a time: 16 bytes of the widest
-/// element the reduction reads (4 floats, 8 halves), where the row's length is a static multiple
-/// of a vector for each of `threads` threads (every row then starts aligned, and no thread has a
-/// partial vector); 0 otherwise (scalar loads). On an H200, the sum of each row of 8192^2 floats
-/// took 3% less time with 4-float vectors than with scalar loads, 256 threads each.
+/// element the reduction reads (4 floats, 8 halves), where its loads run along its one reduce
+/// axis (ReadsAlongReduceAxis) and the row's length is a static multiple of a vector for each of
+/// `threads` threads (no thread has a partial vector; a row's start the host or the kernel checks
+/// for alignment, backends/cuda/kernel_alignment.h); 0 otherwise (scalar loads). On an H200, the
+/// sum of each row of 8192^2 floats took 2% less time with 4-float vectors than with scalar
+/// loads, 256 threads each.
 int RowVectorLanes(const ir::Stage& s, int64_t extent, int threads, const ir::Target& target) {
+  if (!ReadsAlongReduceAxis(s)) return 0;
   int bytes = 0;
   for (const ir::BufferNode* b : BuffersRead(s.InlinedBody())) {
     bytes = std::max(bytes, b->dtype.bytes());
@@ -140,8 +144,8 @@ int RowVectorLanes(const ir::Stage& s, int64_t extent, int threads, const ir::Ta
 /// Blocks of a column reduction's partials that fill the device: two per multiprocessor (the
 /// split below stops at the first power of two of chunks reaching it). Longer chunks keep each
 /// thread streaming down its column longer: on an H200 (132 SMs), the sum over dim 0 of 8192^2
-/// floats took 0.0707 ms in 32 chunks (1024 blocks, four per multiprocessor), 0.0662 in 16 and
-/// 0.0681 in 8 (CUDA events over launches back to back).
+/// floats took 0.0707 ms in 32 chunks (1024 blocks, about eight per multiprocessor), 0.0662 in
+/// 16 and 0.0681 in 8 (CUDA events over launches back to back).
 int64_t BlocksToFill(const ir::Target& target) {
   return 2 * static_cast<int64_t>(ir::DevicePropertiesOf(target).multiprocessors);
 }

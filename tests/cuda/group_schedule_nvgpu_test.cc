@@ -434,6 +434,12 @@ TEST(GroupScheduleNVGPU, LongRowsAloneAreReadInUnrolledVectors) {
   std::string odd = Kernels(CompiledSource(ReduceRows(64, 8000, 1)));
   EXPECT_THAT(odd, Not(HasSubstr("float4")));
   EXPECT_THAT(odd, HasSubstr("for ("));
+  // Two reduce axes (a fused index, not always contiguous): scalar loads.
+  {
+    NetBuilder b;
+    b.MarkOutput(b.ReduceSum(b.CreateInput(DType::kFloat32, S({64, 64, 128}), "x"), {1, 2}));
+    EXPECT_THAT(Kernels(CompiledSource(*b.Build())), Not(HasSubstr("float4")));
+  }
   // Every dtype's 16-byte vectors compile (CompiledSource checks the PTX), float16 and bfloat16
   // sums too (accumulated in float32, cast back by the group's consumer: a row group).
   const std::pair<DType, const char*> kVectors[] = {
@@ -459,6 +465,25 @@ TEST(GroupScheduleNVGPU, ReductionsLoadWhatTheyReadOnceEvictFirst) {
   EXPECT_THAT(Kernels(CompiledSource(ReduceRows(64, 8192, 1))),
               HasSubstr("__ldcs(reinterpret_cast<const float4*>(&x["));
   EXPECT_THAT(Kernels(CompiledSource(ReduceRows(8192, 1024, 0))), HasSubstr("__ldcs(&x["));
+  // A float16 sum (a row group: accumulated in float32, cast back) and a float64 one.
+  for (const auto& [dt, load] :
+       {std::pair{DType::kFloat16, "__ldcs(reinterpret_cast<const uint4*>(&x["},
+        std::pair{DType::kFloat64, "__ldcs(reinterpret_cast<const double2*>(&x["}}) {
+    NetBuilder b;
+    b.MarkOutput(b.ReduceSum(b.CreateInput(dt, S({64, 8192}), "x"), {1}));
+    EXPECT_THAT(Kernels(CompiledSource(*b.Build())), HasSubstr(load));
+  }
+  // A sum of a sum: the first kernel accumulates into its output (read back in its loop), which
+  // the second reads once; the first keeps plain loads of it (a volatile __ldcs would keep the
+  // accumulator in memory).
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({512, 300, 1024}), "x");
+    b.MarkOutput(b.ReduceSum(b.ReduceSum(x, {0}), {1}));
+    std::string src = Kernels(CompiledSource(*b.Build()));
+    EXPECT_THAT(src, HasSubstr("__ldcs(&x["));
+    EXPECT_THAT(src, Not(HasSubstr("__ldcs(&reduce_sum"))) << src;
+  }
   // Plain loads in elementwise kernels (measured no faster with the hint), and where an element
   // is read again: by the max, the sum and the output of a softmax (a row held in registers or
   // not), by two kernels, by a matmul's tiles, through windows.
@@ -484,14 +509,28 @@ TEST(GroupScheduleNVGPU, ReductionsLoadWhatTheyReadOnceEvictFirst) {
     b.MarkOutput(b.MaxPool2d(b.CreateInput(DType::kFloat32, S({8, 16, 32, 32}), "x"), {2, 2}));
     again.push_back(*b.Build());
   }
-  const bool libs = FLAGS_cinn_like_extern_libs;
+  {
+    // Recomputed by each thread for each of the consumer's 64 elements of a row.
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({1024, 8}), "x");
+    auto y = b.CreateInput(DType::kFloat32, S({1024, 64}), "y");
+    b.MarkOutput(b.Mul(y, b.ReduceSum(x, {1}, /*keepdim=*/true)));
+    again.push_back(*b.Build());
+  }
+  {
+    // Two loads of x (x * x): both would be printed.
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({64, 8192}), "x");
+    b.MarkOutput(b.ReduceSum(b.Mul(x, x), {1}));
+    again.push_back(*b.Build());
+  }
+  gflags::FlagSaver saver;
   FLAGS_cinn_like_extern_libs = false;  // the matmul generated, not a cuBLAS call
   for (const Program& p : again) {
     std::string src = Kernels(CompiledSource(p));
     EXPECT_THAT(src, Not(HasSubstr("__ldcs"))) << src;
     EXPECT_THAT(src, HasSubstr("x[")) << src;
   }
-  FLAGS_cinn_like_extern_libs = libs;
 }
 
 TEST(GroupScheduleNVGPU, TunerKnobsChangeTheKernel) {

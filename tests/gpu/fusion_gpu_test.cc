@@ -68,6 +68,20 @@ TEST(FusionGpu, LongRowReductionsInVectorsMatchReference) {
       }
     }
   }
+  // Long rows a row group reads in vectors (block per row, not held in registers), two reduce
+  // axes, a kept dim, a sum of a sum (evict-first loads of the second only), a reduction
+  // recomputed per consumer element.
+  RunProgramCase(SoftmaxProgram(S({3, 65536})), kGpu, RunOnGpu);
+  RunProgramCase(LayerNormProgram(S({3, 65536}), 65536, true), kGpu, RunOnGpu);
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({16, 64, 128}), "x");
+  b.MarkOutput(b.ReduceSum(x, {1, 2}));
+  b.MarkOutput(b.ReduceSum(x, {2}, /*keepdim=*/true));
+  b.MarkOutput(b.ReduceSum(b.ReduceSum(x, {0}), {1}));
+  auto y = b.CreateInput(DType::kFloat32, S({16, 64, 8}), "y");
+  b.MarkOutput(b.Mul(y, b.ReduceMax(b.CreateInput(DType::kFloat32, S({16, 64, 1024}), "z"), {2},
+                                    /*keepdim=*/true)));
+  RunProgramCase(*b.Build(), kGpu, RunOnGpu);
 }
 
 TEST(FusionGpu, SoftmaxMatchesReference) {
