@@ -304,8 +304,8 @@ class GroupScheduler {
   /// The elements of a static row each thread of BlockPerRow reads at a time: SymbolicRowLanes's
   /// vector where the reductions read along their one reduce axis (ReadsAlongReduceAxis) and the
   /// row is a multiple of one vector per thread (no thread has a partial vector), else 0 (scalar
-  /// loads). A float16 row sum (accumulated in float32,
-  /// cast back by the group's consumer) is read as the float32 one is (stage_tactics.cc).
+  /// loads). A float16 row sum (accumulated in float32, cast back by the group's consumer) is
+  /// read as the float32 one is (stage_tactics.cc).
   int StaticRowLanes(const ReductionGroup& g) const {
     for (const ir::Stage* r : g.reductions) {
       if (!ReadsAlongReduceAxis(*r)) return 0;

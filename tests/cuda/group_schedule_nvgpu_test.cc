@@ -434,6 +434,13 @@ TEST(GroupScheduleNVGPU, LongRowsAloneAreReadInUnrolledVectors) {
   std::string odd = Kernels(CompiledSource(ReduceRows(64, 8000, 1)));
   EXPECT_THAT(odd, Not(HasSubstr("float4")));
   EXPECT_THAT(odd, HasSubstr("for ("));
+  // A row group whose consumer keeps the reduced dim (a block per row): vectors too.
+  {
+    NetBuilder b;
+    auto sum = b.ReduceSum(b.CreateInput(DType::kFloat32, S({4, 8192}), "x"), {1}, true);
+    b.MarkOutput(b.Mul(sum, b.Fill({4, 1}, 2.0)));
+    EXPECT_THAT(Kernels(CompiledSource(*b.Build())), HasSubstr("float4 x_v"));
+  }
   // Two reduce axes (a fused index, not always contiguous): scalar loads.
   {
     NetBuilder b;

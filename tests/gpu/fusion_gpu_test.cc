@@ -78,6 +78,8 @@ TEST(FusionGpu, LongRowReductionsInVectorsMatchReference) {
   b.MarkOutput(b.ReduceSum(x, {1, 2}));
   b.MarkOutput(b.ReduceSum(x, {2}, /*keepdim=*/true));
   b.MarkOutput(b.ReduceSum(b.ReduceSum(x, {0}), {1}));
+  auto kept = b.ReduceSum(b.CreateInput(DType::kFloat32, S({4, 8192}), "w"), {1}, true);
+  b.MarkOutput(b.Mul(kept, b.Fill({4, 1}, 2.0)));
   auto y = b.CreateInput(DType::kFloat32, S({16, 64, 8}), "y");
   b.MarkOutput(b.Mul(y, b.ReduceMax(b.CreateInput(DType::kFloat32, S({16, 64, 1024}), "z"), {2},
                                     /*keepdim=*/true)));
