@@ -18,7 +18,8 @@ slower than the kernels it queues):
 
 Then the anchor's 4-op tiny chain (tiny_ew_chain_f32 of ../shared/bench/torch_anchor.py,
 imported), called under no_grad as an inference model is: eager, cinn_like and, on the GPU,
-cinn_like's CUDA-graph mode, each with its ratio to eager's time.
+cinn_like's CUDA-graph mode and Inductor's (mode="reduce-overhead"), each with its ratio to
+eager's time.
 
     CINN_LIKE_LIBRARY=build/libcinn_like.so PYTHONPATH=cinn_like/python \\
         python3 tools/call_path_bench.py [--device cpu|cuda]
@@ -105,6 +106,9 @@ def tiny_chain(anchor, dev):
         if dev == "cuda":
             calls.append(("cinn_like_cudagraph", torch.compile(
                 fn, backend="cinn_like", options={"cudagraphs": True})))
+            # Inductor's CUDA graphs (its cudagraph trees): what Dynamo's own per-call cost
+            # leaves to any backend's replay.
+            calls.append(("inductor_cudagraph", torch.compile(fn, mode="reduce-overhead")))
         print(f"tiny_ew_chain_f32 (anchor, {list(args[0].shape)} floats, no_grad)")
         eager = None
         for name, f in calls:
