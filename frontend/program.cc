@@ -2,6 +2,7 @@
 #include "frontend/program.h"
 
 #include <climits>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -32,13 +33,34 @@ const hlir::Dim* WideCoefficient(const hlir::Shape& shape) {
   return nullptr;
 }
 
-/// A compiled function learns its symbols' values from its inputs' dims: each symbol must be a
-/// dim of some input by itself (an input [s0*s1] alone cannot give s0 and s1).
-absl::Status CheckSymbolsBound(const hlir::Graph& graph) {
+/// The symbols a call binds: those some input of `graph` has as a dim by itself.
+std::set<std::string> BoundSymbols(const hlir::Graph& graph) {
   std::set<std::string> bound;
   for (int v : graph.inputs()) {
     for (const hlir::Dim& d : graph.values()[v].desc.shape) {
       if (auto name = d.symbol_name()) bound.insert(*name);
+    }
+  }
+  return bound;
+}
+
+/// A compiled function learns its symbols' values from its inputs' dims: each symbol must be a
+/// dim of some input by itself (an input [s0*s1] alone cannot give s0 and s1); the Program's
+/// bounds (`symbols`) are of such symbols and in order, as its JSON form requires
+/// (program_json.cc), so that a Program built in C++ prints as JSON that reads back.
+absl::Status CheckSymbolsBound(const hlir::Graph& graph,
+                               const std::map<std::string, SymbolRange>& ranges) {
+  const std::set<std::string> bound = BoundSymbols(graph);
+  for (const auto& [name, range] : ranges) {
+    if (!bound.count(name)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the program's bounds name the symbol ", name,
+                       ", which no input has as a dim by itself: a call could not bind it"));
+    }
+    if (range.min < 0 || range.max > INT32_MAX || range.min > range.max) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the program's bounds of the symbol ", name, ", [", range.min, ", ",
+                       range.max, "], are not within [0, ", INT32_MAX, "] in order"));
     }
   }
   auto error = [](const std::string& what, const std::string& symbol) {
@@ -101,7 +123,7 @@ absl::StatusOr<hlir::Graph> BuildGraph(const Program& program) {
     if (!s.ok()) return s;
   }
   if (program.outputs.empty()) return absl::InvalidArgumentError("the program has no outputs");
-  absl::Status bound = CheckSymbolsBound(graph);
+  absl::Status bound = CheckSymbolsBound(graph, program.symbols);
   if (!bound.ok()) return bound;
   return graph;
 }

@@ -164,6 +164,28 @@ TEST(SymbolicShapes, BoundsOfNoInputsSymbolOrOutOfOrderAreRefused) {
   auto misspelt = frontend::ProgramFromJson(head + R"({"s0": {"minimum": 2}}})");
   ASSERT_FALSE(misspelt.ok());
   EXPECT_THAT(misspelt.status().message(), HasSubstr("unknown key 'minimum'"));
+  // The same Programs built in C++ (whose JSON would not read back) are refused when compiled.
+  auto program = frontend::ProgramFromJson(head + "{}}");
+  ASSERT_TRUE(program.ok()) << program.status();
+  frontend::Program stray = *program;
+  stray.symbols["n"] = frontend::SymbolRange{2, 8};
+  auto compiled = CompileProgram(stray, ir::Target::X86(), "f");
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(),
+              HasSubstr("the program's bounds name the symbol n, which no input has as a dim"));
+  frontend::Program backwards = *program;
+  backwards.symbols["s0"] = frontend::SymbolRange{9, 3};
+  compiled = CompileProgram(backwards, ir::Target::X86(), "f");
+  ASSERT_FALSE(compiled.ok());
+  EXPECT_THAT(compiled.status().message(),
+              HasSubstr("bounds of the symbol s0, [9, 3], are not within"));
+  // Bounds of a bound symbol print and read back.
+  frontend::Program fine = *program;
+  fine.symbols["s0"] = frontend::SymbolRange{2, 8};
+  auto again = frontend::ProgramFromJson(frontend::ProgramToJson(fine));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->symbols.at("s0").max, 8);
+  EXPECT_TRUE(frontend::BuildGraph(fine).ok());
 }
 
 }  // namespace
