@@ -86,15 +86,23 @@ class GroupScheduler {
   absl::StatusOr<std::vector<TacticChoice>> Run() {
     absl::Status s = Inline();
     if (!s.ok()) return s;
-    if (target_.is_gpu()) MarkReadOnce();
-    std::set<ir::Stage*> done;
+    // Each group's row consumer, found once (a group's internal reductions are read by no other
+    // group, so the reductions of groups materialized below do not change another's answer).
+    std::map<int, ReductionGroup> row_groups;
     for (auto& [group, reductions] : internal_reductions_) {
       ReductionGroup g{nullptr, reductions, -1};
-      if (!FindRowConsumer(group, g)) {
+      if (FindRowConsumer(group, g)) row_groups.emplace(group, g);
+    }
+    if (target_.is_gpu()) MarkReadOnce(row_groups);
+    std::set<ir::Stage*> done;
+    for (auto& [group, reductions] : internal_reductions_) {
+      auto found = row_groups.find(group);
+      if (found == row_groups.end()) {
         // Materialized: a kernel of its own writing a device temporary.
         roots_.insert(roots_.end(), reductions.begin(), reductions.end());
         continue;
       }
+      const ReductionGroup& g = found->second;
       auto c = ScheduleReductionGroup(g, KnobValue(group));
       if (!c.ok()) {
         return absl::Status(c.status().code(),
@@ -203,7 +211,8 @@ class GroupScheduler {
     return absl::OkStatus();
   }
 
-  /// Sets ir::BufferNode::read_once on each buffer that one reduction stage left after inlining
+  /// Sets ir::BufferNode::read_once (`row_groups`: the groups whose reductions are computed in
+  /// their row consumer) on each buffer that one reduction stage left after inlining
   /// reads, each element once (ReadsEachElementOnce), and no other stage or library call reads:
   /// kernels that do not write it then load it evict-first (Inductor's evict_first in its
   /// reductions). Not for what a row group reads in several of its stages (softmax's input, read
@@ -215,12 +224,10 @@ class GroupScheduler {
   /// 0.0619 ms (256 threads, 4-float vectors); the elementwise relu(x * a + b) * sigmoid(x)
   /// unchanged with every load evict-first (0.1876 -> 0.1875 ms) and 5% slower with x and a
   /// evict-first beside b's plain load: elementwise kernels are left alone.
-  void MarkReadOnce() {
+  void MarkReadOnce(const std::map<int, ReductionGroup>& row_groups) {
     std::set<const ir::Stage*> recomputed;
-    for (auto& [group, reductions] : internal_reductions_) {
-      ReductionGroup g{nullptr, reductions, -1};
-      if (!FindRowConsumer(group, g)) continue;  // materialized: kernels of their own
-      for (ir::Stage* r : reductions) {
+    for (const auto& [group, g] : row_groups) {
+      for (ir::Stage* r : g.reductions) {
         if (!SameElements(*g.consumer->tensor().node(), *r->tensor().node())) recomputed.insert(r);
       }
     }
@@ -236,10 +243,11 @@ class GroupScheduler {
       const bool reduction = t->reduce != ir::ReduceKind::kNone &&
                              Info(t).pattern != OpPattern::kOutFusible &&
                              !recomputed.count(stage.get());
-      for (const auto& [node, buffer] : LoadedBuffers(stage->InlinedBody())) {
+      const ir::Expr body = stage->InlinedBody();  // built once for all its buffers
+      for (const auto& [node, buffer] : LoadedBuffers(body)) {
         ++readers[node];
         all.emplace(node, buffer);
-        if (reduction && ReadsEachElementOnce(*stage, node)) once.emplace(node, buffer);
+        if (reduction && ReadsEachElementOnce(*stage, body, node)) once.emplace(node, buffer);
       }
     }
     for (auto& [node, buffer] : all) buffer->read_once = readers[node] == 1 && once.count(node);
@@ -307,13 +315,9 @@ class GroupScheduler {
   /// loads). A float16 row sum (accumulated in float32, cast back by the group's consumer) is
   /// read as the float32 one is (stage_tactics.cc).
   int StaticRowLanes(const ReductionGroup& g) const {
-    for (const ir::Stage* r : g.reductions) {
-      if (!ReadsAlongReduceAxis(*r)) return 0;
-    }
     const int64_t extent = ReduceExtent(*g.reductions[0]);
-    const int lanes = SymbolicRowLanes(g);
-    const int64_t per_pass = int64_t{lanes} * RowThreads(extent, target_);
-    return lanes >= 2 && extent > 0 && extent % per_pass == 0 ? lanes : 0;
+    return StaticRowVectorLanes({g.reductions.begin(), g.reductions.end()}, SymbolicRowLanes(g),
+                                extent, RowThreads(extent, target_));
   }
 
   /// A CPU reduction that CpuRowGroup can compute inside its consumer's rows: a row reduction
@@ -381,18 +385,12 @@ class GroupScheduler {
   /// device's widest access of the widest element the group reads or writes (8 halves, 4
   /// floats).
   int SymbolicRowLanes(const ReductionGroup& g) const {
-    int bytes = g.consumer->tensor()->dtype.bytes();
     std::vector<const ir::Stage*> stages(g.reductions.begin(), g.reductions.end());
     stages.push_back(g.consumer);
     // The reductions' values: one per row, not read along it.
     std::set<const ir::BufferNode*> results;
     for (const ir::Stage* r : g.reductions) results.insert(r->tensor()->buffer.get());
-    for (const ir::Stage* s : stages) {
-      for (const ir::BufferNode* b : BuffersRead(s->InlinedBody())) {
-        if (!results.count(b)) bytes = std::max(bytes, b->dtype.bytes());
-      }
-    }
-    return bytes > 0 ? target_.vector_bytes() / bytes : 0;
+    return VectorLanesOfReads(stages, results, g.consumer->tensor()->dtype.bytes(), target_);
   }
 
   ir::Schedule& sch_;

@@ -106,15 +106,14 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
 
 namespace {
 
-/// The loads of `buffer` in `s` (its stages inlined), and whether they are one and the same
-/// access whose indices are each one of `axes` or a constant.
+/// The loads of `buffer` in `body`, and whether they are one and the same access whose indices
+/// are each one of `axes` or a constant (the loads point into `body`: the caller keeps it).
 struct AxisLoads : ir::IRVisitor {
-  AxisLoads(const ir::Stage& s, const std::vector<ir::Var>& axes, const ir::BufferNode* buffer)
-      : body(s.InlinedBody()), buffer(buffer) {
+  AxisLoads(const ir::Expr& body, const std::vector<ir::Var>& axes, const ir::BufferNode* buffer)
+      : buffer(buffer) {
     for (const ir::Var& v : axes) this->axes.insert(v.As<ir::Variable>());
     Visit(body);
   }
-  const ir::Expr body;  // holds the loads
   const ir::BufferNode* buffer;
   std::set<const ir::Variable*> axes;
   std::vector<const ir::Load*> loads;
@@ -140,14 +139,15 @@ struct AxisLoads : ir::IRVisitor {
 
 bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
                    const ir::BufferNode* buffer) {
-  AxisLoads f(s, axes, buffer);
+  const ir::Expr body = s.InlinedBody();
+  AxisLoads f(body, axes, buffer);
   return f.simple && !f.loads.empty();
 }
 
-bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer) {
+bool ReadsEachElementOnce(const ir::Stage& s, const ir::Expr& body, const ir::BufferNode* buffer) {
   std::vector<ir::Var> roots;
   for (int a = 0; a < s.num_root_axes(); ++a) roots.push_back(s.axes()[a].var);
-  AxisLoads f(s, roots, buffer);
+  AxisLoads f(body, roots, buffer);
   // One load: two equal ones would both be printed (an evict-first load is not merged).
   if (!f.simple || f.loads.size() != 1) return false;
   std::set<const ir::Variable*> used;
@@ -184,6 +184,26 @@ bool ReadsAlongReduceAxis(const ir::Stage& s) {
   f.k = k;
   f.Visit(s.InlinedBody());
   return f.along;
+}
+
+int StaticRowVectorLanes(const std::vector<const ir::Stage*>& reductions, int lanes, int64_t extent,
+                         int threads) {
+  if (lanes < 2 || extent <= 0 || extent % (int64_t{lanes} * threads) != 0) return 0;
+  for (const ir::Stage* r : reductions) {
+    if (!ReadsAlongReduceAxis(*r)) return 0;
+  }
+  return lanes;
+}
+
+int VectorLanesOfReads(const std::vector<const ir::Stage*>& stages,
+                       const std::set<const ir::BufferNode*>& skip, int bytes,
+                       const ir::Target& target) {
+  for (const ir::Stage* s : stages) {
+    for (const ir::BufferNode* b : BuffersRead(s->InlinedBody())) {
+      if (!skip.count(b)) bytes = std::max(bytes, b->dtype.bytes());
+    }
+  }
+  return bytes > 0 ? target.vector_bytes() / bytes : 0;
 }
 
 int RowThreads(int64_t extent, const ir::Target& target) {

@@ -56,17 +56,31 @@ int TransposedAxis(const ir::Stage& s, const std::vector<ir::Var>& spatial,
 bool PermutedLoads(const ir::Stage& s, const std::vector<ir::Var>& axes,
                    const ir::BufferNode* buffer);
 
-/// Whether `s` (its stages inlined) has one load of `buffer`, whose indices are `s`'s root axes,
-/// each once, every one of extent above 1 among them (constants allowed): over the stage's
-/// domain, each element of `buffer` is read once (a broadcast operand, a window, a diagonal or a
-/// reshape's division is not).
-bool ReadsEachElementOnce(const ir::Stage& s, const ir::BufferNode* buffer);
+/// Whether `body` (`s`'s InlinedBody, built once by the caller for all its buffers) has one load
+/// of `buffer`, whose indices are `s`'s root axes, each once, every one of extent above 1 among
+/// them (constants allowed): over the stage's domain, each element of `buffer` is read once (a
+/// broadcast operand, a window, a diagonal or a reshape's division is not).
+bool ReadsEachElementOnce(const ir::Stage& s, const ir::Expr& body, const ir::BufferNode* buffer);
 
 /// Whether reduction stage `s` (its stages inlined) has one reduce root axis and every load
 /// indexes its last dim by that axis alone or not at all, and no other dim by it: each load is
 /// contiguous along the reduction (or the same for all of it), so that vectors along the axis
 /// are vector accesses, not gathers.
 bool ReadsAlongReduceAxis(const ir::Stage& s);
+
+/// `lanes` (one 16-byte vector of the widest element a row reduction reads) where every stage of
+/// `reductions` reads along its one reduce axis (ReadsAlongReduceAxis) and a static row of
+/// `extent` elements is a multiple of one vector for each of `threads` threads (no thread has a
+/// partial vector; a row's start the host or the kernel checks for alignment,
+/// backends/cuda/kernel_alignment.h); 0 otherwise (scalar loads).
+int StaticRowVectorLanes(const std::vector<const ir::Stage*>& reductions, int lanes, int64_t extent,
+                         int threads);
+
+/// One 16-byte vector (the target's widest access) of the widest element `stages` read (their
+/// stages inlined), leaving out `skip`; at least that of `bytes`. 0 when nothing is read.
+int VectorLanesOfReads(const std::vector<const ir::Stage*>& stages,
+                       const std::set<const ir::BufferNode*>& skip, int bytes,
+                       const ir::Target& target);
 
 /// Threads of a block reducing `extent` elements per row (-1: unknown): kBlockThreads, or
 /// fewer for a short row (a multiple of the target's warp size covering it); for an unknown
