@@ -33,34 +33,15 @@ const hlir::Dim* WideCoefficient(const hlir::Shape& shape) {
   return nullptr;
 }
 
-/// The symbols a call binds: those some input of `graph` has as a dim by itself.
-std::set<std::string> BoundSymbols(const hlir::Graph& graph) {
-  std::set<std::string> bound;
-  for (int v : graph.inputs()) {
-    for (const hlir::Dim& d : graph.values()[v].desc.shape) {
-      if (auto name = d.symbol_name()) bound.insert(*name);
-    }
-  }
-  return bound;
-}
-
 /// A compiled function learns its symbols' values from its inputs' dims: each symbol must be a
-/// dim of some input by itself (an input [s0*s1] alone cannot give s0 and s1); the Program's
-/// bounds (`symbols`) are of such symbols and in order, as its JSON form requires
-/// (program_json.cc), so that a Program built in C++ prints as JSON that reads back.
-absl::Status CheckSymbolsBound(const hlir::Graph& graph,
-                               const std::map<std::string, SymbolRange>& ranges) {
-  const std::set<std::string> bound = BoundSymbols(graph);
-  for (const auto& [name, range] : ranges) {
-    if (!bound.count(name)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the program's bounds name the symbol ", name,
-                       ", which no input has as a dim by itself: a call could not bind it"));
-    }
-    if (range.min < 0 || range.max > INT32_MAX || range.min > range.max) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the program's bounds of the symbol ", name, ", [", range.min, ", ",
-                       range.max, "], are not within [0, ", INT32_MAX, "] in order"));
+/// dim of some input by itself (an input [s0*s1] alone cannot give s0 and s1), the Program's
+/// bounds (`symbols`) too (SymbolRangeProblem).
+absl::Status CheckSymbolsBound(const hlir::Graph& graph, const Program& program) {
+  const std::set<std::string> bound = BoundSymbols(program);
+  for (const auto& [name, range] : program.symbols) {
+    std::string problem = SymbolRangeProblem(bound, name, range);
+    if (!problem.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat("the program's symbol ", name, ": ", problem));
     }
   }
   auto error = [](const std::string& what, const std::string& symbol) {
@@ -93,6 +74,28 @@ absl::Status CheckSymbolsBound(const hlir::Graph& graph,
 
 }  // namespace
 
+std::set<std::string> BoundSymbols(const Program& program) {
+  std::set<std::string> bound;
+  for (const InputDecl& in : program.inputs) {
+    for (const hlir::Dim& d : in.desc.shape) {
+      if (auto name = d.symbol_name()) bound.insert(*name);
+    }
+  }
+  return bound;
+}
+
+std::string SymbolRangeProblem(const std::set<std::string>& bound, const std::string& name,
+                               const SymbolRange& range) {
+  if (!bound.count(name)) {
+    return "no input has this symbol as a dim by itself: a call could not bind it";
+  }
+  if (range.min < 0 || range.max > INT32_MAX || range.min > range.max) {
+    return absl::StrCat("bounds [", range.min, ", ", range.max, "] are not within [0, ", INT32_MAX,
+                        "] in order");
+  }
+  return "";
+}
+
 absl::StatusOr<hlir::Graph> BuildGraph(const Program& program) {
   hlir::Graph graph;
   for (const InputDecl& in : program.inputs) {
@@ -123,7 +126,7 @@ absl::StatusOr<hlir::Graph> BuildGraph(const Program& program) {
     if (!s.ok()) return s;
   }
   if (program.outputs.empty()) return absl::InvalidArgumentError("the program has no outputs");
-  absl::Status bound = CheckSymbolsBound(graph, program.symbols);
+  absl::Status bound = CheckSymbolsBound(graph, program);
   if (!bound.ok()) return bound;
   return graph;
 }

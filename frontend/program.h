@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,15 @@ struct Program {
   std::vector<std::string> outputs;
   std::map<std::string, SymbolRange> symbols;  // symbols without an entry: [0, INT32_MAX]
 };
+
+/// The symbols a call binds: those some input has as a dim by itself.
+std::set<std::string> BoundSymbols(const Program& program);
+
+/// What is wrong with the bounds `range` of the symbol `name` ("" when nothing): a symbol of
+/// `bound` (BoundSymbols), within [0, INT32_MAX] (symbolic sizes are 32-bit), min <= max. The
+/// JSON reader and BuildGraph ask it, so a Program built in C++ prints as JSON that reads back.
+std::string SymbolRangeProblem(const std::set<std::string>& bound, const std::string& name,
+                               const SymbolRange& range);
 
 /// The graph of a program: each instruction's op must exist and accept its inputs (the error
 /// names the instruction index, the op and the cause), names must be defined before use and

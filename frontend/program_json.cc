@@ -202,16 +202,10 @@ class Reader {
   /// in [0, INT32_MAX] (symbolic sizes are 32-bit), min <= max; either may be left out.
   absl::StatusOr<std::map<std::string, SymbolRange>> Symbols(const json& v, const Program& p) {
     if (!v.is_object()) return Error("$.symbols", "expected an object, got " + Got(v));
-    std::set<std::string> known;
-    for (const InputDecl& in : p.inputs) {
-      for (const hlir::Dim& d : in.desc.shape) {
-        if (auto name = d.symbol_name()) known.insert(*name);
-      }
-    }
+    const std::set<std::string> bound = BoundSymbols(p);
     std::map<std::string, SymbolRange> out;
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string path = "$.symbols." + it.key();
-      if (!known.count(it.key())) return Error(path, "no input has this symbol as a dim");
       if (!it.value().is_object()) return Error(path, "expected an object, got " + Got(it.value()));
       for (auto key = it.value().begin(); key != it.value().end(); ++key) {
         if (key.key() != "min" && key.key() != "max") {
@@ -225,10 +219,8 @@ class Reader {
         if (!b.ok()) return b.status();
         *bound = *b;
       }
-      if (range.min < 0 || range.max > INT32_MAX || range.min > range.max) {
-        return Error(path, absl::StrCat("bounds [", range.min, ", ", range.max,
-                                        "] are not within [0, ", INT32_MAX, "] in order"));
-      }
+      std::string problem = SymbolRangeProblem(bound, it.key(), range);
+      if (!problem.empty()) return Error(path, problem);
       out[it.key()] = range;
     }
     return out;

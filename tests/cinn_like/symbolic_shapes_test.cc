@@ -172,13 +172,13 @@ TEST(SymbolicShapes, BoundsOfNoInputsSymbolOrOutOfOrderAreRefused) {
   auto compiled = CompileProgram(stray, ir::Target::X86(), "f");
   ASSERT_FALSE(compiled.ok());
   EXPECT_THAT(compiled.status().message(),
-              HasSubstr("the program's bounds name the symbol n, which no input has as a dim"));
+              HasSubstr("the program's symbol n: no input has this symbol as a dim"));
   frontend::Program backwards = *program;
   backwards.symbols["s0"] = frontend::SymbolRange{9, 3};
   compiled = CompileProgram(backwards, ir::Target::X86(), "f");
   ASSERT_FALSE(compiled.ok());
   EXPECT_THAT(compiled.status().message(),
-              HasSubstr("bounds of the symbol s0, [9, 3], are not within"));
+              HasSubstr("the program's symbol s0: bounds [9, 3] are not within"));
   // Bounds of a bound symbol print and read back.
   frontend::Program fine = *program;
   fine.symbols["s0"] = frontend::SymbolRange{2, 8};
