@@ -21,7 +21,11 @@ _flags = {}
 _fallbacks = []
 _stats = {"compiles": 0, "cache_hits": 0, "compile_failures": 0, "graphs": 0, "partitions": 0,
           "ops_compiled": 0, "ops_fallback": 0, "compile_seconds": 0.0,
-          "cudagraph_captures": 0, "cudagraph_replays": 0, "direct_inference_graphs": 0}
+          "cudagraph_captures": 0, "direct_inference_graphs": 0}
+# Counters bumped where taking _lock would cost as much as the work counted (each CUDA-graph
+# replay, a few microseconds): a one-element list each, bumped by `cell[0] += 1` without the
+# lock. Two threads replaying at once may lose an increment; stats() reads them with the rest.
+_cells = {"cudagraph_replays": [0]}
 
 
 def set_flags(**flags):
@@ -102,6 +106,11 @@ def count(name, n=1):
         _stats[name] = _stats.get(name, 0) + n
 
 
+def cell(name):
+    """The lock-free counter `name` of _cells: bump it by `cell[0] += 1`."""
+    return _cells[name]
+
+
 def record_fallback(op, reason):
     with _lock:
         _fallbacks.append((op, reason))
@@ -125,7 +134,7 @@ def stats():
     check), plan_stale (plans that no longer fit their graph) and plan_write_errors
     (plan_cache.py)."""
     with _lock:
-        return dict(_stats)
+        return {**_stats, **{name: c[0] for name, c in _cells.items()}}
 
 
 def reset(clear_cache=False):
@@ -133,6 +142,8 @@ def reset(clear_cache=False):
     with _lock:
         for k in _stats:
             _stats[k] = 0
+        for c in _cells.values():
+            c[0] = 0
         _fallbacks.clear()
         if clear_cache:
             _modules.clear()

@@ -65,6 +65,10 @@ class CudaGraphed:
         self._copy_order = []  # positions copied at each call, and the buffers they go to
         self._copy_targets = []
         self._copy_out = False  # return copies (a caller kept results)
+        self._give = torch.Tensor.detach  # how a call returns each output: clone when copies
+        self._single = False  # the graph returns one tensor, not a sequence
+        self._all_tensors = False  # its sequence holds only tensors
+        self._sequence = tuple  # the sequence's type
         self._pool = None
 
     def _refuse(self, reason):
@@ -72,24 +76,33 @@ class CudaGraphed:
         warnings.warn(f"cinn_like.torch: CUDA graphs off for a graph: {reason}", stacklevel=3)
 
     def __call__(self, *args):
-        if self.graph is not None and self._replayable(args):  # the common call
-            return self._replay(args)
-        return self._first_calls(args)
+        """The common call, written out in one frame (it is most of the host time a replayed
+        graph costs): the inputs read in place are where the graph reads them and no caller
+        holds its outputs (unless it returns copies); then copy the moved inputs, replay, and
+        return the outputs. Any other call goes to _first_calls."""
+        if self.graph is None:
+            return self._first_calls(args)
+        for i, address in self._in_place_pairs:
+            if args[i].data_ptr() != address:
+                return self._first_calls(args)
+        if not self._copy_out:
+            for storage, baseline in self._storage_baselines:
+                if _use_count(storage) != baseline:
+                    return self._first_calls(args)
+        return self._replay(args)
 
     def _replay(self, args):
         if self._copy_order:
             torch._foreach_copy_(self._copy_targets, [args[i] for i in self._copy_order])
         self.graph.replay()
-        cache.count("cudagraph_replays")
-        return self._results()
-
-    def _replayable(self, args):
-        """Whether the captured graph serves this call as it is: the inputs read in place are
-        at the addresses it reads, and no caller holds its outputs unless it returns copies."""
-        for i, address in self._in_place_pairs:
-            if args[i].data_ptr() != address:
-                return False
-        return self._copy_out or not self._held()
+        _REPLAYS[0] += 1
+        give = self._give
+        if self._single:
+            return give(self._outputs)
+        if self._all_tensors:
+            return self._sequence(map(give, self._outputs))
+        return self._sequence(give(o) if isinstance(o, torch.Tensor) else o
+                              for o in self._outputs)
 
     def _first_calls(self, args):
         """A call the graph does not serve as it is: the first (run as it is), the second
@@ -115,6 +128,7 @@ class CudaGraphed:
                 return self.fn(*args)
         if not self._copy_out and self._held():
             self._copy_out = True  # this caller keeps results: fresh buffers, then copies
+            self._give = torch.Tensor.clone
             if not self._capture(args):
                 return self.fn(*args)
         return self._replay(args)
@@ -148,8 +162,11 @@ class CudaGraphed:
         self.captures += 1
         cache.count("cudagraph_captures")
         self._outputs = outputs
-        flat = [outputs] if isinstance(outputs, torch.Tensor) else list(outputs)
+        self._single = isinstance(outputs, torch.Tensor)
+        flat = [outputs] if self._single else list(outputs)
         self._static = [o for o in flat if isinstance(o, torch.Tensor)]
+        self._all_tensors = len(self._static) == len(flat)
+        self._sequence = type(outputs)
         # The outputs' storages, kept alive by self._outputs: their use counts are read at
         # each call without making a storage object per output.
         storages = [o.untyped_storage()._cdata for o in self._static]
@@ -171,17 +188,11 @@ class CudaGraphed:
                 return True
         return False
 
-    def _results(self):
-        out = self._outputs
-        give = torch.Tensor.clone if self._copy_out else torch.Tensor.detach
-        if isinstance(out, torch.Tensor):
-            return give(out)
-        return type(out)(give(o) if isinstance(o, torch.Tensor) else o for o in out)
-
 
 # How many tensors (views included) share the storage whose `_cdata` is the argument (None in
 # a PyTorch without it: graphs then run without CUDA graphs, see wrap).
 _use_count = getattr(torch._C, "_storage_Use_Count", None)
+_REPLAYS = cache.cell("cudagraph_replays")
 
 
 def wrap(gm, fn):
