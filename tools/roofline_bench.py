@@ -8,8 +8,9 @@ eager, torch.compile (Inductor) and torch.compile(backend="cinn_like") is printe
 on the GPU, wall time on the CPU), on the GPU also the device time of the kernels of one call
 (torch.profiler), and for the memory-bound workloads the fraction of the copy bandwidth that
 cinn_like reaches (bytes the workload must move / measured copy bandwidth / its time). The last
-columns are Inductor/cinn_like: above 1 is cinn_like faster. The geometric means close the
-table.
+columns are Inductor/cinn_like: above 1 is cinn_like faster. On the GPU the dispatch-bound tiny
+chain gets a second line: microseconds per call of eager, cinn_like and cinn_like's CUDA-graph
+mode (mode="reduce-overhead") over calls back to back, and eager/each. The geometric means close the table.
 
 On the CPU the same workloads run at smaller sizes (every dim above 4096 divided by 4: the
 anchor's 8192x8192 is 2048x2048) against Inductor's C++ backend.
@@ -39,6 +40,10 @@ ANCHORS = [os.path.join(HERE, "..", "..", "shared", "bench", "torch_anchor.py"),
 # The rows whose time is bound by memory traffic (the issue's roofline goal applies to them).
 MEMORY_BOUND = {"ew_chain_f32", "bias_gelu_f16", "softmax_f16", "layernorm_f16",
                 "add_layernorm_f16", "reduce_sum_f32", "reduce_col_f32"}
+# Dispatch-bound rows: on the GPU also timed back to back (a call's host time is its cost: one
+# call alone, timed between events after a synchronize, adds the same fixed cost to each
+# column), eager, cinn_like and cinn_like's CUDA-graph mode (mode="reduce-overhead").
+CUDAGRAPH_ROWS = {"tiny_ew_chain_f32"}
 # max |got - want| / max |want| allowed, by the output's dtype.
 TOLERANCE = {torch.float32: 1e-3, torch.float16: 1e-2, torch.bfloat16: 5e-2}
 CPU_SHRINK_ABOVE, CPU_SHRINK_BY = 4096, 4
@@ -106,6 +111,22 @@ def kernel_ms(fn, reps=5):
     return total_us / reps / 1e3
 
 
+def back_to_back_us(fn, calls=200, reps=7):
+    """Median over reps of the time per call of `calls` calls in a row, between CUDA events."""
+    for _ in range(10):
+        fn()
+    times = []
+    for _ in range(reps):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        for _ in range(calls):
+            fn()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1e3 / calls)
+    return statistics.median(times)
+
+
 def first_tensor(out):
     if isinstance(out, torch.Tensor):
         return out
@@ -142,6 +163,13 @@ def run_row(name, fn, args, nbytes, memory_bound, device, bw, reps):
             row[f"{label}_ms"] = median_ms(lambda f=f: f(*args), device, reps)
             if device == "cuda":
                 row[f"{label}_kernel_ms"] = kernel_ms(lambda f=f: f(*args))
+        if device == "cuda" and name in CUDAGRAPH_ROWS:
+            graphed = torch.compile(fn, backend="cinn_like", mode="reduce-overhead")
+            for _ in range(3):  # run, capture, replay
+                graphed(*args)
+            row["cudagraph_rel_err"] = rel_err(graphed(*args), want)
+            for label, f in (("eager", fn), ("cinn_like", ours), ("cudagraph", graphed)):
+                row[f"back_to_back_{label}_us"] = back_to_back_us(lambda f=f: f(*args))
     if memory_bound:
         time_key = "cinn_like_kernel_ms" if device == "cuda" else "cinn_like_ms"
         row["cinn_like_bw_fraction"] = nbytes / bw / (row[time_key] * 1e-3)
@@ -162,6 +190,12 @@ def print_row(r, device):
         line += f"{r['kernel_speedup_vs_inductor']:>9.2f}"
     line += f"{r['ops_fallback']:>6}  {ok}"
     print(line, flush=True)
+    if "back_to_back_cudagraph_us" in r:
+        ok = "ok" if r["cudagraph_rel_err"] <= r["tolerance"] else f"ERR {r['cudagraph_rel_err']:.1e}"
+        eager, ours, graph = (r[f"back_to_back_{k}_us"] for k in ("eager", "cinn_like", "cudagraph"))
+        print(f"  back to back, us per call: eager {eager:.1f}, cinn_like {ours:.1f} "
+              f"(eager/it {eager / ours:.2f}), cinn_like CUDA graph {graph:.1f} "
+              f"(eager/it {eager / graph:.2f}; result {ok})", flush=True)
 
 
 def geomean(xs):
@@ -218,7 +252,8 @@ def main():
     if path:
         with open(path, "w") as f:
             json.dump(dict(device=name, copy_bw=bw, rows=rows), f, indent=1)
-    bad = [r["name"] for r in rows if r["rel_err"] > r["tolerance"]]
+    bad = [r["name"] for r in rows if max(r["rel_err"], r.get("cudagraph_rel_err", 0))
+           > r["tolerance"]]
     if bad:
         print(f"roofline_bench: outputs differ from eager beyond tolerance: {', '.join(bad)}")
         return 1
