@@ -15,6 +15,9 @@
 #include "cinn_like/warm_up.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
+#ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cuda_graph.h"
+#endif
 
 struct cinn_like_module_s {
   std::unique_ptr<cinn_like::CompiledProgram> program;
@@ -25,6 +28,12 @@ struct cinn_like_call_plan_s {
   cinn_like_function fn;
   std::vector<DLTensor> tensors;  // data null; shape into `shapes`
   std::vector<std::vector<int64_t>> shapes;
+};
+
+struct cinn_like_cuda_graph_s {
+#ifdef CINN_LIKE_WITH_CUDA
+  std::unique_ptr<cinn_like::runtime::cuda::CudaGraph> graph;
+#endif
 };
 
 namespace {
@@ -60,6 +69,21 @@ const char* ThreadText(const char* what, Make&& make) {
     text.clear();
   }
   return text.c_str();
+}
+
+/// The plan's tensors with data[i] as argument i's data, in arrays of this thread's that live
+/// until its next call (runs on several threads do not share the data pointers).
+DLTensor** PlanArgs(const cinn_like_call_plan_s& plan, void* const* data) {
+  thread_local std::vector<DLTensor> tensors;
+  thread_local std::vector<DLTensor*> args;
+  const size_t n = plan.tensors.size();
+  tensors.assign(plan.tensors.begin(), plan.tensors.end());
+  args.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    tensors[i].data = data[i];
+    args[i] = &tensors[i];
+  }
+  return args.data();
 }
 
 }  // namespace
@@ -168,20 +192,67 @@ int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* s
   if (!plan || (!data && !plan->tensors.empty())) {
     return Fail("cinn_like_call_plan_run: null plan or data");
   }
-  // Each run fills its own copy, so runs on several threads do not share the data pointers.
-  thread_local std::vector<DLTensor> tensors;
-  thread_local std::vector<DLTensor*> args;
-  const size_t n = plan->tensors.size();
-  tensors.assign(plan->tensors.begin(), plan->tensors.end());
-  args.resize(n);
-  for (size_t i = 0; i < n; ++i) {
-    tensors[i].data = data[i];
-    args[i] = &tensors[i];
-  }
-  return cinn_like_call(plan->fn, args.data(), static_cast<int32_t>(n), stream);
+  DLTensor** args = PlanArgs(*plan, data);
+  return cinn_like_call(plan->fn, args, static_cast<int32_t>(plan->tensors.size()), stream);
 }
 
 void cinn_like_call_plan_free(cinn_like_call_plan plan) { delete plan; }
+
+int cinn_like_call_plan_capture(cinn_like_call_plan plan, void* const* data, void* stream,
+                                cinn_like_cuda_graph* out) {
+  return Guarded("cinn_like_call_plan_capture", [&]() -> int {
+    if (out) *out = nullptr;
+    if (!plan || !out || (!data && !plan->tensors.empty())) {
+      return Fail("cinn_like_call_plan_capture: null plan, data or out");
+    }
+    const int32_t n = static_cast<int32_t>(plan->tensors.size());
+    if (n == 0) return Fail("cinn_like_call_plan_capture: the plan has no argument");
+    for (int32_t i = 0; i < n; ++i) {
+      if (plan->tensors[i].device.device_type != kDLCUDA) {
+        return Fail(absl::StrCat("cinn_like_call_plan_capture: argument ", i,
+                                 " is not a CUDA tensor (DLPack device type ",
+                                 plan->tensors[i].device.device_type,
+                                 "): CUDA graphs capture functions of the cuda target"));
+      }
+    }
+#ifdef CINN_LIKE_WITH_CUDA
+    // The first run loads what the call uses (libraries, their plans), which a capture could
+    // not record, and reports a wrong argument with the call's own message.
+    if (cinn_like_call_plan_run(plan, data, stream) != 0) return -1;
+    auto graph = cinn_like::runtime::cuda::CudaGraph::Capture(
+        [&](void* capturing) {
+          // The entry itself: the self check copies to the host, which a capture cannot record.
+          if (plan->fn(PlanArgs(*plan, data), n, capturing) == 0) return absl::OkStatus();
+          return absl::InternalError(cinn_like_get_last_error());
+        },
+        stream);
+    if (!graph.ok())
+      return Fail("cinn_like_call_plan_capture: " + std::string(graph.status().message()));
+    *out = new cinn_like_cuda_graph_s{std::move(*graph)};
+    return 0;
+#else
+    (void)stream;
+    return Fail("cinn_like_call_plan_capture: cinn_like was built without CUDA");
+#endif
+  });
+}
+
+int cinn_like_cuda_graph_launch(cinn_like_cuda_graph graph, void* stream) {
+  if (!graph) return Fail("cinn_like_cuda_graph_launch: the graph is null");
+#ifdef CINN_LIKE_WITH_CUDA
+  return Guarded("cinn_like_cuda_graph_launch", [&] {
+    absl::Status launched = graph->graph->Launch(stream);
+    if (!launched.ok())
+      return Fail("cinn_like_cuda_graph_launch: " + std::string(launched.message()));
+    return 0;
+  });
+#else
+  (void)stream;
+  return Fail("cinn_like_cuda_graph_launch: cinn_like was built without CUDA");
+#endif
+}
+
+void cinn_like_cuda_graph_free(cinn_like_cuda_graph graph) { delete graph; }
 
 void cinn_like_module_free(cinn_like_module module) {
   if (module && module->program->call_check()) {

@@ -79,6 +79,24 @@ int cinn_like_call_plan_create(cinn_like_function fn, DLTensor* const* examples,
  * `stream`, as cinn_like_call does (self-check included). */
 int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* stream);
 void cinn_like_call_plan_free(cinn_like_call_plan plan);
+/* CUDA graphs: a plan's call with `data` captured once, then launched without the host work of
+ * a call (argument checks, launch parameters, library plans): each launch runs the recorded
+ * kernels, library calls and workspace allocations on the same addresses, so a caller changes
+ * the inputs in place between launches and reads the outputs after each. Capturing first runs
+ * the call (self-checked like cinn_like_call_plan_run; its errors come back as they are, and
+ * its outputs are written), then records it on `stream` (a CUstream; null: a stream of the
+ * library's own). Workspaces of the recorded call come from the driver's stream-ordered
+ * allocator, whatever cinn_like_set_allocator installed: the graph owns them. Fails with a
+ * message for a function of another target than cuda, a build without CUDA, a call that cannot
+ * be recorded (the debug flag cinn_like_check_indices synchronises) or a driver error. Launches
+ * are not self-checked. Free a graph before its module; launches of one graph on several
+ * streams at once share its workspaces: queue them on one stream. */
+typedef struct cinn_like_cuda_graph_s* cinn_like_cuda_graph;
+int cinn_like_call_plan_capture(cinn_like_call_plan plan, void* const* data, void* stream,
+                                cinn_like_cuda_graph* out);
+/* Queues one launch of the graph on `stream` (a CUstream; null: the legacy default stream). */
+int cinn_like_cuda_graph_launch(cinn_like_cuda_graph graph, void* stream);
+void cinn_like_cuda_graph_free(cinn_like_cuda_graph graph);
 void cinn_like_module_free(cinn_like_module module);
 
 /* Writes the module to `path` as one file (atomically) that cinn_like_module_load loads, in

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cpu_block_cache.h"
+#include "runtime/default_workspaces.h"
 #include "runtime/device_name.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cuda_driver.h"
@@ -32,8 +33,11 @@ struct Hook {
 
 std::mutex hook_mutex;
 Hook hook;
+// How many DefaultWorkspaces scopes this thread is in: while any is, the hook is not asked.
+thread_local int default_scopes = 0;
 
 Hook CurrentHook() {
+  if (default_scopes > 0) return Hook{};
   std::lock_guard<std::mutex> lock(hook_mutex);
   return hook;
 }
@@ -102,6 +106,13 @@ int32_t DeviceId(int32_t device_type) {
 }
 
 }  // namespace
+
+namespace cinn_like::runtime {
+
+DefaultWorkspaces::DefaultWorkspaces() { ++default_scopes; }
+DefaultWorkspaces::~DefaultWorkspaces() { --default_scopes; }
+
+}  // namespace cinn_like::runtime
 
 extern "C" {
 

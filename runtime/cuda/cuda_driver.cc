@@ -65,6 +65,14 @@ Loaded LoadDriver() {
   resolve(a.EventSynchronize, "cuEventSynchronize");
   resolve(a.EventElapsedTime, "cuEventElapsedTime");
   resolve(a.EventDestroy, "cuEventDestroy_v2");
+  resolve(a.StreamCreate, "cuStreamCreate");
+  resolve(a.StreamDestroy, "cuStreamDestroy_v2");
+  resolve(a.StreamBeginCapture, "cuStreamBeginCapture_v2");
+  resolve(a.StreamEndCapture, "cuStreamEndCapture");
+  resolve(a.GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+  resolve(a.GraphLaunch, "cuGraphLaunch");
+  resolve(a.GraphExecDestroy, "cuGraphExecDestroy");
+  resolve(a.GraphDestroy, "cuGraphDestroy");
   if (out.status.ok()) {
     // Optional: the workspace allocator falls back to cuMemAlloc/cuMemFree without them.
     a.MemAllocAsync = reinterpret_cast<decltype(a.MemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));

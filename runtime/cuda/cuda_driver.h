@@ -46,6 +46,15 @@ struct DriverApi {
   CUresult (*EventSynchronize)(CUevent event);
   CUresult (*EventElapsedTime)(float* ms, CUevent start, CUevent end);
   CUresult (*EventDestroy)(CUevent event);  // _v2
+  // Streams and CUDA graphs (cinn_like_call_plan_capture: runtime/cuda/cuda_graph.h).
+  CUresult (*StreamCreate)(CUstream* stream, unsigned int flags);
+  CUresult (*StreamDestroy)(CUstream stream);                                 // _v2
+  CUresult (*StreamBeginCapture)(CUstream stream, CUstreamCaptureMode mode);  // _v2
+  CUresult (*StreamEndCapture)(CUstream stream, CUgraph* graph);
+  CUresult (*GraphInstantiateWithFlags)(CUgraphExec* exec, CUgraph graph, unsigned long long flags);
+  CUresult (*GraphLaunch)(CUgraphExec exec, CUstream stream);
+  CUresult (*GraphExecDestroy)(CUgraphExec exec);
+  CUresult (*GraphDestroy)(CUgraph graph);
   // Stream-ordered allocation (CUDA 11.2+); optional: null when the driver lacks them.
   CUresult (*MemAllocAsync)(CUdeviceptr* ptr, size_t bytes, CUstream stream);
   CUresult (*MemFreeAsync)(CUdeviceptr ptr, CUstream stream);

@@ -178,6 +178,16 @@ int main(void) {
     CHECK(cinn_like_call_plan_create(f, NULL, 4, &bad_plan) != 0 && bad_plan == NULL,
           "null examples must be refused");
     CHECK(cinn_like_call_plan_run(NULL, data, NULL) != 0, "a null plan must be refused");
+    /* CUDA graphs capture functions of the cuda target only. */
+    cinn_like_cuda_graph graph = NULL;
+    CHECK(cinn_like_call_plan_capture(plan, data, NULL, &graph) != 0 && graph == NULL &&
+              strstr(cinn_like_get_last_error(), "argument 0 is not a CUDA tensor") != NULL,
+          "capturing a CPU function: %s", cinn_like_get_last_error());
+    CHECK(cinn_like_call_plan_capture(plan, NULL, NULL, &graph) != 0, "null data must be refused");
+    CHECK(cinn_like_cuda_graph_launch(NULL, NULL) != 0 &&
+              strstr(cinn_like_get_last_error(), "the graph is null") != NULL,
+          "a null graph must be refused: %s", cinn_like_get_last_error());
+    cinn_like_cuda_graph_free(NULL);
     cinn_like_call_plan_free(plan);
     free(x2);
     free(y2);
