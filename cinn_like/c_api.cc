@@ -202,8 +202,10 @@ int cinn_like_call_plan_capture(cinn_like_call_plan plan, void* const* data, voi
                                 cinn_like_cuda_graph* out) {
   return Guarded("cinn_like_call_plan_capture", [&]() -> int {
     if (out) *out = nullptr;
-    if (!plan || !out || (!data && !plan->tensors.empty())) {
-      return Fail("cinn_like_call_plan_capture: null plan, data or out");
+    if (!plan) return Fail("cinn_like_call_plan_capture: the plan is null");
+    if (!out) return Fail("cinn_like_call_plan_capture: the output pointer is null");
+    if (!data && !plan->tensors.empty()) {
+      return Fail("cinn_like_call_plan_capture: the data pointers are null");
     }
     const int32_t n = static_cast<int32_t>(plan->tensors.size());
     if (n == 0) return Fail("cinn_like_call_plan_capture: the plan has no argument");
@@ -216,10 +218,13 @@ int cinn_like_call_plan_capture(cinn_like_call_plan plan, void* const* data, voi
       }
     }
 #ifdef CINN_LIKE_WITH_CUDA
+    using cinn_like::runtime::cuda::CudaGraph;
+    absl::Status can = CudaGraph::CheckCanCapture(stream);
+    if (!can.ok()) return Fail("cinn_like_call_plan_capture: " + std::string(can.message()));
     // The first run loads what the call uses (libraries, their plans), which a capture could
     // not record, and reports a wrong argument with the call's own message.
     if (cinn_like_call_plan_run(plan, data, stream) != 0) return -1;
-    auto graph = cinn_like::runtime::cuda::CudaGraph::Capture(
+    auto graph = CudaGraph::Capture(
         [&](void* capturing) {
           // The entry itself: the self check copies to the host, which a capture cannot record.
           if (plan->fn(PlanArgs(*plan, data), n, capturing) == 0) return absl::OkStatus();

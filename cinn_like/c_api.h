@@ -82,15 +82,19 @@ void cinn_like_call_plan_free(cinn_like_call_plan plan);
 /* CUDA graphs: a plan's call with `data` captured once, then launched without the host work of
  * a call (argument checks, launch parameters, library plans): each launch runs the recorded
  * kernels, library calls and workspace allocations on the same addresses, so a caller changes
- * the inputs in place between launches and reads the outputs after each. Capturing first runs
- * the call (self-checked like cinn_like_call_plan_run; its errors come back as they are, and
- * its outputs are written), then records it on `stream` (a CUstream; null: a stream of the
- * library's own). Workspaces of the recorded call come from the driver's stream-ordered
- * allocator, whatever cinn_like_set_allocator installed: the graph owns them. Fails with a
- * message for a function of another target than cuda, a build without CUDA, a call that cannot
- * be recorded (the debug flag cinn_like_check_indices synchronises) or a driver error. Launches
- * are not self-checked. Free a graph before its module; launches of one graph on several
- * streams at once share its workspaces: queue them on one stream. */
+ * the inputs in place between launches and reads the outputs after each (launches of one graph
+ * run one after another, on any streams: they share these buffers). Capturing first runs the
+ * call on `stream` (self-checked like cinn_like_call_plan_run; its errors come back as they
+ * are, and its outputs are written), then records it on `stream` (a CUstream; null, or the
+ * legacy or per-thread default stream: a stream of the library's own). Workspaces of the
+ * recorded call come from the driver's stream-ordered allocator, whatever
+ * cinn_like_set_allocator installed: the graph owns them. Fails with a message, before anything
+ * is queued, for a function of another target than cuda, a build without CUDA, a driver
+ * without CUDA graphs or stream-ordered allocation, or a stream that the caller is capturing
+ * already (its own capture records cinn_like_call_plan_run); after the first run, for a call
+ * that cannot be recorded (the debug flag cinn_like_check_indices synchronises) or a driver
+ * error, leaving the stream usable. Launches are not self-checked. Free a graph before its
+ * module. */
 typedef struct cinn_like_cuda_graph_s* cinn_like_cuda_graph;
 int cinn_like_call_plan_capture(cinn_like_call_plan plan, void* const* data, void* stream,
                                 cinn_like_cuda_graph* out);

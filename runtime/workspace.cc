@@ -111,6 +111,7 @@ namespace cinn_like::runtime {
 
 DefaultWorkspaces::DefaultWorkspaces() { ++default_scopes; }
 DefaultWorkspaces::~DefaultWorkspaces() { --default_scopes; }
+bool DefaultWorkspaces::active() { return default_scopes > 0; }
 
 }  // namespace cinn_like::runtime
 

@@ -10,7 +10,8 @@ on the GPU, wall time on the CPU), on the GPU also the device time of the kernel
 cinn_like reaches (bytes the workload must move / measured copy bandwidth / its time). The last
 columns are Inductor/cinn_like: above 1 is cinn_like faster. On the GPU the dispatch-bound tiny
 chain gets a second line: microseconds per call of eager, cinn_like and cinn_like's CUDA-graph
-mode (mode="reduce-overhead") over calls back to back, and eager/each. The geometric means close the table.
+mode (mode="reduce-overhead") over calls back to back, and eager/it for each. The geometric
+means close the table.
 
 On the CPU the same workloads run at smaller sizes (every dim above 4096 divided by 4: the
 anchor's 8192x8192 is 2048x2048) against Inductor's C++ backend.
@@ -191,8 +192,10 @@ def print_row(r, device):
     line += f"{r['ops_fallback']:>6}  {ok}"
     print(line, flush=True)
     if "back_to_back_cudagraph_us" in r:
-        ok = "ok" if r["cudagraph_rel_err"] <= r["tolerance"] else f"ERR {r['cudagraph_rel_err']:.1e}"
-        eager, ours, graph = (r[f"back_to_back_{k}_us"] for k in ("eager", "cinn_like", "cudagraph"))
+        err = r["cudagraph_rel_err"]
+        ok = "ok" if err <= r["tolerance"] else f"ERR {err:.1e}"
+        eager, ours, graph = (r[f"back_to_back_{k}_us"]
+                              for k in ("eager", "cinn_like", "cudagraph"))
         print(f"  back to back, us per call: eager {eager:.1f}, cinn_like {ours:.1f} "
               f"(eager/it {eager / ours:.2f}), cinn_like CUDA graph {graph:.1f} "
               f"(eager/it {eager / graph:.2f}; result {ok})", flush=True)

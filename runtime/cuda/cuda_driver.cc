@@ -38,6 +38,9 @@ Loaded LoadDriver() {
     }
     fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(sym);
   };
+  auto optional = [&](auto& fn, const char* name) {
+    fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(dlsym(lib, name));
+  };
   DriverApi& a = out.api;
   resolve(a.Init, "cuInit");
   resolve(a.DeviceGet, "cuDeviceGet");
@@ -65,19 +68,21 @@ Loaded LoadDriver() {
   resolve(a.EventSynchronize, "cuEventSynchronize");
   resolve(a.EventElapsedTime, "cuEventElapsedTime");
   resolve(a.EventDestroy, "cuEventDestroy_v2");
-  resolve(a.StreamCreate, "cuStreamCreate");
-  resolve(a.StreamDestroy, "cuStreamDestroy_v2");
-  resolve(a.StreamBeginCapture, "cuStreamBeginCapture_v2");
-  resolve(a.StreamEndCapture, "cuStreamEndCapture");
-  resolve(a.GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
-  resolve(a.GraphLaunch, "cuGraphLaunch");
-  resolve(a.GraphExecDestroy, "cuGraphExecDestroy");
-  resolve(a.GraphDestroy, "cuGraphDestroy");
   if (out.status.ok()) {
     // Optional: the workspace allocator falls back to cuMemAlloc/cuMemFree without them.
-    a.MemAllocAsync = reinterpret_cast<decltype(a.MemAllocAsync)>(dlsym(lib, "cuMemAllocAsync"));
-    a.MemFreeAsync = reinterpret_cast<decltype(a.MemFreeAsync)>(dlsym(lib, "cuMemFreeAsync"));
+    optional(a.MemAllocAsync, "cuMemAllocAsync");
+    optional(a.MemFreeAsync, "cuMemFreeAsync");
     if (!a.MemAllocAsync || !a.MemFreeAsync) a.MemAllocAsync = nullptr, a.MemFreeAsync = nullptr;
+    // Optional: CUDA graphs (runtime/cuda/cuda_graph.cc) say which is missing without them.
+    optional(a.StreamCreate, "cuStreamCreate");
+    optional(a.StreamDestroy, "cuStreamDestroy_v2");
+    optional(a.StreamIsCapturing, "cuStreamIsCapturing");
+    optional(a.StreamBeginCapture, "cuStreamBeginCapture_v2");
+    optional(a.StreamEndCapture, "cuStreamEndCapture");
+    optional(a.GraphInstantiateWithFlags, "cuGraphInstantiateWithFlags");
+    optional(a.GraphLaunch, "cuGraphLaunch");
+    optional(a.GraphExecDestroy, "cuGraphExecDestroy");
+    optional(a.GraphDestroy, "cuGraphDestroy");
   }
   return out;
 }

@@ -46,9 +46,11 @@ struct DriverApi {
   CUresult (*EventSynchronize)(CUevent event);
   CUresult (*EventElapsedTime)(float* ms, CUevent start, CUevent end);
   CUresult (*EventDestroy)(CUevent event);  // _v2
-  // Streams and CUDA graphs (cinn_like_call_plan_capture: runtime/cuda/cuda_graph.h).
+  // Streams and CUDA graphs (cinn_like_call_plan_capture: runtime/cuda/cuda_graph.h);
+  // optional: null when the driver lacks them (CUDA graphs then refuse, naming the entry).
   CUresult (*StreamCreate)(CUstream* stream, unsigned int flags);
-  CUresult (*StreamDestroy)(CUstream stream);                                 // _v2
+  CUresult (*StreamDestroy)(CUstream stream);  // _v2
+  CUresult (*StreamIsCapturing)(CUstream stream, CUstreamCaptureStatus* status);
   CUresult (*StreamBeginCapture)(CUstream stream, CUstreamCaptureMode mode);  // _v2
   CUresult (*StreamEndCapture)(CUstream stream, CUgraph* graph);
   CUresult (*GraphInstantiateWithFlags)(CUgraphExec* exec, CUgraph graph, unsigned long long flags);

@@ -14,12 +14,16 @@ namespace cinn_like::runtime::cuda {
 
 class CudaGraph {
  public:
-  /// Records what `record(stream)` queues on `stream` (a CUstream; null: a stream of its own
-  /// for the capture, since the legacy default stream cannot be captured) in thread-local
-  /// capture mode, with workspaces from the driver's stream-ordered allocator (they become the
-  /// graph's own memory), and instantiates it. `record`'s error comes back as it is; a capture
-  /// the driver refuses (an operation that synchronises, memory it cannot record) names the
-  /// driver's error.
+  /// Whether a capture on `stream` can begin: the driver has the entries of CUDA graphs and
+  /// stream-ordered allocation (the capture's workspaces), and the stream is not being
+  /// captured already (by a caller's own capture). Asked before anything is queued.
+  static absl::Status CheckCanCapture(void* stream);
+  /// Records what `record(stream)` queues on `stream` (a CUstream; null or the legacy or
+  /// per-thread default stream: a stream of its own for the capture) in thread-local capture
+  /// mode, with workspaces from the driver's stream-ordered allocator (they become the graph's
+  /// own memory), and instantiates it. `record`'s error comes back as it is; a capture the
+  /// driver refuses (an operation that synchronises) names the driver's error. The stream is
+  /// never left capturing.
   static absl::StatusOr<std::unique_ptr<CudaGraph>> Capture(
       absl::FunctionRef<absl::Status(void* stream)> record, void* stream);
   ~CudaGraph();

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/default_workspaces.h"
 #include "runtime/index_check.h"
 
 namespace {
@@ -185,6 +186,11 @@ int cinn_like_cuda_workspace_alloc(void** ptr, size_t bytes, void* stream) {
       return 0;
     }
     no_pools.store(true);
+  }
+  // A CUDA graph capture could not record a cuMemAlloc.
+  if (cinn_like::runtime::DefaultWorkspaces::active()) {
+    return Fail(what + " in a CUDA graph capture: the capture records workspaces only as " +
+                "stream-ordered allocations (memory pools), which this device or driver lacks");
   }
   if (Check(d->MemAlloc(&p, size), what + ": cuMemAlloc")) return -1;
   *ptr = reinterpret_cast<void*>(p);

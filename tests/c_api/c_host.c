@@ -183,7 +183,9 @@ int main(void) {
     CHECK(cinn_like_call_plan_capture(plan, data, NULL, &graph) != 0 && graph == NULL &&
               strstr(cinn_like_get_last_error(), "argument 0 is not a CUDA tensor") != NULL,
           "capturing a CPU function: %s", cinn_like_get_last_error());
-    CHECK(cinn_like_call_plan_capture(plan, NULL, NULL, &graph) != 0, "null data must be refused");
+    CHECK(cinn_like_call_plan_capture(plan, NULL, NULL, &graph) != 0 &&
+              strstr(cinn_like_get_last_error(), "the data pointers are null") != NULL,
+          "null data must be refused: %s", cinn_like_get_last_error());
     CHECK(cinn_like_cuda_graph_launch(NULL, NULL) != 0 &&
               strstr(cinn_like_get_last_error(), "the graph is null") != NULL,
           "a null graph must be refused: %s", cinn_like_get_last_error());

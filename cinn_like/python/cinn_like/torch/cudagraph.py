@@ -76,8 +76,8 @@ class CudaGraphed:
         warnings.warn(f"cinn_like.torch: CUDA graphs off for a graph: {reason}", stacklevel=3)
 
     def __call__(self, *args):
-        """The common call, written out in one frame (it is most of the host time a replayed
-        graph costs): the inputs read in place are where the graph reads them and no caller
+        """The common call, checked here and replayed by _replay (it is most of the host time a
+        replayed graph costs): the inputs read in place are where the graph reads them and no caller
         holds its outputs (unless it returns copies); then copy the moved inputs, replay, and
         return the outputs. Any other call goes to _first_calls."""
         if self.graph is None:
@@ -95,7 +95,7 @@ class CudaGraphed:
         if self._copy_order:
             torch._foreach_copy_(self._copy_targets, [args[i] for i in self._copy_order])
         self.graph.replay()
-        _REPLAYS[0] += 1
+        _replays[0] += 1
         give = self._give
         if self._single:
             return give(self._outputs)
@@ -192,7 +192,7 @@ class CudaGraphed:
 # How many tensors (views included) share the storage whose `_cdata` is the argument (None in
 # a PyTorch without it: graphs then run without CUDA graphs, see wrap).
 _use_count = getattr(torch._C, "_storage_Use_Count", None)
-_REPLAYS = cache.cell("cudagraph_replays")
+_replays = cache.cell("cudagraph_replays")
 
 
 def wrap(gm, fn):
