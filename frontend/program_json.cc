@@ -202,7 +202,7 @@ class Reader {
   /// in [0, INT32_MAX] (symbolic sizes are 32-bit), min <= max; either may be left out.
   absl::StatusOr<std::map<std::string, SymbolRange>> Symbols(const json& v, const Program& p) {
     if (!v.is_object()) return Error("$.symbols", "expected an object, got " + Got(v));
-    const std::set<std::string> bound = BoundSymbols(p);
+    const std::set<std::string> bound_symbols = BoundSymbols(p);
     std::map<std::string, SymbolRange> out;
     for (auto it = v.begin(); it != v.end(); ++it) {
       const std::string path = "$.symbols." + it.key();
@@ -219,7 +219,7 @@ class Reader {
         if (!b.ok()) return b.status();
         *bound = *b;
       }
-      std::string problem = SymbolRangeProblem(bound, it.key(), range);
+      std::string problem = SymbolRangeProblem(bound_symbols, it.key(), range);
       if (!problem.empty()) return Error(path, problem);
       out[it.key()] = range;
     }

@@ -25,8 +25,6 @@ eager's time.
         python3 tools/call_path_bench.py [--device cpu|cuda]
 """
 import argparse
-import statistics
-import time
 
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -35,26 +33,11 @@ import cinn_like.torch  # noqa: F401 (registers backend="cinn_like")
 from cinn_like._lib import lib
 from cinn_like.torch.kernel import compile_partition
 from roofline_bench import anchor_workloads, load_anchor
+from torch_models_bench import host_us
 
 
 def f(a, b, c, d):
     return torch.relu(a * b + c) * torch.sigmoid(d)
-
-
-def host_us(fn, device, calls=2000, rounds=7):
-    for _ in range(200):
-        fn()
-    means = []
-    for _ in range(rounds):
-        if device == "cuda":
-            torch.cuda.synchronize()
-        t = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        means.append((time.perf_counter() - t) / calls * 1e6)
-        if device == "cuda":
-            torch.cuda.synchronize()
-    return statistics.median(means)
 
 
 def main():

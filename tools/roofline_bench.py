@@ -25,7 +25,6 @@ import importlib.util
 import json
 import math
 import os
-import statistics
 import sys
 import time
 
@@ -33,7 +32,7 @@ import torch
 
 sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch  # noqa: E402 (registers backend="cinn_like")
-from torch_models_bench import median_ms, models  # noqa: E402 (one timing method, one model set)
+from torch_models_bench import host_us, median_ms, models  # noqa: E402 (one timing method, one model set)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ANCHORS = [os.path.join(HERE, "..", "..", "shared", "bench", "torch_anchor.py"),
@@ -41,9 +40,10 @@ ANCHORS = [os.path.join(HERE, "..", "..", "shared", "bench", "torch_anchor.py"),
 # The rows whose time is bound by memory traffic (the issue's roofline goal applies to them).
 MEMORY_BOUND = {"ew_chain_f32", "bias_gelu_f16", "softmax_f16", "layernorm_f16",
                 "add_layernorm_f16", "reduce_sum_f32", "reduce_col_f32"}
-# Dispatch-bound rows: on the GPU also timed back to back (a call's host time is its cost: one
-# call alone, timed between events after a synchronize, adds the same fixed cost to each
-# column), eager, cinn_like and cinn_like's CUDA-graph mode (mode="reduce-overhead").
+# Dispatch-bound rows: on the GPU also timed back to back, as tools/call_path_bench.py times
+# calls (host_us: a call's host time is its cost; one call alone, timed between events after a
+# synchronize, adds a cost of waking up to each column): eager, cinn_like and cinn_like's
+# CUDA-graph mode (mode="reduce-overhead").
 CUDAGRAPH_ROWS = {"tiny_ew_chain_f32"}
 # max |got - want| / max |want| allowed, by the output's dtype.
 TOLERANCE = {torch.float32: 1e-3, torch.float16: 1e-2, torch.bfloat16: 5e-2}
@@ -112,22 +112,6 @@ def kernel_ms(fn, reps=5):
     return total_us / reps / 1e3
 
 
-def back_to_back_us(fn, calls=200, reps=7):
-    """Median over reps of the time per call of `calls` calls in a row, between CUDA events."""
-    for _ in range(10):
-        fn()
-    times = []
-    for _ in range(reps):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        for _ in range(calls):
-            fn()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e3 / calls)
-    return statistics.median(times)
-
-
 def first_tensor(out):
     if isinstance(out, torch.Tensor):
         return out
@@ -170,7 +154,7 @@ def run_row(name, fn, args, nbytes, memory_bound, device, bw, reps):
                 graphed(*args)
             row["cudagraph_rel_err"] = rel_err(graphed(*args), want)
             for label, f in (("eager", fn), ("cinn_like", ours), ("cudagraph", graphed)):
-                row[f"back_to_back_{label}_us"] = back_to_back_us(lambda f=f: f(*args))
+                row[f"back_to_back_{label}_us"] = host_us(lambda f=f: f(*args), device)
     if memory_bound:
         time_key = "cinn_like_kernel_ms" if device == "cuda" else "cinn_like_ms"
         row["cinn_like_bw_fraction"] = nbytes / bw / (row[time_key] * 1e-3)

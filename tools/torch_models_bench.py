@@ -45,6 +45,24 @@ def median_ms(fn, device, reps=30):
     return statistics.median(times)
 
 
+def host_us(fn, device, calls=2000, rounds=7):
+    """Microseconds per call of `fn` over `calls` calls in a row (median over rounds): the
+    host's time, the device synchronised only between rounds (a dispatch-bound call's cost)."""
+    for _ in range(200):
+        fn()
+    means = []
+    for _ in range(rounds):
+        if device == "cuda":
+            torch.cuda.synchronize()
+        t = time.perf_counter()
+        for _ in range(calls):
+            fn()
+        means.append((time.perf_counter() - t) / calls * 1e6)
+        if device == "cuda":
+            torch.cuda.synchronize()
+    return statistics.median(means)
+
+
 def models(device):
     yield "mlp", MLP(512, 2048, 512), (torch.randn(4096, 512),)
     layer = nn.TransformerEncoderLayer(256, 8, 1024, dropout=0.0, batch_first=True)

@@ -64,20 +64,6 @@ bool SameElements(const ir::TensorNode& a, const ir::TensorNode& b) {
   return ir::StructuralEqual(dims(a), dims(b));
 }
 
-/// The buffers `e` loads from, by node (BuffersRead's, held to be marked).
-std::map<const ir::BufferNode*, ir::Buffer> LoadedBuffers(const ir::Expr& e) {
-  struct Finder : ir::IRVisitor {
-    std::map<const ir::BufferNode*, ir::Buffer> found;
-    using ir::IRVisitor::Visit;
-    void VisitLoad(const ir::Load* op) override {
-      found.emplace(op->buffer.get(), op->buffer);
-      ir::IRVisitor::VisitLoad(op);
-    }
-  } f;
-  f.Visit(e);
-  return f.found;
-}
-
 class GroupScheduler {
  public:
   GroupScheduler(ir::Schedule& sch, const GroupScheduleInput& input, const ir::Target& target)

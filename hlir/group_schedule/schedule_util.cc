@@ -257,17 +257,23 @@ bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
   return f.found;
 }
 
-std::set<const ir::BufferNode*> BuffersRead(const ir::Expr& e) {
+std::map<const ir::BufferNode*, ir::Buffer> LoadedBuffers(const ir::Expr& e) {
   struct Finder : ir::IRVisitor {
-    std::set<const ir::BufferNode*> found;
+    std::map<const ir::BufferNode*, ir::Buffer> found;
     using ir::IRVisitor::Visit;
     void VisitLoad(const ir::Load* op) override {
-      found.insert(op->buffer.get());
+      found.emplace(op->buffer.get(), op->buffer);
       ir::IRVisitor::VisitLoad(op);
     }
   } f;
   f.Visit(e);
   return std::move(f.found);
+}
+
+std::set<const ir::BufferNode*> BuffersRead(const ir::Expr& e) {
+  std::set<const ir::BufferNode*> nodes;
+  for (const auto& [node, buffer] : LoadedBuffers(e)) nodes.insert(node);
+  return nodes;
 }
 
 ReaderIndex DirectReaders(const ir::Schedule& sch) {

@@ -111,8 +111,11 @@ CudaGraph::~CudaGraph() {
 }
 
 absl::Status CudaGraph::Launch(void* stream) const {
-  auto driver = GraphDriver();
+  // The graph was made, so the driver has its entries (GraphDriver): only the context is asked.
+  auto driver = Driver();
   if (!driver.ok()) return driver.status();
+  absl::Status ready = EnsureContext();
+  if (!ready.ok()) return ready;
   return CheckCu(
       (*driver)->GraphLaunch(static_cast<CUgraphExec>(exec_), static_cast<CUstream>(stream)),
       "cuGraphLaunch");

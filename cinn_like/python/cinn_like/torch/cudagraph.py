@@ -76,19 +76,17 @@ class CudaGraphed:
         warnings.warn(f"cinn_like.torch: CUDA graphs off for a graph: {reason}", stacklevel=3)
 
     def __call__(self, *args):
-        """The common call, checked here and replayed by _replay (it is most of the host time a
-        replayed graph costs): the inputs read in place are where the graph reads them and no caller
-        holds its outputs (unless it returns copies); then copy the moved inputs, replay, and
-        return the outputs. Any other call goes to _first_calls."""
+        """The common call, checked here and replayed by _replay (it is most of the host time
+        a replayed graph costs): the inputs read in place are where the graph reads them and no
+        caller holds its outputs (unless it returns copies); then copy the moved inputs,
+        replay, and return the outputs. Any other call goes to _first_calls."""
         if self.graph is None:
             return self._first_calls(args)
         for i, address in self._in_place_pairs:
             if args[i].data_ptr() != address:
                 return self._first_calls(args)
-        if not self._copy_out:
-            for storage, baseline in self._storage_baselines:
-                if _use_count(storage) != baseline:
-                    return self._first_calls(args)
+        if not self._copy_out and self._held():
+            return self._first_calls(args)
         return self._replay(args)
 
     def _replay(self, args):
