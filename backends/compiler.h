@@ -24,8 +24,8 @@ using EntryFunction = int (*)(DLTensor** args, int32_t num_args, void* stream);
 /// stay 0. (The host/device split is a lowering pass: ir::Lower times it.)
 struct CompileTimes {
   double device_codegen_ms = 0;  // CUDA C generation (NVGPU)
-  double nvrtc_ms = 0;           // NVRTC to PTX/CUBIN (NVGPU)
-  double module_load_ms = 0;     // CUDA module load and kernel handles (NVGPU)
+  double nvrtc_ms = 0;           // NVRTC to PTX/CUBIN (NVGPU); clBuildProgram (OpenCL)
+  double module_load_ms = 0;     // CUDA module load and kernel handles (NVGPU; OpenCL: in nvrtc_ms)
   double host_codegen_ms = 0;    // LLVM IR for the host module (all of it on X86)
   double host_optimize_ms = 0;   // LLVM's O3 pipeline on it
   double orc_link_ms = 0;        // machine code and linking in the ORC JIT
@@ -67,6 +67,11 @@ class Compiler {
   const CompileTimes& last_build_times() const { return times_; }
 
  protected:
+  /// A module lowered for a GPU target is split: its host entries hold no loop at all (only
+  /// workspace allocations, kernel launches and library calls; ir::Lower runs SplitHostDevice),
+  /// so a module lowered for another target, or never split, is refused before any code is made.
+  static absl::Status CheckSplitForGpu(const ir::Module& module);
+
   explicit Compiler(ir::Target target) : target_(std::move(target)) {}
   ir::Target target_;
   CompileTimes times_;

@@ -26,6 +26,10 @@ DEFINE_bool(cinn_like_prebuilt_kernels, true,
             "them with NVRTC (false: always NVRTC)");
 DEFINE_string(cinn_like_cuda_arch, "",
               "force the CUDA architecture (sm_90 or 90); empty: read it from the device");
+DEFINE_string(cinn_like_opencl_device, "",
+              "the OpenCL device of the opencl target: empty for the first device of the "
+              "target's kind (-device=cpu|gpu), a number for the n-th, else a case-insensitive "
+              "part of '<platform> / <device>' (\"nvidia\", \"pthread\")");
 DEFINE_int32(cinn_like_symbolic_row_threads, 256,
              "GPU threads per row of a row reduction whose length is symbolic, in the kernel for "
              "rows longer than every bucket of row lengths (hlir/row_buckets.h; the buckets take "

@@ -16,9 +16,11 @@ absl::StatusOr<Target> Target::Parse(const std::string& text) {
     t = X86();
   } else if (words[0] == "cuda" || words[0] == "nvgpu") {
     t = NVGPU();
+  } else if (words[0] == "opencl") {
+    t = OpenCL();
   } else {
     return absl::InvalidArgumentError("unknown target kind '" + words[0] + "' in '" + text +
-                                      "'; expected x86 or cuda");
+                                      "'; expected x86, cuda or opencl");
   }
   for (size_t i = 1; i < words.size(); ++i) {
     const std::string& w = words[i];
@@ -28,6 +30,12 @@ absl::StatusOr<Target> Target::Parse(const std::string& text) {
         return absl::InvalidArgumentError("bad CUDA arch '" + w + "' in target '" + text + "'");
       }
       t.cuda_arch = arch;
+    } else if (w.rfind("-device=", 0) == 0 && t.is_opencl()) {
+      t.opencl_device = w.substr(8);
+      if (t.opencl_device != "cpu" && t.opencl_device != "gpu") {
+        return absl::InvalidArgumentError("bad OpenCL device '" + w + "' in target '" + text +
+                                          "'; expected -device=cpu or -device=gpu");
+      }
     } else if (w.rfind("-libs=", 0) == 0 || w.rfind("-mattr=", 0) == 0) {
       for (auto lib : absl::StrSplit(w.substr(w.find('=') + 1), ',', absl::SkipEmpty())) {
         t.features.emplace_back(lib);
@@ -43,6 +51,9 @@ std::string Target::ToString() const {
   std::ostringstream os;
   if (is_x86()) {
     os << "x86";
+  } else if (is_opencl()) {
+    os << "opencl";
+    if (!opencl_device.empty()) os << " -device=" << opencl_device;
   } else {
     os << "cuda";
     if (cuda_arch) os << " -arch=sm_" << cuda_arch;

@@ -13,6 +13,9 @@ pkgs=(
   libdlpack-dev nlohmann-json3-dev
   libdnnl-dev  # oneDNN for x86 matmul/conv: the header at build time, dlopen()ed at run time
   clang-19 libclang-rt-19-dev  # the ThreadSanitizer job and the fuzz build
+  # The OpenCL target: the headers at build time, the ICD loader dlopen()ed at run time, PoCL
+  # as the CPU device the tests run on.
+  opencl-headers ocl-icd-opencl-dev pocl-opencl-icd
 )
 missing=()
 for p in "${pkgs[@]}"; do

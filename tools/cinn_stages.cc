@@ -13,7 +13,9 @@
 #include "tools/examples.h"
 
 DEFINE_string(example, "myadd", "a built-in example name, or 'all'");
-DEFINE_string(target, "x86", "x86, cuda, 'cuda -arch=sm_90', or 'all' (cuda only with a GPU)");
+DEFINE_string(target, "x86",
+              "x86, cuda, 'cuda -arch=sm_90', opencl, 'opencl -device=cpu', or 'all' (cuda only "
+              "with a GPU, opencl only with an OpenCL device)");
 DEFINE_bool(print_stages, true, "print the lowered IR and the generated source");
 DEFINE_bool(run, true, "run the example on fresh random data and check it");
 DEFINE_int64(n, 0, "problem size; 0 runs every size the example is checked at");
@@ -41,7 +43,10 @@ bool RunOne(const cinn_like::examples::Example& ex, Compiler& compiler) {
       std::printf("   codegen failed: %s\n", std::string(source.status().message()).c_str());
       return false;
     }
-    std::cout << (target.is_nvgpu() ? "-- CUDA source\n" : "-- LLVM IR\n") << *source << "\n";
+    std::cout << (target.is_nvgpu()    ? "-- CUDA source\n"
+                  : target.is_opencl() ? "-- OpenCL C source\n"
+                                       : "-- LLVM IR\n")
+              << *source << "\n";
   }
   if (!FLAGS_run) return true;
   absl::Status built = compiler.Build(module);
@@ -82,7 +87,7 @@ int main(int argc, char** argv) {
   }
   std::vector<std::string> targets;
   if (FLAGS_target == "all") {
-    targets = {"x86", "cuda"};
+    targets = {"x86", "cuda", "opencl"};
   } else {
     targets = {FLAGS_target};
   }

@@ -52,14 +52,14 @@ Operands MatmulOf(const Expr& size) {
   return {a, b, c};
 }
 
-/// C[i] = A[i] + B[i] over symbolic n; split by 64, bound to blockIdx.x/threadIdx.x on NVGPU.
+/// C[i] = A[i] + B[i] over symbolic n; split by 64, bound to blockIdx.x/threadIdx.x on GPU targets.
 absl::StatusOr<ir::LoweredFunc> BuildMyAdd(const ir::Target& target) {
   auto [a, b, c] = AddOf({Var("n")});
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
   CINN_LIKE_ASSIGN_OR_RETURN(parts, s.Split(i, 64));
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(parts.first, "blockIdx.x"));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(parts.second, "threadIdx.x"));
   }
@@ -76,7 +76,7 @@ absl::StatusOr<ir::LoweredFunc> BuildSumReduce(const ir::Target& target) {
   auto sch = ir::Schedule::Create({b});
   ir::Stage& s = sch[b];
   CINN_LIKE_ASSIGN_OR_RETURN(parts, s.Split(k.var, 32));
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(i, "blockIdx.x"));
   }
@@ -91,7 +91,7 @@ absl::StatusOr<ir::LoweredFunc> BuildAdd2DReorder(const ir::Target& target) {
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
   CINN_LIKE_ASSIGN_OR_RETURN(j, s.LeafAxis(1));
   CINN_LIKE_RETURN_IF_ERROR(s.Reorder({j, i}));
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(j, "threadIdx.x"));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(i, "blockIdx.x"));
   }
@@ -108,7 +108,7 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulTiled(const ir::Target& target) {
   CINN_LIKE_ASSIGN_OR_RETURN(tiles, s.Tile(i, j, 32, 32));
   CINN_LIKE_ASSIGN_OR_RETURN(kk, s.LeafAxis(4));
   CINN_LIKE_RETURN_IF_ERROR(s.Reorder({tiles[0], tiles[1], kk, tiles[2], tiles[3]}));
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[0], "blockIdx.y"));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[1], "blockIdx.x"));
     CINN_LIKE_RETURN_IF_ERROR(s.Reorder({tiles[2], tiles[3], kk}));
@@ -119,7 +119,7 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulTiled(const ir::Target& target) {
 }
 
 /// C[i, j] = A[i, j] + B[i, j] over (m, 256), tiled 16x64 with the inner j loop vectorized by 8
-/// (x86) or split into 16 threads of 4 vectorized lanes (NVGPU).
+/// (x86) or split into 16 threads of 4 vectorized lanes (GPU targets).
 absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   auto [a, b, c] = AddOf({Var("m"), Expr(256)});
   auto sch = ir::Schedule::Create({c});
@@ -127,7 +127,7 @@ absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
   CINN_LIKE_ASSIGN_OR_RETURN(j, s.LeafAxis(1));
   CINN_LIKE_ASSIGN_OR_RETURN(tiles, s.Tile(i, j, 16, 64));
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[0], "blockIdx.y"));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(tiles[1], "blockIdx.x"));
     // 16 threads, each with 4 lanes: float4 accesses.
@@ -140,7 +140,7 @@ absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   return ir::Lower("add_vectorized", {a, b, c}, sch, target);
 }
 
-/// B[i] = sum_j A[i, j] over symbolic (m, n). NVGPU: one block of 512 threads per row (i bound
+/// B[i] = sum_j A[i, j] over symbolic (m, n). GPU targets: one block of 512 threads per row (i bound
 /// to blockIdx.x); j = (j_outer * 4 + j_unroll) * 512 + tx with tx on threadIdx.x, so each load
 /// is coalesced, and j_unroll unrolled, so each thread has four independent loads in flight per
 /// j_outer iteration; each thread sums into a private partial and the block combines them
@@ -154,7 +154,7 @@ absl::StatusOr<ir::LoweredFunc> BuildRowSum(const ir::Target& target) {
   auto sch = ir::Schedule::Create({b});
   ir::Stage& s = sch[b];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
-  if (target.is_nvgpu()) {
+  if (target.is_gpu()) {
     CINN_LIKE_ASSIGN_OR_RETURN(chunks, s.Split(j.var, 4 * 512));
     CINN_LIKE_ASSIGN_OR_RETURN(lanes, s.Split(chunks.second, 512));
     CINN_LIKE_RETURN_IF_ERROR(s.Bind(i, "blockIdx.x"));
@@ -187,7 +187,7 @@ std::vector<std::vector<int64_t>> MatmulShapes1024(int64_t) {
   return {{1024, 1024}, {1024, 1024}, {1024, 1024}};
 }
 
-/// C[i] = A[i] + B[i] over symbolic n, vectorized. NVGPU: split by 4 (vectorized: float4
+/// C[i] = A[i] + B[i] over symbolic n, vectorized. GPU targets: split by 4 (vectorized: float4
 /// accesses), the rest by 256 threads (threadIdx.x) and blocks (blockIdx.x). x86: split by 8
 /// (vectorized: <8 x float>), the rest into parallel chunks of 1024 vectors.
 absl::StatusOr<ir::LoweredFunc> BuildVAdd(const ir::Target& target) {
@@ -195,7 +195,7 @@ absl::StatusOr<ir::LoweredFunc> BuildVAdd(const ir::Target& target) {
   auto sch = ir::Schedule::Create({c});
   ir::Stage& s = sch[c];
   CINN_LIKE_ASSIGN_OR_RETURN(i, s.LeafAxis(0));
-  bool gpu = target.is_nvgpu();
+  bool gpu = target.is_gpu();
   CINN_LIKE_ASSIGN_OR_RETURN(lanes, s.Split(i, gpu ? 4 : 8));
   CINN_LIKE_RETURN_IF_ERROR(s.Vectorize(lanes.second));
   CINN_LIKE_ASSIGN_OR_RETURN(outer, s.Split(lanes.first, gpu ? 256 : 1024));
@@ -311,7 +311,7 @@ absl::StatusOr<ir::LoweredFunc> BuildMatmulShared(const ir::Target& target, int 
   CINN_LIKE_ASSIGN_OR_RETURN(c_local, sch.CacheWrite(c, "local"));
   CINN_LIKE_ASSIGN_OR_RETURN(a_shared, sch.CacheRead(a, "shared", {c_local}));
   CINN_LIKE_ASSIGN_OR_RETURN(b_shared, sch.CacheRead(b, "shared", {c_local}));
-  const bool gpu = target.is_nvgpu();
+  const bool gpu = target.is_gpu();
 
   // C: block tiles, then thread tiles of contiguous rows and columns.
   ir::Stage& sc = sch[c];

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/kernel_alignment.h"
+#include "backends/vector_lanes.h"
 #include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -31,99 +32,6 @@ int ChunkBytes(const ir::Type& elem, int lanes) {
     if (chunk % bytes == 0 && chunk / bytes >= 2 && (lanes * bytes) % chunk == 0) return chunk;
   }
   return 0;
-}
-
-const ir::Ramp* DenseRamp(const ir::Expr& index) {
-  auto* ramp = index.As<ir::Ramp>();
-  return ramp && ir::IsConstInt(ramp->stride, 1) ? ramp : nullptr;
-}
-
-/// Replaces a load (by lane) during lane extraction; returns an undefined Expr to keep it.
-using LoadHook = std::function<ir::Expr(const ir::Load*, int lane)>;
-
-/// Lane `k` of a vector expression as a scalar expression; scalars are returned as they are.
-ir::Expr Lane(const ir::Expr& e, int k, const LoadHook& hook) {
-  if (e.type().is_scalar()) return e;
-  auto lane = [&](const ir::Expr& x) { return Lane(x, k, hook); };
-  switch (e.kind()) {
-    case ir::IrNodeKind::kRamp: {
-      auto* op = e.As<ir::Ramp>();
-      return k == 0 ? op->base : ir::Simplify(op->base + op->stride * ir::Expr(k));
-    }
-    case ir::IrNodeKind::kBroadcast:
-      return e.As<ir::Broadcast>()->value;
-#define CINN_LIKE_LANE_BINARY(name, sym)             \
-  case ir::IrNodeKind::k##name: {                    \
-    auto* op = e.As<ir::name>();                     \
-    return ir::name::Make(lane(op->a), lane(op->b)); \
-  }
-      CINN_LIKE_BINARY_NODES(CINN_LIKE_LANE_BINARY)
-#undef CINN_LIKE_LANE_BINARY
-    case ir::IrNodeKind::kNot:
-      return ir::Not::Make(lane(e.As<ir::Not>()->a));
-    case ir::IrNodeKind::kSelect: {
-      auto* op = e.As<ir::Select>();
-      return ir::Select::Make(lane(op->cond), lane(op->true_value), lane(op->false_value));
-    }
-    case ir::IrNodeKind::kCast:
-      return ir::Cast::Make(e.type().WithLanes(1), lane(e.As<ir::Cast>()->value));
-    case ir::IrNodeKind::kCall: {
-      auto* op = e.As<ir::Call>();
-      std::vector<ir::Expr> args;
-      for (auto& a : op->args) args.push_back(lane(a));
-      return op->WithArgs(e.type().WithLanes(1), args);
-    }
-    case ir::IrNodeKind::kLoad: {
-      auto* op = e.As<ir::Load>();
-      if (hook) {
-        if (ir::Expr r = hook(op, k); r.defined()) return r;
-      }
-      return ir::Load::Make(op->buffer, {lane(op->indices[0])});
-    }
-    default:
-      return e;  // unreachable for well-typed IR: other nodes are scalar
-  }
-}
-
-/// Whether `e` has a vector_reduce call (a GPU thread's partial reduced over a vector loop:
-/// ir/transforms/vectorize.h).
-bool HasVectorReduce(const ir::Expr& e) {
-  struct Finder : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    bool found = false;
-    void VisitCall(const ir::Call* op) override {
-      found |= op->intrinsic && ir::IsVectorReduce(*op->intrinsic);
-      ir::IRVisitor::VisitCall(op);
-    }
-  } f;
-  f.Visit(e);
-  return f.found;
-}
-
-/// `e` with each vector_reduce_<kind>(v) replaced by its lanes combined in order,
-/// `combine(combine(v0, v1), v2)...`, each lane taken by Lane (loads through `hook`).
-ir::Expr ExpandVectorReduces(const ir::Expr& e, const LoadHook& hook) {
-  struct Expander : ir::IRMutator {
-    using ir::IRMutator::Mutate;
-    const LoadHook* hook;
-    ir::Expr MutateCall(const ir::Call* op, const ir::Expr& self) override {
-      if (!op->intrinsic || !ir::IsVectorReduce(*op->intrinsic)) {
-        return ir::IRMutator::MutateCall(op, self);
-      }
-      const ir::Expr& v = op->args[0];
-      // The vector reduces are listed in ReduceKind order (ir/intrinsics.h).
-      const auto kind = static_cast<ir::ReduceKind>(
-          static_cast<int>(ir::ReduceKind::kSum) + static_cast<int>(*op->intrinsic) -
-          static_cast<int>(ir::IntrinsicOp::kVectorReduceSum));
-      ir::Expr total = Lane(v, 0, *hook);
-      for (int k = 1; k < v.type().lanes(); ++k) {
-        total = ir::ReduceCombine(kind, total, Lane(v, k, *hook));
-      }
-      return total;
-    }
-  } expander;
-  expander.hook = &hook;
-  return expander.Mutate(e);
 }
 
 /// True when every lane of `e` has the same value: no ramp and no vector variable in it (a

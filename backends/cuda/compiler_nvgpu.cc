@@ -24,41 +24,11 @@
 #include "backends/step_timer.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
-#include "ir/visitor.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_module.h"
 
 namespace cinn_like::backends {
 namespace {
-
-/// A module lowered for the GPU is split: its host entries hold no loop at all (only workspace
-/// allocations, kernel launches and library calls; ir::Lower runs SplitHostDevice), so a
-/// module lowered for another target, or never split, is refused before any code is made.
-absl::Status CheckSplit(const ir::Module& module) {
-  if (!module.target.is_gpu()) {
-    return absl::InvalidArgumentError(absl::StrCat("module ", module.name, " was lowered for ",
-                                                   module.target.ToString(),
-                                                   ", not for a GPU target"));
-  }
-  struct LoopFinder : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    const ir::For* found = nullptr;
-    void VisitFor(const ir::For* op) override {
-      if (!found) found = op;
-    }
-  };
-  for (const ir::LoweredFunc& f : module.functions) {
-    LoopFinder finder;
-    finder.Visit(f->body);
-    if (finder.found) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "function ", f->name, ": loop ", finder.found->loop_var.name(),
-          " is in the host entry; the module is not split into host and device code (lower it "
-          "with ir::Lower for the GPU target, or ir::SplitHostDevice)"));
-    }
-  }
-  return absl::OkStatus();
-}
 
 /// The arch and where it came from: the target, the flag, or the device.
 absl::StatusOr<std::pair<int, std::string>> ChooseArch(const ir::Target& target) {
@@ -185,7 +155,7 @@ absl::Status CompilerNVGPU::LoadDevice(DeviceBinary binary, const std::string& n
 }
 
 absl::Status CompilerNVGPU::Build(const ir::Module& module) {
-  absl::Status split = CheckSplit(module);
+  absl::Status split = CheckSplitForGpu(module);
   if (!split.ok()) return split;
   StepTimer steps(&times_);
   const bool to_cubin = FLAGS_cinn_like_nvrtc_compile_to_cubin;
@@ -292,7 +262,7 @@ absl::StatusOr<EntryFunction> CompilerNVGPU::Lookup(const std::string& name) {
 }
 
 absl::StatusOr<std::string> CompilerNVGPU::GetSourceCode(const ir::Module& module) {
-  absl::Status split = CheckSplit(module);
+  absl::Status split = CheckSplitForGpu(module);
   if (!split.ok()) return split;
   return CodeGenCudaDev::Generate(module);
 }

@@ -1,0 +1,133 @@
+/// \file The OpenCL target's errors: target strings, a device that does not exist, a module not
+/// split for a GPU, a dtype the device lacks, an OpenCL C build error with its log, and bad
+/// launches; each a status with a message, none aborting the process.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "backends/compiler.h"
+#include "frontend/net_builder.h"
+#include "hlir/graph_compiler.h"
+#include "ir/flags.h"
+#include "runtime/cinn_like_runtime.h"
+#include "runtime/opencl/opencl_runtime.h"
+#include "tests/fusion_cases.h"
+#include "tests/opencl/opencl_executor.h"
+
+namespace cinn_like::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+TEST(OpenCLTarget, ParsesAndPrints) {
+  auto t = ir::Target::Parse("opencl -device=cpu");
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_TRUE(t->is_opencl());
+  EXPECT_TRUE(t->is_gpu());
+  EXPECT_EQ(t->opencl_device, "cpu");
+  EXPECT_EQ(t->ToString(), "opencl -device=cpu");
+  EXPECT_EQ(*ir::Target::Parse("opencl"), ir::Target::OpenCL());
+  auto bad = ir::Target::Parse("opencl -device=fpga");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(Message(bad.status()), HasSubstr("expected -device=cpu or -device=gpu"));
+  EXPECT_FALSE(ir::Target::Parse("cuda -device=cpu").ok());
+}
+
+TEST(OpenCLErrors, AMissingDeviceNamesTheDevicesSeen) {
+  auto none = runtime::opencl::Device::Select("", "no-such-device-xyz");
+  ASSERT_FALSE(none.ok());
+  EXPECT_THAT(Message(none.status()),
+              HasSubstr("matches cinn_like_opencl_device='no-such-device-xyz'"));
+  EXPECT_THAT(Message(none.status()), HasSubstr("0: "));
+  auto index = runtime::opencl::Device::Select("", "99");
+  EXPECT_FALSE(index.ok());
+}
+
+TEST(OpenCLErrors, AModuleLoweredForX86IsRefused) {
+  auto module = CompileProgramModule(TanhChain(), ir::Target::X86(), "f");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto compiler = backends::Compiler::Create(OpenCLTarget());
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  absl::Status s = (*compiler)->Build(*module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(Message(s), HasSubstr("not for a GPU target"));
+}
+
+TEST(OpenCLErrors, ADtypeTheDeviceLacksIsNamed) {
+  NetBuilder b;
+  b.MarkOutput(b.Relu(b.CreateInput(DType::kBFloat16, S({4, 8}), "x")));
+  auto module = CompileProgramModule(*b.Build(), OpenCLTarget(), "bf16");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto compiler = backends::Compiler::Create(OpenCLTarget());
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  absl::Status s = (*compiler)->Build(*module);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(Message(s), HasSubstr("unsupported dtype bfloat16"));
+  auto device = runtime::opencl::Device::Select("", "");
+  ASSERT_TRUE(device.ok());
+  if (!(*device)->info().fp16) {
+    NetBuilder h;
+    h.MarkOutput(h.Relu(h.CreateInput(DType::kFloat16, S({4, 8}), "x")));
+    auto half = CompileProgramModule(*h.Build(), OpenCLTarget(), "f16");
+    ASSERT_TRUE(half.ok()) << half.status();
+    absl::Status hs = (*compiler)->Build(*half);
+    ASSERT_FALSE(hs.ok());
+    EXPECT_THAT(Message(hs), HasSubstr("unsupported dtype float16 for this device"));
+    EXPECT_THAT(Message(hs), HasSubstr("cl_khr_fp16"));
+  }
+}
+
+TEST(OpenCLErrors, ABuildErrorCarriesTheLog) {
+  auto device = runtime::opencl::Device::Select("", "");
+  ASSERT_TRUE(device.ok()) << device.status();
+  auto program = runtime::opencl::Program::Build(
+      *device, "__kernel void broken(__global float* a) { a[0] = undeclared_name; }", "broken");
+  ASSERT_FALSE(program.ok());
+  EXPECT_THAT(Message(program.status()), HasSubstr("building OpenCL program broken for"));
+  EXPECT_THAT(Message(program.status()), HasSubstr("CL_BUILD_PROGRAM_FAILURE"));
+  EXPECT_THAT(Message(program.status()), HasSubstr("undeclared_name"));
+}
+
+TEST(OpenCLErrors, BadLaunchesAndBadCallsAreStatuses) {
+  EXPECT_NE(cinn_like_opencl_launch(nullptr, 1, 1, 1, 1, 1, 1, nullptr, nullptr, 0), 0);
+  EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("no kernel handle"));
+  // A compiled function called with a tensor of the wrong shape: the entry's check.
+  auto module = CompileProgramModule(SoftmaxProgram(S({4, 8})), OpenCLTarget(), "softmax");
+  ASSERT_TRUE(module.ok()) << module.status();
+  auto compiler = backends::Compiler::Create(OpenCLTarget());
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  ASSERT_TRUE((*compiler)->Build(*module).ok());
+  auto fn = (*compiler)->Lookup("softmax");
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  TypedTensor x(ir::Float(32), {4, 9}), y(ir::Float(32), {4, 8});
+  DLTensor* args[] = {x.dl(), y.dl()};
+  EXPECT_NE((*fn)(args, 2, nullptr), 0);
+  EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("softmax"));
+}
+
+TEST(OpenCLSource, PromisesWorkGroupsLocalMemoryAndVectors) {
+  auto compiler = backends::Compiler::Create(OpenCLTarget());
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  auto softmax = CompileProgramModule(SoftmaxProgram(S({64, 1000})), OpenCLTarget(), "softmax");
+  ASSERT_TRUE(softmax.ok()) << softmax.status();
+  auto source = (*compiler)->GetSourceCode(*softmax);
+  ASSERT_TRUE(source.ok()) << source.status();
+  EXPECT_THAT(*source, HasSubstr("__kernel "));
+  EXPECT_THAT(*source, HasSubstr("get_group_id(0)"));
+  EXPECT_THAT(*source, HasSubstr("get_local_id(0)"));
+  EXPECT_THAT(*source, HasSubstr("__local float cinn_like_reduce_scratch_float"));
+  EXPECT_THAT(*source, HasSubstr("barrier(CLK_LOCAL_MEM_FENCE)"));
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({256, 1024}), "x");
+  b.MarkOutput(b.Relu(b.Mul(x, x)));
+  auto ew = CompileProgramModule(*b.Build(), OpenCLTarget(), "ew");
+  ASSERT_TRUE(ew.ok()) << ew.status();
+  auto ew_source = (*compiler)->GetSourceCode(*ew);
+  ASSERT_TRUE(ew_source.ok()) << ew_source.status();
+  EXPECT_THAT(*ew_source, HasSubstr("vload4(0, "));
+  EXPECT_THAT(*ew_source, HasSubstr("vstore4((float4)("));
+}
+
+}  // namespace
+}  // namespace cinn_like::testing
