@@ -270,6 +270,8 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
   const ir::DeviceProperties& device = ir::DevicePropertiesOf(target);
   absl::StrAppend(&text, "device ", device.multiprocessors, " ", device.max_threads_per_block, " ",
                   device.shared_memory_per_block, " ", device.vector_bytes, "\n");
+  // An OpenCL entry holds OpenCL C for the dtypes of the device it was made on.
+  if (target.is_opencl()) absl::StrAppend(&text, device.source, "\n");
   // Asked only for Programs with an op a library may run (loading cuDNN costs a warm compile
   // more than all the rest).
   bool convolutions = false;
@@ -278,7 +280,7 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
     absl::StrAppend(&text, backends::LibraryEnvironment(target, convolutions), "\n");
   }
 #ifdef CINN_LIKE_WITH_CUDA
-  if (target.is_gpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
+  if (target.is_nvgpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
 #endif
   for (const auto& [flag, value] : CinnLikeFlagValues()) {
     if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");

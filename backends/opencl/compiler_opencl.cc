@@ -182,6 +182,11 @@ absl::StatusOr<std::unique_ptr<Compiler>> CreateOpenCLCompiler(const ir::Target&
   if (!device.ok()) return device.status();
   auto engine = ExecutionEngine::Create(ExecutionEngine::HostCode::kGlue);
   if (!engine.ok()) return engine.status();
+  // The runtime entry the host glue calls, beside runtime::RuntimeSymbols() (which lists the
+  // entries every engine has): a device's own entries stay in its folders.
+  absl::Status registered = (*engine)->RegisterSymbols(
+      {{"cinn_like_opencl_launch", reinterpret_cast<void*>(&cinn_like_opencl_launch)}});
+  if (!registered.ok()) return registered;
   return std::unique_ptr<Compiler>(new CompilerOpenCL(target, *device, std::move(*engine)));
 }
 

@@ -79,7 +79,6 @@ TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
     RunProgramCase(*b.Build(), OpenCLTarget(), RunOnOpenCL);
   }
   RunProgramCase(TanhChain(), OpenCLTarget(), RunOnOpenCL);
-  RunProgramCase(GatherTimesTwo(), OpenCLTarget(), RunOnOpenCL);
   RunProgramCase(WideInt8(3, 5, 70), OpenCLTarget(), RunOnOpenCL);
 }
 

@@ -23,12 +23,13 @@ from .partition import CinnLikeSupport, propose, splice
 from .registry import val
 
 
-def _target(nodes):
+def _target(nodes, cpu_target):
+    """The target of a partition: cuda for CUDA tensors, else `cpu_target` (the policy's)."""
     for n in nodes:
         v = n.meta.get("val")
         if isinstance(v, torch.Tensor):
-            return "cuda" if v.device.type == "cuda" else "x86"
-    return "x86"
+            return "cuda" if v.device.type == "cuda" else cpu_target
+    return cpu_target
 
 
 def _partitions_that_compile(gm, support):
@@ -39,14 +40,14 @@ def _partitions_that_compile(gm, support):
     first = True
     while True:
         sorted_nodes = propose(gm, support)
-        fused = _compile_ahead(gm, sorted_nodes) if first else {}
+        fused = _compile_ahead(gm, sorted_nodes, support.rules.cpu_target) if first else {}
         first = False
         refused = False
         pieces = []
         for i, nodes in enumerate(sorted_nodes):
             made = []  # what the last compile made: the partition's, when it compiles
 
-            def compile_fn(trial, target=_target(nodes), made=made):
+            def compile_fn(trial, target=_target(nodes, support.rules.cpu_target), made=made):
                 sub, inputs, outputs = trial
                 made[:] = [inputs, outputs, _compile_sub(sub, target)]
                 return made[2]
@@ -63,7 +64,7 @@ def _partitions_that_compile(gm, support):
             return pieces
 
 
-def _compile_ahead(gm, sorted_nodes):
+def _compile_ahead(gm, sorted_nodes, cpu_target):
     """With several partitions, their Programs compiled at once (cache.prefetch), so that the
     loop that checks each partition finds its Module made. Returns the partitions' modules by
     index (fuse_as_graphmodule's (submodule, inputs, outputs)), for that loop to use rather than
@@ -77,7 +78,7 @@ def _compile_ahead(gm, sorted_nodes):
             subs[i] = fuse_as_graphmodule(gm, nodes, "cinn_like_trial")
             sub = subs[i][0]
             b, _, _, n = build_program(sub)
-            target = _target(nodes)
+            target = _target(nodes, cpu_target)
             # A worker thread has no CUDA context: it would load modules on device 0.
             if n and (target != "cuda" or torch.cuda.current_device() == 0):
                 jobs.append((b.to_json(), target))
@@ -190,7 +191,7 @@ def _compile_partitions(gm, rules, key):
                             "inputs": [position[n] for n in inputs],
                             "outputs": [position[n] for n in outputs],
                             "values": [plan_cache.value_text(val(n)) for n in inputs + outputs],
-                            "target": _target(nodes), "program": k.program,
+                            "target": _target(nodes, rules.cpu_target), "program": k.program,
                             "results": [list(r[:2]) for r in k.outputs],
                             "num_prog_outputs": k.num_prog_outputs,
                             "call_code": base64.b64encode(k.call_code).decode()}

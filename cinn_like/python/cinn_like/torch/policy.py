@@ -1,14 +1,16 @@
 """Fallback control of cinn_like.torch: which aten ops cinn_like may run (allow and deny lists)
 and strict mode (a fallback raises instead of running the op in PyTorch); and the CUDA-graph
-mode (cudagraphs=True: each compiled graph on the GPU is captured and replayed, cudagraph.py).
+mode (cudagraphs=True: each compiled graph on the GPU is captured and replayed, cudagraph.py);
+and the target of graphs on CPU tensors (cpu_target="x86", the default, or "opencl",
+"opencl -device=cpu": the OpenCL target on host memory).
 
 Three sources, all read at each compile of a graph (forward and backward):
-  cinn_like.torch.set_options(allow=..., deny=..., strict=..., cudagraphs=...)
+  cinn_like.torch.set_options(allow=..., deny=..., strict=..., cudagraphs=..., cpu_target=...)
                                                                   the process-wide settings
   torch.compile(..., backend="cinn_like", options={...})          per compile, same keys; a key
                                                                   given here replaces set_options'
   CINN_LIKE_TORCH_ALLOW, CINN_LIKE_TORCH_DENY (comma-separated), CINN_LIKE_TORCH_STRICT=1,
-  CINN_LIKE_TORCH_CUDAGRAPHS=1
+  CINN_LIKE_TORCH_CUDAGRAPHS=1, CINN_LIKE_TORCH_CPU_TARGET=opencl (replaces cpu_target)
 The environment only narrows the Python settings: an op denied by either is denied, an op must
 be in every non-empty allow list, and strict mode is on when either asks for it (CUDA graphs
 likewise). torch.compile's mode="reduce-overhead" (or "max-autotune") also asks for CUDA graphs.
@@ -28,10 +30,10 @@ import torch
 
 ENV_ALLOW, ENV_DENY, ENV_STRICT = "CINN_LIKE_TORCH_ALLOW", "CINN_LIKE_TORCH_DENY", \
     "CINN_LIKE_TORCH_STRICT"
-ENV_CUDAGRAPHS = "CINN_LIKE_TORCH_CUDAGRAPHS"
-_KEYS = ("allow", "deny", "strict", "cudagraphs")
+ENV_CUDAGRAPHS, ENV_CPU_TARGET = "CINN_LIKE_TORCH_CUDAGRAPHS", "CINN_LIKE_TORCH_CPU_TARGET"
+_KEYS = ("allow", "deny", "strict", "cudagraphs", "cpu_target")
 _BOOLS = ("strict", "cudagraphs")
-_settings = {"allow": (), "deny": (), "strict": False, "cudagraphs": False}
+_settings = {"allow": (), "deny": (), "strict": False, "cudagraphs": False, "cpu_target": "x86"}
 
 
 class FallbackError(RuntimeError):
@@ -40,7 +42,8 @@ class FallbackError(RuntimeError):
 
 def set_options(**options):
     """Process-wide settings: allow=[names], deny=[names] (a list or a comma-separated str; empty
-    clears), strict=bool, cudagraphs=bool. Returns the previous settings: set_options(**old) restores them."""
+    clears), strict=bool, cudagraphs=bool, cpu_target="x86"|"opencl"|"opencl -device=cpu|gpu".
+    Returns the previous settings: set_options(**old) restores them."""
     new = _checked(options, "cinn_like.torch.set_options")
     old = dict(_settings)
     _settings.update(new)
@@ -55,11 +58,12 @@ def get_options():
 @dataclass(frozen=True)
 class Policy:
     """The resolved settings of one compile: allow lists each as (names, source), deny lists
-    likewise, strict, cudagraphs."""
+    likewise, strict, cudagraphs, and the target string of graphs on CPU tensors."""
     allow: tuple = ()
     deny: tuple = ()
     strict: bool = False
     cudagraphs: bool = False
+    cpu_target: str = "x86"
 
     def refusal(self, node):
         """Why the lists keep `node` (a call_function) in PyTorch, or None."""
@@ -83,7 +87,10 @@ def resolve(compile_options=None):
     return Policy(allow=_lists((py["allow"], "the allow option"), (env_allow, ENV_ALLOW)),
                   deny=_lists((py["deny"], "the deny option"), (env_deny, ENV_DENY)),
                   strict=py["strict"] or _env_flag(ENV_STRICT),
-                  cudagraphs=py["cudagraphs"] or _env_flag(ENV_CUDAGRAPHS))
+                  cudagraphs=py["cudagraphs"] or _env_flag(ENV_CUDAGRAPHS),
+                  cpu_target=_cpu_target(os.environ.get(ENV_CPU_TARGET) or py["cpu_target"],
+                                         ENV_CPU_TARGET if os.environ.get(ENV_CPU_TARGET)
+                                         else "the cpu_target option"))
 
 
 def _lists(*pairs):
@@ -112,13 +119,24 @@ def _checked(options, where):
                          f"{', '.join(_KEYS)}")
     out = {}
     for key, value in options.items():
-        if key in _BOOLS:
+        if key == "cpu_target":
+            out[key] = _cpu_target(value, f"the cpu_target option of {where}")
+        elif key in _BOOLS:
             if not isinstance(value, bool):
                 raise ValueError(f"{where}: {key}={value!r}: expected True or False")
             out[key] = value
         else:
             out[key] = _names(value, f"the {key} option of {where}")
     return out
+
+
+def _cpu_target(value, source):
+    """A target string for graphs on CPU tensors: x86, or the OpenCL target on host memory."""
+    words = value.split() if isinstance(value, str) else []
+    if not words or words[0] not in ("x86", "opencl") or (words[0] == "x86" and len(words) > 1):
+        raise ValueError(f"{source}: {value!r}: expected 'x86', 'opencl' or "
+                         f"'opencl -device=cpu|gpu'")
+    return " ".join(words)
 
 
 def _names(value, source):
