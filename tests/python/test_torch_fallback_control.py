@@ -184,7 +184,8 @@ class FallbackControlTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "strict='yes': expected True or False"):
             ct.set_options(strict="yes")
         self.assertEqual(ct.get_options(),
-                         {"allow": (), "deny": (), "strict": False, "cudagraphs": False})
+                         {"allow": (), "deny": (), "strict": False, "cudagraphs": False,
+                          "cpu_target": "x86"})
         with mock.patch.dict(os.environ, {"CINN_LIKE_TORCH_DENY": "tahn"}):
             with self.assertRaisesRegex(Exception,
                                         "CINN_LIKE_TORCH_DENY: 'tahn' is not an aten op"):
