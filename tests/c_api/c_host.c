@@ -227,6 +227,30 @@ int main(void) {
             strstr(cinn_like_get_last_error(), "of type bool") != NULL,
         "a bool flag refuses 'maybe': %s", cinn_like_get_last_error());
 
+  /* The same Program for the OpenCL target on the same host tensors, where this build and this
+     machine have OpenCL (CI: PoCL); else the error names OpenCL. */
+  cinn_like_module ocl = NULL;
+  if (cinn_like_compile(kProgram, "opencl", "bias_relu", &ocl) == 0) {
+    cinn_like_function g = NULL;
+    CHECK(cinn_like_module_lookup(ocl, "bias_relu", &g) == 0, "opencl lookup: %s",
+          cinn_like_get_last_error());
+    for (int64_t i = 0; i < n * 16; ++i) y[i] = NAN;
+    CHECK(g && cinn_like_call(g, args, 4, NULL) == 0, "opencl call: %s", cinn_like_get_last_error());
+    int wrong_ocl = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int j = 0; j < 16; ++j) {
+        float expect = x[i * 16 + j] * w[j] + b[j];
+        expect = expect > 0 ? expect : 0;
+        if (!(fabsf(y[i * 16 + j] - expect) <= 1e-6f * (1 + fabsf(expect)))) ++wrong_ocl;
+      }
+    }
+    CHECK(wrong_ocl == 0, "opencl: %d outputs differ from relu(x * w + b)", wrong_ocl);
+    cinn_like_module_free(ocl);
+  } else {
+    CHECK(strstr(cinn_like_get_last_error(), "OpenCL") != NULL,
+          "an OpenCL compile that fails names OpenCL: %s", cinn_like_get_last_error());
+  }
+
   cinn_like_module_free(m);
   free(x);
   free(y);

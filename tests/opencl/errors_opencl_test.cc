@@ -8,6 +8,9 @@
 #include "frontend/net_builder.h"
 #include "hlir/graph_compiler.h"
 #include "ir/flags.h"
+#include "ir/lower.h"
+#include "ir/schedule.h"
+#include "ir/tensor.h"
 #include "runtime/cinn_like_runtime.h"
 #include "runtime/opencl/opencl_runtime.h"
 #include "tests/fusion_cases.h"
@@ -52,6 +55,26 @@ TEST(OpenCLErrors, AModuleLoweredForX86IsRefused) {
   absl::Status s = (*compiler)->Build(*module);
   ASSERT_FALSE(s.ok());
   EXPECT_THAT(Message(s), HasSubstr("not for a GPU target"));
+}
+
+/// Schedule misuse for the OpenCL target: a hand-written schedule that binds no loop is refused
+/// by lowering (the target's traits make it a GPU), naming the stage; a thread axis bound twice
+/// by the schedule itself.
+TEST(OpenCLErrors, AScheduleThatBindsNoLoopIsNamed) {
+  ir::Var n("n");
+  ir::Tensor a = ir::Placeholder("A", ir::Float(32), {n});
+  ir::Tensor c = ir::Compute(
+      {n}, [&](const std::vector<ir::Expr>& i) { return a(i[0]) * 2.0f; }, "C");
+  ir::Schedule sch = ir::Schedule::Create({c});
+  auto f = ir::Lower("unbound", {a, c}, sch, OpenCLTarget());
+  ASSERT_FALSE(f.ok());
+  EXPECT_THAT(Message(f.status()), HasSubstr("a loop nest writing C has no GPU binding"));
+  ir::Stage& stage = sch[c];
+  auto parts = stage.Split(*stage.LeafAxis(0), 64);
+  ASSERT_TRUE(parts.ok());
+  ASSERT_TRUE(stage.Bind(parts->second, "threadIdx.x").ok());
+  EXPECT_THAT(stage.Bind(parts->first, "threadIdx.x").message(),
+              HasSubstr("threadIdx.x is already bound"));
 }
 
 TEST(OpenCLErrors, ADtypeTheDeviceLacksIsNamed) {
