@@ -8,6 +8,8 @@
 #include "backends/vector_lanes.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
+#include "ir/transforms/simplify.h"
+#include "runtime/opencl/opencl_runtime.h"
 
 namespace cinn_like::backends {
 namespace {
@@ -388,6 +390,13 @@ void CodeGenOpenCLDev::VisitAllocate(const ir::Allocate* op) {
   CodeGenC::VisitAllocate(op);
 }
 
+void CodeGenOpenCLDev::VisitLetStmt(const ir::LetStmt* op) {
+  const bool integer = op->var.type().is_integer() && op->var.type().is_scalar();
+  if (integer) lets_[op->var.node()] = ir::KnownDivisor(op->value, &lets_);
+  CodeGenC::VisitLetStmt(op);
+  if (integer) lets_.erase(op->var.node());
+}
+
 void CodeGenOpenCLDev::VisitStore(const ir::Store* op) {
   if (op->value.type().is_vector() || HasVectorReduce(op->value)) {
     PrintVectorStore(op);
@@ -408,6 +417,19 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
   auto vectorizable = [](const ir::Buffer& b, const ir::Expr& index, int n) {
     return DenseRamp(index) && IsVectorWidth(n) && !b->dtype.is_bool() &&
            b->scope != ir::MemoryScope::kLocal;
+  };
+  // A dense access of 8 or 16 bytes of a kernel argument (aligned to 16 bytes) at a multiple of
+  // its lanes: one aligned vector access, through this pointer.
+  auto aligned = [&](const ir::Buffer& b, const ir::Expr& index, int n) -> std::string {
+    const ir::Ramp* ramp = DenseRamp(index);
+    const int bytes = n * b->dtype.bytes();
+    if (!ramp || b->scope != ir::MemoryScope::kGlobal || (bytes != 8 && bytes != 16) ||
+        bytes > runtime::opencl::kOpenCLBufferAlignment ||
+        ir::KnownDivisor(ramp->base, &lets_) % n != 0) {
+      return "";
+    }
+    return absl::StrCat("(__global ", VectorTypeName(b->dtype, n), "*)(", b->name, " + ",
+                        PrintOperand(ramp->base, 12, true), ")");
   };
   struct Temp {
     const ir::Load* load;
@@ -431,10 +453,16 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
     }
     if (seen) continue;
     temps.push_back({l, absl::StrCat(l->buffer->name, "_v", vector_count_++)});
+    const int n = l->type.lanes();
+    const std::string pointer = aligned(l->buffer, l->indices[0], n);
     Indent();
-    out_ << "const " << VectorTypeName(l->buffer->dtype, l->type.lanes()) << " "
-         << temps.back().name << " = vload" << l->type.lanes() << "(0, " << l->buffer->name << " + "
-         << PrintOperand(DenseRamp(l->indices[0])->base, 12, true) << ");\n";
+    out_ << "const " << VectorTypeName(l->buffer->dtype, n) << " " << temps.back().name << " = ";
+    if (!pointer.empty()) {
+      out_ << "*(const " << pointer.substr(1) << ";\n";
+    } else {
+      out_ << "vload" << n << "(0, " << l->buffer->name << " + "
+           << PrintOperand(DenseRamp(l->indices[0])->base, 12, true) << ");\n";
+    }
   }
   LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
     for (const Temp& t : temps) {
@@ -456,10 +484,16 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
     std::string values;
     for (int k = 0; k < lanes; ++k)
       absl::StrAppend(&values, k ? ", " : "", Print(Lane(op->value, k, hook)));
+    const std::string vector =
+        absl::StrCat("(", VectorTypeName(op->buffer->dtype, lanes), ")(", values, ")");
+    const std::string pointer = aligned(op->buffer, index, lanes);
     Indent();
-    out_ << "vstore" << lanes << "((" << VectorTypeName(op->buffer->dtype, lanes) << ")(" << values
-         << "), 0, " << op->buffer->name << " + " << PrintOperand(DenseRamp(index)->base, 12, true)
-         << ");\n";
+    if (!pointer.empty()) {
+      out_ << "*" << pointer << " = " << vector << ";\n";
+    } else {
+      out_ << "vstore" << lanes << "(" << vector << ", 0, " << op->buffer->name << " + "
+           << PrintOperand(DenseRamp(index)->base, 12, true) << ");\n";
+    }
     return;
   }
   for (int k = 0; k < lanes; ++k) {

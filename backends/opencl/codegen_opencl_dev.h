@@ -54,6 +54,8 @@ class CodeGenOpenCLDev : public CodeGenC {
   void VisitMax(const ir::Max* op) override;
   void VisitStore(const ir::Store* op) override;
   void VisitAllocate(const ir::Allocate* op) override;
+  /// Records the known divisor of an integer let's value (for the aligned vector accesses).
+  void VisitLetStmt(const ir::LetStmt* op) override;
 
  private:
   void AddKernel(const ir::LoweredFuncNode& kernel);
@@ -64,8 +66,12 @@ class CodeGenOpenCLDev : public CodeGenC {
   std::string VectorTypeName(const ir::Type& elem, int lanes);
   /// fmin/fmax for floats (NaN-ignoring, as CUDA's fminf), min/max for integers.
   void PrintMinMax(const ir::BinaryNode* op, bool is_min);
-  /// A store of a vector value, or of a vector_reduce: dense loads as vload<n> temporaries,
-  /// the lanes as scalars, a dense store as one vstore<n>.
+  /// A store of a vector value, or of a vector_reduce: dense loads as vector temporaries, the
+  /// lanes as scalars, a dense store as one vector store. An access of 8 or 16 bytes of a
+  /// kernel argument whose index is a known multiple of its lanes is a dereference of a vector
+  /// pointer (every buffer argument is 16-byte aligned: runtime/opencl/opencl_runtime.h), so the
+  /// device compiler issues one wide access; others are vload<n>/vstore<n>, which assume only
+  /// the element's alignment.
   void PrintVectorStore(const ir::Store* op);
   /// The text of the block-reduce helper for (kind, type), defined once per program.
   std::string BlockReduceHelper(const std::string& name, ir::IntrinsicOp op, const ir::Type& t);
@@ -80,6 +86,8 @@ class CodeGenOpenCLDev : public CodeGenC {
   /// declares per element type.
   std::map<std::string, std::string> helpers_;
   std::map<std::string, ir::Type> scratch_;
+  /// The known divisor of each enclosing integer let (ir::KnownDivisor).
+  std::map<const ir::Variable*, int64_t> lets_;
 };
 
 }  // namespace cinn_like::backends

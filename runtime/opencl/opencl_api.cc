@@ -42,6 +42,7 @@ absl::StatusOr<const Api*> Load() {
   bind(api.CreateBuffer, "clCreateBuffer");
   bind(api.ReleaseMemObject, "clReleaseMemObject");
   bind(api.EnqueueMapBuffer, "clEnqueueMapBuffer");
+  bind(api.EnqueueReadBuffer, "clEnqueueReadBuffer");
   bind(api.EnqueueUnmapMemObject, "clEnqueueUnmapMemObject");
   bind(api.Finish, "clFinish");
   bind(api.GetEventProfilingInfo, "clGetEventProfilingInfo");

@@ -36,6 +36,8 @@ struct Api {
   cl_int (*ReleaseMemObject)(cl_mem);
   void* (*EnqueueMapBuffer)(cl_command_queue, cl_mem, cl_bool, cl_map_flags, size_t, size_t,
                             cl_uint, const cl_event*, cl_event*, cl_int*);
+  cl_int (*EnqueueReadBuffer)(cl_command_queue, cl_mem, cl_bool, size_t, size_t, void*, cl_uint,
+                              const cl_event*, cl_event*);
   cl_int (*EnqueueUnmapMemObject)(cl_command_queue, cl_mem, void*, cl_uint, const cl_event*,
                                   cl_event*);
   cl_int (*Finish)(cl_command_queue);

@@ -252,6 +252,7 @@ int cinn_like_opencl_launch(void* kernel_handle, int32_t grid_x, int32_t grid_y,
   const Api* api = *api_or;
   cinn_like::runtime::opencl::Device* device = kernel->device;
   std::vector<cl_mem> mems(num_args, nullptr);
+  std::vector<bool> copied(num_args, false);  // a misaligned buffer, copied to an aligned one
   auto release = [&] {
     for (cl_mem m : mems) {
       if (m) api->ReleaseMemObject(m);
@@ -270,8 +271,13 @@ int cinn_like_opencl_launch(void* kernel_handle, int32_t grid_x, int32_t grid_y,
     } else {
       void* data = *static_cast<void* const*>(a.value);
       if (data && a.bytes > 0) {
-        mems[i] = api->CreateBuffer(device->context(), CL_MEM_READ_WRITE | CL_MEM_USE_HOST_PTR,
-                                    static_cast<size_t>(a.bytes), data, &rc);
+        copied[i] = reinterpret_cast<uintptr_t>(data) %
+                        cinn_like::runtime::opencl::kOpenCLBufferAlignment !=
+                    0;
+        mems[i] = api->CreateBuffer(
+            device->context(),
+            CL_MEM_READ_WRITE | (copied[i] ? CL_MEM_COPY_HOST_PTR : CL_MEM_USE_HOST_PTR),
+            static_cast<size_t>(a.bytes), data, &rc);
         if (rc != CL_SUCCESS)
           return fail(absl::StrCat("wrapping argument ", i, " (", a.bytes, " bytes) in a buffer"),
                       rc);
@@ -290,6 +296,12 @@ int cinn_like_opencl_launch(void* kernel_handle, int32_t grid_x, int32_t grid_y,
   // The written buffers back in host memory (a no-op where the device works in place).
   for (int32_t i = 0; i < num_args && rc == CL_SUCCESS; ++i) {
     if (!mems[i] || args[i].kind != CINN_LIKE_OPENCL_OUTPUT) continue;
+    if (copied[i]) {
+      rc = api->EnqueueReadBuffer(device->queue(), mems[i], CL_TRUE, 0,
+                                  static_cast<size_t>(args[i].bytes),
+                                  *static_cast<void* const*>(args[i].value), 0, nullptr, nullptr);
+      continue;
+    }
     void* mapped =
         api->EnqueueMapBuffer(device->queue(), mems[i], CL_TRUE, CL_MAP_READ, 0,
                               static_cast<size_t>(args[i].bytes), 0, nullptr, nullptr, &rc);

@@ -6,7 +6,10 @@
 /// tensors are. A launch wraps each buffer argument in a cl_mem over that memory
 /// (CL_MEM_USE_HOST_PTR), and before it returns maps the written ones back, so the host sees
 /// the results. On a CPU device (PoCL) the kernel works in place; a discrete GPU copies each
-/// buffer to the device and the written ones back, per launch.
+/// buffer to the device and the written ones back, per launch. A buffer whose address is not a
+/// multiple of kOpenCLBufferAlignment is copied into a buffer of the device's own
+/// (CL_MEM_COPY_HOST_PTR) and a written one read back: so every buffer a kernel gets is
+/// aligned to kOpenCLBufferAlignment bytes, which the code generator's vector accesses assume.
 #pragma once
 
 #include <cstdint>
@@ -18,6 +21,10 @@
 #include "runtime/opencl/opencl_api.h"
 
 namespace cinn_like::runtime::opencl {
+
+/// The alignment, in bytes, of every buffer argument a kernel gets (at least the widest vector
+/// access the OpenCL printer makes without vload/vstore).
+inline constexpr int kOpenCLBufferAlignment = 16;
 
 /// What the code generator and the schedules need to know of a device.
 struct DeviceInfo {
