@@ -25,20 +25,8 @@ absl::StatusOr<LLVMModule> CodeGenCudaHost::Generate(const ir::Module& module) {
   auto host = HostTargetDescription();
   if (!host.ok()) return host.status();
   CodeGenCudaHost codegen(host->first, host->second);
-  struct Workspaces : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    explicit Workspaces(std::unordered_map<const ir::Variable*, ir::Buffer>* out) : out(out) {}
-    void VisitAllocate(const ir::Allocate* op) override {
-      (*out)[op->buffer->data.node()] = op->buffer;
-      ir::IRVisitor::VisitAllocate(op);
-    }
-    std::unordered_map<const ir::Variable*, ir::Buffer>* out;
-  } workspaces(&codegen.buffers_);
+  codegen.buffers_ = HostBuffers(module);
   for (const ir::LoweredFunc& f : module.functions) {
-    for (const ir::Argument& a : f->args) {
-      if (a.is_buffer()) codegen.buffers_[a.buffer->data.node()] = a.buffer;
-    }
-    workspaces.Visit(f->body);
 #ifdef CINN_LIKE_WITH_CUDA
     // The plan is the CUDA printer's (backends/cuda/, built only with CUDA); without it no
     // kernel is printed, so no launch needs the guard.
@@ -66,41 +54,18 @@ llvm::Value* CodeGenCudaHost::EmitIntrinsicCall(const ir::Call* op) {
 
 void CodeGenCudaHost::EmitLaunchKernel(const ir::Call* op) {
   auto& b = builder();
-  constexpr size_t kFixedArgs = 8;  // name, grid xyz, block xyz, shared-memory bytes
-  auto* kernel = op->args.empty() ? nullptr : op->args[0].As<ir::StringImm>();
-  if (op->args.size() < kFixedArgs || !kernel) {
-    Fail(absl::InvalidArgumentError(
-        absl::StrCat(op->name, " needs a kernel name, grid x/y/z, block x/y/z and shared-memory ",
-                     "bytes, got ", op->args.size(), " arguments")));
-    return;
-  }
-  const std::string& name = kernel->value;
-  std::vector<llvm::Value*> dims;
-  for (size_t k = 1; k < kFixedArgs; ++k) {
-    const ir::Expr& e = op->args[k];
-    if (!e.type().is_integer() || e.type().is_vector()) {
-      Fail(absl::InvalidArgumentError(absl::StrCat("launch of ", name, ": argument ", k,
-                                                   " has type ", e.type().ToString(),
-                                                   ", expected int32")));
-      return;
-    }
-    dims.push_back(b.CreateIntCast(EmitExpr(e), i32(), e.type().is_int()));
-  }
-  // The kernel handle: @<kernel>_ptr_ is a void* slot holding the CUfunction.
-  std::string symbol = name + "_ptr_";
-  auto* slot = module().getNamedGlobal(symbol);
-  if (!slot) {
-    slot = new llvm::GlobalVariable(module(), ptr(), false, llvm::GlobalValue::ExternalLinkage,
-                                    nullptr, symbol);
-  }
-  llvm::Value* handle = b.CreateLoad(ptr(), slot, name + ".handle");
+  KernelLaunch launch;
+  if (!EmitKernelLaunchHead(op, &launch)) return;
+  const std::string& name = launch.name;
+  const std::vector<llvm::Value*>& dims = launch.dims;
+  llvm::Value* handle = launch.handle;
 
   // One stack slot per kernel argument, and an array of their addresses.
-  size_t num_args = op->args.size() - kFixedArgs;
+  size_t num_args = op->args.size() - kLaunchFixedArgs;
   llvm::Value* arg_array = EntryAlloca(
       ptr(), b.getInt32(static_cast<int>(std::max<size_t>(num_args, 1))), name + ".args");
   std::vector<llvm::Value*> values;
-  std::vector<ir::Expr> exprs(op->args.begin() + kFixedArgs, op->args.end());
+  std::vector<ir::Expr> exprs(op->args.begin() + kLaunchFixedArgs, op->args.end());
   for (size_t k = 0; k < num_args; ++k) {
     llvm::Value* v = EmitExpr(exprs[k]);
     values.push_back(v);

@@ -97,6 +97,20 @@ class CodeGenLLVM {
   /// The bytes of `buf` (its dims times its element's size) as an i64, a constant where every
   /// dim is one; -1 (SIZE_MAX) when the product overflows or a constant dim is negative.
   llvm::Value* EmitBufferBytes(const ir::Buffer& buf);
+  /// The fixed part of a device target's launch_kernel call (ir/intrinsics.h): the kernel's
+  /// name, its grid x/y/z, block x/y/z and shared-memory bytes as i32 values, and its handle,
+  /// loaded from the external slot `@<kernel>_ptr_` that the backend registers. Fails (and
+  /// returns false) on a malformed call.
+  struct KernelLaunch {
+    std::string name;
+    std::vector<llvm::Value*> dims;  // grid x y z, block x y z, shared-memory bytes
+    llvm::Value* handle = nullptr;
+  };
+  static constexpr size_t kLaunchFixedArgs = 8;  // the name, 6 dims, shared-memory bytes
+  bool EmitKernelLaunchHead(const ir::Call* op, KernelLaunch* out);
+  /// Every buffer of `module`'s host entries (their arguments and the workspaces they allocate)
+  /// by its data variable: what a launch's pointer argument is the data of, for its size.
+  static std::unordered_map<const ir::Variable*, ir::Buffer> HostBuffers(const ir::Module& module);
   /// A stack slot in the current function's entry block.
   llvm::AllocaInst* EntryAlloca(llvm::Type* type, llvm::Value* count = nullptr,
                                 const std::string& name = "");

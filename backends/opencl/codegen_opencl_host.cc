@@ -19,20 +19,8 @@ absl::StatusOr<LLVMModule> CodeGenOpenCLHost::Generate(const ir::Module& module)
   auto host = HostTargetDescription();
   if (!host.ok()) return host.status();
   CodeGenOpenCLHost codegen(host->first, host->second);
-  struct Workspaces : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    explicit Workspaces(std::unordered_map<const ir::Variable*, ir::Buffer>* out) : out(out) {}
-    void VisitAllocate(const ir::Allocate* op) override {
-      (*out)[op->buffer->data.node()] = op->buffer;
-      ir::IRVisitor::VisitAllocate(op);
-    }
-    std::unordered_map<const ir::Variable*, ir::Buffer>* out;
-  } workspaces(&codegen.buffers_);
+  codegen.buffers_ = HostBuffers(module);
   for (const ir::LoweredFunc& f : module.functions) {
-    for (const ir::Argument& a : f->args) {
-      if (a.is_buffer()) codegen.buffers_[a.buffer->data.node()] = a.buffer;
-    }
-    workspaces.Visit(f->body);
     for (const ir::LoweredFunc& kernel : f->kernels) {
       std::vector<ir::Argument::Kind>& kinds = codegen.kinds_[kernel->name];
       kinds.clear();
@@ -52,15 +40,10 @@ llvm::Value* CodeGenOpenCLHost::EmitIntrinsicCall(const ir::Call* op) {
 
 void CodeGenOpenCLHost::EmitLaunchKernel(const ir::Call* op) {
   auto& b = builder();
-  constexpr size_t kFixedArgs = 8;  // name, grid xyz, block xyz, shared-memory bytes
-  auto* kernel = op->args.empty() ? nullptr : op->args[0].As<ir::StringImm>();
-  if (op->args.size() < kFixedArgs || !kernel) {
-    Fail(absl::InvalidArgumentError(
-        absl::StrCat(op->name, " needs a kernel name, grid x/y/z, block x/y/z and shared-memory ",
-                     "bytes, got ", op->args.size(), " arguments")));
-    return;
-  }
-  const std::string& name = kernel->value;
+  KernelLaunch launch;
+  if (!EmitKernelLaunchHead(op, &launch)) return;
+  const std::string& name = launch.name;
+  const std::vector<llvm::Value*>& dims = launch.dims;
   auto kinds = kinds_.find(name);
   if (kinds == kinds_.end()) {
     Fail(absl::UnimplementedError(
@@ -68,37 +51,18 @@ void CodeGenOpenCLHost::EmitLaunchKernel(const ir::Call* op) {
                      ": not a kernel the module generates (library kernels are CUDA only)")));
     return;
   }
-  const int64_t* shared = ir::AsConstInt(op->args[7]);
-  if (!shared || *shared != 0) {
+  if (const int64_t* shared = ir::AsConstInt(op->args[7]); !shared || *shared != 0) {
     Fail(absl::UnimplementedError(
         absl::StrCat("launch of ", name, ": dynamic shared memory (", ir::ToString(op->args[7]),
                      " bytes) is not supported on OpenCL; local arrays must have constant sizes")));
     return;
   }
-  std::vector<llvm::Value*> dims;
-  for (size_t k = 1; k < 7; ++k) {
-    const ir::Expr& e = op->args[k];
-    if (!e.type().is_integer() || e.type().is_vector()) {
-      Fail(absl::InvalidArgumentError(absl::StrCat("launch of ", name, ": argument ", k,
-                                                   " has type ", e.type().ToString(),
-                                                   ", expected int32")));
-      return;
-    }
-    dims.push_back(b.CreateIntCast(EmitExpr(e), i32(), e.type().is_int()));
-  }
-  std::string symbol = name + "_ptr_";
-  auto* slot = module().getNamedGlobal(symbol);
-  if (!slot) {
-    slot = new llvm::GlobalVariable(module(), ptr(), false, llvm::GlobalValue::ExternalLinkage,
-                                    nullptr, symbol);
-  }
-  llvm::Value* handle = b.CreateLoad(ptr(), slot, name + ".handle");
 
   // cinn_like_opencl_arg {ptr value, i64 bytes, i32 kind, i32 reserved} per argument; value
   // points at a stack slot holding the argument.
   static_assert(sizeof(cinn_like_opencl_arg) == 24 && offsetof(cinn_like_opencl_arg, kind) == 16,
                 "the table's LLVM type below is cinn_like_opencl_arg's layout");
-  const size_t num_args = op->args.size() - kFixedArgs;
+  const size_t num_args = op->args.size() - kLaunchFixedArgs;
   if (num_args != kinds->second.size()) {
     Fail(absl::InternalError(absl::StrCat("launch of ", name, " passes ", num_args,
                                           " arguments; the kernel takes ", kinds->second.size())));
@@ -108,7 +72,7 @@ void CodeGenOpenCLHost::EmitLaunchKernel(const ir::Call* op) {
   llvm::Value* table = EntryAlloca(
       entry_type, b.getInt32(static_cast<int>(std::max<size_t>(num_args, 1))), name + ".args");
   for (size_t k = 0; k < num_args; ++k) {
-    const ir::Expr& e = op->args[kFixedArgs + k];
+    const ir::Expr& e = op->args[kLaunchFixedArgs + k];
     llvm::Value* v = EmitExpr(e);
     llvm::AllocaInst* value_slot =
         EntryAlloca(v->getType(), nullptr, absl::StrCat(name, ".arg", k));
@@ -138,12 +102,12 @@ void CodeGenOpenCLHost::EmitLaunchKernel(const ir::Call* op) {
     b.CreateStore(b.getInt32(kind),
                   b.CreateInBoundsGEP(entry_type, table, {b.getInt32(index), b.getInt32(2)}));
   }
-  auto launch =
+  auto launch_fn =
       RuntimeFunction("cinn_like_opencl_launch", i32(),
                       {ptr(), i32(), i32(), i32(), i32(), i32(), i32(), ptr(), ptr(), i32()});
   llvm::Value* rc =
-      b.CreateCall(launch, {handle, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5], stream(),
-                            table, b.getInt32(static_cast<int>(num_args))});
+      b.CreateCall(launch_fn, {launch.handle, dims[0], dims[1], dims[2], dims[3], dims[4], dims[5],
+                               stream(), table, b.getInt32(static_cast<int>(num_args))});
   if (function()->getReturnType()->isIntegerTy(32)) ReturnIfNonzero(rc);
 }
 
