@@ -224,7 +224,8 @@ const bool kRegistered = [] {
 
 }  // namespace
 std::string LibraryEnvironment(const ir::Target& target, bool convolutions) {
-  if (target.is_gpu()) {
+  if (target.is_opencl()) return "no libraries";
+  if (target.is_nvgpu()) {
 #ifdef CINN_LIKE_WITH_CUDA
     if (!runtime::cuda::EnsureContext().ok()) return "device: no";
     if (!convolutions) return "device: yes";

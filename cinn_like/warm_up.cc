@@ -35,7 +35,7 @@ WarmUpThread& TheWarmUp() {
 
 void WarmUp(const ir::Target& target) {
 #ifdef CINN_LIKE_WITH_CUDA
-  if (!target.is_gpu()) return;
+  if (!target.is_nvgpu()) return;
   WarmUpThread& w = TheWarmUp();
   std::lock_guard<std::mutex> lock(w.mu);
   if (w.started) return;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "ir/flags.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -50,7 +51,10 @@ DeviceProperties DefaultDeviceProperties(const Target& target) {
 const DeviceProperties& DevicePropertiesOf(const Target& target) {
   Registry& r = GetRegistry();
   std::lock_guard<std::mutex> lock(r.mu);
-  const std::string key = target.ToString();
+  // An OpenCL target's device also depends on the flag that picks it.
+  const std::string key = target.is_opencl()
+                              ? target.ToString() + " " + FLAGS_cinn_like_opencl_device
+                              : target.ToString();
   auto it = r.cache.find(key);
   if (it != r.cache.end()) return it->second;
   DeviceProperties p = DefaultDeviceProperties(target);

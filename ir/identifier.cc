@@ -9,7 +9,7 @@
 namespace cinn_like::ir {
 namespace {
 
-/// Words a generated C/CUDA translation unit cannot declare as its own names.
+/// Words a generated C/CUDA/OpenCL C translation unit cannot declare as its own names.
 bool IsReserved(const std::string& s) {
   static const std::set<std::string>* const kWords = new std::set<std::string>{
       // C and C++ keywords and alternative tokens.
@@ -38,18 +38,29 @@ bool IsReserved(const std::string& s) {
       "erfinvf", "lgamma", "lgammaf", "tgamma", "tgammaf", "floor", "floorf", "ceil", "ceilf",
       "round", "roundf", "rint", "rintf", "trunc", "truncf", "fabs", "fabsf", "fmod", "fmodf",
       "fmax", "fmaxf", "fmin", "fminf", "copysign", "copysignf", "nextafter", "nextafterf", "hypot",
-      "hypotf", "frexp", "frexpf", "ldexp", "ldexpf", "fma", "fmaf"};
+      "hypotf", "frexp", "frexpf", "ldexp", "ldexpf", "fma", "fmaf",
+      // OpenCL C: address spaces and qualifiers, its own types, the builtins its printer calls.
+      "global", "local", "constant", "private", "kernel", "generic", "read_only", "write_only",
+      "read_write", "uniform", "pipe", "uchar", "ushort", "uint", "ulong", "sampler_t", "event_t",
+      "image1d_t", "image1d_array_t", "image1d_buffer_t", "image2d_t", "image2d_array_t",
+      "image3d_t", "barrier", "mem_fence", "nan", "select", "clamp", "mad", "native_exp",
+      "get_global_id", "get_local_id", "get_group_id", "get_global_size", "get_local_size",
+      "get_num_groups", "get_work_dim", "get_global_offset"};
   if (kWords->count(s) || absl::StartsWith(s, "__") || absl::StartsWith(s, "cinn_like_")) {
     return true;
   }
-  // CUDA's vector types: char1..4, uchar, short, ushort, int, uint, long, ulong, longlong,
-  // ulonglong, float, double with 1 to 4 lanes.
-  static const char* const kVectorBases[] = {"char",  "uchar",    "short",     "ushort",
-                                             "int",   "uint",     "long",      "ulong",
-                                             "float", "longlong", "ulonglong", "double"};
+  // OpenCL C's conversion, reinterpretation and vector load/store builtins.
+  for (const char* prefix : {"convert_", "as_", "vload", "vstore"}) {
+    if (absl::StartsWith(s, prefix)) return true;
+  }
+  // CUDA's and OpenCL's vector types: char, uchar, short, ushort, int, uint, long, ulong,
+  // longlong, ulonglong, half, float, double with 1 to 4, 8 or 16 lanes.
+  static const char* const kVectorBases[] = {"char",      "uchar",  "short", "ushort", "int",
+                                             "uint",      "long",   "ulong", "float",  "longlong",
+                                             "ulonglong", "double", "half"};
   for (const char* base : kVectorBases) {
-    for (char lanes : {'1', '2', '3', '4'}) {
-      if (s == absl::StrCat(base, std::string(1, lanes))) return true;
+    for (const char* lanes : {"1", "2", "3", "4", "8", "16"}) {
+      if (s == absl::StrCat(base, lanes)) return true;
     }
   }
   return false;

@@ -364,6 +364,14 @@ void CodeGenOpenCLDev::PrintMinMax(const ir::BinaryNode* op, bool is_min) {
                                               WidenToFloat(t, Print(op->b)), ")"));
     return;
   }
+  if (t.is_integer()) {
+    // One overload per type: operands C promotes (a literal, a sum of int8 values) are cast
+    // back to the IR's type, which is also its wrap-around.
+    const std::string type = TypeName(t);
+    *expr_ << fn << "((" << type << ")(" << Print(op->a) << "), (" << type << ")(" << Print(op->b)
+           << "))";
+    return;
+  }
   *expr_ << fn << "(" << Print(op->a) << ", " << Print(op->b) << ")";
 }
 

@@ -76,6 +76,21 @@ absl::Status CompilerOpenCL::LoadDevice(DeviceBinary binary, const std::string& 
 absl::Status CompilerOpenCL::Build(const ir::Module& module) {
   absl::Status split = CheckSplitForGpu(module);
   if (!split.ok()) return split;
+  // The schedules plan work-groups of up to the target's 1024 work-items; a device that allows
+  // fewer is told here rather than by a failed launch.
+  for (const ir::LoweredFunc& k : ir::DeviceKernels(module)) {
+    int64_t items = 1;
+    for (const ir::Expr& d : k->block_dims) {
+      const int64_t* c = ir::AsConstInt(d);
+      items = c && items > 0 ? items * *c : -1;
+    }
+    if (items > device_->info().max_work_group_size) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("kernel ", k->name, " of module ", module.name, " needs work-groups of ",
+                       items, " work-items; ", device_->info().Describe(), " allows at most ",
+                       device_->info().max_work_group_size));
+    }
+  }
   StepTimer steps(&times_);
   const std::string name = module.name.empty() ? std::string("module") : module.name;
   if (!DumpDir().empty()) DumpToFile(name + ".module.ir", ir::ToString(module));

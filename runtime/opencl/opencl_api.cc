@@ -30,6 +30,7 @@ absl::StatusOr<const Api*> Load() {
   bind(api.GetDeviceIDs, "clGetDeviceIDs");
   bind(api.GetDeviceInfo, "clGetDeviceInfo");
   bind(api.CreateContext, "clCreateContext");
+  bind(api.ReleaseContext, "clReleaseContext");
   bind(api.CreateCommandQueue, "clCreateCommandQueue");
   bind(api.CreateProgramWithSource, "clCreateProgramWithSource");
   bind(api.BuildProgram, "clBuildProgram");

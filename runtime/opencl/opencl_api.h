@@ -19,6 +19,7 @@ struct Api {
   cl_context (*CreateContext)(const cl_context_properties*, cl_uint, const cl_device_id*,
                               void(CL_CALLBACK*)(const char*, const void*, size_t, void*), void*,
                               cl_int*);
+  cl_int (*ReleaseContext)(cl_context);
   cl_command_queue (*CreateCommandQueue)(cl_context, cl_device_id, cl_command_queue_properties,
                                          cl_int*);
   cl_program (*CreateProgramWithSource)(cl_context, cl_uint, const char**, const size_t*, cl_int*);

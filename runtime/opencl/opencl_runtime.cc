@@ -159,6 +159,7 @@ absl::StatusOr<Device*> Device::Select(const std::string& kind, const std::strin
         (*api)->CreateCommandQueue(device->context_, device->id_, CL_QUEUE_PROFILING_ENABLE, &rc);
     if (absl::Status s = Check(rc, "clCreateCommandQueue for " + chosen->info.Describe());
         !s.ok()) {
+      (*api)->ReleaseContext(device->context_);
       delete device;
       return s;
     }
@@ -308,7 +309,10 @@ int cinn_like_opencl_launch(void* kernel_handle, int32_t grid_x, int32_t grid_y,
     if (rc == CL_SUCCESS)
       rc = api->EnqueueUnmapMemObject(device->queue(), mems[i], mapped, 0, nullptr, nullptr);
   }
-  if (rc == CL_SUCCESS) rc = api->Finish(device->queue());
+  // Waited for however the read-back went: the kernel must not write caller memory after the
+  // call returned (an error included).
+  const cl_int finished = api->Finish(device->queue());
+  if (rc == CL_SUCCESS) rc = finished;
   if (rc == CL_SUCCESS && done) {
     cl_ulong start = 0, end = 0;
     if (api->GetEventProfilingInfo(done, CL_PROFILING_COMMAND_START, sizeof(start), &start,

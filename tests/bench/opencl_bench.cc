@@ -2,8 +2,9 @@
 /// ../shared/bench/torch_anchor.py (float32), compiled by the same graph passes and group
 /// scheduler for `cuda` and for `opencl -device=gpu` (NVIDIA's OpenCL: OCL_ICD_FILENAMES=
 /// libnvidia-opencl.so.1), each kernel's launch dims printed for both, the results compared,
-/// and the kernel times side by side: CUDA events around the entry on device memory, OpenCL's
-/// profiling of each NDRange (its per-launch copies of host memory excluded).
+/// and the kernel times side by side: CUDA events around the entry on device memory (its launch,
+/// a few microseconds, included), OpenCL's profiling of each NDRange (its per-launch copies of
+/// host memory excluded).
 ///
 ///   opencl_bench [--reps=20]
 #include <gflags/gflags.h>
@@ -166,6 +167,14 @@ int Run() {
     CUevent start, stop;
     d.EventCreate(&start, 0);
     d.EventCreate(&stop, 0);
+    struct Events {  // destroyed on every way out
+      const cuda::DriverApi& d;
+      CUevent a, b;
+      ~Events() {
+        d.EventDestroy(a);
+        d.EventDestroy(b);
+      }
+    } events{d, start, stop};
     std::vector<double> cuda_ms, ocl_ms;
     for (int r = 0; r < FLAGS_reps + 2; ++r) {
       d.EventRecord(start, nullptr);
@@ -198,8 +207,6 @@ int Run() {
     std::printf("%-26s %12.3f %12.3f %10.2f   (outputs agree to %.1e relative)\n", w.name.c_str(),
                 c, o, o / c, worst);
     for (CUdeviceptr p : dev) d.MemFree(p);
-    d.EventDestroy(start);
-    d.EventDestroy(stop);
   }
   return 0;
 }

@@ -79,6 +79,24 @@ TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
     RunProgramCase(*b.Build(), OpenCLTarget(), RunOnOpenCL);
   }
   RunProgramCase(TanhChain(), OpenCLTarget(), RunOnOpenCL);
+  // Narrow integers: OpenCL C has one max/min overload per type, and C promotes a sum of int8
+  // values and an int8 literal to int.
+  for (DType dt : {DType::kInt8, DType::kUInt8, DType::kInt16}) {
+    SCOPED_TRACE(hlir::DTypeName(dt));
+    NetBuilder b;
+    auto x = b.CreateInput(dt, S({5, 33}), "x");
+    auto y = b.CreateInput(dt, S({5, 33}), "y");
+    b.MarkOutput(b.Op("maximum", {b.Add(x, y), b.Fill({33}, 3, dt)})[0]);
+    b.MarkOutput(b.Op("minimum", {x, b.Fill({33}, 2, dt)})[0]);
+    RunProgramCase(*b.Build(), OpenCLTarget(), RunOnOpenCL);
+  }
+  {  // Names that are OpenCL C words or builtins.
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({4, 8}), "local");
+    auto y = b.CreateInput(DType::kFloat32, S({4, 8}), "get_local_id");
+    b.MarkOutput(b.Add(x, b.Relu(y)));
+    RunProgramCase(*b.Build(), OpenCLTarget(), RunOnOpenCL);
+  }
   RunProgramCase(WideInt8(3, 5, 70), OpenCLTarget(), RunOnOpenCL);
 }
 

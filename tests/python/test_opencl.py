@@ -76,8 +76,9 @@ class OpenCLTorchTest(unittest.TestCase):
         self.assertEqual(targets, {"opencl"})  # everything this graph compiled, for OpenCL
 
     def test_a_bad_cpu_target_is_refused(self):
-        with self.assertRaisesRegex(ValueError, "expected 'x86', 'opencl'"):
-            ct.set_options(cpu_target="cuda")
+        for bad in ("cuda", "opencl -device=fpga", "opencl -device=gpu -device=cpu"):
+            with self.assertRaisesRegex(ValueError, "expected 'x86', 'opencl'"):
+                ct.set_options(cpu_target=bad)
 
 
 if __name__ == "__main__":

@@ -132,11 +132,11 @@ def _checked(options, where):
 
 def _cpu_target(value, source):
     """A target string for graphs on CPU tensors: x86, or the OpenCL target on host memory."""
-    words = value.split() if isinstance(value, str) else []
-    if not words or words[0] not in ("x86", "opencl") or (words[0] == "x86" and len(words) > 1):
-        raise ValueError(f"{source}: {value!r}: expected 'x86', 'opencl' or "
-                         f"'opencl -device=cpu|gpu'")
-    return " ".join(words)
+    text = " ".join(value.split()) if isinstance(value, str) else None
+    if text not in ("x86", "opencl", "opencl -device=cpu", "opencl -device=gpu"):
+        raise ValueError(f"{source}: {value!r}: expected 'x86', 'opencl', 'opencl -device=cpu' "
+                         f"or 'opencl -device=gpu'")
+    return text
 
 
 def _names(value, source):
