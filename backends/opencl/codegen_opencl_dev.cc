@@ -1,16 +1,11 @@
-/// \file The OpenCL C printer: kernel signatures, work-group bindings, local memory, the
-/// cross-thread reductions and vector statements.
+/// \file The OpenCL C printer: the program, kernel signatures, work-group bindings, local memory
+/// and the cross-thread reductions (types: codegen_opencl_types.cc; vector statements:
+/// codegen_opencl_vector.cc).
 #include "backends/opencl/codegen_opencl_dev.h"
 
-#include <cmath>
-
 #include "absl/strings/str_cat.h"
-#include "backends/vector_lanes.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
-#include "ir/transforms/simplify.h"
-#include "runtime/opencl/opencl_runtime.h"
-
 namespace cinn_like::backends {
 namespace {
 
@@ -38,11 +33,6 @@ int64_t ConstantElements(const ir::Buffer& b) {
   return count;
 }
 
-/// The OpenCL vector widths of vload<n>/vstore<n>.
-bool IsVectorWidth(int lanes) {
-  return lanes == 2 || lanes == 3 || lanes == 4 || lanes == 8 || lanes == 16;
-}
-
 const char* ReduceKindName(ir::IntrinsicOp op) {
   switch (op) {
     case ir::IntrinsicOp::kBlockReduceSum:
@@ -57,21 +47,6 @@ const char* ReduceKindName(ir::IntrinsicOp op) {
 }
 
 }  // namespace
-
-std::string CodeGenOpenCLDev::VectorTypeName(const ir::Type& elem, int lanes) {
-  std::string scalar;
-  if (elem.is_float()) {
-    scalar = TypeName(elem);  // half, float, double (notes the extension)
-  } else if (elem.is_int() || elem.is_uint()) {
-    const char* names[] = {"char", "short", "int", "long"};
-    const int k = elem.bits() == 8 ? 0 : elem.bits() == 16 ? 1 : elem.bits() == 32 ? 2 : 3;
-    scalar = absl::StrCat(elem.is_uint() ? "u" : "", names[k]);
-  } else {
-    Fail(absl::InternalError("no OpenCL vector of " + elem.ToString()));
-  }
-  return absl::StrCat(scalar, lanes);
-}
-
 absl::StatusOr<OpenCLSource> CodeGenOpenCLDev::Generate(const ir::Module& module,
                                                         const DeviceTypes& types) {
   CodeGenOpenCLDev gen(types);
@@ -156,71 +131,9 @@ void CodeGenOpenCLDev::AddKernel(const ir::LoweredFuncNode& kernel) {
   out_ << body.str() << "}\n\n";
   kernel_ = nullptr;
 }
-
-std::string CodeGenOpenCLDev::TypeName(const ir::Type& t) {
-  if (t.is_scalar() && t.is_float16()) {
-    if (!types_.fp16) {
-      Fail(absl::UnimplementedError("unsupported dtype float16 for this device: " + types_.device +
-                                    " does not report cl_khr_fp16"));
-    }
-    uses_fp16_ = true;
-    return "half";
-  }
-  if (t.is_scalar() && t.is_bfloat16()) {
-    Fail(absl::UnimplementedError("unsupported dtype bfloat16 for OpenCL (" + types_.device +
-                                  "): OpenCL C has no bfloat16 type"));
-    return "ushort";
-  }
-  if (t.is_scalar() && t.is_float() && t.bits() == 64) {
-    if (!types_.fp64) {
-      Fail(absl::UnimplementedError("unsupported dtype float64 for this device: " + types_.device +
-                                    " does not report cl_khr_fp64"));
-    }
-    uses_fp64_ = true;
-  }
-  return CodeGenC::TypeName(t);
-}
-
-std::string CodeGenOpenCLDev::MemoryTypeName(const ir::Type& t) {
-  return t.is_bool() ? "uchar" : TypeName(t);
-}
-
-std::string CodeGenOpenCLDev::FloatLiteral(const ir::Type& t, double v) {
-  if (t.is_low_precision_float()) return NarrowFromFloat(t, FloatLiteral(ir::Float(32), v));
-  if (std::isnan(v)) {
-    return t.bits() == 32 ? "as_float(0x7fc00000)" : "as_double(0x7ff8000000000000UL)";
-  }
-  if (t.bits() == 64) TypeName(t);  // notes cl_khr_fp64
-  return CodeGenC::FloatLiteral(t, v);
-}
-
 std::string CodeGenOpenCLDev::ScopePrefix(ir::MemoryScope scope) {
   return scope == ir::MemoryScope::kShared ? "__local " : "";
 }
-
-std::string CodeGenOpenCLDev::WidenToFloat(const ir::Type& t, const std::string& e) {
-  if (t.is_float16()) {
-    TypeName(t);
-    return absl::StrCat("convert_float(", e, ")");
-  }
-  TypeName(t);  // bfloat16: the error
-  return e;
-}
-
-std::string CodeGenOpenCLDev::NarrowFromFloat(const ir::Type& t, const std::string& e) {
-  if (t.is_float16()) {
-    TypeName(t);
-    return absl::StrCat("convert_half_rte(", e, ")");
-  }
-  TypeName(t);
-  return e;
-}
-
-std::string CodeGenOpenCLDev::MathFunctionName(ir::MathOp op, const ir::Type& t) {
-  if (op == ir::MathOp::kNearbyint) return "rint";  // OpenCL C has no nearbyint
-  return CMathName(op);                             // overloaded on float and double
-}
-
 const char* CodeGenOpenCLDev::IntrinsicFunctionName(ir::IntrinsicOp op) {
   return op == ir::IntrinsicOp::kSyncThreads ? "cinn_like_sync_threads" : nullptr;
 }
@@ -320,64 +233,6 @@ void CodeGenOpenCLDev::VisitCall(const ir::Call* op) {
   }
   CodeGenC::VisitCall(op);
 }
-
-void CodeGenOpenCLDev::VisitCast(const ir::Cast* op) {
-  const ir::Type& to = op->type;
-  const ir::Type& from = op->value.type();
-  if (to.is_vector() || from.is_vector()) {
-    Fail(absl::InvalidArgumentError(absl::StrCat("cannot cast ", from.ToString(), " to ",
-                                                 to.ToString(), " in OpenCL C codegen")));
-    return;
-  }
-  if (!to.is_low_precision_float() && !from.is_low_precision_float()) {
-    CodeGenC::VisitCast(op);
-    return;
-  }
-  const std::string v = Print(op->value);
-  if (from.is_low_precision_float()) {
-    const std::string f = WidenToFloat(from, v);  // exact
-    if (to.is_low_precision_float()) {
-      *expr_ << NarrowFromFloat(to, f);
-    } else if (to == ir::Float(32)) {
-      *expr_ << f;
-    } else if (to.is_bool()) {
-      *expr_ << "(" << f << " != 0.0f)";
-    } else {
-      *expr_ << "(" << TypeName(to) << ")" << f;
-    }
-    return;
-  }
-  if (!to.is_float16()) {  // bfloat16: the error
-    *expr_ << NarrowFromFloat(to, v);
-    return;
-  }
-  TypeName(to);
-  // One rounding from every source type (cl_khr_fp16's conversions); bool through float.
-  *expr_ << "convert_half_rte(" << (from.is_bool() ? "(float)(" + v + ")" : v) << ")";
-}
-
-void CodeGenOpenCLDev::PrintMinMax(const ir::BinaryNode* op, bool is_min) {
-  const ir::Type& t = op->type;
-  const char* fn = t.is_float() ? (is_min ? "fmin" : "fmax") : (is_min ? "min" : "max");
-  if (t.is_low_precision_float()) {
-    *expr_ << NarrowFromFloat(t, absl::StrCat(fn, "(", WidenToFloat(t, Print(op->a)), ", ",
-                                              WidenToFloat(t, Print(op->b)), ")"));
-    return;
-  }
-  if (t.is_integer()) {
-    // One overload per type: operands C promotes (a literal, a sum of int8 values) are cast
-    // back to the IR's type, which is also its wrap-around.
-    const std::string type = TypeName(t);
-    *expr_ << fn << "((" << type << ")(" << Print(op->a) << "), (" << type << ")(" << Print(op->b)
-           << "))";
-    return;
-  }
-  *expr_ << fn << "(" << Print(op->a) << ", " << Print(op->b) << ")";
-}
-
-void CodeGenOpenCLDev::VisitMin(const ir::Min* op) { PrintMinMax(op, true); }
-void CodeGenOpenCLDev::VisitMax(const ir::Max* op) { PrintMinMax(op, false); }
-
 void CodeGenOpenCLDev::VisitAllocate(const ir::Allocate* op) {
   if (op->buffer->scope == ir::MemoryScope::kShared) {
     PrintStmt(op->body);  // declared at the kernel's top (AddKernel)
@@ -397,118 +252,4 @@ void CodeGenOpenCLDev::VisitAllocate(const ir::Allocate* op) {
   }
   CodeGenC::VisitAllocate(op);
 }
-
-void CodeGenOpenCLDev::VisitLetStmt(const ir::LetStmt* op) {
-  const bool integer = op->var.type().is_integer() && op->var.type().is_scalar();
-  if (integer) lets_[op->var.node()] = ir::KnownDivisor(op->value, &lets_);
-  CodeGenC::VisitLetStmt(op);
-  if (integer) lets_.erase(op->var.node());
-}
-
-void CodeGenOpenCLDev::VisitStore(const ir::Store* op) {
-  if (op->value.type().is_vector() || HasVectorReduce(op->value)) {
-    PrintVectorStore(op);
-  } else {
-    CodeGenC::VisitStore(op);
-  }
-}
-
-void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
-  const int lanes = op->value.type().lanes();  // 1: a scalar reduced from vectors
-  if (op->indices.size() != 1 || (lanes > 1 && op->indices[0].type().lanes() != lanes)) {
-    Fail(absl::InternalError(absl::StrCat("vector store to ", op->buffer->name, " of ", lanes,
-                                          " lanes needs one flat index of as many lanes")));
-    return;
-  }
-  // A dense access of a vector width, of a buffer in global or local memory, of a type with
-  // OpenCL vectors (not bool): a vload<n>/vstore<n>.
-  auto vectorizable = [](const ir::Buffer& b, const ir::Expr& index, int n) {
-    return DenseRamp(index) && IsVectorWidth(n) && !b->dtype.is_bool() &&
-           b->scope != ir::MemoryScope::kLocal;
-  };
-  // A dense access of 8 or 16 bytes of a kernel argument (aligned to 16 bytes) at a multiple of
-  // its lanes: one aligned vector access, through this pointer.
-  auto aligned = [&](const ir::Buffer& b, const ir::Expr& index, int n) -> std::string {
-    const ir::Ramp* ramp = DenseRamp(index);
-    const int bytes = n * b->dtype.bytes();
-    if (!ramp || b->scope != ir::MemoryScope::kGlobal || (bytes != 8 && bytes != 16) ||
-        bytes > runtime::opencl::kOpenCLBufferAlignment ||
-        ir::KnownDivisor(ramp->base, &lets_) % n != 0) {
-      return "";
-    }
-    return absl::StrCat("(__global ", VectorTypeName(b->dtype, n), "*)(", b->name, " + ",
-                        PrintOperand(ramp->base, 12, true), ")");
-  };
-  struct Temp {
-    const ir::Load* load;
-    std::string name;
-  };
-  std::vector<Temp> temps;
-  struct Finder : ir::IRVisitor {
-    using ir::IRVisitor::Visit;
-    std::vector<const ir::Load*> found;
-    void VisitLoad(const ir::Load* l) override {
-      ir::IRVisitor::VisitLoad(l);
-      if (l->type.is_vector() && l->indices.size() == 1) found.push_back(l);
-    }
-  } finder;
-  finder.Visit(op->value);
-  for (const ir::Load* l : finder.found) {
-    if (!vectorizable(l->buffer, l->indices[0], l->type.lanes())) continue;
-    bool seen = false;
-    for (const Temp& t : temps) {
-      seen |= t.load->buffer == l->buffer && ir::StructuralEqual(t.load->indices[0], l->indices[0]);
-    }
-    if (seen) continue;
-    temps.push_back({l, absl::StrCat(l->buffer->name, "_v", vector_count_++)});
-    const int n = l->type.lanes();
-    const std::string pointer = aligned(l->buffer, l->indices[0], n);
-    Indent();
-    out_ << "const " << VectorTypeName(l->buffer->dtype, n) << " " << temps.back().name << " = ";
-    if (!pointer.empty()) {
-      out_ << "*(const " << pointer.substr(1) << ";\n";
-    } else {
-      out_ << "vload" << n << "(0, " << l->buffer->name << " + "
-           << PrintOperand(DenseRamp(l->indices[0])->base, 12, true) << ");\n";
-    }
-  }
-  LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
-    for (const Temp& t : temps) {
-      if (t.load->buffer == l->buffer && ir::StructuralEqual(t.load->indices[0], l->indices[0])) {
-        return ir::Var(absl::StrCat(t.name, ".s", std::string(1, "0123456789abcdef"[k])),
-                       l->type.WithLanes(1));
-      }
-    }
-    return ir::Expr();
-  };
-  if (lanes == 1) {
-    CodeGenC::VisitStore(
-        ir::Store::Make(op->buffer, op->indices, ExpandVectorReduces(op->value, hook))
-            .As<ir::Store>());
-    return;
-  }
-  const ir::Expr& index = op->indices[0];
-  if (vectorizable(op->buffer, index, lanes)) {
-    std::string values;
-    for (int k = 0; k < lanes; ++k)
-      absl::StrAppend(&values, k ? ", " : "", Print(Lane(op->value, k, hook)));
-    const std::string vector =
-        absl::StrCat("(", VectorTypeName(op->buffer->dtype, lanes), ")(", values, ")");
-    const std::string pointer = aligned(op->buffer, index, lanes);
-    Indent();
-    if (!pointer.empty()) {
-      out_ << "*" << pointer << " = " << vector << ";\n";
-    } else {
-      out_ << "vstore" << lanes << "(" << vector << ", 0, " << op->buffer->name << " + "
-           << PrintOperand(DenseRamp(index)->base, 12, true) << ");\n";
-    }
-    return;
-  }
-  for (int k = 0; k < lanes; ++k) {
-    CodeGenC::VisitStore(
-        ir::Store::Make(op->buffer, {Lane(index, k, nullptr)}, Lane(op->value, k, hook))
-            .As<ir::Store>());
-  }
-}
-
 }  // namespace cinn_like::backends
