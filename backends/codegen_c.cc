@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "ir/math.h"
 #include "ir/printer.h"
+#include "ir/structural_equal.h"
 
 namespace cinn_like::backends {
 namespace {
@@ -311,6 +312,43 @@ void CodeGenC::PrintBoundFor(const ir::For* op) {
                                   " is bound to a GPU axis, which C source cannot express"));
 }
 
+void CodeGenC::PrintBoundLoop(const ir::For* op, const ir::Expr& launch, const std::string& index) {
+  Indent();
+  out_ << TypeName(op->loop_var.type()) << " " << op->loop_var.name() << " = " << index << ";\n";
+  if (!ir::IsConstInt(op->min, 0)) {
+    Fail(absl::UnimplementedError("bound loop " + op->loop_var.name() + " with a nonzero start"));
+  }
+  if (ir::StructuralEqual(launch, op->extent)) {
+    PrintStmt(op->body);
+    return;
+  }
+  Indent();
+  out_ << "if (" << op->loop_var.name() << " < " << Print(op->extent) << ") {\n";
+  ++guarded_bound_loops_;
+  Nested(op->body);
+  --guarded_bound_loops_;
+  Indent();
+  out_ << "}\n";
+}
+
+void CodeGenC::CheckEveryThreadReaches(const std::string& kernel, const std::string& what) {
+  if (guarded_bound_loops_ == 0) return;
+  Fail(absl::UnimplementedError(
+      "kernel " + kernel + ": " + what +
+      " under a bound loop shorter than its launch dimension; every thread of the block must "
+      "reach a cross-thread reduction, so bind loops of one axis with equal extents"));
+}
+
+int64_t CodeGenC::ConstantElements(const ir::Buffer& b) {
+  int64_t count = 1;
+  for (const ir::Expr& d : b->shape) {
+    const int64_t* c = ir::AsConstInt(d);
+    if (!c) return -1;
+    count *= *c;
+  }
+  return count;
+}
+
 void CodeGenC::VisitFor(const ir::For* op) {
   if (op->for_kind == ir::ForKind::kGpuBlock || op->for_kind == ir::ForKind::kGpuThread) {
     PrintBoundFor(op);
@@ -390,19 +428,17 @@ void CodeGenC::VisitAllocate(const ir::Allocate* op) {
                                   " inside device code; intermediates live in the host entry"));
     return;
   }
-  ir::Expr size(1);
-  int64_t count = 1;
-  for (auto& d : b->shape) {
-    const int64_t* c = ir::AsConstInt(d);
-    if (!c) {
-      Fail(absl::InvalidArgumentError("local buffer " + b->name + " has non-constant size " +
-                                      ir::ToString(d)));
-      return;
-    }
-    count *= *c;
+  const int64_t count = ConstantElements(b);
+  if (count < 0) {
+    std::string dims;
+    for (const ir::Expr& d : b->shape) dims += (dims.empty() ? "" : ", ") + ir::ToString(d);
+    Fail(absl::InvalidArgumentError("local buffer " + b->name + " has non-constant size [" + dims +
+                                    "]"));
+    return;
   }
   Indent();
-  out_ << ScopePrefix(b->scope) << TypeName(b->dtype) << " " << b->name << "[" << count << "];\n";
+  out_ << ScopePrefix(b->scope) << MemoryTypeName(b->dtype) << " " << b->name << "[" << count
+       << "];\n";
   PrintStmt(op->body);
 }
 

@@ -46,6 +46,18 @@ class CodeGenC : protected ir::IRVisitor {
   virtual bool FastMath() const { return false; }
   /// Prints a bound For; the base class has no GPU and records an error.
   virtual void PrintBoundFor(const ir::For* op);
+  /// The element type of a buffer in memory (a local array's): TypeName by default.
+  virtual std::string MemoryTypeName(const ir::Type& t) { return TypeName(t); }
+
+  // For GPU-like printers.
+  /// A loop bound to a GPU axis as `<type> v = <index>;` and its body, which is guarded by
+  /// `if (v < extent)` only where the extent is not `launch`, the kernel's launch dim.
+  void PrintBoundLoop(const ir::For* op, const ir::Expr& launch, const std::string& index);
+  /// Records an error when a cross-thread reduction (`what`) sits under a guarded bound loop:
+  /// every thread of the block must reach it.
+  void CheckEveryThreadReaches(const std::string& kernel, const std::string& what);
+  /// The elements of `b`, or -1 when a dim is not a constant.
+  static int64_t ConstantElements(const ir::Buffer& b);
 
   /// `e` as C with the fewest parentheses that keep the IR's structure.
   std::string Print(const ir::Expr& e);
@@ -73,6 +85,7 @@ class CodeGenC : protected ir::IRVisitor {
   std::ostringstream* expr_ = nullptr;  // where expressions print
   int indent_ = 0;
   absl::Status status_;
+  int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
 
  private:
   void PrintBinary(const ir::BinaryNode* op, const char* sym, int prec);

@@ -280,7 +280,8 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
     absl::StrAppend(&text, backends::LibraryEnvironment(target, convolutions), "\n");
   }
 #ifdef CINN_LIKE_WITH_CUDA
-  if (target.is_nvgpu()) absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
+  if (target.is_nvgpu())
+    absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
 #endif
   for (const auto& [flag, value] : CinnLikeFlagValues()) {
     if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");

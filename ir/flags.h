@@ -25,7 +25,7 @@ DECLARE_int32(cinn_like_nvrtc_units);            // translation units compiled a
 DECLARE_bool(cinn_like_prebuilt_kernels);        // library kernels from libcinn_like_kernels.bin
 DECLARE_string(cinn_like_cuda_arch);             // force an arch ("sm_90" or "90"); empty: device
 // OpenCL.
-DECLARE_string(cinn_like_opencl_device);  // which device: "" the first, "N" the n-th, or a name part
+DECLARE_string(cinn_like_opencl_device);  // "" the first device, "N" the n-th, or a name part
 // Graph passes.
 DECLARE_bool(cinn_like_fusion);  // fuse ops into groups (false: one kernel per op)
 DECLARE_bool(

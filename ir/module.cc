@@ -10,6 +10,15 @@
 
 namespace cinn_like::ir {
 
+int64_t BlockThreads(const LoweredFuncNode& kernel) {
+  int64_t threads = 1;
+  for (const Expr& d : kernel.block_dims) {
+    const int64_t* c = AsConstInt(d);
+    threads = c && threads > 0 ? threads * *c : -1;
+  }
+  return threads;
+}
+
 std::vector<Var> ShapeVars(const LoweredFuncNode& func) {
   std::vector<Var> vars;
   std::set<const Variable*> seen;

@@ -59,6 +59,10 @@ struct LoweredFuncNode {
   std::map<std::string, SizeSymbol> size_symbols;
 };
 
+/// A kernel's threads per block (the product of its block dims) when every dim is a constant,
+/// else -1.
+int64_t BlockThreads(const LoweredFuncNode& kernel);
+
 /// The symbolic dimension variables of a host entry, in first-appearance order over its
 /// buffer arguments' shapes.
 std::vector<Var> ShapeVars(const LoweredFuncNode& func);

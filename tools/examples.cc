@@ -140,10 +140,10 @@ absl::StatusOr<ir::LoweredFunc> BuildAddVectorized(const ir::Target& target) {
   return ir::Lower("add_vectorized", {a, b, c}, sch, target);
 }
 
-/// B[i] = sum_j A[i, j] over symbolic (m, n). GPU targets: one block of 512 threads per row (i bound
-/// to blockIdx.x); j = (j_outer * 4 + j_unroll) * 512 + tx with tx on threadIdx.x, so each load
-/// is coalesced, and j_unroll unrolled, so each thread has four independent loads in flight per
-/// j_outer iteration; each thread sums into a private partial and the block combines them
+/// B[i] = sum_j A[i, j] over symbolic (m, n). GPU targets: one block of 512 threads per row (i
+/// bound to blockIdx.x); j = (j_outer * 4 + j_unroll) * 512 + tx with tx on threadIdx.x, so each
+/// load is coalesced, and j_unroll unrolled, so each thread has four independent loads in flight
+/// per j_outer iteration; each thread sums into a private partial and the block combines them
 /// (LowerThreadReduce). X86: rows in parallel, j split by 8 with the inner part vectorized.
 absl::StatusOr<ir::LoweredFunc> BuildRowSum(const ir::Target& target) {
   Var m("m"), n("n");

@@ -100,11 +100,7 @@ std::string CodeGenCudaDev::Preamble(const std::string& title) const {
 
 void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {
   kernel_ = &kernel;
-  int64_t threads = 1;
-  for (auto& d : kernel.block_dims) {
-    const int64_t* c = ir::AsConstInt(d);
-    threads = c && threads > 0 ? threads * *c : -1;
-  }
+  const int64_t threads = ir::BlockThreads(kernel);
   std::string params, names;
   evict_first_.clear();
   for (size_t i = 0; i < kernel.args.size(); ++i) {
@@ -161,28 +157,11 @@ std::string CodeGenCudaDev::ScopePrefix(ir::MemoryScope scope) {
 }
 
 void CodeGenCudaDev::PrintBoundFor(const ir::For* op) {
-  bool block = op->for_kind == ir::ForKind::kGpuBlock;
-  const char* axis = block ? "blockIdx" : "threadIdx";
-  char dim = "xyz"[op->bind_axis];
+  const bool block = op->for_kind == ir::ForKind::kGpuBlock;
   const ir::Expr& launch = (block ? kernel_->grid_dims : kernel_->block_dims)[op->bind_axis];
-  Indent();
-  out_ << TypeName(op->loop_var.type()) << " " << op->loop_var.name() << " = " << axis << "." << dim
-       << ";\n";
-  if (!ir::IsConstInt(op->min, 0)) {
-    Fail(absl::UnimplementedError("bound loop " + op->loop_var.name() + " with a nonzero start"));
-  }
-  bool exact = ir::StructuralEqual(launch, op->extent);
-  if (exact) {
-    PrintStmt(op->body);
-    return;
-  }
-  Indent();
-  out_ << "if (" << op->loop_var.name() << " < " << Print(op->extent) << ") {\n";
-  ++guarded_bound_loops_;
-  Nested(op->body);
-  --guarded_bound_loops_;
-  Indent();
-  out_ << "}\n";
+  PrintBoundLoop(
+      op, launch,
+      absl::StrCat(block ? "blockIdx." : "threadIdx.", std::string(1, "xyz"[op->bind_axis])));
 }
 
 const char* CodeGenCudaDev::IntrinsicFunctionName(ir::IntrinsicOp op) {
@@ -204,12 +183,7 @@ void CodeGenCudaDev::VisitCall(const ir::Call* op) {
   }
   if (op->intrinsic && ir::IsBlockReduce(*op->intrinsic)) {
     uses_block_reduce_ = true;
-    if (guarded_bound_loops_ > 0) {
-      Fail(absl::UnimplementedError(
-          "kernel " + kernel_->name + ": " + IntrinsicFunctionName(*op->intrinsic) +
-          " under a bound loop shorter than its launch dimension; every thread of the block must "
-          "reach a cross-thread reduction, so bind loops of one axis with equal extents"));
-    }
+    CheckEveryThreadReaches(kernel_->name, IntrinsicFunctionName(*op->intrinsic));
     // The row's thread count as a template argument where the launch fixes it.
     const int64_t* threads =
         kernel_->block_dims.empty() ? nullptr : ir::AsConstInt(kernel_->block_dims[0]);

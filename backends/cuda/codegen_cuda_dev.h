@@ -100,7 +100,6 @@ class CodeGenCudaDev : public CodeGenC {
   int vector_count_ = 0;         // numbers the vector temporaries of a function
   void AddKernel(const ir::LoweredFuncNode& kernel);
   const ir::LoweredFuncNode* kernel_ = nullptr;
-  int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
   /// The kernel's input buffers read once (ir::BufferNode::read_once): loaded evict-first.
   std::set<const ir::BufferNode*> evict_first_;
   bool uses_block_reduce_ = false;

@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/printer.h"
-#include "ir/structural_equal.h"
+
 namespace cinn_like::backends {
 namespace {
 
@@ -23,16 +23,6 @@ std::vector<const ir::Allocate*> SharedAllocations(const ir::Stmt& body) {
   return finder.found;
 }
 
-int64_t ConstantElements(const ir::Buffer& b) {
-  int64_t count = 1;
-  for (const ir::Expr& d : b->shape) {
-    const int64_t* c = ir::AsConstInt(d);
-    if (!c) return -1;
-    count *= *c;
-  }
-  return count;
-}
-
 const char* ReduceKindName(ir::IntrinsicOp op) {
   switch (op) {
     case ir::IntrinsicOp::kBlockReduceSum:
@@ -47,6 +37,7 @@ const char* ReduceKindName(ir::IntrinsicOp op) {
 }
 
 }  // namespace
+
 absl::StatusOr<OpenCLSource> CodeGenOpenCLDev::Generate(const ir::Module& module,
                                                         const DeviceTypes& types) {
   CodeGenOpenCLDev gen(types);
@@ -82,11 +73,6 @@ absl::StatusOr<OpenCLSource> CodeGenOpenCLDev::Generate(const ir::Module& module
 void CodeGenOpenCLDev::AddKernel(const ir::LoweredFuncNode& kernel) {
   kernel_ = &kernel;
   scratch_.clear();
-  std::vector<int64_t> block;
-  for (const ir::Expr& d : kernel.block_dims) {
-    const int64_t* c = ir::AsConstInt(d);
-    block.push_back(c ? *c : -1);
-  }
   std::string params;
   for (size_t i = 0; i < kernel.args.size(); ++i) {
     const ir::Argument& a = kernel.args[i];
@@ -108,11 +94,11 @@ void CodeGenOpenCLDev::AddKernel(const ir::LoweredFuncNode& kernel) {
   body.swap(out_);
 
   out_ << "__kernel ";
-  bool constant = block.size() == 3;
-  for (int64_t b : block) constant = constant && b > 0;
-  if (constant) {
-    out_ << "__attribute__((reqd_work_group_size(" << block[0] << ", " << block[1] << ", "
-         << block[2] << "))) ";
+  const int64_t threads = ir::BlockThreads(kernel);
+  if (threads > 0) {
+    out_ << "__attribute__((reqd_work_group_size(" << *ir::AsConstInt(kernel.block_dims[0]) << ", "
+         << *ir::AsConstInt(kernel.block_dims[1]) << ", " << *ir::AsConstInt(kernel.block_dims[2])
+         << "))) ";
   }
   out_ << "void " << kernel.name << "(" << params << ") {\n";
   for (const ir::Allocate* a : SharedAllocations(kernel.body)) {
@@ -124,16 +110,18 @@ void CodeGenOpenCLDev::AddKernel(const ir::LoweredFuncNode& kernel) {
     out_ << "  __local " << MemoryTypeName(a->buffer->dtype) << " " << a->buffer->name << "["
          << std::max<int64_t>(count, 1) << "];\n";
   }
-  int64_t threads = constant ? block[0] * block[1] * block[2] : 1024;
-  for (const auto& [name, type] : scratch_) {
-    out_ << "  __local " << TypeName(type) << " " << name << "[" << threads << "];\n";
+  for (const auto& [name, type] : scratch_) {  // one element per thread of the block
+    out_ << "  __local " << TypeName(type) << " " << name << "[" << (threads > 0 ? threads : 1024)
+         << "];\n";
   }
   out_ << body.str() << "}\n\n";
   kernel_ = nullptr;
 }
+
 std::string CodeGenOpenCLDev::ScopePrefix(ir::MemoryScope scope) {
   return scope == ir::MemoryScope::kShared ? "__local " : "";
 }
+
 const char* CodeGenOpenCLDev::IntrinsicFunctionName(ir::IntrinsicOp op) {
   return op == ir::IntrinsicOp::kSyncThreads ? "cinn_like_sync_threads" : nullptr;
 }
@@ -141,24 +129,9 @@ const char* CodeGenOpenCLDev::IntrinsicFunctionName(ir::IntrinsicOp op) {
 void CodeGenOpenCLDev::PrintBoundFor(const ir::For* op) {
   const bool block = op->for_kind == ir::ForKind::kGpuBlock;
   const ir::Expr& launch = (block ? kernel_->grid_dims : kernel_->block_dims)[op->bind_axis];
-  Indent();
-  out_ << TypeName(op->loop_var.type()) << " " << op->loop_var.name() << " = ("
-       << TypeName(op->loop_var.type()) << ")" << (block ? "get_group_id(" : "get_local_id(")
-       << op->bind_axis << ");\n";
-  if (!ir::IsConstInt(op->min, 0)) {
-    Fail(absl::UnimplementedError("bound loop " + op->loop_var.name() + " with a nonzero start"));
-  }
-  if (ir::StructuralEqual(launch, op->extent)) {
-    PrintStmt(op->body);
-    return;
-  }
-  Indent();
-  out_ << "if (" << op->loop_var.name() << " < " << Print(op->extent) << ") {\n";
-  ++guarded_bound_loops_;
-  Nested(op->body);
-  --guarded_bound_loops_;
-  Indent();
-  out_ << "}\n";
+  PrintBoundLoop(op, launch,
+                 absl::StrCat("(", TypeName(op->loop_var.type()), ")",
+                              block ? "get_group_id(" : "get_local_id(", op->bind_axis, ")"));
 }
 
 std::string CodeGenOpenCLDev::BlockReduceHelper(const std::string& name, ir::IntrinsicOp op,
@@ -208,12 +181,7 @@ void CodeGenOpenCLDev::VisitCall(const ir::Call* op) {
     return;
   }
   if (op->intrinsic && ir::IsBlockReduce(*op->intrinsic)) {
-    if (guarded_bound_loops_ > 0) {
-      Fail(absl::UnimplementedError(
-          "kernel " + kernel_->name + ": " + op->name +
-          " under a bound loop shorter than its launch dimension; every thread of the work-group "
-          "must reach a cross-thread reduction, so bind loops of one axis with equal extents"));
-    }
+    CheckEveryThreadReaches(kernel_->name, op->name);
     if (op->args.size() != 1 || op->type.is_vector()) {
       Fail(absl::InvalidArgumentError("kernel " + kernel_->name + ": " + op->name +
                                       " takes one scalar value"));
@@ -233,23 +201,13 @@ void CodeGenOpenCLDev::VisitCall(const ir::Call* op) {
   }
   CodeGenC::VisitCall(op);
 }
+
 void CodeGenOpenCLDev::VisitAllocate(const ir::Allocate* op) {
   if (op->buffer->scope == ir::MemoryScope::kShared) {
     PrintStmt(op->body);  // declared at the kernel's top (AddKernel)
     return;
   }
-  if (op->buffer->scope == ir::MemoryScope::kLocal && op->buffer->dtype.is_bool()) {
-    const int64_t count = ConstantElements(op->buffer);
-    if (count < 0) {
-      Fail(absl::InvalidArgumentError("local buffer " + op->buffer->name +
-                                      " has a size known only at run time"));
-      return;
-    }
-    Indent();
-    out_ << "uchar " << op->buffer->name << "[" << std::max<int64_t>(count, 1) << "];\n";
-    PrintStmt(op->body);
-    return;
-  }
   CodeGenC::VisitAllocate(op);
 }
+
 }  // namespace cinn_like::backends

@@ -2,7 +2,6 @@
 #pragma once
 
 #include <map>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -32,9 +31,8 @@ class CodeGenOpenCLDev : public CodeGenC {
   /// constant. A bound loop is `int v = get_group_id(0);` (or get_local_id), guarded only when
   /// its extent is not the launch dimension; shared arrays are `__local` arrays at the kernel's
   /// top (OpenCL C allows them nowhere else); cross-thread reductions are trees in local memory
-  /// (no sub-group shuffles: PoCL's CPU devices have none); dense vector accesses are
-  /// vload<n>/vstore<n>, which need only the element's alignment, around lanes computed as
-  /// scalars.
+  /// (no sub-group shuffles: neither PoCL's CPU device nor NVIDIA's OpenCL has them); vector
+  /// statements as PrintVectorStore says.
   static absl::StatusOr<OpenCLSource> Generate(const ir::Module& module, const DeviceTypes& types);
 
  protected:
@@ -61,7 +59,7 @@ class CodeGenOpenCLDev : public CodeGenC {
   void AddKernel(const ir::LoweredFuncNode& kernel);
   /// The element type of a buffer in memory: bool is stored as uchar (OpenCL C has no bool in
   /// buffers or kernel arguments).
-  std::string MemoryTypeName(const ir::Type& t);
+  std::string MemoryTypeName(const ir::Type& t) override;
   /// OpenCL C's vector of `lanes` elements of `elem`: float4, int4, half8, uchar16.
   std::string VectorTypeName(const ir::Type& elem, int lanes);
   /// fmin/fmax for floats (NaN-ignoring, as CUDA's fminf), min/max for integers.
@@ -78,7 +76,6 @@ class CodeGenOpenCLDev : public CodeGenC {
 
   DeviceTypes types_;
   const ir::LoweredFuncNode* kernel_ = nullptr;
-  int guarded_bound_loops_ = 0;
   int vector_count_ = 0;
   bool uses_fp16_ = false;
   bool uses_fp64_ = false;

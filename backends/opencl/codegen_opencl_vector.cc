@@ -40,24 +40,24 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
                                           " lanes needs one flat index of as many lanes")));
     return;
   }
-  // A dense access of a vector width, of a buffer in global or local memory, of a type with
-  // OpenCL vectors (not bool): a vload<n>/vstore<n>.
+  // A dense access of a vector width, of a buffer in global or __local (work-group) memory (not
+  // a thread's private array, whose elements stay registers), of a type with OpenCL vectors (not
+  // bool): one vector access.
   auto vectorizable = [](const ir::Buffer& b, const ir::Expr& index, int n) {
     return DenseRamp(index) && IsVectorWidth(n) && !b->dtype.is_bool() &&
            b->scope != ir::MemoryScope::kLocal;
   };
-  // A dense access of 8 or 16 bytes of a kernel argument (aligned to 16 bytes) at a multiple of
-  // its lanes: one aligned vector access, through this pointer.
-  auto aligned = [&](const ir::Buffer& b, const ir::Expr& index, int n) -> std::string {
-    const ir::Ramp* ramp = DenseRamp(index);
+  // A dense access of 8 or 16 bytes of a kernel argument (aligned to 16 bytes) at a known
+  // multiple of its lanes dereferences an aligned vector pointer, so the device compiler issues
+  // one wide access; others are vload<n>/vstore<n>, which assume the element's alignment only.
+  auto aligned = [&](const ir::Buffer& b, const ir::Expr& index, int n) {
     const int bytes = n * b->dtype.bytes();
-    if (!ramp || b->scope != ir::MemoryScope::kGlobal || (bytes != 8 && bytes != 16) ||
-        bytes > runtime::opencl::kOpenCLBufferAlignment ||
-        ir::KnownDivisor(ramp->base, &lets_) % n != 0) {
-      return "";
-    }
-    return absl::StrCat("(__global ", VectorTypeName(b->dtype, n), "*)(", b->name, " + ",
-                        PrintOperand(ramp->base, 12, true), ")");
+    return b->scope == ir::MemoryScope::kGlobal && (bytes == 8 || bytes == 16) &&
+           bytes <= runtime::opencl::kOpenCLBufferAlignment &&
+           ir::KnownDivisor(DenseRamp(index)->base, &lets_) % n == 0;
+  };
+  auto address = [&](const ir::Buffer& b, const ir::Expr& index) {
+    return absl::StrCat(b->name, " + ", PrintOperand(DenseRamp(index)->base, 12, true));
   };
   struct Temp {
     const ir::Load* load;
@@ -82,15 +82,14 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
     if (seen) continue;
     temps.push_back({l, absl::StrCat(l->buffer->name, "_v", vector_count_++)});
     const int n = l->type.lanes();
-    const std::string pointer = aligned(l->buffer, l->indices[0], n);
     Indent();
-    out_ << "const " << VectorTypeName(l->buffer->dtype, n) << " " << temps.back().name << " = ";
-    if (!pointer.empty()) {
-      out_ << "*(const " << pointer.substr(1) << ";\n";
-    } else {
-      out_ << "vload" << n << "(0, " << l->buffer->name << " + "
-           << PrintOperand(DenseRamp(l->indices[0])->base, 12, true) << ");\n";
-    }
+    const std::string type = VectorTypeName(l->buffer->dtype, n);
+    const std::string at = address(l->buffer, l->indices[0]);
+    out_ << "const " << type << " " << temps.back().name << " = "
+         << (aligned(l->buffer, l->indices[0], n)
+                 ? absl::StrCat("*(const __global ", type, "*)(", at, ")")
+                 : absl::StrCat("vload", n, "(0, ", at, ")"))
+         << ";\n";
   }
   LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
     for (const Temp& t : temps) {
@@ -114,13 +113,13 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
       absl::StrAppend(&values, k ? ", " : "", Print(Lane(op->value, k, hook)));
     const std::string vector =
         absl::StrCat("(", VectorTypeName(op->buffer->dtype, lanes), ")(", values, ")");
-    const std::string pointer = aligned(op->buffer, index, lanes);
+    const std::string at = address(op->buffer, index);
     Indent();
-    if (!pointer.empty()) {
-      out_ << "*" << pointer << " = " << vector << ";\n";
+    if (aligned(op->buffer, index, lanes)) {
+      out_ << "*(__global " << VectorTypeName(op->buffer->dtype, lanes) << "*)(" << at
+           << ") = " << vector << ";\n";
     } else {
-      out_ << "vstore" << lanes << "(" << vector << ", 0, " << op->buffer->name << " + "
-           << PrintOperand(DenseRamp(index)->base, 12, true) << ");\n";
+      out_ << "vstore" << lanes << "(" << vector << ", 0, " << at << ");\n";
     }
     return;
   }
@@ -130,4 +129,5 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
             .As<ir::Store>());
   }
 }
+
 }  // namespace cinn_like::backends

@@ -79,11 +79,7 @@ absl::Status CompilerOpenCL::Build(const ir::Module& module) {
   // The schedules plan work-groups of up to the target's 1024 work-items; a device that allows
   // fewer is told here rather than by a failed launch.
   for (const ir::LoweredFunc& k : ir::DeviceKernels(module)) {
-    int64_t items = 1;
-    for (const ir::Expr& d : k->block_dims) {
-      const int64_t* c = ir::AsConstInt(d);
-      items = c && items > 0 ? items * *c : -1;
-    }
+    const int64_t items = ir::BlockThreads(*k);
     if (items > device_->info().max_work_group_size) {
       return absl::InvalidArgumentError(
           absl::StrCat("kernel ", k->name, " of module ", module.name, " needs work-groups of ",

@@ -263,7 +263,9 @@ int cinn_like_opencl_launch(void* kernel_handle, int32_t grid_x, int32_t grid_y,
     release();
     return Fail(absl::StrCat(launch(), " failed: ", what, ": ", ErrorName(rc)));
   };
-  std::lock_guard<std::mutex> lock(kernel->mu);
+  // A cl_kernel's arguments are shared state until the enqueue captures them (OpenCL 1.2,
+  // clSetKernelArg): held from the first argument to the enqueue, not while the kernel runs.
+  std::unique_lock<std::mutex> lock(kernel->mu);
   for (int32_t i = 0; i < num_args; ++i) {
     const cinn_like_opencl_arg& a = args[i];
     cl_int rc = CL_SUCCESS;
@@ -293,6 +295,7 @@ int cinn_like_opencl_launch(void* kernel_handle, int32_t grid_x, int32_t grid_y,
   cl_event done = nullptr;
   cl_int rc = api->EnqueueNDRangeKernel(device->queue(), kernel->handle, 3, nullptr, global, local,
                                         0, nullptr, &done);
+  lock.unlock();
   if (rc != CL_SUCCESS) return fail("clEnqueueNDRangeKernel", rc);
   // The written buffers back in host memory (a no-op where the device works in place).
   for (int32_t i = 0; i < num_args && rc == CL_SUCCESS; ++i) {

@@ -60,7 +60,7 @@ class Device {
 };
 
 /// One kernel of a built program; a launch holds `mu` while it sets the arguments and enqueues
-/// (a cl_kernel's arguments are shared state).
+/// (a cl_kernel's arguments are shared state until the enqueue captures them).
 struct Kernel {
   std::string name;
   Device* device = nullptr;

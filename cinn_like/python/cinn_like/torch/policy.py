@@ -83,14 +83,14 @@ def resolve(compile_options=None):
     py = dict(_settings)
     py.update(_checked(compile_options or {}, "torch.compile(..., options=)"))
     env_allow = _names(os.environ.get(ENV_ALLOW, ""), ENV_ALLOW)
+    env_target = os.environ.get(ENV_CPU_TARGET)
     env_deny = _names(os.environ.get(ENV_DENY, ""), ENV_DENY)
     return Policy(allow=_lists((py["allow"], "the allow option"), (env_allow, ENV_ALLOW)),
                   deny=_lists((py["deny"], "the deny option"), (env_deny, ENV_DENY)),
                   strict=py["strict"] or _env_flag(ENV_STRICT),
                   cudagraphs=py["cudagraphs"] or _env_flag(ENV_CUDAGRAPHS),
-                  cpu_target=_cpu_target(os.environ.get(ENV_CPU_TARGET) or py["cpu_target"],
-                                         ENV_CPU_TARGET if os.environ.get(ENV_CPU_TARGET)
-                                         else "the cpu_target option"))
+                  cpu_target=_cpu_target(env_target, ENV_CPU_TARGET) if env_target
+                  else py["cpu_target"])
 
 
 def _lists(*pairs):
