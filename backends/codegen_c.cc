@@ -48,7 +48,8 @@ constexpr CMathRow kCMathNames[] = {
     {ir::MathOp::kAtan2, "atan2"},     {ir::MathOp::kFmod, "fmod"},
     {ir::MathOp::kHypot, "hypot"},     {ir::MathOp::kCopysign, "copysign"},
     {ir::MathOp::kFmin, "fmin"},       {ir::MathOp::kFmax, "fmax"},
-    {ir::MathOp::kFma, "fma"},
+    {ir::MathOp::kFma, "fma"},         {ir::MathOp::kFastExp, "exp"},
+    {ir::MathOp::kFastRecip, "fast_recip"},  // no C function: printed by CodeGenC::Reciprocal
 };
 // clang-format on
 static_assert(ir::CoversEveryMathOp(kCMathNames), "one C name per math op, in MathOp order");
@@ -247,6 +248,9 @@ void CodeGenC::VisitBroadcast(const ir::Broadcast* op) { CheckScalar(op->type, "
 std::string CodeGenC::MathFunctionName(ir::MathOp op, const ir::Type& t) {
   return t.bits() == 32 ? absl::StrCat(CMathName(op), "f") : CMathName(op);
 }
+std::string CodeGenC::Reciprocal(const ir::Type& t, const std::string& x) {
+  return absl::StrCat("(", t.bits() == 32 ? "1.0f / " : "1.0 / ", x, ")");
+}
 
 void CodeGenC::VisitCall(const ir::Call* op) {
   CheckScalar(op->type, "call");
@@ -287,7 +291,9 @@ void CodeGenC::VisitCall(const ir::Call* op) {
     args.push_back(t.is_low_precision_float() ? WidenToFloat(t, Print(a)) : Print(a));
   }
   std::string call;
-  if (*math == ir::MathOp::kRsqrt && !(FastMath() && ct.bits() == 32)) {
+  if (*math == ir::MathOp::kFastRecip) {
+    call = Reciprocal(ct, args[0]);
+  } else if (*math == ir::MathOp::kRsqrt && !(FastMath() && ct.bits() == 32)) {
     call = absl::StrCat("(", ct.bits() == 32 ? "1.0f / sqrtf(" : "1.0 / sqrt(", args[0], "))");
   } else {
     call = absl::StrCat(MathFunctionName(*math, ct), "(");

@@ -38,6 +38,8 @@ class CodeGenC : protected ir::IRVisitor {
   /// The function that computes math op `op` on the compute type `t` (float32/float64);
   /// the base class uses the C name (CMathName: "expf", "exp").
   virtual std::string MathFunctionName(ir::MathOp op, const ir::Type& t);
+  /// fast_recip(x) on the compute type `t`: `(1.0f / x)` in the base class.
+  virtual std::string Reciprocal(const ir::Type& t, const std::string& x);
   /// How an intrinsic call is spelled: the function a call of `op` prints as, or nullptr when
   /// this language has no such operation (an error naming the intrinsic). The base class
   /// spells none.

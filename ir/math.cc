@@ -110,6 +110,8 @@ Expr Erf(Expr x) { return MathCall(MathOp::kErf, {std::move(x)}); }
 Expr Sqrt(Expr x) { return MathCall(MathOp::kSqrt, {std::move(x)}); }
 Expr Rsqrt(Expr x) { return MathCall(MathOp::kRsqrt, {std::move(x)}); }
 Expr Pow(Expr x, Expr y) { return MathCall(MathOp::kPow, {std::move(x), std::move(y)}); }
+Expr FastExp(Expr x) { return MathCall(MathOp::kFastExp, {std::move(x)}); }
+Expr FastRecip(Expr x) { return MathCall(MathOp::kFastRecip, {std::move(x)}); }
 
 absl::Status CheckMathCalls(const std::string& func, const Stmt& body) {
   MathCallChecker checker(func);

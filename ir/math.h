@@ -5,6 +5,14 @@
 /// A math op is a `Call` of kind kPure named by the op's IR name ("exp"); its arguments and
 /// result share one floating-point type. float16 and bfloat16 operands are computed in
 /// float32 and the result rounded back to nearest even, on every backend.
+///
+/// Two ops are approximations for values that are then rounded to a 16-bit float, where an
+/// error far below that rounding's (2^-11 of the value for float16, 2^-8 for bfloat16) does not
+/// show; ops choose them only for 16-bit outputs (hlir/ops/elementwise_def.h, `rounded16`):
+///  - fast_exp(x): e^x within a relative error of 2^-16 where the result is a normal float32
+///    (CUDA's __expf: 2 + 1.173|x| ulps); exp on backends without a faster form.
+///  - fast_recip(x): 1 / x within 2 ulps over the whole range, subnormal results included (CUDA's
+///    rcp.approx.f32); 1 / x on backends without a faster form.
 #pragma once
 
 #include <cstddef>
@@ -29,7 +37,8 @@ namespace cinn_like::ir {
   X(Tgamma, "tgamma", 1) X(Abs, "abs", 1) X(Floor, "floor", 1) X(Ceil, "ceil", 1)              \
   X(Round, "round", 1) X(Trunc, "trunc", 1) X(Rint, "rint", 1) X(Nearbyint, "nearbyint", 1)    \
   X(Pow, "pow", 2) X(Atan2, "atan2", 2) X(Fmod, "fmod", 2) X(Hypot, "hypot", 2)                \
-  X(Copysign, "copysign", 2) X(Fmin, "fmin", 2) X(Fmax, "fmax", 2) X(Fma, "fma", 3)
+  X(Copysign, "copysign", 2) X(Fmin, "fmin", 2) X(Fmax, "fmax", 2) X(Fma, "fma", 3)          \
+  X(FastExp, "fast_exp", 1) X(FastRecip, "fast_recip", 1)
 // clang-format on
 
 enum class MathOp : uint8_t {
@@ -81,6 +90,8 @@ Expr Erf(Expr x);
 Expr Sqrt(Expr x);
 Expr Rsqrt(Expr x);
 Expr Pow(Expr x, Expr y);
+Expr FastExp(Expr x);
+Expr FastRecip(Expr x);
 
 /// Checks every math call stored by `body`: a known op, its arity, a floating-point type
 /// shared by arguments and result. Errors read "function <func>: tensor <T>: math function

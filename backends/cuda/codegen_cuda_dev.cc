@@ -95,7 +95,12 @@ std::string CodeGenCudaDev::Preamble(const std::string& title) const {
                       "typedef unsigned char uint8_t;\n"
                       "typedef unsigned short uint16_t;\n"
                       "typedef unsigned int uint32_t;\n"
-                      "typedef unsigned long long uint64_t;\n\n");
+                      "typedef unsigned long long uint64_t;\n"
+                      "__device__ __forceinline__ float cinn_like_rcp_approx(float x) {\n"
+                      "  float r;\n"
+                      "  asm(\"rcp.approx.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x));\n"
+                      "  return r;\n"
+                      "}\n\n");
 }
 
 void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {

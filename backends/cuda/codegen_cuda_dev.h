@@ -66,6 +66,9 @@ class CodeGenCudaDev : public CodeGenC {
   std::string WidenToFloat(const ir::Type& t, const std::string& e) override;
   std::string NarrowFromFloat(const ir::Type& t, const std::string& e) override;
   std::string MathFunctionName(ir::MathOp op, const ir::Type& t) override;
+  /// fast_recip of float32: `cinn_like_rcp_approx(x)`, the preamble's PTX rcp.approx.f32 (no
+  /// flush to zero; one MUFU.RCP and its subnormal fix-up).
+  std::string Reciprocal(const ir::Type& t, const std::string& x) override;
   bool FastMath() const override;
   void VisitCast(const ir::Cast* op) override;
   /// A scalar load of a buffer of evict_first_ of a type __ldcs takes (float, double, the

@@ -105,8 +105,15 @@ const char* IntSuffix(const ir::Type& t) {
 }  // namespace
 
 std::string CodeGenCudaDev::MathFunctionName(ir::MathOp op, const ir::Type& t) {
+  // fast_exp is __expf whatever the flag (ir/math.h: ops ask for it where the error is hidden).
+  if (op == ir::MathOp::kFastExp && t.bits() == 32) return "__expf";
   const char* fast = FastMath() && t.bits() == 32 ? FastMathFloat32Name(op) : nullptr;
   return fast ? fast : CodeGenC::MathFunctionName(op, t);
+}
+
+std::string CodeGenCudaDev::Reciprocal(const ir::Type& t, const std::string& x) {
+  if (t.bits() != 32) return CodeGenC::Reciprocal(t, x);
+  return absl::StrCat("cinn_like_rcp_approx(", x, ")");  // the preamble's
 }
 
 void CodeGenCudaDev::VisitLoad(const ir::Load* op) {

@@ -63,6 +63,8 @@ constexpr MathLowering kMathLowerings[] = {
     {ir::MathOp::kFmin, "llvm.minnum"},
     {ir::MathOp::kFmax, "llvm.maxnum"},
     {ir::MathOp::kFma, "llvm.fma"},
+    {ir::MathOp::kFastExp, "llvm.exp"},  // exp's lowering (the vector form for float32 vectors)
+    {ir::MathOp::kFastRecip, ""},        // 1 / x
 };
 static_assert(ir::CoversEveryMathOp(kMathLowerings), "one lowering per math op, in MathOp order");
 
@@ -102,10 +104,13 @@ llvm::Value* CodeGenLLVM::EmitPureCall(const ir::Call* op) {
   }
   const char* lowering = kMathLowerings[static_cast<int>(*math)].llvm;
   llvm::Value* result = nullptr;
-  if (*math == ir::MathOp::kExp && ct.bits() == 32 && !ct.is_scalar()) {
+  const bool exp = *math == ir::MathOp::kExp || *math == ir::MathOp::kFastExp;
+  if (exp && ct.bits() == 32 && !ct.is_scalar()) {
     result = EmitVectorExpF32(args[0]);
   } else if (*math == ir::MathOp::kTanh && ct.bits() == 32 && !ct.is_scalar()) {
     result = EmitVectorTanhF32(args[0]);
+  } else if (*math == ir::MathOp::kFastRecip) {
+    result = b.CreateFDiv(llvm::ConstantFP::get(cty, 1.0), args[0]);
   } else if (*math == ir::MathOp::kRsqrt) {
     llvm::Value* root = b.CreateUnaryIntrinsic(llvm::Intrinsic::sqrt, args[0]);
     result = b.CreateFDiv(llvm::ConstantFP::get(cty, 1.0), root);

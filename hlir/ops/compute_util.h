@@ -35,9 +35,10 @@ ir::Expr CastTo(const ir::Type& t, const ir::Expr& x);
 /// bfloat16 to float32; see Widen); the compute converts its result to the output type.
 using UnaryScalar = std::function<ir::Expr(const ir::Expr& x)>;
 using BinaryScalar = std::function<ir::Expr(const ir::Expr& a, const ir::Expr& b)>;
-/// The op's scalar function for its attributes (binary: and operand 0's IR type), or the
-/// error an invalid attribute gives.
-using UnaryScalarMaker = std::function<absl::StatusOr<UnaryScalar>(const AttributeMap& attrs)>;
+/// The op's scalar function for its attributes and output type (binary: operand 0's IR type),
+/// or the error an invalid attribute gives.
+using UnaryScalarMaker =
+    std::function<absl::StatusOr<UnaryScalar>(const AttributeMap& attrs, const ir::Type& out)>;
 using BinaryScalarMaker =
     std::function<absl::StatusOr<BinaryScalar>(const AttributeMap& attrs, const ir::Type& operand)>;
 

@@ -34,6 +34,21 @@ Expr C(const Expr& like, double v) { return ops::Const(like.type(), v); }
 
 double Sigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
 Expr Sigmoid(const Expr& x) { return C(x, 1) / (C(x, 1) + ir::Exp(-x)); }
+/// Sigmoid where the output is float16 or bfloat16: exp and the reciprocal approximate
+/// (ir/math.h), within 2^-15 of the value before its rounding.
+Expr Sigmoid16(const Expr& x) { return ir::FastRecip(C(x, 1) + ir::FastExp(-x)); }
+
+absl::StatusOr<Unary> MakeSigmoid(const AttributeMap&, const std::string&) {
+  return Unary{[](double x) { return Sigmoid(x); }, [](const Expr& x) { return Sigmoid(x); },
+               nullptr, Sigmoid16};
+}
+
+/// silu: x * sigmoid(x).
+absl::StatusOr<Unary> MakeSilu(const AttributeMap&, const std::string&) {
+  return Unary{[](double x) { return x * Sigmoid(x); },
+               [](const Expr& x) { return x * Sigmoid(x); }, nullptr,
+               [](const Expr& x) { return x * Sigmoid16(x); }};
+}
 
 absl::StatusOr<Unary> MakeLeakyRelu(const AttributeMap& attrs, const std::string& op) {
   auto slope = GetFloat(attrs, "negative_slope", op, 0.01);
@@ -53,14 +68,20 @@ absl::StatusOr<Unary> MakeGelu(const AttributeMap& attrs, const std::string& op)
         [](const Expr& x) { return C(x, 0.5) * x * (C(x, 1) + ir::Erf(x * C(x, M_SQRT1_2))); }};
   }
   if (*approx == "tanh") {
-    return Unary{[](double x) {
-                   const double k = std::sqrt(2.0 / M_PI);
-                   return 0.5 * x * (1.0 + std::tanh(k * (x + 0.044715 * x * x * x)));
-                 },
-                 [](const Expr& x) {
-                   Expr inner = C(x, std::sqrt(2.0 / M_PI)) * (x + C(x, 0.044715) * x * x * x);
-                   return C(x, 0.5) * x * (C(x, 1) + ir::Tanh(inner));
-                 }};
+    // PyTorch's 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3), computed as x / (1 + e^(-2u)):
+    // one exp and a division instead of tanh, and no cancellation where tanh(u) nears -1 (the
+    // tanh form loses every digit below x = -3 in float32, below x = -6 even in float64, where
+    // the value is still a normal bfloat16).
+    const double k = std::sqrt(2.0 / M_PI);
+    auto minus_2u = [k](const Expr& x) {
+      return x * (C(x, -2 * k) + C(x, -2 * k * 0.044715) * x * x);
+    };
+    return Unary{
+        [k](double x) { return x / (1.0 + std::exp(-2 * k * (x + 0.044715 * x * x * x))); },
+        [minus_2u](const Expr& x) { return x / (C(x, 1) + ir::Exp(minus_2u(x))); }, nullptr,
+        [minus_2u](const Expr& x) {
+          return x * ir::FastRecip(C(x, 1) + ir::FastExp(minus_2u(x)));
+        }};
   }
   return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute 'approximate' is \"",
                                                  *approx, "\", expected \"none\" or \"tanh\""));
@@ -349,7 +370,7 @@ void RegisterElementwiseOps(OpRegistry& r) {
       [](X x) { return M(MathOp::kCos, x); });
   RegisterUnary(
       r, "tanh", kF, same, [](double x) { return std::tanh(x); }, [](X x) { return ir::Tanh(x); });
-  RegisterUnary(r, "sigmoid", kF, same, Sigmoid, Sigmoid);
+  RegisterUnary(r, "sigmoid", kF, same, MakeSigmoid);
   RegisterUnary(
       r, "relu", kN, same, [](double x) { return x > 0 ? x : (std::isnan(x) ? x : 0.0); },
       [](X x) { return Select::Make(x > C(x, 0) || IsNan(x), x, C(x, 0)); });
@@ -362,9 +383,7 @@ void RegisterElementwiseOps(OpRegistry& r) {
       });
   RegisterUnary(r, "leaky_relu", kF, same, MakeLeakyRelu);
   RegisterUnary(r, "gelu", kF, same, MakeGelu);
-  RegisterUnary(
-      r, "silu", kF, same, [](double x) { return x * Sigmoid(x); },
-      [](X x) { return x * Sigmoid(x); });
+  RegisterUnary(r, "silu", kF, same, MakeSilu);
   RegisterUnary(r, "softplus", kF, same, MakeSoftplus);
   RegisterUnary(
       r, "floor", kN, same, [](double x) { return std::floor(x); }, Floor);

@@ -11,9 +11,9 @@ ComputeFn UnaryCompute(UnaryScalarMaker make) {
   return [make](const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
                 const std::vector<ComputeOutput>& outs,
                 const std::string& name) -> absl::StatusOr<std::vector<ir::Tensor>> {
-    auto scalar = make(attrs);  // validates the attributes, so the Compute body cannot fail
-    if (!scalar.ok()) return scalar.status();
     ir::Type out_type = outs[0].type;
+    auto scalar = make(attrs, out_type);  // validates the attributes: the body cannot fail
+    if (!scalar.ok()) return scalar.status();
     ir::Tensor x = in[0];
     ir::Tensor y = ir::Compute(
         outs[0].shape, [&](const Indices& i) { return CastTo(out_type, (*scalar)(Widen(x(i)))); },

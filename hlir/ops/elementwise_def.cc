@@ -48,17 +48,18 @@ void RegisterUnary(OpRegistry& r, const std::string& name, DTypeClass accepts, O
   OpDef def;
   def.name = name;
   def.pattern = OpPattern::kElementwise;
-  def.compute =
-      UnaryCompute([name, make](const AttributeMap& attrs) -> absl::StatusOr<UnaryScalar> {
-        auto fns = make(attrs, name);
-        if (!fns.ok()) return fns.status();
-        if (!HasFloatAttrPastFloat32(attrs)) return fns->lang;
-        // Such an attribute is applied in float64, as the reference applies it, not as an
-        // infinity or a zero (softplus's x * beta / beta, elu's alpha * expm1(-0): NaN).
-        return [lang = fns->lang](const Expr& x) {
-          return lang(x.type() == ir::Float(32) ? ir::Cast::Make(ir::Float(64), x) : x);
-        };
-      });
+  def.compute = UnaryCompute([name, make](const AttributeMap& attrs,
+                                          const ir::Type& out) -> absl::StatusOr<UnaryScalar> {
+    auto fns = make(attrs, name);
+    if (!fns.ok()) return fns.status();
+    UnaryScalar lang = fns->rounded16 && out.is_low_precision_float() ? fns->rounded16 : fns->lang;
+    if (!HasFloatAttrPastFloat32(attrs)) return lang;
+    // Such an attribute is applied in float64, as the reference applies it, not as an
+    // infinity or a zero (softplus's x * beta / beta, elu's alpha * expm1(-0): NaN).
+    return [lang](const Expr& x) {
+      return lang(x.type() == ir::Float(32) ? ir::Cast::Make(ir::Float(64), x) : x);
+    };
+  });
   def.infer = [name, accepts, out, make](
                   const std::vector<TensorDesc>& in,
                   const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {

@@ -26,6 +26,10 @@ struct Unary {
   /// When set, the reference instead, given the input's dtype too (a value PyTorch computes in
   /// float32 for the 16- and 32-bit types, such as polygamma's poles).
   std::function<double(double, DType)> typed_reference;
+  /// When set, the compute instead where the output is float16 or bfloat16: the same function
+  /// with approximate steps (ir::FastExp, ir::FastRecip) whose error stays far below that
+  /// rounding's (bias + tanh-gelu of float16 on an H200 was issue-bound on precise tanhf).
+  UnaryScalar rounded16;
 };
 struct Binary {
   BinaryFn reference;

@@ -194,6 +194,19 @@ TEST(CodeGenCudaTypes, MathPerTypeAndFastMath) {
   EXPECT_THAT(fast64, AllOf(HasSubstr("exp(A["), Not(HasSubstr("__exp")))) << fast64;
 }
 
+TEST(CodeGenCudaTypes, FastExpAndFastRecipWhateverTheFlag) {
+  // ir/math.h: ops ask for these where a 16-bit rounding hides their error.
+  auto fast = [](Expr x) { return ir::FastRecip(x) * ir::FastExp(x); };
+  std::string f32 = UnaryKernel("fast_f32", ir::Float(32), fast);
+  EXPECT_THAT(f32, AllOf(HasSubstr("cinn_like_rcp_approx(A["), HasSubstr("__expf(A["),
+                         HasSubstr("asm(\"rcp.approx.f32 %0, %1;\"")))
+      << f32;
+  std::string f64 = UnaryKernel("fast_f64", ir::Float(64), fast);
+  EXPECT_THAT(f64, AllOf(HasSubstr("(1.0 / A["), HasSubstr("exp(A["), Not(HasSubstr("__expf")),
+                         Not(HasSubstr("cinn_like_rcp_approx(A["))))
+      << f64;
+}
+
 TEST(CodeGenCudaTypesError, ErfOfAnIntegerNamesTheFunction) {
   // Hand-built (Lower would refuse it first): the codegen's own check.
   auto out = ir::MakeBuffer("Out", ir::Int(32), {32});

@@ -58,6 +58,41 @@ TEST(OpNVGPU, EveryOpAndDTypeCompilesToPtx) {
   std::cout << "NVGPU: " << compiled << " op/dtype modules compiled to PTX\n";
 }
 
+TEST(OpNVGPU, SixteenBitSigmoidSiluAndTanhGeluTakeTheApproximateSteps) {
+  // hlir/ops/elementwise_def.h `rounded16`: for 16-bit outputs __expf and rcp.approx.f32 (in
+  // the PTX without .ftz: subnormal results kept); float32 outputs keep expf and the division.
+  auto compiler = backends::Compiler::Create(ir::Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  backends::nvrtc::Compiler nvrtc;
+  for (const char* op : {"sigmoid", "silu", "gelu"}) {
+    for (DType t : {DType::kFloat16, DType::kBFloat16, DType::kFloat32}) {
+      AttributeMap attrs;
+      if (std::string(op) == "gelu") attrs["approximate"] = std::string("tanh");
+      OpCase c{op, {t}, {S({64, 256})}, attrs, {}};
+      SCOPED_TRACE(c.Describe());
+      auto graph = CaseGraph(c);
+      ASSERT_TRUE(graph.ok()) << graph.status();
+      auto module = hlir::CompileGraph(*graph, ir::Target::NVGPU(90), "act");
+      ASSERT_TRUE(module.ok()) << module.status();
+      auto src = (*compiler)->GetSourceCode(*module);
+      ASSERT_TRUE(src.ok()) << src.status();
+      EXPECT_THAT(*src, ::testing::Not(HasSubstr("tanhf(")));
+      auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "act");
+      ASSERT_TRUE(ptx.ok()) << ptx.status() << "\n" << *src;
+      if (t == DType::kFloat32) {
+        EXPECT_THAT(*src, HasSubstr("expf("));
+        EXPECT_THAT(*src, ::testing::Not(HasSubstr("__expf(")));
+        EXPECT_THAT(*src, ::testing::Not(HasSubstr("cinn_like_rcp_approx(__")));
+        EXPECT_THAT(*ptx, ::testing::Not(HasSubstr("rcp.approx")));
+      } else {
+        EXPECT_THAT(*src, HasSubstr("cinn_like_rcp_approx(__expf("));
+        EXPECT_THAT(*ptx, HasSubstr("rcp.approx.f32 "));
+        EXPECT_THAT(*ptx, HasSubstr("ex2.approx"));
+      }
+    }
+  }
+}
+
 TEST(OpNVGPU, ElementwiseScheduleBindsBlocksAndThreads) {
   OpCase c{"add", {DType::kFloat32, DType::kFloat32}, {S({300, 7}), S({7})}, {}, {}};
   auto graph = CaseGraph(c);
