@@ -39,7 +39,7 @@ struct Tile {
 };
 /// Head-dim buckets and their tiles: on tensor cores for float16 and bfloat16 up to 128 (64
 /// queries by 64 keys; 16-key tiles on CUDA cores before sm_80), else on CUDA cores (static
-/// shared memory (BM + BN)(D + 1) + BM (BN + 4) floats, at most 37 KiB). On CUDA cores 32
+/// shared memory (BM + BN)(D + 4) + BM (BN + 4) floats, at most 38 KiB). On CUDA cores 32
 /// queries by 64 keys up to head dim 64: twice the blocks of 64-query tiles and half the
 /// barriers of 32-key ones (float32 attention on the H100, torch.profiler: [16, 8, 128, 32]
 /// 56 -> 35 us, [4, 12, 512, 64] 326 -> 233 us against 64 x 32).

@@ -63,7 +63,7 @@ TEST(AttentionNVGPU, EveryCaseLaunchesTheLibraryKernelAndCompilesToPtx) {
     std::string ptx;
     std::string src = SourceAndPtx(*module, &ptx);
     EXPECT_THAT(src, HasSubstr("cinn_like_attention::Forward<"));
-    EXPECT_THAT(src, HasSubstr("__shared__ float qs["));
+    EXPECT_THAT(src, HasSubstr("__shared__ __align__(16) float qs["));
     EXPECT_THAT(ptx, HasSubstr(".entry " + names[0]));
     // The host passes the grid, the 128 threads and the buffers to the runtime's launch.
     auto ir = backends::CudaHostIR(*module);
