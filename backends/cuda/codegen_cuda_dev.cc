@@ -17,20 +17,33 @@ absl::StatusOr<std::string> CodeGenCudaDev::Generate(const ir::Module& module) {
   return std::move((*units)[0].source);
 }
 
+namespace {
+
+/// fast_recip of float32 (CodeGenCudaDev::Reciprocal): PTX rcp.approx.f32, without .ftz so that
+/// subnormal results are kept (a bfloat16 silu of x = -88 is a normal number times one).
+constexpr const char* kRcpApproxSource =
+    "__device__ __forceinline__ float cinn_like_rcp_approx(float x) {\n"
+    "  float r;\n"
+    "  asm(\"rcp.approx.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x));\n"
+    "  return r;\n"
+    "}\n\n";
+
+}  // namespace
+
 absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
     const ir::Module& module, int max_units, const std::set<std::string>& prebuilt) {
   // Each kernel printed alone, with what its translation unit must then provide.
   struct Piece {
     std::string name, text;
-    bool block_reduce, fp16, bf16;
+    bool block_reduce, rcp_approx, fp16, bf16;
   };
   std::vector<Piece> pieces;
   for (const ir::LoweredFunc& f : ir::DeviceKernels(module)) {
     CodeGenCudaDev gen;
     gen.AddKernel(*f);
     if (!gen.status_.ok()) return gen.status_;
-    pieces.push_back(
-        {f->name, gen.out_.str(), gen.uses_block_reduce_, gen.uses_fp16_, gen.uses_bf16_});
+    pieces.push_back({f->name, gen.out_.str(), gen.uses_block_reduce_, gen.uses_rcp_approx_,
+                      gen.uses_fp16_, gen.uses_bf16_});
   }
   // The hand-written kernels the host entries launch (library_kernels.h) and the caller does not
   // have already compiled: in the first unit.
@@ -64,6 +77,7 @@ absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
     for (size_t i = 0; i < pieces.size(); ++i) {
       if (unit_of[i] != u) continue;
       unit.uses_block_reduce_ |= pieces[i].block_reduce;
+      unit.uses_rcp_approx_ |= pieces[i].rcp_approx;
       unit.uses_fp16_ |= pieces[i].fp16;
       unit.uses_bf16_ |= pieces[i].bf16;
       kernels += pieces[i].text;
@@ -72,6 +86,7 @@ absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
     std::string& source = units[u].source;
     source = unit.Preamble(absl::StrCat("module ", module.name,
                                         n > 1 ? absl::StrCat(", part ", u + 1, " of ", n) : ""));
+    if (unit.uses_rcp_approx_) source += kRcpApproxSource;
     if (unit.uses_block_reduce_) source += BlockReduceSource();
     if (u == 0) {
       source += *library;
@@ -95,12 +110,7 @@ std::string CodeGenCudaDev::Preamble(const std::string& title) const {
                       "typedef unsigned char uint8_t;\n"
                       "typedef unsigned short uint16_t;\n"
                       "typedef unsigned int uint32_t;\n"
-                      "typedef unsigned long long uint64_t;\n"
-                      "__device__ __forceinline__ float cinn_like_rcp_approx(float x) {\n"
-                      "  float r;\n"
-                      "  asm(\"rcp.approx.f32 %0, %1;\" : \"=f\"(r) : \"f\"(x));\n"
-                      "  return r;\n"
-                      "}\n\n");
+                      "typedef unsigned long long uint64_t;\n\n");
 }
 
 void CodeGenCudaDev::AddKernel(const ir::LoweredFuncNode& kernel) {

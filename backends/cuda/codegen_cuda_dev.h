@@ -66,8 +66,8 @@ class CodeGenCudaDev : public CodeGenC {
   std::string WidenToFloat(const ir::Type& t, const std::string& e) override;
   std::string NarrowFromFloat(const ir::Type& t, const std::string& e) override;
   std::string MathFunctionName(ir::MathOp op, const ir::Type& t) override;
-  /// fast_recip of float32: `cinn_like_rcp_approx(x)`, the preamble's PTX rcp.approx.f32 (no
-  /// flush to zero; one MUFU.RCP and its subnormal fix-up).
+  /// fast_recip of float32: `cinn_like_rcp_approx(x)`, PTX rcp.approx.f32 without flush to
+  /// zero, defined in the units whose kernels use it.
   std::string Reciprocal(const ir::Type& t, const std::string& x) override;
   bool FastMath() const override;
   void VisitCast(const ir::Cast* op) override;
@@ -106,6 +106,7 @@ class CodeGenCudaDev : public CodeGenC {
   /// The kernel's input buffers read once (ir::BufferNode::read_once): loaded evict-first.
   std::set<const ir::BufferNode*> evict_first_;
   bool uses_block_reduce_ = false;
+  bool uses_rcp_approx_ = false;  // fast_recip: the unit defines cinn_like_rcp_approx
   bool uses_fp16_ = false;
   bool uses_bf16_ = false;
 };

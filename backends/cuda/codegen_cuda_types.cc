@@ -113,7 +113,8 @@ std::string CodeGenCudaDev::MathFunctionName(ir::MathOp op, const ir::Type& t) {
 
 std::string CodeGenCudaDev::Reciprocal(const ir::Type& t, const std::string& x) {
   if (t.bits() != 32) return CodeGenC::Reciprocal(t, x);
-  return absl::StrCat("cinn_like_rcp_approx(", x, ")");  // the preamble's
+  uses_rcp_approx_ = true;
+  return absl::StrCat("cinn_like_rcp_approx(", x, ")");
 }
 
 void CodeGenCudaDev::VisitLoad(const ir::Load* op) {

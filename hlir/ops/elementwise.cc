@@ -70,8 +70,8 @@ absl::StatusOr<Unary> MakeGelu(const AttributeMap& attrs, const std::string& op)
   if (*approx == "tanh") {
     // PyTorch's 0.5 x (1 + tanh(u)), u = k (x + 0.044715 x^3), computed as x / (1 + e^(-2u)):
     // one exp and a division instead of tanh, and no cancellation where tanh(u) nears -1 (the
-    // tanh form loses every digit below x = -3 in float32, below x = -6 even in float64, where
-    // the value is still a normal bfloat16).
+    // tanh form loses digits from x = -3 and all of them below -5 in float32, from -6 and below
+    // -7 even in float64, where the value is still a normal bfloat16).
     const double k = std::sqrt(2.0 / M_PI);
     auto minus_2u = [k](const Expr& x) {
       return x * (C(x, -2 * k) + C(x, -2 * k * 0.044715) * x * x);

@@ -28,7 +28,8 @@ struct Unary {
   std::function<double(double, DType)> typed_reference;
   /// When set, the compute instead where the output is float16 or bfloat16: the same function
   /// with approximate steps (ir::FastExp, ir::FastRecip) whose error stays far below that
-  /// rounding's (bias + tanh-gelu of float16 on an H200 was issue-bound on precise tanhf).
+  /// rounding's (bias + tanh-gelu of float16 was bound by instruction issue on the precise exp
+  /// and division; CUDA's approximate forms are one instruction each).
   UnaryScalar rounded16;
 };
 struct Binary {

@@ -203,8 +203,13 @@ TEST(CodeGenCudaTypes, FastExpAndFastRecipWhateverTheFlag) {
       << f32;
   std::string f64 = UnaryKernel("fast_f64", ir::Float(64), fast);
   EXPECT_THAT(f64, AllOf(HasSubstr("(1.0 / A["), HasSubstr("exp(A["), Not(HasSubstr("__expf")),
-                         Not(HasSubstr("cinn_like_rcp_approx(A["))))
+                         Not(HasSubstr("cinn_like_rcp_approx"))))
       << f64;
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_fast_math = true;
+  std::string flagged = UnaryKernel("fast_flag_f32", ir::Float(32), fast);
+  EXPECT_THAT(flagged, AllOf(HasSubstr("cinn_like_rcp_approx(A["), HasSubstr("__expf(A[")))
+      << flagged;
 }
 
 TEST(CodeGenCudaTypesError, ErfOfAnIntegerNamesTheFunction) {
