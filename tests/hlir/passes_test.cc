@@ -23,6 +23,7 @@
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/simplify_batch_norm.h"
+#include "hlir/pass/simplify_reshapes.h"
 #include "hlir/pass/split_to_slices.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
@@ -452,6 +453,38 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   ExpectSameResults(g, *dce, 1e-5);
 }
 
+TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
+  // A traced linear layer's view back to the same shape after a library call (the copy kernel
+  // nn.TransformerEncoderLayer paid), a view of a view, and an identity reshape that is a graph
+  // output (kept: an output is a value of its own).
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({8, 8}), "w");
+  Var act = b.Relu(b.Reshape(b.Matmul(b.Reshape(x, {6, 8}), w), {2, 3, 8}));
+  Var same = b.Reshape(act, {2, 3, 8});                    // identity
+  Var chained = b.Reshape(b.Reshape(same, {6, 8}), {48});  // a reshape of a reshape
+  b.MarkOutput(b.Exp(chained));
+  b.MarkOutput(b.Reshape(b.Tanh(x), {2, 3, 8}));  // identity, a graph output
+  Graph g = Build(b);
+  auto out = SimplifyReshapes(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  // Left: x's view [6, 8], the product's view back, the one reshape to [48] (of act itself)
+  // and the output's identity.
+  EXPECT_EQ(CountOp(*dce, "reshape"), 4);
+  for (const Node& n : dce->nodes()) {
+    if (n.op != "reshape" || dce->values()[n.outputs[0]].desc.shape != MakeShape({48})) continue;
+    const int p = dce->values()[n.inputs[0]].producer;
+    ASSERT_GE(p, 0);
+    EXPECT_EQ(dce->nodes()[p].op, "relu");
+  }
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    EXPECT_EQ(dce->values()[dce->outputs()[o]].name, g.values()[g.outputs()[o]].name);
+  }
+  ExpectSameResults(g, *dce, 0);
+}
+
 TEST(GraphPasses, SplitsBecomeSlicesThatFuseWithTheirReaders) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({4, 12, 6}), "x");
@@ -853,15 +886,15 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
   };
   EXPECT_NE(read("mlp.00_input.txt").find("input x: float32[8, 16]"), std::string::npos);
   for (const char* f :
-       {"mlp.01_simplify_batch_norm.txt", "mlp.02_split_to_slices.txt",
-        "mlp.03_fold_transpose_into_matmul.txt", "mlp.04_fold_reshape_into_matmul.txt",
-        "mlp.05_common_subexpression_elimination.txt", "mlp.06_constant_folding.txt",
-        "mlp.07_dead_code_elimination.txt"}) {
+       {"mlp.01_simplify_batch_norm.txt", "mlp.02_simplify_reshapes.txt",
+        "mlp.03_split_to_slices.txt", "mlp.04_fold_transpose_into_matmul.txt",
+        "mlp.05_fold_reshape_into_matmul.txt", "mlp.06_common_subexpression_elimination.txt",
+        "mlp.07_constant_folding.txt", "mlp.08_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
-  EXPECT_NE(read("mlp.08_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
+  EXPECT_NE(read("mlp.09_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
             std::string::npos);
-  std::string dot = read("mlp.08_fusion.dot");
+  std::string dot = read("mlp.09_fusion.dot");
   EXPECT_NE(dot.find("digraph"), std::string::npos);
   EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
   std::filesystem::remove_all(dir);

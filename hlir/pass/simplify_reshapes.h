@@ -1,0 +1,18 @@
+/// \file Reshape simplification: a reshape to the shape its input already has is no op, and a
+/// reshape of a reshape is one reshape of the first one's input (a row-major reshape keeps the
+/// order of the elements). Traced models are full of both (a view back to the same shape, a
+/// view of a view). Most fuse away, but one that reads a library call's result was a copy
+/// kernel of it (nn.TransformerEncoderLayer's feed-forward activation: 8 MiB each call).
+#pragma once
+
+#include "absl/status/statusor.h"
+#include "hlir/graph.h"
+
+namespace cinn_like::hlir {
+
+/// Drops every reshape whose output shape equals its input's (its readers read the input),
+/// unless its output is a graph output, and makes every reshape of a reshape read the first
+/// one's input; a reshape left unread goes in dead-code elimination.
+absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph);
+
+}  // namespace cinn_like::hlir
