@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/vector_lanes.h"
 #include "ir/math.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -304,6 +305,14 @@ void CodeGenC::VisitCall(const ir::Call* op) {
 }
 
 void CodeGenC::VisitStore(const ir::Store* op) {
+  if (op->value.type().is_vector() || HasVectorReduce(op->value)) {
+    PrintVectorStore(op);
+  } else {
+    PrintScalarStore(op);
+  }
+}
+
+void CodeGenC::PrintScalarStore(const ir::Store* op) {
   if (op->indices.size() != 1) {
     Fail(absl::InternalError("store to " + op->buffer->name + " before storage flattening"));
     return;

@@ -48,6 +48,11 @@ class CodeGenC : protected ir::IRVisitor {
   virtual bool FastMath() const { return false; }
   /// Prints a bound For; the base class has no GPU and records an error.
   virtual void PrintBoundFor(const ir::For* op);
+  /// A store of a vector value, or of a scalar reduced from vectors (vector_reduce): VisitStore
+  /// sends those here. The base class prints it as a scalar store (which refuses vectors).
+  virtual void PrintVectorStore(const ir::Store* op) { PrintScalarStore(op); }
+  /// `buf[i] = value;` of a scalar value and flat index.
+  void PrintScalarStore(const ir::Store* op);
   /// The element type of a buffer in memory (a local array's): TypeName by default.
   virtual std::string MemoryTypeName(const ir::Type& t) { return TypeName(t); }
 

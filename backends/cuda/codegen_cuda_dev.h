@@ -76,8 +76,6 @@ class CodeGenCudaDev : public CodeGenC {
   void VisitLoad(const ir::Load* op) override;
   /// The #include lines of the 16-bit float headers this translation unit needs.
   std::string TypeIncludes() const;
-  /// A store of a vector value goes to PrintVectorStore (codegen_cuda_vector.cc).
-  void VisitStore(const ir::Store* op) override;
 
  private:
   /// A vector store `buf[ramp(base, 1, L)] = value` as 16-, 8- or 4-byte vector accesses
@@ -88,7 +86,7 @@ class CodeGenCudaDev : public CodeGenC {
   ///     float4 A_v0 = *reinterpret_cast<const float4*>(&A[b]);  ...lane by lane on .x .y .z .w
   ///     *reinterpret_cast<float4*>(&C[b]) = C_v1;
   ///   } else { C[b] = A[b] + ...; C[b + 1] = ...; }
-  void PrintVectorStore(const ir::Store* op);
+  void PrintVectorStore(const ir::Store* op) override;
   /// Kernel versioning for alignment (kernel_alignment.h). Where the host realigns the
   /// pointers, the kernel holds the aligned version alone: the plan's stores print as vector
   /// accesses with no test. Otherwise (size assumptions) the kernel tests this, once,

@@ -279,14 +279,6 @@ std::string CodeGenCudaDev::KernelAlignmentTest(const ir::LoweredFuncNode& kerne
   return test;
 }
 
-void CodeGenCudaDev::VisitStore(const ir::Store* op) {
-  if (op->value.type().is_vector() || HasVectorReduce(op->value)) {
-    PrintVectorStore(op);
-  } else {
-    CodeGenC::VisitStore(op);
-  }
-}
-
 void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
   const int lanes = store_op->value.type().lanes();  // 1: a scalar reduced from vectors
   if (lanes > 1 &&

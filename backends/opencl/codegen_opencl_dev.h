@@ -50,7 +50,6 @@ class CodeGenOpenCLDev : public CodeGenC {
   void VisitCast(const ir::Cast* op) override;
   void VisitMin(const ir::Min* op) override;
   void VisitMax(const ir::Max* op) override;
-  void VisitStore(const ir::Store* op) override;
   void VisitAllocate(const ir::Allocate* op) override;
   /// Records the known divisor of an integer let's value (for the aligned vector accesses).
   void VisitLetStmt(const ir::LetStmt* op) override;
@@ -70,7 +69,7 @@ class CodeGenOpenCLDev : public CodeGenC {
   /// pointer (every buffer argument is 16-byte aligned: runtime/opencl/opencl_runtime.h), so the
   /// device compiler issues one wide access; others are vload<n>/vstore<n>, which assume only
   /// the element's alignment.
-  void PrintVectorStore(const ir::Store* op);
+  void PrintVectorStore(const ir::Store* op) override;
   /// The text of the block-reduce helper for (kind, type), defined once per program.
   std::string BlockReduceHelper(const std::string& name, ir::IntrinsicOp op, const ir::Type& t);
 

@@ -25,14 +25,6 @@ void CodeGenOpenCLDev::VisitLetStmt(const ir::LetStmt* op) {
   if (integer) lets_.erase(op->var.node());
 }
 
-void CodeGenOpenCLDev::VisitStore(const ir::Store* op) {
-  if (op->value.type().is_vector() || HasVectorReduce(op->value)) {
-    PrintVectorStore(op);
-  } else {
-    CodeGenC::VisitStore(op);
-  }
-}
-
 void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
   const int lanes = op->value.type().lanes();  // 1: a scalar reduced from vectors
   if (op->indices.size() != 1 || (lanes > 1 && op->indices[0].type().lanes() != lanes)) {
@@ -101,9 +93,8 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
     return ir::Expr();
   };
   if (lanes == 1) {
-    CodeGenC::VisitStore(
-        ir::Store::Make(op->buffer, op->indices, ExpandVectorReduces(op->value, hook))
-            .As<ir::Store>());
+    PrintScalarStore(ir::Store::Make(op->buffer, op->indices, ExpandVectorReduces(op->value, hook))
+                         .As<ir::Store>());
     return;
   }
   const ir::Expr& index = op->indices[0];
@@ -124,7 +115,7 @@ void CodeGenOpenCLDev::PrintVectorStore(const ir::Store* op) {
     return;
   }
   for (int k = 0; k < lanes; ++k) {
-    CodeGenC::VisitStore(
+    PrintScalarStore(
         ir::Store::Make(op->buffer, {Lane(index, k, nullptr)}, Lane(op->value, k, hook))
             .As<ir::Store>());
   }
