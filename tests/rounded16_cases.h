@@ -28,12 +28,10 @@ struct Rounded16Case {
 };
 
 inline std::vector<Rounded16Case> Rounded16Cases() {
-  const double k = std::sqrt(2.0 / M_PI);
-  static const double minus_2k = -2 * k, minus_2kc = -2 * k * 0.044715;
   return {{"sigmoid", {}, [](double x) { return -x; }},
           {"silu", {}, [](double x) { return -x; }},
           {"gelu", {{"approximate", std::string("tanh")}}, [](double x) {
-             return x * (minus_2k + minus_2kc * x * x);
+             return -2 * std::sqrt(2 / M_PI) * (x + 0.044715 * x * x * x);
            }}};
 }
 
