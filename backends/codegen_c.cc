@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/philox_source.h"
 #include "backends/vector_lanes.h"
 #include "ir/math.h"
 #include "ir/printer.h"
@@ -255,8 +256,13 @@ std::string CodeGenC::Reciprocal(const ir::Type& t, const std::string& x) {
 
 void CodeGenC::VisitCall(const ir::Call* op) {
   CheckScalar(op->type, "call");
+  if (op->intrinsic && *op->intrinsic == ir::IntrinsicOp::kPhiloxUniform) {
+    uses_philox_ = true;  // printed as the helper of philox_source.h, in every C-like language
+  }
   if (op->intrinsic) {
-    const char* fn = IntrinsicFunctionName(*op->intrinsic);
+    const char* fn = *op->intrinsic == ir::IntrinsicOp::kPhiloxUniform
+                         ? kPhiloxFunction
+                         : IntrinsicFunctionName(*op->intrinsic);
     if (!fn) {
       Fail(absl::UnimplementedError(
           absl::StrCat("intrinsic ", op->name, " in ", Language(), " codegen")));

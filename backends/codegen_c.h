@@ -92,6 +92,8 @@ class CodeGenC : protected ir::IRVisitor {
   std::ostringstream* expr_ = nullptr;  // where expressions print
   int indent_ = 0;
   absl::Status status_;
+  /// A philox_uniform call was printed: the unit must define the helper of philox_source.h.
+  bool uses_philox_ = false;
   int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
 
  private:

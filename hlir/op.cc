@@ -74,6 +74,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterIndexAddOp(registry);
   RegisterAttentionOps(registry);
   RegisterScanOps(registry);
+  RegisterRandomOps(registry);
 }
 
 void OpRegistry::Register(OpDef def) {

@@ -135,6 +135,7 @@ void RegisterConstantOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
 void RegisterIndexAddOp(OpRegistry& registry);
+void RegisterRandomOps(OpRegistry& registry);
 void RegisterAttentionOps(OpRegistry& registry);
 void RegisterScanOps(OpRegistry& registry);
 

@@ -35,6 +35,10 @@
 ///    data handles and string constants (const char*) pass as pointers, integer expressions as
 ///    int64, float expressions as double, and the entry's stream comes last. A nonzero return is
 ///    returned from the entry.
+///  - philox_uniform(seed, stream, index) (the random ops, hlir/ops/random.cc), float32, all
+///    three arguments int64: the uniform on [0, 1) that ir::PhiloxUniform (ir/philox.h) gives
+///    for them, bit for bit on every backend. Pure and lane-wise: a vector of indices gives the
+///    vector of their uniforms, so loops around it vectorize.
 #pragma once
 
 #include <cstdint>
@@ -53,7 +57,8 @@ namespace cinn_like::ir {
   X(ThreadIndex, "thread_index")                                                         \
   X(SyncThreads, "sync_threads")                                                         \
   X(LaunchKernel, "launch_kernel")                                                       \
-  X(ExternCall, "extern_call")
+  X(ExternCall, "extern_call")                                                           \
+  X(PhiloxUniform, "philox_uniform")
 // clang-format on
 
 enum class IntrinsicOp : uint8_t {
@@ -86,5 +91,8 @@ inline bool IsBlockReduce(IntrinsicOp op) {
 inline bool IsVectorReduce(IntrinsicOp op) {
   return op >= IntrinsicOp::kVectorReduceSum && op <= IntrinsicOp::kVectorReduceProd;
 }
+/// Intrinsics computed lane by lane with no effect (a vector call is the calls of its lanes):
+/// loops around them vectorize as around arithmetic.
+inline bool IsLanewise(IntrinsicOp op) { return op == IntrinsicOp::kPhiloxUniform; }
 
 }  // namespace cinn_like::ir

@@ -823,6 +823,21 @@ inline std::vector<OpCase> AllOpCases() {
       add({op, {t, t}, {S({6, 11}), S({6, 11})}, {}, {Domain::kWide, Domain::kWide}});
     }
   }
+  // random_uniform (issue 49): Philox uniforms from a seed input, equal to the reference's.
+  for (DType t : Floats()) {
+    add({"random_uniform",
+         {DType::kInt64},
+         {S({1})},
+         {{"shape", I64s{5, 7}},
+          {"dtype", std::string(hlir::DTypeName(t))},
+          {"stream", int64_t{3}}},
+         {Domain::kIntEdges}});
+  }
+  add({"random_uniform",
+       {DType::kInt64},
+       {S({1})},
+       {{"shape", I64s{33, 200}}},
+       {Domain::kUniform}});
   return cases;
 }
 

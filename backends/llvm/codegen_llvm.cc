@@ -62,6 +62,8 @@ llvm::Value* CodeGenLLVM::EmitIntrinsicCall(const ir::Call* op) {
       return EmitVectorReduce(op);
     case ir::IntrinsicOp::kExternCall:
       return EmitExternCall(op);
+    case ir::IntrinsicOp::kPhiloxUniform:
+      return EmitPhiloxUniform(op);
     case ir::IntrinsicOp::kReduceSum:  // markers never reach lowering
     case ir::IntrinsicOp::kReduceMax:
     case ir::IntrinsicOp::kReduceMin:

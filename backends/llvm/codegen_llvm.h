@@ -58,6 +58,9 @@ class CodeGenLLVM {
   /// An extern call (IntrinsicOp::kExternCall): `i32 name(args..., ptr stream)` with buffers as
   /// pointers, integers as i64 and floats as double; a nonzero result returns from the entry.
   llvm::Value* EmitExternCall(const ir::Call* op);
+  /// philox_uniform (ir/philox.h) in integer instructions, scalar or lane by lane:
+  /// codegen_llvm_philox.cc.
+  llvm::Value* EmitPhiloxUniform(const ir::Call* op);
 
   // Helpers for subclasses.
   llvm::Value* EmitExpr(const ir::Expr& e);

@@ -67,7 +67,7 @@ class Widener : public IRMutator {
   Expr MutateCall(const Call* op, const Expr& self) override {
     std::vector<Expr> args;
     if (!MutateAll(op->args, &args)) return self;
-    if (op->call_kind != Call::CallKind::kPure) {
+    if (op->call_kind != Call::CallKind::kPure && !IsLanewise(*op->intrinsic)) {
       failure = "it calls " + op->name + " with a lane-dependent argument";
       return self;
     }
