@@ -9,10 +9,13 @@
 /// skip_out_of_range = true such an index is skipped everywhere, by definition: frontends use
 /// it to drop rows on purpose (index `size` for "nowhere"). The compute is a reduction over k with
 /// a select (the sum of the updates whose index is this row: work x.size * K), so it needs no
-/// atomics and no sort on any target; float16 and bfloat16 accumulate in float32.
+/// atomics and no sort; float16 and bfloat16 accumulate in float32. GPUs run the scatter of
+/// hlir/ops/index_add_scatter.h instead (its extern compute: work K * K per column, no atomics,
+/// deterministic); CPUs keep the reduction.
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
+#include "hlir/ops/index_add_scatter.h"
 #include "hlir/ops/index_check.h"
 #include "hlir/ops/op_util.h"
 
@@ -135,12 +138,33 @@ Tensors ComputeIndexAddGpu(const std::vector<ir::Tensor>& in, const AttributeMap
   return IndexAddCompute(in, attrs, outs, name, ops::IndexCheckFunction(true));
 }
 
+/// GPUs: the scatter (index_add_scatter.h) in place of the reduction over every (row, k) pair.
+absl::StatusOr<ExternTensors> ExternIndexAdd(const ir::Target& target,
+                                             const std::vector<ir::Tensor>& in,
+                                             const AttributeMap& attrs,
+                                             const std::vector<ComputeOutput>& outs,
+                                             const std::string& name) {
+  if (!target.is_gpu()) return ExternTensors{{}, "CPUs compute index_add as a reduction"};
+  const ir::Tensor& x = in[0];
+  auto axis = Axis(attrs, static_cast<int>(x->shape.size()));
+  if (!axis.ok()) return axis.status();
+  const char* check = ops::IndexCheckFunction(true);
+  if (*GetBool(attrs, "skip_out_of_range", kOp, false)) check = nullptr;
+  const ir::Tensor index =
+      check ? ops::CheckedIndices(in[1], 0, x->shape[*axis],
+                                  ops::AxisIndexWhat(kOp, name, in[1], *axis, x), name, check)
+            : in[1];
+  return ExternTensors{{ops::IndexAddScatter(x, index, in[2], *axis, name)},
+                       "a scatter kernel: a thread per update, the first of each index sums"};
+}
+
 }  // namespace
 
 void RegisterIndexAddOp(OpRegistry& r) {
   // A reduction over the index, not over axes of x: like the pools, it declares no reduce_axes.
   OpDef def{kOp, OpPattern::kReduction, 3, 3, 1, InferIndexAdd, ReferenceIndexAdd, ComputeIndexAdd};
   def.gpu_compute = ComputeIndexAddGpu;
+  def.extern_compute = ExternIndexAdd;
   r.Register(std::move(def));
 }
 
