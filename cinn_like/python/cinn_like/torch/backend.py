@@ -11,12 +11,13 @@ import functools
 import time
 
 import torch
-from functorch.compile import make_boxed_func
+from functorch.compile import make_boxed_func, min_cut_rematerialization_partition
 from torch._dynamo.backends.common import aot_autograd
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
-from . import allocator, cache, cudagraph, isolate, plan_cache, policy, symbolic
+from . import (allocator, cache, cudagraph, isolate, plan_cache, policy, sdpa_dropout, seeds,
+               symbolic)
 from .kernel import build_program, compile_partition, make_kernel
 from .ops import attention
 from .partition import CinnLikeSupport, propose, splice
@@ -146,6 +147,7 @@ def _compile_graph(gm, rules):
 
 def _compile_fused_graph(gm, rules):
     cache.count("graphs")
+    seeds.add_seeds(gm)
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
     plan = plan_cache.load(key)
@@ -309,6 +311,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     if any(isinstance(x, torch.Tensor) and x.is_cuda for x in example_inputs):
         # cuBLASLt, cuDNN and NVRTC load on a thread of their own while AOTAutograd traces.
         _lib.lib.cinn_like_warm_up(b"cuda")
+    sdpa_dropout.write_out(gm)  # attention with dropout: plain ops, before AOTAutograd traces
     compile_fn = functools.partial(compile_graph, options=options)
     direct = []  # the inference forward, when AOTAutograd's wrappers would only pass through
 
@@ -318,8 +321,12 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
             direct.append(compiled.unboxed)
         return compiled
 
+    # The min-cut partitioner (Inductor's) saves for the backward only what is cheaper to keep
+    # than to recompute: elementwise ops between saved values are recomputed in the backward's
+    # fusion groups instead of written and read back (peak memory as Inductor's).
     aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,
-                       inference_compiler=inference, decompositions=_decompositions())
+                       inference_compiler=inference, decompositions=_decompositions(),
+                       partition_fn=min_cut_rematerialization_partition)
     wrapped = aot(gm, example_inputs, **kwargs)
     plain = all(type(x) in (torch.Tensor, torch.nn.Parameter) or not isinstance(x, torch.Tensor)
                 for x in example_inputs)

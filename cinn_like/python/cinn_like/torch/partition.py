@@ -15,7 +15,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partit
 from torch.fx.passes.operator_support import OperatorSupport
 from torch.fx.passes.utils.fuser_utils import topo_sort
 
-from . import cache, policy
+from . import cache, policy, seeds
 from . import ops  # noqa: F401 (registers the converters)
 from .registry import DTYPES, Unsupported, convert_alone, pshape, val
 from .symbolic import no_new_guards
@@ -93,6 +93,7 @@ class CinnLikeSupport(OperatorSupport):
         self.verdicts = {}
         self.chosen = set()  # the nodes the allow and deny lists keep in PyTorch
         self.scalars = set()  # size arithmetic (s0 * s1): Python's work, not a fallback
+        self.seeds = set()  # seeds.philox_seed: PyTorch's generator draws it, not a fallback
         self.refused = False  # whether refuse() kept an op that failed to compile in PyTorch
 
     def verdict(self, node):
@@ -104,6 +105,9 @@ class CinnLikeSupport(OperatorSupport):
             if _is_scalar(node):  # size arithmetic on SymInts: Python's, no fallback
                 self.scalars.add(node)
                 reason = "a Python scalar (size arithmetic)"
+            elif node.target is seeds.philox_seed:  # PyTorch's generator, no fallback
+                self.seeds.add(node)
+                reason = "the random ops' seed, drawn from PyTorch's generator"
             elif node.target == operator.getitem:
                 v = node.meta.get("val")
                 reason = ("getitem of a non-tensor" if not isinstance(v, torch.Tensor)
@@ -134,7 +138,8 @@ class CinnLikeSupport(OperatorSupport):
     def fallbacks(self):
         """The op nodes (getitems aside: they follow their op) that run in PyTorch."""
         return [n for n, r in self.verdicts.items()
-                if r is not None and n.target is not operator.getitem and n not in self.scalars]
+                if r is not None and n.target is not operator.getitem and n not in self.scalars
+                and n not in self.seeds]
 
     def unexpected_fallbacks(self):
         """[(op, reason)] of the fallbacks the allow and deny lists did not ask for: what strict
@@ -154,7 +159,9 @@ _PURE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
 def propose(gm, support):
     """The maximal supported partitions of gm ([their nodes in topological order]) under the
     verdicts of `support`."""
-    ops = [n for n in gm.graph.nodes if n.op == "call_function"]
+    # The random ops' seeds run in PyTorch before everything they feed: not a reason to merge.
+    ops = [n for n in gm.graph.nodes
+           if n.op == "call_function" and n.target is not seeds.philox_seed]
     other_calls = any(n.op in ("call_method", "call_module") for n in gm.graph.nodes)
     if ops and not other_calls and all(support.is_node_supported(None, n) for n in ops):
         # Every op runs in cinn_like: one partition, without the partitioner's merging (its

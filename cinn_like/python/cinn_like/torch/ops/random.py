@@ -1,0 +1,77 @@
+"""Converters of the random ops, after seeds.add_seeds gave each its seed and stream: dropout,
+rand_like, rand and bernoulli with a probability, built on the Program op random_uniform
+(uniforms on [0, 1) from Philox at (seed, stream, element index)).
+
+Dropout keeps an element where its uniform is below 1 - p, as PyTorch's CUDA kernel does, and
+scales the kept ones by 1 / (1 - p); its mask is the bool tensor PyTorch's native_dropout
+returns, which AOTAutograd saves for the backward. The numbers differ from PyTorch's own (its
+generator's stream is its own), as Inductor's do: what holds is the distribution, a new draw at
+each call, and the same draws from the same torch.manual_seed.
+"""
+import torch
+
+from .. import seeds
+from ..registry import Unsupported, converts, dtype_name, pshape, val
+
+
+def _uniform(c, n, seed, stream, shape):
+    if not isinstance(stream, int) or stream < 0:
+        raise Unsupported(f"random op without a stream of its own ({stream!r})")
+    return c.op("random_uniform", [c.tensor(seed)],
+                {"shape": shape, "dtype": "float32", "stream": stream})
+
+
+def _scalar(c, value):
+    return c.op("fill", [], {"shape": [1], "value": float(value), "dtype": "float32"})
+
+
+@converts(seeds.dropout)
+def _dropout(c, n):
+    x, p, train, seed, stream = n.args
+    out, _ = val(n)
+    if not isinstance(p, (int, float)):
+        raise Unsupported("dropout with a tensor probability")
+    xs = c.tensor(x)
+    shape = pshape(val(x))
+    if not train or p == 0:  # every element kept: x itself (a copy, as clone) and a true mask
+        keep = c.op("fill", [], {"shape": shape, "value": 1.0, "dtype": "bool"})
+        return [c.op("reshape", [xs], {"shape": shape}), keep]
+    u = _uniform(c, n, seed, stream, shape)
+    keep = c.op("less", [u, _scalar(c, 1.0 - p)])
+    scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
+    kept = c.op("where", [keep, xs, c.op("fill", [], {"shape": [1], "value": 0.0,
+                                                     "dtype": dtype_name(out.dtype)})])
+    factor = c.op("fill", [], {"shape": [1], "value": scale, "dtype": dtype_name(out.dtype)})
+    return [c.op("mul", [kept, factor]), keep]
+
+
+def _as(c, x, dtype):
+    return x if dtype == torch.float32 else c.op("cast", [x], {"dtype": dtype_name(dtype)})
+
+
+@converts(seeds.rand_like)
+def _rand_like(c, n):
+    x, seed, stream = n.args
+    out = val(n)
+    if not out.dtype.is_floating_point:
+        raise Unsupported(f"rand_like of dtype {out.dtype}")
+    return _as(c, _uniform(c, n, seed, stream, pshape(out)), out.dtype)
+
+
+@converts(seeds.rand)
+def _rand(c, n):
+    _, seed, stream = n.args
+    out = val(n)
+    if not out.dtype.is_floating_point:
+        raise Unsupported(f"rand of dtype {out.dtype}")
+    return _as(c, _uniform(c, n, seed, stream, pshape(out)), out.dtype)
+
+
+@converts(seeds.bernoulli_p)
+def _bernoulli_p(c, n):
+    x, p, seed, stream = n.args
+    out = val(n)
+    if not isinstance(p, (int, float)):
+        raise Unsupported("bernoulli with a tensor probability")
+    hit = c.op("less", [_uniform(c, n, seed, stream, pshape(out)), _scalar(c, p)])
+    return c.op("cast", [hit], {"dtype": dtype_name(out.dtype)})

@@ -1,0 +1,210 @@
+"""Random ops (issue 49): the Program op random_uniform against a numpy Philox4x32-10 written
+here, bit for bit on x86 and in CUDA source; dropout, rand_like and bernoulli through
+torch.compile: compiled whole (one forward and one backward partition, no fallback), the same
+numbers from the same torch.manual_seed and new ones at each call, the backward through the
+forward's mask."""
+import os
+import unittest
+
+import numpy as np
+
+import cinn_like
+from api_util import files_ending, saved_cuda_sources
+from torch_util import HAVE_TORCH, needs_torch
+
+if HAVE_TORCH:
+    import torch
+    import torch.nn.functional as F
+    import cinn_like.torch as ct
+    from torch_util import compiled, devices
+
+
+def philox_uniform(seed, stream, index):
+    """Philox4x32-10's first word at counter (index, stream), key seed, as a float32 uniform:
+    numpy's uint64 arithmetic, independent of the library's three spellings."""
+    m = np.uint64(0xFFFFFFFF)
+    index = np.asarray(index, np.uint64)
+    c0, c1 = index & m, index >> np.uint64(32)
+    c2 = np.full_like(c0, np.uint64(stream) & m)
+    c3 = np.full_like(c0, np.uint64(stream) >> np.uint64(32))
+    k0, k1 = np.uint64(seed) & m, np.uint64(seed) >> np.uint64(32)
+    for _ in range(10):
+        p0, p1 = np.uint64(0xD2511F53) * c0, np.uint64(0xCD9E8D57) * c2
+        c0, c1, c2, c3 = ((p1 >> np.uint64(32)) ^ c1 ^ k0, p1 & m,
+                          (p0 >> np.uint64(32)) ^ c3 ^ k1, p0 & m)
+        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & m, (k1 + np.uint64(0xBB67AE85)) & m
+    return (c0 >> np.uint64(8)).astype(np.float32) * np.float32(2.0 ** -24)
+
+
+def uniform_program(shape, dtype="float32", stream=0):
+    b = cinn_like.ProgramBuilder()
+    seed = b.input("seed", "int64", [1])
+    b.output(b.op("random_uniform", [seed], {"shape": shape, "dtype": dtype, "stream": stream}))
+    return b
+
+
+class RandomUniformTest(unittest.TestCase):
+    def test_x86_equals_philox_bit_for_bit(self):
+        rng = np.random.default_rng()
+        for shape, stream in (([5, 7], 0), ([33, 200], 5), ([4096], 1 << 40)):
+            m = cinn_like.compile(uniform_program(shape, stream=stream), "x86", "u")
+            seed = int(rng.integers(0, 2**53))
+            out = np.full(shape, np.nan, np.float32)
+            m(np.array([seed], np.int64), out)
+            want = philox_uniform(seed, stream, np.arange(out.size)).reshape(shape)
+            np.testing.assert_array_equal(out, want, err_msg=f"seed {seed}, stream {stream}")
+            self.assertTrue(0.45 < out.mean() < 0.55 or out.size < 100)
+
+    def test_other_dtypes_round_the_float32_uniform(self):
+        m = cinn_like.compile(uniform_program([9, 9], "float64", 2), "x86", "u64")
+        out = np.empty((9, 9), np.float64)
+        m(np.array([12345], np.int64), out)
+        np.testing.assert_array_equal(out, philox_uniform(12345, 2, np.arange(81))
+                                      .reshape(9, 9).astype(np.float64))
+
+    def test_errors_name_the_op_and_the_seed(self):
+        b = cinn_like.ProgramBuilder()
+        seed = b.input("seed", "int32", [1])
+        b.output(b.op("random_uniform", [seed], {"shape": [4]}))
+        with self.assertRaisesRegex(cinn_like.CinnLikeError,
+                                    r"op random_uniform: seed \(input 0, int32\[1\]\) must be one "
+                                    r"int64 element"):
+            cinn_like.compile(b, "x86", "bad")
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, "must be a float type"):
+            cinn_like.compile(uniform_program([4], "int32"), "x86", "bad2")
+
+    def test_cuda_source_defines_philox_and_vectorizes(self):
+        with saved_cuda_sources() as d:
+            try:
+                cinn_like.compile(uniform_program([1024, 256], "float16"), "cuda -arch=sm_90",
+                                  "cu")
+            except cinn_like.CinnLikeError as e:
+                if "not available" in str(e) or "unavailable" in str(e):
+                    self.skipTest(f"no CUDA target in this build: {e}")
+                self.assertRegex(str(e), "CUDA driver|loading the CUDA module")
+            sources = files_ending(d, ".cu")
+            self.assertTrue(sources, os.listdir(d))
+            with open(sources[0]) as f:
+                text = f.read()
+            self.assertIn("float cinn_like_philox_uniform(int64_t seed", text)
+            self.assertIn("0xD2511F53u", text)
+            self.assertGreaterEqual(text.count("cinn_like_philox_uniform("), 3, text[-2000:])
+            with open(files_ending(d, ".ptx")[0]) as f:
+                ptx = f.read()
+            # 32-bit high and low products, never the 64-bit multiplies of a widened product.
+            self.assertIn("mul.hi.u32", ptx)
+            self.assertNotIn("mul.lo.s64", ptx)
+
+
+@needs_torch
+class TorchRandomTest(unittest.TestCase):
+    def step(self, model, x):
+        out = model(x)
+        loss = (out * out).sum()
+        loss.backward()
+        return out, loss
+
+    def test_dropout_compiles_whole_and_is_reproducible(self):
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a, self.b = torch.nn.Linear(64, 64), torch.nn.Linear(64, 64)
+
+            def forward(self, x):
+                return self.b(F.dropout(torch.relu(self.a(x)), 0.25, self.training))
+
+        for dev in devices():
+            torch.manual_seed(0)
+            net = Net().train().to(dev)
+            x = torch.randn(32, 64, device=dev, requires_grad=True)
+            cnet = compiled(net)
+            ct.reset()
+            runs = []
+            for _ in range(2):
+                torch.manual_seed(7)
+                runs.append([self.step(cnet, x)[1].item() for _ in range(3)])
+                x.grad = None
+            s = ct.stats()
+            self.assertEqual(s["ops_fallback"], 0, ct.fallback_report())
+            self.assertEqual(s["partitions"], 2, "one forward and one backward partition")
+            self.assertEqual(runs[0], runs[1], f"[{dev}] the same seed gives the same losses")
+            self.assertEqual(len(set(runs[0])), 3, f"[{dev}] each call draws new numbers")
+
+    def test_dropout_mask_statistics_and_backward(self):
+        p = 0.3
+
+        def f(x):
+            return F.dropout(x, p, True) * 2.0
+
+        for dev in devices():
+            x = torch.randn(256, 512, device=dev, requires_grad=True)
+            cf = compiled(f)
+            ct.reset()
+            torch.manual_seed(1)
+            y = cf(x)
+            g = torch.randn_like(y)
+            y.backward(g)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            kept = y != 0
+            frac = kept.float().mean().item()
+            self.assertAlmostEqual(frac, 1 - p, delta=0.01, msg=dev)  # 131072 draws: sd 0.0013
+            scale = 2.0 / (1 - p)
+            torch.testing.assert_close(y[kept], (x * scale)[kept].detach())
+            # The backward reads the forward's mask: the gradient is zero exactly where y is.
+            want = torch.where(kept, g * scale, torch.zeros_like(g))
+            torch.testing.assert_close(x.grad, want)
+
+    def test_rand_like_and_bernoulli(self):
+        def f(x):
+            return torch.rand_like(x) + torch.bernoulli(x, 0.75) * 10
+
+        for dev in devices():
+            x = torch.zeros(64, 128, device=dev)
+            cf = compiled(f)
+            ct.reset()
+            with torch.no_grad():
+                torch.manual_seed(3)
+                a = cf(x)
+                torch.manual_seed(3)
+                b = cf(x)
+                c = cf(x)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+            self.assertFalse(torch.equal(a, c))
+            u, hit = a % 10, a >= 10
+            self.assertTrue(bool(((u >= 0) & (u < 1)).all()))
+            self.assertAlmostEqual(hit.float().mean().item(), 0.75, delta=0.02, msg=dev)
+            self.assertAlmostEqual(u.mean().item(), 0.5, delta=0.02, msg=dev)
+
+
+    def test_attention_with_dropout_is_written_out_and_compiles_whole(self):
+        def f(q, k, v, p):
+            return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
+
+        for dev in devices():
+            q, k, v = (torch.randn(2, 4, 16, 8, device=dev, requires_grad=True) for _ in range(3))
+            # p = 1e-9 keeps every element (1 - p rounds to 1 in float32, every uniform is
+            # below 1): the written-out ops must then equal the fused attention without dropout.
+            g = torch.randn(2, 4, 16, 8, device=dev)
+            want = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+            want_grads = torch.autograd.grad(want, (q, k, v), g)
+            ct.reset()
+            got = compiled(lambda q, k, v: f(q, k, v, 1e-9))(q, k, v)
+            grads = torch.autograd.grad(got, (q, k, v), g)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+            for a, b in zip(grads, want_grads):
+                torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+            ct.reset()
+            cf = compiled(lambda q, k, v: f(q, k, v, 0.5))
+            torch.manual_seed(5)
+            a = cf(q, k, v)
+            torch.manual_seed(5)
+            b = cf(q, k, v)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            torch.testing.assert_close(a, b, rtol=0, atol=0)
+            self.assertFalse(torch.allclose(a, want, rtol=1e-3, atol=1e-3), "p=0.5 drops")
+
+
+if __name__ == "__main__":
+    unittest.main()
