@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""Training steps compiled by Inductor and by cinn_like beside eager, in one process.
+
+Each row is a whole training step (forward, loss, backward, optimizer step) of a Hugging Face
+or torchvision model with random weights and its default dropout, torch.compile'd whole as a
+new user would. Per row and mode (eager, inductor, cinn_like) it prints the median step time
+(CUDA events), the GPU kernel time and kernel launches per step (torch.profiler), the peak
+memory of the timed steps (torch.cuda.max_memory_allocated) and the loss after the last step;
+then the ratios eager/cinn_like and inductor/cinn_like (above 1: cinn_like faster).
+
+--check adds what the issue asks of correctness: with dropout off, cinn_like's losses over 20
+steps against eager's (same weights, same batches); with dropout on, two cinn_like runs from
+the same seed give identical losses.
+
+    PYTHONPATH=cinn_like/python python3 tools/train_bench.py [--rows gpt2,regnet] [--steps 20]
+        [--check] [--device cuda]
+"""
+import argparse
+import copy
+import dataclasses
+import math
+import os
+import statistics
+import sys
+import time
+from typing import Callable, Optional
+
+import torch
+import torch.nn.functional as F
+
+sys.path.insert(0, os.path.dirname(__file__))
+import cinn_like.torch as ct  # noqa: E402
+
+torch.backends.cuda.matmul.allow_tf32 = False
+torch.backends.cudnn.allow_tf32 = False
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """A training workload: build() -> model; batch(device, seed) -> (kwargs, target or None);
+    loss(out, batch) -> scalar; opt(params) -> optimizer; amp: autocast dtype or None."""
+    name: str
+    build: Callable[[], torch.nn.Module]
+    batch: Callable[..., tuple]
+    loss: Callable
+    opt: Callable
+    amp: Optional[torch.dtype] = None
+
+
+def _hf(config_name, model_name, **config):
+    def build():
+        import transformers as tf  # noqa: PLC0415 (optional dependency)
+        cfg = getattr(tf, config_name)(**config, use_cache=False)
+        return getattr(tf, model_name)(cfg)
+    return build
+
+
+def _text_batch(vocab, batch, seq):
+    def make(device, seed):
+        g = torch.Generator().manual_seed(seed)
+        ids = torch.randint(0, vocab, (batch, seq), generator=g)
+        return {"input_ids": ids.to(device), "labels": ids.to(device)}, None
+    return make
+
+
+def _image_batch(batch, side, classes=1000):
+    def make(device, seed):
+        g = torch.Generator().manual_seed(seed)
+        x = torch.randn(batch, 3, side, side, generator=g)
+        return {"x": x.to(device)}, torch.randint(0, classes, (batch,), generator=g).to(device)
+    return make
+
+
+def _tv(name):
+    def build():
+        import torchvision  # noqa: PLC0415 (optional dependency)
+        return getattr(torchvision.models, name)()
+    return build
+
+
+def _hf_loss(out, _):
+    return out.loss
+
+
+def _ce_loss(out, target):
+    return F.cross_entropy(out, target)
+
+
+def _adamw(params):
+    return torch.optim.AdamW(params, lr=1e-4)
+
+
+def _sgd(params):
+    return torch.optim.SGD(params, lr=1e-2, momentum=0.9)
+
+
+_GPT2 = dict(n_layer=4, vocab_size=50257, n_positions=1024)
+_ROBERTA = dict(num_hidden_layers=4, vocab_size=50265, max_position_embeddings=514,
+                pad_token_id=1, type_vocab_size=1)
+_LLAMA = dict(num_hidden_layers=4, hidden_size=1024, num_attention_heads=16,
+              num_key_value_heads=4, intermediate_size=2816, vocab_size=32000,
+              max_position_embeddings=2048)
+ROWS = [
+    Row("gpt2", _hf("GPT2Config", "GPT2LMHeadModel", **_GPT2), _text_batch(50257, 4, 256),
+        _hf_loss, _adamw),
+    Row("gpt2:bf16", _hf("GPT2Config", "GPT2LMHeadModel", **_GPT2), _text_batch(50257, 4, 256),
+        _hf_loss, _adamw, torch.bfloat16),
+    Row("roberta", _hf("RobertaConfig", "RobertaForMaskedLM", **_ROBERTA),
+        _text_batch(50265, 8, 128), _hf_loss, _adamw),
+    Row("llama:bf16", _hf("LlamaConfig", "LlamaForCausalLM", **_LLAMA), _text_batch(32000, 4, 256),
+        _hf_loss, _adamw, torch.bfloat16),
+    Row("regnet", _tv("regnet_y_400mf"), _image_batch(32, 128), _ce_loss, _sgd),
+    Row("resnet18", _tv("resnet18"), _image_batch(32, 128), _ce_loss, _sgd),
+    Row("mobilenet_v3", _tv("mobilenet_v3_small"), _image_batch(32, 128), _ce_loss, _sgd),
+]
+MODES = ("eager", "inductor", "cinn_like")
+
+
+def set_dropout(model, on):
+    """Every dropout module in training mode (on) or off (p = 0), the rest in training mode."""
+    model.train()
+    for m in model.modules():
+        if isinstance(m, torch.nn.modules.dropout._DropoutNd) and not on:
+            m.p = 0.0
+    return model
+
+
+def compiled(model, mode):
+    torch._dynamo.reset()
+    ct.reset()
+    if mode == "eager":
+        return model
+    return torch.compile(model, backend="inductor" if mode == "inductor" else "cinn_like",
+                         dynamic=False)
+
+
+def make_step(row, model, fn, opt, inputs, target):
+    def step():
+        opt.zero_grad(set_to_none=True)
+        with torch.autocast("cuda", dtype=row.amp, enabled=row.amp is not None):
+            loss = row.loss(fn(**inputs), target)
+        loss.backward()
+        opt.step()
+        return loss
+    return step
+
+
+def sync(device):
+    if device == "cuda":
+        torch.cuda.synchronize()
+
+
+def step_ms(step, device, reps):
+    times = []
+    for _ in range(reps):
+        if device == "cuda":
+            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            s.record()
+            step()
+            e.record()
+            e.synchronize()
+            times.append(s.elapsed_time(e))
+        else:
+            t = time.perf_counter()
+            step()
+            times.append((time.perf_counter() - t) * 1e3)
+    return statistics.median(times)
+
+
+def kernels_per_step(step, reps=3, top=0):
+    """(GPU kernel ms, kernel launches, the `top` kernels by time as (ms, launches, name)) per
+    step, from torch.profiler; memory copies and sets count in the time, not the launches."""
+    sync("cuda")
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        for _ in range(reps):
+            step()
+        sync("cuda")
+    us, launches, by_name = 0.0, 0, {}
+    for e in prof.events():
+        if e.device_type != torch.autograd.DeviceType.CUDA:
+            continue
+        t = e.device_time_total if hasattr(e, "device_time_total") else e.cuda_time_total
+        us += t
+        name = e.name.lower()
+        if not name.startswith("memcpy") and not name.startswith("memset"):
+            launches += 1
+        total, count = by_name.get(e.name, (0.0, 0))
+        by_name[e.name] = (total + t, count + 1)
+    ranked = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:top]
+    return (us / reps / 1e3, launches / reps,
+            [(t / reps / 1e3, n / reps, name) for name, (t, n) in ranked])
+
+
+def run_mode(row, mode, device, warm, reps, state, seed=0, top=0):
+    """One mode of a row: ms/step, kernel ms, launches, peak MiB, last loss, first step's s,
+    fallbacks, partitions and the `top` kernels."""
+    torch.manual_seed(seed)
+    model = set_dropout(row.build(), on=True).to(device)
+    model.load_state_dict(state)
+    fn = compiled(model, mode)
+    opt = row.opt(model.parameters())
+    inputs, target = row.batch(device, seed)
+    step = make_step(row, model, fn, opt, inputs, target)
+    t = time.perf_counter()
+    step()
+    sync(device)
+    first = time.perf_counter() - t
+    for _ in range(warm):
+        step()
+    sync(device)
+    if device == "cuda":
+        torch.cuda.reset_peak_memory_stats()
+    ms = step_ms(step, device, reps)
+    peak = torch.cuda.max_memory_allocated() / 2**20 if device == "cuda" else float("nan")
+    kms, launches, kernels = (kernels_per_step(step, top=top) if device == "cuda"
+                              else (float("nan"), 0, []))
+    loss = float(step())
+    fallbacks = ct.stats()["ops_fallback"] if mode == "cinn_like" else 0
+    parts = ct.stats()["partitions"] if mode == "cinn_like" else 0
+    return dict(ms=ms, kms=kms, launches=launches, peak=peak, loss=loss, first=first,
+                fallbacks=fallbacks, parts=parts, kernels=kernels)
+
+
+def losses(row, mode, device, steps, dropout, seed=0):
+    """The losses of `steps` steps from seed-made weights, on seed-made batches."""
+    torch.manual_seed(seed)
+    model = set_dropout(row.build(), on=dropout).to(device)
+    fn = compiled(model, mode)
+    opt = row.opt(model.parameters())
+    out = []
+    for s in range(steps):
+        inputs, target = row.batch(device, seed + s)
+        out.append(float(make_step(row, model, fn, opt, inputs, target)()))
+    return out
+
+
+def check_row(row, device, steps):
+    """Dropout off: cinn_like's losses against eager's; dropout on: two cinn_like runs from one
+    seed identical. Returns whether both hold."""
+    tol = 2e-2 if row.amp else 1e-3
+    ref = losses(row, "eager", device, steps, dropout=False)
+    got = losses(row, "cinn_like", device, steps, dropout=False)
+    worst = max(abs(g - r) / max(abs(r), 1e-12) for g, r in zip(got, ref))
+    a = losses(row, "cinn_like", device, steps, dropout=True)
+    b = losses(row, "cinn_like", device, steps, dropout=True)
+    same = a == b and all(math.isfinite(x) for x in a)
+    ok = worst <= tol and same
+    print(f"  check {row.name}: dropout off, {steps} steps, worst relative loss difference to "
+          f"eager {worst:.1e} (at most {tol:g}); dropout on, two runs from one seed "
+          f"{'identical' if same else 'DIFFER'} (last {a[-1]:.6f}, {b[-1]:.6f}): "
+          f"{'ok' if ok else 'FAILED'}", flush=True)
+    return ok
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rows", default=",".join(r.name for r in ROWS))
+    p.add_argument("--modes", default=",".join(MODES))
+    p.add_argument("--steps", type=int, default=20, help="timed steps per mode")
+    p.add_argument("--warm", type=int, default=3, help="steps after the first, untimed")
+    p.add_argument("--check", action="store_true", help="the loss checks (see the docstring)")
+    p.add_argument("--device", default="cuda")
+    p.add_argument("--top", type=int, default=0, help="print each mode's N longest kernels")
+    args = p.parse_args()
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("train_bench: no CUDA device (--device cpu times on the CPU)")
+    rows = {r.name: r for r in ROWS}
+    modes = args.modes.split(",")
+    dev = torch.cuda.get_device_name() if args.device == "cuda" else "cpu"
+    print(f"device: {dev}; per step: median ms (CUDA events), kernel ms and launches "
+          "(torch.profiler), peak MiB of the timed steps; first s: the first step (compiles)")
+    print(f"{'row':14s} {'mode':10s} {'ms/step':>8s} {'kern ms':>8s} {'launch':>7s} "
+          f"{'peak MiB':>9s} {'loss':>9s} {'first s':>8s} {'fb':>4s} {'parts':>5s}")
+    ok, ratios = True, {"eager": [], "inductor": []}
+    for name in args.rows.split(","):
+        row = rows[name]
+        torch.manual_seed(0)
+        state = copy.deepcopy(set_dropout(row.build(), on=True).to(args.device).state_dict())
+        got = {}
+        for mode in modes:
+            try:
+                got[mode] = r = run_mode(row, mode, args.device, args.warm, args.steps, state,
+                                         top=args.top)
+            except Exception as e:  # noqa: BLE001 (report the row, go on)
+                ok = False
+                print(f"{name:14s} {mode:10s} FAILED: {type(e).__name__}: {str(e)[:300]}")
+                continue
+            print(f"{name:14s} {mode:10s} {r['ms']:8.2f} {r['kms']:8.2f} {r['launches']:7.0f} "
+                  f"{r['peak']:9.0f} {r['loss']:9.4f} {r['first']:8.1f} {r['fallbacks']:4d} "
+                  f"{r['parts']:5d}", flush=True)
+            for kms, n, kname in r["kernels"]:
+                print(f"    {kms:8.3f} ms {n:5.0f}x  {kname[:110]}")
+            if mode == "cinn_like":
+                for op, reason in ct.fallback_report()[:5]:
+                    print(f"    fell back: {op}: {reason[:160]}")
+        if "cinn_like" in got:
+            line = []
+            for base in ("eager", "inductor"):
+                if base in got:
+                    ratio = got[base]["ms"] / got["cinn_like"]["ms"]
+                    ratios[base].append(ratio)
+                    line.append(f"{base}/cinn_like {ratio:.2f}x")
+            if "inductor" in got:
+                line.append(f"launches {got['cinn_like']['launches'] / got['inductor']['launches']:.2f}"
+                            f" of inductor's, peak {got['cinn_like']['peak'] / got['inductor']['peak']:.2f}")
+            print(f"{name:14s} {'ratio':10s} " + ", ".join(line), flush=True)
+        if args.check:
+            try:
+                ok &= check_row(row, args.device, 20)
+            except Exception as e:  # noqa: BLE001
+                ok = False
+                print(f"  check {name}: FAILED: {type(e).__name__}: {str(e)[:300]}")
+        torch.cuda.empty_cache() if args.device == "cuda" else None
+    for base, rs in ratios.items():
+        if rs:
+            g = math.exp(sum(math.log(x) for x in rs) / len(rs))
+            print(f"geomean {base}/cinn_like over {len(rs)} rows: {g:.2f}x")
+    sys.exit(0 if ok else 1)
+
+
+if __name__ == "__main__":
+    main()
