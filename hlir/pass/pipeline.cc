@@ -12,6 +12,7 @@
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/pass/simplify_reshapes.h"
+#include "hlir/pass/simplify_transposes.h"
 #include "hlir/pass/split_to_slices.h"
 #include "ir/flags.h"
 #include "ir/library_functions.h"
@@ -87,6 +88,7 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
     g = runner.Run("conv_to_channels_last", ConvToChannelsLast, *g);
   }
   if (g.ok()) g = runner.Run("simplify_reshapes", SimplifyReshapes, *g);
+  if (g.ok()) g = runner.Run("simplify_transposes", SimplifyTransposes, *g);
   if (g.ok()) g = runner.Run("split_to_slices", SplitToSlices, *g);
   if (g.ok()) g = runner.Run("fold_transpose_into_matmul", FoldTransposeIntoMatmul, *g);
   if (g.ok() && options.conv_epilogue) {
