@@ -79,6 +79,37 @@ absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
   return std::string("cuDNN");
 }
 
+/// The conv2d gradients' 17 integers (dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w,
+/// stride_h, stride_w, dilation_h, dilation_w, groups): as CheckCudnnConv2d, their plan made
+/// at compile time where this machine has a GPU and the sizes are static. `direction`:
+/// runtime/cuda/cudnn.h's ConvDirection, 1 backward data, 2 backward filter.
+template <int64_t direction>
+absl::StatusOr<std::string> CheckCudnnConvBackward(const std::vector<int64_t>& v) {
+  if (v[0] != 0 && v[0] != 1) {
+    return absl::UnimplementedError(
+        absl::StrCat("the cuDNN conv2d gradients take float32 and float16, not dtype code ", v[0]));
+  }
+#ifdef CINN_LIKE_WITH_CUDA
+  if (runtime::cuda::EnsureContext().ok()) {
+    const runtime::cuda::Cudnn& dnn = runtime::cuda::GetCudnn();
+    if (!dnn.status.ok()) return dnn.status;
+    if (std::find(v.begin(), v.end(), kArgAtCall) == v.end()) {
+      runtime::cuda::Conv2dArgs a{};
+      a.dtype = v[0];
+      a.n = v[1], a.c = v[2], a.h = v[3], a.w_dim = v[4], a.k = v[5], a.r = v[6], a.s = v[7];
+      a.out_h = v[8], a.out_w = v[9], a.pad_h = v[10], a.pad_w = v[11];
+      a.stride_h = v[12], a.stride_w = v[13], a.dilation_h = v[14], a.dilation_w = v[15];
+      a.groups = v[16];
+      a.direction = direction;
+      auto made = runtime::cuda::CudnnPrepareConv2dBeside(a);
+      if (!made.ok()) return made.status();
+      if (*made) return std::string("cuDNN (its plan made at compile time)");
+    }
+  }
+#endif
+  return std::string("cuDNN");
+}
+
 /// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b,
 /// activation. Where this machine has a GPU, cuBLASLt must load and, for static sizes, its
 /// heuristic must have an algorithm (else the generated kernel runs, not a call that fails).
@@ -203,6 +234,12 @@ const bool kRegistered = [] {
   ir::RegisterLibraryFunction(
       Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,
       {"cuDNN", "cinn_like_cudnn_conv2d_nhwc", Exactly<18, CheckCudnnConv2d<true>>, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dBackwardData,
+                              {"cuDNN", "cinn_like_cudnn_conv2d_backward_data",
+                               Exactly<17, CheckCudnnConvBackward<1>>, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dBackwardFilter,
+                              {"cuDNN", "cinn_like_cudnn_conv2d_backward_filter",
+                               Exactly<17, CheckCudnnConvBackward<2>>, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kAttention,
                               {"cinn_like", "cinn_like_attention", nullptr, ""});
 #ifdef CINN_LIKE_WITH_ONEDNN

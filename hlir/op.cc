@@ -70,6 +70,7 @@ void RegisterAllOps(OpRegistry& registry) {
   RegisterShapeOps(registry);
   RegisterConstantOps(registry);
   RegisterConvOps(registry);
+  RegisterConvBackwardOps(registry);
   RegisterIndexOps(registry);
   RegisterIndexAddOp(registry);
   RegisterAttentionOps(registry);

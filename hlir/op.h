@@ -133,6 +133,7 @@ void RegisterMatmulOps(OpRegistry& registry);
 void RegisterShapeOps(OpRegistry& registry);
 void RegisterConstantOps(OpRegistry& registry);
 void RegisterConvOps(OpRegistry& registry);
+void RegisterConvBackwardOps(OpRegistry& registry);
 void RegisterIndexOps(OpRegistry& registry);
 void RegisterIndexAddOp(OpRegistry& registry);
 void RegisterRandomOps(OpRegistry& registry);

@@ -39,6 +39,10 @@ const char* LibraryCallName(LibraryCall call) {
       return "conv2d (channels last)";
     case LibraryCall::kConv2dEpilogue:
       return "conv2d (with epilogue)";
+    case LibraryCall::kConv2dBackwardData:
+      return "conv2d backward data";
+    case LibraryCall::kConv2dBackwardFilter:
+      return "conv2d backward filter";
     case LibraryCall::kAttention:
       return "attention";
   }

@@ -35,6 +35,13 @@ enum class LibraryCall : uint8_t {
   /// after the bias by the convolution itself: runtime/x86/onednn.h's post-ops
   /// (hlir/pass/matmul_epilogue.h's FoldConvEpilogue makes such convolutions on x86).
   kConv2dEpilogue,
+  /// The gradients of kConv2d's convolution (hlir/ops/conv_backward.cc), NCHW, no bias:
+  /// int f(dy, w, dx, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w, stride_h,
+  /// stride_w, dilation_h, dilation_w, groups, stream), the sizes the forward's
+  /// (runtime/cuda/cudnn.h).
+  kConv2dBackwardData,
+  /// int f(x, dy, dw, the same integers, stream).
+  kConv2dBackwardFilter,
   /// The fused attention kernel, a library kernel the backend adds to the device module
   /// (hlir/ops/attention_kernel.cc); no integer arguments are checked.
   kAttention,

@@ -42,6 +42,8 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d),
       CINN_LIKE_SYMBOL(cinn_like_cuda_check_indices),
       CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_nhwc),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_backward_data),
+      CINN_LIKE_SYMBOL(cinn_like_cudnn_conv2d_backward_filter),
       CINN_LIKE_SYMBOL(cinn_like_cublaslt_matmul),
 #endif
 #ifdef CINN_LIKE_WITH_ONEDNN

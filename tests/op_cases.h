@@ -112,7 +112,8 @@ inline bool ByQuadrature(const std::string& op) {
 }
 inline bool SumLike(const std::string& op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
-         op == "index_add" || op == "attention" || op == "cumsum" || op == "conv2d";
+         op == "index_add" || op == "attention" || op == "cumsum" || op == "conv2d" ||
+         op == "conv2d_backward_data" || op == "conv2d_backward_filter";
 }
 
 inline std::vector<DType> Floats() {
@@ -838,6 +839,48 @@ inline std::vector<OpCase> AllOpCases() {
        {S({1})},
        {{"shape", I64s{33, 200}}},
        {Domain::kUniform}});
+  // The convolution's gradients (issue 49): strides, paddings, dilations and groups.
+  struct ConvGrad {
+    Shape a, b;
+    I64s strides, paddings, dilations, size;
+    int64_t groups;
+  };
+  const std::vector<ConvGrad> data_cases = {
+      {S({2, 4, 3, 3}), S({4, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1}, {5, 6}, 1},
+      {S({2, 6, 4, 4}), S({6, 2, 3, 3}), {1, 1}, {1, 1}, {1, 1}, {4, 4}, 3},
+      {S({1, 4, 3, 3}), S({4, 4, 3, 3}), {1, 1}, {2, 2}, {2, 2}, {3, 3}, 1},
+  };
+  for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+    for (const ConvGrad& g : data_cases) {
+      add({"conv2d_backward_data",
+           {t, t},
+           {g.a, g.b},
+           {{"strides", g.strides},
+            {"paddings", g.paddings},
+            {"dilations", g.dilations},
+            {"input_hw", g.size},
+            {"groups", g.groups}},
+           {}});
+    }
+  }
+  const std::vector<ConvGrad> filter_cases = {
+      {S({2, 3, 5, 6}), S({2, 4, 3, 3}), {2, 2}, {1, 1}, {1, 1}, {3, 3}, 1},
+      {S({2, 6, 4, 4}), S({2, 6, 4, 4}), {1, 1}, {1, 1}, {1, 1}, {3, 3}, 3},
+      {S({1, 2, 5, 5}), S({1, 4, 3, 3}), {1, 1}, {1, 1}, {2, 2}, {3, 3}, 1},
+  };
+  for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+    for (const ConvGrad& g : filter_cases) {
+      add({"conv2d_backward_filter",
+           {t, t},
+           {g.a, g.b},
+           {{"strides", g.strides},
+            {"paddings", g.paddings},
+            {"dilations", g.dilations},
+            {"kernel_hw", g.size},
+            {"groups", g.groups}},
+           {}});
+    }
+  }
   return cases;
 }
 

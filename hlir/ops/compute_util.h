@@ -88,6 +88,9 @@ absl::StatusOr<ir::Tensor> ApplyEpilogue(const ir::Tensor& acc, const MatmulEpil
 ExternComputeFn MatmulExternCompute();
 ExternComputeFn LinearExternCompute();
 ExternComputeFn Conv2dExternCompute();
+/// conv2d_backward_data (`filter` false) or conv2d_backward_filter as one library call
+/// (ir::LibraryCall::kConv2dBackwardData / kConv2dBackwardFilter: cuDNN on NVGPU).
+ExternComputeFn ConvBackwardExternCompute(bool filter);
 /// The library function for `call` on `target` that takes `args` (the call's integer
 /// arguments: each folded to its constant, or ir::kArgAtCall).
 absl::StatusOr<ir::LibraryFunction> FindLibrary(const ir::Target& target, ir::LibraryCall call,

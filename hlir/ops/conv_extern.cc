@@ -3,7 +3,8 @@
 /// "NHWC" data_format, cuDNN only; kConv2dEpilogue with an activation, oneDNN only): forward
 /// with strides, symmetric paddings, dilations, groups, the bias and the activation in the same
 /// call. Other cases (asymmetric paddings, other dtypes), and those the library refuses, are
-/// declined: the generated compute serves them.
+/// declined: the generated compute serves them. The convolution's two gradients
+/// (hlir/ops/conv_backward.cc) are one call each, kConv2dBackwardData and kConv2dBackwardFilter.
 #include "hlir/ops/compute_util.h"
 
 namespace cinn_like::hlir::ops {
@@ -81,6 +82,48 @@ ExternComputeFn Conv2dExternCompute() {
                                 args.insert(args.end(), ints.begin(), ints.end());
                                 return ir::ExternCall(function, args);
                               })});
+  };
+}
+
+ExternComputeFn ConvBackwardExternCompute(bool filter) {
+  return [filter](const ir::Target& target, const std::vector<Tensor>& in,
+                  const AttributeMap& attrs, const std::vector<ComputeOutput>& outs,
+                  const std::string& name) -> Made {
+    const char* op = filter ? "conv2d_backward_filter" : "conv2d_backward_data";
+    const ir::Type t = outs[0].type;
+    int64_t dtype = t == ir::Float(32) ? 0 : t == ir::Float16() ? 1 : t == ir::BFloat16() ? 2 : -1;
+    if (dtype < 0) return Declined("the library call takes float32, float16 and bfloat16");
+    std::vector<int64_t> strides, dilations, pads;
+    auto groups = GetInt(attrs, "groups", op, 1);
+    if (!groups.ok() || !ReadPair(attrs, "strides", {1, 1}, &strides) ||
+        !ReadPair(attrs, "dilations", {1, 1}, &dilations) ||
+        !ReadPair(attrs, "paddings", {0, 0}, &pads)) {
+      return Declined("malformed attributes");
+    }
+    // The forward's x [n, c, h, w], w [k, c / groups, r, s] and y [n, k, out_h, out_w]: x is
+    // the data gradient's result (dy and w its operands), w the filter gradient's (x and dy).
+    const auto& x = filter ? in[0]->shape : outs[0].shape;
+    const auto& w = filter ? outs[0].shape : in[1]->shape;
+    const auto& y = filter ? in[1]->shape : in[0]->shape;
+    std::vector<Expr> ints{Expr(dtype),   AsInt64(x[0]), AsInt64(x[1]), AsInt64(x[2]),
+                           AsInt64(x[3]), AsInt64(w[0]), AsInt64(w[2]), AsInt64(w[3]),
+                           AsInt64(y[2]), AsInt64(y[3])};
+    for (int64_t v :
+         {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
+      ints.push_back(Expr(v));
+    }
+    const ir::LibraryCall call =
+        filter ? ir::LibraryCall::kConv2dBackwardFilter : ir::LibraryCall::kConv2dBackwardData;
+    auto f = FindLibrary(target, call, ints);
+    if (!f.ok()) return Declined(std::string(f.status().message()));
+    const std::string function = f->function;
+    return MadeBy(*f,
+                  {ir::ExternTensor(name, t, outs[0].shape, in,
+                                    [=](const std::vector<ir::Buffer>& b, const ir::Buffer& out) {
+                                      std::vector<Expr> args{b[0]->data, b[1]->data, out->data};
+                                      args.insert(args.end(), ints.begin(), ints.end());
+                                      return ir::ExternCall(function, args);
+                                    })});
   };
 }
 

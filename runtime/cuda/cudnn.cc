@@ -31,7 +31,7 @@ namespace {
 
 /// What a convolution's descriptors and algorithm depend on: every argument but the pointers
 /// and the stream, and the pointers' alignment.
-using PlanKey = std::array<int64_t, 20>;
+using PlanKey = std::array<int64_t, 21>;
 
 PlanKey KeyOf(const Conv2dArgs& a) {
   return {a.dtype,
@@ -53,7 +53,8 @@ PlanKey KeyOf(const Conv2dArgs& a) {
           a.groups,
           a.bias != nullptr,
           a.channels_last,
-          GraphConvAlignment(a)};
+          GraphConvAlignment(a),
+          a.direction};
 }
 
 /// One configuration's descriptors, algorithm and workspace size, made at its first use (the
@@ -140,6 +141,10 @@ Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
     p.graph = *std::move(graph);
     return p;
   }
+  if (a.direction != kConvForward) {  // the gradients have no legacy path here
+    p.status = graph.status();
+    return p;
+  }
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int found = 0;
   st = check(dnn.cudnnGetConvolutionForwardAlgorithm_v7(
@@ -190,10 +195,13 @@ Plan MakePlan(const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
 
 /// "cuDNN conv2d (x [..], w [..], y [..], pad .., stride .., dilation .., groups ..)".
 std::string Describe(const Conv2dArgs& a) {
-  return absl::StrCat("cuDNN conv2d (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [", a.k,
-                      ", ", a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s, "], y [",
-                      a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h, "x",
-                      a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
+  const char* kind = a.direction == kConvBackwardData     ? "conv2d backward data"
+                     : a.direction == kConvBackwardFilter ? "conv2d backward filter"
+                                                          : "conv2d";
+  return absl::StrCat("cuDNN ", kind, " (x [", a.n, ", ", a.c, ", ", a.h, ", ", a.w_dim, "], w [",
+                      a.k, ", ", a.groups > 0 ? a.c / a.groups : a.c, ", ", a.r, ", ", a.s,
+                      "], y [", a.n, ", ", a.k, ", ", a.out_h, ", ", a.out_w, "], pad ", a.pad_h,
+                      "x", a.pad_w, ", stride ", a.stride_h, "x", a.stride_w, ", dilation ",
                       a.dilation_h, "x", a.dilation_w, ", groups ", a.groups, ")");
 }
 
@@ -204,10 +212,18 @@ absl::Status CheckArgs(const Conv2dArgs& a, bool* empty) {
     return absl::InvalidArgumentError(
         absl::StrCat(Describe(a), ": unsupported dtype code ", a.dtype));
   }
+  if (a.direction < kConvForward || a.direction > kConvBackwardFilter ||
+      (a.direction != kConvForward && (a.bias || a.channels_last))) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(Describe(a), ": unsupported direction ", a.direction));
+  }
   if (a.groups <= 0 || a.c % a.groups || a.k % a.groups) {
     return absl::InvalidArgumentError(Describe(a) + ": groups must divide the channels");
   }
   *empty = a.n == 0 || a.k == 0 || a.out_h == 0 || a.out_w == 0;
+  if (*empty && a.direction != kConvForward) {
+    return absl::UnimplementedError(Describe(a) + ": an empty convolution's gradient");
+  }
   return absl::OkStatus();
 }
 
@@ -477,6 +493,43 @@ extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* 
                                       int64_t dilation_w, int64_t groups, void* stream) {
   return RunConv2d(false, x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s, out_h, out_w,
                    pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
+}
+
+namespace {
+
+int RunConvBackward(int64_t direction, const void* x, const void* w, void* y, int64_t dtype,
+                    int64_t n, int64_t c, int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
+                    int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w, int64_t stride_h,
+                    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
+                    void* stream) {
+  namespace cu = cinn_like::runtime::cuda;
+  cu::Conv2dArgs args{x,        w,        nullptr,    y,          dtype,  n,      c,     h,
+                      w_dim,    k,        r,          s,          out_h,  out_w,  pad_h, pad_w,
+                      stride_h, stride_w, dilation_h, dilation_w, groups, stream, false, direction};
+  return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
+}
+
+}  // namespace
+
+extern "C" int cinn_like_cudnn_conv2d_backward_data(
+    const void* dy, const void* w, void* dx, int64_t dtype, int64_t n, int64_t c, int64_t h,
+    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t groups, void* stream) {
+  // dx is written through Conv2dArgs::x, dy read through y.
+  return RunConvBackward(cinn_like::runtime::cuda::kConvBackwardData, dx, w, const_cast<void*>(dy),
+                         dtype, n, c, h, w_dim, k, r, s, out_h, out_w, pad_h, pad_w, stride_h,
+                         stride_w, dilation_h, dilation_w, groups, stream);
+}
+
+extern "C" int cinn_like_cudnn_conv2d_backward_filter(
+    const void* x, const void* dy, void* dw, int64_t dtype, int64_t n, int64_t c, int64_t h,
+    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t groups, void* stream) {
+  return RunConvBackward(cinn_like::runtime::cuda::kConvBackwardFilter, x, dw,
+                         const_cast<void*>(dy), dtype, n, c, h, w_dim, k, r, s, out_h, out_w, pad_h,
+                         pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
 }
 
 extern "C" int cinn_like_cudnn_conv2d_nhwc(const void* x, const void* w, const void* bias, void* y,

@@ -14,6 +14,11 @@ namespace cinn_like::runtime::cuda {
 /// Element types of the conv2d extern (its `dtype` argument), as the matmul extern's.
 enum ConvDType : int64_t { kConvFloat32 = 0, kConvFloat16 = 1 };
 
+/// What a call computes with the convolution y = conv(x, w): y itself, or one of its gradients
+/// from dy (in `y`): dx (written to `x`) or dw (written to `w`). The gradients run through the
+/// graph API only, without bias.
+enum ConvDirection : int64_t { kConvForward = 0, kConvBackwardData = 1, kConvBackwardFilter = 2 };
+
 /// Forward convolution y = conv(x, w) (+ bias[k] per output channel): x [n, c, h, w],
 /// w [k, c / groups, r, s], y [n, k, out_h, out_w] (NCHW), or, when `channels_last`,
 /// x [n, h, w, c], w [k, r, s, c / groups], y [n, out_h, out_w, k] (NHWC: cuDNN's tensor-core
@@ -29,6 +34,7 @@ struct Conv2dArgs {
   int64_t pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups;
   void* stream;
   bool channels_last = false;
+  int64_t direction = kConvForward;  // kConvBackwardData writes x, kConvBackwardFilter w
 };
 
 /// The convolution through cuDNN's graph API (cudnn_graph.h: the fastest of the heuristics'
@@ -75,6 +81,19 @@ extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* 
                                       int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
                                       int64_t stride_h, int64_t stride_w, int64_t dilation_h,
                                       int64_t dilation_w, int64_t groups, void* stream);
+/// The gradients of the NCHW convolution (ir::LibraryCall::kConv2dBackwardData, ...Filter):
+/// dx = conv2d_backward_data(dy, w), dw = conv2d_backward_filter(x, dy), the sizes the
+/// forward's; 0 on success, else -1 with the message in cinn_like_get_last_error().
+extern "C" int cinn_like_cudnn_conv2d_backward_data(
+    const void* dy, const void* w, void* dx, int64_t dtype, int64_t n, int64_t c, int64_t h,
+    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t groups, void* stream);
+extern "C" int cinn_like_cudnn_conv2d_backward_filter(
+    const void* x, const void* dy, void* dw, int64_t dtype, int64_t n, int64_t c, int64_t h,
+    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
+    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
+    int64_t groups, void* stream);
 /// The same with channels-last (NHWC) x, w and y.
 extern "C" int cinn_like_cudnn_conv2d_nhwc(const void* x, const void* w, const void* bias, void* y,
                                            int64_t has_bias, int64_t dtype, int64_t n, int64_t c,

@@ -158,6 +158,43 @@ cudnnStatus_t Execute(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dA
   return dnn.cudnnBackendExecute(dnn.handle, plan.plan->get(), pack.get());
 }
 
+/// The graph's one operation: y = conv(x, w), or with dy in y, dx in x (backward data) or dw in
+/// w (backward filter); null when cuDNN refuses it.
+DescPtr Operation(const Cudnn& dnn, int64_t direction, const Desc& x, const Desc& w, const Desc& y,
+                  const Desc& conv) {
+  const float alpha = 1.f, beta = 0.f;
+  std::shared_ptr<Desc> op;
+  bool ok = false;
+  if (direction == kConvBackwardData) {
+    op = std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
+    ok = op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, x) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, w) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, y) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, conv) &&
+         op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha) &&
+         op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  } else if (direction == kConvBackwardFilter) {
+    op =
+        std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
+    ok = op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, x) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, w) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, y) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, conv) &&
+         op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha) &&
+         op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  } else {
+    op = std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
+    ok = op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, x) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, w) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, y) &&
+         op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, conv) &&
+         op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha) &&
+         op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
+  }
+  if (!ok || op->Finalize() != CUDNN_STATUS_SUCCESS) return nullptr;
+  return op;
+}
+
 /// Device milliseconds of a few runs of `plan` on `a` (after one untimed run, which loads its
 /// kernels); a negative value when it fails.
 float TimePlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a) {
@@ -222,15 +259,8 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
             conv->SetInts(CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, {a.pad_h, a.pad_w}) &&
             conv->Finalize() == CUDNN_STATUS_SUCCESS;
   if (!ok) return failed("the convolution descriptor was refused");
-  auto op = std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
-  const float alpha = 1.f, beta = 0.f;
-  ok = op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, *x) &&
-       op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, *w) &&
-       op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, *y) &&
-       op->SetDesc(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, *conv) &&
-       op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha) &&
-       op->Set(CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta) &&
-       op->Finalize() == CUDNN_STATUS_SUCCESS;
+  DescPtr op = Operation(dnn, a.direction, *x, *w, *y, *conv);
+  ok = op != nullptr;
   if (!ok) return failed("the convolution operation was refused");
   auto graph = std::make_shared<Desc>(dnn, CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
   cudnnHandle_t handle = dnn.handle;

@@ -184,6 +184,20 @@ def _conv_backward(c, n):
     used = {u.args[1] for u in n.users if u.target == operator.getitem}
     outs = [None, None, None]
     g = c.tensor(go)
+    # A 2-d convolution's gradients on CUDA: one cuDNN backward call each (the Program ops
+    # conv2d_backward_data/_filter, hlir/ops/conv_backward.cc). CPUs keep the decomposition
+    # below, whose forward convolutions oneDNN runs.
+    direct = val(go).device.type == "cuda" and not transposed and len(xs) == 4
+    geometry = {"strides": list(stride), "paddings": list(padding), "dilations": list(dilation),
+                "groups": groups}
+    if direct and mask[0] and 0 in used:
+        outs[0] = c.op("conv2d_backward_data", [g, c.tensor(w)],
+                       dict(geometry, input_hw=xs[2:]))
+    if direct and mask[1] and 1 in used:
+        outs[1] = c.op("conv2d_backward_filter", [c.tensor(x), g],
+                       dict(geometry, kernel_hw=ws[2:]))
+    if direct:
+        mask = [False, False, mask[2]]
     if mask[0] and 0 in used:
         if transposed:
             outs[0] = conv_nd(c, g, gs, c.tensor(w), ws, None, stride,
