@@ -78,8 +78,14 @@ const std::string& CompiledProgram::source() const {
 }
 
 ModuleImage CompiledProgram::Image() const {
-  return ModuleImage{absl::StrCat("cinn_like ", kVersion), RuntimeAbi(), name_,
-                     compiler_->target().ToString(),       signature_,   compiler_->Code()};
+  ModuleImage image;
+  image.producer = absl::StrCat("cinn_like ", kVersion);
+  image.runtime = RuntimeAbi();
+  image.name = name_;
+  image.target = compiler_->target().ToString();
+  image.signature = signature_;
+  image.code = compiler_->Code();
+  return image;
 }
 
 absl::Status CompiledProgram::Save(const std::string& path) const {

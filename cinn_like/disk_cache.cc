@@ -26,6 +26,7 @@
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/files.h"
+#include "runtime/sha256.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "backends/cuda/nvrtc_compiler.h"
 #endif
@@ -287,7 +288,7 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
     if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");
   }
   text.append(program_json);
-  return runtime::Fingerprint(text);
+  return runtime::Sha256Hex(text);
 }
 
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key) {
@@ -312,6 +313,13 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
     DiskCacheDiscard(dir, key, std::string(image.status().message()));
     return std::nullopt;
   }
+  // Bound to its key: an entry written for another key (a file copied or renamed into this
+  // name) is not this Program's code.
+  if (image->key != key) {
+    DiskCacheDiscard(dir, key,
+                     absl::StrCat("it holds the entry of key '", image->key, "', not of its name"));
+    return std::nullopt;
+  }
   return *std::move(image);
 }
 
@@ -334,8 +342,9 @@ void DiskCacheDiscard(const std::string& dir, const std::string& key, const std:
   Count(&DiskCacheStats::damaged);
 }
 
-void DiskCacheStore(const std::string& dir, const std::string& key, const ModuleImage& image) {
+void DiskCacheStore(const std::string& dir, const std::string& key, ModuleImage image) {
   const std::string path = EntryPath(dir, key);
+  image.key = key;
   absl::Status written = runtime::WriteFileAtomically(path, EncodeModuleImage(image));
   if (!written.ok()) {
     LOG(WARNING) << "cinn_like cache: " << written.message();

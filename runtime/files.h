@@ -1,5 +1,5 @@
-/// \file Whole files for the caches and saved modules: read at once, written atomically, and
-/// the FNV-1a fingerprint that names and checks their contents.
+/// \file Whole files for the caches and saved modules: read at once, written atomically; and the
+/// FNV-1a fingerprint (module files and cache keys use SHA-256).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +11,8 @@
 
 namespace cinn_like::runtime {
 
-/// FNV-1a, 64 bits: the same bytes give the same value in every process and build.
+/// FNV-1a, 64 bits: the same bytes give the same value in every process and build. Not a
+/// digest: module files and cache keys use Sha256 (runtime/sha256.h).
 uint64_t Fnv1a64(std::string_view bytes);
 /// Fnv1a64 as 16 hex digits.
 std::string Fingerprint(std::string_view text);

@@ -1,9 +1,9 @@
 /// \file The persistent compile cache (cinn_like/disk_cache.h) and saved modules
 /// (cinn_like/module_file.h) on x86: a second compile loads the entry and computes what the
-/// reference does; damaged and truncated entries are compiled again and replaced; the size
-/// cap holds; the key follows the flags that change code; a saved module loads and runs, and
-/// files of another format version, another CPU or GPU arch, or damaged ones are refused with
-/// a message. Across processes: tests/python/test_disk_cache.py.
+/// reference does; damaged and truncated entries, and entries of another key, are compiled again
+/// and replaced; the size cap holds; the key (a SHA-256) follows the flags that change code; a
+/// saved module loads and runs, and files of another format version, another CPU or GPU arch or
+/// damaged ones are refused with a message. Across processes: tests/python/test_disk_cache.py.
 #include <gflags/gflags.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -24,7 +24,9 @@
 #include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
+#include "runtime/byte_io.h"
 #include "runtime/files.h"
+#include "runtime/sha256.h"
 #include "tests/fusion_cases.h"
 #include "tests/reference_case.h"
 
@@ -153,6 +155,49 @@ TEST(DiskCache, EvictionKeepsTheCapLeastRecentlyUsedFirst) {
   EXPECT_TRUE((*newest)->from_cache());
 }
 
+TEST(DiskCache, KeysAreSha256Digests) {
+  const std::string key = Key(BiasGelu(S({8, 32}), 32), "f");
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos) << key;
+}
+
+// Two Programs of one signature whose entries trade places (two files swapped on disk, or one
+// copied over the other, as a colliding key would share it): each refuses the other's entry,
+// compiles its own and computes its own results.
+TEST(DiskCache, AnEntryRunsOnlyForTheKeyItWasStoredUnder) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("bound");
+  const frontend::Program sum = ReduceRows(8, 64, 1), twice = ScaledRowSum(8, 64);
+  ASSERT_TRUE(CompileProgram(sum, kX86, "f").ok());
+  ASSERT_TRUE(CompileProgram(twice, kX86, "f").ok());
+  const std::string sum_entry = dir + "/" + Key(sum, "f") + ".clm";
+  const std::string twice_entry = dir + "/" + Key(twice, "f") + ".clm";
+  const std::string sum_bytes = *runtime::ReadWholeFile(sum_entry);
+  const std::string twice_bytes = *runtime::ReadWholeFile(twice_entry);
+  EXPECT_EQ(DecodeModuleImage(sum_bytes, sum_entry)->key, Key(sum, "f"));
+
+  ASSERT_TRUE(runtime::WriteFileAtomically(sum_entry, twice_bytes).ok());
+  ASSERT_TRUE(runtime::WriteFileAtomically(twice_entry, sum_bytes).ok());
+  for (const frontend::Program* program : {&sum, &twice}) {
+    const DiskCacheStats before = GetDiskCacheStats();
+    auto compiled = CompileProgram(*program, kX86, "f");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_FALSE((*compiled)->from_cache());
+    EXPECT_EQ(GetDiskCacheStats().damaged, before.damaged + 1);
+    ExpectRightResults(**compiled, *program);
+    // Its own entry replaced the other's, and is loaded next.
+    auto again = CompileProgram(*program, kX86, "f");
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE((*again)->from_cache());
+    ExpectRightResults(**again, *program);
+  }
+  EXPECT_EQ(*runtime::ReadWholeFile(sum_entry), sum_bytes);
+
+  // A module saved by a host holds no key: it is no cache entry either.
+  ASSERT_TRUE((*CompileProgram(sum, kX86, "f"))->Save(twice_entry).ok());
+  EXPECT_FALSE(DiskCacheLookup(dir, Key(twice, "f")).has_value());
+}
+
 TEST(DiskCache, OneCompileOfAKeyAtATime) {
   gflags::FlagSaver saver;
   const std::string dir = FreshCacheDir("lock");
@@ -190,7 +235,11 @@ TEST(DiskCache, OneCompileOfAKeyAtATime) {
     auto compiled = CompileProgram(program, kX86, "f");
     FLAGS_cinn_like_cache = true;
     ASSERT_TRUE(compiled.ok()) << compiled.status();
-    ASSERT_TRUE((*compiled)->Save(dir + "/" + key + ".clm").ok());  // a module file: an entry
+    const std::string saved = dir + "/saved.module";
+    ASSERT_TRUE((*compiled)->Save(saved).ok());
+    auto image = DecodeModuleImage(*runtime::ReadWholeFile(saved), saved);
+    ASSERT_TRUE(image.ok()) << image.status();
+    DiskCacheStore(dir, key, *std::move(image));  // the entry, stored under its key
   }
   first.reset();
   waiter.join();
@@ -331,12 +380,11 @@ TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
 
   // Past the checksum (the bytes re-sealed after the change): the structure is checked too.
   auto sealed = [](std::string body) {
-    std::string out = body;
-    const uint64_t sum = runtime::Fnv1a64(body);
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((sum >> (8 * i)) & 0xff));
-    return out;
+    const runtime::Sha256Digest digest = runtime::Sha256(body);
+    return body + std::string(reinterpret_cast<const char*>(digest.data()), digest.size());
   };
-  const std::string body = good.substr(0, good.size() - 8);
+  const std::string body = good.substr(0, good.size() - 32);
+  EXPECT_EQ(sealed(body), good);  // the checksum is the SHA-256 of the rest
   EXPECT_THAT(refused(sealed(body + "xyz")), HasSubstr("bytes its header does not describe"));
   std::string header_count = body;
   const std::string count = "\"host_objects\":1";
@@ -365,6 +413,22 @@ TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
   EXPECT_THAT(refused(""), HasSubstr("not a cinn_like module file"));
   fs::remove(path);
   EXPECT_THAT(LoadCompiledProgram(path).status().message(), HasSubstr("cannot read"));
+}
+
+// A file of format version 2 (an FNV-1a checksum) is refused by its version, before anything
+// else of it is read.
+TEST(ModuleFile, AnOldFormatVersionIsRefusedWithAMessage) {
+  std::string old_file = "CLMODULE";
+  runtime::PutU32(&old_file, 2);
+  runtime::PutBytes(&old_file, "{\"producer\": \"cinn_like 0\"}");
+  runtime::PutU64(&old_file, runtime::Fnv1a64(old_file));
+  const std::string path = ::testing::TempDir() + "/version2.clm";
+  ASSERT_TRUE(runtime::WriteFileAtomically(path, old_file).ok());
+  auto loaded = LoadCompiledProgram(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            path + " has module file format version 2; this cinn_like reads version 3 (compile "
+                   "the Program again with this library)");
 }
 
 }  // namespace
