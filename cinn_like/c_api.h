@@ -104,7 +104,9 @@ void cinn_like_cuda_graph_free(cinn_like_cuda_graph graph);
 void cinn_like_module_free(cinn_like_module module);
 
 /* Writes the module to `path` as one file (atomically) that cinn_like_module_load loads, in
- * another process too, without compiling anything (no NVRTC, no LLVM optimisation). */
+ * another process too, without compiling anything (no NVRTC, no LLVM optimisation). Fails,
+ * naming the path, rather than replace what is there when it is not a module file (a file of
+ * another format, a directory, a device, a FIFO or a symbolic link). */
 int cinn_like_module_save(cinn_like_module module, const char* path);
 /* Loads a file written by cinn_like_module_save. Fails with a message naming the file when it
  * is not a module file, has another format version, is damaged (SHA-256 checksum, truncation),

@@ -89,7 +89,8 @@ ModuleImage CompiledProgram::Image() const {
 }
 
 absl::Status CompiledProgram::Save(const std::string& path) const {
-  return runtime::WriteFileAtomically(path, EncodeModuleImage(Image()));
+  return runtime::WriteFileAtomically(path, EncodeModuleImage(Image()), kModuleFileMagic,
+                                      kModuleFileFormat);
 }
 
 absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::string& name) const {

@@ -41,6 +41,7 @@ constexpr const char* kEntrySuffix = ".clm";
 // this directory too, under the same cap.
 constexpr const char* kPlanSuffix = ".clp";
 constexpr const char* kLockSuffix = ".lock";
+constexpr const char* kTmpInfix = ".tmp.";
 
 std::mutex stats_mu;
 DiskCacheStats stats;
@@ -93,13 +94,70 @@ std::string EntryPath(const std::string& dir, const std::string& key) {
   return (fs::path(dir) / (key + kEntrySuffix)).string();
 }
 
+/// Whether `text` is `n` lower-case hex digits.
+bool IsHex(std::string_view text, size_t n) {
+  return text.size() == n && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+/// Whether `name` starts with a key this cache or the plan cache makes, then a dot: 64 hex
+/// digits (a SHA-256), 32 (the plan cache's names, a SHA-256 cut) or 16 (the FNV-1a keys of module
+/// file version 2 and before); `*rest` is what follows.
+bool StartsWithKey(std::string_view name, std::string_view* rest) {
+  for (size_t n : {size_t{64}, size_t{32}, size_t{16}}) {
+    if (name.size() > n && IsHex(name.substr(0, n), n) && name[n] == '.') {
+      *rest = name.substr(n);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether `text` is one or more decimal digits.
+bool IsNumber(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// What a file of the cache's directory is, by its name: the cache's own are <key>.clm,
+/// <key>.clp (the plan cache's), <key>.lock and their temporary files
+/// <key>.clm.tmp.<pid>.<serial> (<key>.clp.tmp.<pid>.<thread>); anything else is not the
+/// cache's and is never removed or counted.
+enum class OwnFile { kNotOurs, kEntry, kLock, kTemporary };
+OwnFile ClassifyName(std::string_view name) {
+  std::string_view rest;
+  if (!StartsWithKey(name, &rest)) return OwnFile::kNotOurs;
+  if (rest == kEntrySuffix || rest == kPlanSuffix) return OwnFile::kEntry;
+  if (rest == kLockSuffix) return OwnFile::kLock;
+  for (const char* suffix : {kEntrySuffix, kPlanSuffix}) {
+    const std::string prefix = absl::StrCat(suffix, kTmpInfix);
+    if (rest.substr(0, prefix.size()) != prefix) continue;
+    rest.remove_prefix(prefix.size());
+    const size_t dot = rest.find('.');
+    if (dot != std::string_view::npos && IsNumber(rest.substr(0, dot)) &&
+        IsNumber(rest.substr(dot + 1))) {
+      return OwnFile::kTemporary;
+    }
+  }
+  return OwnFile::kNotOurs;
+}
+
+/// Whether `path` is a regular file (not a link, a directory, a device or a FIFO).
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// Removes the cache's file at `path`: only a regular file (what the cache writes).
 void RemoveEntry(const std::string& path) {
+  if (!IsRegularFile(path)) return;
   std::error_code ec;
   fs::remove(path, ec);  // another process may have removed it first
 }
 
 /// Removes the least recently used entries until those left hold at most the cap; `keep` (the
-/// entry just written) goes last of all.
+/// entry just written) goes last of all. Only the cache's own files count (ClassifyName).
 void Evict(const std::string& dir, const std::string& keep) {
   struct Entry {
     fs::path path;
@@ -110,15 +168,15 @@ void Evict(const std::string& dir, const std::string& keep) {
   uintmax_t total = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().find(".tmp.") != std::string::npos ||
-        it->path().extension() == kLockSuffix) {
+    const OwnFile kind = ClassifyName(it->path().filename().string());
+    std::error_code e;
+    if (kind == OwnFile::kNotOurs || !it->is_regular_file(e) || it->is_symlink(e)) continue;
+    if (kind == OwnFile::kTemporary || kind == OwnFile::kLock) {
       // A temporary file or a lock an hour old belongs to a writer that died.
-      std::error_code e;
       const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), e);
       if (!e && age > std::chrono::hours(1)) RemoveEntry(it->path().string());
       continue;
     }
-    if (it->path().extension() != kEntrySuffix && it->path().extension() != kPlanSuffix) continue;
     std::error_code e1, e2;
     const uintmax_t size = fs::file_size(it->path(), e1);
     const fs::file_time_type used = fs::last_write_time(it->path(), e2);
@@ -185,7 +243,7 @@ std::string DiskCacheStatsJson() {
 DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::string& key,
                                            int max_wait_ms)
     : path_((fs::path(dir) / (key + kLockSuffix)).string()) {
-  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) return;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_wait_ms);
   while (true) {
@@ -200,7 +258,7 @@ DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::st
         break;
       }
       close(fd_);
-      fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd_ < 0) return;
       continue;
     }
@@ -293,17 +351,19 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
 
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key) {
   const std::string path = EntryPath(dir, key);
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
     Count(&DiskCacheStats::misses);
     return std::nullopt;
   }
-  // Nothing larger than the cap is an entry of this cache (a link to a device, say).
-  std::optional<std::string> bytes;
-  if (size <= CapBytes()) {
-    bytes = runtime::ReadWholeFile(path);
+  if (!S_ISREG(st.st_mode)) {
+    // Not a file this cache wrote (a link, a FIFO): neither read nor removed.
+    DiskCacheMiss(dir, key, "it is not a regular file, so not an entry of this cache");
+    return std::nullopt;
   }
+  // Nothing larger than the cap is an entry of this cache.
+  std::optional<std::string> bytes;
+  if (static_cast<uintmax_t>(st.st_size) <= CapBytes()) bytes = runtime::ReadWholeFile(path);
   if (!bytes) {
     DiskCacheDiscard(dir, key, "it cannot be read or is larger than the cache's cap");
     return std::nullopt;
@@ -345,7 +405,8 @@ void DiskCacheDiscard(const std::string& dir, const std::string& key, const std:
 void DiskCacheStore(const std::string& dir, const std::string& key, ModuleImage image) {
   const std::string path = EntryPath(dir, key);
   image.key = key;
-  absl::Status written = runtime::WriteFileAtomically(path, EncodeModuleImage(image));
+  absl::Status written = runtime::WriteFileAtomically(path, EncodeModuleImage(image),
+                                                      kModuleFileMagic, kModuleFileFormat);
   if (!written.ok()) {
     LOG(WARNING) << "cinn_like cache: " << written.message();
     Count(&DiskCacheStats::write_errors);

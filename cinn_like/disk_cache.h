@@ -11,7 +11,8 @@
 /// (temporary file + rename), checked when read (a damaged or truncated entry is removed and
 /// compiled again, never used), compiled by one process at a time (DiskCacheCompileLock) and
 /// kept under the size cap cinn_like_cache_max_bytes, least recently used first out (a hit
-/// touches its entry).
+/// touches its entry). The cache removes and replaces only its own files: regular files named
+/// <key>.clm, <key>.clp, <key>.lock or their temporary files, in its directory.
 ///
 /// Its entries are machine code that compiles load and run, so whoever can write the directory
 /// can run code in every process that uses it: the directory, when this creates it, is its
@@ -89,7 +90,7 @@ class DiskCacheCompileLock {
 };
 
 /// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry, one larger
-/// than the cap, or one that holds another key is removed).
+/// than the cap, or one that holds another key is removed; what is not a regular file is left).
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key);
 
 /// Entry `key`, looked up, was loaded: counted as a hit and marked recently used.
@@ -104,8 +105,8 @@ void DiskCacheMiss(const std::string& dir, const std::string& key, const std::st
 void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why);
 
 /// Writes entry `key` (`image` with its key set), then removes least recently used entries
-/// above the cap. Failures are logged and counted, never returned: the compile they follow
-/// succeeded.
+/// above the cap. Failures (among them a file at the entry's path that is not a module file)
+/// are logged and counted, never returned: the compile they follow succeeded.
 void DiskCacheStore(const std::string& dir, const std::string& key, ModuleImage image);
 
 }  // namespace cinn_like

@@ -27,7 +27,7 @@ namespace cinn_like {
 /// 2: the header names the runtime ABI; 3: a SHA-256 digest in place of FNV-1a, the cache key.
 inline constexpr uint32_t kModuleFileVersion = 3;
 
-/// The first bytes of every module file.
+/// The first bytes of every module file: what may be overwritten by one (CompiledProgram::Save).
 inline constexpr std::string_view kModuleFileMagic = "CLMODULE";
 /// What a module file is called in messages.
 inline constexpr std::string_view kModuleFileFormat = "a cinn_like module file";

@@ -1,7 +1,9 @@
-/// \file Whole-file reads, atomic writes (temporary file + rename) and FNV-1a.
+/// \file Whole-file reads, atomic writes that replace only regular files, and FNV-1a.
 #include "runtime/files.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -14,6 +16,53 @@
 #include "absl/strings/str_cat.h"
 
 namespace cinn_like::runtime {
+namespace {
+
+/// What a file that is not a regular one is, for messages.
+const char* KindOf(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISLNK(mode)) return "a symbolic link";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
+}
+
+/// Closes a descriptor when it goes.
+struct Fd {
+  int fd = -1;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+/// Reads up to `n` bytes from `fd` into `out` (fewer at its end).
+bool ReadUpTo(int fd, uint64_t n, std::string* out) {
+  out->resize(n);
+  uint64_t got = 0;
+  while (got < n) {
+    const ssize_t r = read(fd, out->data() + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) return false;
+    if (r == 0) break;
+    got += static_cast<uint64_t>(r);
+  }
+  out->resize(got);
+  return true;
+}
+
+bool WriteAll(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t w = write(fd, bytes.data(), bytes.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    bytes.remove_prefix(static_cast<size_t>(w));
+  }
+  return true;
+}
+
+}  // namespace
 
 uint64_t Fnv1a64(std::string_view bytes) {
   uint64_t h = 1469598103934665603ull;
@@ -45,27 +94,58 @@ std::optional<std::string> ReadWholeFile(const std::string& path) {
   return bytes.str();
 }
 
-absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes) {
+absl::Status CheckReplaceable(const std::string& path, std::string_view magic,
+                              std::string_view format) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::OkStatus();
+    return absl::UnavailableError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "refusing to replace ", path, ": it is ", KindOf(st.st_mode), ", not a regular file"));
+  }
+  if (magic.empty() || st.st_size == 0) return absl::OkStatus();
+  Fd f{open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
+  std::string head;
+  if (f.fd < 0 || !ReadUpTo(f.fd, magic.size(), &head)) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot read ", path, " (to replace it): ", std::strerror(errno)));
+  }
+  if (head != magic) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("refusing to overwrite ", path, ": it is not ",
+                     format.empty() ? std::string("a file of this format") : std::string(format)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes,
+                                 std::string_view magic, std::string_view format) {
+  if (absl::Status replaceable = CheckReplaceable(path, magic, format); !replaceable.ok()) {
+    return replaceable;
+  }
   static std::atomic<uint64_t> serial{0};
   const std::string tmp = absl::StrCat(path, ".tmp.", getpid(), ".", serial++);
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) {
+  // A new file (O_EXCL): never one planted at the temporary name, nor through a link there.
+  Fd f{open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666)};
+  if (f.fd < 0) {
     return absl::UnavailableError(
         absl::StrCat("cannot create ", tmp, " (to write ", path, "): ", std::strerror(errno)));
   }
   // On disk before the rename: after a crash the path holds the old file or the new one.
-  const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() &&
-                       std::fflush(f) == 0 && fsync(fileno(f)) == 0;
+  const bool written = WriteAll(f.fd, bytes) && fsync(f.fd) == 0;
   const int write_errno = errno;
-  const bool closed = std::fclose(f) == 0;
+  const bool closed = close(f.fd) == 0;
+  f.fd = -1;
   if (!written || !closed) {
-    std::remove(tmp.c_str());
+    unlink(tmp.c_str());
     return absl::UnavailableError(
         absl::StrCat("cannot write ", tmp, " (to write ", path, "): ", std::strerror(write_errno)));
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int rename_errno = errno;
-    std::remove(tmp.c_str());
+    unlink(tmp.c_str());
     return absl::UnavailableError(
         absl::StrCat("cannot rename ", tmp, " to ", path, ": ", std::strerror(rename_errno)));
   }

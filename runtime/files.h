@@ -1,5 +1,6 @@
-/// \file Whole files for the caches and saved modules: read at once, written atomically; and the
-/// FNV-1a fingerprint (module files and cache keys use SHA-256).
+/// \file Whole files for the caches and saved modules: read at once, written atomically over
+/// nothing but a regular file of their own format; and the FNV-1a fingerprint (module files and
+/// cache keys use SHA-256).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +9,7 @@
 #include <string_view>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 
 namespace cinn_like::runtime {
 
@@ -24,10 +26,19 @@ std::string ThisLibraryPath();
 /// The bytes of the file at `path`, or nullopt when it cannot be opened or read.
 std::optional<std::string> ReadWholeFile(const std::string& path);
 
-/// Writes `bytes` to a temporary file next to `path` (its name unique to this process and
-/// call) and renames it over `path`: a reader sees the old file or the whole new one, never a
-/// part, and processes writing the same path at once leave one whole file. The error names
-/// the path and the system's reason.
-absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes);
+/// Whether a file of the format `format` (say "a cinn_like module file"), whose files start with
+/// `magic`, may be written at `path`: nothing is there, or a regular file that is empty or starts
+/// with `magic` (any regular file when `magic` is empty). A symbolic link, a directory, a device,
+/// a FIFO or a socket is refused, and so is a file of another format; the error names the path.
+absl::Status CheckReplaceable(const std::string& path, std::string_view magic = {},
+                              std::string_view format = {});
+
+/// Writes `bytes` to a temporary file next to `path` (its name unique to this process and call,
+/// created anew, never through a link) and renames it over `path`: a reader sees the old file
+/// or the whole new one, never a part, and processes writing the same path at once leave one
+/// whole file. Refused first where CheckReplaceable(path, magic, format) refuses. The error
+/// names the path and the system's reason.
+absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes,
+                                  std::string_view magic = {}, std::string_view format = {});
 
 }  // namespace cinn_like::runtime

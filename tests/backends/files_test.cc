@@ -1,14 +1,40 @@
 /// \file The runtime's file helpers (runtime/files.h, runtime/sha256.h): SHA-256 against
-/// published and hashlib vectors.
-#include "runtime/sha256.h"
+/// published and hashlib vectors; writes that replace only a regular file of their own format and
+/// never go through a link.
+#include "runtime/files.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+
+#include "runtime/sha256.h"
 
 namespace cinn_like::runtime {
 namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+/// A fresh, empty directory of this user's alone for one test.
+std::string FreshDir(const std::string& tag) {
+  const std::string dir = ::testing::TempDir() + "/files_" + tag;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  return dir;
+}
+
+void WriteText(const std::string& path, const std::string& text) {
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+std::string ReadText(const std::string& path) { return ReadWholeFile(path).value_or("<none>"); }
 
 TEST(Sha256, KnownDigests) {
   // FIPS 180-4's examples and the million a's.
@@ -32,6 +58,47 @@ TEST(Sha256, KnownDigests) {
     std::string bytes;
     for (int i = 0; i < n; ++i) bytes.push_back(static_cast<char>((i * 7 + 3) % 256));
     EXPECT_EQ(Sha256Hex(bytes), want) << n;
+  }
+}
+
+TEST(Files, WritesReplaceOnlyARegularFileOfTheirFormat) {
+  const std::string dir = FreshDir("write");
+  const std::string path = dir + "/out.bin";
+  // Nothing there, an empty file, or one of the format: written.
+  ASSERT_TRUE(WriteFileAtomically(path, "MAGIC one", "MAGIC", "a magic file").ok());
+  ASSERT_TRUE(WriteFileAtomically(path, "MAGIC two", "MAGIC", "a magic file").ok());
+  EXPECT_EQ(ReadText(path), "MAGIC two");
+  WriteText(dir + "/empty", "");
+  ASSERT_TRUE(WriteFileAtomically(dir + "/empty", "MAGIC", "MAGIC", "a magic file").ok());
+
+  // A file of another format is left as it is.
+  WriteText(dir + "/notes.txt", "the user's notes");
+  absl::Status other = WriteFileAtomically(dir + "/notes.txt", "MAGIC", "MAGIC", "a magic file");
+  EXPECT_EQ(other.message(),
+            "refusing to overwrite " + dir + "/notes.txt: it is not a magic file");
+  EXPECT_EQ(ReadText(dir + "/notes.txt"), "the user's notes");
+  WriteText(dir + "/short", "MAG");  // shorter than the magic
+  EXPECT_FALSE(WriteFileAtomically(dir + "/short", "MAGIC", "MAGIC", "a magic file").ok());
+
+  // A directory, a FIFO (as a device node would be) and a link are never replaced, whatever
+  // the format; the link's target is not written either.
+  fs::create_directory(dir + "/sub");
+  EXPECT_EQ(WriteFileAtomically(dir + "/sub", "MAGIC").message(),
+            "refusing to replace " + dir + "/sub: it is a directory, not a regular file");
+  EXPECT_TRUE(fs::is_directory(dir + "/sub"));
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  EXPECT_THAT(std::string(WriteFileAtomically(dir + "/fifo", "MAGIC").message()),
+              HasSubstr(dir + "/fifo: it is a FIFO, not a regular file"));
+  EXPECT_TRUE(fs::is_fifo(dir + "/fifo"));
+  WriteText(dir + "/target", "MAGIC target");
+  fs::create_symlink(dir + "/target", dir + "/link");
+  EXPECT_THAT(std::string(WriteFileAtomically(dir + "/link", "MAGIC new", "MAGIC").message()),
+              HasSubstr(dir + "/link: it is a symbolic link, not a regular file"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/link"));
+  EXPECT_EQ(ReadText(dir + "/target"), "MAGIC target");
+  // No temporary file is left behind by any of these.
+  for (const auto& e : fs::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
   }
 }
 

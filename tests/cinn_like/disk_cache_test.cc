@@ -1,12 +1,15 @@
 /// \file The persistent compile cache (cinn_like/disk_cache.h) and saved modules
 /// (cinn_like/module_file.h) on x86: a second compile loads the entry and computes what the
 /// reference does; damaged and truncated entries, and entries of another key, are compiled again
-/// and replaced; the size cap holds; the key (a SHA-256) follows the flags that change code; a
-/// saved module loads and runs, and files of another format version, another CPU or GPU arch or
+/// and replaced; the size cap holds and evicts only the cache's own files; what is not a regular
+/// file is never read or replaced; the key (a SHA-256) follows the flags that change code; a saved module loads and runs, Save replaces
+/// nothing but a module file, and files of another format version, another CPU or GPU arch or
 /// damaged ones are refused with a message. Across processes: tests/python/test_disk_cache.py.
 #include <gflags/gflags.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -196,6 +199,76 @@ TEST(DiskCache, AnEntryRunsOnlyForTheKeyItWasStoredUnder) {
   // A module saved by a host holds no key: it is no cache entry either.
   ASSERT_TRUE((*CompileProgram(sum, kX86, "f"))->Save(twice_entry).ok());
   EXPECT_FALSE(DiskCacheLookup(dir, Key(twice, "f")).has_value());
+}
+
+// Eviction under a cap of one byte, in a directory that also holds files that are not the
+// cache's: a module the user saved, locks and temporary files of other names (an hour old),
+// a link named as an entry. Only the cache's own files go.
+TEST(DiskCache, EvictionRemovesOnlyTheCachesOwnFiles) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("own_files");
+  fs::create_directories(dir);
+  FLAGS_cinn_like_cache = false;
+  ASSERT_TRUE((*CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f"))->Save(dir + "/model.clm").ok());
+  FLAGS_cinn_like_cache = true;
+  const std::string outside = ::testing::TempDir() + "/disk_cache_outside.clm";
+  std::ofstream(outside) << "not the cache's";
+  const std::string ours_old = std::string(64, 'a');
+  const std::vector<std::string> not_ours = {"model.clm", "job.lock", "data.tmp.1", "x.clp",
+                                             "notes.clm.tmp.1.2", "abc.clm",
+                                             std::string(64, 'b') + ".clm.tmp.x.1"};
+  for (const std::string& name : not_ours) {
+    if (name != "model.clm") std::ofstream(dir + "/" + name) << "the user's";
+  }
+  fs::create_symlink(outside, dir + "/" + std::string(64, 'c') + ".clm");
+  for (const std::string& name : {ours_old + ".lock", ours_old + ".clm.tmp.12.3"}) {
+    std::ofstream(dir + "/" + name) << "a dead writer's";
+  }
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_symlink()) fs::last_write_time(e.path(), hour_ago);
+  }
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({8, 33}), 33), kX86, "f").ok());
+  // A cap that holds one entry: the next store evicts the first, and nothing else.
+  const std::string first = dir + "/" + Key(BiasGelu(S({8, 33}), 33), "f") + ".clm";
+  FLAGS_cinn_like_cache_max_bytes = static_cast<int64_t>(fs::file_size(first) * 3 / 2);
+  const DiskCacheStats before = GetDiskCacheStats();
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({8, 34}), 34), kX86, "f").ok());
+  EXPECT_EQ(GetDiskCacheStats().evictions, before.evictions + 1);  // the first entry
+  EXPECT_FALSE(fs::exists(first));
+  for (const std::string& name : not_ours) EXPECT_TRUE(fs::exists(dir + "/" + name)) << name;
+  EXPECT_TRUE(fs::is_symlink(dir + "/" + std::string(64, 'c') + ".clm"));
+  EXPECT_EQ(*runtime::ReadWholeFile(outside), "not the cache's");
+  EXPECT_TRUE(LoadCompiledProgram(dir + "/model.clm").ok());
+  // The dead writer's lock and temporary file were the cache's: removed.
+  EXPECT_FALSE(fs::exists(dir + "/" + ours_old + ".lock"));
+  EXPECT_FALSE(fs::exists(dir + "/" + ours_old + ".clm.tmp.12.3"));
+}
+
+// A FIFO (as a device node would be) or a link where an entry goes is neither read, removed
+// nor replaced: the compile succeeds without the entry.
+TEST(DiskCache, WhatIsNotARegularFileIsNeverReadOrReplaced) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("not_regular");
+  fs::create_directories(dir);
+  const frontend::Program program = BiasGelu(S({8, 35}), 35);
+  const std::string entry = dir + "/" + Key(program, "f") + ".clm";
+  ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+  const DiskCacheStats before = GetDiskCacheStats();
+  auto compiled = CompileProgram(program, kX86, "f");  // would wait for a writer if it read
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ExpectRightResults(**compiled, program);
+  EXPECT_TRUE(fs::is_fifo(entry));
+  EXPECT_EQ(GetDiskCacheStats().write_errors, before.write_errors + 1);
+  EXPECT_EQ(GetDiskCacheStats().damaged, before.damaged);
+
+  fs::remove(entry);
+  const std::string outside = ::testing::TempDir() + "/disk_cache_link_target";
+  std::ofstream(outside) << "the user's";
+  fs::create_symlink(outside, entry);
+  ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
+  EXPECT_TRUE(fs::is_symlink(entry));
+  EXPECT_EQ(*runtime::ReadWholeFile(outside), "the user's");
 }
 
 TEST(DiskCache, OneCompileOfAKeyAtATime) {
@@ -429,6 +502,41 @@ TEST(ModuleFile, AnOldFormatVersionIsRefusedWithAMessage) {
   EXPECT_EQ(loaded.status().message(),
             path + " has module file format version 2; this cinn_like reads version 3 (compile "
                    "the Program again with this library)");
+}
+
+// Save replaces a module file (or an empty file) and nothing else.
+TEST(ModuleFile, SaveReplacesOnlyAModuleFile) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_cache = false;
+  auto compiled = CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::string dir = ::testing::TempDir() + "/module_save";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_TRUE((*compiled)->Save(dir + "/m.clm").ok());
+  ASSERT_TRUE((*compiled)->Save(dir + "/m.clm").ok());  // a module file: replaced
+  std::ofstream(dir + "/empty.clm").flush();
+  ASSERT_TRUE((*compiled)->Save(dir + "/empty.clm").ok());
+  EXPECT_TRUE(LoadCompiledProgram(dir + "/empty.clm").ok());
+
+  std::ofstream(dir + "/weights.bin") << "the user's weights";
+  EXPECT_EQ((*compiled)->Save(dir + "/weights.bin").message(),
+            "refusing to overwrite " + dir + "/weights.bin: it is not a cinn_like module file");
+  EXPECT_EQ(*runtime::ReadWholeFile(dir + "/weights.bin"), "the user's weights");
+  fs::create_directory(dir + "/sub");
+  EXPECT_EQ((*compiled)->Save(dir + "/sub").message(),
+            "refusing to replace " + dir + "/sub: it is a directory, not a regular file");
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  EXPECT_THAT(std::string((*compiled)->Save(dir + "/fifo").message()),
+              HasSubstr("it is a FIFO, not a regular file"));
+  EXPECT_TRUE(fs::is_fifo(dir + "/fifo"));
+  // A link, even to a module file, is not written through nor replaced.
+  fs::create_symlink(dir + "/m.clm", dir + "/link.clm");
+  EXPECT_THAT(std::string((*compiled)->Save(dir + "/link.clm").message()),
+              HasSubstr("it is a symbolic link, not a regular file"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.clm"));
+  // (A device node is refused as the FIFO is; not tried here: as root, a library without this
+  // check would replace the machine's /dev/null.)
 }
 
 }  // namespace
