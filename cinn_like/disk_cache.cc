@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -307,12 +308,17 @@ std::string DiskCacheDir() {
   if (fs::create_directories(dir, ec) && !ec) {
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   }
-  if (ec) {
-    static std::once_flag warned;
-    std::call_once(warned, [&] {
-      LOG(WARNING) << "cinn_like cache: cannot create " << dir << " (" << ec.message()
-                   << "): compiling without the cache";
-    });
+  absl::Status usable = ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, " (",
+                                                                 ec.message(), ")"))
+                           : runtime::CheckPrivateDirectory(dir);
+  if (!usable.ok()) {
+    // Said once per directory: a process compiles many Programs.
+    static std::mutex warned_mu;
+    static std::set<std::string> warned;
+    std::lock_guard<std::mutex> lock(warned_mu);
+    if (warned.insert(dir).second) {
+      LOG(WARNING) << "cinn_like cache: " << usable.message() << ": compiling without the cache";
+    }
     return "";
   }
   return dir;

@@ -16,7 +16,8 @@
 ///
 /// Its entries are machine code that compiles load and run, so whoever can write the directory
 /// can run code in every process that uses it: the directory, when this creates it, is its
-/// user's alone (0700). Off
+/// user's alone (0700), and one that is not (owned by another user, or writable by its group or
+/// others) is refused with a warning, and compiles run without the cache. Off
 /// (cinn_like_cache=false) and bypassed while dumping, saving sources, tuning, self-checking or
 /// planting debug failures: those compiles must run every stage.
 #pragma once
@@ -47,7 +48,7 @@ DiskCacheStats GetDiskCacheStats();
 std::string DiskCacheStatsJson();
 
 /// The cache directory, or "" when compiles do not use the cache now (off, bypassed, or a
-/// directory that cannot be created).
+/// directory that cannot be created or is not this user's alone).
 std::string DiskCacheDir();
 
 /// The key (64 hex digits, the SHA-256 of the key text) of the Program whose JSON text is

@@ -1,4 +1,5 @@
-/// \file Whole-file reads, atomic writes that replace only regular files, and FNV-1a.
+/// \file Whole-file reads, atomic writes that replace only regular files, private-directory
+/// checks, and FNV-1a.
 #include "runtime/files.h"
 
 #include <dlfcn.h>
@@ -14,6 +15,7 @@
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 
 namespace cinn_like::runtime {
 namespace {
@@ -148,6 +150,50 @@ absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes
     unlink(tmp.c_str());
     return absl::UnavailableError(
         absl::StrCat("cannot rename ", tmp, " to ", path, ": ", std::strerror(rename_errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status WriteFileNoFollow(const std::string& path, std::string_view bytes) {
+  Fd f{open(path.c_str(), O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666)};
+  if (f.fd < 0) {
+    const int e = errno;
+    return absl::UnavailableError(absl::StrCat(
+        "cannot write ", path, ": ",
+        e == ELOOP ? "it is a symbolic link, which is not followed" : std::strerror(e)));
+  }
+  struct stat st {};
+  if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot write ", path, ": it is not a regular file"));
+  }
+  if (ftruncate(f.fd, 0) != 0 || !WriteAll(f.fd, bytes)) {
+    return absl::UnavailableError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status CheckPrivateDirectory(const std::string& dir) {
+  const uid_t me = geteuid();
+  struct stat link {}, st{};
+  if (lstat(dir.c_str(), &link) != 0 || stat(dir.c_str(), &st) != 0) {
+    return absl::UnavailableError(absl::StrCat("cannot use ", dir, ": ", std::strerror(errno)));
+  }
+  if (!S_ISDIR(st.st_mode)) {
+    return absl::FailedPreconditionError(absl::StrCat("cannot use ", dir, ": it is not a directory"));
+  }
+  if (S_ISLNK(link.st_mode) && link.st_uid != me) {
+    return absl::PermissionDeniedError(absl::StrCat("refusing ", dir, ": it is a symbolic link of user ",
+                                                    link.st_uid, ", not of this user (", me, ")"));
+  }
+  if (st.st_uid != me) {
+    return absl::PermissionDeniedError(absl::StrCat(
+        "refusing ", dir, ": it is owned by user ", st.st_uid, ", not by this user (", me, ")"));
+  }
+  if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    return absl::PermissionDeniedError(absl::StrFormat(
+        "refusing %s: it is writable by %s (mode %04o); make it the user's alone (chmod go-w)",
+        dir, (st.st_mode & S_IWOTH) ? "others" : "its group", st.st_mode & 07777));
   }
   return absl::OkStatus();
 }

@@ -1,6 +1,6 @@
 /// \file Whole files for the caches and saved modules: read at once, written atomically over
-/// nothing but a regular file of their own format; and the FNV-1a fingerprint (module files and
-/// cache keys use SHA-256).
+/// nothing but a regular file of their own format, directories checked private; and the FNV-1a
+/// fingerprint (module files and cache keys use SHA-256).
 #pragma once
 
 #include <cstdint>
@@ -40,5 +40,15 @@ absl::Status CheckReplaceable(const std::string& path, std::string_view magic = 
 /// names the path and the system's reason.
 absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes,
                                   std::string_view magic = {}, std::string_view format = {});
+
+/// Writes `bytes` to `path` in place (truncated first), refusing to follow a symbolic link there
+/// (O_NOFOLLOW) or to write anything but a regular file: for debug dumps.
+absl::Status WriteFileNoFollow(const std::string& path, std::string_view bytes);
+
+/// Whether `dir` (an existing directory; a link to one is followed where this user owns the
+/// link) is this user's alone to change: owned by the effective user and not writable by its
+/// group or others. What caches load code from and what dumps write into must be. The error
+/// names the directory, its owner and mode.
+absl::Status CheckPrivateDirectory(const std::string& dir);
 
 }  // namespace cinn_like::runtime

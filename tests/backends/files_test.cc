@@ -1,10 +1,11 @@
 /// \file The runtime's file helpers (runtime/files.h, runtime/sha256.h): SHA-256 against
 /// published and hashlib vectors; writes that replace only a regular file of their own format and
-/// never go through a link.
+/// never go through a link; the private-directory check.
 #include "runtime/files.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -100,6 +101,56 @@ TEST(Files, WritesReplaceOnlyARegularFileOfTheirFormat) {
   for (const auto& e : fs::directory_iterator(dir)) {
     EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
   }
+}
+
+TEST(Files, InPlaceWritesDoNotFollowLinks) {
+  const std::string dir = FreshDir("nofollow");
+  WriteText(dir + "/precious", "keep me");
+  fs::create_symlink(dir + "/precious", dir + "/dump.txt");
+  absl::Status written = WriteFileNoFollow(dir + "/dump.txt", "dumped");
+  EXPECT_EQ(written.message(),
+            "cannot write " + dir + "/dump.txt: it is a symbolic link, which is not followed");
+  EXPECT_EQ(ReadText(dir + "/precious"), "keep me");
+  // A dangling link is not followed to create its target either.
+  fs::create_symlink(dir + "/created", dir + "/dangling.txt");
+  EXPECT_FALSE(WriteFileNoFollow(dir + "/dangling.txt", "dumped").ok());
+  EXPECT_FALSE(fs::exists(dir + "/created"));
+  // A regular file is truncated and written.
+  WriteText(dir + "/plain.txt", "a longer old text");
+  ASSERT_TRUE(WriteFileNoFollow(dir + "/plain.txt", "new").ok());
+  EXPECT_EQ(ReadText(dir + "/plain.txt"), "new");
+}
+
+TEST(Files, PrivateDirectories) {
+  const std::string dir = FreshDir("private");
+  EXPECT_TRUE(CheckPrivateDirectory(dir).ok());
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::others_all, fs::perm_options::replace);
+  EXPECT_EQ(CheckPrivateDirectory(dir).message(),
+            "refusing " + dir +
+                ": it is writable by others (mode 0707); make it the user's alone (chmod go-w)");
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_all, fs::perm_options::replace);
+  EXPECT_THAT(std::string(CheckPrivateDirectory(dir).message()),
+              HasSubstr("writable by its group (mode 0770)"));
+  fs::permissions(dir, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_exec,
+                  fs::perm_options::replace);
+  EXPECT_TRUE(CheckPrivateDirectory(dir).ok());  // others may read it, not change it
+
+  // Another user's directory: "/" where this is not root; as root, one given to nobody.
+  std::string foreign = "/";
+  uid_t owner = 0;
+  if (geteuid() == 0) {
+    foreign = FreshDir("foreign");
+    owner = 65534;
+    ASSERT_EQ(chown(foreign.c_str(), owner, static_cast<gid_t>(-1)), 0);
+  }
+  EXPECT_THAT(std::string(CheckPrivateDirectory(foreign).message()),
+              HasSubstr("refusing " + foreign + ": it is owned by user " + std::to_string(owner) +
+                        ", not by this user"));
+  EXPECT_THAT(std::string(CheckPrivateDirectory(dir + "/missing").message()),
+              HasSubstr("cannot use " + dir + "/missing"));
+  WriteText(dir + "/file", "x");
+  EXPECT_THAT(std::string(CheckPrivateDirectory(dir + "/file").message()),
+              HasSubstr("it is not a directory"));
 }
 
 }  // namespace

@@ -2,7 +2,8 @@
 /// (cinn_like/module_file.h) on x86: a second compile loads the entry and computes what the
 /// reference does; damaged and truncated entries, and entries of another key, are compiled again
 /// and replaced; the size cap holds and evicts only the cache's own files; what is not a regular
-/// file is never read or replaced; the key (a SHA-256) follows the flags that change code; a saved module loads and runs, Save replaces
+/// file is never read or replaced; a directory others can change is not used; the key (a
+/// SHA-256) follows the flags that change code; a saved module loads and runs, Save replaces
 /// nothing but a module file, and files of another format version, another CPU or GPU arch or
 /// damaged ones are refused with a message. Across processes: tests/python/test_disk_cache.py.
 #include <gflags/gflags.h>
@@ -269,6 +270,42 @@ TEST(DiskCache, WhatIsNotARegularFileIsNeverReadOrReplaced) {
   ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
   EXPECT_TRUE(fs::is_symlink(entry));
   EXPECT_EQ(*runtime::ReadWholeFile(outside), "the user's");
+}
+
+// A directory another user owns, or that its group or others can write, holds machine code
+// someone else may have put there: not used (nothing read from it or written to it), and the
+// compile succeeds uncached.
+TEST(DiskCache, ADirectoryOthersCanChangeIsNotUsed) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("shared");
+  const frontend::Program program = BiasGelu(S({8, 36}), 36);
+  ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  for (fs::perms open : {fs::perms::others_write, fs::perms::group_write}) {
+    fs::permissions(dir, fs::perms::owner_all | open, fs::perm_options::replace);
+    EXPECT_EQ(DiskCacheDir(), "");
+    const DiskCacheStats before = GetDiskCacheStats();
+    auto compiled = CompileProgram(program, kX86, "f");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_FALSE((*compiled)->from_cache());
+    EXPECT_EQ(GetDiskCacheStats().hits + GetDiskCacheStats().misses, before.hits + before.misses);
+    ExpectRightResults(**compiled, program);
+  }
+  if (geteuid() == 0) {  // another user's: one made nobody's
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+    ASSERT_EQ(chown(dir.c_str(), 65534, static_cast<gid_t>(-1)), 0);
+    EXPECT_EQ(DiskCacheDir(), "");
+    ASSERT_EQ(chown(dir.c_str(), 0, static_cast<gid_t>(-1)), 0);
+  } else {
+    FLAGS_cinn_like_cache_dir = "/";
+    EXPECT_EQ(DiskCacheDir(), "");
+    FLAGS_cinn_like_cache_dir = dir;
+  }
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  EXPECT_EQ(DiskCacheDir(), dir);
+  auto again = CompileProgram(program, kX86, "f");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE((*again)->from_cache());
 }
 
 TEST(DiskCache, OneCompileOfAKeyAtATime) {
