@@ -193,8 +193,8 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(
 }
 
 absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadCompiledProgram(const std::string& path) {
-  std::optional<std::string> bytes = runtime::ReadWholeFile(path);
-  if (!bytes) return absl::NotFoundError("cannot read the module file " + path);
+  absl::StatusOr<std::string> bytes = runtime::ReadRegularFile(path, "the module file");
+  if (!bytes.ok()) return bytes.status();
   auto image = DecodeModuleImage(*bytes, path);
   if (!image.ok()) return image.status();
   return LoadImage(*image, path, nullptr);

@@ -368,10 +368,13 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
     return std::nullopt;
   }
   // Nothing larger than the cap is an entry of this cache.
-  std::optional<std::string> bytes;
-  if (static_cast<uintmax_t>(st.st_size) <= CapBytes()) bytes = runtime::ReadWholeFile(path);
-  if (!bytes) {
-    DiskCacheDiscard(dir, key, "it cannot be read or is larger than the cache's cap");
+  auto bytes = runtime::ReadRegularFile(path, "cache entry", CapBytes());
+  if (absl::IsNotFound(bytes.status())) {  // removed meanwhile (evicted by another process)
+    Count(&DiskCacheStats::misses);
+    return std::nullopt;
+  }
+  if (!bytes.ok()) {
+    DiskCacheDiscard(dir, key, std::string(bytes.status().message()));
     return std::nullopt;
   }
   auto image = DecodeModuleImage(*bytes, "cache entry " + path);

@@ -1,4 +1,4 @@
-/// \file Whole-file reads, atomic writes that replace only regular files, private-directory
+/// \file Whole-file reads and atomic writes that touch only regular files, private-directory
 /// checks, and FNV-1a.
 #include "runtime/files.h"
 
@@ -11,8 +11,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -87,13 +85,41 @@ std::string ThisLibraryPath() {
   return info.dli_fname;
 }
 
+absl::StatusOr<std::string> ReadRegularFile(const std::string& path, std::string_view what,
+                                            uint64_t max_bytes) {
+  const std::string cannot =
+      absl::StrCat("cannot read ", std::string(what), what.empty() ? "" : " ", path, ": ");
+  // O_NONBLOCK: opening a FIFO waits for no writer (it is refused below).
+  Fd f{open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
+  if (f.fd < 0) {
+    const int e = errno;
+    const std::string message = cannot + std::strerror(e);
+    return e == ENOENT ? absl::NotFoundError(message) : absl::UnavailableError(message);
+  }
+  struct stat st {};
+  if (fstat(f.fd, &st) != 0) return absl::UnavailableError(cannot + std::strerror(errno));
+  if (!S_ISREG(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(cannot, "it is ", KindOf(st.st_mode), ", not a regular file"));
+  }
+  const uint64_t size = static_cast<uint64_t>(st.st_size);
+  if (size > max_bytes) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(cannot, "it holds ", size, " bytes, more than the ", max_bytes, " allowed"));
+  }
+  const int flags = fcntl(f.fd, F_GETFL);
+  if (flags >= 0) fcntl(f.fd, F_SETFL, flags & ~O_NONBLOCK);
+  // What the file held when opened, no more: one that grows meanwhile is read in part (and
+  // fails its format's checks), never without end.
+  std::string bytes;
+  if (!ReadUpTo(f.fd, size, &bytes)) return absl::UnavailableError(cannot + std::strerror(errno));
+  return bytes;
+}
+
 std::optional<std::string> ReadWholeFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return bytes.str();
+  auto bytes = ReadRegularFile(path);
+  if (!bytes.ok()) return std::nullopt;
+  return *std::move(bytes);
 }
 
 absl::Status CheckReplaceable(const std::string& path, std::string_view magic,

@@ -1,9 +1,11 @@
-/// \file Whole files for the caches and saved modules: read at once, written atomically over
-/// nothing but a regular file of their own format, directories checked private; and the FNV-1a
-/// fingerprint (module files and cache keys use SHA-256).
+/// \file Whole files for the caches and saved modules: read at once (regular files only, bounded
+/// by their size), written atomically over nothing but a regular file of their own format,
+/// directories checked private; and the FNV-1a fingerprint (module files and cache keys use
+/// SHA-256).
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -23,7 +25,15 @@ std::string Fingerprint(std::string_view text);
 /// say: what sits next to it (prebuilt kernels) and what identifies a build (cache keys).
 std::string ThisLibraryPath();
 
-/// The bytes of the file at `path`, or nullopt when it cannot be opened or read.
+/// The bytes of the regular file at `path` (a link to one is followed), read up to the size it
+/// had when opened: a FIFO, a device, a directory or a file larger than `max_bytes` is refused
+/// without reading (and without waiting for a FIFO's writer). The error, "cannot read <what>
+/// <path>: <why>", names the path (`what` says what it should be: "the module file").
+absl::StatusOr<std::string> ReadRegularFile(
+    const std::string& path, std::string_view what = {},
+    uint64_t max_bytes = std::numeric_limits<uint64_t>::max());
+
+/// ReadRegularFile's bytes, or nullopt where it fails.
 std::optional<std::string> ReadWholeFile(const std::string& path);
 
 /// Whether a file of the format `format` (say "a cinn_like module file"), whose files start with

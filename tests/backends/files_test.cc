@@ -1,6 +1,7 @@
 /// \file The runtime's file helpers (runtime/files.h, runtime/sha256.h): SHA-256 against
-/// published and hashlib vectors; writes that replace only a regular file of their own format and
-/// never go through a link; the private-directory check.
+/// published and hashlib vectors; reads that refuse FIFOs, devices and directories and stop at
+/// the file's size; writes that replace only a regular file of their own format and never go
+/// through a link; the private-directory check.
 #include "runtime/files.h"
 
 #include <fcntl.h>
@@ -60,6 +61,31 @@ TEST(Sha256, KnownDigests) {
     for (int i = 0; i < n; ++i) bytes.push_back(static_cast<char>((i * 7 + 3) % 256));
     EXPECT_EQ(Sha256Hex(bytes), want) << n;
   }
+}
+
+TEST(Files, ReadsRefuseWhatIsNotARegularFile) {
+  const std::string dir = FreshDir("read");
+  const std::string fifo = dir + "/fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  // Refused at once, without waiting for a writer.
+  auto from_fifo = ReadRegularFile(fifo, "the module file");
+  ASSERT_FALSE(from_fifo.ok());
+  EXPECT_EQ(from_fifo.status().message(),
+            "cannot read the module file " + fifo + ": it is a FIFO, not a regular file");
+  EXPECT_THAT(ReadRegularFile("/dev/zero").status().message(),
+              HasSubstr("/dev/zero: it is a character device, not a regular file"));
+  EXPECT_THAT(ReadRegularFile(dir).status().message(), HasSubstr("it is a directory"));
+  EXPECT_FALSE(ReadWholeFile(fifo).has_value());
+  EXPECT_TRUE(absl::IsNotFound(ReadRegularFile(dir + "/missing").status()));
+
+  // Bounded: a file larger than what the caller reads is refused, not read.
+  WriteText(dir + "/ten", "0123456789");
+  EXPECT_EQ(*ReadRegularFile(dir + "/ten", "", 10), "0123456789");
+  EXPECT_THAT(ReadRegularFile(dir + "/ten", "cache entry", 9).status().message(),
+              HasSubstr("cache entry " + dir + "/ten: it holds 10 bytes, more than the 9"));
+  // A link to a regular file is read.
+  fs::create_symlink(dir + "/ten", dir + "/link");
+  EXPECT_EQ(ReadText(dir + "/link"), "0123456789");
 }
 
 TEST(Files, WritesReplaceOnlyARegularFileOfTheirFormat) {

@@ -4,8 +4,9 @@
 /// and replaced; the size cap holds and evicts only the cache's own files; what is not a regular
 /// file is never read or replaced; a directory others can change is not used; the key (a
 /// SHA-256) follows the flags that change code; a saved module loads and runs, Save replaces
-/// nothing but a module file, and files of another format version, another CPU or GPU arch or
-/// damaged ones are refused with a message. Across processes: tests/python/test_disk_cache.py.
+/// nothing but a module file, and files of another format version, another CPU or GPU arch, a
+/// FIFO, a device or damaged ones are refused with a message. Across processes:
+/// tests/python/test_disk_cache.py.
 #include <gflags/gflags.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -539,6 +540,21 @@ TEST(ModuleFile, AnOldFormatVersionIsRefusedWithAMessage) {
   EXPECT_EQ(loaded.status().message(),
             path + " has module file format version 2; this cinn_like reads version 3 (compile "
                    "the Program again with this library)");
+}
+
+// A FIFO and a device are refused without reading (a FIFO would wait for a writer, /dev/zero
+// never ends).
+TEST(ModuleFile, LoadingRefusesWhatIsNotARegularFile) {
+  const std::string fifo = ::testing::TempDir() + "/module_fifo.clm";
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(LoadCompiledProgram(fifo).status().message(),
+            "cannot read the module file " + fifo + ": it is a FIFO, not a regular file");
+  EXPECT_EQ(LoadCompiledProgram("/dev/zero").status().message(),
+            "cannot read the module file /dev/zero: it is a character device, not a regular file");
+  EXPECT_THAT(LoadCompiledProgram(::testing::TempDir()).status().message(),
+              HasSubstr("it is a directory"));
+  fs::remove(fifo);
 }
 
 // Save replaces a module file (or an empty file) and nothing else.
