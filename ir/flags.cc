@@ -189,7 +189,9 @@ std::string UsableDirectory(const std::string& dir, const char* what) {
   static std::mutex warned_mu;
   static std::set<std::string> warned;
   std::lock_guard<std::mutex> lock(warned_mu);
-  if (warned.insert(dir).second) LOG(WARNING) << what << ": " << usable.message() << "; not written";
+  if (warned.insert(dir).second) {
+    LOG(WARNING) << what << ": " << usable.message() << "; not written";
+  }
   return "";
 }
 

@@ -206,11 +206,13 @@ absl::Status CheckPrivateDirectory(const std::string& dir) {
     return absl::UnavailableError(absl::StrCat("cannot use ", dir, ": ", std::strerror(errno)));
   }
   if (!S_ISDIR(st.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat("cannot use ", dir, ": it is not a directory"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("cannot use ", dir, ": it is not a directory"));
   }
   if (S_ISLNK(link.st_mode) && link.st_uid != me) {
-    return absl::PermissionDeniedError(absl::StrCat("refusing ", dir, ": it is a symbolic link of user ",
-                                                    link.st_uid, ", not of this user (", me, ")"));
+    return absl::PermissionDeniedError(absl::StrCat("refusing ", dir,
+                                                    ": it is a symbolic link of user ", link.st_uid,
+                                                    ", not of this user (", me, ")"));
   }
   if (st.st_uid != me) {
     return absl::PermissionDeniedError(absl::StrCat(

@@ -24,7 +24,8 @@ inline uint32_t Rotr(uint32_t x, int n) { return (x >> n) | (x << (32 - n)); }
 void Compress(uint32_t h[8], const unsigned char block[64]) {
   uint32_t w[64];
   for (int i = 0; i < 16; ++i) {
-    w[i] = static_cast<uint32_t>(block[4 * i]) << 24 | static_cast<uint32_t>(block[4 * i + 1]) << 16 |
+    w[i] = static_cast<uint32_t>(block[4 * i]) << 24 |
+           static_cast<uint32_t>(block[4 * i + 1]) << 16 |
            static_cast<uint32_t>(block[4 * i + 2]) << 8 | static_cast<uint32_t>(block[4 * i + 3]);
   }
   for (int i = 16; i < 64; ++i) {
@@ -67,7 +68,9 @@ Sha256Digest Sha256(std::string_view bytes) {
   last[n] = 0x80;
   const size_t blocks = n + 1 + 8 <= 64 ? 1 : 2;
   const uint64_t bits = static_cast<uint64_t>(bytes.size()) * 8;
-  for (int i = 0; i < 8; ++i) last[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+  for (int i = 0; i < 8; ++i) {
+    last[blocks * 64 - 1 - i] = static_cast<unsigned char>(bits >> (8 * i));
+  }
   for (size_t b = 0; b < blocks; ++b) Compress(h, last + 64 * b);
   Sha256Digest out;
   for (int i = 0; i < 8; ++i) {

@@ -35,7 +35,8 @@ class ThreadPool {
     ThreadPool* pool = current_.load(std::memory_order_relaxed);
     if (!pool) {
       static std::once_flag registered;
-      std::call_once(registered, [] { pthread_atfork(BeforeFork, AfterForkParent, AfterForkChild); });
+      std::call_once(registered,
+                     [] { pthread_atfork(BeforeFork, AfterForkParent, AfterForkChild); });
       pool = new ThreadPool(static_cast<int>(std::thread::hardware_concurrency()));
       current_.store(pool, std::memory_order_release);
     }

@@ -96,7 +96,9 @@ int ForkAndRunInChild(int timeout_ms) {
   if (child < 0) return -2;
   for (int waited = 0; waited < timeout_ms; waited += 10) {
     int status = 0;
-    if (waitpid(child, &status, WNOHANG) == child) return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    if (waitpid(child, &status, WNOHANG) == child) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    }
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   kill(child, SIGKILL);

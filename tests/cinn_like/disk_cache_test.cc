@@ -211,7 +211,9 @@ TEST(DiskCache, EvictionRemovesOnlyTheCachesOwnFiles) {
   const std::string dir = FreshCacheDir("own_files");
   fs::create_directories(dir);
   FLAGS_cinn_like_cache = false;
-  ASSERT_TRUE((*CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f"))->Save(dir + "/model.clm").ok());
+  auto saved = CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f");
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  ASSERT_TRUE((*saved)->Save(dir + "/model.clm").ok());
   FLAGS_cinn_like_cache = true;
   const std::string outside = ::testing::TempDir() + "/disk_cache_outside.clm";
   std::ofstream(outside) << "not the cache's";

@@ -154,7 +154,8 @@ frontend::Program ReluProgram() {
 // points to keeps its bytes (the dump of that name is skipped with a warning).
 TEST(Flags, DumpFilesDoNotFollowPlantedLinks) {
   namespace fs = std::filesystem;
-  const fs::path root = fs::temp_directory_path() / ("cinn_like_planted_" + std::to_string(::getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("cinn_like_planted_" + std::to_string(::getpid()));
   fs::remove_all(root);
   const fs::path dir = root / "dump";
   fs::create_directories(dir);
@@ -179,7 +180,8 @@ TEST(Flags, DumpFilesDoNotFollowPlantedLinks) {
 // compile succeeds.
 TEST(Flags, ADumpDirOthersCanChangeIsNotWritten) {
   namespace fs = std::filesystem;
-  const fs::path dir = fs::temp_directory_path() / ("cinn_like_open_dump_" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("cinn_like_open_dump_" + std::to_string(::getpid()));
   fs::remove_all(dir);
   fs::create_directories(dir);
   fs::permissions(dir, fs::perms::all, fs::perm_options::replace);  // 0777
