@@ -126,6 +126,9 @@ const char* cinn_like_cache_stats(void);
  * "total_ms", "prebuilt_kernels" (library kernels loaded as built with cinn_like)}, summed over
  * every compile. */
 const char* cinn_like_compile_stats(void);
+/* The persistent compile cache's directory, "" when compiles do not use it now: off, bypassed,
+ * or a directory that another user owns or that its group or others can write (refused, with a
+ * warning in the log). */
 const char* cinn_like_cache_dir(void);
 
 /* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;

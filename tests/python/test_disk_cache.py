@@ -1,9 +1,10 @@
 """The persistent compile cache and saved modules across processes: a second process loads
 what the first compiled (its counters say so); eight processes compiling the same Programs into
 one directory at once all compute the right results, compile each Program once (the others wait
-for it and load it) and leave one entry per Program; a module
-saved by one process loads and runs in another without compiling (x86 here; CUDA too where
-the machine has a GPU); a damaged file is refused with a message."""
+for it and load it) and leave one entry per Program; a directory others can write is not used
+(the process compiles uncached); a module saved by one process loads and runs in another without
+compiling (x86 here; CUDA too where the machine has a GPU); a damaged file is refused with a
+message."""
 import json
 import os
 import subprocess
@@ -94,6 +95,17 @@ class DiskCacheAcrossProcesses(CacheDirTest):
         self.assertEqual([n for n in os.listdir(self.cache) if ".tmp." in n], [])
         again = _run({"compile": sizes}, self.env)
         self.assertEqual(again["hits"], len(sizes))
+
+    def test_a_directory_others_can_write_is_not_used(self):
+        os.makedirs(self.cache)
+        os.chmod(self.cache, 0o777)
+        done = subprocess.run([sys.executable, "-c", _WORKER, json.dumps({"compile": [21]})],
+                              env=self.env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)  # compiled, uncached
+        stats = json.loads(done.stdout.strip().splitlines()[-1])
+        self.assertEqual(stats["hits"] + stats["misses"] + stats["stores"], 0)
+        self.assertIn("writable by others (mode 0777)", done.stderr)
+        self.assertEqual(os.listdir(self.cache), [])
 
     def test_a_saved_module_runs_in_another_process(self):
         path = os.path.join(self._dir.name, "f.clm")
