@@ -35,6 +35,15 @@ struct Choice {
   int value = 0;
 };
 
+/// Whether `text` is what a save may replace: a tuning cache, perhaps damaged or of another
+/// version (a JSON object, or the start of one, that has a "choices" member). Anything else (a
+/// user's file that the flag names by mistake) is left alone.
+bool LooksLikeTuningCache(const std::string& text) {
+  const size_t first = text.find_first_not_of(" \t\r\n");
+  return first != std::string::npos && text[first] == '{' &&
+         text.find("\"choices\"") != std::string::npos;
+}
+
 /// The choices in a cache file's JSON, or an empty map (logged) for anything that is not a
 /// tuning cache of this version: nothing in a malformed file is trusted.
 std::map<std::string, Choice> ParseChoices(const std::string& text, const std::string& path) {
@@ -119,8 +128,19 @@ class TuningMemory {
   }
 
   void Save() {
+    // Only a tuning cache is replaced: not a device, a directory, a FIFO, a link or a file of
+    // another format.
+    if (absl::Status replaceable = runtime::CheckReplaceable(path_); !replaceable.ok()) {
+      LOG(WARNING) << "cinn_like_autotune_cache: " << replaceable.message();
+      return;
+    }
     // What other processes wrote since: theirs are kept too.
-    if (auto text = runtime::ReadWholeFile(path_)) {
+    if (auto text = runtime::ReadWholeFile(path_); text && !text->empty()) {
+      if (!LooksLikeTuningCache(*text)) {
+        LOG(WARNING) << "cinn_like_autotune_cache: refusing to overwrite " << path_
+                     << ": it is not a tuning cache";
+        return;
+      }
       for (auto& [key, c] : ParseChoices(*text, path_)) choices_.emplace(key, c);
     }
     nlohmann::json choices = nlohmann::json::object();

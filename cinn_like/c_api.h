@@ -104,11 +104,13 @@ void cinn_like_cuda_graph_free(cinn_like_cuda_graph graph);
 void cinn_like_module_free(cinn_like_module module);
 
 /* Writes the module to `path` as one file (atomically) that cinn_like_module_load loads, in
- * another process too, without compiling anything (no NVRTC, no LLVM optimisation). */
+ * another process too, without compiling anything (no NVRTC, no LLVM optimisation). Fails,
+ * naming the path, rather than replace what is there when it is not a module file (a file of
+ * another format, a directory, a device, a FIFO or a symbolic link). */
 int cinn_like_module_save(cinn_like_module module, const char* path);
 /* Loads a file written by cinn_like_module_save. Fails with a message naming the file when it
- * is not a module file, has another format version, is damaged (checksum, truncation), or was
- * made for another CPU or GPU arch. */
+ * is not a regular file (a FIFO, a device), is not a module file, has another format version,
+ * is damaged (SHA-256 checksum, truncation), or was made for another CPU or GPU arch. */
 int cinn_like_module_load(const char* path, cinn_like_module* out);
 /* The name of the module's host entry (the `name` it was compiled with), owned by the module. */
 int cinn_like_module_name(cinn_like_module module, const char** out);
@@ -124,6 +126,9 @@ const char* cinn_like_cache_stats(void);
  * "total_ms", "prebuilt_kernels" (library kernels loaded as built with cinn_like)}, summed over
  * every compile. */
 const char* cinn_like_compile_stats(void);
+/* The persistent compile cache's directory, "" when compiles do not use it now: off, bypassed,
+ * or a directory that another user owns or that its group or others can write (refused, with a
+ * warning in the log). */
 const char* cinn_like_cache_dir(void);
 
 /* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;

@@ -78,12 +78,19 @@ const std::string& CompiledProgram::source() const {
 }
 
 ModuleImage CompiledProgram::Image() const {
-  return ModuleImage{absl::StrCat("cinn_like ", kVersion), RuntimeAbi(), name_,
-                     compiler_->target().ToString(),       signature_,   compiler_->Code()};
+  ModuleImage image;
+  image.producer = absl::StrCat("cinn_like ", kVersion);
+  image.runtime = RuntimeAbi();
+  image.name = name_;
+  image.target = compiler_->target().ToString();
+  image.signature = signature_;
+  image.code = compiler_->Code();
+  return image;
 }
 
 absl::Status CompiledProgram::Save(const std::string& path) const {
-  return runtime::WriteFileAtomically(path, EncodeModuleImage(Image()));
+  return runtime::WriteFileAtomically(path, EncodeModuleImage(Image()), kModuleFileMagic,
+                                      kModuleFileFormat);
 }
 
 absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::string& name) const {
@@ -186,8 +193,8 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadImage(
 }
 
 absl::StatusOr<std::unique_ptr<CompiledProgram>> LoadCompiledProgram(const std::string& path) {
-  std::optional<std::string> bytes = runtime::ReadWholeFile(path);
-  if (!bytes) return absl::NotFoundError("cannot read the module file " + path);
+  absl::StatusOr<std::string> bytes = runtime::ReadRegularFile(path, "the module file");
+  if (!bytes.ok()) return bytes.status();
   auto image = DecodeModuleImage(*bytes, path);
   if (!image.ok()) return image.status();
   return LoadImage(*image, path, nullptr);

@@ -38,7 +38,9 @@ class CompiledProgram {
   /// Whether it was loaded from the persistent cache rather than compiled.
   bool from_cache() const { return from_cache_; }
   /// Writes the module file (cinn_like/module_file.h) that LoadCompiledProgram loads, in
-  /// another process too, without compiling: atomically (temporary file + rename).
+  /// another process too, without compiling: atomically (temporary file + rename). It replaces
+  /// nothing but a module file (or an empty regular file): a directory, a device, a FIFO, a
+  /// symbolic link or a file of another format at `path` is an error naming it.
   absl::Status Save(const std::string& path) const;
   /// What the call-time self-check needs (cinn_like/call_check.h); null unless the flag
   /// cinn_like_self_check was on when this Program was compiled.

@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -26,6 +27,7 @@
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/files.h"
+#include "runtime/sha256.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "backends/cuda/nvrtc_compiler.h"
 #endif
@@ -40,6 +42,7 @@ constexpr const char* kEntrySuffix = ".clm";
 // this directory too, under the same cap.
 constexpr const char* kPlanSuffix = ".clp";
 constexpr const char* kLockSuffix = ".lock";
+constexpr const char* kTmpInfix = ".tmp.";
 
 std::mutex stats_mu;
 DiskCacheStats stats;
@@ -92,13 +95,70 @@ std::string EntryPath(const std::string& dir, const std::string& key) {
   return (fs::path(dir) / (key + kEntrySuffix)).string();
 }
 
+/// Whether `text` is `n` lower-case hex digits.
+bool IsHex(std::string_view text, size_t n) {
+  return text.size() == n && std::all_of(text.begin(), text.end(), [](char c) {
+           return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+         });
+}
+
+/// Whether `name` starts with a key this cache or the plan cache makes, then a dot: 64 hex
+/// digits (a SHA-256), 32 (the plan cache's names, a SHA-256 cut) or 16 (the FNV-1a keys of module
+/// file version 2 and before); `*rest` is what follows.
+bool StartsWithKey(std::string_view name, std::string_view* rest) {
+  for (size_t n : {size_t{64}, size_t{32}, size_t{16}}) {
+    if (name.size() > n && IsHex(name.substr(0, n), n) && name[n] == '.') {
+      *rest = name.substr(n);
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether `text` is one or more decimal digits.
+bool IsNumber(std::string_view text) {
+  return !text.empty() &&
+         std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; });
+}
+
+/// What a file of the cache's directory is, by its name: the cache's own are <key>.clm,
+/// <key>.clp (the plan cache's), <key>.lock and their temporary files
+/// <key>.clm.tmp.<pid>.<serial> (<key>.clp.tmp.<pid>.<thread>); anything else is not the
+/// cache's and is never removed or counted.
+enum class OwnFile { kNotOurs, kEntry, kLock, kTemporary };
+OwnFile ClassifyName(std::string_view name) {
+  std::string_view rest;
+  if (!StartsWithKey(name, &rest)) return OwnFile::kNotOurs;
+  if (rest == kEntrySuffix || rest == kPlanSuffix) return OwnFile::kEntry;
+  if (rest == kLockSuffix) return OwnFile::kLock;
+  for (const char* suffix : {kEntrySuffix, kPlanSuffix}) {
+    const std::string prefix = absl::StrCat(suffix, kTmpInfix);
+    if (rest.substr(0, prefix.size()) != prefix) continue;
+    rest.remove_prefix(prefix.size());
+    const size_t dot = rest.find('.');
+    if (dot != std::string_view::npos && IsNumber(rest.substr(0, dot)) &&
+        IsNumber(rest.substr(dot + 1))) {
+      return OwnFile::kTemporary;
+    }
+  }
+  return OwnFile::kNotOurs;
+}
+
+/// Whether `path` is a regular file (not a link, a directory, a device or a FIFO).
+bool IsRegularFile(const std::string& path) {
+  struct stat st {};
+  return lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/// Removes the cache's file at `path`: only a regular file (what the cache writes).
 void RemoveEntry(const std::string& path) {
+  if (!IsRegularFile(path)) return;
   std::error_code ec;
   fs::remove(path, ec);  // another process may have removed it first
 }
 
 /// Removes the least recently used entries until those left hold at most the cap; `keep` (the
-/// entry just written) goes last of all.
+/// entry just written) goes last of all. Only the cache's own files count (ClassifyName).
 void Evict(const std::string& dir, const std::string& keep) {
   struct Entry {
     fs::path path;
@@ -109,15 +169,15 @@ void Evict(const std::string& dir, const std::string& keep) {
   uintmax_t total = 0;
   std::error_code ec;
   for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->path().filename().string().find(".tmp.") != std::string::npos ||
-        it->path().extension() == kLockSuffix) {
+    const OwnFile kind = ClassifyName(it->path().filename().string());
+    std::error_code e;
+    if (kind == OwnFile::kNotOurs || !it->is_regular_file(e) || it->is_symlink(e)) continue;
+    if (kind == OwnFile::kTemporary || kind == OwnFile::kLock) {
       // A temporary file or a lock an hour old belongs to a writer that died.
-      std::error_code e;
       const auto age = fs::file_time_type::clock::now() - fs::last_write_time(it->path(), e);
       if (!e && age > std::chrono::hours(1)) RemoveEntry(it->path().string());
       continue;
     }
-    if (it->path().extension() != kEntrySuffix && it->path().extension() != kPlanSuffix) continue;
     std::error_code e1, e2;
     const uintmax_t size = fs::file_size(it->path(), e1);
     const fs::file_time_type used = fs::last_write_time(it->path(), e2);
@@ -184,7 +244,7 @@ std::string DiskCacheStatsJson() {
 DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::string& key,
                                            int max_wait_ms)
     : path_((fs::path(dir) / (key + kLockSuffix)).string()) {
-  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) return;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(max_wait_ms);
   while (true) {
@@ -199,7 +259,7 @@ DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::st
         break;
       }
       close(fd_);
-      fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+      fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
       if (fd_ < 0) return;
       continue;
     }
@@ -248,12 +308,17 @@ std::string DiskCacheDir() {
   if (fs::create_directories(dir, ec) && !ec) {
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   }
-  if (ec) {
-    static std::once_flag warned;
-    std::call_once(warned, [&] {
-      LOG(WARNING) << "cinn_like cache: cannot create " << dir << " (" << ec.message()
-                   << "): compiling without the cache";
-    });
+  absl::Status usable = ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, " (",
+                                                                 ec.message(), ")"))
+                           : runtime::CheckPrivateDirectory(dir);
+  if (!usable.ok()) {
+    // Said once per directory: a process compiles many Programs.
+    static std::mutex warned_mu;
+    static std::set<std::string> warned;
+    std::lock_guard<std::mutex> lock(warned_mu);
+    if (warned.insert(dir).second) {
+      LOG(WARNING) << "cinn_like cache: " << usable.message() << ": compiling without the cache";
+    }
     return "";
   }
   return dir;
@@ -287,29 +352,41 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
     if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");
   }
   text.append(program_json);
-  return runtime::Fingerprint(text);
+  return runtime::Sha256Hex(text);
 }
 
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key) {
   const std::string path = EntryPath(dir, key);
-  std::error_code ec;
-  const uintmax_t size = fs::file_size(path, ec);
-  if (ec) {
+  struct stat st {};
+  if (lstat(path.c_str(), &st) != 0) {
     Count(&DiskCacheStats::misses);
     return std::nullopt;
   }
-  // Nothing larger than the cap is an entry of this cache (a link to a device, say).
-  std::optional<std::string> bytes;
-  if (size <= CapBytes()) {
-    bytes = runtime::ReadWholeFile(path);
+  if (!S_ISREG(st.st_mode)) {
+    // Not a file this cache wrote (a link, a FIFO): neither read nor removed.
+    DiskCacheMiss(dir, key, "it is not a regular file, so not an entry of this cache");
+    return std::nullopt;
   }
-  if (!bytes) {
-    DiskCacheDiscard(dir, key, "it cannot be read or is larger than the cache's cap");
+  // Nothing larger than the cap is an entry of this cache.
+  auto bytes = runtime::ReadRegularFile(path, "cache entry", CapBytes());
+  if (absl::IsNotFound(bytes.status())) {  // removed meanwhile (evicted by another process)
+    Count(&DiskCacheStats::misses);
+    return std::nullopt;
+  }
+  if (!bytes.ok()) {
+    DiskCacheDiscard(dir, key, std::string(bytes.status().message()));
     return std::nullopt;
   }
   auto image = DecodeModuleImage(*bytes, "cache entry " + path);
   if (!image.ok()) {
     DiskCacheDiscard(dir, key, std::string(image.status().message()));
+    return std::nullopt;
+  }
+  // Bound to its key: an entry written for another key (a file copied or renamed into this
+  // name) is not this Program's code.
+  if (image->key != key) {
+    DiskCacheDiscard(dir, key,
+                     absl::StrCat("it holds the entry of key '", image->key, "', not of its name"));
     return std::nullopt;
   }
   return *std::move(image);
@@ -334,9 +411,11 @@ void DiskCacheDiscard(const std::string& dir, const std::string& key, const std:
   Count(&DiskCacheStats::damaged);
 }
 
-void DiskCacheStore(const std::string& dir, const std::string& key, const ModuleImage& image) {
+void DiskCacheStore(const std::string& dir, const std::string& key, ModuleImage image) {
   const std::string path = EntryPath(dir, key);
-  absl::Status written = runtime::WriteFileAtomically(path, EncodeModuleImage(image));
+  image.key = key;
+  absl::Status written = runtime::WriteFileAtomically(path, EncodeModuleImage(image),
+                                                      kModuleFileMagic, kModuleFileFormat);
   if (!written.ok()) {
     LOG(WARNING) << "cinn_like cache: " << written.message();
     Count(&DiskCacheStats::write_errors);

@@ -2,16 +2,22 @@
 /// in one directory that many processes share, so that a Program compiled once, by any process
 /// on this machine, is loaded afterwards without NVRTC or LLVM.
 ///
-/// An entry is <dir>/<key>.clm. Its key fingerprints everything that changes the code: the
-/// Program's JSON, the entry's name, the target with its arch, this host's CPU, every
-/// cinn_like flag except those that only say where things go (dump and cache paths), the
-/// library itself (its path, size and modification time: another build is another key) and,
-/// for GPUs, NVRTC's version. Entries are written atomically (temporary file + rename), checked
-/// when read (a damaged or truncated entry is removed and compiled again, never used),
-/// compiled by one process at a time (DiskCacheCompileLock) and kept under the size cap
-/// cinn_like_cache_max_bytes, least recently used first out (a hit touches its entry). The
-/// directory, when this creates it, is its user's alone (0700): its entries are machine code that
-/// compiles load and run, so whoever can write it can run code in every process that uses it. Off
+/// An entry is <dir>/<key>.clm, the key the SHA-256 of a text that holds everything that
+/// changes the code: the Program's JSON, the entry's name, the target with its arch, this host's
+/// CPU, every cinn_like flag except those that only say where things go (dump and cache paths),
+/// the library itself (its path, size and modification time: another build is another key)
+/// and, for GPUs, NVRTC's version. The entry holds its key and is used only under it (a file
+/// copied or renamed to another entry's name is refused). Entries are written atomically
+/// (temporary file + rename), checked when read (a damaged or truncated entry is removed and
+/// compiled again, never used), compiled by one process at a time (DiskCacheCompileLock) and
+/// kept under the size cap cinn_like_cache_max_bytes, least recently used first out (a hit
+/// touches its entry). The cache removes and replaces only its own files: regular files named
+/// <key>.clm, <key>.clp, <key>.lock or their temporary files, in its directory.
+///
+/// Its entries are machine code that compiles load and run, so whoever can write the directory
+/// can run code in every process that uses it: the directory, when this creates it, is its
+/// user's alone (0700), and one that is not (owned by another user, or writable by its group or
+/// others) is refused with a warning, and compiles run without the cache. Off
 /// (cinn_like_cache=false) and bypassed while dumping, saving sources, tuning, self-checking or
 /// planting debug failures: those compiles must run every stage.
 #pragma once
@@ -41,10 +47,12 @@ DiskCacheStats GetDiskCacheStats();
 /// The counters as JSON: {"hits": 1, ...}.
 std::string DiskCacheStatsJson();
 
-/// The cache directory, or "" when compiles do not use the cache now (off, or bypassed).
+/// The cache directory, or "" when compiles do not use the cache now (off, bypassed, or a
+/// directory that cannot be created or is not this user's alone).
 std::string DiskCacheDir();
 
-/// The key of the Program whose JSON text is `program_json` (frontend/program_json.h) compiled
+/// The key (64 hex digits, the SHA-256 of the key text) of the Program whose JSON text is
+/// `program_json` (frontend/program_json.h) compiled
 /// as entry `name` for `target` (its arch resolved); `parsed`, where the caller has it, is that
 /// Program (its ops say whether the key asks the libraries; else the text is read for them). The
 /// text is keyed as it is: a Program spelled otherwise (another order of its keys, other spaces)
@@ -82,8 +90,8 @@ class DiskCacheCompileLock {
   bool held_ = false, waited_ = false;
 };
 
-/// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry, or one
-/// larger than the cap, is removed).
+/// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry, one larger
+/// than the cap, or one that holds another key is removed; what is not a regular file is left).
 std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::string& key);
 
 /// Entry `key`, looked up, was loaded: counted as a hit and marked recently used.
@@ -97,8 +105,9 @@ void DiskCacheMiss(const std::string& dir, const std::string& key, const std::st
 /// counted.
 void DiskCacheDiscard(const std::string& dir, const std::string& key, const std::string& why);
 
-/// Writes entry `key`, then removes least recently used entries above the cap. Failures are
-/// logged and counted, never returned: the compile they follow succeeded.
-void DiskCacheStore(const std::string& dir, const std::string& key, const ModuleImage& image);
+/// Writes entry `key` (`image` with its key set), then removes least recently used entries
+/// above the cap. Failures (among them a file at the entry's path that is not a module file)
+/// are logged and counted, never returned: the compile they follow succeeded.
+void DiskCacheStore(const std::string& dir, const std::string& key, ModuleImage image);
 
 }  // namespace cinn_like

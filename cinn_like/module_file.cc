@@ -12,12 +12,14 @@
 #include "absl/strings/str_join.h"
 #include "runtime/byte_io.h"
 #include "runtime/files.h"
+#include "runtime/sha256.h"
 #include "runtime/symbols.h"
 
 namespace cinn_like {
 namespace {
 
-constexpr std::string_view kMagic = "CLMODULE";
+constexpr std::string_view kMagic = kModuleFileMagic;
+constexpr size_t kDigestBytes = sizeof(runtime::Sha256Digest);
 
 using runtime::PutBytes;
 using runtime::PutU64;
@@ -46,6 +48,7 @@ std::string EncodeModuleImage(const ModuleImage& image) {
                                  {"name", image.name},
                                  {"target", image.target},
                                  {"signature", image.signature},
+                                 {"key", image.key},
                                  {"host", image.code.host},
                                  {"host_objects", image.code.host_objects.size()},
                                  {"device", device}};
@@ -55,7 +58,8 @@ std::string EncodeModuleImage(const ModuleImage& image) {
   PutBytes(&out, header.dump());
   for (const std::string& object : image.code.host_objects) PutBytes(&out, object);
   for (const backends::DeviceBinary& d : image.code.device) PutBytes(&out, d.image);
-  PutU64(&out, runtime::Fnv1a64(out));
+  const runtime::Sha256Digest digest = runtime::Sha256(out);
+  out.append(reinterpret_cast<const char*>(digest.data()), digest.size());
   return out;
 }
 
@@ -65,7 +69,7 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   };
   if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
     return absl::InvalidArgumentError(
-        absl::StrCat(origin, " is not a cinn_like module file (no CLMODULE magic)"));
+        absl::StrCat(origin, " is not ", std::string(kModuleFileFormat), " (no CLMODULE magic)"));
   }
   Reader in(bytes.substr(kMagic.size()));
   uint32_t version = 0;
@@ -75,12 +79,14 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
         origin, " has module file format version ", version, "; this cinn_like reads version ",
         kModuleFileVersion, " (compile the Program again with this library)"));
   }
-  if (bytes.size() < kMagic.size() + 4 + 8) return damaged("it is shorter than its checksum");
-  const std::string_view body = bytes.substr(0, bytes.size() - 8);
-  uint64_t stored = 0;
-  Reader(bytes.substr(bytes.size() - 8)).U64(&stored);
-  if (runtime::Fnv1a64(body) != stored) {
-    return damaged("its checksum does not match (truncated or changed)");
+  if (bytes.size() < kMagic.size() + 4 + kDigestBytes) {
+    return damaged("it is shorter than its digest");
+  }
+  const std::string_view body = bytes.substr(0, bytes.size() - kDigestBytes);
+  const runtime::Sha256Digest digest = runtime::Sha256(body);
+  if (bytes.substr(body.size()) !=
+      std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size())) {
+    return damaged("its SHA-256 checksum does not match (truncated or changed)");
   }
 
   in = Reader(body.substr(kMagic.size()));
@@ -91,7 +97,8 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   auto is_string = [&](const char* key) { return header.contains(key) && header[key].is_string(); };
   if (header.is_discarded() || !header.is_object() || !is_string("producer") ||
       !is_string("runtime") || !is_string("name") || !is_string("target") ||
-      !is_string("signature") || !is_string("host") || !header.contains("host_objects") ||
+      !is_string("signature") || !is_string("key") || !is_string("host") ||
+      !header.contains("host_objects") ||
       !header["host_objects"].is_number_unsigned() || !header.contains("device") ||
       !header["device"].is_array()) {
     return damaged("its header is not the JSON object of a module");
@@ -102,6 +109,7 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   image.name = header["name"].get<std::string>();
   image.target = header["target"].get<std::string>();
   image.signature = header["signature"].get<std::string>();
+  image.key = header["key"].get<std::string>();
   image.code.host = header["host"].get<std::string>();
   // Each object takes at least its 8-byte size: a count beyond that is a lie, refused before
   // anything is allocated for it.

@@ -6,12 +6,13 @@
 ///   "CLMODULE"           8 bytes, the magic
 ///   u32 format version   kModuleFileVersion
 ///   u64 n, n bytes       the header, JSON: {"producer", "runtime", "name", "target", "signature",
-///                        "host", "host_objects": count, "device": [{"cubin", "kernels"}]}
+///                        "key", "host", "host_objects": count, "device": [{"cubin", "kernels"}]}
 ///   u64 n, n bytes       each host object, then each device image, in the header's order
-///   u64                  Fnv1a64 of every byte before it
-/// Anything else (another magic or version, a size past the end, bytes after the checksum, a
-/// checksum that differs, a header that does not say what it must) is refused with a message
-/// that says which.
+///   32 bytes             SHA-256 (runtime/sha256.h) of every byte before it
+/// Anything else (another magic or version, a size past the end, bytes after the digest, a
+/// digest that differs, a header that does not say what it must) is refused with a message
+/// that says which. The digest finds damage, not forgery: whoever can write a file can seal it
+/// again, which is why the cache's directory must be its user's alone (disk_cache.h).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,13 @@
 
 namespace cinn_like {
 
-inline constexpr uint32_t kModuleFileVersion = 2;  // 2: the header names the runtime ABI
+/// 2: the header names the runtime ABI; 3: a SHA-256 digest in place of FNV-1a, the cache key.
+inline constexpr uint32_t kModuleFileVersion = 3;
+
+/// The first bytes of every module file: what may be overwritten by one (CompiledProgram::Save).
+inline constexpr std::string_view kModuleFileMagic = "CLMODULE";
+/// What a module file is called in messages.
+inline constexpr std::string_view kModuleFileFormat = "a cinn_like module file";
 
 /// The version of the calling convention between generated host code and the runtime's C
 /// functions (runtime/cinn_like_runtime.h): bump it when a runtime function's arguments or
@@ -40,6 +47,7 @@ struct ModuleImage {
   std::string name;       // the host entry
   std::string target;     // ir::Target::ToString(), the arch resolved
   std::string signature;  // CompiledProgram::signature()
+  std::string key;        // a cache entry's DiskCacheKey (SHA-256 of its key text); "" if saved
   backends::BuiltCode code;
 };
 

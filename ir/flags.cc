@@ -5,8 +5,12 @@
 
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
+#include <mutex>
+#include <set>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "runtime/files.h"
 
 DEFINE_string(cinn_like_dump_dir, "",
               "if set, write every compilation stage (IR after each pass, CUDA source, PTX, host "
@@ -164,16 +168,44 @@ std::string StringFlag(const char* name) {
   return value;
 }
 
-std::string DumpDir() {
-  const std::string dir = StringFlag("cinn_like_dump_dir");
+namespace {
+
+/// `dir` (created when missing) when it is this user's alone (runtime::CheckPrivateDirectory),
+/// else "" with a warning, once per directory: a dump written into a directory others can change
+/// could be read back by tools as ours, or planted links could aim it at the user's files.
+std::string UsableDirectory(const std::string& dir, const char* what) {
   if (dir.empty()) return "";
   std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) {
-    LOG(WARNING) << "cannot create dump dir " << dir << ": " << ec.message();
-    return "";
+  if (std::filesystem::create_directories(dir, ec) && !ec) {
+    // Made here: the user's to change alone, whatever the umask (002 would let the group write).
+    std::filesystem::permissions(
+        dir, std::filesystem::perms::group_write | std::filesystem::perms::others_write,
+        std::filesystem::perm_options::remove, ec);
   }
-  return dir;
+  absl::Status usable = ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ",
+                                                                 ec.message()))
+                           : runtime::CheckPrivateDirectory(dir);
+  if (usable.ok()) return dir;
+  static std::mutex warned_mu;
+  static std::set<std::string> warned;
+  std::lock_guard<std::mutex> lock(warned_mu);
+  if (warned.insert(dir).second) {
+    LOG(WARNING) << what << ": " << usable.message() << "; not written";
+  }
+  return "";
+}
+
+/// Writes `text` to <dir>/SafeFileName(file), never through a link planted there.
+void WriteIntoDirectory(const std::string& dir, const std::string& file, const std::string& text) {
+  if (dir.empty()) return;
+  absl::Status written = runtime::WriteFileNoFollow(dir + "/" + SafeFileName(file), text);
+  if (!written.ok()) LOG(WARNING) << written.message();
+}
+
+}  // namespace
+
+std::string DumpDir() {
+  return UsableDirectory(StringFlag("cinn_like_dump_dir"), "cinn_like_dump_dir");
 }
 
 std::string SafeFileName(const std::string& name) {
@@ -188,12 +220,13 @@ std::string SafeFileName(const std::string& name) {
 }
 
 void DumpToFile(const std::string& file, const std::string& text) {
-  std::string dir = DumpDir();
-  if (dir.empty()) return;
-  std::string path = dir + "/" + SafeFileName(file);
-  std::ofstream out(path);
-  out << text;
-  if (!out) LOG(WARNING) << "cannot write dump file " << path;
+  WriteIntoDirectory(DumpDir(), file, text);
+}
+
+void SaveSourceFile(const std::string& file, const std::string& text) {
+  WriteIntoDirectory(
+      UsableDirectory(StringFlag("cinn_like_source_save_path"), "cinn_like_source_save_path"), file,
+      text);
 }
 
 }  // namespace cinn_like

@@ -63,7 +63,9 @@ std::vector<std::pair<std::string, std::string>> CinnLikeFlagValues();
 /// does is a data race. Bool and int flags are read directly.
 std::string StringFlag(const char* name);
 
-/// The dump directory for one artefact: "" when dumping is off, else the directory (created).
+/// The dump directory for one artefact: "" when dumping is off or the directory is not this
+/// user's alone (owned by another user, or writable by its group or others: refused with a
+/// warning, once), else the directory (created).
 std::string DumpDir();
 
 /// `name` as one file name that stays inside its folder: letters, digits, '_', '-' and '.' are
@@ -72,7 +74,12 @@ std::string DumpDir();
 /// from the host (the C API's `name`) and reach file names only through here.
 std::string SafeFileName(const std::string& name);
 
-/// Writes `text` to <dump dir>/SafeFileName(file) when dumping is on.
+/// Writes `text` to <dump dir>/SafeFileName(file) when dumping is on; a symbolic link at that
+/// name is not followed (the file is not written, with a warning).
 void DumpToFile(const std::string& file, const std::string& text);
+
+/// Writes `text` to <cinn_like_source_save_path>/SafeFileName(file) when that flag is set, as
+/// DumpToFile writes into the dump directory (the same checks of the directory and the file).
+void SaveSourceFile(const std::string& file, const std::string& text);
 
 }  // namespace cinn_like

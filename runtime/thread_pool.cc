@@ -1,8 +1,10 @@
-/// \file A small persistent std::thread pool with chunked static scheduling, and the same
-/// loops on a loaded OpenMP runtime's team instead (UseOpenMpForParallelLoops).
+/// \file A small persistent std::thread pool with chunked static scheduling (made again in a
+/// child after fork()), and the same loops on a loaded OpenMP runtime's team instead
+/// (UseOpenMpForParallelLoops).
 #include "runtime/thread_pool.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <algorithm>
 #include <atomic>
@@ -24,8 +26,20 @@ class ThreadPool {
   }
   // Never destroyed (see Get): workers stay blocked on the condition variable at exit.
 
+  /// The process's pool, made at the first call and again in a child process after fork():
+  /// the child has none of the parent's workers, so the parent's pool would wait for them
+  /// forever (a DataLoader worker that runs a kernel).
   static ThreadPool& Get() {
-    static ThreadPool* pool = new ThreadPool(static_cast<int>(std::thread::hardware_concurrency()));
+    if (ThreadPool* pool = current_.load(std::memory_order_acquire)) return *pool;
+    std::lock_guard<std::mutex> lock(create_mutex_);
+    ThreadPool* pool = current_.load(std::memory_order_relaxed);
+    if (!pool) {
+      static std::once_flag registered;
+      std::call_once(registered,
+                     [] { pthread_atfork(BeforeFork, AfterForkParent, AfterForkChild); });
+      pool = new ThreadPool(static_cast<int>(std::thread::hardware_concurrency()));
+      current_.store(pool, std::memory_order_release);
+    }
     return *pool;
   }
 
@@ -74,6 +88,27 @@ class ThreadPool {
     }
   }
 
+  /// fork() while no loop runs and with the pool's locks held, so that the child's copies of
+  /// them are in a known state.
+  static void BeforeFork() {
+    create_mutex_.lock();
+    if (ThreadPool* pool = current_.load(std::memory_order_relaxed)) {
+      pool->job_mutex_.lock();
+      pool->mutex_.lock();
+    }
+  }
+  static void AfterForkParent() {
+    if (ThreadPool* pool = current_.load(std::memory_order_relaxed)) {
+      pool->mutex_.unlock();
+      pool->job_mutex_.unlock();
+    }
+    create_mutex_.unlock();
+  }
+  static void AfterForkChild();
+
+  static std::mutex create_mutex_;
+  static std::atomic<ThreadPool*> current_;
+
   const int num_threads_;
   std::vector<std::thread> workers_;
   std::mutex job_mutex_;
@@ -86,6 +121,9 @@ class ThreadPool {
   int chunks_ = 1;
   int pending_ = 0;
 };
+
+std::mutex ThreadPool::create_mutex_;
+std::atomic<ThreadPool*> ThreadPool::current_{nullptr};
 
 #if defined(__has_feature)
 #if __has_feature(thread_sanitizer)
@@ -114,6 +152,16 @@ void RunOpenMpChunk(void* data) {
   in_parallel_region = true;
   for (int64_t i = begin; i < end; ++i) loop.fn(static_cast<int32_t>(i), loop.closure);
   in_parallel_region = was_in_region;
+}
+
+/// The child's copy of the pool has no threads: it is left (leaked; its std::thread objects
+/// must not be destroyed) and the next loop makes a new pool. Nor has it the threads of an
+/// OpenMP team the parent's loops ran on (libgomp's team waits for them): the child's loops run
+/// on its own pool.
+void ThreadPool::AfterForkChild() {
+  current_.store(nullptr, std::memory_order_relaxed);
+  openmp.store(nullptr, std::memory_order_relaxed);
+  create_mutex_.unlock();
 }
 
 }  // namespace

@@ -14,7 +14,9 @@ extern "C" {
 /// many threads, see UseOpenMpForParallelLoops), splitting the range into one contiguous chunk
 /// per thread (static scheduling); the caller runs a chunk too and returns when all are done.
 /// Runs serially on the calling thread when extent < 2, when the pool has one thread, or when
-/// called from inside a pool task (nested parallel loops). Returns 0.
+/// called from inside a pool task (nested parallel loops). Returns 0. Safe across fork(): a
+/// child process makes a pool of its own at its first parallel loop (and runs its loops there,
+/// not on the OpenMP team of its parent's loops, whose threads it does not have).
 int cinn_like_parallel_for(int32_t extent, void (*fn)(int32_t, void*), void* closure);
 
 /// The number of threads a parallel loop may use (the caller included).

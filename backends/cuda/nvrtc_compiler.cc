@@ -5,8 +5,6 @@
 #include <nvrtc.h>
 
 #include <algorithm>
-#include <filesystem>
-#include <fstream>
 #include <mutex>
 #include <set>
 
@@ -22,14 +20,7 @@ namespace {
 /// Writes `text` to <FLAGS_cinn_like_source_save_path>/<file> (creating the folder) when that
 /// flag is set, and to the dump dir when dumping is on.
 void SaveAndDump(const std::string& file, const std::string& text) {
-  const std::string dir = StringFlag("cinn_like_source_save_path");
-  if (!dir.empty()) {
-    std::error_code ec;
-    std::filesystem::create_directories(dir, ec);
-    std::ofstream out(std::filesystem::path(dir) / file, std::ios::binary);
-    out << text;
-    if (!out) LOG(WARNING) << "could not save " << file << " into " << dir;
-  }
+  SaveSourceFile(file, text);
   DumpToFile(file, text);
 }
 

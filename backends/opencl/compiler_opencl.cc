@@ -96,9 +96,7 @@ absl::Status CompilerOpenCL::Build(const ir::Module& module) {
                           [&] { return CodeGenOpenCLDev::Generate(module, Types()); });
   if (!source.ok()) return source.status();
   if (!DumpDir().empty()) DumpToFile(name + ".cl", source->source);
-  if (const std::string& save = StringFlag("cinn_like_source_save_path"); !save.empty()) {
-    std::ofstream(save + "/" + name + ".cl") << source->source;
-  }
+  SaveSourceFile(name + ".cl", source->source);
 
   // 2. The device's OpenCL compiler, and the kernels' handles registered as runtime symbols.
   absl::Status loaded = steps.Run(&CompileTimes::nvrtc_ms, [&] {

@@ -1,12 +1,17 @@
-/// \file The runtime thread pool behind kParallel loops: every index once, nesting, and
-/// concurrent callers, on the pool and then on libgomp's team (UseOpenMpForParallelLoops).
+/// \file The runtime thread pool behind kParallel loops: every index once, nesting, concurrent
+/// callers and a child forked after loops ran, on the pool and then on libgomp's team
+/// (UseOpenMpForParallelLoops).
 #include "runtime/thread_pool.h"
 
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -14,6 +19,9 @@
 
 namespace cinn_like::runtime {
 namespace {
+
+// Set once the OpenMP test hands the loops to libgomp (the fork test runs before it).
+int openmp_loaded_ = 0;
 
 struct Counts {
   std::vector<std::atomic<int>> hits;
@@ -73,6 +81,52 @@ TEST(ThreadPool, ConcurrentCallers) {
   }
 }
 
+/// Runs a loop on the pool in a child forked after the parent's pool ran loops; the child's
+/// exit status (0: every index once), or -1 when it has not exited within `timeout_ms`.
+int ForkAndRunInChild(int timeout_ms) {
+  const pid_t child = fork();
+  if (child == 0) {
+    Counts counts(1000);
+    cinn_like_parallel_for(1000, CountIndex, &counts);
+    for (auto& h : counts.hits) {
+      if (h.load() != 1) _exit(2);
+    }
+    _exit(0);
+  }
+  if (child < 0) return -2;
+  for (int waited = 0; waited < timeout_ms; waited += 10) {
+    int status = 0;
+    if (waitpid(child, &status, WNOHANG) == child) {
+      return WIFEXITED(status) ? WEXITSTATUS(status) : 3;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  kill(child, SIGKILL);
+  waitpid(child, nullptr, 0);
+  return -1;
+}
+
+// A DataLoader worker forks the process after kernels ran, then runs kernels itself.
+TEST(ThreadPool, AChildForkedAfterLoopsRunsLoops) {
+  ASSERT_LT(openmp_loaded_, 1) << "runs before the OpenMP test";
+  Counts counts(5000);
+  ASSERT_EQ(cinn_like_parallel_for(5000, CountIndex, &counts), 0);
+  EXPECT_EQ(ForkAndRunInChild(20000), 0);
+  // Forked while another thread runs loops: the fork waits for the loop, the child runs its own.
+  std::atomic<bool> stop{false};
+  std::thread busy([&] {
+    Counts c(5000);
+    while (!stop) cinn_like_parallel_for(5000, CountIndex, &c);
+  });
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(ForkAndRunInChild(20000), 0) << i;
+  stop = true;
+  busy.join();
+  // The parent's pool still runs loops.
+  Counts after(5000);
+  ASSERT_EQ(cinn_like_parallel_for(5000, CountIndex, &after), 0);
+  for (auto& h : after.hits) ASSERT_EQ(h.load(), 1);
+}
+
 struct InRegion {
   int (*in_parallel)();
   std::atomic<int> outside{0};
@@ -93,6 +147,7 @@ TEST(ThreadPoolOnOpenMp, LoopsRunOnTheTeamEveryIndexOnce) {
       reinterpret_cast<decltype(omp.num_threads)>(dlsym(gomp, "omp_get_num_threads"))};
   ASSERT_TRUE(omp.parallel && omp.thread_num && omp.num_threads);
   UseOpenMpForParallelLoops(omp);
+  openmp_loaded_ = 1;
   InRegion region{reinterpret_cast<int (*)()>(dlsym(gomp, "omp_in_parallel"))};
   ASSERT_NE(region.in_parallel, nullptr);
   cinn_like_parallel_for(
@@ -124,6 +179,8 @@ TEST(ThreadPoolOnOpenMp, LoopsRunOnTheTeamEveryIndexOnce) {
   for (auto& counts : all) {
     for (auto& h : counts->hits) ASSERT_EQ(h.load(), 20);
   }
+  // A child forked after loops ran on the team runs its loops too (on a pool of its own).
+  EXPECT_EQ(ForkAndRunInChild(20000), 0);
 }
 
 }  // namespace

@@ -1,11 +1,13 @@
 /// \file The tuner on x86 (cinn_like/autotune.h): an elementwise group's vector width timed
 /// once, remembered, read from the cache file, and right with every width; off by default;
-/// a malformed cache file ignored and replaced; symbolic shapes left untimed. The GPU knobs
-/// are checked the same way on the GPU machine (tests/gpu/autotune_gpu_test.cc).
+/// a malformed cache file ignored and replaced, a file of another format left alone; symbolic
+/// shapes left untimed. The GPU knobs are checked the same way on the GPU machine
+/// (tests/gpu/autotune_gpu_test.cc).
 #include <gflags/gflags.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 
 #include "absl/strings/str_cat.h"
@@ -66,6 +68,31 @@ TEST(Autotune, AMalformedCacheFileIsIgnoredAndReplaced) {
     ASSERT_EQ(file["choices"].size(), 1u);
     key = file["choices"].begin().key();
     EXPECT_NE(file["choices"][key]["value"], 3);
+  }
+  ForgetTuning();
+}
+
+// A file the flag names that is not a tuning cache (a user's file, a directory) is not replaced:
+// the choice is kept in memory only, with a warning.
+TEST(Autotune, AFileOfAnotherFormatIsNotReplaced) {
+  gflags::FlagSaver saver;
+  const std::string dir = ::testing::TempDir() + "/autotune_not_ours";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/sub");
+  FLAGS_cinn_like_autotune = true;
+  for (const std::string& path : {dir + "/notes.txt", dir + "/sub"}) {
+    SCOPED_TRACE(path);
+    if (path == dir + "/notes.txt") std::ofstream(path) << "the user's notes";
+    FLAGS_cinn_like_autotune_cache = path;
+    ForgetTuning();
+    const TuningStats before = GetTuningStats();
+    ASSERT_TRUE(CompileProgram(BiasGelu(S({32, 256}), 256), kX86, "not_ours").ok());
+    EXPECT_EQ(GetTuningStats().groups_timed, before.groups_timed + 1);
+  }
+  EXPECT_EQ(ReadText(dir + "/notes.txt"), "the user's notes");
+  EXPECT_TRUE(std::filesystem::is_directory(dir + "/sub"));
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    EXPECT_EQ(e.path().string().find(".tmp."), std::string::npos) << e.path();
   }
   ForgetTuning();
 }

@@ -1,12 +1,17 @@
 /// \file The persistent compile cache (cinn_like/disk_cache.h) and saved modules
 /// (cinn_like/module_file.h) on x86: a second compile loads the entry and computes what the
-/// reference does; damaged and truncated entries are compiled again and replaced; the size
-/// cap holds; the key follows the flags that change code; a saved module loads and runs, and
-/// files of another format version, another CPU or GPU arch, or damaged ones are refused with
-/// a message. Across processes: tests/python/test_disk_cache.py.
+/// reference does; damaged and truncated entries, and entries of another key, are compiled again
+/// and replaced; the size cap holds and evicts only the cache's own files; what is not a regular
+/// file is never read or replaced; a directory others can change is not used; the key (a
+/// SHA-256) follows the flags that change code; a saved module loads and runs, Save replaces
+/// nothing but a module file, and files of another format version, another CPU or GPU arch, a
+/// FIFO, a device or damaged ones are refused with a message. Across processes:
+/// tests/python/test_disk_cache.py.
 #include <gflags/gflags.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
@@ -24,7 +29,9 @@
 #include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
+#include "runtime/byte_io.h"
 #include "runtime/files.h"
+#include "runtime/sha256.h"
 #include "tests/fusion_cases.h"
 #include "tests/reference_case.h"
 
@@ -153,6 +160,157 @@ TEST(DiskCache, EvictionKeepsTheCapLeastRecentlyUsedFirst) {
   EXPECT_TRUE((*newest)->from_cache());
 }
 
+TEST(DiskCache, KeysAreSha256Digests) {
+  const std::string key = Key(BiasGelu(S({8, 32}), 32), "f");
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key.find_first_not_of("0123456789abcdef"), std::string::npos) << key;
+}
+
+// Two Programs of one signature whose entries trade places (two files swapped on disk, or one
+// copied over the other, as a colliding key would share it): each refuses the other's entry,
+// compiles its own and computes its own results.
+TEST(DiskCache, AnEntryRunsOnlyForTheKeyItWasStoredUnder) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("bound");
+  const frontend::Program sum = ReduceRows(8, 64, 1), twice = ScaledRowSum(8, 64);
+  ASSERT_TRUE(CompileProgram(sum, kX86, "f").ok());
+  ASSERT_TRUE(CompileProgram(twice, kX86, "f").ok());
+  const std::string sum_entry = dir + "/" + Key(sum, "f") + ".clm";
+  const std::string twice_entry = dir + "/" + Key(twice, "f") + ".clm";
+  const std::string sum_bytes = *runtime::ReadWholeFile(sum_entry);
+  const std::string twice_bytes = *runtime::ReadWholeFile(twice_entry);
+  EXPECT_EQ(DecodeModuleImage(sum_bytes, sum_entry)->key, Key(sum, "f"));
+
+  ASSERT_TRUE(runtime::WriteFileAtomically(sum_entry, twice_bytes).ok());
+  ASSERT_TRUE(runtime::WriteFileAtomically(twice_entry, sum_bytes).ok());
+  for (const frontend::Program* program : {&sum, &twice}) {
+    const DiskCacheStats before = GetDiskCacheStats();
+    auto compiled = CompileProgram(*program, kX86, "f");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_FALSE((*compiled)->from_cache());
+    EXPECT_EQ(GetDiskCacheStats().damaged, before.damaged + 1);
+    ExpectRightResults(**compiled, *program);
+    // Its own entry replaced the other's, and is loaded next.
+    auto again = CompileProgram(*program, kX86, "f");
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE((*again)->from_cache());
+    ExpectRightResults(**again, *program);
+  }
+  EXPECT_EQ(*runtime::ReadWholeFile(sum_entry), sum_bytes);
+
+  // A module saved by a host holds no key: it is no cache entry either.
+  ASSERT_TRUE((*CompileProgram(sum, kX86, "f"))->Save(twice_entry).ok());
+  EXPECT_FALSE(DiskCacheLookup(dir, Key(twice, "f")).has_value());
+}
+
+// Eviction under a cap of one byte, in a directory that also holds files that are not the
+// cache's: a module the user saved, locks and temporary files of other names (an hour old),
+// a link named as an entry. Only the cache's own files go.
+TEST(DiskCache, EvictionRemovesOnlyTheCachesOwnFiles) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("own_files");
+  fs::create_directories(dir);
+  FLAGS_cinn_like_cache = false;
+  auto saved = CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f");
+  ASSERT_TRUE(saved.ok()) << saved.status();
+  ASSERT_TRUE((*saved)->Save(dir + "/model.clm").ok());
+  FLAGS_cinn_like_cache = true;
+  const std::string outside = ::testing::TempDir() + "/disk_cache_outside.clm";
+  std::ofstream(outside) << "not the cache's";
+  const std::string ours_old = std::string(64, 'a');
+  const std::vector<std::string> not_ours = {"model.clm", "job.lock", "data.tmp.1", "x.clp",
+                                             "notes.clm.tmp.1.2", "abc.clm",
+                                             std::string(64, 'b') + ".clm.tmp.x.1"};
+  for (const std::string& name : not_ours) {
+    if (name != "model.clm") std::ofstream(dir + "/" + name) << "the user's";
+  }
+  fs::create_symlink(outside, dir + "/" + std::string(64, 'c') + ".clm");
+  for (const std::string& name : {ours_old + ".lock", ours_old + ".clm.tmp.12.3"}) {
+    std::ofstream(dir + "/" + name) << "a dead writer's";
+  }
+  const auto hour_ago = fs::file_time_type::clock::now() - std::chrono::hours(2);
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (!e.is_symlink()) fs::last_write_time(e.path(), hour_ago);
+  }
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({8, 33}), 33), kX86, "f").ok());
+  // A cap that holds one entry: the next store evicts the first, and nothing else.
+  const std::string first = dir + "/" + Key(BiasGelu(S({8, 33}), 33), "f") + ".clm";
+  FLAGS_cinn_like_cache_max_bytes = static_cast<int64_t>(fs::file_size(first) * 3 / 2);
+  const DiskCacheStats before = GetDiskCacheStats();
+  ASSERT_TRUE(CompileProgram(BiasGelu(S({8, 34}), 34), kX86, "f").ok());
+  EXPECT_EQ(GetDiskCacheStats().evictions, before.evictions + 1);  // the first entry
+  EXPECT_FALSE(fs::exists(first));
+  for (const std::string& name : not_ours) EXPECT_TRUE(fs::exists(dir + "/" + name)) << name;
+  EXPECT_TRUE(fs::is_symlink(dir + "/" + std::string(64, 'c') + ".clm"));
+  EXPECT_EQ(*runtime::ReadWholeFile(outside), "not the cache's");
+  EXPECT_TRUE(LoadCompiledProgram(dir + "/model.clm").ok());
+  // The dead writer's lock and temporary file were the cache's: removed.
+  EXPECT_FALSE(fs::exists(dir + "/" + ours_old + ".lock"));
+  EXPECT_FALSE(fs::exists(dir + "/" + ours_old + ".clm.tmp.12.3"));
+}
+
+// A FIFO (as a device node would be) or a link where an entry goes is neither read, removed
+// nor replaced: the compile succeeds without the entry.
+TEST(DiskCache, WhatIsNotARegularFileIsNeverReadOrReplaced) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("not_regular");
+  fs::create_directories(dir);
+  const frontend::Program program = BiasGelu(S({8, 35}), 35);
+  const std::string entry = dir + "/" + Key(program, "f") + ".clm";
+  ASSERT_EQ(mkfifo(entry.c_str(), 0600), 0);
+  const DiskCacheStats before = GetDiskCacheStats();
+  auto compiled = CompileProgram(program, kX86, "f");  // would wait for a writer if it read
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  ExpectRightResults(**compiled, program);
+  EXPECT_TRUE(fs::is_fifo(entry));
+  EXPECT_EQ(GetDiskCacheStats().write_errors, before.write_errors + 1);
+  EXPECT_EQ(GetDiskCacheStats().damaged, before.damaged);
+
+  fs::remove(entry);
+  const std::string outside = ::testing::TempDir() + "/disk_cache_link_target";
+  std::ofstream(outside) << "the user's";
+  fs::create_symlink(outside, entry);
+  ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
+  EXPECT_TRUE(fs::is_symlink(entry));
+  EXPECT_EQ(*runtime::ReadWholeFile(outside), "the user's");
+}
+
+// A directory another user owns, or that its group or others can write, holds machine code
+// someone else may have put there: not used (nothing read from it or written to it), and the
+// compile succeeds uncached.
+TEST(DiskCache, ADirectoryOthersCanChangeIsNotUsed) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshCacheDir("shared");
+  const frontend::Program program = BiasGelu(S({8, 36}), 36);
+  ASSERT_TRUE(CompileProgram(program, kX86, "f").ok());
+  ASSERT_EQ(Entries(dir).size(), 1u);
+  for (fs::perms open : {fs::perms::others_write, fs::perms::group_write}) {
+    fs::permissions(dir, fs::perms::owner_all | open, fs::perm_options::replace);
+    EXPECT_EQ(DiskCacheDir(), "");
+    const DiskCacheStats before = GetDiskCacheStats();
+    auto compiled = CompileProgram(program, kX86, "f");
+    ASSERT_TRUE(compiled.ok()) << compiled.status();
+    EXPECT_FALSE((*compiled)->from_cache());
+    EXPECT_EQ(GetDiskCacheStats().hits + GetDiskCacheStats().misses, before.hits + before.misses);
+    ExpectRightResults(**compiled, program);
+  }
+  if (geteuid() == 0) {  // another user's: one made nobody's
+    fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+    ASSERT_EQ(chown(dir.c_str(), 65534, static_cast<gid_t>(-1)), 0);
+    EXPECT_EQ(DiskCacheDir(), "");
+    ASSERT_EQ(chown(dir.c_str(), 0, static_cast<gid_t>(-1)), 0);
+  } else {
+    FLAGS_cinn_like_cache_dir = "/";
+    EXPECT_EQ(DiskCacheDir(), "");
+    FLAGS_cinn_like_cache_dir = dir;
+  }
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  EXPECT_EQ(DiskCacheDir(), dir);
+  auto again = CompileProgram(program, kX86, "f");
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE((*again)->from_cache());
+}
+
 TEST(DiskCache, OneCompileOfAKeyAtATime) {
   gflags::FlagSaver saver;
   const std::string dir = FreshCacheDir("lock");
@@ -190,7 +348,11 @@ TEST(DiskCache, OneCompileOfAKeyAtATime) {
     auto compiled = CompileProgram(program, kX86, "f");
     FLAGS_cinn_like_cache = true;
     ASSERT_TRUE(compiled.ok()) << compiled.status();
-    ASSERT_TRUE((*compiled)->Save(dir + "/" + key + ".clm").ok());  // a module file: an entry
+    const std::string saved = dir + "/saved.module";
+    ASSERT_TRUE((*compiled)->Save(saved).ok());
+    auto image = DecodeModuleImage(*runtime::ReadWholeFile(saved), saved);
+    ASSERT_TRUE(image.ok()) << image.status();
+    DiskCacheStore(dir, key, *std::move(image));  // the entry, stored under its key
   }
   first.reset();
   waiter.join();
@@ -331,12 +493,11 @@ TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
 
   // Past the checksum (the bytes re-sealed after the change): the structure is checked too.
   auto sealed = [](std::string body) {
-    std::string out = body;
-    const uint64_t sum = runtime::Fnv1a64(body);
-    for (int i = 0; i < 8; ++i) out.push_back(static_cast<char>((sum >> (8 * i)) & 0xff));
-    return out;
+    const runtime::Sha256Digest digest = runtime::Sha256(body);
+    return body + std::string(reinterpret_cast<const char*>(digest.data()), digest.size());
   };
-  const std::string body = good.substr(0, good.size() - 8);
+  const std::string body = good.substr(0, good.size() - 32);
+  EXPECT_EQ(sealed(body), good);  // the checksum is the SHA-256 of the rest
   EXPECT_THAT(refused(sealed(body + "xyz")), HasSubstr("bytes its header does not describe"));
   std::string header_count = body;
   const std::string count = "\"host_objects\":1";
@@ -365,6 +526,72 @@ TEST(ModuleFile, OtherVersionsArchsAndDamagedFilesAreRefused) {
   EXPECT_THAT(refused(""), HasSubstr("not a cinn_like module file"));
   fs::remove(path);
   EXPECT_THAT(LoadCompiledProgram(path).status().message(), HasSubstr("cannot read"));
+}
+
+// A file of format version 2 (an FNV-1a checksum) is refused by its version, before anything
+// else of it is read.
+TEST(ModuleFile, AnOldFormatVersionIsRefusedWithAMessage) {
+  std::string old_file = "CLMODULE";
+  runtime::PutU32(&old_file, 2);
+  runtime::PutBytes(&old_file, "{\"producer\": \"cinn_like 0\"}");
+  runtime::PutU64(&old_file, runtime::Fnv1a64(old_file));
+  const std::string path = ::testing::TempDir() + "/version2.clm";
+  ASSERT_TRUE(runtime::WriteFileAtomically(path, old_file).ok());
+  auto loaded = LoadCompiledProgram(path);
+  ASSERT_FALSE(loaded.ok());
+  EXPECT_EQ(loaded.status().message(),
+            path + " has module file format version 2; this cinn_like reads version 3 (compile "
+                   "the Program again with this library)");
+}
+
+// A FIFO and a device are refused without reading (a FIFO would wait for a writer, /dev/zero
+// never ends).
+TEST(ModuleFile, LoadingRefusesWhatIsNotARegularFile) {
+  const std::string fifo = ::testing::TempDir() + "/module_fifo.clm";
+  fs::remove(fifo);
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(LoadCompiledProgram(fifo).status().message(),
+            "cannot read the module file " + fifo + ": it is a FIFO, not a regular file");
+  EXPECT_EQ(LoadCompiledProgram("/dev/zero").status().message(),
+            "cannot read the module file /dev/zero: it is a character device, not a regular file");
+  EXPECT_THAT(LoadCompiledProgram(::testing::TempDir()).status().message(),
+              HasSubstr("it is a directory"));
+  fs::remove(fifo);
+}
+
+// Save replaces a module file (or an empty file) and nothing else.
+TEST(ModuleFile, SaveReplacesOnlyAModuleFile) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_cache = false;
+  auto compiled = CompileProgram(BiasGelu(S({8, 32}), 32), kX86, "f");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  const std::string dir = ::testing::TempDir() + "/module_save";
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  ASSERT_TRUE((*compiled)->Save(dir + "/m.clm").ok());
+  ASSERT_TRUE((*compiled)->Save(dir + "/m.clm").ok());  // a module file: replaced
+  std::ofstream(dir + "/empty.clm").flush();
+  ASSERT_TRUE((*compiled)->Save(dir + "/empty.clm").ok());
+  EXPECT_TRUE(LoadCompiledProgram(dir + "/empty.clm").ok());
+
+  std::ofstream(dir + "/weights.bin") << "the user's weights";
+  EXPECT_EQ((*compiled)->Save(dir + "/weights.bin").message(),
+            "refusing to overwrite " + dir + "/weights.bin: it is not a cinn_like module file");
+  EXPECT_EQ(*runtime::ReadWholeFile(dir + "/weights.bin"), "the user's weights");
+  fs::create_directory(dir + "/sub");
+  EXPECT_EQ((*compiled)->Save(dir + "/sub").message(),
+            "refusing to replace " + dir + "/sub: it is a directory, not a regular file");
+  ASSERT_EQ(mkfifo((dir + "/fifo").c_str(), 0600), 0);
+  EXPECT_THAT(std::string((*compiled)->Save(dir + "/fifo").message()),
+              HasSubstr("it is a FIFO, not a regular file"));
+  EXPECT_TRUE(fs::is_fifo(dir + "/fifo"));
+  // A link, even to a module file, is not written through nor replaced.
+  fs::create_symlink(dir + "/m.clm", dir + "/link.clm");
+  EXPECT_THAT(std::string((*compiled)->Save(dir + "/link.clm").message()),
+              HasSubstr("it is a symbolic link, not a regular file"));
+  EXPECT_TRUE(fs::is_symlink(dir + "/link.clm"));
+  // (A device node is refused as the FIFO is; not tried here: as root, a library without this
+  // check would replace the machine's /dev/null.)
 }
 
 }  // namespace

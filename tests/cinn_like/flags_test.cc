@@ -1,7 +1,9 @@
-/// \file Debug flags: the dump directory receives every lowering stage and the host LLVM IR;
-/// flags can be set by name with a clear error for unknown names and bad values.
+/// \file Debug flags: the dump directory receives every lowering stage and the host LLVM IR,
+/// never through a planted link and never in a directory others can change; flags can be set by
+/// name with a clear error for unknown names and bad values.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <filesystem>
 #include <fstream>
@@ -139,6 +141,68 @@ TEST(Flags, DumpFilesOfAnyEntryNameStayInTheDumpDir) {
   EXPECT_FALSE(std::filesystem::exists(root / "escape.program.json"));
   EXPECT_FALSE(std::filesystem::exists(root / "a" / "escape.program.json"));
   std::filesystem::remove_all(root);
+}
+
+/// A Program of one relu, for the dump tests.
+frontend::Program ReluProgram() {
+  frontend::NetBuilder b;
+  b.MarkOutput(b.Relu(b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({8}), "x")));
+  return *b.Build();
+}
+
+// A link planted in the dump directory under a dump file's name is not followed: the file it
+// points to keeps its bytes (the dump of that name is skipped with a warning).
+TEST(Flags, DumpFilesDoNotFollowPlantedLinks) {
+  namespace fs = std::filesystem;
+  const fs::path root =
+      fs::temp_directory_path() / ("cinn_like_planted_" + std::to_string(::getpid()));
+  fs::remove_all(root);
+  const fs::path dir = root / "dump";
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  const fs::path precious = root / "precious.txt";
+  std::ofstream(precious) << "the user's file";
+  fs::create_symlink(precious, dir / "planted.program.json");
+  fs::create_symlink(root / "created.txt", dir / "planted.host.ll");  // dangling
+  std::string error;
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", dir.string(), &error)) << error;
+  auto compiled = CompileProgram(ReluProgram(), ir::Target::X86(), "planted");
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", "", &error));
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_EQ(ReadFile(precious), "the user's file");
+  EXPECT_FALSE(fs::exists(root / "created.txt"));
+  EXPECT_TRUE(fs::is_symlink(dir / "planted.program.json"));
+  EXPECT_TRUE(fs::exists(dir / "planted.tactics.txt"));  // the other dumps are written
+  fs::remove_all(root);
+}
+
+// A dump directory that is another user's or that others can write is not written into; the
+// compile succeeds.
+TEST(Flags, ADumpDirOthersCanChangeIsNotWritten) {
+  namespace fs = std::filesystem;
+  const fs::path dir =
+      fs::temp_directory_path() / ("cinn_like_open_dump_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  fs::permissions(dir, fs::perms::all, fs::perm_options::replace);  // 0777
+  std::string error;
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", dir.string(), &error)) << error;
+  EXPECT_EQ(DumpDir(), "");
+  auto compiled = CompileProgram(ReluProgram(), ir::Target::X86(), "open_dump");
+  ASSERT_TRUE(compiled.ok()) << compiled.status();
+  EXPECT_TRUE(fs::is_empty(dir));
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace);
+  EXPECT_EQ(DumpDir(), dir.string());
+  // One this makes is the user's alone, whatever the umask.
+  const fs::path made = dir / "made";
+  const mode_t umask_before = umask(002);
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", made.string(), &error)) << error;
+  EXPECT_EQ(DumpDir(), made.string());
+  umask(umask_before);
+  EXPECT_EQ(fs::status(made).permissions() & (fs::perms::group_write | fs::perms::others_write),
+            fs::perms::none);
+  ASSERT_TRUE(SetFlag("cinn_like_dump_dir", "", &error));
+  fs::remove_all(dir);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 /// \file Fuzz target: module files (cinn_like/module_file.h), as a cache entry or a file a host
 /// loads. Any bytes in: DecodeModuleImage returns a status, never crashes, throws or allocates
 /// beyond the input's size; what it accepts encodes to bytes that decode to the same image. (The
-/// checksum refuses nearly every mutation, so the corpus holds files re-checksummed after the
-/// change: they reach the header and blob checks.)
+/// SHA-256 checksum refuses nearly every mutation, so the corpus holds files re-checksummed after
+/// the change: they reach the header and blob checks; version2_fnv1a is a file of the format
+/// before, refused by its version.)
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -13,7 +14,8 @@ namespace {
 
 bool SameImage(const cinn_like::ModuleImage& a, const cinn_like::ModuleImage& b) {
   if (a.producer != b.producer || a.runtime != b.runtime || a.name != b.name ||
-      a.target != b.target || a.signature != b.signature || a.code.host != b.code.host ||
+      a.target != b.target || a.signature != b.signature || a.key != b.key ||
+      a.code.host != b.code.host ||
       a.code.host_objects != b.code.host_objects || a.code.device.size() != b.code.device.size()) {
     return false;
   }

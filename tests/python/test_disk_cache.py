@@ -1,11 +1,13 @@
 """The persistent compile cache and saved modules across processes: a second process loads
 what the first compiled (its counters say so); eight processes compiling the same Programs into
 one directory at once all compute the right results, compile each Program once (the others wait
-for it and load it) and leave one entry per Program; a module
-saved by one process loads and runs in another without compiling (x86 here; CUDA too where
-the machine has a GPU); a damaged file is refused with a message."""
+for it and load it) and leave one entry per Program; a directory others can write is not used
+(the process compiles uncached); a module saved by one process loads and runs in another without
+compiling (x86 here; CUDA too where the machine has a GPU), and a save replaces nothing but a
+module file; a damaged file or a FIFO is refused with a message."""
 import json
 import os
+import stat
 import subprocess
 import sys
 import tempfile
@@ -95,6 +97,17 @@ class DiskCacheAcrossProcesses(CacheDirTest):
         again = _run({"compile": sizes}, self.env)
         self.assertEqual(again["hits"], len(sizes))
 
+    def test_a_directory_others_can_write_is_not_used(self):
+        os.makedirs(self.cache)
+        os.chmod(self.cache, 0o777)
+        done = subprocess.run([sys.executable, "-c", _WORKER, json.dumps({"compile": [21]})],
+                              env=self.env, capture_output=True, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)  # compiled, uncached
+        stats = json.loads(done.stdout.strip().splitlines()[-1])
+        self.assertEqual(stats["hits"] + stats["misses"] + stats["stores"], 0)
+        self.assertIn("writable by others (mode 0777)", done.stderr)
+        self.assertEqual(os.listdir(self.cache), [])
+
     def test_a_saved_module_runs_in_another_process(self):
         path = os.path.join(self._dir.name, "f.clm")
         _run({"compile": [40], "save": path}, self.env)
@@ -110,6 +123,26 @@ class DiskCacheAcrossProcesses(CacheDirTest):
             cinn_like.load(path)
         with self.assertRaisesRegex(cinn_like.CinnLikeError, "cannot read the module file"):
             cinn_like.load(path + ".missing")
+
+    def test_save_replaces_only_a_module_file(self):
+        notes = os.path.join(self._dir.name, "notes.txt")
+        with open(notes, "w") as f:
+            f.write("the user's notes")
+        fifo = os.path.join(self._dir.name, "fifo")
+        os.mkfifo(fifo)
+        for path, message in ((notes, "refusing to overwrite " + notes +
+                               ": it is not a cinn_like module file"),
+                              (fifo, "refusing to replace " + fifo + ": it is a FIFO")):
+            done = subprocess.run([sys.executable, "-c", _WORKER,
+                                   json.dumps({"compile": [40], "save": path})],
+                                  env=self.env, capture_output=True, text=True, timeout=300)
+            self.assertNotEqual(done.returncode, 0)
+            self.assertIn(message, done.stderr)
+        with open(notes) as f:
+            self.assertEqual(f.read(), "the user's notes")
+        self.assertTrue(stat.S_ISFIFO(os.lstat(fifo).st_mode))
+        with self.assertRaisesRegex(cinn_like.CinnLikeError, fifo + ": it is a FIFO"):
+            cinn_like.load(fifo)  # at once: nothing waits for a writer
 
 
 def _cuda_device():

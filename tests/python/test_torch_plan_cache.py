@@ -2,11 +2,13 @@
 second process handed the same graph takes the plan (no op checked, no partition proposed or
 converted), loads the kernels from the compile cache and computes what eager PyTorch does on
 fresh random data, with the same fallbacks reported and counted; a damaged or truncated plan is
-noticed, compiled again and replaced; another shape, another policy or another flag is another
-plan; a graph with symbolic sizes is not planned; the compile cache's size cap evicts plans too.
+noticed, compiled again and replaced, and a FIFO where a plan goes is neither read nor replaced;
+another shape, another policy or another flag is another plan; a graph with symbolic sizes is not
+planned; the compile cache's size cap evicts plans too.
 """
 import json
 import os
+import stat
 import subprocess
 import sys
 import unittest
@@ -125,6 +127,19 @@ class PlanCacheAcrossProcesses(CacheDirTest):
                               again["torch"]["plan_stores"]), (1, 0, 1), damage.__name__)
             self.assertEqual(hit["torch"]["plan_hits"], 1, damage.__name__)
             self.assertEqual(self.plans(), [plan])
+
+    def test_a_plan_path_that_is_not_a_regular_file_is_left_alone(self):
+        _run([{}], self.env)
+        [plan] = self.plans()
+        path = os.path.join(self.cache, plan)
+        os.remove(path)
+        os.mkfifo(path)
+        # Neither read (a FIFO would wait for a writer) nor replaced; the graph compiles, right.
+        [again] = _run([{}], self.env)
+        t = again["torch"]
+        self.assertEqual((t["plan_misses"], t.get("plan_stores", 0), t["plan_write_errors"]),
+                         (1, 0, 1))
+        self.assertTrue(stat.S_ISFIFO(os.lstat(path).st_mode))
 
     def test_a_plan_whose_boundaries_changed_metadata_is_replaced(self):
         [first] = _run([{"custom": "float32"}], self.env)

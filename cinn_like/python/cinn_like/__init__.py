@@ -117,5 +117,6 @@ def compile_stats():
 
 
 def cache_dir():
-    """The persistent compile cache's directory ("" when compiles do not use it now)."""
+    """The persistent compile cache's directory ("" when compiles do not use it now: off,
+    bypassed, or a directory another user owns or others can write, refused with a warning)."""
     return lib.cinn_like_cache_dir().decode()

@@ -21,16 +21,19 @@ modification time: another build is another key). Graphs with symbolic sizes, ca
 or arguments it cannot spell exactly are not cached.
 
 An entry is <cache dir>/<key>.clp: a line "cinn_like plan <version> <sha256 of the body>" and
-the body (JSON). It is written atomically (a temporary file, then a rename); one that does not
-check is removed and the graph compiled again (its plan replaces it). The compile cache's
+the body (JSON). It is written atomically (a temporary file made anew, then a rename); one that
+does not check is removed and the graph compiled again (its plan replaces it). What is not a
+regular file at an entry's path (a link, a FIFO) is neither read, removed nor replaced. The compile cache's
 eviction, which runs as it stores a Module, counts plan entries with its own under the cap
 (cinn_like/disk_cache.cc). Plans are used whenever the compile cache is (cinn_like.cache_dir()
 is not empty): cinn_like_cache=false turns both off.
 """
+import errno
 import hashlib
 import importlib.util
 import json
 import os
+import stat
 import threading
 
 import torch
@@ -219,11 +222,20 @@ def load(key):
         return None
     path = _path(directory, key)
     try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError:
+        # Not through a link, and without waiting for a FIFO's writer.
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as e:
+        if e.errno != errno.ENOENT:
+            cache.log.warning("cinn_like.torch: plan %s cannot be read (%s): compiling", path, e)
         cache.count("plan_misses")
         return None
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(f.fileno())
+        if not stat.S_ISREG(size.st_mode):  # not a plan this cache wrote: left as it is
+            cache.log.warning("cinn_like.torch: plan %s is not a regular file: compiling", path)
+            cache.count("plan_misses")
+            return None
+        data = f.read(size.st_size)
     try:
         head, body = data.split(b"\n", 1)
         magic, version, digest = head.rsplit(b" ", 2)
@@ -256,7 +268,12 @@ def store(key, plan):
     path = _path(directory, key)
     tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
     try:
-        with open(tmp, "wb") as f:
+        if not _regular_or_absent(path):
+            raise OSError(f"refusing to replace {path}: it is not a regular file")
+        # A new file, never one planted at the temporary name nor through a link there.
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                     0o666)
+        with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
         cache.count("plan_stores")
@@ -266,8 +283,18 @@ def store(key, plan):
         _remove(tmp)
 
 
-def _remove(path):
+def _regular_or_absent(path):
+    """Whether `path` names nothing or a regular file (not a link, FIFO, device or directory)."""
     try:
-        os.remove(path)
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except FileNotFoundError:
+        return True
+
+
+def _remove(path):
+    """Removes the plan file (or temporary file) at `path`: a regular file only."""
+    try:
+        if stat.S_ISREG(os.lstat(path).st_mode):
+            os.remove(path)
     except OSError:  # gone already (another process), or never written
         pass
