@@ -40,14 +40,29 @@ absl::StatusOr<std::string> Exactly(const std::vector<int64_t>& v) {
   return kCheck(v);
 }
 
+#ifdef CINN_LIKE_WITH_CUDA
+/// Where this machine has a GPU (a JIT compile): cuDNN must load and, for static sizes (no
+/// kArgAtCall among `v`), have an engine or algorithm for `a`'s configuration, whose plan is
+/// made during the compile on scratch tensors (CudnnPrepareConv2dBeside) and found by the first
+/// call. If not, the generated kernel runs instead of a call that would fail at each run.
+/// Without a GPU (compiling for another machine) the call checks.
+absl::StatusOr<std::string> CheckCudnnPlan(const runtime::cuda::Conv2dArgs& a,
+                                           const std::vector<int64_t>& v) {
+  if (!runtime::cuda::EnsureContext().ok()) return std::string("cuDNN");
+  const runtime::cuda::Cudnn& dnn = runtime::cuda::GetCudnn();
+  if (!dnn.status.ok()) return dnn.status;
+  if (std::find(v.begin(), v.end(), kArgAtCall) != v.end()) return std::string("cuDNN");
+  // Made beside the rest of the compile, which waits for it at its end (and lowers again
+  // where cuDNN turned a configuration down).
+  auto made = runtime::cuda::CudnnPrepareConv2dBeside(a);
+  if (!made.ok()) return made.status();
+  return std::string(*made ? "cuDNN (its plan made at compile time)" : "cuDNN");
+}
+#endif
+
 /// The conv2d extern's 18 integers (has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h,
 /// pad_w, stride_h, stride_w, dilation_h, dilation_w, groups; `channels_last`: NHWC tensors):
-/// dtype codes cuDNN takes (runtime/cuda/cudnn.h) are float32 and float16. Where this machine
-/// has a GPU (a JIT compile), also that cuDNN can be loaded and, for static sizes, that it has
-/// an engine or algorithm for the configuration: its plan is made during the compile, on
-/// scratch tensors (CudnnPrepareConv2dBeside), and the first call finds it. If not, the generated
-/// kernel runs instead of a call that would fail at each run. Without a GPU (compiling for another
-/// machine) the call checks.
+/// dtype codes cuDNN takes (runtime/cuda/cudnn.h) are float32 and float16; then CheckCudnnPlan.
 template <bool channels_last>
 absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
   const int64_t dtype = v[1];
@@ -56,32 +71,22 @@ absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
         absl::StrCat("the cuDNN conv2d extern takes float32 and float16, not dtype code ", dtype));
   }
 #ifdef CINN_LIKE_WITH_CUDA
-  if (runtime::cuda::EnsureContext().ok()) {
-    const runtime::cuda::Cudnn& dnn = runtime::cuda::GetCudnn();
-    if (!dnn.status.ok()) return dnn.status;
-    if (std::find(v.begin(), v.end(), kArgAtCall) == v.end()) {
-      runtime::cuda::Conv2dArgs a{};
-      a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the call adds a bias
-      a.dtype = v[1];
-      a.n = v[2], a.c = v[3], a.h = v[4], a.w_dim = v[5], a.k = v[6], a.r = v[7], a.s = v[8];
-      a.out_h = v[9], a.out_w = v[10], a.pad_h = v[11], a.pad_w = v[12];
-      a.stride_h = v[13], a.stride_w = v[14], a.dilation_h = v[15], a.dilation_w = v[16];
-      a.groups = v[17];
-      a.channels_last = channels_last;
-      // Made beside the rest of the compile, which waits for it at its end (and lowers again
-      // where cuDNN turned a configuration down).
-      auto made = runtime::cuda::CudnnPrepareConv2dBeside(a);
-      if (!made.ok()) return made.status();
-      if (*made) return std::string("cuDNN (its plan made at compile time)");
-    }
-  }
-#endif
+  runtime::cuda::Conv2dArgs a{};
+  a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the call adds a bias
+  a.dtype = v[1];
+  a.n = v[2], a.c = v[3], a.h = v[4], a.w_dim = v[5], a.k = v[6], a.r = v[7], a.s = v[8];
+  a.out_h = v[9], a.out_w = v[10], a.pad_h = v[11], a.pad_w = v[12];
+  a.stride_h = v[13], a.stride_w = v[14], a.dilation_h = v[15], a.dilation_w = v[16];
+  a.groups = v[17];
+  a.channels_last = channels_last;
+  return CheckCudnnPlan(a, v);
+#else
   return std::string("cuDNN");
+#endif
 }
 
 /// The conv2d gradients' 17 integers (dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w,
-/// stride_h, stride_w, dilation_h, dilation_w, groups): as CheckCudnnConv2d, their plan made
-/// at compile time where this machine has a GPU and the sizes are static. `direction`:
+/// stride_h, stride_w, dilation_h, dilation_w, groups), as CheckCudnnConv2d's. `direction`:
 /// runtime/cuda/cudnn.h's ConvDirection, 1 backward data, 2 backward filter.
 template <int64_t direction>
 absl::StatusOr<std::string> CheckCudnnConvBackward(const std::vector<int64_t>& v) {
@@ -90,24 +95,17 @@ absl::StatusOr<std::string> CheckCudnnConvBackward(const std::vector<int64_t>& v
         absl::StrCat("the cuDNN conv2d gradients take float32 and float16, not dtype code ", v[0]));
   }
 #ifdef CINN_LIKE_WITH_CUDA
-  if (runtime::cuda::EnsureContext().ok()) {
-    const runtime::cuda::Cudnn& dnn = runtime::cuda::GetCudnn();
-    if (!dnn.status.ok()) return dnn.status;
-    if (std::find(v.begin(), v.end(), kArgAtCall) == v.end()) {
-      runtime::cuda::Conv2dArgs a{};
-      a.dtype = v[0];
-      a.n = v[1], a.c = v[2], a.h = v[3], a.w_dim = v[4], a.k = v[5], a.r = v[6], a.s = v[7];
-      a.out_h = v[8], a.out_w = v[9], a.pad_h = v[10], a.pad_w = v[11];
-      a.stride_h = v[12], a.stride_w = v[13], a.dilation_h = v[14], a.dilation_w = v[15];
-      a.groups = v[16];
-      a.direction = direction;
-      auto made = runtime::cuda::CudnnPrepareConv2dBeside(a);
-      if (!made.ok()) return made.status();
-      if (*made) return std::string("cuDNN (its plan made at compile time)");
-    }
-  }
-#endif
+  runtime::cuda::Conv2dArgs a{};
+  a.dtype = v[0];
+  a.n = v[1], a.c = v[2], a.h = v[3], a.w_dim = v[4], a.k = v[5], a.r = v[6], a.s = v[7];
+  a.out_h = v[8], a.out_w = v[9], a.pad_h = v[10], a.pad_w = v[11];
+  a.stride_h = v[12], a.stride_w = v[13], a.dilation_h = v[14], a.dilation_w = v[15];
+  a.groups = v[16];
+  a.direction = direction;
+  return CheckCudnnPlan(a, v);
+#else
   return std::string("cuDNN");
+#endif
 }
 
 /// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b,

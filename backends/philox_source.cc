@@ -20,7 +20,7 @@ std::string PhiloxSource(const std::string& qualifier, const std::string& mulhi)
       ir::kPhiloxW0, ir::kPhiloxW1);
   return absl::StrCat(
       "// Philox4x32-10 (ir/philox.h): a uniform float on [0, 1) from counter (index, stream)\n",
-      qualifier, " float ", kPhiloxFunction,
+      qualifier, qualifier.empty() ? "" : " ", "float ", kPhiloxFunction,
       "(int64_t seed, int64_t stream, int64_t index) {\n"
       "  uint64_t i = (uint64_t)index, s = (uint64_t)stream, k = (uint64_t)seed;\n"
       "  uint32_t c0 = (uint32_t)i, c1 = (uint32_t)(i >> 32), c2 = (uint32_t)s, "

@@ -116,12 +116,23 @@ ROWS = [
 MODES = ("eager", "inductor", "cinn_like")
 
 
+# Float attributes through which modules pass a dropout rate to a functional call (attention's
+# rate to F.scaled_dot_product_attention, in some transformers versions) rather than a module.
+_RATE_ATTRIBUTES = ("dropout", "dropout_prob", "attention_dropout", "attn_dropout", "attn_pdrop")
+
+
 def set_dropout(model, on):
-    """Every dropout module in training mode (on) or off (p = 0), the rest in training mode."""
+    """The model in training mode; with `on` false every dropout rate is 0: dropout modules' p
+    and the float rates modules keep for functional calls."""
     model.train()
+    if on:
+        return model
     for m in model.modules():
-        if isinstance(m, torch.nn.modules.dropout._DropoutNd) and not on:
+        if isinstance(m, torch.nn.modules.dropout._DropoutNd):
             m.p = 0.0
+        for name in _RATE_ATTRIBUTES:
+            if isinstance(getattr(m, name, None), float):
+                setattr(m, name, 0.0)
     return model
 
 

@@ -66,7 +66,7 @@ absl::StatusOr<OpenCLSource> CodeGenOpenCLDev::Generate(const ir::Module& module
        "#define fmodf fmod\n"
        "#define sqrtf sqrt\n"
        "#define cinn_like_sync_threads() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)\n\n";
-  if (gen.uses_philox_) s += PhiloxSource("inline", "mul_hi");
+  if (gen.uses_philox_) s += PhiloxSource("", "mul_hi");
   for (const auto& [name, text] : gen.helpers_) s += text;
   s += kernels;
   return out;

@@ -42,8 +42,8 @@ absl::StatusOr<std::vector<int64_t>> Pair(const char* op, const AttributeMap& at
                                           int64_t min) {
   auto v = fallback.empty() ? GetInts(attrs, name, op) : GetInts(attrs, name, op, fallback);
   if (!v.ok()) return v.status();
-  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min || (*v)[0] > (int64_t{1} << 31) ||
-      (*v)[1] > (int64_t{1} << 31)) {
+  constexpr int64_t kMax = (int64_t{1} << 31) - 1;  // int32, as dims (the computes use int)
+  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min || (*v)[0] > kMax || (*v)[1] > kMax) {
     return absl::InvalidArgumentError(
         absl::StrCat("op ", op, ": attribute '", name, "' must be 2 entries >= ", min));
   }
@@ -71,9 +71,11 @@ absl::StatusOr<Geometry> ReadGeometry(const char* op, const AttributeMap& attrs,
   return g;
 }
 
-/// The forward's output size along one axis for input `in`, kernel `k`.
+/// The forward's output size along one axis for input `in`, kernel `k`; 0 when the dilated
+/// kernel is larger than the padded input (the forward conv2d refuses that).
 int64_t OutSize(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d) {
-  return (in + 2 * p - d * (k - 1) - 1) / s + 1;
+  const int64_t span = in + 2 * p - d * (k - 1) - 1;
+  return span < 0 ? 0 : span / s + 1;
 }
 
 /// Checks shared by both ops: float dtypes alike, rank 4, static C/K/H/W, groups dividing.

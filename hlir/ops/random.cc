@@ -8,7 +8,8 @@
 /// int >= 0, default 0): ops of one Program that must draw independent numbers from one seed
 /// take different streams. The element at row-major index i is PhiloxUniform(seed, stream, i),
 /// a multiple of 2^-24 computed in float32 and rounded to dtype (float16 and bfloat16 may round
-/// the largest values up to 1). The same seed, stream and shape give the same tensor on every
+/// the largest values up to 1: frontends that promise [0, 1) clamp first; float64 gets 24
+/// random bits). The same seed, stream and shape give the same tensor on every
 /// target and in the reference interpreter, bit for bit; seeds above 2^53 are not held exactly
 /// by the reference interpreter's doubles (frontends draw seeds below 2^53).
 #include "absl/strings/str_cat.h"

@@ -1,6 +1,7 @@
 /// \file Every intrinsic of ir/intrinsics.h against the LLVM host code generators: x86 and the
-/// CUDA host emit the ones of their side (typed dispatch on IntrinsicOp) and refuse the others
-/// with a message naming the intrinsic.
+/// CUDA host emit the ones of their side (typed dispatch on IntrinsicOp; philox_uniform in
+/// integer instructions, no call left) and refuse the others with a message naming the
+/// intrinsic.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -26,6 +27,8 @@ ir::Module CallOf(ir::IntrinsicOp op) {
     args = {ir::StringImm::Make("cinn_like_some_library_call"), a->data, c->data};
   } else if (op == ir::IntrinsicOp::kLaunchKernel) {
     args = {ir::StringImm::Make("k"), 1, 1, 1, 32, 1, 1, 0, a->data, c->data};
+  } else if (op == ir::IntrinsicOp::kPhiloxUniform) {  // (seed, stream, index), int64 each
+    args = {ir::Expr(int64_t{7}), ir::Expr(int64_t{1}), ir::Expr(int64_t{3})};
   } else {
     args = {ir::Load::Make(a, {ir::Expr(0)})};
   }
@@ -57,7 +60,7 @@ void ExpectSpelledOrRefused(const std::set<ir::IntrinsicOp>& supported, bool cud
 const std::set<ir::IntrinsicOp> kCpuIntrinsics = {
     ir::IntrinsicOp::kVectorReduceSum, ir::IntrinsicOp::kVectorReduceMax,
     ir::IntrinsicOp::kVectorReduceMin, ir::IntrinsicOp::kVectorReduceProd,
-    ir::IntrinsicOp::kExternCall};
+    ir::IntrinsicOp::kExternCall,      ir::IntrinsicOp::kPhiloxUniform};
 
 TEST(IntrinsicsCodegen, X86EmitsTheCpuIntrinsicsAndRefusesTheRest) {
   ExpectSpelledOrRefused(kCpuIntrinsics, /*cuda_host=*/false);

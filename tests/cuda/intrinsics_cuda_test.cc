@@ -34,7 +34,8 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
       {ir::IntrinsicOp::kBlockReduceSum, "cinn_like_block_reduce_sum<32>("},
       {ir::IntrinsicOp::kBlockReduceMax, "cinn_like_block_reduce_max<32>("},
       {ir::IntrinsicOp::kBlockReduceMin, "cinn_like_block_reduce_min<32>("},
-      {ir::IntrinsicOp::kBlockReduceProd, "cinn_like_block_reduce_prod<32>("}};
+      {ir::IntrinsicOp::kBlockReduceProd, "cinn_like_block_reduce_prod<32>("},
+      {ir::IntrinsicOp::kPhiloxUniform, "cinn_like_philox_uniform("}};
   for (int k = 0; k < ir::kNumIntrinsics; ++k) {
     auto op = static_cast<ir::IntrinsicOp>(k);
     if (op == ir::IntrinsicOp::kThreadIndex) continue;  // an index, below
@@ -49,6 +50,9 @@ TEST(IntrinsicsCuda, DeviceIntrinsicsAreSpelledAndTheOthersRefused) {
     }
     ASSERT_TRUE(src.ok()) << name << ": " << src.status();
     EXPECT_THAT(*src, HasSubstr("Out[tx] = " + it->second + "Out[tx])")) << *src;
+    if (op == ir::IntrinsicOp::kPhiloxUniform) {  // the helper is defined in the unit
+      EXPECT_THAT(*src, HasSubstr("float cinn_like_philox_uniform(int64_t seed")) << *src;
+    }
     if (ir::IsBlockReduce(op)) {  // the helper is defined in the translation unit
       const std::string helper = it->second.substr(0, it->second.find('<'));
       EXPECT_THAT(*src, HasSubstr("T " + helper + "(T v)")) << *src;

@@ -177,6 +177,38 @@ class TorchRandomTest(unittest.TestCase):
             self.assertAlmostEqual(u.mean().item(), 0.5, delta=0.02, msg=dev)
 
 
+    def test_sixteen_bit_dropout_scales_in_float32_and_uniforms_stay_below_one(self):
+        for dt in (torch.bfloat16, torch.float16):
+            x = torch.randn(128, 256).to(dt)
+            ct.reset()
+            torch.manual_seed(2)
+            y = compiled(lambda x: F.dropout(x, 0.1, True))(x)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            kept = y != 0
+            # PyTorch's rounding: x * (1 / 0.9) in float32, rounded once (bfloat16 1.109375 was
+            # off by 2^-9 of the value).
+            want = (x.float() * (1 / 0.9)).to(dt)
+            torch.testing.assert_close(y[kept], want[kept], rtol=0, atol=0)
+            with torch.no_grad():
+                u = compiled(lambda x: torch.rand_like(x))(torch.empty(1 << 20, dtype=dt))
+            self.assertLess(float(u.max()), 1.0, dt)
+            self.assertGreaterEqual(float(u.min()), 0.0)
+
+    def test_attention_with_dropout_and_masks_keeps_pytorchs_meaning(self):
+        # A bool mask with a row that keeps no key (PyTorch gives 0 there), an additive mask,
+        # an explicit scale; p = 1e-9 keeps every element (see below).
+        q, k, v = (torch.randn(2, 2, 5, 8) for _ in range(3))
+        keep = torch.rand(5, 5) > 0.3
+        keep[1] = False
+        bias = torch.randn(2, 1, 5, 5)
+        for mask in (keep, bias):
+            want = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.7)
+            ct.reset()
+            got = compiled(lambda q, k, v: F.scaled_dot_product_attention(
+                q, k, v, attn_mask=mask, dropout_p=1e-9, scale=0.7))(q, k, v)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
     def test_attention_with_dropout_is_written_out_and_compiles_whole(self):
         def f(q, k, v, p):
             return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)

@@ -32,8 +32,10 @@ def attention_with_dropout(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=Fal
             s = s.masked_fill(~attn_mask, float("-inf"))
         else:
             s = s + attn_mask
-    p = F.dropout(torch.softmax(s, dim=-1), dropout_p, training=True)
-    return torch.matmul(p, v)
+    p = torch.softmax(s, dim=-1)
+    if attn_mask is not None:  # a row with no key kept gives 0, as PyTorch's attention does
+        p = p.masked_fill(torch.amax(s, dim=-1, keepdim=True) == float("-inf"), 0.0)
+    return torch.matmul(F.dropout(p, dropout_p, training=True), v)
 
 
 _SDPA = (F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention)

@@ -33,20 +33,35 @@ def _dropout(c, n):
         raise Unsupported("dropout with a tensor probability")
     xs = c.tensor(x)
     shape = pshape(val(x))
-    if not train or p == 0:  # every element kept: x itself (a copy, as clone) and a true mask
+    if train is False or p == 0:  # every element kept (train None means training, as PyTorch)
         keep = c.op("fill", [], {"shape": shape, "value": 1.0, "dtype": "bool"})
-        return [c.op("reshape", [xs], {"shape": shape}), keep]
+        return [c.op("reshape", [xs], {"shape": shape}), keep]  # x itself, a copy (as clone)
     u = _uniform(c, n, seed, stream, shape)
     keep = c.op("less", [u, _scalar(c, 1.0 - p)])
+    # PyTorch scales in float32 and rounds once: 1 / (1 - p) in bfloat16 would be off by up to
+    # 2^-9 of every kept element.
+    wide = out.dtype in (torch.float16, torch.bfloat16)
+    dt = torch.float32 if wide else out.dtype
+    xw = c.op("cast", [xs], {"dtype": "float32"}) if wide else xs
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
-    kept = c.op("where", [keep, xs, c.op("fill", [], {"shape": [1], "value": 0.0,
-                                                     "dtype": dtype_name(out.dtype)})])
-    factor = c.op("fill", [], {"shape": [1], "value": scale, "dtype": dtype_name(out.dtype)})
-    return [c.op("mul", [kept, factor]), keep]
+    zero = c.op("fill", [], {"shape": [1], "value": 0.0, "dtype": dtype_name(dt)})
+    factor = c.op("fill", [], {"shape": [1], "value": scale, "dtype": dtype_name(dt)})
+    y = c.op("mul", [c.op("where", [keep, xw, zero]), factor])
+    return [c.op("cast", [y], {"dtype": dtype_name(out.dtype)}) if wide else y, keep]
+
+
+# The largest float below 1 in each 16-bit type: a float32 uniform above it would round to 1.
+_BELOW_ONE = {torch.float16: 1 - 2.0 ** -11, torch.bfloat16: 1 - 2.0 ** -8}
 
 
 def _as(c, x, dtype):
-    return x if dtype == torch.float32 else c.op("cast", [x], {"dtype": dtype_name(dtype)})
+    """A float32 uniform in `dtype`; 16-bit uniforms stay below 1 ([0, 1) as PyTorch's),
+    rounding to nearest below that."""
+    if dtype == torch.float32:
+        return x
+    if dtype in _BELOW_ONE:
+        x = c.op("minimum", [x, _scalar(c, _BELOW_ONE[dtype])])
+    return c.op("cast", [x], {"dtype": dtype_name(dtype)})
 
 
 @converts(seeds.rand_like)
