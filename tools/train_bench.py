@@ -20,7 +20,6 @@ import copy
 import dataclasses
 import math
 import os
-import statistics
 import sys
 import time
 from typing import Callable, Optional
@@ -30,6 +29,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch as ct  # noqa: E402
+from torch_models_bench import median_ms  # noqa: E402 (one timing method)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -161,23 +161,6 @@ def sync(device):
         torch.cuda.synchronize()
 
 
-def step_ms(step, device, reps):
-    times = []
-    for _ in range(reps):
-        if device == "cuda":
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            step()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-        else:
-            t = time.perf_counter()
-            step()
-            times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times)
-
-
 def kernels_per_step(step, reps=3, top=0):
     """(GPU kernel ms, kernel launches, the `top` kernels by time as (ms, launches, name)) per
     step, from torch.profiler; memory copies and sets count in the time, not the launches."""
@@ -221,7 +204,7 @@ def run_mode(row, mode, device, warm, reps, state, seed=0, top=0):
     sync(device)
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    ms = step_ms(step, device, reps)
+    ms = median_ms(step, device, reps)
     peak = torch.cuda.max_memory_allocated() / 2**20 if device == "cuda" else float("nan")
     kms, launches, kernels = (kernels_per_step(step, top=top) if device == "cuda"
                               else (float("nan"), 0, []))

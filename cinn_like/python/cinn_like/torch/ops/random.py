@@ -64,21 +64,13 @@ def _as(c, x, dtype):
     return c.op("cast", [x], {"dtype": dtype_name(dtype)})
 
 
-@converts(seeds.rand_like)
-def _rand_like(c, n):
-    x, seed, stream = n.args
-    out = val(n)
-    if not out.dtype.is_floating_point:
-        raise Unsupported(f"rand_like of dtype {out.dtype}")
-    return _as(c, _uniform(c, n, seed, stream, pshape(out)), out.dtype)
-
-
-@converts(seeds.rand)
+@converts(seeds.rand_like, seeds.rand)
 def _rand(c, n):
-    _, seed, stream = n.args
+    """rand_like(x, seed, stream) and rand(size, seed, stream): the value's shape and dtype."""
+    seed, stream = n.args[1], n.args[2]
     out = val(n)
     if not out.dtype.is_floating_point:
-        raise Unsupported(f"rand of dtype {out.dtype}")
+        raise Unsupported(f"{n.target.__name__} of dtype {out.dtype}")
     return _as(c, _uniform(c, n, seed, stream, pshape(out)), out.dtype)
 
 
