@@ -6,6 +6,7 @@ a Program seen before (a recompile, the backward of the same shapes, a second mo
 its Module: the compile count proves it.
 """
 import concurrent.futures
+import hashlib
 import logging
 import os
 import threading
@@ -43,6 +44,14 @@ def _key(program_json, target):
     return (program_json, target, tuple(sorted(_flags.items())))
 
 
+def entry_name(program_json):
+    """A partition's entry name: "cinn_like_" and the start of its Program's SHA-256, so that a
+    dump directory keeps each partition's files apart and a profile's kernel names say which
+    partition they belong to; the same Program gets the same name (and compile cache entry)."""
+    text = program_json if isinstance(program_json, str) else str(program_json)
+    return "cinn_like_" + hashlib.sha256(text.encode()).hexdigest()[:12]
+
+
 def get_module(program_json, target):
     key = _key(program_json, target)
     with _lock:
@@ -53,7 +62,7 @@ def get_module(program_json, target):
             else:
                 _stats["cache_hits"] += 1
             return mod
-    mod = cinn_like.compile(program_json, target, "cinn_like_kernel")
+    mod = cinn_like.compile(program_json, target, entry_name(program_json))
     with _lock:
         _stats["compiles"] += 1
         _modules[key] = mod
@@ -85,7 +94,7 @@ def prefetch(jobs):
 
     def one(job):
         try:
-            mod = cinn_like.compile(job[0], job[1], "cinn_like_kernel")
+            mod = cinn_like.compile(job[0], job[1], entry_name(job[0]))
         except Exception:  # noqa: BLE001 (get_module compiles it again and reports)
             return
         with _lock:
