@@ -107,8 +107,37 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
         return ops::ReduceAxes(name, attrs, "axes", Rank(in[0]));
       },
       ops::ReduceCompute(name, ReduceKindOf(kind), kind == Reducer::kMean));
-  def.infer = InferReduced(def, kind == Reducer::kMean ? DTypeClass::kFloat : DTypeClass::kNumeric,
-                           std::nullopt);
+  InferFn reduced = InferReduced(
+      def, kind == Reducer::kMean ? DTypeClass::kFloat : DTypeClass::kNumeric, std::nullopt);
+  def.infer = reduced;
+  if (kind == Reducer::kMax || kind == Reducer::kMin) {
+    // The max or min of no elements has no value (PyTorch raises: "cannot perform reduction
+    // function max on tensor with no elements"); where the result itself is empty, nothing is
+    // reduced. A symbolic axis found empty at the call gives the identity (-inf, +inf).
+    def.infer = [name, reduced](
+                    const std::vector<TensorDesc>& in,
+                    const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
+      auto out = reduced(in, attrs);
+      if (!out.ok()) return out;
+      const Shape& result = (*out)[0].shape;
+      if (std::any_of(result.begin(), result.end(),
+                      [](const Dim& d) { return d == Dim::Known(0); })) {
+        return out;
+      }
+      auto axes = ops::ReduceAxes(name, attrs, "axes", Rank(in[0]));
+      if (!axes.ok()) return axes.status();
+      for (int a : *axes) {
+        if (in[0].shape[a] == Dim::Known(0)) {
+          return absl::InvalidArgumentError(absl::StrCat("op ", name, ": axis ", a, " of input 0 (",
+                                                         in[0].ToString(), ") is empty: the ",
+                                                         name == "reduce_max" ? "max" : "min",
+                                                         " of no elements has no "
+                                                         "value"));
+        }
+      }
+      return out;
+    };
+  }
   def.reference = [name, kind](const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                                std::vector<HostTensor>& outs) -> absl::Status {
     auto axes = ops::ReduceAxes(name, attrs, "axes", in[0]->rank());

@@ -6,6 +6,7 @@
 #include <random>
 
 #include "frontend/net_builder.h"
+#include "hlir/op.h"
 #include "hlir/reference_interpreter.h"
 
 namespace cinn_like::hlir {
@@ -139,6 +140,23 @@ TEST(ReferenceOps, BinaryBroadcastingAndPyTorchSemantics) {
   Var fd = f.CreateInput(DType::kInt32, MakeShape({4}), "d");
   HostTensor floor_div = RunOne(f, f.Div(fa, fd, "floor"), {ha, hd});
   EXPECT_EQ(floor_div.data, (std::vector<double>{2, -3, -3, 2}));
+}
+
+TEST(ReferenceOps, MaxAndMinOfNoElementsAreRefusedWhereSumsAreZero) {
+  // PyTorch: sum of nothing is 0, amax/amin of nothing raises (issue 50). An empty result
+  // reduces nothing and is fine.
+  const hlir::OpRegistry& r = hlir::OpRegistry::Global();
+  const hlir::TensorDesc x{DType::kFloat32, MakeShape({0, 3})};
+  for (const char* op : {"reduce_max", "reduce_min"}) {
+    auto bad = r.Infer(op, {x}, {{"axes", std::vector<int64_t>{0}}});
+    ASSERT_FALSE(bad.ok()) << op;
+    EXPECT_NE(std::string(bad.status().message())
+                  .find(std::string("op ") + op + ": axis 0 of input 0 (float32[0, 3]) is empty"),
+              std::string::npos)
+        << bad.status();
+    EXPECT_TRUE(r.Infer(op, {x}, {{"axes", std::vector<int64_t>{1}}}).ok()) << op;
+  }
+  EXPECT_TRUE(r.Infer("reduce_sum", {x}, {{"axes", std::vector<int64_t>{0}}}).ok());
 }
 
 TEST(ReferenceOps, ReductionsOverAnyAxesWithKeepdim) {
