@@ -108,8 +108,9 @@ absl::StatusOr<Unary> MakeSoftplus(const AttributeMap& attrs, const std::string&
                }};
 }
 
-/// clip to [min, max]; either bound may be absent (no bound on that side). Integers compute
-/// in float64 and convert back, as the interpreter rounds.
+/// clip to [min, max]; either bound may be absent (no bound on that side), neither may be NaN
+/// (an error: PyTorch's result would be NaN everywhere, which frontends write as a fill).
+/// Integers compute in float64 and convert back, as the interpreter rounds.
 absl::StatusOr<Unary> MakeClip(const AttributeMap& attrs, const std::string& op) {
   const double inf = std::numeric_limits<double>::infinity();
   auto lo = GetFloat(attrs, "min", op, -inf);
@@ -117,6 +118,11 @@ absl::StatusOr<Unary> MakeClip(const AttributeMap& attrs, const std::string& op)
   auto hi = GetFloat(attrs, "max", op, inf);
   if (!hi.ok()) return hi.status();
   double a = *lo, b = *hi;
+  if (std::isnan(a) || std::isnan(b)) {  // PyTorch's clamp gives NaN everywhere then
+    return absl::InvalidArgumentError(absl::StrCat(
+        "op ", op, ": attribute '", std::isnan(a) ? "min" : "max",
+        "' is NaN; clamp with a NaN bound is NaN everywhere (write a fill of NaN instead)"));
+  }
   return Unary{[a, b](double x) { return std::isnan(x) ? x : std::min(std::max(x, a), b); },
                [a, b, inf](const Expr& x) {
                  const bool flt = x.type().is_float();

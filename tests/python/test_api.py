@@ -47,6 +47,14 @@ class ApiTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "DLPack"):
             m([1.0], w, x)
 
+    def test_clip_refuses_a_nan_bound(self):
+        b = cinn_like.ProgramBuilder()
+        x = b.input("x", "float32", [4])
+        b.output(b.op("clip", [x], {"min": 0.0, "max": float("nan")}))
+        with self.assertRaisesRegex(cinn_like.CinnLikeError,
+                                    "op clip: attribute 'max' is NaN; clamp with a NaN bound"):
+            cinn_like.compile(b, "x86", "clip_nan")
+
     def test_flags_by_name(self):
         cinn_like.set_flags(cinn_like_fast_math=False)
         with self.assertRaisesRegex(cinn_like.CinnLikeError, "unknown flag"):

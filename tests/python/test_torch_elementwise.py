@@ -229,6 +229,17 @@ class TorchElementwiseTest(unittest.TestCase):
                 with self.subTest(f"{name} {dtype}"):
                     _check(self, name, fn, [a.to(dtype) for a in make()], ops, rtol=0, atol=0)
 
+    def test_clamp_with_a_nan_bound_is_nan_everywhere(self):
+        # PyTorch's clamp: a NaN bound makes every element NaN (issue 50; the bound was ignored).
+        x = torch.randn(33, 7)
+        x[0, 0] = float("nan")
+        for kw in ({"min": float("nan")}, {"max": float("nan")}, {"min": 0.0, "max": float("nan")},
+                   {"min": 1.0, "max": 0.0}):
+            ct.reset()
+            got = compiled(lambda x: torch.clamp(x, **kw))(x)
+            torch.testing.assert_close(got, torch.clamp(x, **kw), equal_nan=True, msg=str(kw))
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+
     def test_polygamma_order_is_an_attribute_and_ints_promote(self):
         _check(self, "polygamma_int", lambda i: (torch.polygamma(1, i), torch.polygamma(3, i)),
                [torch.randint(1, 9, (5, 4))], ["polygamma"])

@@ -1,5 +1,7 @@
 """Converters of the elementwise ops: unary and binary math, comparisons, where, clamp, casts
 and copies."""
+import math
+
 import torch
 
 from ..registry import CONVERTERS, Unsupported, converts, dtype_name, meta, pshape, val
@@ -220,6 +222,13 @@ def _clamp(c, n):
         hi = n.args[2] if len(n.args) > 2 else n.kwargs.get("max", default[1])
     if isinstance(lo, torch.fx.Node) or isinstance(hi, torch.fx.Node):
         return _clamp_tensor(c, n, lo, hi)
+    out = val(n)
+    if any(isinstance(b, float) and math.isnan(b) for b in (lo, hi)):
+        if not out.dtype.is_floating_point:
+            raise Unsupported("clamp of an integer tensor with a NaN bound")
+        # PyTorch: a NaN bound makes every element NaN.
+        return c.op("fill", [], {"shape": pshape(out), "value": float("nan"),
+                                 "dtype": dtype_name(out.dtype)})
     inf = float("inf")
     return c.op("clip", [c.tensor(n.args[0], val(n).dtype)],
                 {"min": float(-inf if lo is None else lo), "max": float(inf if hi is None else hi)})
