@@ -205,15 +205,17 @@ absl::Status ReferenceFilter(const Inputs& in, const AttributeMap& attrs,
 
 ir::Expr I(int64_t v) { return ir::Expr(static_cast<int>(v)); }
 
-/// `t` at (n, c, h, v) where (h, v) is in range, else 0: the indices are clamped so that the
-/// load never leaves the buffer (a Select evaluates both sides).
+/// `t` at (n, c, h, v) times `factor` where (h, v) is in range (and `extra` holds), else 0: the
+/// indices are clamped so that the load never leaves the buffer (a Select evaluates both
+/// sides), and the product is inside the Select so that an infinite factor beside a padding
+/// position adds nothing (0 * inf would be NaN; the reference skips such terms).
 ir::Expr Inside(const ir::Tensor& t, ir::Expr n, ir::Expr c, ir::Expr h, ir::Expr v, ir::Expr extra,
-                const ir::Type& acc) {
+                const ir::Type& acc, const ir::Expr& factor) {
   ir::Expr hs = t->shape[2], vs = t->shape[3];
   ir::Expr in = h >= 0 && h < hs && v >= 0 && v < vs;
   if (extra.defined()) in = extra && in;
   ir::Expr hc = ir::max(ir::min(h, hs - 1), 0), vc = ir::max(ir::min(v, vs - 1), 0);
-  return ir::Select::Make(in, ops::CastTo(acc, t(n, c, hc, vc)), ops::Const(acc, 0));
+  return ir::Select::Make(in, ops::CastTo(acc, t(n, c, hc, vc)) * factor, ops::Const(acc, 0));
 }
 
 Tensors ComputeData(const std::vector<ir::Tensor>& in, const AttributeMap& attrs,
@@ -235,8 +237,8 @@ Tensors ComputeData(const std::vector<ir::Tensor>& in, const AttributeMap& attrs
         // h = oh * sh - ph + r * dh: oh = (h + ph - r * dh) / sh where that divides exactly.
         ir::Expr nh = i[2] + I(g.ph) - rr.var * I(g.dh), nv = i[3] + I(g.pw) - rs.var * I(g.dw);
         ir::Expr whole = nh >= 0 && nv >= 0 && nh % I(g.sh) == 0 && nv % I(g.sw) == 0;
-        ir::Expr grad = Inside(dy, i[0], k, nh / I(g.sh), nv / I(g.sw), whole, acc);
-        return ir::ReduceSum(grad * ops::CastTo(acc, w(k, i[1] % I(cg), rr.var, rs.var)),
+        ir::Expr weight = ops::CastTo(acc, w(k, i[1] % I(cg), rr.var, rs.var));
+        return ir::ReduceSum(Inside(dy, i[0], k, nh / I(g.sh), nv / I(g.sw), whole, acc, weight),
                              {rk, rr, rs});
       },
       acc == t ? name : name + "_acc");
@@ -263,9 +265,8 @@ Tensors ComputeFilter(const std::vector<ir::Tensor>& in, const AttributeMap& att
         ir::Expr c = i[0] / I(kg) * I(cg) + i[1];
         ir::Expr h = rh.var * I(g.sh) - I(g.ph) + i[2] * I(g.dh);
         ir::Expr v = rv.var * I(g.sw) - I(g.pw) + i[3] * I(g.dw);
-        ir::Expr input = Inside(x, rn.var, c, h, v, ir::Expr(), acc);
-        return ir::ReduceSum(input * ops::CastTo(acc, dy(rn.var, i[0], rh.var, rv.var)),
-                             {rn, rh, rv});
+        ir::Expr grad = ops::CastTo(acc, dy(rn.var, i[0], rh.var, rv.var));
+        return ir::ReduceSum(Inside(x, rn.var, c, h, v, ir::Expr(), acc, grad), {rn, rh, rv});
       },
       acc == t ? name : name + "_acc");
   if (acc == t) return std::vector<ir::Tensor>{sum};
