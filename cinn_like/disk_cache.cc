@@ -308,9 +308,9 @@ std::string DiskCacheDir() {
   if (fs::create_directories(dir, ec) && !ec) {
     fs::permissions(dir, fs::perms::owner_all, fs::perm_options::replace, ec);
   }
-  absl::Status usable = ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, " (",
-                                                                 ec.message(), ")"))
-                           : runtime::CheckPrivateDirectory(dir);
+  absl::Status usable =
+      ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, " (", ec.message(), ")"))
+         : runtime::CheckPrivateDirectory(dir);
   if (!usable.ok()) {
     // Said once per directory: a process compiles many Programs.
     static std::mutex warned_mu;

@@ -98,9 +98,8 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   if (header.is_discarded() || !header.is_object() || !is_string("producer") ||
       !is_string("runtime") || !is_string("name") || !is_string("target") ||
       !is_string("signature") || !is_string("key") || !is_string("host") ||
-      !header.contains("host_objects") ||
-      !header["host_objects"].is_number_unsigned() || !header.contains("device") ||
-      !header["device"].is_array()) {
+      !header.contains("host_objects") || !header["host_objects"].is_number_unsigned() ||
+      !header.contains("device") || !header["device"].is_array()) {
     return damaged("its header is not the JSON object of a module");
   }
   ModuleImage image;

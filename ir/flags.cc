@@ -182,9 +182,9 @@ std::string UsableDirectory(const std::string& dir, const char* what) {
         dir, std::filesystem::perms::group_write | std::filesystem::perms::others_write,
         std::filesystem::perm_options::remove, ec);
   }
-  absl::Status usable = ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ",
-                                                                 ec.message()))
-                           : runtime::CheckPrivateDirectory(dir);
+  absl::Status usable =
+      ec ? absl::UnavailableError(absl::StrCat("cannot create ", dir, ": ", ec.message()))
+         : runtime::CheckPrivateDirectory(dir);
   if (usable.ok()) return dir;
   static std::mutex warned_mu;
   static std::set<std::string> warned;

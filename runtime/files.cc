@@ -130,8 +130,8 @@ absl::Status CheckReplaceable(const std::string& path, std::string_view magic,
     return absl::UnavailableError(absl::StrCat("cannot write ", path, ": ", std::strerror(errno)));
   }
   if (!S_ISREG(st.st_mode)) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "refusing to replace ", path, ": it is ", KindOf(st.st_mode), ", not a regular file"));
+    return absl::FailedPreconditionError(absl::StrCat("refusing to replace ", path, ": it is ",
+                                                      KindOf(st.st_mode), ", not a regular file"));
   }
   if (magic.empty() || st.st_size == 0) return absl::OkStatus();
   Fd f{open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)};
@@ -201,7 +201,8 @@ absl::Status WriteFileNoFollow(const std::string& path, std::string_view bytes) 
 
 absl::Status CheckPrivateDirectory(const std::string& dir) {
   const uid_t me = geteuid();
-  struct stat link {}, st{};
+  struct stat link {
+  }, st{};
   if (lstat(dir.c_str(), &link) != 0 || stat(dir.c_str(), &st) != 0) {
     return absl::UnavailableError(absl::StrCat("cannot use ", dir, ": ", std::strerror(errno)));
   }
@@ -215,13 +216,13 @@ absl::Status CheckPrivateDirectory(const std::string& dir) {
                                                     ", not of this user (", me, ")"));
   }
   if (st.st_uid != me) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "refusing ", dir, ": it is owned by user ", st.st_uid, ", not by this user (", me, ")"));
+    return absl::PermissionDeniedError(absl::StrCat("refusing ", dir, ": it is owned by user ",
+                                                    st.st_uid, ", not by this user (", me, ")"));
   }
   if (st.st_mode & (S_IWGRP | S_IWOTH)) {
     return absl::PermissionDeniedError(absl::StrFormat(
-        "refusing %s: it is writable by %s (mode %04o); make it the user's alone (chmod go-w)",
-        dir, (st.st_mode & S_IWOTH) ? "others" : "its group", st.st_mode & 07777));
+        "refusing %s: it is writable by %s (mode %04o); make it the user's alone (chmod go-w)", dir,
+        (st.st_mode & S_IWOTH) ? "others" : "its group", st.st_mode & 07777));
   }
   return absl::OkStatus();
 }

@@ -49,7 +49,7 @@ absl::Status CheckReplaceable(const std::string& path, std::string_view magic = 
 /// whole file. Refused first where CheckReplaceable(path, magic, format) refuses. The error
 /// names the path and the system's reason.
 absl::Status WriteFileAtomically(const std::string& path, std::string_view bytes,
-                                  std::string_view magic = {}, std::string_view format = {});
+                                 std::string_view magic = {}, std::string_view format = {});
 
 /// Writes `bytes` to `path` in place (truncated first), refusing to follow a symbolic link there
 /// (O_NOFOLLOW) or to write anything but a regular file: for debug dumps.

@@ -101,8 +101,7 @@ TEST(Files, WritesReplaceOnlyARegularFileOfTheirFormat) {
   // A file of another format is left as it is.
   WriteText(dir + "/notes.txt", "the user's notes");
   absl::Status other = WriteFileAtomically(dir + "/notes.txt", "MAGIC", "MAGIC", "a magic file");
-  EXPECT_EQ(other.message(),
-            "refusing to overwrite " + dir + "/notes.txt: it is not a magic file");
+  EXPECT_EQ(other.message(), "refusing to overwrite " + dir + "/notes.txt: it is not a magic file");
   EXPECT_EQ(ReadText(dir + "/notes.txt"), "the user's notes");
   WriteText(dir + "/short", "MAG");  // shorter than the magic
   EXPECT_FALSE(WriteFileAtomically(dir + "/short", "MAGIC", "MAGIC", "a magic file").ok());

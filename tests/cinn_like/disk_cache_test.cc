@@ -218,8 +218,12 @@ TEST(DiskCache, EvictionRemovesOnlyTheCachesOwnFiles) {
   const std::string outside = ::testing::TempDir() + "/disk_cache_outside.clm";
   std::ofstream(outside) << "not the cache's";
   const std::string ours_old = std::string(64, 'a');
-  const std::vector<std::string> not_ours = {"model.clm", "job.lock", "data.tmp.1", "x.clp",
-                                             "notes.clm.tmp.1.2", "abc.clm",
+  const std::vector<std::string> not_ours = {"model.clm",
+                                             "job.lock",
+                                             "data.tmp.1",
+                                             "x.clp",
+                                             "notes.clm.tmp.1.2",
+                                             "abc.clm",
                                              std::string(64, 'b') + ".clm.tmp.x.1"};
   for (const std::string& name : not_ours) {
     if (name != "model.clm") std::ofstream(dir + "/" + name) << "the user's";
@@ -540,8 +544,9 @@ TEST(ModuleFile, AnOldFormatVersionIsRefusedWithAMessage) {
   auto loaded = LoadCompiledProgram(path);
   ASSERT_FALSE(loaded.ok());
   EXPECT_EQ(loaded.status().message(),
-            path + " has module file format version 2; this cinn_like reads version 3 (compile "
-                   "the Program again with this library)");
+            path +
+                " has module file format version 2; this cinn_like reads version 3 (compile "
+                "the Program again with this library)");
 }
 
 // A FIFO and a device are refused without reading (a FIFO would wait for a writer, /dev/zero

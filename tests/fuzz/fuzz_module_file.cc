@@ -15,8 +15,8 @@ namespace {
 bool SameImage(const cinn_like::ModuleImage& a, const cinn_like::ModuleImage& b) {
   if (a.producer != b.producer || a.runtime != b.runtime || a.name != b.name ||
       a.target != b.target || a.signature != b.signature || a.key != b.key ||
-      a.code.host != b.code.host ||
-      a.code.host_objects != b.code.host_objects || a.code.device.size() != b.code.device.size()) {
+      a.code.host != b.code.host || a.code.host_objects != b.code.host_objects ||
+      a.code.device.size() != b.code.device.size()) {
     return false;
   }
   for (size_t k = 0; k < a.code.device.size(); ++k) {
