@@ -39,24 +39,7 @@ struct Window {
   int64_t OutW(int64_t w) const { return (w + left + right - dw * (kw - 1) - 1) / sw + 1; }
 };
 
-/// A 2-entry int list attribute (or `fallback` when absent); each entry must be >= `min`.
-/// Kernel sizes, strides, dilations and paddings fit int32 as dims do, so window arithmetic on
-/// them (k * dilation, 2 * padding, sums with a dim) cannot overflow int64.
-constexpr int64_t kMaxWindowAttr = (int64_t{1} << 31) - 1;
-
-absl::StatusOr<std::vector<int64_t>> Pair(const std::string& op, const AttributeMap& attrs,
-                                          const std::string& name, std::vector<int64_t> fallback,
-                                          int64_t min) {
-  auto v = fallback.empty() ? GetInts(attrs, name, op) : GetInts(attrs, name, op, fallback);
-  if (!v.ok()) return v.status();
-  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min || (*v)[0] > kMaxWindowAttr ||
-      (*v)[1] > kMaxWindowAttr) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("op ", op, ": attribute '", name, "' is [", absl::StrJoin(*v, ", "),
-                     "], expected 2 entries ", min, " to ", kMaxWindowAttr));
-  }
-  return v;
-}
+using ops::kMaxWindowAttr;
 
 /// Reads paddings ([2] symmetric or [4] top, bottom, left, right; default zeros) into `w`.
 absl::Status ReadPaddings(const std::string& op, const AttributeMap& attrs, Window& w) {
@@ -116,9 +99,9 @@ absl::StatusOr<Shape> WindowOutput(const std::string& op, const TensorDesc& x, c
 absl::StatusOr<Window> ConvWindow(const AttributeMap& attrs) {
   const std::string op = "conv2d";
   Window w;
-  auto s = Pair(op, attrs, "strides", {1, 1}, 1);
+  auto s = ops::WindowPair(op, attrs, "strides", {1, 1}, 1);
   if (!s.ok()) return s.status();
-  auto d = Pair(op, attrs, "dilations", {1, 1}, 1);
+  auto d = ops::WindowPair(op, attrs, "dilations", {1, 1}, 1);
   if (!d.ok()) return d.status();
   w.sh = (*s)[0], w.sw = (*s)[1], w.dh = (*d)[0], w.dw = (*d)[1];
   absl::Status st = ReadPaddings(op, attrs, w);
@@ -368,9 +351,9 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConv2d(const std::vector<ir::Tens
 
 absl::StatusOr<Window> PoolWindow(const std::string& op, const AttributeMap& attrs) {
   Window w;
-  auto k = Pair(op, attrs, "kernel_size", {}, 1);
+  auto k = ops::WindowPair(op, attrs, "kernel_size", {}, 1);
   if (!k.ok()) return k.status();
-  auto s = Pair(op, attrs, "strides", *k, 1);
+  auto s = ops::WindowPair(op, attrs, "strides", *k, 1);
   if (!s.ok()) return s.status();
   w.kh = (*k)[0], w.kw = (*k)[1], w.sh = (*s)[0], w.sw = (*s)[1];
   absl::Status st = ReadPaddings(op, attrs, w);

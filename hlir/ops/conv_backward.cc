@@ -37,34 +37,21 @@ struct Geometry {
   int64_t a = 0, b = 0;  // input_hw (data) or kernel_hw (filter)
 };
 
-absl::StatusOr<std::vector<int64_t>> Pair(const char* op, const AttributeMap& attrs,
-                                          const std::string& name, std::vector<int64_t> fallback,
-                                          int64_t min) {
-  auto v = fallback.empty() ? GetInts(attrs, name, op) : GetInts(attrs, name, op, fallback);
-  if (!v.ok()) return v.status();
-  constexpr int64_t kMax = (int64_t{1} << 31) - 1;  // int32, as dims (the computes use int)
-  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min || (*v)[0] > kMax || (*v)[1] > kMax) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("op ", op, ": attribute '", name, "' must be 2 entries >= ", min));
-  }
-  return v;
-}
-
 absl::StatusOr<Geometry> ReadGeometry(const char* op, const AttributeMap& attrs,
                                       const char* size_attr) {
   Geometry g;
-  auto s = Pair(op, attrs, "strides", {1, 1}, 1);
+  auto s = ops::WindowPair(op, attrs, "strides", {1, 1}, 1);
   if (!s.ok()) return s.status();
-  auto p = Pair(op, attrs, "paddings", {0, 0}, 0);
+  auto p = ops::WindowPair(op, attrs, "paddings", {0, 0}, 0);
   if (!p.ok()) return p.status();
-  auto d = Pair(op, attrs, "dilations", {1, 1}, 1);
+  auto d = ops::WindowPair(op, attrs, "dilations", {1, 1}, 1);
   if (!d.ok()) return d.status();
   auto groups = GetInt(attrs, "groups", op, 1);
   if (!groups.ok()) return groups.status();
   if (*groups < 1) {
     return absl::InvalidArgumentError(absl::StrCat("op ", op, ": groups ", *groups, " < 1"));
   }
-  auto size = Pair(op, attrs, size_attr, {}, 1);
+  auto size = ops::WindowPair(op, attrs, size_attr, {}, 1);
   if (!size.ok()) return size.status();
   g.sh = (*s)[0], g.sw = (*s)[1], g.ph = (*p)[0], g.pw = (*p)[1];
   g.dh = (*d)[0], g.dw = (*d)[1], g.groups = *groups, g.a = (*size)[0], g.b = (*size)[1];

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace cinn_like::hlir::ops {
 
@@ -94,6 +95,20 @@ absl::StatusOr<std::vector<int>> AxisAttrAxes(const std::string& op, const Attri
   std::vector<int> axes{*a};
   for (int d = *a + 1; to_end && d < rank; ++d) axes.push_back(d);
   return axes;
+}
+
+absl::StatusOr<std::vector<int64_t>> WindowPair(const std::string& op, const AttributeMap& attrs,
+                                                const std::string& name,
+                                                std::vector<int64_t> fallback, int64_t min) {
+  auto v = fallback.empty() ? GetInts(attrs, name, op) : GetInts(attrs, name, op, fallback);
+  if (!v.ok()) return v.status();
+  if (v->size() != 2 || (*v)[0] < min || (*v)[1] < min || (*v)[0] > kMaxWindowAttr ||
+      (*v)[1] > kMaxWindowAttr) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op ", op, ": attribute '", name, "' is [", absl::StrJoin(*v, ", "),
+                     "], expected 2 entries ", min, " to ", kMaxWindowAttr));
+  }
+  return v;
 }
 
 }  // namespace cinn_like::hlir::ops

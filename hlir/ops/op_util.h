@@ -41,4 +41,14 @@ absl::StatusOr<std::vector<int>> AxisAttrAxes(const std::string& op, const Attri
                                               int rank, std::optional<int64_t> fallback,
                                               bool to_end = false);
 
+/// Kernel sizes, strides, dilations and paddings fit int32 as dims do, so window arithmetic on
+/// them (k * dilation, 2 * padding, sums with a dim) cannot overflow int64.
+inline constexpr int64_t kMaxWindowAttr = (int64_t{1} << 31) - 1;
+
+/// A 2-entry int list attribute of a windowed op (or `fallback` when absent); each entry must be
+/// >= `min` and <= kMaxWindowAttr: an error naming the op, the attribute and its value.
+absl::StatusOr<std::vector<int64_t>> WindowPair(const std::string& op, const AttributeMap& attrs,
+                                                const std::string& name,
+                                                std::vector<int64_t> fallback, int64_t min);
+
 }  // namespace cinn_like::hlir::ops
