@@ -62,10 +62,11 @@ def _rewritten(node, seed, stream):
     return None
 
 
-def _device(node):
+def _first_value(node):
+    """The node's tensor value (the first of several), or None."""
     v = node.meta.get("val")
     v = v[0] if isinstance(v, (tuple, list)) else v
-    return v.device if isinstance(v, torch.Tensor) else None
+    return v if isinstance(v, torch.Tensor) else None
 
 
 def add_seeds(gm):
@@ -76,13 +77,13 @@ def add_seeds(gm):
     for node in list(graph.nodes):
         if node.op != "call_function":
             continue
-        device = _device(node)
-        if device is None or _rewritten(node, None, 0) is None:
+        value = _first_value(node)
+        if value is None or _rewritten(node, None, 0) is None:
             continue
+        device = value.device
         seed = seeds.get(device)
         if seed is None:
-            fake = node.meta["val"]
-            mode = getattr(fake[0] if isinstance(fake, (tuple, list)) else fake, "fake_mode", None)
+            mode = getattr(value, "fake_mode", None)
             if mode is None:
                 continue  # no fake tensors to describe the seed with: the op stays as it is
             with graph.inserting_before(node):
