@@ -44,6 +44,10 @@ DEFINE_bool(cinn_like_fusion, true,
 DEFINE_bool(cinn_like_extern_libs, true,
             "run matmul, linear and conv2d through libraries where the target has one that takes "
             "the case: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated kernels)");
+DEFINE_bool(cinn_like_pad_matmul, true,
+            "on NVGPU, pad large matmuls whose operands' or product's rows are not a multiple of "
+            "16 bytes with zeros and slice the product back, so that cuBLAS runs its aligned "
+            "kernels (hlir/pass/matmul_padding.h)");
 DEFINE_string(cinn_like_decline_libraries, "",
               "libraries whose calls are declined, comma-separated (cuBLAS, cuBLASLt, cuDNN, "
               "oneDNN, cinn_like): the generated kernels run instead, the dump says why (a library "

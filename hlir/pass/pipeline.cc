@@ -9,6 +9,7 @@
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/graph_dump.h"
 #include "hlir/pass/matmul_epilogue.h"
+#include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/pass/simplify_reshapes.h"
@@ -57,6 +58,8 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
     options.conv_channels_last =
         ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
   }
+  // cuBLAS's GEMMs want 16-byte rows; oneDNN's take any (and pads itself where it helps).
+  options.pad_matmul = target.arch == ir::Target::Arch::kNVGPU && FLAGS_cinn_like_pad_matmul;
   if (target.arch != ir::Target::Arch::kNVGPU && target.arch != ir::Target::Arch::kX86) {
     return options;
   }
@@ -100,6 +103,9 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   if (g.ok()) g = runner.Run("fold_reshape_into_matmul", FoldReshapeIntoMatmul, *g);
   if (g.ok() && options.matmul_epilogue) {
     g = runner.Run("fold_matmul_epilogue", FoldMatmulEpilogue, *g);  // views gone: activations
+  }
+  if (g.ok() && options.pad_matmul) {
+    g = runner.Run("pad_matmuls_for_alignment", PadMatmulsForAlignment, *g);
   }
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
   if (g.ok()) {

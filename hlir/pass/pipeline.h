@@ -27,6 +27,10 @@ struct PassOptions {
   /// Likewise for conv2d (FoldConvEpilogue): where the target's convolution library applies
   /// an activation (oneDNN's post-ops on x86).
   bool conv_epilogue = false;
+  /// Pad matmuls whose rows are not 16-byte aligned (hlir/pass/matmul_padding.h): for
+  /// targets whose GEMM library runs unaligned rows on slow kernels (cuBLAS), when library
+  /// calls are on and the flag cinn_like_pad_matmul is.
+  bool pad_matmul = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";
 };
@@ -39,7 +43,7 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
                               const Graph* graph = nullptr);
 
 /// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose
-/// folding into matmuls, common-subexpression elimination, constant
+/// folding into matmuls, matmul padding (when asked), common-subexpression elimination, constant
 /// folding, dead-code elimination, and operator fusion (off when the flag cinn_like_fusion is
 /// false: one group per node). With the flag cinn_like_dump_dir set, the graph is dumped as
 /// text before the first pass and after each, and the fusion groups also as Graphviz.

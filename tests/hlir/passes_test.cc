@@ -20,6 +20,7 @@
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/fusion.h"
 #include "hlir/pass/matmul_epilogue.h"
+#include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/simplify_batch_norm.h"
@@ -452,6 +453,56 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   EXPECT_EQ(CountOp(*dce, "reshape"), 5);
   EXPECT_EQ(dce->values()[dce->outputs()[0]].name, g.values()[g.outputs()[0]].name);
   ExpectSameResults(g, *dce, 1e-5);
+}
+
+TEST(GraphPasses, UnalignedMatmulRowsArePaddedAndTheProductSlicedBack) {
+  // Row lengths of 16-bit matrices that are not multiples of 8 elements, and float32 ones not
+  // of 4: each such dim pads where it is some matrix's row length, nothing else changes.
+  NetBuilder b;
+  const DType bf16 = DType::kBFloat16;
+  Var x = b.CreateInput(bf16, MakeShape({256, 100}), "x");  // k = 100: x's row
+  Var y = b.CreateInput(bf16, MakeShape({100, 700}), "y");  // n = 700: y's and the product's
+  Var bias = b.CreateInput(bf16, MakeShape({700}), "bias");
+  Var with_bias = b.Op("matmul", {x, y, bias}, {{"activation", std::string("relu")}})[0];
+  // x read transposed: m = 300 is x's row length (y's 512 and the product's are aligned).
+  Var xt = b.CreateInput(bf16, MakeShape({128, 300}), "xt");
+  Var y512 = b.CreateInput(bf16, MakeShape({128, 512}), "y512");
+  Var transposed = b.Matmul(xt, y512, /*transpose_x=*/true);
+  // A batch of products with a shared float32 right operand of 1001 columns.
+  Var xb = b.CreateInput(DType::kFloat32, MakeShape({4, 64, 200}), "xb");
+  Var yb = b.CreateInput(DType::kFloat32, MakeShape({200, 1001}), "yb");
+  Var batched = b.Matmul(xb, yb);
+  // Left alone: too few multiply-adds, a row too short to pad, float64.
+  Var small = b.Matmul(b.CreateInput(bf16, MakeShape({16, 12}), "xs"),
+                       b.CreateInput(bf16, MakeShape({12, 20}), "ys"));
+  Var short_row = b.Matmul(b.CreateInput(bf16, MakeShape({4096, 8}), "xk"),
+                           b.CreateInput(bf16, MakeShape({8, 1024}), "yk"));
+  Var wide = b.Matmul(b.CreateInput(DType::kFloat64, MakeShape({256, 100}), "xd"),
+                      b.CreateInput(DType::kFloat64, MakeShape({100, 700}), "yd"));
+  for (Var v : {with_bias, transposed, batched, small, short_row, wide}) b.MarkOutput(v);
+  Graph g = Build(b);
+  auto out = PadMatmulsForAlignment(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  // x's k, y's k and n, the bias; xt's m; yb's n.
+  EXPECT_EQ(CountOp(*out, "pad"), 5);
+  EXPECT_EQ(CountOp(*out, "slice"), 3);
+  for (const Node& n : out->nodes()) {
+    if (n.op != "matmul") continue;
+    const auto& name = out->values()[n.inputs[0]].name;
+    if (name == "xs" || name == "xk" || name == "xd") continue;  // the ones left alone
+    for (int v : n.inputs) {
+      const Value& operand = out->values()[v];
+      const int64_t align = operand.desc.dtype == DType::kFloat32 ? 4 : 8;
+      EXPECT_EQ(operand.desc.shape.back().value % align, 0) << operand.name;
+    }
+    const Value& product = out->values()[n.outputs[0]];
+    EXPECT_EQ(product.desc.shape.back().value % 4, 0) << product.name;
+  }
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    EXPECT_EQ(out->values()[out->outputs()[o]].desc, g.values()[g.outputs()[o]].desc);
+    EXPECT_EQ(out->values()[out->outputs()[o]].name, g.values()[g.outputs()[o]].name);
+  }
+  ExpectSameResults(g, *out, 1e-12);
 }
 
 TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {

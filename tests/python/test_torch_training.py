@@ -59,6 +59,39 @@ class TorchTrainingTest(unittest.TestCase):
     def test_cnn_sgd(self):
         self.train("CNN", SmallCNN, (4, 3, 16, 16))
 
+    def test_lm_head_with_an_odd_vocabulary(self):
+        # A language model's head over 1003 tokens: on CUDA the logits' GEMM and both gradient
+        # GEMMs pad the vocabulary to whole 16-byte rows (hlir/pass/matmul_padding.h) and slice
+        # the products back. Logits and gradients against float64 eager, in float32 and bf16.
+        for dev in devices():
+            for dtype, tol in ((torch.float32, 1e-4), (torch.bfloat16, 2e-2)):
+                with self.subTest(dev=dev, dtype=dtype):
+                    torch.manual_seed(3)
+                    x = torch.randn(256, 96, device=dev)
+                    w = torch.randn(1003, 96, device=dev) / 10
+                    y = torch.randint(0, 1003, (256,), device=dev)
+
+                    def step(x, w):
+                        logits = x @ w.t()
+                        wide = logits if logits.dtype == torch.float64 else logits.float()
+                        return logits, torch.nn.functional.cross_entropy(wide, y)
+
+                    xc = x.to(dtype).clone().requires_grad_()
+                    wc = w.to(dtype).clone().requires_grad_()
+                    logits, loss = compiled(step)(xc, wc)
+                    loss.backward()
+                    xr = x.to(dtype).double().requires_grad_()
+                    wr = w.to(dtype).double().requires_grad_()
+                    logits_r, loss_r = step(xr, wr)
+                    loss_r.backward()
+                    scale = lambda t: t.abs().max().item()  # noqa: E731
+                    for got, want, what in ((logits, logits_r, "logits"), (loss, loss_r, "loss"),
+                                            (xc.grad, xr.grad, "x grad"),
+                                            (wc.grad, wr.grad, "w grad")):
+                        torch.testing.assert_close(got.double(), want, rtol=tol,
+                                                   atol=tol * scale(want),
+                                                   msg=lambda m, what=what: f"{what}: {m}")
+
 
 if __name__ == "__main__":
     unittest.main()
