@@ -70,13 +70,29 @@ class GroupLowering {
     std::vector<ir::Tensor> outs;
     std::set<const ir::TensorNode*>& keep = scheduling_.keep;
     std::set<const ir::TensorNode*>& is_output = scheduling_.outputs;
-    // Values read by a node of another group are materialized.
+    // Values read by a node of another group are materialized. A reshape is not (unless it
+    // is an output): its source is, and its readers compute it from the source's buffer (a
+    // library call reads that buffer itself, ReadReshapesThrough): a reshape moves no element,
+    // so storing it would only copy.
+    auto keep_source = [&](int source) {
+      if (graph_.values()[source].producer >= 0) keep.insert(tensors_.at(source).node().get());
+    };
     for (int n : nodes) {
       for (int v : graph_.nodes()[n].inputs) {
+        auto through = read_through_.find({n, v});
+        if (through != read_through_.end()) {
+          keep_source(through->second);
+          continue;
+        }
         int p = graph_.values()[v].producer;
         auto it = tensors_.find(v);
-        if (p >= 0 && it != tensors_.end() && group_of_node_[p] != group_of_node_[n])
+        if (p < 0 || it == tensors_.end() || group_of_node_[p] == group_of_node_[n]) continue;
+        const int source = absl::c_linear_search(outputs, v) ? -1 : ReshapeSource(v);
+        if (source >= 0) {
+          keep_source(source);
+        } else {
           keep.insert(it->second.node().get());
+        }
       }
     }
     for (int v : outputs) {
@@ -214,6 +230,7 @@ class GroupLowering {
         made = ext.status();
       } else {
         const bool call = !ext->tensors.empty();
+        if (call && (*def)->extern_reads_data_only) ReadReshapesThrough(id, ext->tensors);
         if (call) made = ext->tensors;
         VLOG(1) << "graph compiler: op " << node.op << " (" << name
                 << "): " << (call ? "library call: " : "generated compute: ") << ext->why;
@@ -230,6 +247,41 @@ class GroupLowering {
       Label((*made)[i].node(), info);
     }
     return absl::OkStatus();
+  }
+
+  /// The value whose bytes `v` holds when `v` is a reshape (of a reshape ...) of a value that
+  /// has a buffer of its own when stored; -1 otherwise. A row-major reshape moves no element.
+  int ReshapeSource(int v) const {
+    int source = -1;
+    for (int p = graph_.values()[v].producer; p >= 0 && graph_.nodes()[p].op == "reshape";
+         p = graph_.values()[v].producer) {
+      v = graph_.nodes()[p].inputs[0];
+      source = v;
+    }
+    if (source < 0 || graph_.values()[source].desc.shape.empty()) return -1;
+    const int p = graph_.values()[source].producer;
+    if (p >= 0) {
+      auto def = OpRegistry::Global().Find(graph_.nodes()[p].op);
+      if (!def.ok() || (*def)->compile_time_value) return -1;  // literals, no buffer
+    }
+    return tensors_.count(source) ? source : -1;
+  }
+
+  /// Node `id`'s library call reads each input that is a reshape from its source's buffer
+  /// (OpDef::extern_reads_data_only): the reshape is then computed only where another reader
+  /// needs it, not copied into a buffer for the call.
+  void ReadReshapesThrough(int id, std::vector<ir::Tensor>& made) {
+    for (int v : graph_.nodes()[id].inputs) {
+      const int source = ReshapeSource(v);
+      if (source < 0) continue;
+      const ir::TensorNode* reshaped = tensors_.at(v).node().get();
+      for (ir::Tensor& t : made) {
+        for (auto& input : t.node()->inputs) {
+          if (input.get() == reshaped) input = tensors_.at(source).node();
+        }
+      }
+      read_through_[{id, v}] = source;
+    }
   }
 
   /// Records `info` for `t` and the new tensors it reads (the op's intermediates).
@@ -249,6 +301,7 @@ class GroupLowering {
   std::vector<TacticChoice> tactics_;          // what it chose (Run's), library calls first
   std::vector<TacticChoice> library_choices_;  // each extern compute's call or why it declined
   std::vector<int> group_of_node_;
+  std::map<std::pair<int, int>, int> read_through_;  // (node, input value) -> source value
 };
 
 }  // namespace

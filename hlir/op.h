@@ -87,6 +87,10 @@ struct OpDef {
   /// extern_body); the graph compiler asks it first when FLAGS_cinn_like_extern_libs is on, and
   /// uses `compute` where it declines. May be null.
   ExternComputeFn extern_compute;
+  /// The extern bodies read their inputs' data pointers only (sizes are fixed when the op's
+  /// extern_compute runs): an input that is a reshape of a stored value is then passed as that
+  /// value's buffer, the same bytes, instead of being copied into a buffer of its own.
+  bool extern_reads_data_only = false;
   /// The op in lang for GPU targets (Target::is_gpu) where it must differ from `compute`: the
   /// scans (hlir/ops/scan.h) bind a thread to each line they walk, where the CPU runs the lines
   /// on its thread pool. May be null (then `compute` serves every target).

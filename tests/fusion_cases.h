@@ -115,6 +115,22 @@ inline Program ExternsOfConstantAndTransposedInputs() {
   return *b.Build();
 }
 
+/// s = x + y ([4, 8, 16], an output) read as [32, 16] by a matmul summing over its rows (read
+/// transposed, so no reshape folds into it) and by a column sum. The library call reads s's
+/// buffer (OpDef::extern_reads_data_only): no kernel copies s into a [32, 16] buffer.
+inline Program MatmulOfAReshape() {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({4, 8, 16}), "x");
+  auto y = b.CreateInput(DType::kFloat32, S({4, 8, 16}), "y");
+  auto w = b.CreateInput(DType::kFloat32, S({32, 12}), "w");
+  auto s = b.Add(x, y);
+  auto rows = b.Reshape(s, {32, 16});
+  b.MarkOutput(s);
+  b.MarkOutput(b.Matmul(rows, w, /*transpose_x=*/true));
+  b.MarkOutput(b.ReduceSum(rows, {0}));
+  return *b.Build();
+}
+
 /// x[5, 3] gathered along axis 0 by an int64 index vector of 4 ("i"), times 2.
 inline Program GatherTimesTwo() {
   NetBuilder b;

@@ -163,10 +163,12 @@ void RegisterMatmulOps(OpRegistry& r) {
   OpDef matmul{"matmul", OpPattern::kOutFusible, 2, 3, 1, InferMatmul, ReferenceMatmul};
   matmul.compute = ops::MatmulCompute();
   matmul.extern_compute = ops::MatmulExternCompute();
+  matmul.extern_reads_data_only = true;
   r.Register(std::move(matmul));
   OpDef linear{"linear", OpPattern::kOutFusible, 2, 3, 1, InferLinear, ReferenceLinear};
   linear.compute = ops::LinearCompute();
   linear.extern_compute = ops::LinearExternCompute();
+  linear.extern_reads_data_only = true;
   r.Register(std::move(linear));
 }
 

@@ -15,6 +15,7 @@
 #include "cinn_like/compile.h"
 #include "frontend/program_json.h"
 #include "ir/flags.h"
+#include "ir/printer.h"
 #include "tests/fusion_cases.h"
 #include "tests/x86_executor.h"
 
@@ -126,6 +127,21 @@ TEST(FusionKernels, ReductionsOverEveryAxisMatchTheReferenceOnX86) {
 
 TEST(FusionKernels, ExternsOfConstantAndTransposedInputsMatchTheReferenceOnX86) {
   RunProgramCase(ExternsOfConstantAndTransposedInputs(), ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, AMatmulReadsAReshapeFromItsSourcesBuffer) {
+  // The add's kernel (which may also sum the columns) and at most one more for the column
+  // sum: no copy of the sum into a buffer of the reshape's shape.
+  Program p = MatmulOfAReshape();
+  const std::string source = NVGPUSource(p);
+  EXPECT_LE(CountKernels(source), 2) << source;
+  for (const ir::Target& target : {ir::Target::NVGPU(90), ir::Target::X86()}) {
+    auto module = CompileProgramModule(p, target, "fused");
+    ASSERT_TRUE(module.ok()) << module.status();
+    const std::string text = ir::ToString(*module);  // host code with the library call too
+    EXPECT_EQ(Occurrences(text, "reshape"), 0u) << text;
+  }
+  RunProgramCase(p, ir::Target::X86(), RunOnX86);
 }
 
 TEST(FusionKernels, RankZeroValuesReadByShapeOpsMatchTheReferenceOnX86) {
