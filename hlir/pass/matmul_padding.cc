@@ -6,18 +6,10 @@
 namespace cinn_like::hlir {
 namespace {
 
-/// Elements per 16 bytes of `t`, or 0 for a type whose matmuls are not padded.
-int64_t AlignmentOf(DType t) {
-  switch (t) {
-    case DType::kFloat16:
-    case DType::kBFloat16:
-      return 8;
-    case DType::kFloat32:
-      return 4;
-    default:
-      return 0;
-  }
-}
+/// Elements per 16 bytes of `t`, or 0 for a type whose matmuls are not padded. float32 is
+/// not: without TF32, cuBLAS's float32 kernels lost nothing to unaligned rows, and the copies
+/// made GPT-2's float32 training step slower on an H200 (14.45 ms of kernels against 13.96).
+int64_t AlignmentOf(DType t) { return t == DType::kFloat16 || t == DType::kBFloat16 ? 8 : 0; }
 
 int64_t RoundUp(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
 

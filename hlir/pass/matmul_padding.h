@@ -22,7 +22,7 @@ inline constexpr int64_t kMinPaddedMatmulMacs = int64_t{1} << 24;
 /// Dims shorter than this are not padded: padding would add more than an eighth to the work.
 inline constexpr int64_t kMinPaddedDim = 64;
 
-/// Rewrites each matmul of float16, bfloat16 or float32 operands with static shapes, at least
+/// Rewrites each matmul of float16 or bfloat16 operands with static shapes, at least
 /// kMinPaddedMatmulMacs multiply-adds, whose operands' or product's row length is not a whole
 /// number of 16-byte units (and at least kMinPaddedDim long), to pad (zeros) -> matmul on the
 /// padded operands (bias padded too) -> slice back to the product's shape, named as before.

@@ -456,8 +456,8 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
 }
 
 TEST(GraphPasses, UnalignedMatmulRowsArePaddedAndTheProductSlicedBack) {
-  // Row lengths of 16-bit matrices that are not multiples of 8 elements, and float32 ones not
-  // of 4: each such dim pads where it is some matrix's row length, nothing else changes.
+  // Row lengths of 16-bit matrices that are not multiples of 8 elements: each such dim pads
+  // where it is some matrix's row length, nothing else changes.
   NetBuilder b;
   const DType bf16 = DType::kBFloat16;
   Var x = b.CreateInput(bf16, MakeShape({256, 100}), "x");  // k = 100: x's row
@@ -468,18 +468,20 @@ TEST(GraphPasses, UnalignedMatmulRowsArePaddedAndTheProductSlicedBack) {
   Var xt = b.CreateInput(bf16, MakeShape({128, 300}), "xt");
   Var y512 = b.CreateInput(bf16, MakeShape({128, 512}), "y512");
   Var transposed = b.Matmul(xt, y512, /*transpose_x=*/true);
-  // A batch of products with a shared float32 right operand of 1001 columns.
-  Var xb = b.CreateInput(DType::kFloat32, MakeShape({4, 64, 200}), "xb");
-  Var yb = b.CreateInput(DType::kFloat32, MakeShape({200, 1001}), "yb");
+  // A batch of products with a shared right operand of 1001 columns.
+  Var xb = b.CreateInput(DType::kFloat16, MakeShape({4, 64, 200}), "xb");
+  Var yb = b.CreateInput(DType::kFloat16, MakeShape({200, 1001}), "yb");
   Var batched = b.Matmul(xb, yb);
-  // Left alone: too few multiply-adds, a row too short to pad, float64.
+  // Left alone: too few multiply-adds, a row too short to pad, float32 and float64.
   Var small = b.Matmul(b.CreateInput(bf16, MakeShape({16, 12}), "xs"),
                        b.CreateInput(bf16, MakeShape({12, 20}), "ys"));
   Var short_row = b.Matmul(b.CreateInput(bf16, MakeShape({4096, 8}), "xk"),
                            b.CreateInput(bf16, MakeShape({8, 1024}), "yk"));
+  Var single = b.Matmul(b.CreateInput(DType::kFloat32, MakeShape({256, 100}), "xf"),
+                        b.CreateInput(DType::kFloat32, MakeShape({100, 700}), "yf"));
   Var wide = b.Matmul(b.CreateInput(DType::kFloat64, MakeShape({256, 100}), "xd"),
                       b.CreateInput(DType::kFloat64, MakeShape({100, 700}), "yd"));
-  for (Var v : {with_bias, transposed, batched, small, short_row, wide}) b.MarkOutput(v);
+  for (Var v : {with_bias, transposed, batched, small, short_row, single, wide}) b.MarkOutput(v);
   Graph g = Build(b);
   auto out = PadMatmulsForAlignment(g);
   ASSERT_TRUE(out.ok()) << out.status();
@@ -489,14 +491,13 @@ TEST(GraphPasses, UnalignedMatmulRowsArePaddedAndTheProductSlicedBack) {
   for (const Node& n : out->nodes()) {
     if (n.op != "matmul") continue;
     const auto& name = out->values()[n.inputs[0]].name;
-    if (name == "xs" || name == "xk" || name == "xd") continue;  // the ones left alone
+    if (name == "xs" || name == "xk" || name == "xf" || name == "xd") continue;  // left alone
     for (int v : n.inputs) {
       const Value& operand = out->values()[v];
-      const int64_t align = operand.desc.dtype == DType::kFloat32 ? 4 : 8;
-      EXPECT_EQ(operand.desc.shape.back().value % align, 0) << operand.name;
+      EXPECT_EQ(operand.desc.shape.back().value % 8, 0) << operand.name;
     }
     const Value& product = out->values()[n.outputs[0]];
-    EXPECT_EQ(product.desc.shape.back().value % 4, 0) << product.name;
+    EXPECT_EQ(product.desc.shape.back().value % 8, 0) << product.name;
   }
   for (size_t o = 0; o < g.outputs().size(); ++o) {
     EXPECT_EQ(out->values()[out->outputs()[o]].desc, g.values()[g.outputs()[o]].desc);
