@@ -137,13 +137,23 @@ int64_t BlocksToFill(const ir::Target& target) {
 /// each chunk of each column (threads over the columns, chunks on blockIdx.y) into partials,
 /// a second reducing each column's partials; both in a fixed order (deterministic, no
 /// atomics). Null when the columns fill the device alone or the axis does not split evenly
-/// into chunks of at least 32; with symbolic sizes, chunks of kSymbolicChunkRows rows.
+/// into chunks of at least 32 rows; with symbolic sizes, chunks of kSymbolicChunkRows rows.
+/// Over several static reduce axes the longest one is split (a norm's weight gradient sums
+/// [batch, tokens]: the batch of 4 would not split), a chunk's rows counting all of them.
 absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, ir::Stage& s,
                                                             const ir::Target& target, int knob) {
   Leaves l = SplitLeaves(s);
   if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
   const int64_t outputs = StaticExtent(s, l.spatial);
-  const int64_t k = StaticExtent(s, {l.reduce[0]});
+  const int64_t all_rows = StaticExtent(s, l.reduce);
+  ir::Var axis = l.reduce[0];
+  if (all_rows > 0) {
+    for (const ir::Var& r : l.reduce) {
+      if (StaticExtent(s, {r}) > StaticExtent(s, {axis})) axis = r;
+    }
+  }
+  const int64_t k = StaticExtent(s, {axis});
+  const int64_t other_rows = all_rows > 0 ? all_rows / k : 1;  // per row of `axis`'s chunk
   const int64_t blocks = outputs > 0 ? (outputs + kBlockThreads - 1) / kBlockThreads : -1;
   const int64_t want = BlocksToFill(target);
   int parts = 1;
@@ -160,17 +170,18 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
     }
     options = {kSymbolicChunkRows, kSymbolicChunkRows / 2, kSymbolicChunkRows * 2};
   } else {
-    while (blocks * parts < want && k % (parts * 2) == 0 && k / (parts * 2) >= 32) parts *= 2;
+    auto splits = [&](int n) { return k % n == 0 && k / n * other_rows >= 32; };
+    while (blocks * parts < want && splits(parts * 2)) parts *= 2;
     if (parts == 1) return std::nullopt;
     // The tuner may take twice as many chunks (more blocks in flight), or half.
     options = {parts};
-    if (k % (parts * 2) == 0 && k / (parts * 2) >= 32) options.push_back(parts * 2);
+    if (splits(parts * 2)) options.push_back(parts * 2);
     if (parts >= 4) options.push_back(parts / 2);
   }
   std::optional<TuningKnob> chosen;
   const int choice =
       ChooseKnob(&chosen, symbolic ? "column_chunk_rows" : "column_chunks", options, knob);
-  auto split = symbolic ? s.Split(l.reduce[0], choice) : s.SplitNParts(l.reduce[0], choice);
+  auto split = symbolic ? s.Split(axis, choice) : s.SplitNParts(axis, choice);
   if (!split.ok()) return split.status();
   if (!symbolic) parts = choice;
   const ir::Tensor out = s.tensor();

@@ -276,6 +276,14 @@ TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   EXPECT_THAT(split, HasSubstr("blockIdx.y"));
   EXPECT_THAT(split, HasSubstr("_rf"));
   EXPECT_THAT(split, Not(HasSubstr("atomic")));
+  // Sums over [4, 256] of 1024 columns (a norm's weight gradient): the 256 split, 32 chunks of
+  // 8 x 4 rows, not the 4.
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({4, 256, 1024}), "x");
+  b.MarkOutput(b.ReduceSum(x, {0, 1}));
+  std::string two_axes = Kernels(CompiledSource(*b.Build()));
+  EXPECT_EQ(CountKernels(two_axes), 2) << two_axes;
+  EXPECT_THAT(two_axes, HasSubstr("blockIdx.y"));
   // 2^18 columns fill the device (1024 blocks): one kernel, a thread per column.
   std::string wide = Kernels(CompiledSource(ReduceRows(64, 1 << 18, 0)));
   EXPECT_EQ(CountKernels(wide), 1);

@@ -50,6 +50,21 @@ TEST(FusionGpu, ColumnReductionsMatchReference) {
   }
 }
 
+/// A norm's weight gradient: sum over [batch, tokens] of a product, few columns. The longer
+/// reduce axis splits into chunks (the batch alone would not), partials then their sum.
+TEST(FusionGpu, ColumnReductionsOverSeveralAxesMatchReference) {
+  for (const Shape& s : {S({4, 256, 1024}), S({3, 200, 96}), S({8, 6, 512})}) {
+    for (DType dt : {DType::kFloat32, DType::kBFloat16}) {
+      SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), " ", hlir::DTypeName(dt)));
+      NetBuilder b;
+      auto x = b.CreateInput(dt, s, "x");
+      auto y = b.CreateInput(dt, s, "y");
+      b.MarkOutput(b.ReduceSum(b.Mul(x, y), {0, 1}));
+      RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+    }
+  }
+}
+
 /// Row reductions alone whose rows are a multiple of 16 bytes per thread read them as vectors,
 /// unrolled, evict-first (stage_tactics.cc); other lengths and every dtype against the reference.
 TEST(FusionGpu, LongRowReductionsInVectorsMatchReference) {
