@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/llvm/arena_plan.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/substitute.h"
@@ -248,24 +249,21 @@ CodeGenLLVM::ConstantSize CodeGenLLVM::SizeOf(const ir::Buffer& buf) {
 }
 
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
-  arena_offsets_.clear();
-  arena_bytes_ = 0;
   arena_slot_ = nullptr;
   // 256 bytes: a CUDA allocation's alignment, and more than any vector load needs.
   constexpr int64_t kAlign = 256;
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
-  for (ir::Stmt s = body; auto* alloc = s.As<ir::Allocate>(); s = alloc->body) {
-    const ir::Buffer& buf = alloc->buffer;
+  // Of variable or absurd size: a workspace of its own (refused by the allocator if absurd).
+  ArenaPlan plan = backends::PlanArena(body, kAlign, [&](const ir::Buffer& buf) -> int64_t {
     ConstantSize size = SizeOf(buf);
-    // Of variable or absurd size: a workspace of its own (refused by the allocator if absurd).
     if (buf->scope != ir::MemoryScope::kGlobal || !size.constant || size.absurd ||
         size.bytes > kMaxBytes) {
-      continue;
+      return -1;
     }
-    int64_t offset = (arena_bytes_ + kAlign - 1) / kAlign * kAlign;
-    arena_offsets_[buf.get()] = offset;
-    arena_bytes_ = offset + size.bytes;
-  }
+    return size.bytes;
+  });
+  arena_offsets_ = std::move(plan.offsets);
+  arena_bytes_ = plan.bytes;
 }
 
 llvm::Value* CodeGenLLVM::CurrentStream() {

@@ -1,0 +1,83 @@
+/// \file The arena plan of a host entry: live ranges of its workspaces, then placement.
+#include "backends/llvm/arena_plan.h"
+
+#include <algorithm>
+#include <vector>
+
+#include "backends/llvm/free_vars.h"
+
+namespace cinn_like::backends {
+namespace {
+
+struct Workspace {
+  const ir::BufferNode* buffer;
+  int64_t bytes;
+  int first = -1, last = -1;  // the statements naming it; -1: none
+};
+
+int64_t RoundUp(int64_t v, int64_t align) { return (v + align - 1) / align * align; }
+
+}  // namespace
+
+ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
+                    const std::function<int64_t(const ir::Buffer&)>& bytes_of) {
+  std::vector<Workspace> spaces;
+  std::unordered_map<const ir::Variable*, size_t> by_data;  // a workspace's base address
+  ir::Stmt s = body;
+  for (auto* alloc = s.As<ir::Allocate>(); alloc; alloc = s.As<ir::Allocate>()) {
+    const int64_t bytes = bytes_of(alloc->buffer);
+    if (bytes >= 0) {
+      by_data[alloc->buffer->data.node()] = spaces.size();
+      spaces.push_back({alloc->buffer.get(), bytes});
+    }
+    s = alloc->body;
+  }
+  // Live ranges over the statements under the chain.
+  const auto* block = s.As<ir::Block>();
+  const std::vector<ir::Stmt> stmts = block ? block->stmts : std::vector<ir::Stmt>{s};
+  for (int i = 0; i < static_cast<int>(stmts.size()); ++i) {
+    FreeVars uses;
+    uses.Visit(stmts[i]);
+    for (const ir::Variable* v : uses.vars) {
+      auto it = by_data.find(v);
+      if (it == by_data.end()) continue;
+      Workspace& w = spaces[it->second];
+      if (w.first < 0) w.first = i;
+      w.last = i;
+    }
+  }
+  // Largest first (then earliest), each at the lowest offset clear of the placed workspaces
+  // live at the same time. A workspace no statement names is live nowhere.
+  std::vector<size_t> order(spaces.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return spaces[a].bytes != spaces[b].bytes ? spaces[a].bytes > spaces[b].bytes
+                                              : spaces[a].first < spaces[b].first;
+  });
+  ArenaPlan plan;
+  struct Placed {
+    int64_t begin, end;
+    int first, last;
+  };
+  std::vector<Placed> placed;
+  for (size_t i : order) {
+    const Workspace& w = spaces[i];
+    // The byte ranges of the placed workspaces live with this one, by start.
+    std::vector<std::pair<int64_t, int64_t>> taken;
+    for (const Placed& p : placed) {
+      if (w.first >= 0 && p.first <= w.last && w.first <= p.last) taken.push_back({p.begin, p.end});
+    }
+    std::sort(taken.begin(), taken.end());
+    int64_t offset = 0;
+    for (const auto& [begin, end] : taken) {
+      if (offset + w.bytes <= begin) break;  // fits in the gap before this one
+      offset = std::max(offset, RoundUp(end, align));
+    }
+    plan.offsets[w.buffer] = offset;
+    plan.bytes = std::max(plan.bytes, offset + w.bytes);
+    if (w.first >= 0) placed.push_back({offset, offset + w.bytes, w.first, w.last});
+  }
+  return plan;
+}
+
+}  // namespace cinn_like::backends

@@ -1,0 +1,31 @@
+/// \file The arena plan of a host entry: where each of its workspaces of constant size lives in
+/// the one allocation the entry makes for them. Two workspaces share bytes when no top-level
+/// statement of the entry's body lies between their first and last uses (the statements run in
+/// order: on the host one after another, on a GPU in launch order on the entry's stream), so
+/// the arena holds the largest set of workspaces live at once, not all of them: a training
+/// step's backward had every intermediate of every layer in it at the same time.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <unordered_map>
+
+#include "ir/ir.h"
+
+namespace cinn_like::backends {
+
+struct ArenaPlan {
+  std::unordered_map<const ir::BufferNode*, int64_t> offsets;  // byte offset of each workspace
+  int64_t bytes = 0;                                           // the arena's size
+};
+
+/// Plans the workspaces `body` allocates at its top (its leading chain of Allocate nodes) for
+/// which `bytes_of` gives a size (>= 0; -1: not in the arena), each offset a multiple of
+/// `align`. A workspace's live range is the statements of the body under the chain (a Block's,
+/// or the one statement) that name it, first to last; workspaces whose ranges overlap never
+/// share a byte. Placement: largest first, each at the lowest offset clear of the placed
+/// workspaces it overlaps in time.
+ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
+                    const std::function<int64_t(const ir::Buffer&)>& bytes_of);
+
+}  // namespace cinn_like::backends
