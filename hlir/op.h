@@ -99,9 +99,9 @@ struct OpDef {
   /// (softmax, log_softmax, layer_norm, rms_norm): the axes. Null for the others, including
   /// windowed reductions (the pools), which join no fusion group holding another reduction.
   ReduceAxesFn reduce_axes;
-  /// The op's value is known at compile time from its attributes alone (the constant op): the
-  /// graph compiler inlines its compute into every reader as literals, in any fusion group, and
-  /// materializes it only as a graph output (a rank-0 one as one element).
+  /// The op's value is known at compile time from its attributes alone (constant, fill,
+  /// arange): the graph compiler inlines its compute into every reader as literals, in any
+  /// fusion group, and materializes it only as a graph output (a rank-0 one as one element).
   bool compile_time_value = false;
 };
 

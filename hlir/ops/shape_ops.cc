@@ -405,6 +405,14 @@ void Add(OpRegistry& r, const char* name, int min_in, int max_in, InferFn infer,
                    std::move(compute)});
 }
 
+/// An op of no inputs whose value its attributes give (OpDef::compile_time_value).
+void AddKnown(OpRegistry& r, const char* name, InferFn infer, ReferenceFn ref, ComputeFn compute) {
+  OpDef def{name,           OpPattern::kInjective, 0, 0, 1, std::move(infer),
+            std::move(ref), std::move(compute)};
+  def.compile_time_value = true;
+  r.Register(std::move(def));
+}
+
 }  // namespace
 
 void RegisterShapeOps(OpRegistry& r) {
@@ -415,8 +423,11 @@ void RegisterShapeOps(OpRegistry& r) {
   Add(r, "squeeze", 1, 1, InferSqueeze, CopyData, ops::SqueezeCompute());
   Add(r, "concat", 1, -1, InferConcat, ReferenceConcat, ops::ConcatCompute());
   Add(r, "slice", 1, 1, InferSlice, ReferenceSlice, ComputeSlice);
-  Add(r, "fill", 0, 0, InferFill, ReferenceFill, ops::FillCompute());
-  Add(r, "arange", 0, 0, InferArange, ReferenceArange, ops::ArangeCompute());
+  // fill and arange are known from their attributes alone (OpDef::compile_time_value): each
+  // reader computes them, in any group. A fill read by several groups (common-subexpression
+  // elimination shares one among every layer's GELU) was a kernel writing a whole tensor.
+  AddKnown(r, "fill", InferFill, ReferenceFill, ops::FillCompute());
+  AddKnown(r, "arange", InferArange, ReferenceArange, ops::ArangeCompute());
 }
 
 }  // namespace cinn_like::hlir
