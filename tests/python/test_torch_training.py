@@ -92,6 +92,31 @@ class TorchTrainingTest(unittest.TestCase):
                                                    atol=tol * scale(want),
                                                    msg=lambda m, what=what: f"{what}: {m}")
 
+    def test_layer_norm_output_and_gradients_over_two_dims(self):
+        # Training keeps mean and rstd for the backward: the output is made from them
+        # (ops/nn.py). Normalized over the last two dims, against float64 eager.
+        for dev in devices():
+            with self.subTest(dev=dev):
+                torch.manual_seed(5)
+                x = torch.randn(4, 5, 6, device=dev) * 3 + 1
+                w = torch.randn(5, 6, device=dev)
+                b = torch.randn(5, 6, device=dev)
+                g = torch.randn(4, 5, 6, device=dev)
+
+                def f(x, w, b):
+                    return torch.nn.functional.layer_norm(x, (5, 6), w, b, 1e-5)
+
+                mine = [t.clone().requires_grad_() for t in (x, w, b)]
+                ref = [t.double().requires_grad_() for t in (x, w, b)]
+                out = compiled(f)(*mine)
+                (out * g).sum().backward()
+                want = f(*ref)
+                (want * g.double()).sum().backward()
+                torch.testing.assert_close(out.double(), want, rtol=1e-5, atol=1e-5)
+                for got, exp, what in zip(mine, ref, "xwb"):
+                    torch.testing.assert_close(got.grad.double(), exp.grad, rtol=1e-4, atol=1e-4,
+                                               msg=lambda m, what=what: f"grad {what}: {m}")
+
 
 if __name__ == "__main__":
     unittest.main()

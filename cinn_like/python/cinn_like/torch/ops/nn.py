@@ -22,19 +22,26 @@ def _layer_norm(c, n):
     xs = c.tensor(x)
     users = {u.args[1] for u in n.users if u.target == operator.getitem}
     outs = [None, None, None]
-    if 0 in users:
-        if w is None or b is None:
-            raise Unsupported("layer_norm without weight or bias")
-        outs[0] = c.op("layer_norm", [xs, c.tensor(w), c.tensor(b)],
-                       {"axis": axis, "epsilon": float(eps)})
-    if 1 in users or 2 in users:  # mean and rstd (kept dims), saved for backward
-        mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
-        d = c.op("sub", [xs, mean])
-        var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": axes, "keepdim": True})
-        rstd = c.op("rsqrt", [c.op("add", [var, c.tensor(float(eps), xt.dtype)])])
-        outs[1], outs[2] = mean, rstd
+    if 0 in users and (w is None or b is None):
+        raise Unsupported("layer_norm without weight or bias")
     if xt.dtype != torch.float32 and (1 in users or 2 in users):
         raise Unsupported("layer_norm statistics for a dtype other than float32")
+    if 1 not in users and 2 not in users:
+        if 0 in users:
+            outs[0] = c.op("layer_norm", [xs, c.tensor(w), c.tensor(b)],
+                           {"axis": axis, "epsilon": float(eps)})
+        return outs
+    # Training: mean and rstd (kept dims) are saved for the backward. The output is made from
+    # them, so that one chain of reductions over the rows computes all three (one fusion
+    # group, one kernel): beside them the layer_norm op read each row a second time.
+    mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
+    d = c.op("sub", [xs, mean])
+    var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": axes, "keepdim": True})
+    rstd = c.op("rsqrt", [c.op("add", [var, c.tensor(float(eps), xt.dtype)])])
+    outs[1], outs[2] = mean, rstd
+    if 0 in users:
+        normed = c.op("mul", [d, rstd])
+        outs[0] = c.op("add", [c.op("mul", [normed, c.tensor(w)]), c.tensor(b)])
     return outs
 
 
