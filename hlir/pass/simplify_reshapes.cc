@@ -7,8 +7,26 @@ namespace cinn_like::hlir {
 
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph) {
   GraphRewriter rw(graph);
+  const std::vector<std::vector<int>> consumers = ValueConsumers(graph);
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     const Node& node = graph.nodes()[n];
+    if (node.op == "cast") {
+      // cast(reshape(x)) -> reshape(cast(x)) where the cast is the reshape's one reader.
+      const int r = graph.values()[node.inputs[0]].producer;
+      const int reshaped = node.inputs[0];
+      if (r >= 0 && graph.nodes()[r].op == "reshape" && consumers[reshaped].size() == 1 &&
+          !IsGraphOutput(graph, reshaped) &&
+          graph.values()[graph.nodes()[r].inputs[0]].desc.shape !=
+              graph.values()[reshaped].desc.shape) {
+        const std::string& name = graph.values()[node.outputs[0]].name;
+        auto cast = rw.AddNode("cast", {rw.Map(graph.nodes()[r].inputs[0])}, node.attrs, name);
+        if (!cast.ok()) return cast.status();
+        auto made = rw.AddNode("reshape", {(*cast)[0]}, graph.nodes()[r].attrs, name, {name});
+        if (!made.ok()) return made.status();
+        rw.SetMap(node.outputs[0], (*made)[0]);
+        continue;
+      }
+    }
     if (node.op != "reshape") {
       absl::Status s = rw.CopyNode(n);
       if (!s.ok()) return s;

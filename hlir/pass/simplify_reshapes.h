@@ -12,7 +12,9 @@ namespace cinn_like::hlir {
 
 /// Drops every reshape whose output shape equals its input's (its readers read the input),
 /// unless its output is a graph output, and makes every reshape of a reshape read the first
-/// one's input; a reshape left unread goes in dead-code elimination.
+/// one's input; a reshape left unread goes in dead-code elimination. A cast that is a
+/// reshape's one reader is moved before it (autocast's reshape -> cast -> matmul: the reshape
+/// then meets the matmul, which folds it, and the cast joins the group of what it casts).
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph);
 
 }  // namespace cinn_like::hlir

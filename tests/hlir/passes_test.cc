@@ -538,6 +538,35 @@ TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   ExpectSameResults(g, *dce, 0);
 }
 
+TEST(GraphPasses, ACastMovesBeforeTheReshapeItReadsSoThatTheMatmulFoldsIt) {
+  // Autocast's view [6, 8] -> cast to bfloat16 -> matmul: the cast moves before the view,
+  // which the matmul then folds (it reads [2, 3, 8]); a reshape read twice stays put.
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8}), "x");
+  Var w = b.CreateInput(DType::kBFloat16, MakeShape({8, 4}), "w");
+  Var flat = b.Reshape(x, {6, 8});
+  b.MarkOutput(b.Matmul(b.Cast(flat, DType::kBFloat16), w));
+  Var twice = b.Reshape(b.Exp(x), {6, 8});
+  b.MarkOutput(b.Cast(twice, DType::kBFloat16));
+  b.MarkOutput(b.Relu(twice));
+  Graph g = Build(b);
+  auto out = SimplifyReshapes(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto folded = FoldReshapeIntoMatmul(*out);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  auto dce = EliminateDeadCode(*folded);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  for (const Node& n : dce->nodes()) {
+    if (n.op != "matmul") continue;
+    const Value& operand = dce->values()[n.inputs[0]];
+    EXPECT_EQ(operand.desc.shape, MakeShape({2, 3, 8})) << operand.name;
+    EXPECT_EQ(dce->nodes()[operand.producer].op, "cast");
+  }
+  // The matmul's product viewed back to [6, 4], and the reshape read twice.
+  EXPECT_EQ(CountOp(*dce, "reshape"), 2);
+  ExpectSameResults(g, *dce, 0);
+}
+
 TEST(GraphPasses, TransposeChainsComposeAndIdentityTransposesGo) {
   // A tied weight's gradient: t(t(w)) read by a matmul; a three-axis chain that composes to
   // another perm; an identity transpose that is a graph output (kept).
