@@ -29,6 +29,13 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
                            int32_t device_type, int64_t max_elements);
 
+/// Fails when an output shares memory with another argument (an input or another output): the
+/// host entry's check after the tensors' own, before anything runs. `outputs` has one character
+/// per argument, '1' for an output; `names` the arguments' names joined by commas. Tensors with
+/// no element overlap nothing; OpenCL tensors overlap only within one cl_mem.
+int cinn_like_check_overlap(const char* func, DLTensor* const* args, int32_t num_args,
+                            const char* outputs, const char* names);
+
 /// The tensor's first element (data + byte_offset).
 void* cinn_like_tensor_data(const DLTensor* t);
 /// shape[dim]; the caller has checked the rank.

@@ -477,6 +477,18 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                      {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected,
                       ConstString(from.empty() ? what : absl::StrCat(what, " (", from, ")"))}));
   }
+  // An output sharing memory with another argument (a transpose in place) would read what it
+  // has overwritten: refused, naming both.
+  std::string outputs, names;
+  for (const ir::Argument* a : buffers) {
+    outputs += a->kind == ir::Argument::Kind::kOutput ? '1' : '0';
+    absl::StrAppend(&names, names.empty() ? "" : ",", a->buffer->name);
+  }
+  auto check_overlap =
+      RuntimeFunction("cinn_like_check_overlap", i32(), {ptr(), ptr(), i32(), ptr(), ptr()});
+  ReturnIfNonzero(
+      b.CreateCall(check_overlap, {fname, args, b.getInt32(static_cast<int>(buffers.size())),
+                                   ConstString(outputs), ConstString(names)}));
   ReturnIfOutputsEmpty(buffers);
   PlanArena(func.body);
   EmitStmt(func.body);
