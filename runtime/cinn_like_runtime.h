@@ -41,6 +41,12 @@ void* cinn_like_tensor_data(const DLTensor* t);
 /// shape[dim]; the caller has checked the rank.
 int64_t cinn_like_tensor_dim(const DLTensor* t, int32_t dim);
 
+/// Fails unless `fits` (the host entry evaluated a symbolic size in 64 bits, found no overflow
+/// and a value in [0, max]); `what` says which size and from which dims its symbols come,
+/// `value` is what it computed (wrapped where it overflowed).
+int cinn_like_check_size_fits(const char* func, const char* what, int32_t fits, int64_t value,
+                              int64_t max);
+
 /// Fails unless a dimension read from a tensor equals what the function expects (a constant,
 /// or a symbolic dimension already bound by an earlier argument).
 int cinn_like_check_dim(const char* func, const char* tensor, int32_t dim, int64_t got,

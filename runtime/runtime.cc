@@ -218,6 +218,20 @@ int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t d
   return Fail(os.str());
 }
 
+int cinn_like_check_size_fits(const char* func, const char* what, int32_t fits, int64_t value,
+                              int64_t max) {
+  if (fits) return 0;
+  std::ostringstream os;
+  os << func << ": " << what << " ";
+  if (value < 0 || value > max) {
+    os << "is " << value << " (or overflows 64 bits)";
+  } else {
+    os << "overflows 64 bits";
+  }
+  os << " at these sizes; the function addresses at most " << max << " elements";
+  return Fail(os.str());
+}
+
 int cinn_like_check_size_range(const char* func, const char* tensor, int32_t dim, int64_t got,
                                const char* symbol, int64_t min, int64_t max) {
   if (got >= min && got <= max) return 0;

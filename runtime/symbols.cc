@@ -28,6 +28,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_overlap),
+      CINN_LIKE_SYMBOL(cinn_like_check_size_fits),
       CINN_LIKE_SYMBOL(cinn_like_check_symbolic_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_size_range),
       CINN_LIKE_SYMBOL(cinn_like_check_index_range),

@@ -247,6 +247,51 @@ CodeGenLLVM::ConstantSize CodeGenLLVM::SizeOf(const ir::Buffer& buf) {
   return size;
 }
 
+llvm::Value* CodeGenLLVM::EmitWideSize(const ir::Expr& e, llvm::Value** overflow) {
+  auto& b = *builder_;
+  auto checked = [&](llvm::Intrinsic::ID id, const ir::Expr& x, const ir::Expr& y) -> llvm::Value* {
+    llvm::Value* l = EmitWideSize(x, overflow);
+    llvm::Value* r = l ? EmitWideSize(y, overflow) : nullptr;
+    if (!r) return nullptr;
+    llvm::Value* both = b.CreateBinaryIntrinsic(id, l, r);
+    *overflow = b.CreateOr(*overflow, b.CreateExtractValue(both, 1));
+    return b.CreateExtractValue(both, 0);
+  };
+  if (e.type().is_int() || e.type().is_uint()) {
+    if (auto* add = e.As<ir::Add>()) {
+      return checked(llvm::Intrinsic::sadd_with_overflow, add->a, add->b);
+    }
+    if (auto* sub = e.As<ir::Sub>()) {
+      return checked(llvm::Intrinsic::ssub_with_overflow, sub->a, sub->b);
+    }
+    if (auto* mul = e.As<ir::Mul>()) {
+      return checked(llvm::Intrinsic::smul_with_overflow, mul->a, mul->b);
+    }
+    if (auto* cast = e.As<ir::Cast>();
+        cast && (cast->value.type().is_int() || cast->value.type().is_uint())) {
+      return EmitWideSize(cast->value, overflow);
+    }
+  }
+  llvm::Value* v = EmitExpr(e);
+  if (!v) return nullptr;
+  return b.CreateIntCast(v, i64(), !e.type().is_uint());
+}
+
+void CodeGenLLVM::CheckSizeFits(llvm::Value* fname, const std::string& what, const ir::Expr& e,
+                                int64_t max) {
+  auto& b = *builder_;
+  llvm::Value* overflow = b.getFalse();
+  llvm::Value* wide = EmitWideSize(e, &overflow);
+  if (!wide) return;
+  llvm::Value* fits = b.CreateAnd(
+      b.CreateNot(overflow),
+      b.CreateAnd(b.CreateICmpSGE(wide, b.getInt64(0)), b.CreateICmpSLE(wide, b.getInt64(max))));
+  auto check =
+      RuntimeFunction("cinn_like_check_size_fits", i32(), {ptr(), ptr(), i32(), i64(), i64()});
+  ReturnIfNonzero(b.CreateCall(
+      check, {fname, ConstString(what), b.CreateZExt(fits, i32()), wide, b.getInt64(max)}));
+}
+
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
   arena_offsets_.clear();
   arena_bytes_ = 0;
@@ -408,6 +453,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   // Each symbolic dim's variable and the dim that binds it ("x dim 0"), in binding order.
   std::vector<std::pair<const ir::Variable*, std::string>> bound_by;
   struct DeferredDim {
+    size_t arg;
     llvm::Value* tensor_name;
     int dim;
     llvm::Value* got;
@@ -453,9 +499,44 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                                  b.getInt64(range->second.max)}));
         }
       } else {
-        deferred.push_back({bname, static_cast<int>(d), dim, e});
+        deferred.push_back({i, bname, static_cast<int>(d), dim, e});
       }
     }
+  }
+  // Every symbolic size in 64 bits without wrapping, within what the index type addresses,
+  // before a dim is compared with it or a workspace sized by it: the dims of the arguments,
+  // then the elements of each temporary.
+  auto from_symbols = [&](const ir::Expr& e) {
+    std::string from;
+    for (const auto& [var, where] : bound_by) {
+      if (ir::UsesVar(e, var))
+        absl::StrAppend(&from, from.empty() ? "" : ", ", var->name, " from ", where);
+    }
+    return from.empty() ? ir::ToString(e) : absl::StrCat(ir::ToString(e), " (", from, ")");
+  };
+  for (auto& d : deferred) {
+    if (ir::AsConstInt(d.expected)) continue;
+    const ir::Buffer& buf = buffers[d.arg]->buffer;
+    CheckSizeFits(
+        fname, absl::StrCat("tensor ", buf->name, " dim ", d.dim, " = ", from_symbols(d.expected)),
+        d.expected, ir::MaxIndexedElements(d.expected.type()));
+    if (!status_.ok()) return;
+  }
+  for (ir::Stmt s = func.body; auto* alloc = s.As<ir::Allocate>(); s = alloc->body) {
+    const ir::Buffer& buf = alloc->buffer;
+    if (buf->scope != ir::MemoryScope::kGlobal || SizeOf(buf).constant) continue;
+    ir::Expr elements;
+    ir::Type index_type = ir::Int(32);
+    for (const ir::Expr& d : buf->shape) {
+      ir::Expr wide = ir::Cast::Make(ir::Int(64), d);
+      elements = elements.defined() ? ir::Expr(ir::Mul::Make(elements, wide)) : wide;
+      if (d.type().bits() == 64) index_type = ir::Int(64);
+    }
+    if (!elements.defined()) continue;
+    CheckSizeFits(
+        fname, absl::StrCat("the elements of temporary ", buf->name, " = ", from_symbols(elements)),
+        elements, ir::MaxIndexedElements(index_type));
+    if (!status_.ok()) return;
   }
   for (auto& d : deferred) {
     llvm::Value* expected = EmitExpr(d.expected);

@@ -80,6 +80,13 @@ class CodeGenLLVM {
   /// freeing the workspaces live at this point (innermost first): a branch to the innermost
   /// unwind block, so each workspace's free is emitted once however many checks follow it.
   void ReturnIfNonzero(llvm::Value* code);
+  /// `e` (index arithmetic over bound size symbols) evaluated in 64 bits, each addition,
+  /// subtraction and multiplication checked: `*overflow` (an i1) becomes true where one wraps.
+  llvm::Value* EmitWideSize(const ir::Expr& e, llvm::Value** overflow);
+  /// Fails the call (cinn_like_check_size_fits) unless the size `e` of `what` evaluates without
+  /// overflow to a value in [0, max]: a wrapped polynomial of symbols could otherwise match a
+  /// tensor's dim, or size a workspace, that the kernels then index past.
+  void CheckSizeFits(llvm::Value* fname, const std::string& what, const ir::Expr& e, int64_t max);
   /// The same when `failed` (i1) holds, returning `code`.
   void ReturnIf(llvm::Value* failed, llvm::Value* code);
   /// Opens an unwind block (the error code arrives in a phi); CloseUnwind gives it `cleanup`
