@@ -83,5 +83,50 @@ class TorchOutputAliasingTest(unittest.TestCase):
         self.assertFalse(ops & {"mul.Tensor", "add.Tensor", "exp.default", "relu.default"}, ops)
 
 
+
+@needs_torch
+class TorchResetReleasesModulesTest(unittest.TestCase):
+    def test_dynamo_reset_releases_the_compiled_modules(self):
+        import gc  # noqa: PLC0415
+        import weakref  # noqa: PLC0415
+        from cinn_like.torch import cache  # noqa: PLC0415
+
+        torch._dynamo.reset()
+        refs = []
+        for k in range(4):  # graphs of four Programs, the first one twice (shared Module)
+            fn = torch.compile(lambda x, k=k: torch.tanh(x * (k + 2.0)) + k, backend="cinn_like")
+            x = torch.randn(8, 16)
+            torch.testing.assert_close(fn(x), torch.tanh(x * (k + 2.0)) + k)
+            refs.extend(weakref.ref(m) for m in list(cache._modules.values()))
+            gc.collect()
+        self.assertGreaterEqual(len(refs), 4)
+        torch._dynamo.reset()
+        gc.collect()
+        self.assertEqual([r for r in refs if r() is not None], [])
+        self.assertEqual(len(cache._modules), 0)
+        # Compiling again after the reset works (from the persistent cache) and is right.
+        fn = torch.compile(lambda x: torch.tanh(x * 2.0), backend="cinn_like")
+        x = torch.randn(8, 16)
+        torch.testing.assert_close(fn(x), torch.tanh(x * 2.0))
+
+
+class ApiTypeErrorsTest(unittest.TestCase):
+    """Bad-typed arguments of the Python API are TypeErrors naming the argument."""
+
+    def test_bad_types_raise_type_errors_naming_the_argument(self):
+        import cinn_like as cl  # noqa: PLC0415
+        for call, names in [
+                (lambda: cl.compile(None), "program"),
+                (lambda: cl.compile(42), "program"),
+                (lambda: cl.compile("{}", None), "target"),
+                (lambda: cl.compile("{}", "x86", 3), "name"),
+                (lambda: cl.load(None), "path"),
+                (lambda: cl.set_flags(cinn_like_fast_math=None), "cinn_like_fast_math")]:
+            with self.subTest(names):
+                with self.assertRaises(TypeError) as caught:
+                    call()
+                self.assertIn(names, str(caught.exception))
+
+
 if __name__ == "__main__":
     unittest.main()
