@@ -23,6 +23,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_set_last_error),
       CINN_LIKE_SYMBOL(cinn_like_clear_last_error),
       CINN_LIKE_SYMBOL(cinn_like_check_args),
+      CINN_LIKE_SYMBOL(cinn_like_check_arguments),
       CINN_LIKE_SYMBOL(cinn_like_check_tensor),
       CINN_LIKE_SYMBOL(cinn_like_tensor_data),
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),

@@ -189,32 +189,35 @@ void CodeGenLLVM::ReturnIf(llvm::Value* failed, llvm::Value* code) {
   }
   auto* ok = llvm::BasicBlock::Create(*context_, "check_ok", function_);
   llvm::MDBuilder md(*context_);
-  const Unwind& target = unwinds_.back();
-  target.code->addIncoming(code, b.GetInsertBlock());
+  Unwind& target = unwinds_.back();
+  b.CreateStore(code, target.code);
+  target.used = true;
   b.CreateCondBr(failed, target.block, ok, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(ok);
 }
 
 void CodeGenLLVM::OpenUnwind(const std::string& name) {
   auto* block = llvm::BasicBlock::Create(*context_, name, function_);
-  llvm::IRBuilder<> at(block);
-  unwinds_.push_back({block, at.CreatePHI(i32(), 2, name + ".code")});
+  unwinds_.push_back({block, EntryAlloca(i32(), nullptr, name + ".code")});
 }
 
 void CodeGenLLVM::CloseUnwind(const std::function<void()>& cleanup) {
   Unwind top = unwinds_.back();
   unwinds_.pop_back();
-  if (top.code->getNumIncomingValues() == 0) {
+  if (!top.used) {
     top.block->eraseFromParent();
+    top.code->eraseFromParent();
     return;
   }
   llvm::IRBuilderBase::InsertPoint saved = builder_->saveIP();
   builder_->SetInsertPoint(top.block);
+  llvm::Value* code = builder_->CreateLoad(i32(), top.code, top.block->getName() + ".code");
   cleanup();
   if (unwinds_.empty()) {
-    builder_->CreateRet(top.code);
+    builder_->CreateRet(code);
   } else {
-    unwinds_.back().code->addIncoming(top.code, builder_->GetInsertBlock());
+    builder_->CreateStore(code, unwinds_.back().code);
+    unwinds_.back().used = true;
     builder_->CreateBr(unwinds_.back().block);
   }
   builder_->restoreIP(saved);
@@ -223,13 +226,13 @@ void CodeGenLLVM::CloseUnwind(const std::function<void()>& cleanup) {
 void CodeGenLLVM::KeepInFrame(const ir::Variable* v, llvm::Value* value) {
   llvm::AllocaInst* slot = EntryAlloca(value->getType(), nullptr, v->name + ".slot");
   builder_->CreateStore(value, slot, /*isVolatile=*/true);
-  frame_[v] = slot;
+  frame_[v] = {slot, value->getType()};
 }
 
 llvm::Value* CodeGenLLVM::EntryValue(const ir::Variable* v) {
   auto slot = frame_.find(v);
   if (function_ != entry_ || slot == frame_.end()) return vars_.at(v);
-  return builder_->CreateLoad(slot->second->getAllocatedType(), slot->second, /*isVolatile=*/true,
+  return builder_->CreateLoad(slot->second.type, slot->second.address, /*isVolatile=*/true,
                               v->name);
 }
 
@@ -436,16 +439,15 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto check_args = RuntimeFunction("cinn_like_check_args", i32(), {ptr(), ptr(), i32(), i32()});
   ReturnIfNonzero(b.CreateCall(
       check_args, {fname, args, num_args, b.getInt32(static_cast<int>(buffers.size()))}));
+  // The argument array, read from the frame at each use (as KeepInFrame's values are): one value
+  // used once per argument and live across every check made LLVM's spill weights quadratic.
+  llvm::AllocaInst* args_slot = EntryAlloca(ptr(), nullptr, "args.slot");
+  b.CreateStore(args, args_slot, /*isVolatile=*/true);
+  auto args_now = [&] { return b.CreateLoad(ptr(), args_slot, /*isVolatile=*/true, "args"); };
 
-  auto check_tensor =
-      RuntimeFunction("cinn_like_check_tensor", i32(),
-                      {ptr(), ptr(), i32(), ptr(), i32(), i32(), i32(), i32(), i64()});
-  auto tensor_data = RuntimeFunction("cinn_like_tensor_data", ptr(), {ptr()});
   auto tensor_dim = RuntimeFunction("cinn_like_tensor_dim", i64(), {ptr(), i32()});
   auto check_range =
       RuntimeFunction("cinn_like_check_index_range", i32(), {ptr(), ptr(), i32(), i64()});
-  auto check_dim =
-      RuntimeFunction("cinn_like_check_dim", i32(), {ptr(), ptr(), i32(), i64(), i64()});
   auto check_symbolic_dim = RuntimeFunction("cinn_like_check_symbolic_dim", i32(),
                                             {ptr(), ptr(), i32(), i64(), i64(), ptr()});
   auto check_size_range = RuntimeFunction("cinn_like_check_size_range", i32(),
@@ -456,35 +458,76 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     size_t arg;
     llvm::Value* tensor_name;
     int dim;
-    llvm::Value* got;
-    ir::Expr expected;
+    ir::Expr expected;  // symbolic: checked once every symbol is bound, the dim read again
   };
   std::vector<DeferredDim> deferred;
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const ir::Buffer& buf = buffers[i]->buffer;
-    llvm::Value* slot = b.CreateInBoundsGEP(ptr(), args, b.getInt32(static_cast<int>(i)));
-    llvm::Value* t = b.CreateLoad(ptr(), slot, buf->name + ".dltensor");
-    llvm::Value* bname = ConstString(buf->name);
-    int bits = buf->dtype.is_bool() ? 8 : buf->dtype.bits();
+  // Every argument's tensor checks and constant dims in one runtime call over a table of what
+  // each must be: a call (and its result check) per argument and dim made the entry's code, and
+  // LLVM's register allocation over it, grow with the square of the arguments (5,000
+  // arguments: about a minute). The data pointers land in a frame array read at each use.
+  const int n_args = static_cast<int>(buffers.size());
+  llvm::StructType* desc_type =
+      llvm::StructType::get(*context_, {ptr(), i32(), i32(), i32(), i32(), i64()});
+  std::vector<llvm::Constant*> descs;
+  std::vector<int64_t> const_dims;
+  for (const ir::Argument* a : buffers) {
+    const ir::Buffer& buf = a->buffer;
     // A buffer whose shape is int64 is indexed with 64-bit integers (ir::IndexTypeScope).
     ir::Type index_type = ir::Int(32);
     for (const ir::Expr& d : buf->shape) {
       if (d.type().bits() == 64) index_type = ir::Int(64);
+      const int64_t* c = ir::AsConstInt(d);
+      const_dims.push_back(c ? *c : -1);
     }
-    ReturnIfNonzero(b.CreateCall(
-        check_tensor,
-        {fname, t, b.getInt32(static_cast<int>(i)), bname, b.getInt32(DLPackCode(buf->dtype)),
+    const int bits = buf->dtype.is_bool() ? 8 : buf->dtype.bits();
+    descs.push_back(llvm::ConstantStruct::get(
+        desc_type,
+        {llvm::cast<llvm::Constant>(ConstString(buf->name)), b.getInt32(DLPackCode(buf->dtype)),
          b.getInt32(bits), b.getInt32(static_cast<int>(buf->shape.size())),
          b.getInt32(DeviceType()), b.getInt64(ir::MaxIndexedElements(index_type))}));
-    llvm::Value* data = b.CreateCall(tensor_data, {t}, buf->name);
-    vars_[buf->data.node()] = data;
-    KeepInFrame(buf->data.node(), data);
+  }
+  auto table = [&](llvm::Constant* init, const std::string& name) {
+    auto* g = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                                       llvm::GlobalValue::PrivateLinkage, init, name);
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return g;
+  };
+  llvm::Value* desc_table =
+      table(llvm::ConstantArray::get(llvm::ArrayType::get(desc_type, descs.size()), descs),
+            func.name + ".arguments");
+  llvm::Value* dims_table = table(
+      llvm::ConstantDataArray::get(
+          *context_, llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t*>(const_dims.data()),
+                                              const_dims.size())),
+      func.name + ".dims");
+  llvm::Value* data_array = EntryAlloca(ptr(), b.getInt32(std::max(n_args, 1)), "arguments.data");
+  auto check_arguments = RuntimeFunction("cinn_like_check_arguments", i32(),
+                                         {ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
+  ReturnIfNonzero(b.CreateCall(check_arguments, {fname, args_now(), b.getInt32(n_args), desc_table,
+                                                 dims_table, data_array}));
+  for (int i = 0; i < n_args; ++i) {
+    const ir::Variable* data = buffers[i]->buffer->data.node();
+    frame_[data] = {b.CreateInBoundsGEP(ptr(), data_array, b.getInt32(i)), ptr()};
+    vars_[data] = EntryValue(data);
+  }
+  // Symbolic dims: each symbol bound from the first dim that is the symbol alone (its range
+  // checked), the others checked once every symbol is bound.
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const ir::Buffer& buf = buffers[i]->buffer;
+    llvm::Value* bname = nullptr;
+    llvm::Value* t = nullptr;
     for (size_t d = 0; d < buf->shape.size(); ++d) {
-      llvm::Value* dim = b.CreateCall(tensor_dim, {t, b.getInt32(static_cast<int>(d))},
-                                      absl::StrCat(buf->name, ".dim", d));
       const ir::Expr& e = buf->shape[d];
+      if (ir::AsConstInt(e)) continue;
+      if (!bname) {
+        bname = ConstString(buf->name);
+        llvm::Value* slot = b.CreateInBoundsGEP(ptr(), args_now(), b.getInt32(static_cast<int>(i)));
+        t = b.CreateLoad(ptr(), slot, buf->name + ".dltensor");
+      }
       auto* v = e.As<ir::Variable>();
       if (v && !vars_.count(v)) {
+        llvm::Value* dim = b.CreateCall(tensor_dim, {t, b.getInt32(static_cast<int>(d))},
+                                        absl::StrCat(buf->name, ".dim", d));
         ReturnIfNonzero(
             b.CreateCall(check_range, {fname, bname, b.getInt32(static_cast<int>(d)), dim}));
         vars_[v] = b.CreateIntCast(dim, LLVMType(e.type()), true, v->name);
@@ -499,7 +542,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                                  b.getInt64(range->second.max)}));
         }
       } else {
-        deferred.push_back({i, bname, static_cast<int>(d), dim, e});
+        deferred.push_back({i, bname, static_cast<int>(d), e});
       }
     }
   }
@@ -515,7 +558,6 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     return from.empty() ? ir::ToString(e) : absl::StrCat(ir::ToString(e), " (", from, ")");
   };
   for (auto& d : deferred) {
-    if (ir::AsConstInt(d.expected)) continue;
     const ir::Buffer& buf = buffers[d.arg]->buffer;
     CheckSizeFits(
         fname, absl::StrCat("tensor ", buf->name, " dim ", d.dim, " = ", from_symbols(d.expected)),
@@ -542,11 +584,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     llvm::Value* expected = EmitExpr(d.expected);
     if (!status_.ok()) return;
     expected = b.CreateIntCast(expected, i64(), !d.expected.type().is_uint());
-    if (ir::AsConstInt(d.expected)) {
-      ReturnIfNonzero(
-          b.CreateCall(check_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected}));
-      continue;
-    }
+    llvm::Value* slot = b.CreateInBoundsGEP(ptr(), args_now(), b.getInt32(static_cast<int>(d.arg)));
+    llvm::Value* got = b.CreateCall(tensor_dim, {b.CreateLoad(ptr(), slot), b.getInt32(d.dim)});
     // A symbolic size: the message says which dims bound its symbols.
     std::string what = ir::ToString(d.expected), from;
     for (const auto& [var, where] : bound_by) {
@@ -555,7 +594,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     }
     ReturnIfNonzero(
         b.CreateCall(check_symbolic_dim,
-                     {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected,
+                     {fname, d.tensor_name, b.getInt32(d.dim), got, expected,
                       ConstString(from.empty() ? what : absl::StrCat(what, " (", from, ")"))}));
   }
   // An output sharing memory with another argument (a transpose in place) would read what it
@@ -568,7 +607,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto check_overlap =
       RuntimeFunction("cinn_like_check_overlap", i32(), {ptr(), ptr(), i32(), ptr(), ptr()});
   ReturnIfNonzero(
-      b.CreateCall(check_overlap, {fname, args, b.getInt32(static_cast<int>(buffers.size())),
+      b.CreateCall(check_overlap, {fname, args_now(), b.getInt32(static_cast<int>(buffers.size())),
                                    ConstString(outputs), ConstString(names)}));
   ReturnIfOutputsEmpty(buffers);
   PlanArena(func.body);

@@ -219,7 +219,11 @@ class CodeGenLLVM {
     llvm::Function* fn;
   };
   std::unordered_multimap<size_t, Outlined> outlined_;
-  std::unordered_map<const ir::Variable*, llvm::AllocaInst*> frame_;   // see KeepInFrame
+  struct FrameSlot {
+    llvm::Value* address;
+    llvm::Type* type;
+  };
+  std::unordered_map<const ir::Variable*, FrameSlot> frame_;           // see KeepInFrame
   std::unordered_map<llvm::StructType*, llvm::AllocaInst*> closures_;  // the entry's, by type
   // The arena: the entry's top-level workspaces of constant size share one allocation (one
   // call, one check, one free however many intermediates the Program has); each buffer's byte
@@ -247,9 +251,13 @@ class CodeGenLLVM {
   // Where a failed check at the current point of the entry goes, outermost first: the entry's
   // return block, then one block per live workspace (from cinn_like_alloc_workspace) that frees
   // it and goes on outwards. Empty inside an outlined parallel body (it returns no error).
+  // The failing code travels in a stack slot, not a phi of every check: the entry is not
+  // optimized (mem2reg does not run), and one value with an incoming edge per check (an argument
+  // has several) made register allocation quadratic in the arguments.
   struct Unwind {
     llvm::BasicBlock* block;
-    llvm::PHINode* code;
+    llvm::AllocaInst* code;
+    bool used = false;
   };
   std::vector<Unwind> unwinds_;
   // Values of the variables in scope: loop indices, symbolic dims, buffer base addresses.
