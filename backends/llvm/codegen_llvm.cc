@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/substitute.h"
@@ -336,7 +337,8 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
   builder_ = std::make_unique<llvm::IRBuilder<>>(*context_);
   // Fast math: every float operation and math call the builder makes carries the fast flags
   // (reassociation, contraction, no NaN/inf, approximate functions).
-  if (FLAGS_cinn_like_fast_math) builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
+  if (ir::CurrentCompileOptions().fast_math)
+    builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
   status_ = absl::OkStatus();
   outlined_.clear();
   for (auto& f : module.functions) {

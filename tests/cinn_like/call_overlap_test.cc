@@ -35,9 +35,9 @@ DLTensor View(float* data, std::vector<int64_t>& shape) {
 struct Module {
   cinn_like_module module = nullptr;
   cinn_like_function fn = nullptr;
-  explicit Module(const frontend::Program& p) {
+  explicit Module(const frontend::Program& p, const char* target = "x86") {
     const std::string json = frontend::ProgramToJson(p);
-    EXPECT_EQ(cinn_like_compile(json.c_str(), "x86", "f", &module), 0)
+    EXPECT_EQ(cinn_like_compile(json.c_str(), target, "f", &module), 0)
         << cinn_like_get_last_error();
     if (module) EXPECT_EQ(cinn_like_module_lookup(module, "f", &fn), 0);
   }
@@ -90,6 +90,32 @@ TEST(CallOverlap, ATransposeInPlaceIsRefusedNamingBothArguments) {
   DLTensor* via_offset[] = {&x, &shifted};
   ASSERT_NE(cinn_like_call(m.fn, via_offset, 2, nullptr), 0);
   EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("overlaps input x"));
+}
+
+TEST(CallOverlap, AnOpenCLTransposeInPlaceIsRefusedToo) {
+  // OpenCL tensors are host memory the host glue copies to the device: the same check.
+  const std::string json = frontend::ProgramToJson(Transpose());
+  cinn_like_module probe = nullptr;
+  if (cinn_like_compile(json.c_str(), "opencl", "f", &probe) != 0) {
+    GTEST_SKIP() << "no OpenCL device: " << cinn_like_get_last_error();
+  }
+  cinn_like_module_free(probe);
+  Module m(Transpose(), "opencl");
+  ASSERT_NE(m.fn, nullptr);
+  std::vector<float> buf(2 * kRows * kCols);
+  for (size_t k = 0; k < buf.size(); ++k) buf[k] = static_cast<float>(k);
+  std::vector<int64_t> xs{kRows, kCols}, os{kCols, kRows};
+  DLTensor x = View(buf.data(), xs), out = View(buf.data(), os);
+  DLTensor* args[] = {&x, &out};
+  ASSERT_NE(cinn_like_call(m.fn, args, 2, nullptr), 0);
+  EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("overlaps input x (argument 0)"));
+  out = View(buf.data() + kRows * kCols, os);
+  ASSERT_EQ(cinn_like_call(m.fn, args, 2, nullptr), 0) << cinn_like_get_last_error();
+  for (int64_t i = 0; i < kRows; ++i) {
+    for (int64_t j = 0; j < kCols; ++j) {
+      EXPECT_EQ(buf[kRows * kCols + j * kRows + i], static_cast<float>(i * kCols + j));
+    }
+  }
 }
 
 TEST(CallOverlap, ManyArgumentsAreCheckedAsFewAre) {
