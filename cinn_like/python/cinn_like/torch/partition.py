@@ -100,15 +100,23 @@ def _view_source(node):
     return node.args[0].args[0] if node.target is operator.getitem else node.args[0]
 
 
+# Set in an inference graph's GraphModule.meta by the backend: only there do the kernel's
+# outputs reach the caller as they are (a training graph's outputs go through AOTAutograd's
+# autograd wrapper, which makes aliases of outputs again itself, and its saved activations may
+# be views of one base without anyone seeing it).
+KEEP_OUTPUT_ALIASES = "cinn_like_keep_output_aliases"
+
+
 def aliased_output_views(graph):
     """The view nodes that PyTorch must run so that outputs which share storage in eager share
     it here too (`return y, y[1:]`): the views on the way from each output to the value it is a
     view of (its base), for every base that is computed in the graph and that two or more
     outputs (the base itself among them) reach through views. A kernel would write each output
     to a buffer of its own. Outputs that are views of inputs are left alone: AOTAutograd makes
-    those views again from the inputs."""
+    those views again from the inputs. Only in inference graphs (KEEP_OUTPUT_ALIASES)."""
     out = next((n for n in graph.nodes if n.op == "output"), None)
-    if out is None:
+    module = graph.owning_module
+    if out is None or not getattr(module, "meta", {}).get(KEEP_OUTPUT_ALIASES):
         return set()
     by_base = {}
     for o in out.all_input_nodes:
