@@ -57,7 +57,7 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
  * the function reads its inputs while it writes its outputs, so an operation in place (a
  * transpose of x into x) would read what it has overwritten; such a call returns nonzero before
  * anything runs, naming the output and the argument it overlaps. Inputs may share memory with
- * each other. OpenCL tensors overlap when they are ranges of one cl_mem.
+ * each other. The same holds for the opencl target, whose tensors are host memory too.
  * With the flag cinn_like_self_check on both when the module was compiled and at the call, a
  * call that succeeds is checked: its inputs (copied to the host before the call, CUDA ones
  * after waiting for the device) go through the reference interpreter and every output is

@@ -32,7 +32,8 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
 /// Fails when an output shares memory with another argument (an input or another output): the
 /// host entry's check after the tensors' own, before anything runs. `outputs` has one character
 /// per argument, '1' for an output; `names` the arguments' names joined by commas. Tensors with
-/// no element overlap nothing; OpenCL tensors overlap only within one cl_mem.
+/// no element overlap nothing; tensors of DLPack's OpenCL device type (a cl_mem in `data`)
+/// overlap only within one cl_mem.
 int cinn_like_check_overlap(const char* func, DLTensor* const* args, int32_t num_args,
                             const char* outputs, const char* names);
 

@@ -64,7 +64,8 @@ class Module:
 
     def save(self, path):
         """Writes this module to one file that load() reads, in any process, without compiling."""
-        check(lib.cinn_like_module_save(self._handle, _path(path, "Module.save: path")), f"save {path}")
+        check(lib.cinn_like_module_save(self._handle, _path(path, "Module.save: path")),
+              f"save {path}")
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
@@ -86,7 +87,8 @@ def compile(program, target="x86", name="main"):  # noqa: A001 (the package's ve
         program = program.to_json()
     elif isinstance(program, dict):
         program = json.dumps(program)
-    program_text = _text(program, "cinn_like.compile: program", " (JSON), a dict or a ProgramBuilder")
+    program_text = _text(program, "cinn_like.compile: program",
+                         " (JSON), a dict or a ProgramBuilder")
     target_text = _text(target, "cinn_like.compile: target")
     name_text = _text(name, "cinn_like.compile: name")
     handle = ctypes.c_void_p()
@@ -100,7 +102,8 @@ def load(path):
     nothing is compiled; a file made for another CPU or GPU arch, of another format version, or
     damaged is refused (CinnLikeError naming the file and why)."""
     handle = ctypes.c_void_p()
-    check(lib.cinn_like_module_load(_path(path, "cinn_like.load: path"), ctypes.byref(handle)), "load")
+    check(lib.cinn_like_module_load(_path(path, "cinn_like.load: path"), ctypes.byref(handle)),
+          "load")
     name = ctypes.c_char_p()
     rc = lib.cinn_like_module_name(handle, ctypes.byref(name))
     if rc != 0:
