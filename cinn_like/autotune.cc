@@ -17,6 +17,7 @@
 #include "cinn_like/tensor_transfer.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/group_graph.h"
+#include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
@@ -241,9 +242,10 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
   const ir::DeviceProperties& device = ir::DevicePropertiesOf(target);
   // What else decides a kernel's speed: the device's size and vector width, and the flags
   // that change generated code.
-  const std::string where = absl::StrCat(
-      target.ToString(), " sms=", device.multiprocessors, " vector_bytes=", device.vector_bytes,
-      " fast_math=", FLAGS_cinn_like_fast_math, " extern_libs=", FLAGS_cinn_like_extern_libs);
+  const std::string where = absl::StrCat(target.ToString(), " sms=", device.multiprocessors,
+                                         " vector_bytes=", device.vector_bytes,
+                                         " fast_math=", ir::CurrentCompileOptions().fast_math,
+                                         " extern_libs=", ir::CurrentCompileOptions().extern_libs);
   std::map<int, int> values;
   std::string report;
   for (const auto& [group, knob] : knobs) {

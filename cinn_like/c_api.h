@@ -53,7 +53,11 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
  * wrong dtype, rank, device or size, a null shape or data (data may be null only when the
  * tensor has no element), a negative size or non-row-major strides return nonzero with a
  * message naming the function, the argument and what was expected. Tensors with no element
- * are valid.
+ * are valid. No output may share memory with another argument (an input, or another output):
+ * the function reads its inputs while it writes its outputs, so an operation in place (a
+ * transpose of x into x) would read what it has overwritten; such a call returns nonzero before
+ * anything runs, naming the output and the argument it overlaps. Inputs may share memory with
+ * each other. The same holds for the opencl target, whose tensors are host memory too.
  * With the flag cinn_like_self_check on both when the module was compiled and at the call, a
  * call that succeeds is checked: its inputs (copied to the host before the call, CUDA ones
  * after waiting for the device) go through the reference interpreter and every output is

@@ -17,6 +17,7 @@
 #include "frontend/program_json.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "ir/library_functions.h"
 #include "runtime/files.h"
@@ -124,13 +125,13 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
                                      const std::string& name, bool tune) {
   auto graph = frontend::BuildGraph(program);
   if (!graph.ok()) return graph.status();
-  const std::string wrong_ops = StringFlag("cinn_like_debug_wrong_op");
+  const std::string wrong_ops = ir::CurrentCompileOptions().debug_wrong_op;
   auto compiled_graph = wrong_ops.empty() ? graph : PlantWrongResults(program, *graph, wrong_ops);
   if (!compiled_graph.ok()) return compiled_graph.status();
   auto fused = hlir::RunGraphPasses(*compiled_graph,
                                     hlir::TargetPassOptions(target, name, &*compiled_graph));
   if (!fused.ok()) return fused.status();
-  const bool autotune = tune && FLAGS_cinn_like_autotune;
+  const bool autotune = tune && ir::CurrentCompileOptions().autotune;
   std::vector<hlir::TacticChoice> tactics;
   auto module = hlir::CompileFusedGraph(*fused, target, name, {}, autotune ? &tactics : nullptr);
   if (!module.ok()) return module.status();
@@ -153,8 +154,25 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
 
 }  // namespace
 
+namespace {
+
+/// The code-changing flags read once for the compile that starts on this thread (the cache key
+/// and the lowering both read them), unless one is running already (an inner compile: the
+/// tuner's).
+struct OptionsOfThisCompile {
+  OptionsOfThisCompile() {
+    if (!ir::InstalledCompileOptions()) {
+      scope.emplace(std::make_shared<const ir::CompileOptions>(ir::CompileOptions::Read()));
+    }
+  }
+  std::optional<ir::CompileOptionsScope> scope;
+};
+
+}  // namespace
+
 absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
                                           const ir::Target& target, const std::string& name) {
+  OptionsOfThisCompile options;
   auto lowered = LowerProgram(program, target, name, /*tune=*/false);
   (void)WaitForLibraryPlans();  // nothing runs this lowering: its plans are not needed now
   if (!lowered.ok()) return lowered.status();
@@ -215,6 +233,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgramJson(const std::s
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     const std::string& program_json, const frontend::Program* parsed, const ir::Target& target,
     const std::string& name) {
+  OptionsOfThisCompile options;
   std::optional<frontend::Program> own;  // `parsed` where the caller had none
   auto parse = [&]() -> absl::Status {
     if (parsed) return absl::OkStatus();
@@ -306,7 +325,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   out->name_ = name;
   out->module_ = lowered->module;
   out->signature_ = Signature(lowered->graph);
-  if (FLAGS_cinn_like_self_check) {
+  if (ir::CurrentCompileOptions().self_check) {
     out->call_check_ = MakeCallCheckContext(program, lowered->graph, target, name, lowered->fused);
   }
   if (!cache_dir.empty()) {

@@ -24,6 +24,7 @@
 #include "backends/llvm/execution_engine.h"
 #include "frontend/program_json.h"
 #include "hlir/op.h"
+#include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/files.h"
@@ -50,14 +51,6 @@ DiskCacheStats stats;
 void Count(int64_t DiskCacheStats::*counter) {
   std::lock_guard<std::mutex> lock(stats_mu);
   ++(stats.*counter);
-}
-
-/// Flags that say only where output goes or how this cache behaves: not part of a key.
-bool ChangesCode(const std::string& flag) {
-  static const char* const kPlaces[] = {"cinn_like_dump_dir",        "cinn_like_source_save_path",
-                                        "cinn_like_cache",           "cinn_like_cache_dir",
-                                        "cinn_like_cache_max_bytes", "cinn_like_autotune_cache"};
-  return std::find(std::begin(kPlaces), std::end(kPlaces), flag) == std::end(kPlaces);
 }
 
 /// This library's file, size and modification time: a rebuilt library makes other keys.
@@ -286,9 +279,13 @@ DiskCacheCompileLock::~DiskCacheCompileLock() {
 }
 
 std::string DiskCacheDir() {
-  if (!FLAGS_cinn_like_cache || FLAGS_cinn_like_autotune || FLAGS_cinn_like_self_check) return "";
-  for (const char* off : {"cinn_like_dump_dir", "cinn_like_source_save_path",
-                          "cinn_like_debug_fail_op", "cinn_like_debug_wrong_op"}) {
+  // The code-changing ones from this compile's snapshot (the key's), the others as they are.
+  const ir::CompileOptions& options = ir::CurrentCompileOptions();
+  if (!FLAGS_cinn_like_cache || options.autotune || options.self_check ||
+      !options.debug_fail_op.empty() || !options.debug_wrong_op.empty()) {
+    return "";
+  }
+  for (const char* off : {"cinn_like_dump_dir", "cinn_like_source_save_path"}) {
     if (!StringFlag(off).empty()) return "";
   }
   std::string dir = StringFlag("cinn_like_cache_dir");
@@ -348,8 +345,10 @@ std::string DiskCacheKey(std::string_view program_json, const frontend::Program*
   if (target.is_nvgpu())
     absl::StrAppend(&text, "nvrtc ", backends::nvrtc::Compiler::Version(), "\n");
 #endif
-  for (const auto& [flag, value] : CinnLikeFlagValues()) {
-    if (ChangesCode(flag)) absl::StrAppend(&text, flag, "=", value, "\n");
+  // The compile's snapshot, which its lowering reads too (a flag changed meanwhile by another
+  // thread is in neither).
+  for (const auto& [flag, value] : ir::CurrentCompileOptions().values) {
+    absl::StrAppend(&text, flag, "=", value, "\n");
   }
   text.append(program_json);
   return runtime::Sha256Hex(text);

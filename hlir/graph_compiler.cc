@@ -13,6 +13,7 @@
 #include "hlir/group_schedule/group_scheduler.h"
 #include "hlir/op.h"
 #include "hlir/row_buckets.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "ir/identifier.h"
 #include "ir/lower.h"
@@ -27,7 +28,7 @@ class GroupLowering {
   GroupLowering(const Graph& graph, const ir::Target& target,
                 const std::vector<FusionGroup>& groups = {},
                 const std::map<int, int>& knob_values = {})
-      : graph_(graph), target_(target), fail_ops_(StringFlag("cinn_like_debug_fail_op")) {
+      : graph_(graph), target_(target), fail_ops_(ir::CurrentCompileOptions().debug_fail_op) {
     scheduling_.knob_values = knob_values;
     group_of_node_.assign(graph.nodes().size(), -1);
     for (size_t g = 0; g < groups.size(); ++g) {
@@ -224,7 +225,7 @@ class GroupLowering {
     // A library call where the target's library takes the case (ir/library_functions.h),
     // else the generated compute; the choice and why go to the log (GLOG_v=1) and the dump.
     absl::StatusOr<std::vector<ir::Tensor>> made = std::vector<ir::Tensor>{};
-    if (FLAGS_cinn_like_extern_libs && (*def)->extern_compute) {
+    if (ir::CurrentCompileOptions().extern_libs && (*def)->extern_compute) {
       auto ext = (*def)->extern_compute(target_, in, node.attrs, outs, name);
       if (!ext.ok()) {
         made = ext.status();

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 
 namespace cinn_like::ir {
@@ -53,7 +54,7 @@ const DeviceProperties& DevicePropertiesOf(const Target& target) {
   std::lock_guard<std::mutex> lock(r.mu);
   // An OpenCL target's device also depends on the flag that picks it.
   const std::string key = target.is_opencl()
-                              ? target.ToString() + " " + FLAGS_cinn_like_opencl_device
+                              ? target.ToString() + " " + CurrentCompileOptions().opencl_device
                               : target.ToString();
   auto it = r.cache.find(key);
   if (it != r.cache.end()) return it->second;

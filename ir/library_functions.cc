@@ -10,6 +10,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 
 namespace cinn_like::ir {
@@ -74,7 +75,7 @@ absl::StatusOr<LibraryFunction> FindLibraryFunction(const Target& target, Librar
     }
     f = it->second;
   }
-  for (absl::string_view name : absl::StrSplit(FLAGS_cinn_like_decline_libraries, ',')) {
+  for (absl::string_view name : absl::StrSplit(CurrentCompileOptions().decline_libraries, ',')) {
     if (absl::EqualsIgnoreCase(absl::StripAsciiWhitespace(name), f.library)) {
       return absl::FailedPreconditionError(
           absl::StrCat(f.library, " declined by the flag cinn_like_decline_libraries"));

@@ -10,6 +10,7 @@
 #include "ir/math.h"
 #include "ir/pass_runner.h"
 #include "ir/printer.h"
+#include "ir/transforms/block_reductions.h"
 #include "ir/transforms/flatten_storage.h"
 #include "ir/transforms/hoist_common_index.h"
 #include "ir/transforms/insert_sync.h"
@@ -159,6 +160,9 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     // Vector partials live in SIMD registers; a GPU thread's vectors are only its wide loads and
     // stores, and its reductions go across threads instead (lower_thread_reduce).
     body = passes.Run("vectorize_reduce", VectorizeReductions, body);
+    // Long float sums in blocks of partials (a sum of 2^25 ones exact in float32); GPU threads
+    // each sum a strided share already.
+    body = passes.Run("block_reductions", BlockReductions, body);
   }
   // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
   // then partition_loops splits serial/parallel loops so that their main part has no tail

@@ -29,10 +29,41 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
                            int32_t device_type, int64_t max_elements);
 
+/// Fails when an output shares memory with another argument (an input or another output): the
+/// host entry's check after the tensors' own, before anything runs. `outputs` has one character
+/// per argument, '1' for an output; `names` the arguments' names joined by commas. Tensors with
+/// no element overlap nothing; tensors of DLPack's OpenCL device type (a cl_mem in `data`)
+/// overlap only within one cl_mem.
+int cinn_like_check_overlap(const char* func, DLTensor* const* args, int32_t num_args,
+                            const char* outputs, const char* names);
+
+/// What the host entry expects of one argument, for cinn_like_check_arguments (a table in the
+/// entry's constants; the layout the code generator writes).
+typedef struct {
+  const char* name;
+  int32_t dtype_code, dtype_bits, ndim, device_type;
+  int64_t max_elements;
+} cinn_like_argument_desc;
+
+/// The entry's per-argument checks in one call, in argument order: cinn_like_check_tensor of
+/// each, then cinn_like_check_dim of each dim whose `dims` entry is >= 0 (`dims` holds every
+/// argument's ndim entries in turn; -1 is a symbolic dim the entry checks itself); on success
+/// data[i] is cinn_like_tensor_data(args[i]). One call for any number of arguments keeps the
+/// entry's code, and LLVM's time on it, linear in them.
+int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t num_args,
+                              const cinn_like_argument_desc* descs, const int64_t* dims,
+                              void** data);
+
 /// The tensor's first element (data + byte_offset).
 void* cinn_like_tensor_data(const DLTensor* t);
 /// shape[dim]; the caller has checked the rank.
 int64_t cinn_like_tensor_dim(const DLTensor* t, int32_t dim);
+
+/// Fails unless `fits` (the host entry evaluated a symbolic size in 64 bits, found no overflow
+/// and a value in [0, max]); `what` says which size and from which dims its symbols come,
+/// `value` is what it computed (wrapped where it overflowed).
+int cinn_like_check_size_fits(const char* func, const char* what, int32_t fits, int64_t value,
+                              int64_t max);
 
 /// Fails unless a dimension read from a tensor equals what the function expects (a constant,
 /// or a symbolic dimension already bound by an earlier argument).

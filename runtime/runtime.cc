@@ -193,6 +193,25 @@ int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, c
   return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type, max_elements);
 }
 
+int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t num_args,
+                              const cinn_like_argument_desc* descs, const int64_t* dims,
+                              void** data) {
+  for (int32_t i = 0; i < num_args; ++i) {
+    const cinn_like_argument_desc& d = descs[i];
+    const DLTensor* t = args[i];
+    int rc = cinn_like_check_tensor(func, t, i, d.name, d.dtype_code, d.dtype_bits, d.ndim,
+                                    d.device_type, d.max_elements);
+    if (rc != 0) return rc;
+    for (int32_t k = 0; k < d.ndim; ++k, ++dims) {
+      if (*dims < 0) continue;
+      rc = cinn_like_check_dim(func, d.name, k, t->shape[k], *dims);
+      if (rc != 0) return rc;
+    }
+    data[i] = cinn_like_tensor_data(t);
+  }
+  return 0;
+}
+
 void* cinn_like_tensor_data(const DLTensor* t) {
   if (t->data == nullptr) return nullptr;  // an empty tensor's (no offset into nothing)
   return static_cast<char*>(t->data) + t->byte_offset;
@@ -215,6 +234,20 @@ int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t d
   std::ostringstream os;
   os << func << ": tensor " << tensor << " has size " << got << " at dim " << dim << ", expected "
      << expected << " = " << what;
+  return Fail(os.str());
+}
+
+int cinn_like_check_size_fits(const char* func, const char* what, int32_t fits, int64_t value,
+                              int64_t max) {
+  if (fits) return 0;
+  std::ostringstream os;
+  os << func << ": " << what << " ";
+  if (value < 0 || value > max) {
+    os << "is " << value << " (or overflows 64 bits)";
+  } else {
+    os << "overflows 64 bits";
+  }
+  os << " at these sizes; the function addresses at most " << max << " elements";
   return Fail(os.str());
 }
 

@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 
 namespace cinn_like::backends {
@@ -77,7 +78,7 @@ std::string CodeGenCudaDev::NarrowFromFloat(const ir::Type& t, const std::string
   return CodeGenC::NarrowFromFloat(t, e);
 }
 
-bool CodeGenCudaDev::FastMath() const { return FLAGS_cinn_like_fast_math; }
+bool CodeGenCudaDev::FastMath() const { return ir::CurrentCompileOptions().fast_math; }
 
 namespace {
 

@@ -22,6 +22,7 @@
 #include "backends/llvm/codegen_cuda_host.h"
 #include "backends/llvm/execution_engine.h"
 #include "backends/step_timer.h"
+#include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/cuda/cuda_driver.h"
@@ -33,7 +34,7 @@ namespace {
 /// The arch and where it came from: the target, the flag, or the device.
 absl::StatusOr<std::pair<int, std::string>> ChooseArch(const ir::Target& target) {
   if (target.cuda_arch > 0) return std::make_pair(target.cuda_arch, std::string("from the target"));
-  const std::string flag = StringFlag("cinn_like_cuda_arch");
+  const std::string flag = ir::CurrentCompileOptions().cuda_arch;
   if (!flag.empty()) {
     absl::string_view text = flag;
     absl::ConsumePrefix(&text, "sm_");
@@ -71,7 +72,7 @@ bool SavesSources() {
 /// "Cold GPU compiles").
 size_t TranslationUnits(size_t kernels) {
   if (SavesSources()) return 1;
-  if (FLAGS_cinn_like_nvrtc_units > 0) return FLAGS_cinn_like_nvrtc_units;
+  if (ir::CurrentCompileOptions().nvrtc_units > 0) return ir::CurrentCompileOptions().nvrtc_units;
   const size_t threads = std::max(1u, std::thread::hardware_concurrency());
   return std::max<size_t>(1, std::min({(kernels + 2) / 3, threads, size_t{16}}));
 }
@@ -82,7 +83,7 @@ size_t TranslationUnits(size_t kernels) {
 absl::StatusOr<std::vector<DeviceBinary>> PrebuiltLibraryKernels(const ir::Module& module,
                                                                  int arch) {
   std::vector<DeviceBinary> out;
-  if (!FLAGS_cinn_like_prebuilt_kernels || SavesSources()) return out;
+  if (!ir::CurrentCompileOptions().prebuilt_kernels || SavesSources()) return out;
   for (const std::string& kernel : LibraryKernelNames(module)) {
     auto source = LibraryUnitSource(kernel);
     if (!source.ok()) return source.status();
@@ -158,7 +159,7 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   absl::Status split = CheckSplitForGpu(module);
   if (!split.ok()) return split;
   StepTimer steps(&times_);
-  const bool to_cubin = FLAGS_cinn_like_nvrtc_compile_to_cubin;
+  const bool to_cubin = ir::CurrentCompileOptions().nvrtc_compile_to_cubin;
   const std::string name = module.name.empty() ? std::string("module") : module.name;
   const std::vector<ir::LoweredFunc> kernels = ir::DeviceKernels(module);
   if (!DumpDir().empty()) DumpToFile(name + ".module.ir", ir::ToString(module));
@@ -208,7 +209,8 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
         continue;
       }
       try {
-        threads.emplace_back([&compile, u] {
+        threads.emplace_back([&compile, u, options = ir::InstalledCompileOptions()] {
+          ir::CompileOptionsScope scope(options);  // the compile's snapshot, as on its thread
           compile(u);
           ReleaseCompileThread();
         });

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 
 namespace cinn_like::backends::nvrtc {
@@ -124,7 +125,7 @@ absl::StatusOr<std::string> Compiler::Compile(const std::string& source, int arc
   std::vector<std::string> options = {
       absl::StrCat("--gpu-architecture=", to_cubin ? "sm_" : "compute_", arch), "-std=c++17",
       "-default-device"};
-  if (FLAGS_cinn_like_fast_math) options.push_back("--use_fast_math");
+  if (ir::CurrentCompileOptions().fast_math) options.push_back("--use_fast_math");
 #ifdef CINN_LIKE_CUDA_INCLUDE_DIR
   options.push_back(absl::StrCat("--include-path=", CINN_LIKE_CUDA_INCLUDE_DIR));
 #endif

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/codegen_cuda_dev.h"
 #include "backends/cuda/library_kernels.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "runtime/byte_io.h"
 #include "runtime/files.h"
@@ -120,7 +121,8 @@ absl::StatusOr<std::string> LibraryUnitSource(const std::string& kernel) {
 }
 
 uint64_t PrebuiltSourceHash(const std::string& source) {
-  return runtime::Fnv1a64(source + (FLAGS_cinn_like_fast_math ? "\n--use_fast_math" : ""));
+  return runtime::Fnv1a64(source +
+                          (ir::CurrentCompileOptions().fast_math ? "\n--use_fast_math" : ""));
 }
 
 std::optional<std::string> PrebuiltKernelImage(const std::string& kernel, int arch,

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "backends/llvm/arena_plan.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 #include "ir/substitute.h"
@@ -190,32 +191,35 @@ void CodeGenLLVM::ReturnIf(llvm::Value* failed, llvm::Value* code) {
   }
   auto* ok = llvm::BasicBlock::Create(*context_, "check_ok", function_);
   llvm::MDBuilder md(*context_);
-  const Unwind& target = unwinds_.back();
-  target.code->addIncoming(code, b.GetInsertBlock());
+  Unwind& target = unwinds_.back();
+  b.CreateStore(code, target.code);
+  target.used = true;
   b.CreateCondBr(failed, target.block, ok, md.createUnlikelyBranchWeights());
   b.SetInsertPoint(ok);
 }
 
 void CodeGenLLVM::OpenUnwind(const std::string& name) {
   auto* block = llvm::BasicBlock::Create(*context_, name, function_);
-  llvm::IRBuilder<> at(block);
-  unwinds_.push_back({block, at.CreatePHI(i32(), 2, name + ".code")});
+  unwinds_.push_back({block, EntryAlloca(i32(), nullptr, name + ".code")});
 }
 
 void CodeGenLLVM::CloseUnwind(const std::function<void()>& cleanup) {
   Unwind top = unwinds_.back();
   unwinds_.pop_back();
-  if (top.code->getNumIncomingValues() == 0) {
+  if (!top.used) {
     top.block->eraseFromParent();
+    top.code->eraseFromParent();
     return;
   }
   llvm::IRBuilderBase::InsertPoint saved = builder_->saveIP();
   builder_->SetInsertPoint(top.block);
+  llvm::Value* code = builder_->CreateLoad(i32(), top.code, top.block->getName() + ".code");
   cleanup();
   if (unwinds_.empty()) {
-    builder_->CreateRet(top.code);
+    builder_->CreateRet(code);
   } else {
-    unwinds_.back().code->addIncoming(top.code, builder_->GetInsertBlock());
+    builder_->CreateStore(code, unwinds_.back().code);
+    unwinds_.back().used = true;
     builder_->CreateBr(unwinds_.back().block);
   }
   builder_->restoreIP(saved);
@@ -224,13 +228,13 @@ void CodeGenLLVM::CloseUnwind(const std::function<void()>& cleanup) {
 void CodeGenLLVM::KeepInFrame(const ir::Variable* v, llvm::Value* value) {
   llvm::AllocaInst* slot = EntryAlloca(value->getType(), nullptr, v->name + ".slot");
   builder_->CreateStore(value, slot, /*isVolatile=*/true);
-  frame_[v] = slot;
+  frame_[v] = {slot, value->getType()};
 }
 
 llvm::Value* CodeGenLLVM::EntryValue(const ir::Variable* v) {
   auto slot = frame_.find(v);
   if (function_ != entry_ || slot == frame_.end()) return vars_.at(v);
-  return builder_->CreateLoad(slot->second->getAllocatedType(), slot->second, /*isVolatile=*/true,
+  return builder_->CreateLoad(slot->second.type, slot->second.address, /*isVolatile=*/true,
                               v->name);
 }
 
@@ -246,6 +250,51 @@ CodeGenLLVM::ConstantSize CodeGenLLVM::SizeOf(const ir::Buffer& buf) {
   }
   size.absurd |= __builtin_mul_overflow(size.elems, int64_t{buf->dtype.bytes()}, &size.bytes);
   return size;
+}
+
+llvm::Value* CodeGenLLVM::EmitWideSize(const ir::Expr& e, llvm::Value** overflow) {
+  auto& b = *builder_;
+  auto checked = [&](llvm::Intrinsic::ID id, const ir::Expr& x, const ir::Expr& y) -> llvm::Value* {
+    llvm::Value* l = EmitWideSize(x, overflow);
+    llvm::Value* r = l ? EmitWideSize(y, overflow) : nullptr;
+    if (!r) return nullptr;
+    llvm::Value* both = b.CreateBinaryIntrinsic(id, l, r);
+    *overflow = b.CreateOr(*overflow, b.CreateExtractValue(both, 1));
+    return b.CreateExtractValue(both, 0);
+  };
+  if (e.type().is_int() || e.type().is_uint()) {
+    if (auto* add = e.As<ir::Add>()) {
+      return checked(llvm::Intrinsic::sadd_with_overflow, add->a, add->b);
+    }
+    if (auto* sub = e.As<ir::Sub>()) {
+      return checked(llvm::Intrinsic::ssub_with_overflow, sub->a, sub->b);
+    }
+    if (auto* mul = e.As<ir::Mul>()) {
+      return checked(llvm::Intrinsic::smul_with_overflow, mul->a, mul->b);
+    }
+    if (auto* cast = e.As<ir::Cast>();
+        cast && (cast->value.type().is_int() || cast->value.type().is_uint())) {
+      return EmitWideSize(cast->value, overflow);
+    }
+  }
+  llvm::Value* v = EmitExpr(e);
+  if (!v) return nullptr;
+  return b.CreateIntCast(v, i64(), !e.type().is_uint());
+}
+
+void CodeGenLLVM::CheckSizeFits(llvm::Value* fname, const std::string& what, const ir::Expr& e,
+                                int64_t max) {
+  auto& b = *builder_;
+  llvm::Value* overflow = b.getFalse();
+  llvm::Value* wide = EmitWideSize(e, &overflow);
+  if (!wide) return;
+  llvm::Value* fits = b.CreateAnd(
+      b.CreateNot(overflow),
+      b.CreateAnd(b.CreateICmpSGE(wide, b.getInt64(0)), b.CreateICmpSLE(wide, b.getInt64(max))));
+  auto check =
+      RuntimeFunction("cinn_like_check_size_fits", i32(), {ptr(), ptr(), i32(), i64(), i64()});
+  ReturnIfNonzero(b.CreateCall(
+      check, {fname, ConstString(what), b.CreateZExt(fits, i32()), wide, b.getInt64(max)}));
 }
 
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
@@ -286,7 +335,8 @@ absl::StatusOr<LLVMModule> CodeGenLLVM::Compile(const ir::Module& module) {
   builder_ = std::make_unique<llvm::IRBuilder<>>(*context_);
   // Fast math: every float operation and math call the builder makes carries the fast flags
   // (reassociation, contraction, no NaN/inf, approximate functions).
-  if (FLAGS_cinn_like_fast_math) builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
+  if (ir::CurrentCompileOptions().fast_math)
+    builder_->setFastMathFlags(llvm::FastMathFlags::getFast());
   status_ = absl::OkStatus();
   outlined_.clear();
   for (auto& f : module.functions) {
@@ -389,16 +439,15 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   auto check_args = RuntimeFunction("cinn_like_check_args", i32(), {ptr(), ptr(), i32(), i32()});
   ReturnIfNonzero(b.CreateCall(
       check_args, {fname, args, num_args, b.getInt32(static_cast<int>(buffers.size()))}));
+  // The argument array, read from the frame at each use (as KeepInFrame's values are): one value
+  // used once per argument and live across every check made LLVM's spill weights quadratic.
+  llvm::AllocaInst* args_slot = EntryAlloca(ptr(), nullptr, "args.slot");
+  b.CreateStore(args, args_slot, /*isVolatile=*/true);
+  auto args_now = [&] { return b.CreateLoad(ptr(), args_slot, /*isVolatile=*/true, "args"); };
 
-  auto check_tensor =
-      RuntimeFunction("cinn_like_check_tensor", i32(),
-                      {ptr(), ptr(), i32(), ptr(), i32(), i32(), i32(), i32(), i64()});
-  auto tensor_data = RuntimeFunction("cinn_like_tensor_data", ptr(), {ptr()});
   auto tensor_dim = RuntimeFunction("cinn_like_tensor_dim", i64(), {ptr(), i32()});
   auto check_range =
       RuntimeFunction("cinn_like_check_index_range", i32(), {ptr(), ptr(), i32(), i64()});
-  auto check_dim =
-      RuntimeFunction("cinn_like_check_dim", i32(), {ptr(), ptr(), i32(), i64(), i64()});
   auto check_symbolic_dim = RuntimeFunction("cinn_like_check_symbolic_dim", i32(),
                                             {ptr(), ptr(), i32(), i64(), i64(), ptr()});
   auto check_size_range = RuntimeFunction("cinn_like_check_size_range", i32(),
@@ -406,37 +455,79 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   // Each symbolic dim's variable and the dim that binds it ("x dim 0"), in binding order.
   std::vector<std::pair<const ir::Variable*, std::string>> bound_by;
   struct DeferredDim {
+    size_t arg;
     llvm::Value* tensor_name;
     int dim;
-    llvm::Value* got;
-    ir::Expr expected;
+    ir::Expr expected;  // symbolic: checked once every symbol is bound, the dim read again
   };
   std::vector<DeferredDim> deferred;
-  for (size_t i = 0; i < buffers.size(); ++i) {
-    const ir::Buffer& buf = buffers[i]->buffer;
-    llvm::Value* slot = b.CreateInBoundsGEP(ptr(), args, b.getInt32(static_cast<int>(i)));
-    llvm::Value* t = b.CreateLoad(ptr(), slot, buf->name + ".dltensor");
-    llvm::Value* bname = ConstString(buf->name);
-    int bits = buf->dtype.is_bool() ? 8 : buf->dtype.bits();
+  // Every argument's tensor checks and constant dims in one runtime call over a table of what
+  // each must be: a call (and its result check) per argument and dim made the entry's code, and
+  // LLVM's register allocation over it, grow with the square of the arguments (5,000
+  // arguments: about a minute). The data pointers land in a frame array read at each use.
+  const int n_args = static_cast<int>(buffers.size());
+  llvm::StructType* desc_type =
+      llvm::StructType::get(*context_, {ptr(), i32(), i32(), i32(), i32(), i64()});
+  std::vector<llvm::Constant*> descs;
+  std::vector<int64_t> const_dims;
+  for (const ir::Argument* a : buffers) {
+    const ir::Buffer& buf = a->buffer;
     // A buffer whose shape is int64 is indexed with 64-bit integers (ir::IndexTypeScope).
     ir::Type index_type = ir::Int(32);
     for (const ir::Expr& d : buf->shape) {
       if (d.type().bits() == 64) index_type = ir::Int(64);
+      const int64_t* c = ir::AsConstInt(d);
+      const_dims.push_back(c ? *c : -1);
     }
-    ReturnIfNonzero(b.CreateCall(
-        check_tensor,
-        {fname, t, b.getInt32(static_cast<int>(i)), bname, b.getInt32(DLPackCode(buf->dtype)),
+    const int bits = buf->dtype.is_bool() ? 8 : buf->dtype.bits();
+    descs.push_back(llvm::ConstantStruct::get(
+        desc_type,
+        {llvm::cast<llvm::Constant>(ConstString(buf->name)), b.getInt32(DLPackCode(buf->dtype)),
          b.getInt32(bits), b.getInt32(static_cast<int>(buf->shape.size())),
          b.getInt32(DeviceType()), b.getInt64(ir::MaxIndexedElements(index_type))}));
-    llvm::Value* data = b.CreateCall(tensor_data, {t}, buf->name);
-    vars_[buf->data.node()] = data;
-    KeepInFrame(buf->data.node(), data);
+  }
+  auto table = [&](llvm::Constant* init, const std::string& name) {
+    auto* g = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
+                                       llvm::GlobalValue::PrivateLinkage, init, name);
+    g->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+    return g;
+  };
+  llvm::Value* desc_table =
+      table(llvm::ConstantArray::get(llvm::ArrayType::get(desc_type, descs.size()), descs),
+            func.name + ".arguments");
+  llvm::Value* dims_table = table(
+      llvm::ConstantDataArray::get(
+          *context_, llvm::ArrayRef<uint64_t>(reinterpret_cast<const uint64_t*>(const_dims.data()),
+                                              const_dims.size())),
+      func.name + ".dims");
+  llvm::Value* data_array = EntryAlloca(ptr(), b.getInt32(std::max(n_args, 1)), "arguments.data");
+  auto check_arguments = RuntimeFunction("cinn_like_check_arguments", i32(),
+                                         {ptr(), ptr(), i32(), ptr(), ptr(), ptr()});
+  ReturnIfNonzero(b.CreateCall(check_arguments, {fname, args_now(), b.getInt32(n_args), desc_table,
+                                                 dims_table, data_array}));
+  for (int i = 0; i < n_args; ++i) {
+    const ir::Variable* data = buffers[i]->buffer->data.node();
+    frame_[data] = {b.CreateInBoundsGEP(ptr(), data_array, b.getInt32(i)), ptr()};
+    vars_[data] = EntryValue(data);
+  }
+  // Symbolic dims: each symbol bound from the first dim that is the symbol alone (its range
+  // checked), the others checked once every symbol is bound.
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    const ir::Buffer& buf = buffers[i]->buffer;
+    llvm::Value* bname = nullptr;
+    llvm::Value* t = nullptr;
     for (size_t d = 0; d < buf->shape.size(); ++d) {
-      llvm::Value* dim = b.CreateCall(tensor_dim, {t, b.getInt32(static_cast<int>(d))},
-                                      absl::StrCat(buf->name, ".dim", d));
       const ir::Expr& e = buf->shape[d];
+      if (ir::AsConstInt(e)) continue;
+      if (!bname) {
+        bname = ConstString(buf->name);
+        llvm::Value* slot = b.CreateInBoundsGEP(ptr(), args_now(), b.getInt32(static_cast<int>(i)));
+        t = b.CreateLoad(ptr(), slot, buf->name + ".dltensor");
+      }
       auto* v = e.As<ir::Variable>();
       if (v && !vars_.count(v)) {
+        llvm::Value* dim = b.CreateCall(tensor_dim, {t, b.getInt32(static_cast<int>(d))},
+                                        absl::StrCat(buf->name, ".dim", d));
         ReturnIfNonzero(
             b.CreateCall(check_range, {fname, bname, b.getInt32(static_cast<int>(d)), dim}));
         vars_[v] = b.CreateIntCast(dim, LLVMType(e.type()), true, v->name);
@@ -451,19 +542,50 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                                  b.getInt64(range->second.max)}));
         }
       } else {
-        deferred.push_back({bname, static_cast<int>(d), dim, e});
+        deferred.push_back({i, bname, static_cast<int>(d), e});
       }
     }
+  }
+  // Every symbolic size in 64 bits without wrapping, within what the index type addresses,
+  // before a dim is compared with it or a workspace sized by it: the dims of the arguments,
+  // then the elements of each temporary.
+  auto from_symbols = [&](const ir::Expr& e) {
+    std::string from;
+    for (const auto& [var, where] : bound_by) {
+      if (ir::UsesVar(e, var))
+        absl::StrAppend(&from, from.empty() ? "" : ", ", var->name, " from ", where);
+    }
+    return from.empty() ? ir::ToString(e) : absl::StrCat(ir::ToString(e), " (", from, ")");
+  };
+  for (auto& d : deferred) {
+    const ir::Buffer& buf = buffers[d.arg]->buffer;
+    CheckSizeFits(
+        fname, absl::StrCat("tensor ", buf->name, " dim ", d.dim, " = ", from_symbols(d.expected)),
+        d.expected, ir::MaxIndexedElements(d.expected.type()));
+    if (!status_.ok()) return;
+  }
+  for (ir::Stmt s = func.body; auto* alloc = s.As<ir::Allocate>(); s = alloc->body) {
+    const ir::Buffer& buf = alloc->buffer;
+    if (buf->scope != ir::MemoryScope::kGlobal || SizeOf(buf).constant) continue;
+    ir::Expr elements;
+    ir::Type index_type = ir::Int(32);
+    for (const ir::Expr& d : buf->shape) {
+      ir::Expr wide = ir::Cast::Make(ir::Int(64), d);
+      elements = elements.defined() ? ir::Expr(ir::Mul::Make(elements, wide)) : wide;
+      if (d.type().bits() == 64) index_type = ir::Int(64);
+    }
+    if (!elements.defined()) continue;
+    CheckSizeFits(
+        fname, absl::StrCat("the elements of temporary ", buf->name, " = ", from_symbols(elements)),
+        elements, ir::MaxIndexedElements(index_type));
+    if (!status_.ok()) return;
   }
   for (auto& d : deferred) {
     llvm::Value* expected = EmitExpr(d.expected);
     if (!status_.ok()) return;
     expected = b.CreateIntCast(expected, i64(), !d.expected.type().is_uint());
-    if (ir::AsConstInt(d.expected)) {
-      ReturnIfNonzero(
-          b.CreateCall(check_dim, {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected}));
-      continue;
-    }
+    llvm::Value* slot = b.CreateInBoundsGEP(ptr(), args_now(), b.getInt32(static_cast<int>(d.arg)));
+    llvm::Value* got = b.CreateCall(tensor_dim, {b.CreateLoad(ptr(), slot), b.getInt32(d.dim)});
     // A symbolic size: the message says which dims bound its symbols.
     std::string what = ir::ToString(d.expected), from;
     for (const auto& [var, where] : bound_by) {
@@ -472,9 +594,21 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
     }
     ReturnIfNonzero(
         b.CreateCall(check_symbolic_dim,
-                     {fname, d.tensor_name, b.getInt32(d.dim), d.got, expected,
+                     {fname, d.tensor_name, b.getInt32(d.dim), got, expected,
                       ConstString(from.empty() ? what : absl::StrCat(what, " (", from, ")"))}));
   }
+  // An output sharing memory with another argument (a transpose in place) would read what it
+  // has overwritten: refused, naming both.
+  std::string outputs, names;
+  for (const ir::Argument* a : buffers) {
+    outputs += a->kind == ir::Argument::Kind::kOutput ? '1' : '0';
+    absl::StrAppend(&names, names.empty() ? "" : ",", a->buffer->name);
+  }
+  auto check_overlap =
+      RuntimeFunction("cinn_like_check_overlap", i32(), {ptr(), ptr(), i32(), ptr(), ptr()});
+  ReturnIfNonzero(
+      b.CreateCall(check_overlap, {fname, args_now(), b.getInt32(static_cast<int>(buffers.size())),
+                                   ConstString(outputs), ConstString(names)}));
   ReturnIfOutputsEmpty(buffers);
   PlanArena(func.body);
   EmitStmt(func.body);

@@ -80,6 +80,13 @@ class CodeGenLLVM {
   /// freeing the workspaces live at this point (innermost first): a branch to the innermost
   /// unwind block, so each workspace's free is emitted once however many checks follow it.
   void ReturnIfNonzero(llvm::Value* code);
+  /// `e` (index arithmetic over bound size symbols) evaluated in 64 bits, each addition,
+  /// subtraction and multiplication checked: `*overflow` (an i1) becomes true where one wraps.
+  llvm::Value* EmitWideSize(const ir::Expr& e, llvm::Value** overflow);
+  /// Fails the call (cinn_like_check_size_fits) unless the size `e` of `what` evaluates without
+  /// overflow to a value in [0, max]: a wrapped polynomial of symbols could otherwise match a
+  /// tensor's dim, or size a workspace, that the kernels then index past.
+  void CheckSizeFits(llvm::Value* fname, const std::string& what, const ir::Expr& e, int64_t max);
   /// The same when `failed` (i1) holds, returning `code`.
   void ReturnIf(llvm::Value* failed, llvm::Value* code);
   /// Opens an unwind block (the error code arrives in a phi); CloseUnwind gives it `cleanup`
@@ -212,7 +219,11 @@ class CodeGenLLVM {
     llvm::Function* fn;
   };
   std::unordered_multimap<size_t, Outlined> outlined_;
-  std::unordered_map<const ir::Variable*, llvm::AllocaInst*> frame_;   // see KeepInFrame
+  struct FrameSlot {
+    llvm::Value* address;
+    llvm::Type* type;
+  };
+  std::unordered_map<const ir::Variable*, FrameSlot> frame_;           // see KeepInFrame
   std::unordered_map<llvm::StructType*, llvm::AllocaInst*> closures_;  // the entry's, by type
   // The arena: the entry's top-level workspaces of constant size share one allocation (one
   // call, one check, one free however many intermediates the Program has); each buffer's byte
@@ -240,9 +251,13 @@ class CodeGenLLVM {
   // Where a failed check at the current point of the entry goes, outermost first: the entry's
   // return block, then one block per live workspace (from cinn_like_alloc_workspace) that frees
   // it and goes on outwards. Empty inside an outlined parallel body (it returns no error).
+  // The failing code travels in a stack slot, not a phi of every check: the entry is not
+  // optimized (mem2reg does not run), and one value with an incoming edge per check (an argument
+  // has several) made register allocation quadratic in the arguments.
   struct Unwind {
     llvm::BasicBlock* block;
-    llvm::PHINode* code;
+    llvm::AllocaInst* code;
+    bool used = false;
   };
   std::vector<Unwind> unwinds_;
   // Values of the variables in scope: loop indices, symbolic dims, buffer base addresses.

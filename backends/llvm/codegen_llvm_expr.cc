@@ -63,6 +63,11 @@ llvm::Value* CodeGenLLVM::EmitExpr(const ir::Expr& e) {
       return ConstString(e.As<ir::StringImm>()->value);
     case ir::IrNodeKind::kVariable: {
       auto* op = e.As<ir::Variable>();
+      // In the entry, a value kept in its frame is read from there at each use: the value itself
+      // would stay live across every call and check between its definition and its last use,
+      // and register allocation over thousands of such ranges (an argument each) grows with
+      // their square.
+      if (function_ == entry_ && frame_.count(op)) return EntryValue(op);
       auto it = vars_.find(op);
       if (it == vars_.end()) {
         return Fail(absl::InvalidArgumentError(absl::StrCat(
@@ -164,7 +169,9 @@ llvm::Value* CodeGenLLVM::EmitBinaryOp(ir::IrNodeKind kind, llvm::Value* x, llvm
 }
 
 llvm::Value* CodeGenLLVM::BufferPointer(const ir::Buffer& buffer) {
-  auto it = vars_.find(buffer.get() ? buffer->data.node() : nullptr);
+  const ir::Variable* data = buffer.get() ? buffer->data.node() : nullptr;
+  if (function_ == entry_ && frame_.count(data)) return EntryValue(data);  // see kVariable
+  auto it = vars_.find(data);
   if (it == vars_.end()) {
     return Fail(absl::InvalidArgumentError(absl::StrCat(
                     "buffer ", buffer->name, " is used but is neither an argument nor allocated")),

@@ -12,6 +12,7 @@
 #include "backends/opencl/codegen_opencl_dev.h"
 #include "backends/opencl/codegen_opencl_host.h"
 #include "backends/step_timer.h"
+#include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "runtime/opencl/opencl_runtime.h"
@@ -23,7 +24,7 @@ using runtime::opencl::Device;
 using runtime::opencl::Program;
 
 absl::StatusOr<Device*> SelectDevice(const ir::Target& target) {
-  return Device::Select(target.opencl_device, FLAGS_cinn_like_opencl_device);
+  return Device::Select(target.opencl_device, ir::CurrentCompileOptions().opencl_device);
 }
 
 class CompilerOpenCL : public Compiler {

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
 #include "ir/structural_equal.h"
@@ -211,7 +212,7 @@ int RowThreads(int64_t extent, const ir::Target& target) {
   if (extent > 0 && extent < kBlockThreads) {
     return static_cast<int>((extent + warp - 1) / warp * warp);
   }
-  const int symbolic = FLAGS_cinn_like_symbolic_row_threads;
+  const int symbolic = ir::CurrentCompileOptions().symbolic_row_threads;
   if (extent < 0 && symbolic >= warp && symbolic <= kBlockThreads && symbolic % warp == 0) {
     return symbolic;
   }

@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
 
@@ -10,7 +11,7 @@ namespace cinn_like::hlir::ops {
 
 const char* IndexCheckFunction(bool gpu) {
   if (!gpu) return "cinn_like_check_indices";
-  return FLAGS_cinn_like_check_indices ? "cinn_like_cuda_check_indices" : nullptr;
+  return ir::CurrentCompileOptions().check_indices ? "cinn_like_cuda_check_indices" : nullptr;
 }
 
 std::string DescribeIrTensor(const ir::Tensor& t) {

@@ -15,6 +15,7 @@
 #include "hlir/pass/simplify_reshapes.h"
 #include "hlir/pass/simplify_transposes.h"
 #include "hlir/pass/split_to_slices.h"
+#include "ir/compile_options.h"
 #include "ir/flags.h"
 #include "ir/library_functions.h"
 #include "ir/pass_runner.h"
@@ -40,7 +41,7 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
                               const Graph* graph) {
   PassOptions options;
   options.dump_name = dump_name;
-  if (!FLAGS_cinn_like_extern_libs) return options;
+  if (!ir::CurrentCompileOptions().extern_libs) return options;
   // Whether the graph (when given) has a node of `op`: a library is probed only for a graph
   // that could use it (probing loads it; oneDNN's loading moves parallel loops to its team).
   auto has = [graph](const char* op) {
@@ -59,7 +60,8 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
         ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
   }
   // cuBLAS's GEMMs want 16-byte rows; oneDNN's take any (and pads itself where it helps).
-  options.pad_matmul = target.arch == ir::Target::Arch::kNVGPU && FLAGS_cinn_like_pad_matmul;
+  options.pad_matmul =
+      target.arch == ir::Target::Arch::kNVGPU && ir::CurrentCompileOptions().pad_matmul;
   if (target.arch != ir::Target::Arch::kNVGPU && target.arch != ir::Target::Arch::kX86) {
     return options;
   }
@@ -117,7 +119,7 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   if (!g.ok()) return g.status();
 
   FusionOptions fusion;
-  fusion.enabled = FLAGS_cinn_like_fusion;
+  fusion.enabled = ir::CurrentCompileOptions().fusion;
   fusion.fuse_epilogue_into_extern = options.fuse_epilogue_into_extern;
   FusedGraph fused = FuseOperators(*std::move(g), fusion);
   runner.DumpText("fusion", [&] { return GroupsToText(fused); });

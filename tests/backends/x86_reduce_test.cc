@@ -120,8 +120,14 @@ TEST(X86Reduce, LoweredIrHasVectorPartialsAPeeledTailAndOneHorizontalReduce) {
   std::string ir = ir::ToString(**f);
   EXPECT_THAT(ir, HasSubstr("parallel for (i, 0, m)")) << ir;
   EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = broadcast(0.0f, 8)")) << ir;
-  EXPECT_THAT(ir, HasSubstr("for (j_outer, 0, (n / 8))")) << ir;
-  EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = (B_vacc[ramp(0, 1, 8)] + A[ramp(")) << ir;
+  // The row in blocks of 4096 vectors (BlockReductions: a lane adds at most 4096 elements at a
+  // time), each block's partials added to B_vacc.
+  EXPECT_THAT(ir, HasSubstr("for (j_outer_block, 0, ((n / 8) / 4096))")) << ir;
+  EXPECT_THAT(ir, HasSubstr("B_vacc_block[ramp(0, 1, 8)] = (B_vacc_block[ramp(0, 1, 8)] + A[ramp("))
+      << ir;
+  EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = (B_vacc[ramp(0, 1, 8)] + "
+                            "B_vacc_block[ramp(0, 1, 8)])"))
+      << ir;
   EXPECT_THAT(ir, HasSubstr("B_vacc[j_inner_tail] = (B_vacc[j_inner_tail] + A[")) << ir;
   EXPECT_THAT(ir, HasSubstr("B[i] = (B[i] + vector_reduce_sum(B_vacc[ramp(0, 1, 8)]))")) << ir;
 }

@@ -44,10 +44,16 @@ TEST(Flags, DumpDirReceivesEveryLoweringPassAndTheHostIR) {
   ASSERT_TRUE((*compiler)->Build({"myadd", ir::Target::X86(), {*func}}).ok());
   ASSERT_TRUE(SetFlag("cinn_like_dump_dir", "", &error));
 
-  const char* passes[] = {
-      "00_schedule",        "01_simplify",  "02_vectorize_reduce", "03_remove_redundant_guards",
-      "04_partition_loops", "05_vectorize", "06_unroll",           "07_flatten_storage",
-      "08_simplify_final"};
+  const char* passes[] = {"00_schedule",
+                          "01_simplify",
+                          "02_vectorize_reduce",
+                          "03_block_reductions",
+                          "04_remove_redundant_guards",
+                          "05_partition_loops",
+                          "06_vectorize",
+                          "07_unroll",
+                          "08_flatten_storage",
+                          "09_simplify_final"};
   for (const char* p : passes) {
     auto file = dir / (std::string("myadd.") + p + ".ir");
     ASSERT_TRUE(std::filesystem::exists(file)) << file;

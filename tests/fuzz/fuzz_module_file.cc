@@ -3,12 +3,17 @@
 /// beyond the input's size; what it accepts encodes to bytes that decode to the same image. (The
 /// SHA-256 checksum refuses nearly every mutation, so the corpus holds files re-checksummed after
 /// the change: they reach the header and blob checks; version2_fnv1a is a file of the format
-/// before, refused by its version.)
+/// before, refused by its version.) Where libFuzzer runs, its custom mutator is
+/// MutateModuleFile (module_file_mutator.h): it changes one field of a decoded file and encodes
+/// it again, so that mutations pass the checksum and reach the checks behind it.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <random>
 #include <string>
 
 #include "cinn_like/module_file.h"
+#include "tests/fuzz/module_file_mutator.h"
 
 namespace {
 
@@ -27,6 +32,25 @@ bool SameImage(const cinn_like::ModuleImage& a, const cinn_like::ModuleImage& b)
 }
 
 }  // namespace
+
+// libFuzzer's byte mutator; absent (null) in the replay build.
+extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
+    __attribute__((weak));
+
+extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
+                                          unsigned int seed) {
+  std::mt19937 flips(seed);
+  auto mutate_bytes = [&flips](std::string* s, size_t /*max_size*/) {
+    if (!LLVMFuzzerMutate) return cinn_like::fuzz::FlipSomeByte(s, &flips);
+    const size_t used = s->size(), room = used + 64;  // a field may grow a little
+    s->resize(room);
+    s->resize(LLVMFuzzerMutate(reinterpret_cast<uint8_t*>(s->data()), used, room));
+  };
+  const std::string out = cinn_like::fuzz::MutateModuleFile(
+      std::string(reinterpret_cast<const char*>(data), size), seed, max_size, mutate_bytes);
+  std::memcpy(data, out.data(), out.size());
+  return out.size();
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string bytes(reinterpret_cast<const char*>(data), size);

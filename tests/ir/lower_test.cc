@@ -51,20 +51,52 @@ TEST(Lower, VectorAddBoundToBlocksAndThreadsOnNvgpu) {
 }
 
 TEST(Lower, SumReductionSplitBy32InitializesBeforeThePartitionedReduceLoops) {
-  EXPECT_EQ(LowerExample("sum_reduce", Target::X86()),
-            "B[0] = 0.0f\n"
-            "for (k_outer, 0, (n / 32)) {\n"
-            "  for (k_inner, 0, 32) {\n"
-            "    B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
-            "  }\n"
-            "}\n"
-            "for (k_outer, (n / 32), (((n + 31) / 32) - (n / 32))) {\n"
-            "  for (k_inner, 0, 32) {\n"
-            "    if ((((k_outer * 32) + k_inner) < n)) {\n"
-            "      B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
-            "    }\n"
-            "  }\n"
-            "}\n");
+  // The reduce loop in blocks of 128 x 32 elements (BlockReductions), the blocks' loop and the
+  // rest each split into a guard-free part and a guarded tail (partition_loops).
+  EXPECT_EQ(
+      LowerExample("sum_reduce", Target::X86()),
+      "B[0] = 0.0f\n"
+      "for (k_outer_block, 0, min((((n + 31) / 32) / 128), (n / 4096))) {\n"
+      "  allocate B_block[float32 * 1] in local\n"
+      "  B_block[0] = 0.0f\n"
+      "  for (k_outer_in_block, 0, 128) {\n"
+      "    for (k_inner, 0, 32) {\n"
+      "      B_block[0] = (B_block[0] + A[((((k_outer_block * 128) + k_outer_in_block) * 32) + "
+      "k_inner)])\n"
+      "    }\n"
+      "  }\n"
+      "  B[0] = (B[0] + B_block[0])\n"
+      "}\n"
+      "for (k_outer_block, min((((n + 31) / 32) / 128), (n / 4096)), ((((n + 31) / 32) / 128) -"
+      " min((((n + 31) / 32) / 128), (n / 4096)))) {\n"
+      "  allocate B_block[float32 * 1] in local\n"
+      "  B_block[0] = 0.0f\n"
+      "  for (k_outer_in_block, 0, 128) {\n"
+      "    for (k_inner, 0, 32) {\n"
+      "      if ((((((k_outer_block * 128) + k_outer_in_block) * 32) + k_inner) < n)) {\n"
+      "        B_block[0] = (B_block[0] + A[((((k_outer_block * 128) + k_outer_in_block) * 32) "
+      "+ k_inner)])\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "  B[0] = (B[0] + B_block[0])\n"
+      "}\n"
+      "for (k_outer, ((((n + 31) / 32) / 128) * 128), min((((n + 31) / 32) - ((((n + 31) / 32) "
+      "/ 128) * 128)), max(((n / 32) - ((((n + 31) / 32) / 128) * 128)), 0))) {\n"
+      "  for (k_inner, 0, 32) {\n"
+      "    B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
+      "  }\n"
+      "}\n"
+      "for (k_outer, (((((n + 31) / 32) / 128) * 128) + min((((n + 31) / 32) - ((((n + 31) / 32"
+      ") / 128) * 128)), max(((n / 32) - ((((n + 31) / 32) / 128) * 128)), 0))), ((((n + 31) / "
+      "32) - ((((n + 31) / 32) / 128) * 128)) - min((((n + 31) / 32) - ((((n + 31) / 32) / 128)"
+      " * 128)), max(((n / 32) - ((((n + 31) / 32) / 128) * 128)), 0)))) {\n"
+      "  for (k_inner, 0, 32) {\n"
+      "    if ((((k_outer * 32) + k_inner) < n)) {\n"
+      "      B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
+      "    }\n"
+      "  }\n"
+      "}\n");
 }
 
 TEST(Lower, Add2DReorderPutsColumnsOutside) {

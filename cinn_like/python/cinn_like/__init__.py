@@ -13,6 +13,7 @@ One build of libcinn_like.so serves every Python version: nothing here is compil
 """
 import ctypes
 import json
+import os
 
 from ._dlpack import dltensor_pointer
 from ._lib import CinnLikeError, check, lib
@@ -29,6 +30,9 @@ def version():
 def set_flags(**flags):
     """Sets cinn_like flags by name (the same as FLAGS_<name> in the environment)."""
     for name, value in flags.items():
+        if not isinstance(value, (bool, int, float, str)) or value is None:
+            raise TypeError(f"cinn_like.set_flags: {name} must be a bool, int, float or str, "
+                            f"not {type(value).__name__}")
         if isinstance(value, bool):
             value = "true" if value else "false"
         check(lib.cinn_like_set_flag(name.encode(), str(value).encode()), f"set_flags({name})")
@@ -60,12 +64,20 @@ class Module:
 
     def save(self, path):
         """Writes this module to one file that load() reads, in any process, without compiling."""
-        check(lib.cinn_like_module_save(self._handle, str(path).encode()), f"save {path}")
+        check(lib.cinn_like_module_save(self._handle, _path(path, "Module.save: path")),
+              f"save {path}")
 
     def __del__(self):
         handle, self._handle = getattr(self, "_handle", None), None
         if handle:
             lib.cinn_like_module_free(handle)
+
+
+def _text(value, what, also=""):
+    """`value` as bytes for the C API when it is a str; else a TypeError naming the argument."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str{also}, not {type(value).__name__}")
+    return value.encode()
 
 
 def compile(program, target="x86", name="main"):  # noqa: A001 (the package's verb)
@@ -75,8 +87,12 @@ def compile(program, target="x86", name="main"):  # noqa: A001 (the package's ve
         program = program.to_json()
     elif isinstance(program, dict):
         program = json.dumps(program)
+    program_text = _text(program, "cinn_like.compile: program",
+                         " (JSON), a dict or a ProgramBuilder")
+    target_text = _text(target, "cinn_like.compile: target")
+    name_text = _text(name, "cinn_like.compile: name")
     handle = ctypes.c_void_p()
-    check(lib.cinn_like_compile(program.encode(), target.encode(), name.encode(), ctypes.byref(handle)),
+    check(lib.cinn_like_compile(program_text, target_text, name_text, ctypes.byref(handle)),
           "compile")
     return Module(handle, name)
 
@@ -86,13 +102,21 @@ def load(path):
     nothing is compiled; a file made for another CPU or GPU arch, of another format version, or
     damaged is refused (CinnLikeError naming the file and why)."""
     handle = ctypes.c_void_p()
-    check(lib.cinn_like_module_load(str(path).encode(), ctypes.byref(handle)), "load")
+    check(lib.cinn_like_module_load(_path(path, "cinn_like.load: path"), ctypes.byref(handle)),
+          "load")
     name = ctypes.c_char_p()
     rc = lib.cinn_like_module_name(handle, ctypes.byref(name))
     if rc != 0:
         lib.cinn_like_module_free(handle)
         check(rc, "load")
     return Module(handle, name.value.decode())
+
+
+def _path(path, what):
+    """A str or os.PathLike path as bytes for the C API; else a TypeError naming the argument."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{what} must be a str or os.PathLike, not {type(path).__name__}")
+    return os.fsencode(path)
 
 
 def _json_of(text, what):

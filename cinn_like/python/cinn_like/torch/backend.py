@@ -20,7 +20,7 @@ from . import (allocator, cache, cudagraph, isolate, plan_cache, policy, sdpa_dr
                symbolic)
 from .kernel import build_program, compile_partition, make_kernel
 from .ops import attention
-from .partition import CinnLikeSupport, propose, splice
+from .partition import KEEP_OUTPUT_ALIASES, CinnLikeSupport, propose, splice
 from .registry import val
 
 
@@ -316,6 +316,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     direct = []  # the inference forward, when AOTAutograd's wrappers would only pass through
 
     def inference(fgm, inputs):
+        fgm.meta[KEEP_OUTPUT_ALIASES] = True  # its outputs reach the caller as they are
         compiled = compile_graph(fgm, inputs, options)
         if _aot_wrapper_passes_through(fgm, len(example_inputs)):
             direct.append(compiled.unboxed)

@@ -10,14 +10,21 @@ import hashlib
 import logging
 import os
 import threading
+import weakref
 
 import cinn_like
 
 log = logging.getLogger("cinn_like.torch")
 
 _lock = threading.Lock()
-_modules = {}
-_prefetched = set()  # keys prefetch compiled that no get_module has asked for yet
+# The Modules of the graphs alive now, shared by every graph of the same Program: held weakly,
+# so that a Module goes with the last graph that calls it (torch._dynamo.reset() drops them
+# all); a Program compiled again later is loaded from the persistent compile cache.
+_modules = weakref.WeakValueDictionary()
+# Modules prefetch compiled that no get_module has asked for yet, held until it does (at most
+# _MAX_PREFETCHED: a compile that fails midway leaves its others here).
+_prefetched = {}
+_MAX_PREFETCHED = 256
 _flags = {}
 _fallbacks = []
 _stats = {"compiles": 0, "cache_hits": 0, "compile_failures": 0, "graphs": 0, "partitions": 0,
@@ -57,9 +64,7 @@ def get_module(program_json, target):
     with _lock:
         mod = _modules.get(key)
         if mod is not None:
-            if key in _prefetched:  # compiled ahead for this very request: not a hit
-                _prefetched.discard(key)
-            else:
+            if _prefetched.pop(key, None) is None:  # one compiled ahead for this is no hit
                 _stats["cache_hits"] += 1
             return mod
     mod = cinn_like.compile(program_json, target, entry_name(program_json))
@@ -102,7 +107,9 @@ def prefetch(jobs):
             if key not in _modules:
                 _stats["compiles"] += 1
                 _modules[key] = mod
-                _prefetched.add(key)
+                _prefetched[key] = mod
+                while len(_prefetched) > _MAX_PREFETCHED:
+                    _prefetched.pop(next(iter(_prefetched)))
 
     workers = min(len(todo), os.cpu_count() or 1, 16)
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:

@@ -86,6 +86,50 @@ def check_node(node):
         return f"{type(e).__name__}: {e}"
 
 
+def _is_view(node):
+    """Whether node is an aten view op (its result shares its first argument's storage), or a
+    getitem of one (split, unbind)."""
+    if node.op != "call_function":
+        return False
+    if node.target is operator.getitem:
+        return isinstance(node.args[0], torch.fx.Node) and _is_view(node.args[0])
+    return bool(getattr(node.target, "is_view", False))
+
+
+def _view_source(node):
+    return node.args[0].args[0] if node.target is operator.getitem else node.args[0]
+
+
+# Set in an inference graph's GraphModule.meta by the backend: only there do the kernel's
+# outputs reach the caller as they are (a training graph's outputs go through AOTAutograd's
+# autograd wrapper, which makes aliases of outputs again itself, and its saved activations may
+# be views of one base without anyone seeing it).
+KEEP_OUTPUT_ALIASES = "cinn_like_keep_output_aliases"
+
+
+def aliased_output_views(graph):
+    """The view nodes that PyTorch must run so that outputs which share storage in eager share
+    it here too (`return y, y[1:]`): the views on the way from each output to the value it is a
+    view of (its base), for every base that is computed in the graph and that two or more
+    outputs (the base itself among them) reach through views. A kernel would write each output
+    to a buffer of its own. Outputs that are views of inputs are left alone: AOTAutograd makes
+    those views again from the inputs. Only in inference graphs (KEEP_OUTPUT_ALIASES)."""
+    out = next((n for n in graph.nodes if n.op == "output"), None)
+    module = graph.owning_module
+    if out is None or not getattr(module, "meta", {}).get(KEEP_OUTPUT_ALIASES):
+        return set()
+    by_base = {}
+    for o in out.all_input_nodes:
+        chain, n = [], o
+        while _is_view(n) and isinstance(_view_source(n), torch.fx.Node):
+            chain.append(n)
+            n = _view_source(n)
+        if n.op == "placeholder":
+            continue
+        by_base.setdefault(n, []).append(chain)
+    return {v for chains in by_base.values() if len(chains) >= 2 for c in chains for v in c}
+
+
 class CinnLikeSupport(OperatorSupport):
     def __init__(self, rules=policy.Policy()):
         super().__init__()
@@ -94,6 +138,9 @@ class CinnLikeSupport(OperatorSupport):
         self.chosen = set()  # the nodes the allow and deny lists keep in PyTorch
         self.scalars = set()  # size arithmetic (s0 * s1): Python's work, not a fallback
         self.seeds = set()  # seeds.philox_seed: PyTorch's generator draws it, not a fallback
+        # Views that outputs share storage through (aliased_output_views): PyTorch's, not a
+        # fallback.
+        self.views = {}
         self.refused = False  # whether refuse() kept an op that failed to compile in PyTorch
 
     def verdict(self, node):
@@ -105,6 +152,8 @@ class CinnLikeSupport(OperatorSupport):
             if _is_scalar(node):  # size arithmetic on SymInts: Python's, no fallback
                 self.scalars.add(node)
                 reason = "a Python scalar (size arithmetic)"
+            elif node in self._aliased_views(node.graph):
+                reason = "a view that outputs share storage through: PyTorch makes it"
             elif node.target is seeds.philox_seed:  # PyTorch's generator, no fallback
                 self.seeds.add(node)
                 reason = "the random ops' seed, drawn from PyTorch's generator"
@@ -123,6 +172,15 @@ class CinnLikeSupport(OperatorSupport):
             self.verdicts[node] = reason
         return self.verdicts[node]
 
+    def _aliased_views(self, graph):
+        if graph not in self.views:
+            self.views[graph] = aliased_output_views(graph)
+        return self.views[graph]
+
+    def kept_views(self):
+        """The view nodes kept in PyTorch so that outputs alias as in eager."""
+        return set().union(*self.views.values()) if self.views else set()
+
     def refuse(self, node, reason):
         """Marks a supported op (and its getitems) as running in PyTorch for `reason`."""
         self.verdicts[node] = reason
@@ -137,9 +195,10 @@ class CinnLikeSupport(OperatorSupport):
 
     def fallbacks(self):
         """The op nodes (getitems aside: they follow their op) that run in PyTorch."""
+        views = self.kept_views()
         return [n for n, r in self.verdicts.items()
                 if r is not None and n.target is not operator.getitem and n not in self.scalars
-                and n not in self.seeds]
+                and n not in self.seeds and n not in views]
 
     def unexpected_fallbacks(self):
         """[(op, reason)] of the fallbacks the allow and deny lists did not ask for: what strict
