@@ -228,3 +228,28 @@ class TorchCrossDeviceTest(unittest.TestCase):
         cf = compiled(f)
         x, s = torch.randn(8, 8, device="cuda"), torch.tensor(3.0)
         torch.testing.assert_close(cf(x, s), f(x, s))
+
+    def test_work_on_the_cpu_beside_cuda_work_is_a_partition_of_its_own(self):
+        # A mask built on the CPU inside forward (torchvision's swin_t) beside CUDA math: the
+        # partitioner merged the two, and the kernel refused its CPU argument.
+        def f(x):
+            mask = (torch.arange(8.0) * 2).reshape(1, 8) - 3
+            y = torch.tanh(x) * 2
+            return y + mask.to(x.device)
+        cf = compiled(f)
+        x = torch.randn(4, 8, device="cuda")
+        torch.testing.assert_close(cf(x), f(x))
+        self.assertNotIn("cinn_like_kernel", " ".join(r for _, r in ct.fallback_report()))
+
+    def test_swin_t_runs_where_eager_does(self):
+        try:
+            import torchvision  # noqa: PLC0415 (optional dependency)
+        except ImportError:
+            self.skipTest("torchvision is not installed")
+        torch.manual_seed(0)
+        model = torchvision.models.swin_t().eval().cuda()
+        x = torch.randn(2, 3, 224, 224, device="cuda")
+        with torch.no_grad():
+            want = model(x)
+            got = compiled(model)(x)
+        torch.testing.assert_close(got, want, rtol=1e-3, atol=1e-3)

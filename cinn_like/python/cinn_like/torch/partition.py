@@ -230,7 +230,25 @@ def propose(gm, support):
         partitioner = CapabilityBasedPartitioner(gm, support, allows_single_node_partition=True)
         proposed = partitioner.propose_partitions()
     parts = [p for p in proposed if not all(n.target in _PURE_VIEWS for n in p.nodes)]
-    return [topo_sort(list(p.nodes)) for p in parts]
+    return [piece for p in parts for piece in _by_device(topo_sort(list(p.nodes)))]
+
+
+def _device_of(node):
+    while node.target is operator.getitem:
+        node = node.args[0]
+    return _check_values(node)
+
+
+def _by_device(nodes):
+    """A partition's nodes split by the one device each runs on. The partitioner merges nodes
+    that do not reach each other (torchvision's swin_t builds a mask on the CPU beside CUDA
+    work), and a kernel runs on one device: one piece per device, each in topological order.
+    No node reads another device's tensor (_check_values), so the pieces share no edge, and
+    none reaches another through nodes outside (the partition as a whole did not)."""
+    pieces = {}
+    for n in nodes:
+        pieces.setdefault(_device_of(n), []).append(n)
+    return list(pieces.values())
 
 
 def splice(gm, pieces):
