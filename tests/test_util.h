@@ -74,4 +74,16 @@ class HostTensor {
   DLTensor tensor_{};
 };
 
+/// A float32 CPU DLTensor over memory the caller owns, `shape` kept alive by the caller: views
+/// into one buffer, for the tests of arguments that overlap or lie about their sizes.
+inline DLTensor FloatView(float* data, std::vector<int64_t>& shape) {
+  DLTensor t{};
+  t.data = data;
+  t.device = {kDLCPU, 0};
+  t.ndim = static_cast<int32_t>(shape.size());
+  t.dtype = {kDLFloat, 32, 1};
+  t.shape = shape.data();
+  return t;
+}
+
 }  // namespace cinn_like::testing

@@ -13,24 +13,16 @@
 #include "frontend/net_builder.h"
 #include "frontend/program_json.h"
 #include "tests/fusion_cases.h"
+#include "tests/test_util.h"
 
 namespace cinn_like {
 namespace {
 
+using testing::FloatView;
 using hlir::DType;
 using ::testing::HasSubstr;
 
 constexpr int64_t kRows = 4, kCols = 6;
-
-DLTensor View(float* data, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = {kDLFloat, 32, 1};
-  t.shape = shape.data();
-  return t;
-}
 
 struct Module {
   cinn_like_module module = nullptr;
@@ -67,7 +59,7 @@ TEST(CallOverlap, ATransposeInPlaceIsRefusedNamingBothArguments) {
       if (out_at == 1 && x_at == 1) continue;
       SCOPED_TRACE(::testing::Message() << "x at " << x_at << ", out at " << out_at);
       const int64_t x_start = x_at * kRows * kCols / 2, out_start = out_at + x_start;
-      DLTensor x = View(buf.data() + x_start, xs), out = View(buf.data() + out_start, os);
+      DLTensor x = FloatView(buf.data() + x_start, xs), out = FloatView(buf.data() + out_start, os);
       DLTensor* args[] = {&x, &out};
       ASSERT_NE(cinn_like_call(m.fn, args, 2, nullptr), 0);
       EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("overlaps input x (argument 0)"));
@@ -77,7 +69,7 @@ TEST(CallOverlap, ATransposeInPlaceIsRefusedNamingBothArguments) {
     }
   }
   // Side by side (the output starts where x ends): right against a transpose of x.
-  DLTensor x = View(buf.data(), xs), out = View(buf.data() + kRows * kCols, os);
+  DLTensor x = FloatView(buf.data(), xs), out = FloatView(buf.data() + kRows * kCols, os);
   DLTensor* args[] = {&x, &out};
   ASSERT_EQ(cinn_like_call(m.fn, args, 2, nullptr), 0) << cinn_like_get_last_error();
   for (int64_t i = 0; i < kRows; ++i) {
@@ -85,7 +77,7 @@ TEST(CallOverlap, ATransposeInPlaceIsRefusedNamingBothArguments) {
       EXPECT_EQ(buf[kRows * kCols + j * kRows + i], before[i * kCols + j]);
   }
   // The same buffer through byte_offset counts too.
-  DLTensor shifted = View(buf.data(), os);
+  DLTensor shifted = FloatView(buf.data(), os);
   shifted.byte_offset = sizeof(float) * 3;
   DLTensor* via_offset[] = {&x, &shifted};
   ASSERT_NE(cinn_like_call(m.fn, via_offset, 2, nullptr), 0);
@@ -105,11 +97,11 @@ TEST(CallOverlap, AnOpenCLTransposeInPlaceIsRefusedToo) {
   std::vector<float> buf(2 * kRows * kCols);
   for (size_t k = 0; k < buf.size(); ++k) buf[k] = static_cast<float>(k);
   std::vector<int64_t> xs{kRows, kCols}, os{kCols, kRows};
-  DLTensor x = View(buf.data(), xs), out = View(buf.data(), os);
+  DLTensor x = FloatView(buf.data(), xs), out = FloatView(buf.data(), os);
   DLTensor* args[] = {&x, &out};
   ASSERT_NE(cinn_like_call(m.fn, args, 2, nullptr), 0);
   EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("overlaps input x (argument 0)"));
-  out = View(buf.data() + kRows * kCols, os);
+  out = FloatView(buf.data() + kRows * kCols, os);
   ASSERT_EQ(cinn_like_call(m.fn, args, 2, nullptr), 0) << cinn_like_get_last_error();
   for (int64_t i = 0; i < kRows; ++i) {
     for (int64_t j = 0; j < kCols; ++j) {
@@ -141,7 +133,7 @@ TEST(CallOverlap, ManyArgumentsAreCheckedAsFewAre) {
   // Inputs in reverse order in memory, the output after them: no overlap.
   for (int i = 0; i <= kInputs; ++i) {
     const int slot = i < kInputs ? kInputs - 1 - i : kInputs;
-    t[i] = View(buf.data() + 8 * slot, shape);
+    t[i] = FloatView(buf.data() + 8 * slot, shape);
     args.push_back(&t[i]);
   }
   ASSERT_EQ(cinn_like_call(m.fn, args.data(), kInputs + 1, nullptr), 0)
@@ -155,7 +147,7 @@ TEST(CallOverlap, ManyArgumentsAreCheckedAsFewAre) {
   t[3] = t[4];
   ASSERT_EQ(cinn_like_call(m.fn, args.data(), kInputs + 1, nullptr), 0)
       << cinn_like_get_last_error();
-  t[kInputs] = View(buf.data() + 8 * (kInputs - 1 - 17) + 4, shape);
+  t[kInputs] = FloatView(buf.data() + 8 * (kInputs - 1 - 17) + 4, shape);
   ASSERT_NE(cinn_like_call(m.fn, args.data(), kInputs + 1, nullptr), 0);
   EXPECT_THAT(cinn_like_get_last_error(), HasSubstr("overlaps input x17 (argument 17)"));
 }
@@ -168,7 +160,7 @@ TEST(CallOverlap, TensorsWithNoElementOverlapNothing) {
   ASSERT_NE(m.fn, nullptr);
   float cell = 1.0f;
   std::vector<int64_t> shape{0, 3};
-  DLTensor in = View(&cell, shape), out = View(&cell, shape);
+  DLTensor in = FloatView(&cell, shape), out = FloatView(&cell, shape);
   DLTensor* args[] = {&in, &out};
   EXPECT_EQ(cinn_like_call(m.fn, args, 2, nullptr), 0) << cinn_like_get_last_error();
 }

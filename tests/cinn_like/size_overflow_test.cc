@@ -14,10 +14,12 @@
 #include "frontend/net_builder.h"
 #include "frontend/program_json.h"
 #include "tests/fusion_cases.h"
+#include "tests/test_util.h"
 
 namespace cinn_like {
 namespace {
 
+using testing::FloatView;
 using hlir::Dim;
 using hlir::DType;
 using ::testing::HasSubstr;
@@ -29,16 +31,6 @@ frontend::Program OuterFlat() {
   auto y = b.CreateInput(DType::kFloat32, {Dim::Known(1), Dim::Symbol("s1")}, "y");
   b.MarkOutput(b.Reshape(b.Mul(x, y), {-1}));
   return *b.Build();
-}
-
-DLTensor View(float* data, std::vector<int64_t>& shape) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {kDLCPU, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = {kDLFloat, 32, 1};
-  t.shape = shape.data();
-  return t;
 }
 
 TEST(SizeOverflow, AProductOfSymbolsThatWrapsIsRefusedAtTheCall) {
@@ -55,7 +47,8 @@ TEST(SizeOverflow, AProductOfSymbolsThatWrapsIsRefusedAtTheCall) {
     for (float& v : x) v = dist(rng);
     for (float& v : y) v = dist(rng);
     std::vector<int64_t> xs{5, 1}, ys{1, 7}, os{35};
-    DLTensor a = View(x.data(), xs), c = View(y.data(), ys), o = View(out.data(), os);
+    DLTensor a = FloatView(x.data(), xs), c = FloatView(y.data(), ys),
+             o = FloatView(out.data(), os);
     DLTensor* args[] = {&a, &c, &o};
     ASSERT_EQ(cinn_like_call(fn, args, 3, nullptr), 0) << cinn_like_get_last_error();
     for (int i = 0; i < 5; ++i) {
@@ -71,7 +64,8 @@ TEST(SizeOverflow, AProductOfSymbolsThatWrapsIsRefusedAtTheCall) {
     SCOPED_TRACE(::testing::Message() << s0 << " x " << s1 << ", output of " << passed);
     std::vector<float> x(s0, 1.0f), y(s1, 1.0f), out(std::max<int64_t>(passed, 1), 0.0f);
     std::vector<int64_t> xs{s0, 1}, ys{1, s1}, os{passed};
-    DLTensor a = View(x.data(), xs), c = View(y.data(), ys), o = View(out.data(), os);
+    DLTensor a = FloatView(x.data(), xs), c = FloatView(y.data(), ys),
+             o = FloatView(out.data(), os);
     DLTensor* args[] = {&a, &c, &o};
     ASSERT_NE(cinn_like_call(fn, args, 3, nullptr), 0);
     const std::string error = cinn_like_get_last_error();
