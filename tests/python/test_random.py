@@ -201,7 +201,9 @@ class TorchRandomTest(unittest.TestCase):
         keep = torch.rand(5, 5) > 0.3
         keep[1] = False
         bias = torch.randn(2, 1, 5, 5)
-        for mask in (keep, bias):
+        dead_bias = bias.clone()
+        dead_bias[1, 0, 3] = float("-inf")  # a row with no key, in one batch element only
+        for mask in (keep, bias, dead_bias):
             want = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.7)
             ct.reset()
             got = compiled(lambda q, k, v: F.scaled_dot_product_attention(

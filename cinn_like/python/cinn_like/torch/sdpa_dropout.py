@@ -24,6 +24,7 @@ def attention_with_dropout(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=Fal
         group = q.size(-3) // k.size(-3)
         k, v = k.repeat_interleave(group, -3), v.repeat_interleave(group, -3)
     s = torch.matmul(q, k.transpose(-2, -1)) * scale
+    keep = None
     if is_causal:
         keep = torch.ones(length, keys, dtype=torch.bool, device=q.device).tril()
         s = s.masked_fill(~keep, float("-inf"))
@@ -33,8 +34,17 @@ def attention_with_dropout(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=Fal
         else:
             s = s + attn_mask
     p = torch.softmax(s, dim=-1)
-    if attn_mask is not None:  # a row with no key kept gives 0, as PyTorch's attention does
-        p = p.masked_fill(torch.amax(s, dim=-1, keepdim=True) == float("-inf"), 0.0)
+    if attn_mask is not None:
+        # A row with no key kept gives 0, as PyTorch's attention does. Which rows keep none is
+        # the mask's business: reduced over the mask ([.., L, S], often without batch or
+        # heads), not over the scores (a second pass over [B, H, L, S] beside the softmax).
+        if attn_mask.dtype == torch.bool:
+            kept = attn_mask if keep is None else attn_mask & keep
+            dead = ~kept.any(dim=-1, keepdim=True)
+        else:
+            m = attn_mask if keep is None else attn_mask.masked_fill(~keep, float("-inf"))
+            dead = torch.amax(m, dim=-1, keepdim=True) == float("-inf")
+        p = p.masked_fill(dead, 0.0)
     return torch.matmul(F.dropout(p, dropout_p, training=True), v)
 
 
