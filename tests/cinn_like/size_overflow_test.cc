@@ -19,9 +19,9 @@
 namespace cinn_like {
 namespace {
 
-using testing::FloatView;
 using hlir::Dim;
 using hlir::DType;
+using testing::FloatView;
 using ::testing::HasSubstr;
 
 /// x [s0], y [s1] -> the outer product flattened, [s0*s1].
