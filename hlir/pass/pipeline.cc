@@ -8,6 +8,7 @@
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/graph_dump.h"
+#include "hlir/pass/index_add_accumulate.h"
 #include "hlir/pass/matmul_epilogue.h"
 #include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
@@ -109,6 +110,7 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   if (g.ok() && options.pad_matmul) {
     g = runner.Run("pad_matmuls_for_alignment", PadMatmulsForAlignment, *g);
   }
+  if (g.ok()) g = runner.Run("accumulate_index_add_into_sum", AccumulateIndexAddIntoSum, *g);
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
   if (g.ok()) {
     g = runner.Run(

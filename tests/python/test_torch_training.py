@@ -92,6 +92,30 @@ class TorchTrainingTest(unittest.TestCase):
                                                    atol=tol * scale(want),
                                                    msg=lambda m, what=what: f"{what}: {m}")
 
+    def test_tied_embedding_and_lm_head(self):
+        # One table both looked up and multiplied (GPT-2's tied weights): its gradient is the
+        # head's product with the lookup's rows added in (hlir/pass/index_add_accumulate.h,
+        # the rows accumulate into the product). Ids repeat. Against float64 eager.
+        for dev in devices():
+            with self.subTest(dev=dev):
+                torch.manual_seed(5)
+                w = torch.randn(300, 32, device=dev) / 4
+                ids = torch.randint(0, 300, (4, 24), device=dev)
+                ids[:, 0] = ids[0, 1]  # repeated ids
+
+                def step(w):
+                    h = torch.tanh(torch.nn.functional.embedding(ids, w))
+                    logits = h @ w.t()
+                    return torch.nn.functional.cross_entropy(logits.flatten(0, 1),
+                                                             ids.flatten())
+
+                wc = w.clone().requires_grad_()
+                compiled(step)(wc).backward()
+                wr = w.double().requires_grad_()
+                step(wr).backward()
+                torch.testing.assert_close(wc.grad.double(), wr.grad, rtol=1e-4,
+                                           atol=1e-4 * wr.grad.abs().max().item())
+
     def test_layer_norm_output_and_gradients_over_two_dims(self):
         # Training keeps mean and rstd for the backward: the output is made from them
         # (ops/nn.py). Normalized over the last two dims, against float64 eager.
