@@ -13,7 +13,7 @@ steps against eager's (same weights, same batches); with dropout on, two cinn_li
 the same seed give identical losses.
 
     PYTHONPATH=cinn_like/python python3 tools/train_bench.py [--rows gpt2,regnet] [--steps 20]
-        [--check] [--device cuda]
+        [--check] [--device cuda] [--top N] [--memory N]
 """
 import argparse
 import copy
@@ -185,7 +185,59 @@ def kernels_per_step(step, reps=3, top=0):
             [(t / reps / 1e3, n / reps, name) for name, (t, n) in ranked])
 
 
-def run_mode(row, mode, device, warm, reps, state, seed=0, top=0):
+def _frame_of(frames):
+    """The innermost Python frame of an allocation outside torch itself: file:line function."""
+    for f in frames:
+        name = f.get("filename", "")
+        if name.endswith(".py") and "/torch/" not in name:
+            return f"{os.path.basename(name)}:{f.get('line')} {f.get('name')}"
+    return frames[0].get("name", "?")[:60] if frames else "?"
+
+
+def peak_breakdown(step, top):
+    """The `top` largest blocks alive at one step's peak of allocated memory, as (MiB, where
+    allocated), and the peak's MiB: the CUDA caching allocator's trace of the step, replayed."""
+    sync("cuda")
+    torch.cuda.memory._record_memory_history(max_entries=200000, stacks="python")
+    try:
+        step()
+        sync("cuda")
+        snap = torch.cuda.memory._snapshot()
+    finally:
+        torch.cuda.memory._record_memory_history(enabled=None)
+    live, at_peak, total, peak = {}, {}, 0, 0
+    for e in snap["device_traces"][torch.cuda.current_device()]:
+        if e["action"] == "alloc":
+            live[e["addr"]] = (e["size"], _frame_of(e.get("frames", [])))
+            total += e["size"]
+            if total > peak:
+                peak, at_peak = total, dict(live)
+        elif e["action"] == "free_requested" and e["addr"] in live:
+            total -= live.pop(e["addr"])[0]
+    # Blocks alive since before the trace began are in no event: the peak is relative to them.
+    blocks = sorted(at_peak.values(), key=lambda b: -b[0])[:top]
+    return peak / 2**20, [(size / 2**20, where) for size, where in blocks]
+
+
+def held_between_steps(model, opt):
+    """CUDA tensors the garbage collector finds alive between steps that are not the model's
+    parameters, buffers, gradients or optimizer state: (MiB in all, [(MiB, shape, dtype)])."""
+    import gc  # noqa: PLC0415
+    own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    own |= {p.grad.untyped_storage().data_ptr() for p in model.parameters() if p.grad is not None}
+    own |= {v.untyped_storage().data_ptr() for s in opt.state.values() for v in s.values()
+            if isinstance(v, torch.Tensor)}
+    seen = {}
+    for o in gc.get_objects():
+        if isinstance(o, torch.Tensor) and o.is_cuda:
+            storage = o.untyped_storage()
+            if storage.data_ptr() not in own:
+                seen[storage.data_ptr()] = (storage.nbytes() / 2**20, tuple(o.shape), o.dtype)
+    held = sorted(seen.values(), key=lambda h: -h[0])
+    return sum(h[0] for h in held), held
+
+
+def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0):
     """One mode of a row: ms/step, kernel ms, launches, peak MiB, last loss, first step's s,
     fallbacks, partitions and the `top` kernels."""
     torch.manual_seed(seed)
@@ -209,10 +261,14 @@ def run_mode(row, mode, device, warm, reps, state, seed=0, top=0):
     kms, launches, kernels = (kernels_per_step(step, top=top) if device == "cuda"
                               else (float("nan"), 0, []))
     loss = float(step())
+    mem = None
+    if memory and device == "cuda":
+        base = torch.cuda.memory_allocated() / 2**20
+        mem = (base, held_between_steps(model, opt), *peak_breakdown(step, memory))
     fallbacks = ct.stats()["ops_fallback"] if mode == "cinn_like" else 0
     parts = ct.stats()["partitions"] if mode == "cinn_like" else 0
     return dict(ms=ms, kms=kms, launches=launches, peak=peak, loss=loss, first=first,
-                fallbacks=fallbacks, parts=parts, kernels=kernels)
+                fallbacks=fallbacks, parts=parts, kernels=kernels, memory=mem)
 
 
 def losses(row, mode, device, steps, dropout, seed=0):
@@ -255,6 +311,8 @@ def main():
     p.add_argument("--check", action="store_true", help="the loss checks (see the docstring)")
     p.add_argument("--device", default="cuda")
     p.add_argument("--top", type=int, default=0, help="print each mode's N longest kernels")
+    p.add_argument("--memory", type=int, default=0,
+                   help="print the N largest blocks allocated in a step and alive at its peak")
     args = p.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("train_bench: no CUDA device (--device cpu times on the CPU)")
@@ -274,7 +332,7 @@ def main():
         for mode in modes:
             try:
                 got[mode] = r = run_mode(row, mode, args.device, args.warm, args.steps, state,
-                                         top=args.top)
+                                         top=args.top, memory=args.memory)
             except Exception as e:  # noqa: BLE001 (report the row, go on)
                 ok = False
                 print(f"{name:14s} {mode:10s} FAILED: {type(e).__name__}: {str(e)[:300]}")
@@ -284,6 +342,16 @@ def main():
                   f"{r['parts']:5d}", flush=True)
             for kms, n, kname in r["kernels"]:
                 print(f"    {kms:8.3f} ms {n:5.0f}x  {kname[:110]}")
+            if r["memory"]:
+                base, (held, held_list), peak, blocks = r["memory"]
+                print(f"    between steps {base:.0f} MiB allocated; of it {held:.0f} MiB in "
+                      f"tensors other than parameters, gradients and optimizer state:")
+                for mib, shape, dtype in held_list[:args.memory]:
+                    print(f"    {mib:9.1f} MiB  {list(shape)} {dtype}")
+                print(f"    a step's own peak {peak:.0f} MiB (above what lives across steps); "
+                      f"its largest blocks:")
+                for mib, where in blocks:
+                    print(f"    {mib:9.1f} MiB  {where}")
             if mode == "cinn_like":
                 for op, reason in ct.fallback_report()[:5]:
                     print(f"    fell back: {op}: {reason[:160]}")
