@@ -375,6 +375,19 @@ inline std::vector<OpCase> AllOpCases() {
   // Shape ops.
   for (DType t : AllDTypes()) {
     add({"reshape", {t}, {S({2, 3, 4})}, {{"shape", std::vector<int64_t>{4, -1}}}, {}});
+  }
+  // Reshapes whose dims group (a dim kept as it is reads its own index): leading dims merged
+  // before a kept one, split again, dims of size 1 on either side, and no kept dim at all.
+  for (const auto& [from, to] :
+       std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{{{4, 6, 5}, {24, 5}},
+                                                                          {{24, 5}, {2, 12, 5}},
+                                                                          {{2, 1, 3, 4}, {6, 1, 4}},
+                                                                          {{1, 12}, {3, 4, 1}},
+                                                                          {{6, 4}, {3, 8}},
+                                                                          {{5, 2, 3}, {5, 3, 2}}}) {
+    add({"reshape", {DType::kFloat32}, {hlir::MakeShape(from)}, {{"shape", to}}, {}});
+  }
+  for (DType t : AllDTypes()) {
     add({"transpose", {t}, {S({2, 3, 4})}, {{"perm", std::vector<int64_t>{2, 0, 1}}}, {}});
     add({"broadcast_to", {t}, {S({3, 1})}, {{"shape", std::vector<int64_t>{2, 3, 4}}}, {}});
     add({"expand_dims", {t}, {S({3, 4})}, {{"axes", std::vector<int64_t>{0, -1}}}, {}});

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "hlir/ops/compute_util.h"
+#include "ir/structural_equal.h"
 
 namespace cinn_like::hlir::ops {
 namespace {
@@ -16,6 +17,54 @@ Tensors One(const ComputeOutput& out, const Body& body, const std::string& name)
   return std::vector<Tensor>{ir::Compute(out.shape, body, name)};
 }
 
+/// A run of input dims [from_begin, from_end) and output dims [to_begin, to_end) with the same
+/// number of elements: an output index of the run reads an input index of the run only.
+struct DimGroup {
+  size_t from_begin, from_end, to_begin, to_end;
+};
+
+/// The reshape's dims as groups, smallest first: a dim kept as it is (GPT-2's vocabulary axis
+/// of [4, 256, 50257] -> [1024, 50257]) is a group of its own, so its index passes through
+/// instead of a division and a remainder by the dim's size on every element. Static dims
+/// group by their products, symbolic ones only with the same expression on both sides; dims
+/// of size 1 join the group before them (leading ones the first). One group of every dim where
+/// nothing finer is proven.
+std::vector<DimGroup> ReshapeGroups(const std::vector<Expr>& from, const std::vector<Expr>& to) {
+  const std::vector<DimGroup> whole = {{0, from.size(), 0, to.size()}};
+  std::vector<DimGroup> groups;
+  size_t i = 0, j = 0;
+  while (i < from.size() || j < to.size()) {
+    DimGroup g{i, i, j, j};
+    if (i < from.size() && j < to.size() && (!ir::AsConstInt(from[i]) || !ir::AsConstInt(to[j]))) {
+      if (!ir::StructuralEqual(from[i], to[j])) return whole;
+      ++i, ++j;
+    } else {
+      // One dim of each side, then more of the side with fewer elements until both match.
+      int64_t pa = 1, pb = 1;
+      auto take = [](const std::vector<Expr>& dims, size_t* k, int64_t* p) {
+        const int64_t* d = ir::AsConstInt(dims[*k]);
+        if (!d) return false;
+        *p *= *d;
+        ++*k;
+        return true;
+      };
+      if (i < from.size() && !take(from, &i, &pa)) return whole;
+      if (j < to.size() && !take(to, &j, &pb)) return whole;
+      while (pa != pb) {
+        const bool grow_from = pa < pb;
+        if (grow_from ? i == from.size() : j == to.size()) return whole;
+        if (!(grow_from ? take(from, &i, &pa) : take(to, &j, &pb))) return whole;
+      }
+    }
+    while (i < from.size() && ir::IsConstInt(from[i], 1)) ++i;  // size-1 dims join the group
+    while (j < to.size() && ir::IsConstInt(to[j], 1)) ++j;
+    g.from_end = i;
+    g.to_end = j;
+    groups.push_back(g);
+  }
+  return groups.empty() ? whole : groups;
+}
+
 }  // namespace
 
 ComputeFn ReshapeCompute() {
@@ -24,15 +73,22 @@ ComputeFn ReshapeCompute() {
     // Sizes as IR: constants, or the symbolic dims' expressions.
     std::vector<Expr> from = in[0]->shape, to = outs[0].shape;
     Tensor x = in[0];
+    const std::vector<DimGroup> groups = ReshapeGroups(from, to);
     return One(
         outs[0],
-        [&, from, to](const Indices& o) {
-          Expr flat(0);
-          for (size_t d = 0; d < to.size(); ++d) flat = flat * to[d] + o[d];
-          Indices idx(from.size());
-          for (int d = static_cast<int>(from.size()) - 1; d >= 0; --d) {
-            idx[d] = d == 0 ? flat : flat % from[d];
-            flat = flat / from[d];
+        [&, from, to, groups](const Indices& o) {
+          Indices idx(from.size(), Expr(0));
+          for (const DimGroup& g : groups) {
+            if (g.from_end - g.from_begin == 1 && g.to_end - g.to_begin == 1) {
+              idx[g.from_begin] = o[g.to_begin];  // a dim kept as it is
+              continue;
+            }
+            Expr flat(0);
+            for (size_t d = g.to_begin; d < g.to_end; ++d) flat = flat * to[d] + o[d];
+            for (size_t d = g.from_end; d-- > g.from_begin;) {
+              idx[d] = d == g.from_begin ? flat : flat % from[d];
+              flat = flat / from[d];
+            }
           }
           return x(idx);
         },
