@@ -1,9 +1,33 @@
 /// \file Reshape simplification, through the graph rewriter.
 #include "hlir/pass/simplify_reshapes.h"
 
+#include <set>
+
+#include "hlir/op.h"
 #include "hlir/pass/graph_rewriter.h"
 
 namespace cinn_like::hlir {
+namespace {
+
+/// Whether node `node` is a reduction of one element per result (every reduce axis of static
+/// extent 1) whose result keeps its input's dtype: a reshape of its input.
+bool ReducesSingleElements(const Graph& graph, const Node& node) {
+  static const std::set<std::string> kOps = {"reduce_sum", "reduce_mean", "reduce_max",
+                                             "reduce_min", "reduce_prod"};
+  if (!kOps.count(node.op)) return false;
+  const TensorDesc& in = graph.values()[node.inputs[0]].desc;
+  if (in.dtype != graph.values()[node.outputs[0]].desc.dtype) return false;
+  auto def = OpRegistry::Global().Find(node.op);
+  if (!def.ok() || !(*def)->reduce_axes) return false;
+  auto axes = (*def)->reduce_axes({in}, node.attrs);
+  if (!axes.ok() || axes->empty()) return false;
+  for (int a : *axes) {
+    if (!in.shape[a].is_one()) return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph) {
   GraphRewriter rw(graph);
@@ -26,6 +50,16 @@ absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph) {
         rw.SetMap(node.outputs[0], (*made)[0]);
         continue;
       }
+    }
+    if (ReducesSingleElements(graph, node)) {
+      // A reduction over axes of extent 1 (a scatter's decomposition reduces its index axis
+      // of one) moves no element: as a reshape it fuses as injective work, not a reduction.
+      const std::string& name = graph.values()[node.outputs[0]].name;
+      AttributeMap attrs = {{"shape", graph.values()[node.outputs[0]].desc.shape}};
+      auto made = rw.AddNode("reshape", {rw.Map(node.inputs[0])}, attrs, name, {name});
+      if (!made.ok()) return made.status();
+      rw.SetMap(node.outputs[0], (*made)[0]);
+      continue;
     }
     if (node.op != "reshape") {
       absl::Status s = rw.CopyNode(n);

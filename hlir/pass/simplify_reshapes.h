@@ -15,6 +15,8 @@ namespace cinn_like::hlir {
 /// one's input; a reshape left unread goes in dead-code elimination. A cast that is a
 /// reshape's one reader is moved before it (autocast's reshape -> cast -> matmul: the reshape
 /// then meets the matmul, which folds it, and the cast joins the group of what it casts).
+/// A sum, mean, max, min or product over axes of extent 1 only that keeps its input's dtype
+/// is a reshape of its input.
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph);
 
 }  // namespace cinn_like::hlir

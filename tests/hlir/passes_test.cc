@@ -538,6 +538,27 @@ TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   ExpectSameResults(g, *dce, 0);
 }
 
+TEST(GraphPasses, AReductionOverAxesOfExtentOneIsAReshape) {
+  // Cross-entropy's backward scatters into [rows, 1, vocab] and reduces the axis of one: as a
+  // reduction it kept the one-hot out of the row sum's group. Left alone: an axis longer than
+  // one.
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({6, 1, 5}), "x");
+  b.MarkOutput(b.Op("reduce_max", {x}, {{"axes", std::vector<int64_t>{1}}})[0]);
+  b.MarkOutput(b.Op("reduce_sum", {x}, {{"axes", std::vector<int64_t>{1}}, {"keepdim", true}})[0]);
+  b.MarkOutput(b.Op("reduce_sum", {x}, {{"axes", std::vector<int64_t>{1, 2}}})[0]);
+  Graph g = Build(b);
+  auto out = SimplifyReshapes(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(CountOp(*out, "reshape"), 2);
+  EXPECT_EQ(CountOp(*out, "reduce_max"), 0);
+  EXPECT_EQ(CountOp(*out, "reduce_sum"), 1);
+  for (size_t o = 0; o < g.outputs().size(); ++o) {
+    EXPECT_EQ(out->values()[out->outputs()[o]].desc, g.values()[g.outputs()[o]].desc);
+  }
+  ExpectSameResults(g, *out, 0);
+}
+
 TEST(GraphPasses, ACastMovesBeforeTheReshapeItReadsSoThatTheMatmulFoldsIt) {
   // Autocast's view [6, 8] -> cast to bfloat16 -> matmul: the cast moves before the view,
   // which the matmul then folds (it reads [2, 3, 8]); a reshape read twice stays put.
