@@ -6,7 +6,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
+from ..registry import Unsupported, acc_dtype, converts, dtype_name, no_rank0, pshape, val
 from .common import flat_gather, iota, linear_index, scaled
 
 aten = torch.ops.aten
@@ -72,7 +72,7 @@ def _eval_batch_norm(c, n, x, w, b, mean, var, eps):
     ch = int(xt.shape[1])
     # 16-bit inputs normalize in float32 and round once, as PyTorch's kernels do (scale and
     # shift rounded to float16 were a unit in the last place off on CUDA).
-    wide = torch.float32 if xt.dtype in (torch.float16, torch.bfloat16) else xt.dtype
+    wide = acc_dtype(xt.dtype)
     y = c.op("batch_norm", [c.tensor(x, wide), _param(c, w, ch, wide, 1),
                             _param(c, b, ch, wide, 0), c.tensor(mean, wide), c.tensor(var, wide)],
              {"epsilon": float(eps), "axis": 1})
@@ -103,7 +103,7 @@ def _train_batch_norm(c, n, x, w, b, rm, rv, momentum, eps):
     count = xt.numel() // ch
     if count < 2:
         raise Unsupported("batch_norm (training) over one value per channel")
-    wide = torch.float32 if xt.dtype in (torch.float16, torch.bfloat16) else xt.dtype
+    wide = acc_dtype(xt.dtype)
     bshape = [1, ch] + [1] * (xt.dim() - 2)
     f = lambda v: c.tensor(float(v), wide)  # noqa: E731
     xs = c.tensor(x, wide)
@@ -230,7 +230,7 @@ def _trilinear(c, n):
     if 0 in val(i1).shape or 0 in val(i2).shape or 0 in val(i3).shape:  # a sum of nothing
         return c.op("fill", [], {"shape": pshape(out), "value": 0.0,
                                  "dtype": dtype_name(out.dtype)})
-    wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    wide = acc_dtype(out.dtype)
 
     def spread(t, expand):
         shape = [int(s) for s in val(t).shape]
@@ -364,7 +364,7 @@ def _dist(c, n):
     shape = list(torch.broadcast_shapes(val(a).shape, val(b).shape))
     if 0 in shape:
         raise Unsupported(f"dist of empty tensors {shape}")
-    wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    wide = acc_dtype(out.dtype)
     full = lambda t: c.op("broadcast_to", [c.tensor(t, out.dtype)], {"shape": shape or [1]})  # noqa: E731
     d = c.op("sub", [full(a), full(b)])
     if wide != out.dtype:

@@ -19,7 +19,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, val, batch_sizes, mul_sizes
+from ..registry import Unsupported, acc_dtype, converts, dtype_name, val, batch_sizes, mul_sizes
 from .common import (I64, contiguous_strides, dilate, extreme, iota, linear_index, pad_or_crop,
                      scalar, scaled)
 from .conv import conv_nd, transposed_conv
@@ -192,11 +192,6 @@ def _max_pool_backward(c, n):
     return win.unbatch(c, total, win.size)
 
 
-def _wide(dt):
-    """The dtype an average sums in: float32 for 16-bit floats (PyTorch's accumulate type)."""
-    return torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
-
-
 def _avg_divisor(c, win, dt):
     """The divisor of each output, PyTorch's: divisor_override, else the window's size clipped
     to the padded input (count_include_pad) or to the input; [out...] broadcastable."""
@@ -229,7 +224,7 @@ def _avg_pool_nd(c, n, m):
                                         "paddings": win.padding,
                                         "count_include_pad": bool(a["count_include_pad"])})
         return win.unbatch(c, out, win.out)
-    wide = _wide(dt)
+    wide = acc_dtype(dt)
     planes = [mul_sizes(win.xs[0], win.xs[1]), 1]
     xw = c.op("reshape", [c.tensor(x, wide)], {"shape": planes + win.size})
     ones = c.op("fill", [], {"shape": [1, 1] + win.kernel, "value": 1.0,
@@ -260,7 +255,7 @@ def _avg_pool_backward(c, n):
     go, x = n.args[0], n.args[1]
     win = _Window(n, x, m, val(go).shape)
     dt = val(go).dtype
-    wide = _wide(dt)
+    wide = acc_dtype(dt)
     g = win.batched(c, c.tensor(go, wide), win.out)
     g = c.op("div", [g, _avg_divisor(c, win, wide)])
     planes = [mul_sizes(win.xs[0], win.xs[1]), 1]
