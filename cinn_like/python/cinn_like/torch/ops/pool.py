@@ -304,12 +304,16 @@ def _adaptive_dims(n, what):
 @converts(aten._adaptive_avg_pool2d.default, aten._adaptive_avg_pool3d.default)
 def _adaptive_avg_pool(c, n):
     """The mean of each adaptive window: per pooled dim, the input spread against the outputs,
-    masked to each output's window and summed over the input; divided by the window sizes."""
+    masked to each output's window and summed over the input; divided by the window sizes.
+    16-bit inputs sum and divide in float32 and round once, as PyTorch's kernels (a 16-bit sum
+    per pooled dim, then a 16-bit division, was a unit in the last place off)."""
     x, xs, out, lead = _adaptive_dims(n, "adaptive_avg_pool")
     dt = val(n).dtype
-    y = c.tensor(x)
-    if all(o == 1 for o in out):
-        return c.op("reduce_mean", [y], {"axes": list(range(lead, len(xs))), "keepdim": True})
+    if all(o == 1 for o in out):  # reduce_mean accumulates in float32 and rounds once
+        return c.op("reduce_mean", [c.tensor(x)], {"axes": list(range(lead, len(xs))),
+                                                   "keepdim": True})
+    wide = acc_dtype(dt)
+    y = c.tensor(x, wide)
     shape = list(xs)
     count = None
     for j, o in enumerate(out):
@@ -317,12 +321,13 @@ def _adaptive_avg_pool(c, n):
         h = shape[d]
         inside, length = _adaptive_window(c, h, o, len(shape) + 1, d, d + 1)
         spread = c.op("reshape", [y], {"shape": shape[:d] + [1] + shape[d:]})
-        y = c.op("reduce_sum", [c.op("where", [inside, spread, scalar(c, 0, dt)])],
+        y = c.op("reduce_sum", [c.op("where", [inside, spread, scalar(c, 0, wide)])],
                  {"axes": [d + 1], "keepdim": False})
         shape[d] = o
         length = c.op("reshape", [length], {"shape": [o] + [1] * (len(out) - 1 - j)})
         count = length if count is None else c.op("mul", [count, length])
-    return c.op("div", [y, c.op("cast", [count], {"dtype": dtype_name(dt)})])
+    y = c.op("div", [y, c.op("cast", [count], {"dtype": dtype_name(wide)})])
+    return c.op("cast", [y], {"dtype": dtype_name(dt)}) if wide != dt else y
 
 
 @converts(aten.adaptive_max_pool2d.default, aten.adaptive_max_pool3d.default)
