@@ -160,10 +160,15 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     // Vector partials live in SIMD registers; a GPU thread's vectors are only its wide loads and
     // stores, and its reductions go across threads instead (lower_thread_reduce).
     body = passes.Run("vectorize_reduce", VectorizeReductions, body);
-    // Long float sums in blocks of partials (a sum of 2^25 ones exact in float32); GPU threads
-    // each sum a strided share already.
-    body = passes.Run("block_reductions", BlockReductions, body);
   }
+  // Long float sums in blocks of partials (a sum of 2^25 ones exact in float32). On GPUs too: a
+  // thread that sums a whole column (a column mean, a column sum whose rows split into no
+  // chunks) added every row into one accumulator. GPU loops of symbolic extent are left whole:
+  // most are a thread's share of a row, blocked for nothing (PartitionLoops then split the
+  // copies' bounds); a symbolic column of more than 2^24 rows per thread stays inexact.
+  const bool symbolic = !target.is_gpu();
+  body = passes.Run(
+      "block_reductions", [symbolic](const Stmt& s) { return BlockReductions(s, symbolic); }, body);
   // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
   // then partition_loops splits serial/parallel loops so that their main part has no tail
   // guard; both before vectorize, which turns each guard left inside a vectorized loop into a

@@ -126,8 +126,9 @@ Stmt Nest(const std::vector<const For*>& loops, Stmt body, const std::string& su
   return body;
 }
 
-Stmt TryBlock(const For* op) {
+Stmt TryBlock(const For* op, bool symbolic) {
   if (op->for_kind != ForKind::kSerial) return Stmt();
+  if (!symbolic && AsConstInt(op->extent) == nullptr) return Stmt();
   UpdatePath p;
   std::vector<const For*> loops;
   FindPath(op->body, &p, &loops);
@@ -188,18 +189,24 @@ Stmt TryBlock(const For* op) {
 }
 
 class Blocker : public IRMutator {
+ public:
+  explicit Blocker(bool symbolic) : symbolic_(symbolic) {}
+
  protected:
   Stmt MutateFor(const For* op, const Stmt& self) override {
     Stmt s = IRMutator::MutateFor(op, self);
     auto* f = s.As<For>();
     if (!f) return s;
-    Stmt blocked = TryBlock(f);
+    Stmt blocked = TryBlock(f, symbolic_);
     return blocked.defined() ? blocked : s;
   }
+
+ private:
+  bool symbolic_;
 };
 
 }  // namespace
 
-Stmt BlockReductions(const Stmt& s) { return Blocker().Mutate(s); }
+Stmt BlockReductions(const Stmt& s, bool symbolic) { return Blocker(symbolic).Mutate(s); }
 
 }  // namespace cinn_like::ir

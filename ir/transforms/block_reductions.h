@@ -29,7 +29,10 @@ constexpr int64_t kReductionBlockElements = 4096;
 /// accumulator then never adds more than kReductionBlockElements elements at a time: a float32
 /// sum of ones stays exact up to 2^24 blocks (2^36 elements) where a plain accumulator stops at
 /// 2^24, as PyTorch's cascade sum does. Runs on CPU code after VectorizeReductions (whose
-/// vector partials it blocks); GPU threads already sum strided shares.
-Stmt BlockReductions(const Stmt& s);
+/// vector partials it blocks), and on GPU code after LowerThreadReduce, where it blocks a
+/// thread's own serial loop of a constant extent (a whole column, or a share of a row longer
+/// than S). With `symbolic` false, loops of a symbolic extent are left as they are (GPU code: a
+/// thread's share of a symbolic row would be blocked for nothing, its loop duplicated).
+Stmt BlockReductions(const Stmt& s, bool symbolic = true);
 
 }  // namespace cinn_like::ir

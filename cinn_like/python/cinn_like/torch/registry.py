@@ -74,6 +74,13 @@ def dtype_name(dt):
     return DTYPES[dt]
 
 
+def acc_dtype(dt):
+    """The dtype PyTorch's kernels compute a `dt` result in (its acc/opmath type): float32 for
+    float16 and bfloat16, `dt` itself otherwise. A converter that chains several ops for one
+    16-bit aten op computes them in this type and casts once at the end, as eager rounds once."""
+    return torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
+
+
 def no_rank0(*tensors):
     for t in tensors:
         if isinstance(t, torch.fx.Node) and val(t).dim() == 0:

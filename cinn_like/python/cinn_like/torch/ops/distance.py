@@ -11,16 +11,12 @@ import math
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, pshape, val
+from ..registry import Unsupported, acc_dtype, converts, dtype_name, pshape, val
 from .common import I64, flat_gather, iota, scalar
 
 aten = torch.ops.aten
 
 MAX_DIST_WORK = 1 << 24  # P * R * M differences, at most
-
-
-def _wide(dt):
-    return torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
 
 
 def _pnorm(c, d, p, axis, dt):
@@ -91,7 +87,7 @@ def _cdist_forward(c, n):
     batch, rows1, rows2, m = _operands(n, x1, x2)
     if m == 0 or not out.dtype.is_floating_point:
         raise Unsupported(f"cdist of rows of {m} {out.dtype} elements")
-    dt = _wide(out.dtype)
+    dt = acc_dtype(out.dtype)
     p = float(p)
     if p == 2 and (mode == 1 or (mode == 0 and (rows1 > 25 or rows2 > 25))):
         r = _euclid_mm(c, x1, x2, batch, rows1, rows2, m, dt)
@@ -136,7 +132,7 @@ def _cdist_backward(c, n):
     if [int(s) for s in val(x1).shape] != batch + [rows1, m] or list(val(grad).shape) != batch + [
             rows1, rows2] or 0 in batch + [rows1, rows2, m]:
         raise Unsupported("cdist backward with broadcast batches or no elements")
-    dt = _wide(out.dtype)
+    dt = acc_dtype(out.dtype)
     if p == 0:
         return c.op("fill", [], {"shape": pshape(out), "value": 0.0,
                                  "dtype": dtype_name(out.dtype)})
@@ -177,7 +173,7 @@ def _pdist_forward(c, n):
         raise Unsupported(f"pdist of {rows} rows of {m} {out.dtype} elements")
     if pairs * m > MAX_DIST_WORK:
         raise Unsupported(f"pdist: {pairs} pairs of {m} exceed {MAX_DIST_WORK} differences")
-    dt = _wide(out.dtype)
+    dt = acc_dtype(out.dtype)
     row, col = _pair_rows(c, rows, pairs)
     xs = c.tensor(x, dt)
     pick = lambda r: c.op("gather", [xs, c.op("reshape", [r], {"shape": [pairs]})], {"axis": 0})  # noqa: E731
@@ -195,7 +191,7 @@ def _pdist_backward(c, n):
     pairs = val(grad).numel()
     if m == 0:
         raise Unsupported(f"pdist backward of {rows} rows of {m}")
-    dt = _wide(out.dtype)
+    dt = acc_dtype(out.dtype)
     zeros = c.op("fill", [], {"shape": [rows, m], "value": 0.0, "dtype": dtype_name(dt)})
     if p == 0 or pairs == 0:  # no pair (one row): no gradient
         return zeros if dt == out.dtype else c.op("cast", [zeros], {"dtype": dtype_name(out.dtype)})

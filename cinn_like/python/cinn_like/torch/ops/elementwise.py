@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from ..registry import CONVERTERS, Unsupported, converts, dtype_name, meta, pshape, val
+from ..registry import CONVERTERS, Unsupported, acc_dtype, converts, dtype_name, meta, pshape, val
 
 aten = torch.ops.aten
 
@@ -113,7 +113,7 @@ def _round_decimals(c, n):
     if not out.dtype.is_floating_point:
         raise Unsupported(f"round with decimals of a {out.dtype} tensor")
     d = int(_arg(n, 1, "decimals", 0))
-    dt = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    dt = acc_dtype(out.dtype)
     x = c.tensor(n.args[0], dt)
     scale = c.tensor(float(10 ** abs(d)), dt)
     first, last = ("div", "mul") if d < 0 else ("mul", "div")

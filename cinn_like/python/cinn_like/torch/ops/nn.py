@@ -6,7 +6,8 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
+from ..registry import (Unsupported, acc_dtype, converts, dtype_name, mul_sizes, no_rank0, pshape,
+                        val)
 from .common import flat_gather, iota, linear_index, scaled
 
 aten = torch.ops.aten
@@ -72,7 +73,7 @@ def _eval_batch_norm(c, n, x, w, b, mean, var, eps):
     ch = int(xt.shape[1])
     # 16-bit inputs normalize in float32 and round once, as PyTorch's kernels do (scale and
     # shift rounded to float16 were a unit in the last place off on CUDA).
-    wide = torch.float32 if xt.dtype in (torch.float16, torch.bfloat16) else xt.dtype
+    wide = acc_dtype(xt.dtype)
     y = c.op("batch_norm", [c.tensor(x, wide), _param(c, w, ch, wide, 1),
                             _param(c, b, ch, wide, 0), c.tensor(mean, wide), c.tensor(var, wide)],
              {"epsilon": float(eps), "axis": 1})
@@ -103,7 +104,7 @@ def _train_batch_norm(c, n, x, w, b, rm, rv, momentum, eps):
     count = xt.numel() // ch
     if count < 2:
         raise Unsupported("batch_norm (training) over one value per channel")
-    wide = torch.float32 if xt.dtype in (torch.float16, torch.bfloat16) else xt.dtype
+    wide = acc_dtype(xt.dtype)
     bshape = [1, ch] + [1] * (xt.dim() - 2)
     f = lambda v: c.tensor(float(v), wide)  # noqa: E731
     xs = c.tensor(x, wide)
@@ -162,14 +163,14 @@ def _mm(c, n):
                 {"transpose_x": False, "transpose_y": False})
 
 
-def _scaled_sum(c, n, product, bias):
+def _scaled_sum(c, n, product, bias, wide=False):
     """beta * bias + alpha * product for addmm/addmv/baddbmm/addbmm (beta 0: bias ignored, NaN
-    included, as PyTorch does); a 16-bit result with a scale is computed in float32 from a
-    float32 product and rounded once (_wide_product), as cuBLAS's epilogue does."""
+    included, as PyTorch does); a 16-bit result with a scale (or `wide`) is computed in float32
+    from a float32 product and rounded once (_wide_product), as cuBLAS's epilogue does."""
     beta, alpha = n.kwargs.get("beta", 1), n.kwargs.get("alpha", 1)
     dt = val(n).dtype
-    if _scaled_low(n):
-        dt = torch.float32
+    if _scaled_low(n) or wide:
+        dt = acc_dtype(dt)
     if alpha != 1:
         product = c.op("mul", [product, c.tensor(alpha, dt)])
     if beta == 0:
@@ -202,10 +203,25 @@ def _addmm(c, n):
 
 @converts(aten.addbmm.default)
 def _addbmm(c, n):
-    """beta * bias + alpha * the sum over the batch of batch1 @ batch2."""
+    """beta * bias + alpha * the sum over the batch of batch1 @ batch2, as one GEMM over the
+    batch and k together, as PyTorch's CUDA kernel: batch1 [b, n, k] as [n, b * k], batch2 as
+    [b * k, m]. 16-bit results round once (issue 50; a sum of b products each rounded to 16
+    bits was off by up to 0.19 in 18% of an OpInfo sample's float16 elements): a 16-bit GEMM
+    accumulates in float32, and with a bias or a scale the product is float32 (operands
+    widened) so that the sum rounds once, as cuBLAS's epilogue does (a rounded product beside a
+    bias that nearly cancels it was many units off). PyTorch's CPU kernel rounds after each
+    batch instead."""
     bias, x, y = n.args[:3]
-    s = c.op("reduce_sum", [_matmul(c, x, y, n)], {"axes": [0], "keepdim": False})
-    return _scaled_sum(c, n, s, bias)
+    (b, rows, k), m = pshape(val(x)), pshape(val(y))[2]
+    out = val(n).dtype
+    wide = out in (torch.float16, torch.bfloat16) and (
+        n.kwargs.get("beta", 1) != 0 or n.kwargs.get("alpha", 1) != 1)
+    dt = acc_dtype(out) if wide else None
+    xs = c.op("transpose", [c.tensor(x, dt)], {"perm": [1, 0, 2]})
+    xs = c.op("reshape", [xs], {"shape": [rows, mul_sizes(b, k)]})
+    ys = c.op("reshape", [c.tensor(y, dt)], {"shape": [mul_sizes(b, k), m]})
+    product = c.op("matmul", [xs, ys], {"transpose_x": False, "transpose_y": False})
+    return _scaled_sum(c, n, product, bias, wide)
 
 
 @converts(aten.addmv.default)
@@ -230,7 +246,7 @@ def _trilinear(c, n):
     if 0 in val(i1).shape or 0 in val(i2).shape or 0 in val(i3).shape:  # a sum of nothing
         return c.op("fill", [], {"shape": pshape(out), "value": 0.0,
                                  "dtype": dtype_name(out.dtype)})
-    wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    wide = acc_dtype(out.dtype)
 
     def spread(t, expand):
         shape = [int(s) for s in val(t).shape]
@@ -248,24 +264,46 @@ def _trilinear(c, n):
 @converts(aten.native_group_norm.default)
 def _group_norm(c, n):
     """(y, mean, rstd): x as [N, groups, C / groups * HxW] normalized per group (biased
-    variance), then the per-channel weight and bias; mean and rstd are [N, groups]."""
+    variance), then the per-channel weight and bias; mean and rstd are [N, groups]. 16-bit
+    inputs compute in float32 and round each output once, as PyTorch's kernels do: on CPU y is
+    x * a + b with a = rstd * weight and b = bias - mean * a per channel, on CUDA
+    (x - mean) * rstd * weight + bias (its decomposition's two forms). Statistics and y in
+    16 bits were a unit in the last place off."""
     x, w, b, batch, channels, hxw, groups, eps = n.args
     xt = val(x)
     if not xt.dtype.is_floating_point or xt.numel() == 0:
         raise Unsupported(f"group_norm of a {xt.dtype} tensor or an empty one")
     batch, channels, hxw, groups = int(batch), int(channels), int(hxw), int(groups)
-    xs = c.op("reshape", [c.tensor(x)], {"shape": [batch, groups, channels // groups * hxw]})
+    wide = acc_dtype(xt.dtype)
+    xs = c.op("reshape", [c.tensor(x, wide)], {"shape": [batch, groups, channels // groups * hxw]})
     mean = c.op("reduce_mean", [xs], {"axes": [2], "keepdim": True})
     d = c.op("sub", [xs, mean])
     var = c.op("reduce_mean", [c.op("mul", [d, d])], {"axes": [2], "keepdim": True})
-    rstd = c.op("rsqrt", [c.op("add", [var, c.tensor(float(eps), xt.dtype)])])
-    y = c.op("reshape", [c.op("mul", [d, rstd])], {"shape": [batch, channels, hxw]})
-    if w is not None:
-        y = c.op("mul", [y, c.op("reshape", [c.tensor(w, xt.dtype)], {"shape": [channels, 1]})])
-    if b is not None:
-        y = c.op("add", [y, c.op("reshape", [c.tensor(b, xt.dtype)], {"shape": [channels, 1]})])
+    rstd = c.op("rsqrt", [c.op("add", [var, c.tensor(float(eps), wide)])])
+    # Per channel: [1, groups, C / groups, 1] against the input as [N, groups, C / groups, HxW].
+    per_ch = lambda t: c.op("reshape", [c.tensor(t, wide)],  # noqa: E731
+                            {"shape": [1, groups, channels // groups, 1]})
+    grouped = [batch, groups, channels // groups, hxw]
+    at_ch = lambda t: c.op("reshape", [t], {"shape": [batch, groups, 1, 1]})  # noqa: E731
+    if xt.device.type == "cpu" and w is not None:
+        a = c.op("mul", [at_ch(rstd), per_ch(w)])
+        shift = c.op("mul", [c.op("neg", [at_ch(mean)]), a])
+        if b is not None:
+            shift = c.op("add", [shift, per_ch(b)])
+        y = c.op("add", [c.op("mul", [c.op("reshape", [xs], {"shape": grouped}), a]), shift])
+    else:
+        y = c.op("reshape", [c.op("mul", [d, rstd])], {"shape": grouped})
+        if w is not None:
+            y = c.op("mul", [y, per_ch(w)])
+        if b is not None:
+            y = c.op("add", [y, per_ch(b)])
+    y = c.op("reshape", [y], {"shape": pshape(xt)})
     stats = lambda t: c.op("reshape", [t], {"shape": [batch, groups]})  # noqa: E731
-    return [c.op("reshape", [y], {"shape": pshape(xt)}), stats(mean), stats(rstd)]
+    outs = [y, stats(mean), stats(rstd)]
+    for i, meta_ in enumerate(val(n)):
+        if meta_.dtype != wide:
+            outs[i] = c.op("cast", [outs[i]], {"dtype": dtype_name(meta_.dtype)})
+    return outs
 
 
 # ---- sampling
@@ -364,7 +402,7 @@ def _dist(c, n):
     shape = list(torch.broadcast_shapes(val(a).shape, val(b).shape))
     if 0 in shape:
         raise Unsupported(f"dist of empty tensors {shape}")
-    wide = torch.float32 if out.dtype in (torch.float16, torch.bfloat16) else out.dtype
+    wide = acc_dtype(out.dtype)
     full = lambda t: c.op("broadcast_to", [c.tensor(t, out.dtype)], {"shape": shape or [1]})  # noqa: E731
     d = c.op("sub", [full(a), full(b)])
     if wide != out.dtype:

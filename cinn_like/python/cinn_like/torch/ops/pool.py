@@ -19,7 +19,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, val, batch_sizes, mul_sizes
+from ..registry import Unsupported, acc_dtype, converts, dtype_name, val, batch_sizes, mul_sizes
 from .common import (I64, contiguous_strides, dilate, extreme, iota, linear_index, pad_or_crop,
                      scalar, scaled)
 from .conv import conv_nd, transposed_conv
@@ -192,11 +192,6 @@ def _max_pool_backward(c, n):
     return win.unbatch(c, total, win.size)
 
 
-def _wide(dt):
-    """The dtype an average sums in: float32 for 16-bit floats (PyTorch's accumulate type)."""
-    return torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
-
-
 def _avg_divisor(c, win, dt):
     """The divisor of each output, PyTorch's: divisor_override, else the window's size clipped
     to the padded input (count_include_pad) or to the input; [out...] broadcastable."""
@@ -229,7 +224,7 @@ def _avg_pool_nd(c, n, m):
                                         "paddings": win.padding,
                                         "count_include_pad": bool(a["count_include_pad"])})
         return win.unbatch(c, out, win.out)
-    wide = _wide(dt)
+    wide = acc_dtype(dt)
     planes = [mul_sizes(win.xs[0], win.xs[1]), 1]
     xw = c.op("reshape", [c.tensor(x, wide)], {"shape": planes + win.size})
     ones = c.op("fill", [], {"shape": [1, 1] + win.kernel, "value": 1.0,
@@ -260,7 +255,7 @@ def _avg_pool_backward(c, n):
     go, x = n.args[0], n.args[1]
     win = _Window(n, x, m, val(go).shape)
     dt = val(go).dtype
-    wide = _wide(dt)
+    wide = acc_dtype(dt)
     g = win.batched(c, c.tensor(go, wide), win.out)
     g = c.op("div", [g, _avg_divisor(c, win, wide)])
     planes = [mul_sizes(win.xs[0], win.xs[1]), 1]
@@ -309,12 +304,16 @@ def _adaptive_dims(n, what):
 @converts(aten._adaptive_avg_pool2d.default, aten._adaptive_avg_pool3d.default)
 def _adaptive_avg_pool(c, n):
     """The mean of each adaptive window: per pooled dim, the input spread against the outputs,
-    masked to each output's window and summed over the input; divided by the window sizes."""
+    masked to each output's window and summed over the input; divided by the window sizes.
+    16-bit inputs sum and divide in float32 and round once, as PyTorch's kernels (a 16-bit sum
+    per pooled dim, then a 16-bit division, was a unit in the last place off)."""
     x, xs, out, lead = _adaptive_dims(n, "adaptive_avg_pool")
     dt = val(n).dtype
-    y = c.tensor(x)
-    if all(o == 1 for o in out):
-        return c.op("reduce_mean", [y], {"axes": list(range(lead, len(xs))), "keepdim": True})
+    if all(o == 1 for o in out):  # reduce_mean accumulates in float32 and rounds once
+        return c.op("reduce_mean", [c.tensor(x)], {"axes": list(range(lead, len(xs))),
+                                                   "keepdim": True})
+    wide = acc_dtype(dt)
+    y = c.tensor(x, wide)
     shape = list(xs)
     count = None
     for j, o in enumerate(out):
@@ -322,12 +321,13 @@ def _adaptive_avg_pool(c, n):
         h = shape[d]
         inside, length = _adaptive_window(c, h, o, len(shape) + 1, d, d + 1)
         spread = c.op("reshape", [y], {"shape": shape[:d] + [1] + shape[d:]})
-        y = c.op("reduce_sum", [c.op("where", [inside, spread, scalar(c, 0, dt)])],
+        y = c.op("reduce_sum", [c.op("where", [inside, spread, scalar(c, 0, wide)])],
                  {"axes": [d + 1], "keepdim": False})
         shape[d] = o
         length = c.op("reshape", [length], {"shape": [o] + [1] * (len(out) - 1 - j)})
         count = length if count is None else c.op("mul", [count, length])
-    return c.op("div", [y, c.op("cast", [count], {"dtype": dtype_name(dt)})])
+    y = c.op("div", [y, c.op("cast", [count], {"dtype": dtype_name(wide)})])
+    return c.op("cast", [y], {"dtype": dtype_name(dt)}) if wide != dt else y
 
 
 @converts(aten.adaptive_max_pool2d.default, aten.adaptive_max_pool3d.default)

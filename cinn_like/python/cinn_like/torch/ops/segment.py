@@ -11,7 +11,7 @@ import operator
 
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, val
+from ..registry import Unsupported, acc_dtype, converts, dtype_name, val
 from .common import I64, iota, scalar
 
 aten = torch.ops.aten
@@ -179,7 +179,9 @@ def _embedding_bag(c, n):
     include_last_offset to the last offset; or 2-d, one bag per row), padding_idx entries skipped:
     sum (each row times its per_sample_weight), mean (by the bag's count, 0 for an empty bag;
     an index_add of the rows into their bags) or max (over a [B, K, D] membership, 0 for an
-    empty bag). Only the output: offset2bag, bag_size and max_indices are kernel-specific."""
+    empty bag). Only the output: offset2bag, bag_size and max_indices are kernel-specific.
+    16-bit sums and means weigh, add and divide the gathered rows in float32 and round once, as
+    PyTorch's kernels accumulate (in 16 bits they were a unit in the last place off)."""
     weight, indices, offsets = n.args[:3]
     mode = _opt(n, 4, "mode") or 0
     psw = _opt(n, 6, "per_sample_weights")
@@ -229,18 +231,24 @@ def _embedding_bag(c, n):
                     {"axes": [1], "keepdim": False})
         return [c.op("where", [c.op("greater", [hits, scalar(c, 0, torch.int32)]), mx,
                                c.tensor(0.0, dt)]), None, None, None]
+    wide = acc_dtype(dt)
+    if wide != dt:  # the gathered rows widened, not the whole table
+        rows = c.op("cast", [rows], {"dtype": dtype_name(wide)})
     if psw is not None:
         if mode != 0:
             raise Unsupported("embedding_bag per_sample_weights outside mode sum")
-        rows = c.op("mul", [rows, c.op("reshape", [c.tensor(psw, dt)], {"shape": [k, 1]})])
-    zeros = c.op("fill", [], {"shape": [bags, d], "value": 0.0, "dtype": dtype_name(dt)})
+        rows = c.op("mul", [rows, c.op("reshape", [c.tensor(psw, wide)], {"shape": [k, 1]})])
+    zeros = c.op("fill", [], {"shape": [bags, d], "value": 0.0, "dtype": dtype_name(wide)})
     total = c.op("index_add", [zeros, bag, rows], {"axis": 0, "skip_out_of_range": True})
     if mode == 1:
-        ones = c.op("cast", [counted], {"dtype": dtype_name(dt)})
-        zero_col = c.op("fill", [], {"shape": [bags], "value": 0.0, "dtype": dtype_name(dt)})
+        ones = c.op("cast", [counted], {"dtype": dtype_name(wide)})
+        zero_col = c.op("fill", [], {"shape": [bags], "value": 0.0, "dtype": dtype_name(wide)})
         count = c.op("index_add", [zero_col, bag, ones], {"axis": 0, "skip_out_of_range": True})
-        count = c.op("reshape", [c.op("maximum", [count, c.tensor(1.0, dt)])], {"shape": [bags, 1]})
+        count = c.op("reshape", [c.op("maximum", [count, c.tensor(1.0, wide)])],
+                     {"shape": [bags, 1]})
         total = c.op("div", [total, count])
+    if wide != dt:
+        total = c.op("cast", [total], {"dtype": dtype_name(dt)})
     return [total, None, None, None]
 
 

@@ -1,0 +1,35 @@
+/// \file GPU machine only: long float32 sums on the GPU (issue 50, class 9). A thread that sums a
+/// whole column (a column mean, a column sum whose rows split into no chunks) adds its rows in
+/// blocks of partials (ir/transforms/block_reductions.h), so sums of 2^25 ones are exact as in
+/// PyTorch (tests/long_sums_cases.h); long sums of random data still match the reference.
+#include <gtest/gtest.h>
+
+#include "tests/fusion_cases.h"
+#include "tests/gpu_executor.h"
+#include "tests/long_sums_cases.h"
+
+namespace cinn_like::testing {
+namespace {
+
+const ir::Target kGpu = ir::Target::NVGPU();
+
+TEST(LongSumsGpu, SumsOfOnesPastTwoToThe24AreExact) { CheckLongSumsOfOnes(kGpu, RunOnGpu); }
+
+TEST(LongSumsGpu, LongColumnSumsAndMeansOfRandomDataMatchTheReference) {
+  // Odd row counts (no chunks): a thread per column, its rows in blocks and a rest.
+  for (DType dt : {DType::kFloat32, DType::kFloat16}) {
+    for (bool mean : {false, true}) {
+      for (const Shape& shape : {S({70001, 24}), S({3 * 4096 + 5, 3, 8})}) {
+        SCOPED_TRACE(hlir::ShapeToString(shape) + (mean ? " mean " : " sum ") +
+                     hlir::DTypeName(dt));
+        NetBuilder b;
+        auto x = b.CreateInput(dt, shape, "x");
+        b.MarkOutput(mean ? b.ReduceMean(x, {0}) : b.ReduceSum(x, {0}));
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, dt == DType::kFloat16 ? 1e-3 : 1e-4);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cinn_like::testing
