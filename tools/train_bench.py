@@ -181,8 +181,33 @@ def kernels_per_step(step, reps=3, top=0):
         total, count = by_name.get(e.name, (0.0, 0))
         by_name[e.name] = (total + t, count + 1)
     ranked = sorted(by_name.items(), key=lambda kv: -kv[1][0])[:top]
+    kinds = {}
+    for name, (t, n) in by_name.items():
+        total, count = kinds.get(kernel_kind(name), (0.0, 0))
+        kinds[kernel_kind(name)] = (total + t, count + n)
+    kinds = sorted(kinds.items(), key=lambda kv: -kv[1][0]) if top else []
     return (us / reps / 1e3, launches / reps,
+            [(t / reps / 1e3, n / reps, f"[{kind}]") for kind, (t, n) in kinds] +
             [(t / reps / 1e3, n / reps, name) for name, (t, n) in ranked])
+
+
+def kernel_kind(name):
+    """A kernel's kind by its name: generated (cinn_like's or Triton's), GEMM (cuBLAS, CUTLASS),
+    attention (fused), convolution (cuDNN), PyTorch (ATen's own kernels), copy or other."""
+    low = name.lower()
+    if low.startswith("memcpy") or low.startswith("memset"):
+        return "copy"
+    if "fmha" in low or "flash" in low or "attention" in low:
+        return "attention"
+    if "cinn_like" in low or low.startswith("triton"):
+        return "generated"
+    if any(k in low for k in ("gemm", "cutlass", "cublas", "splitk")):
+        return "GEMM"
+    if any(k in low for k in ("conv", "cudnn", "wgrad", "dgrad", "implicit")):
+        return "convolution"
+    if "at::native" in low:
+        return "PyTorch"
+    return "other"
 
 
 def _frame_of(frames):
@@ -195,8 +220,9 @@ def _frame_of(frames):
 
 
 def peak_breakdown(step, top):
-    """The `top` largest blocks alive at one step's peak of allocated memory, as (MiB, where
-    allocated), and the peak's MiB: the CUDA caching allocator's trace of the step, replayed."""
+    """The peak's MiB and the `top` largest groups of blocks alive at one step's peak of
+    allocated memory, a group being the blocks of one size from one place, as (MiB, count,
+    where allocated): the CUDA caching allocator's trace of the step, replayed."""
     sync("cuda")
     torch.cuda.memory._record_memory_history(max_entries=200000, stacks="python")
     try:
@@ -215,8 +241,12 @@ def peak_breakdown(step, top):
         elif e["action"] == "free_requested" and e["addr"] in live:
             total -= live.pop(e["addr"])[0]
     # Blocks alive since before the trace began are in no event: the peak is relative to them.
-    blocks = sorted(at_peak.values(), key=lambda b: -b[0])[:top]
-    return peak / 2**20, [(size / 2**20, where) for size, where in blocks]
+    # Blocks of one size allocated at one place count together.
+    groups = {}
+    for size, where in at_peak.values():
+        groups[(size, where)] = groups.get((size, where), 0) + 1
+    ranked = sorted(groups.items(), key=lambda g: -g[0][0] * g[1])[:top]
+    return peak / 2**20, [(size / 2**20, n, where) for (size, where), n in ranked]
 
 
 def held_between_steps(model, opt):
@@ -229,10 +259,16 @@ def held_between_steps(model, opt):
             if isinstance(v, torch.Tensor)}
     seen = {}
     for o in gc.get_objects():
-        if isinstance(o, torch.Tensor) and o.is_cuda:
+        # Real tensors only: tracing leaves fake and functional tensors, which have no data.
+        if type(o) not in (torch.Tensor, torch.nn.Parameter) or not o.is_cuda:
+            continue
+        try:
             storage = o.untyped_storage()
-            if storage.data_ptr() not in own:
-                seen[storage.data_ptr()] = (storage.nbytes() / 2**20, tuple(o.shape), o.dtype)
+            ptr = storage.data_ptr()
+        except RuntimeError:
+            continue
+        if ptr not in own:
+            seen[ptr] = (storage.nbytes() / 2**20, tuple(o.shape), o.dtype)
     held = sorted(seen.values(), key=lambda h: -h[0])
     return sum(h[0] for h in held), held
 
@@ -350,8 +386,8 @@ def main():
                     print(f"    {mib:9.1f} MiB  {list(shape)} {dtype}")
                 print(f"    a step's own peak {peak:.0f} MiB (above what lives across steps); "
                       f"its largest blocks:")
-                for mib, where in blocks:
-                    print(f"    {mib:9.1f} MiB  {where}")
+                for mib, n, where in blocks:
+                    print(f"    {mib * n:9.1f} MiB  {n:4d} x {mib:.1f} MiB  {where}")
             if mode == "cinn_like":
                 for op, reason in ct.fallback_report()[:5]:
                     print(f"    fell back: {op}: {reason[:160]}")
