@@ -1,6 +1,7 @@
 /// \file Reshape simplification, through the graph rewriter.
 #include "hlir/pass/simplify_reshapes.h"
 
+#include <optional>
 #include <set>
 
 #include "hlir/op.h"
@@ -25,6 +26,32 @@ bool ReducesSingleElements(const Graph& graph, const Node& node) {
     if (!in.shape[a].is_one()) return false;
   }
   return true;
+}
+
+/// For reshape node `node`: the reduction it only drops the kept dims of (reduce(x, keepdim)
+/// whose one reader is the reshape, to the shape the reduction has without keepdim), as the
+/// attributes of that reduction without keepdim; none otherwise.
+std::optional<AttributeMap> DropsKeptDims(const Graph& graph,
+                                          const std::vector<std::vector<int>>& consumers,
+                                          const Node& node) {
+  static const std::set<std::string> kOps = {"reduce_sum", "reduce_mean", "reduce_max",
+                                             "reduce_min", "reduce_prod"};
+  const int reduced = node.inputs[0];
+  const int p = graph.values()[reduced].producer;
+  if (p < 0 || !kOps.count(graph.nodes()[p].op) || consumers[reduced].size() != 1 ||
+      IsGraphOutput(graph, reduced)) {
+    return std::nullopt;
+  }
+  const Node& reduce = graph.nodes()[p];
+  auto keepdim = GetBool(reduce.attrs, "keepdim", reduce.op, false);
+  if (!keepdim.ok() || !*keepdim) return std::nullopt;
+  AttributeMap attrs = reduce.attrs;
+  attrs["keepdim"] = false;
+  auto out = OpRegistry::Global().Infer(reduce.op, {graph.values()[reduce.inputs[0]].desc}, attrs);
+  if (!out.ok() || (*out)[0].shape != graph.values()[node.outputs[0]].desc.shape) {
+    return std::nullopt;
+  }
+  return attrs;
 }
 
 }  // namespace
@@ -64,6 +91,18 @@ absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph) {
     if (node.op != "reshape") {
       absl::Status s = rw.CopyNode(n);
       if (!s.ok()) return s;
+      continue;
+    }
+    if (auto attrs = DropsKeptDims(graph, consumers, node)) {
+      // reshape(reduce(x, keepdim)) dropping the kept dims: the reduction without keepdim (a
+      // parameter's gradient summed to [1, n] and viewed as [n] was a copy kernel of its own
+      // after the reduction's, the view being a graph output). The reduction copied before is
+      // left unread, for dead-code elimination.
+      const Node& reduce = graph.nodes()[graph.values()[node.inputs[0]].producer];
+      const std::string& name = graph.values()[node.outputs[0]].name;
+      auto made = rw.AddNode(reduce.op, {rw.Map(reduce.inputs[0])}, *attrs, name, {name});
+      if (!made.ok()) return made.status();
+      rw.SetMap(node.outputs[0], (*made)[0]);
       continue;
     }
     // The value this reshape reshapes, in the new graph: past a reshape that produced it.

@@ -16,7 +16,8 @@ namespace cinn_like::hlir {
 /// reshape's one reader is moved before it (autocast's reshape -> cast -> matmul: the reshape
 /// then meets the matmul, which folds it, and the cast joins the group of what it casts).
 /// A sum, mean, max, min or product over axes of extent 1 only that keeps its input's dtype
-/// is a reshape of its input.
+/// is a reshape of its input, and a reshape that only drops the dims such a reduction kept
+/// (keepdim) is the reduction without keepdim when it is the reduction's one reader.
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph);
 
 }  // namespace cinn_like::hlir

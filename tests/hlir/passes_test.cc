@@ -559,6 +559,34 @@ TEST(GraphPasses, AReductionOverAxesOfExtentOneIsAReshape) {
   ExpectSameResults(g, *out, 0);
 }
 
+TEST(GraphPasses, AReshapeDroppingAReductionsKeptDimsIsTheReductionWithoutThem) {
+  // A bias gradient: a column sum kept as [1, n] and viewed as [n] (a graph output) was a copy
+  // kernel after the reduction's. Left alone: a reduction read by another node too, and a
+  // reshape to another shape than the dims without the kept ones.
+  NetBuilder b;
+  Var g = b.CreateInput(DType::kFloat32, MakeShape({6, 8}), "g");
+  AttributeMap kept = {{"axes", std::vector<int64_t>{0}}, {"keepdim", true}};
+  b.MarkOutput(b.Reshape(b.Op("reduce_sum", {g}, kept)[0], {8}));
+  b.MarkOutput(b.Reshape(b.Op("reduce_max", {g}, kept)[0], {8}));
+  Var shared = b.Op("reduce_sum", {b.Exp(g)}, kept)[0];
+  b.MarkOutput(b.Reshape(shared, {8}));
+  b.MarkOutput(b.Tanh(shared));
+  b.MarkOutput(b.Reshape(b.Op("reduce_sum", {b.Tanh(g)}, kept)[0], {2, 4}));
+  Graph graph = Build(b);
+  auto out = SimplifyReshapes(graph);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  // Left: the shared sum's reshape and the one to [2, 4].
+  EXPECT_EQ(CountOp(*dce, "reshape"), 2);
+  int without_keepdim = 0;
+  for (const Node& n : dce->nodes()) {
+    if (n.op.rfind("reduce_", 0) == 0) without_keepdim += !*GetBool(n.attrs, "keepdim", n.op);
+  }
+  EXPECT_EQ(without_keepdim, 2);
+  ExpectSameResults(graph, *dce, 0);
+}
+
 TEST(GraphPasses, ACastMovesBeforeTheReshapeItReadsSoThatTheMatmulFoldsIt) {
   // Autocast's view [6, 8] -> cast to bfloat16 -> matmul: the cast moves before the view,
   // which the matmul then folds (it reads [2, 3, 8]); a reshape read twice stays put.
