@@ -66,7 +66,9 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
  * instruction (index, op, output, fusion group), found by compiling prefixes of the Program
  * and running them on the same inputs (slow: a debugging aid). A check that cannot run (the
  * reference refuses the inputs) also returns nonzero, saying why; the outputs are written.
- * Only calls through cinn_like_call are checked: calling `fn` directly skips the check. */
+ * Only calls through cinn_like_call are checked: calling `fn` directly skips the check.
+ * A Program's rank-0 value (a sum over every axis, say) is passed as a rank-0 tensor, or as a
+ * one-element vector: the function takes either. */
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
 /* A call prepared once (the fast path for a framework that calls one function many times
  * with tensors of the same shapes): the plan copies each argument's dtype, device and shape

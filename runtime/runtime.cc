@@ -199,6 +199,16 @@ int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t n
   for (int32_t i = 0; i < num_args; ++i) {
     const cinn_like_argument_desc& d = descs[i];
     const DLTensor* t = args[i];
+    // A Program's rank-0 value is a one-element vector in the compiled function: a rank-0
+    // tensor (what the Program's signature says) holds that element as well.
+    if (t != nullptr && t->ndim == 0 && d.ndim == 1 && *dims == 1) {
+      int rc = cinn_like_check_tensor(func, t, i, d.name, d.dtype_code, d.dtype_bits, 0,
+                                      d.device_type, d.max_elements);
+      if (rc != 0) return rc;
+      ++dims;
+      data[i] = cinn_like_tensor_data(t);
+      continue;
+    }
     int rc = cinn_like_check_tensor(func, t, i, d.name, d.dtype_code, d.dtype_bits, d.ndim,
                                     d.device_type, d.max_elements);
     if (rc != 0) return rc;
