@@ -4,12 +4,17 @@ output once, as PyTorch's kernels accumulate, through torch.compile(backend="cin
 each device present. Chained in 16 bits (a product or a sum rounded before the next step) they
 were a unit in the last place or more off in a large share of the elements.
 
-The reference is eager on CUDA. On the CPU it is the op in float64 rounded once where PyTorch's
-CPU kernel rounds more often than its CUDA kernel (addbmm adds each batch's product into the
-16-bit result, the 3-d adaptive average sums in 16 bits, embedding_bag's mean divides a rounded
-sum), else eager. A result passes when every element is within one unit in the last place and
-at most 2% of them differ at all (the float32 order of additions may round a few the other way;
-the 16-bit chains differed in 15 to 50%)."""
+On the CPU the reference is the op in float64 rounded once where PyTorch's CPU kernel rounds
+more often than its CUDA kernel (addbmm adds each batch's product into the 16-bit result, the
+3-d adaptive average sums in 16 bits, embedding_bag's mean divides a rounded sum), else eager;
+a result passes when every element is within one unit in the last place and at most 2% of them
+differ at all (the float32 order of additions may round a few the other way; the 16-bit chains
+differed in 15 to 50%). On CUDA the issue's own bar: cinn_like differs from eager by more than
+a unit in the last place only where Inductor's result differs as much, or where cinn_like is
+nearer the float64 result than eager (at most 2% of the elements otherwise), Inductor compiled
+beside it on the same inputs. Inductor runs addbmm in PyTorch (it has no decomposition of it),
+so there Inductor's result is eager's and only the float64 comparison can tell eager's rounding
+from ours."""
 import unittest
 
 from torch_util import HAVE_TORCH, needs_torch
@@ -66,6 +71,20 @@ class HalfAccumulationTest(unittest.TestCase):
         differ = (got != want).float().mean().item()
         self.assertLessEqual(differ, 0.02, f"{differ:.1%} of the elements differ")
 
+    def check_as_inductor(self, got, ind, want, exact, dt):
+        """got (cinn_like) off eager's `want` by more than a unit in the last place only where
+        Inductor's `ind` is off as much, or where got is nearer than eager to `exact` (the op
+        in float64: eager's own rounding is no defect of ours); at
+        most 2% of the elements otherwise."""
+        want, exact = want.float(), exact.double()
+        unit = ULP[dt] * want.abs() + torch.finfo(dt).tiny
+        off_eager = (got.float() - want).abs() > torch.maximum((ind.float() - want).abs(), unit)
+        off_exact = (got.double() - exact).abs() > (want.double() - exact).abs() + unit.double()
+        worse = off_eager & off_exact
+        share = worse.float().mean().item()
+        self.assertLessEqual(share, 0.02, f"{share:.1%} of the elements differ from eager by "
+                             "more than a unit in the last place where Inductor's do not")
+
     def test_ops_round_once(self):
         for name, fn, make, ops, cpu_rounds_more in CASES:
             for device in devices():
@@ -85,7 +104,15 @@ class HalfAccumulationTest(unittest.TestCase):
                         fell = {op.split(".")[0] for op, _ in ct.fallback_report()}
                         self.assertFalse(fell & set(ops), f"fell back {ct.fallback_report()}")
                         self.assertEqual(got.dtype, dt)
-                        self.check_once_rounded(got, want, dt)
+                        if device == "cuda":
+                            torch._dynamo.reset()
+                            with torch.no_grad():
+                                ind = torch.compile(fn, backend="inductor", dynamic=False)(*args)
+                                exact = fn(*[a.double() if a.is_floating_point() else a
+                                             for a in args])
+                            self.check_as_inductor(got, ind, want, exact, dt)
+                        else:
+                            self.check_once_rounded(got, want, dt)
 
     def test_group_norm_statistics(self):
         # native_group_norm's mean and rstd outputs (what its backward reads) round once too.
@@ -101,6 +128,13 @@ class HalfAccumulationTest(unittest.TestCase):
                     got = compiled(fn)(x, w, b)
                     want = fn(x, w, b)
                     self.assertEqual(ct.fallback_report(), [])
+                    if device == "cuda":
+                        torch._dynamo.reset()
+                        ind = torch.compile(fn, backend="inductor", dynamic=False)(x, w, b)
+                        exact = fn(x.double(), w.double(), b.double())
+                        for g, i, e, x64 in zip(got, ind, want, exact):
+                            self.check_as_inductor(g, i, e, x64, dt)
+                        continue
                     for g, e in zip(got, want):
                         self.check_once_rounded(g, e, dt)
 
