@@ -70,6 +70,23 @@ def set_train(model):
     return model
 
 
+# Float attributes through which modules pass a dropout rate to a functional call (attention's
+# rate to F.scaled_dot_product_attention, in some transformers versions) rather than a module.
+_RATE_ATTRIBUTES = ("dropout", "dropout_prob", "attention_dropout", "attn_dropout", "attn_pdrop")
+
+
+def set_dropout_rate(model, p):
+    """Every dropout module's p, and the float rates modules keep for functional calls, set to
+    `p` (the zoo builds its models with dropout 0; training benchmarks and tests set it)."""
+    for m in model.modules():
+        if isinstance(m, nn.modules.dropout._DropoutNd):
+            m.p = p
+        for name in _RATE_ATTRIBUTES:
+            if isinstance(getattr(m, name, None), float):
+                setattr(m, name, p)
+    return model
+
+
 def _check_size(size):
     if size not in SIZES:
         raise ValueError(f"size {size!r}: expected one of {SIZES}")

@@ -29,6 +29,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch as ct  # noqa: E402
+import model_zoo  # noqa: E402 (tools/)
 from torch_models_bench import median_ms  # noqa: E402 (one timing method)
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -116,24 +117,11 @@ ROWS = [
 MODES = ("eager", "inductor", "cinn_like")
 
 
-# Float attributes through which modules pass a dropout rate to a functional call (attention's
-# rate to F.scaled_dot_product_attention, in some transformers versions) rather than a module.
-_RATE_ATTRIBUTES = ("dropout", "dropout_prob", "attention_dropout", "attn_dropout", "attn_pdrop")
-
-
 def set_dropout(model, on):
     """The model in training mode; with `on` false every dropout rate is 0: dropout modules' p
     and the float rates modules keep for functional calls."""
     model.train()
-    if on:
-        return model
-    for m in model.modules():
-        if isinstance(m, torch.nn.modules.dropout._DropoutNd):
-            m.p = 0.0
-        for name in _RATE_ATTRIBUTES:
-            if isinstance(getattr(m, name, None), float):
-                setattr(m, name, 0.0)
-    return model
+    return model if on else model_zoo.set_dropout_rate(model, 0.0)
 
 
 def compiled(model, mode):

@@ -183,6 +183,45 @@ class ModelZooTest(unittest.TestCase):
                          + "\n".join(f"  {op}: {why[:300]}" for op, why in refused))
         self.assertGreater(stats["ops_compiled"], 0, note)
 
+    def run_with_dropout(self, name):
+        """A training step with the model's dropout on: it compiles whole (dropout included: no
+        fallback beyond the allow-list, as many partitions as with dropout off, so dropout
+        splits no graph), draws masks (the loss differs from dropout off's), and two runs from
+        one torch.manual_seed give the same loss and gradients bit for bit. Eager draws other
+        masks, so the gradients' match with eager is the dropout-off test's."""
+        entry = zoo.get(name)
+        note = f"[{name} train with dropout, CINN_LIKE_ZOO_SEED={self.seed}]"
+
+        def step(dropout):
+            torch.manual_seed(self.seed)
+            model = entry.build("small")
+            inputs = entry.inputs("small", train=True, seed=self.seed)
+            if dropout:
+                zoo.set_dropout_rate(model, 0.1).train()  # HF's default rates
+            else:
+                zoo.set_train(model)
+            torch._dynamo.reset()
+            ct.reset()
+            compiled = torch.compile(model, backend="cinn_like", dynamic=False)
+            torch.manual_seed(self.seed + 1)  # the masks' draws
+            loss = entry.loss(zoo.call(compiled, inputs), inputs)
+            loss.backward()
+            grads = [p.grad.clone() for p in model.parameters() if p.grad is not None]
+            return loss.detach(), grads, ct.stats()["partitions"], ct.fallback_report()
+
+        first, again, off = step(True), step(True), step(False)
+        refused = [(op, why) for op, why in first[3]
+                   if not allowed(self.allow, name, "train", op)]
+        self.assertFalse(refused, f"{note} ops fell back:\n"
+                         + "\n".join(f"  {op}: {why[:300]}" for op, why in refused))
+        self.assertEqual(first[2], off[2], f"{note} partitions with dropout and without")
+        self.assertTrue(torch.isfinite(first[0]), note)
+        self.assertNotEqual(first[0].item(), off[0].item(), f"{note} no mask was drawn")
+        self.assertEqual(first[0].item(), again[0].item(), f"{note} the loss of a second run")
+        self.assertEqual(len(first[1]), len(again[1]), note)
+        for k, (g1, g2) in enumerate(zip(first[1], again[1])):
+            self.assertTrue(torch.equal(g1, g2), f"{note} gradient {k} of a second run")
+
     def test_allowlist_entries_give_a_reason(self):
         for e in load_allowlist():
             self.assertTrue(str(e.get("reason", "")).strip(), f"allow-list entry {e} has no reason")
@@ -203,6 +242,28 @@ def _add_tests():
 
 
 _add_tests()
+
+# Models trained with dropout on (the zoo builds them with it off): attention and residual
+# dropout at HF's default rate of 0.1.
+DROPOUT_ZOO = ("gpt2-sdpa", "bert-eager")
+
+
+def _add_dropout_tests():
+    names, modes = _selected()
+    if "train" not in modes:
+        return
+    for name in DROPOUT_ZOO:
+        if names and name not in names:
+            continue
+
+        def test(self, name=name):
+            self.run_with_dropout(name)
+        test.__name__ = f"test_{name.replace('-', '_')}_train_with_dropout"
+        test.__doc__ = f"{name} trains with dropout compiled whole and reproducibly"
+        setattr(ModelZooTest, test.__name__, test)
+
+
+_add_dropout_tests()
 
 
 def tearDownModule():
