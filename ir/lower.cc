@@ -81,7 +81,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
                                         " is an argument but its consumer was folded into it, "
                                         "so it is never stored");
     }
-    if (hidden && !stage->folded() && arg_buffers.count(own.get())) {
+    const bool own_buffer = stage->attach() && stage->attach()->own_buffer;
+    if (hidden && !stage->folded() && !own_buffer && arg_buffers.count(own.get())) {
       return absl::InvalidArgumentError("function " + name + ": tensor " + own->name +
                                         " is an argument but is " + hidden +
                                         ", so it is never stored");
@@ -99,6 +100,8 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
               "loops before compute_at");
         }
         computed.insert(at->buffer.get());
+        // Stored whole by the consumer's nest: an intermediate is allocated as any other.
+        if (own_buffer && !arg_buffers.count(own.get())) temporaries.push_back(own);
       }
       continue;
     }

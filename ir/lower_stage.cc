@@ -34,7 +34,8 @@ class RebaseAttached : public IRMutator {
         const Stage::Axis& a = s->axes()[leaf];
         if (a.kind == ForKind::kGpuThread) thread_of_[a.var.node()] = ThreadIndexExpr(a.bind_axis);
         for (const Stage* p : s->AttachedAt(a.var)) {
-          if (p != &consumer) producers_[p->tensor()->buffer.get()] = p;
+          // A stage in its own buffer is read there at the tensor's indices, as stored.
+          if (p != &consumer && !p->attach()->own_buffer) producers_[p->tensor()->buffer.get()] = p;
         }
       }
     }
@@ -89,7 +90,7 @@ absl::StatusOr<Stmt> PlaceAttached(const Stage& stage, const Stage::Axis& axis, 
   seq.push_back(body);
   Stmt out = Block::Make(seq);
   for (auto it = attached.rbegin(); it != attached.rend(); ++it) {
-    out = Allocate::Make((*it)->attach()->buffer, out);
+    if (!(*it)->attach()->own_buffer) out = Allocate::Make((*it)->attach()->buffer, out);
   }
   return out;
 }
@@ -128,7 +129,8 @@ absl::StatusOr<Stmt> LowerStage(const Stage& stage) {
   const Stage::Attach* at = stage.attach();
   std::vector<Expr> index;
   for (int d = 0; d < stage.rank(); ++d) {
-    index.push_back(value[d]);
+    // A region buffer is indexed from the region's origin; the tensor's own at its indices.
+    index.push_back(at && at->own_buffer ? root_values[axes[d].var.node()] : value[d]);
     if (at && at->guard) spatial_guards.push_back(root_values[axes[d].var.node()] < t.shape[d]);
   }
   Expr element = RebaseAttached(stage).Mutate(Substitute(stage.InlinedBody(), root_values));

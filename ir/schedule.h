@@ -89,6 +89,7 @@ class Stage {
     Signature signature;          // the consumer's loops when the region was inferred
     bool guard = false;           // the consumer's loops may run past the tensor's bounds
     bool thread_private = false;  // one thread's region (ComputeAt's thread_private)
+    bool own_buffer = false;      // the tensor's own buffer at the region's indices
   };
 
   Stage(Tensor tensor, ScheduleState* state);
@@ -187,6 +188,13 @@ class Stage {
   /// launch dimension; where the consumer's splits have tails (a row of symbolic length held to
   /// a bound), the region's elements past the tensor's bounds are guarded, not computed.
   absl::Status ComputeAt(Stage& consumer, const Var& loop, bool thread_private = false);
+  /// ComputeAt into the tensor's own (global) buffer instead of a region buffer: each
+  /// iteration of `loop` stores its region at the tensor's own indices, so the tensor is
+  /// stored whole once the consumer's nest has run and may be a function argument (an
+  /// output) or a temporary that later nests read. Readers inside the nest read the same
+  /// buffer at those indices. On GPUs every thread of the nest that runs the region stores it
+  /// (the same value: a row's statistic stored from inside the row's kernel).
+  absl::Status ComputeAtOwnBuffer(Stage& consumer, const Var& loop);
   /// Pads the row stride of the region buffer of a stage computed at another: dimension
   /// `axis` gets a stride of round_up(stride, factor) + offset elements (against shared
   /// memory bank conflicts). Only for stages computed at a consumer's loop.

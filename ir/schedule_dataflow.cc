@@ -494,8 +494,23 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
   return absl::OkStatus();
 }
 
+absl::Status Stage::ComputeAtOwnBuffer(Stage& consumer, const Var& loop) {
+  if (tensor_->buffer->scope != MemoryScope::kGlobal) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "compute_at of stage ", tensor_.name(), " into its own buffer: the buffer is not global"));
+  }
+  absl::Status st = ComputeAt(consumer, loop);
+  if (!st.ok()) return st;
+  attach_->own_buffer = true;
+  attach_->buffer = tensor_->buffer;
+  return absl::OkStatus();
+}
+
 absl::Status Stage::StorageAlign(int axis, int factor, int offset) {
   std::string what = absl::StrCat("storage_align of stage ", tensor_.name());
+  if (attach_ && attach_->own_buffer) {
+    return absl::InvalidArgumentError(what + ": the stage stores to its own buffer");
+  }
   if (!attach_) {
     return absl::InvalidArgumentError(
         what + ": the stage is not computed at a consumer's loop; only region buffers are padded");
