@@ -155,7 +155,8 @@ absl::StatusOr<ExternTensors> ExternIndexAdd(const ir::Target& target,
                                   ops::AxisIndexWhat(kOp, name, in[1], *axis, x), name, check)
             : in[1];
   return ExternTensors{{ops::IndexAddScatter(x, index, in[2], *axis, name)},
-                       "a scatter kernel: the index linked, a thread per update; the first of each index sums along its links"};
+                       "a scatter kernel: the index linked, a thread per update; the first of each "
+                       "index sums along its links"};
 }
 
 }  // namespace
