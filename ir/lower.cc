@@ -169,9 +169,10 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   // chunks) added every row into one accumulator. GPU loops of symbolic extent are left whole:
   // most are a thread's share of a row, blocked for nothing (PartitionLoops then split the
   // copies' bounds); a symbolic column of more than 2^24 rows per thread stays inexact.
-  const bool symbolic = !target.is_gpu();
+  const bool symbolic_extents = !target.is_gpu();
   body = passes.Run(
-      "block_reductions", [symbolic](const Stmt& s) { return BlockReductions(s, symbolic); }, body);
+      "block_reductions",
+      [symbolic_extents](const Stmt& s) { return BlockReductions(s, symbolic_extents); }, body);
   // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
   // then partition_loops splits serial/parallel loops so that their main part has no tail
   // guard; both before vectorize, which turns each guard left inside a vectorized loop into a

@@ -74,12 +74,13 @@ class HostTensor {
   DLTensor tensor_{};
 };
 
-/// A float32 CPU DLTensor over memory the caller owns, `shape` kept alive by the caller: views
-/// into one buffer, for the tests of arguments that overlap or lie about their sizes.
-inline DLTensor FloatView(float* data, std::vector<int64_t>& shape) {
+/// A float32 DLTensor over memory the caller owns (on `device`, the CPU by default), `shape`
+/// kept alive by the caller: views into one buffer, for the tests of arguments that overlap or
+/// lie about their sizes, and device buffers for the benchmarks.
+inline DLTensor FloatView(void* data, std::vector<int64_t>& shape, DLDeviceType device = kDLCPU) {
   DLTensor t{};
   t.data = data;
-  t.device = {kDLCPU, 0};
+  t.device = {device, 0};
   t.ndim = static_cast<int32_t>(shape.size());
   t.dtype = {kDLFloat, 32, 1};
   t.shape = shape.data();

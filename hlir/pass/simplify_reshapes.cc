@@ -10,12 +10,18 @@
 namespace cinn_like::hlir {
 namespace {
 
+/// The reductions whose value over one element is that element, and whose result over several
+/// does not depend on keepdim but for its shape.
+const std::set<std::string>& PlainReductions() {
+  static const std::set<std::string> ops = {"reduce_sum", "reduce_mean", "reduce_max", "reduce_min",
+                                            "reduce_prod"};
+  return ops;
+}
+
 /// Whether node `node` is a reduction of one element per result (every reduce axis of static
 /// extent 1) whose result keeps its input's dtype: a reshape of its input.
 bool ReducesSingleElements(const Graph& graph, const Node& node) {
-  static const std::set<std::string> kOps = {"reduce_sum", "reduce_mean", "reduce_max",
-                                             "reduce_min", "reduce_prod"};
-  if (!kOps.count(node.op)) return false;
+  if (!PlainReductions().count(node.op)) return false;
   const TensorDesc& in = graph.values()[node.inputs[0]].desc;
   if (in.dtype != graph.values()[node.outputs[0]].desc.dtype) return false;
   auto def = OpRegistry::Global().Find(node.op);
@@ -34,11 +40,9 @@ bool ReducesSingleElements(const Graph& graph, const Node& node) {
 std::optional<AttributeMap> DropsKeptDims(const Graph& graph,
                                           const std::vector<std::vector<int>>& consumers,
                                           const Node& node) {
-  static const std::set<std::string> kOps = {"reduce_sum", "reduce_mean", "reduce_max",
-                                             "reduce_min", "reduce_prod"};
   const int reduced = node.inputs[0];
   const int p = graph.values()[reduced].producer;
-  if (p < 0 || !kOps.count(graph.nodes()[p].op) || consumers[reduced].size() != 1 ||
+  if (p < 0 || !PlainReductions().count(graph.nodes()[p].op) || consumers[reduced].size() != 1 ||
       IsGraphOutput(graph, reduced)) {
     return std::nullopt;
   }

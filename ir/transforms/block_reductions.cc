@@ -126,9 +126,9 @@ Stmt Nest(const std::vector<const For*>& loops, Stmt body, const std::string& su
   return body;
 }
 
-Stmt TryBlock(const For* op, bool symbolic) {
+Stmt TryBlock(const For* op, bool symbolic_extents) {
   if (op->for_kind != ForKind::kSerial) return Stmt();
-  if (!symbolic && AsConstInt(op->extent) == nullptr) return Stmt();
+  if (!symbolic_extents && AsConstInt(op->extent) == nullptr) return Stmt();
   UpdatePath p;
   std::vector<const For*> loops;
   FindPath(op->body, &p, &loops);
@@ -190,23 +190,25 @@ Stmt TryBlock(const For* op, bool symbolic) {
 
 class Blocker : public IRMutator {
  public:
-  explicit Blocker(bool symbolic) : symbolic_(symbolic) {}
+  explicit Blocker(bool symbolic_extents) : symbolic_extents_(symbolic_extents) {}
 
  protected:
   Stmt MutateFor(const For* op, const Stmt& self) override {
     Stmt s = IRMutator::MutateFor(op, self);
     auto* f = s.As<For>();
     if (!f) return s;
-    Stmt blocked = TryBlock(f, symbolic_);
+    Stmt blocked = TryBlock(f, symbolic_extents_);
     return blocked.defined() ? blocked : s;
   }
 
  private:
-  bool symbolic_;
+  bool symbolic_extents_;
 };
 
 }  // namespace
 
-Stmt BlockReductions(const Stmt& s, bool symbolic) { return Blocker(symbolic).Mutate(s); }
+Stmt BlockReductions(const Stmt& s, bool symbolic_extents) {
+  return Blocker(symbolic_extents).Mutate(s);
+}
 
 }  // namespace cinn_like::ir

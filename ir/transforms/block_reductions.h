@@ -31,8 +31,8 @@ constexpr int64_t kReductionBlockElements = 4096;
 /// 2^24, as PyTorch's cascade sum does. Runs on CPU code after VectorizeReductions (whose
 /// vector partials it blocks), and on GPU code after LowerThreadReduce, where it blocks a
 /// thread's own serial loop of a constant extent (a whole column, or a share of a row longer
-/// than S). With `symbolic` false, loops of a symbolic extent are left as they are (GPU code: a
-/// thread's share of a symbolic row would be blocked for nothing, its loop duplicated).
-Stmt BlockReductions(const Stmt& s, bool symbolic = true);
+/// than S). With `symbolic_extents` false, loops of a symbolic extent are left as they are (GPU
+/// code: a thread's share of a symbolic row would be blocked for nothing, its loop duplicated).
+Stmt BlockReductions(const Stmt& s, bool symbolic_extents = true);
 
 }  // namespace cinn_like::ir

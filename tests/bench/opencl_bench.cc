@@ -27,6 +27,7 @@
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_runtime.h"
 #include "runtime/opencl/opencl_runtime.h"
+#include "tests/test_util.h"
 
 DEFINE_int32(reps, 20, "timed repetitions per workload and target (the median is reported)");
 
@@ -107,16 +108,6 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-DLTensor Tensor(void* data, std::vector<int64_t>& shape, DLDeviceType device) {
-  DLTensor t{};
-  t.data = data;
-  t.device = {device, 0};
-  t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype = {kDLFloat, 32, 1};
-  t.shape = shape.data();
-  return t;
-}
-
 int Run() {
   Check(cuda::EnsureContext(), "CUDA");
   const cuda::DriverApi& d = **cuda::Driver();
@@ -158,8 +149,8 @@ int Run() {
       for (float& v : host[i]) v = i + 1 < n ? dist(rng) : -12345.f;
       Check(cuda::CheckCu(d.MemAlloc(&dev[i], count * 4), "alloc"), "alloc");
       Check(cuda::CheckCu(d.MemcpyHtoD(dev[i], host[i].data(), count * 4), "copy"), "copy");
-      ct[i] = Tensor(reinterpret_cast<void*>(dev[i]), w.shapes[i], kDLCUDA);
-      ot[i] = Tensor(host[i].data(), w.shapes[i], kDLCPU);
+      ct[i] = testing::FloatView(reinterpret_cast<void*>(dev[i]), w.shapes[i], kDLCUDA);
+      ot[i] = testing::FloatView(host[i].data(), w.shapes[i], kDLCPU);
     }
     std::vector<DLTensor*> cargs, oargs;
     for (size_t i = 0; i < n; ++i) cargs.push_back(&ct[i]), oargs.push_back(&ot[i]);
