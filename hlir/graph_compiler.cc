@@ -75,6 +75,7 @@ class GroupLowering {
     // is an output): its source is, and its readers compute it from the source's buffer (a
     // library call reads that buffer itself, ReadReshapesThrough): a reshape moves no element,
     // so storing it would only copy.
+    const std::set<int> output_values(outputs.begin(), outputs.end());
     auto keep_source = [&](int source) {
       if (graph_.values()[source].producer >= 0) keep.insert(tensors_.at(source).node().get());
     };
@@ -88,7 +89,7 @@ class GroupLowering {
         int p = graph_.values()[v].producer;
         auto it = tensors_.find(v);
         if (p < 0 || it == tensors_.end() || group_of_node_[p] == group_of_node_[n]) continue;
-        const int source = absl::c_linear_search(outputs, v) ? -1 : ReshapeSource(v);
+        const int source = output_values.count(v) ? -1 : ReshapeSource(v);
         if (source >= 0) {
           keep_source(source);
         } else {
