@@ -34,6 +34,7 @@ CompileOptions CompileOptions::Read() {
     if (!ChangesCode(name)) continue;
     const std::string n = name.substr(std::string("cinn_like_").size());
     if (n == "fusion") o.fusion = Bool(value);
+    if (n == "fusion_recompute") o.fusion_recompute = Bool(value);
     if (n == "extern_libs") o.extern_libs = Bool(value);
     if (n == "fast_math") o.fast_math = Bool(value);
     if (n == "nvrtc_compile_to_cubin") o.nvrtc_compile_to_cubin = Bool(value);

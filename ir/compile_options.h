@@ -22,6 +22,7 @@ struct CompileOptions {
   std::vector<std::pair<std::string, std::string>> values;
 
   bool fusion = true;
+  bool fusion_recompute = true;
   bool extern_libs = true;
   bool fast_math = false;
   bool nvrtc_compile_to_cubin = true;

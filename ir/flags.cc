@@ -41,6 +41,10 @@ DEFINE_int32(cinn_like_symbolic_row_threads, 256,
              "warp per row, no block barrier; 0: 256)");
 DEFINE_bool(cinn_like_fusion, true,
             "fuse graph ops into groups, one kernel per group (false: one group per op)");
+DEFINE_bool(cinn_like_fusion_recompute, true,
+            "a cheap value (elementwise, broadcast, injective) that several fusion groups read is "
+            "computed in each of them instead of stored by a kernel of its own and read back "
+            "(hlir/pass/recompute_shared.h)");
 DEFINE_bool(cinn_like_extern_libs, true,
             "run matmul, linear and conv2d through libraries where the target has one that takes "
             "the case: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated kernels)");

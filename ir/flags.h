@@ -30,6 +30,7 @@ DECLARE_string(cinn_like_opencl_device);  // "" the first device, "N" the n-th, 
 DECLARE_bool(cinn_like_fusion);  // fuse ops into groups (false: one kernel per op)
 DECLARE_bool(
     cinn_like_extern_libs);  // matmul/conv: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated)
+DECLARE_bool(cinn_like_fusion_recompute);  // recompute shared cheap values per group
 DECLARE_bool(cinn_like_pad_matmul);  // pad NVGPU matmuls to 16-byte rows (matmul_padding.h)
 // Numerics.
 DECLARE_bool(

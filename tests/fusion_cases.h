@@ -187,6 +187,22 @@ inline absl::StatusOr<ir::Module> CompileProgramModule(const Program& program,
   return hlir::CompileFusedGraph(*fused, target, name);
 }
 
+/// The gradient of a cross-entropy's logits as PyTorch's decompositions write it: a one-hot of
+/// the targets scaled by the incoming gradient, read by its row sum and by the gradient, which
+/// ends in a reshape (so the sum cannot join the gradient's group).
+inline Program CrossEntropyBackward(int64_t rows, int64_t classes) {
+  NetBuilder b;
+  auto target = b.CreateInput(DType::kInt64, S({rows}), "target");
+  auto logp = b.CreateInput(DType::kFloat32, S({rows, classes}), "logp");
+  auto g = b.CreateInput(DType::kFloat32, S({rows, 1}), "g");
+  auto hot = b.Equal(b.Reshape(target, {rows, 1}), b.Reshape(b.Arange(0, classes), {1, classes}));
+  auto scaled = b.Mul(b.Cast(hot, DType::kFloat32), g);
+  auto sum = b.ReduceSum(scaled, {1}, /*keepdim=*/true);
+  auto grad = b.Sub(scaled, b.Mul(b.Exp(logp), sum));
+  b.MarkOutput(b.Reshape(grad, {2, rows / 2, classes}));
+  return *b.Build();
+}
+
 /// How many times `what` occurs in `text` (library calls in a tactics dump, say).
 inline size_t Occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;

@@ -12,6 +12,7 @@
 #include "hlir/pass/matmul_epilogue.h"
 #include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
+#include "hlir/pass/recompute_shared.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/pass/simplify_reshapes.h"
 #include "hlir/pass/simplify_transposes.h"
@@ -42,6 +43,7 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
                               const Graph* graph) {
   PassOptions options;
   options.dump_name = dump_name;
+  options.recompute_shared = target.is_gpu() && ir::CurrentCompileOptions().fusion_recompute;
   if (!ir::CurrentCompileOptions().extern_libs) return options;
   // Whether the graph (when given) has a node of `op`: a library is probed only for a graph
   // that could use it (probing loads it; oneDNN's loading moves parallel loops to its team).
@@ -123,7 +125,11 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   FusionOptions fusion;
   fusion.enabled = ir::CurrentCompileOptions().fusion;
   fusion.fuse_epilogue_into_extern = options.fuse_epilogue_into_extern;
-  FusedGraph fused = FuseOperators(*std::move(g), fusion);
+  fusion.recompute_shared = options.recompute_shared;
+  auto made = fusion.recompute_shared ? FuseRecomputingSharedValues(*std::move(g), fusion)
+                                      : FuseOperators(*std::move(g), fusion);
+  if (!made.ok()) return made.status();
+  FusedGraph fused = *std::move(made);
   runner.DumpText("fusion", [&] { return GroupsToText(fused); });
   runner.DumpText(
       "fusion", [&] { return FusionGroupsToDot(fused.graph, fused.groups); }, ".dot",

@@ -31,6 +31,11 @@ struct PassOptions {
   /// targets whose GEMM library runs unaligned rows on slow kernels (cuBLAS), when library
   /// calls are on and the flag cinn_like_pad_matmul is.
   bool pad_matmul = false;
+  /// Compute cheap values that several fusion groups read in each of them (hlir/pass/
+  /// recompute_shared.h): for GPU targets, where a stored temporary is a kernel and a round trip
+  /// through memory, while the flag cinn_like_fusion_recompute is on. CPUs store such a value
+  /// once (their caches hold it for the readers that follow).
+  bool recompute_shared = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";
 };
@@ -45,7 +50,7 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
 /// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose
 /// folding into matmuls, matmul padding (when asked), common-subexpression elimination, constant
 /// folding, dead-code elimination, and operator fusion (off when the flag cinn_like_fusion is
-/// false: one group per node). With the flag cinn_like_dump_dir set, the graph is dumped as
+/// false: one group per node), recomputing shared cheap values where asked. With the flag cinn_like_dump_dir set, the graph is dumped as
 /// text before the first pass and after each, and the fusion groups also as Graphviz.
 /// Every pass preserves the graph's inputs, outputs (names and order) and results.
 absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions& options);

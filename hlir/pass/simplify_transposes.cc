@@ -26,6 +26,18 @@ bool IsIdentity(const std::vector<int64_t>& p) {
   return true;
 }
 
+/// Whether new value `source` may become a graph output in place of an identity transpose of
+/// it (a weight gradient `transpose(transpose(mm))` would otherwise be copied by a kernel of its
+/// own): it is computed by a node (an output is never an input passed through) and no output
+/// mapped so far stands for it (two outputs are two buffers).
+bool MayStandForOutput(const GraphRewriter& rw, int source) {
+  if (rw.new_graph().values()[source].producer < 0) return false;
+  for (int o : rw.old_graph().outputs()) {
+    if (rw.Map(o) == source) return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
@@ -51,7 +63,7 @@ absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
         source = first.inputs[0];
       }
     }
-    if (IsIdentity(perm) && !IsGraphOutput(graph, out)) {
+    if (IsIdentity(perm) && (!IsGraphOutput(graph, out) || MayStandForOutput(rw, source))) {
       rw.SetMap(out, source);
     } else if (source != rw.Map(node.inputs[0])) {
       const std::string& name = graph.values()[out].name;

@@ -209,6 +209,20 @@ TEST(FusionKernels, ReduceThenElementwiseIsOneKernel) {
   RunProgramCase(p, ir::Target::X86(), RunOnX86);
 }
 
+TEST(FusionKernels, AValueTwoGroupsReadIsComputedInEachInsteadOfStored) {
+  // The scaled one-hot (`mul_5`, NetBuilder's name) is read by the row sum's group and by the
+  // gradient's: stored by a kernel of its own and read back by both (its buffer a parameter of
+  // three kernels), or computed in both (no buffer of it: nothing of [rows, classes] stored but
+  // the gradient). x86 keeps such values stored (recompute_shared.h is for GPUs); results on
+  // x86 against the reference (fresh random inputs, RunProgramCase; a target out of range has a
+  // row of zeros), the rewritten graph's by GraphPasses.ValuesSeveralGroupsReadAreCopiedIntoEach.
+  Program p = CrossEntropyBackward(64, 1000);
+  EXPECT_EQ(Occurrences(NVGPUSource(p), "mul_5"), 0u) << NVGPUSource(p);
+  RunProgramCase(p, ir::Target::X86(), RunOnX86);
+  FlagScope off(&FLAGS_cinn_like_fusion_recompute, false);
+  EXPECT_GE(Occurrences(NVGPUSource(p), "mul_5"), 3u) << NVGPUSource(p);
+}
+
 TEST(FusionKernels, ConvBatchNormReluIsTheConvAndAtMostOneMore) {
   // With extern libraries off the conv is a generated kernel: conv + at most 1 = at most 2
   // generated kernels (the conv's accumulator is computed per thread in its group's kernel).

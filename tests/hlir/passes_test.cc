@@ -23,12 +23,14 @@
 #include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/pipeline.h"
+#include "hlir/pass/recompute_shared.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/pass/simplify_reshapes.h"
 #include "hlir/pass/simplify_transposes.h"
 #include "hlir/pass/split_to_slices.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
+#include "tests/fusion_cases.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -618,7 +620,8 @@ TEST(GraphPasses, ACastMovesBeforeTheReshapeItReadsSoThatTheMatmulFoldsIt) {
 
 TEST(GraphPasses, TransposeChainsComposeAndIdentityTransposesGo) {
   // A tied weight's gradient: t(t(w)) read by a matmul; a three-axis chain that composes to
-  // another perm; an identity transpose that is a graph output (kept).
+  // another perm; an identity transpose of a computed value that is a graph output (the value
+  // is the output: no copy), and one of a graph input (kept: an output is never an input).
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({6, 8}), "x");
   Var w = b.CreateInput(DType::kFloat32, MakeShape({5, 8}), "w");
@@ -626,13 +629,16 @@ TEST(GraphPasses, TransposeChainsComposeAndIdentityTransposesGo) {
   Var wt = b.Transpose(w, {1, 0});
   b.MarkOutput(b.Matmul(x, b.Transpose(wt, {1, 0}), false, true));         // x @ w^T, w read as is
   b.MarkOutput(b.Exp(b.Transpose(b.Transpose(y, {1, 2, 0}), {0, 2, 1})));  // one perm {1, 0, 2}
-  b.MarkOutput(b.Transpose(b.Tanh(y), {0, 1, 2}));  // identity, a graph output
+  b.MarkOutput(b.Transpose(b.Tanh(y), {0, 1, 2}));  // identity of a computed value
+  b.MarkOutput(b.Transpose(x, {0, 1}));             // identity of a graph input
   Graph g = Build(b);
   auto out = SimplifyTransposes(g);
   ASSERT_TRUE(out.ok()) << out.status();
   auto dce = EliminateDeadCode(*out);
   ASSERT_TRUE(dce.ok()) << dce.status();
-  EXPECT_EQ(CountOp(*dce, "transpose"), 2);  // y's composed one and the output's identity
+  EXPECT_EQ(CountOp(*dce, "transpose"), 2);  // y's composed one and x's identity
+  ASSERT_EQ(dce->outputs().size(), 4u);
+  EXPECT_EQ(dce->nodes()[dce->values()[dce->outputs()[2]].producer].op, "tanh");
   for (const Node& n : dce->nodes()) {
     if (n.op == "matmul") {
       EXPECT_EQ(dce->values()[n.inputs[1]].name, "w");
@@ -643,6 +649,56 @@ TEST(GraphPasses, TransposeChainsComposeAndIdentityTransposesGo) {
     }
   }
   ExpectSameResults(g, *dce, 0);
+}
+
+TEST(GraphPasses, ValuesSeveralGroupsReadAreCopiedIntoEach) {
+  // The scaled one-hot of a cross-entropy's backward is read by its row sum's group and by the
+  // gradient's: it and the chain that makes it are copied into both, and nothing crosses the
+  // groups but the row sum. Same results as the graph before.
+  Graph g = frontend::BuildGraph(testing::CrossEntropyBackward(8, 50)).value();
+  FusedGraph fused = FuseOperators(g, FusionOptions{});
+  auto copied = CopySharedValues(fused, 1000);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  ASSERT_TRUE(copied->has_value());
+  FusedGraph again = FuseOperators(**copied, FusionOptions{});
+  ExpectValidGroups(again);
+  std::vector<int> group_of(again.graph.nodes().size());
+  for (size_t k = 0; k < again.groups.size(); ++k) {
+    for (int n : again.groups[k].nodes) group_of[n] = static_cast<int>(k);
+  }
+  for (int n = 0; n < static_cast<int>(again.graph.nodes().size()); ++n) {
+    for (int v : again.graph.nodes()[n].inputs) {
+      const int p = again.graph.values()[v].producer;
+      if (p < 0 || group_of[p] == group_of[n]) continue;
+      const std::string& op = again.graph.nodes()[p].op;
+      EXPECT_TRUE(op == "reduce_sum" || op == "arange") << op << " read across groups";
+    }
+  }
+  EXPECT_EQ(CountOp(again.graph, "mul"), 3);  // the one-hot's mul twice, exp * sum once
+  ExpectSameResults(g, again.graph);
+}
+
+TEST(GraphPasses, AValueThatReadsAnotherGroupsCheapValueIsNotCopied) {
+  // A residual stream: x1 = x0 + a read by its row sum and by x2 = x1 + c, which its row sum
+  // and an exp read. x1 reads graph inputs: copied into both readers' groups; x2 reads x1, a
+  // cheap value of another group: stored, so the stream is not summed again in every group
+  // that reads it.
+  NetBuilder b;
+  Var x0 = b.CreateInput(DType::kFloat32, MakeShape({4, 16}), "x0");
+  Var a = b.CreateInput(DType::kFloat32, MakeShape({4, 16}), "a");
+  Var c = b.CreateInput(DType::kFloat32, MakeShape({4, 16}), "c");
+  Var x1 = b.Add(x0, a);
+  b.MarkOutput(b.ReduceSum(x1, {1}));
+  Var x2 = b.Add(x1, c);
+  b.MarkOutput(b.ReduceSum(x2, {1}));
+  b.MarkOutput(b.Reshape(b.Exp(x2), {64}));
+  Graph g = Build(b);
+  FusedGraph fused = FuseOperators(g, FusionOptions{});
+  auto copied = CopySharedValues(fused, 1000);
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  ASSERT_TRUE(copied->has_value());
+  EXPECT_EQ(CountOp(**copied, "add"), CountOp(g, "add") + 1);  // x1 twice, x2 once
+  ExpectSameResults(g, **copied);
 }
 
 TEST(GraphPasses, SplitsBecomeSlicesThatFuseWithTheirReaders) {
