@@ -290,6 +290,13 @@ def _decompositions():
     # Scaled dot-product attention stays whole: it becomes the fused attention op.
     for op in attention.KEEP_WHOLE:
         table.pop(op, None)
+    # log_softmax written out (x - max - log(sum(exp(x - max)))), as Inductor has it: the
+    # partitioner then saves the row statistics and the backward recomputes the rest from the
+    # logits, where the whole op is saved whole (a language model's loss: [tokens, vocabulary],
+    # 206 MB for GPT-2's training batch, written by the forward and read by the backward).
+    from torch._decomp import decomposition_table  # noqa: PLC0415
+    log_softmax = torch.ops.aten._log_softmax.default
+    table[log_softmax] = decomposition_table[log_softmax]
     return table
 
 
