@@ -54,11 +54,12 @@ ir::Expr SymbolicReduceLength(const ir::Stage& s) {
 bool IsColumnReduction(const ir::Stage& s) {
   struct Finder : ir::IRVisitor {
     std::vector<const ir::Variable*> reduce;
-    bool row = false;
+    bool row = false, along = false;
     using ir::IRVisitor::Visit;
     void VisitLoad(const ir::Load* op) override {
       for (const ir::Variable* v : reduce) {
         if (!op->indices.empty() && ir::UsesVar(op->indices.back(), v)) row = true;
+        for (const ir::Expr& index : op->indices) along = along || ir::UsesVar(index, v);
       }
       ir::IRVisitor::VisitLoad(op);
     }
@@ -66,6 +67,12 @@ bool IsColumnReduction(const ir::Stage& s) {
   for (int d = s.rank(); d < s.num_root_axes(); ++d)
     f.reduce.push_back(s.axes()[d].var.As<ir::Variable>());
   f.Visit(s.InlinedBody());
+  if (!f.along) {
+    // Nothing loaded along the reduce axes: a row reduction up to kLoadFreeRowMax elements;
+    // longer ones stay column reductions, whose chunks keep a sum of 2^25 ones exact.
+    const int64_t extent = ReduceExtent(s);
+    return extent < 0 || extent > kLoadFreeRowMax;
+  }
   return !f.row;
 }
 

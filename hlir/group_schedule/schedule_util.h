@@ -37,8 +37,16 @@ int64_t ReduceExtent(const ir::Stage& s);
 /// scheduling `s` adds axes.
 ir::Expr SymbolicReduceLength(const ir::Stage& s);
 
-/// True when no load of the reduction stage's body indexes its last dimension with a reduce
-/// axis: the reduced axes are not the contiguous one (a column reduction).
+/// Reductions that load nothing along their reduce axes (a one-hot computed from indices, a
+/// fill) of at most this many elements are row reductions (IsColumnReduction).
+inline constexpr int64_t kLoadFreeRowMax = int64_t{1} << 20;
+
+/// True when loads of the reduction stage's body index with a reduce axis, but none its last
+/// dimension: the reduced axes are not the contiguous one (a column reduction). A reduction
+/// that loads nothing along its reduce axes is one only past kLoadFreeRowMax elements (or of a
+/// symbolic length), where the column tactics' chunks keep long sums exact: below, its reduce
+/// axis costs no memory and row tactics split it over threads (as a column tactic it put a
+/// whole 50257-long row on each thread of one two-stage kernel: 4 ms of GPT-2's step).
 bool IsColumnReduction(const ir::Stage& s);
 
 /// For an elementwise stage that changes a layout (a transpose, fused or not): the position

@@ -211,16 +211,20 @@ TEST(FusionKernels, ReduceThenElementwiseIsOneKernel) {
 
 TEST(FusionKernels, AValueTwoGroupsReadIsComputedInEachInsteadOfStored) {
   // The scaled one-hot (`mul_5`, NetBuilder's name) is read by the row sum's group and by the
-  // gradient's: stored by a kernel of its own and read back by both (its buffer a parameter of
-  // three kernels), or computed in both (no buffer of it: nothing of [rows, classes] stored but
-  // the gradient). x86 keeps such values stored (recompute_shared.h is for GPUs); results on
+  // gradient's: stored by a kernel of its own and read back by both (three kernels, its buffer
+  // a parameter of each), or computed in both (two kernels, no buffer of it: nothing of [rows,
+  // classes] stored but the gradient). The row sum, which loads nothing along its row, is a
+  // row reduction (IsColumnReduction), not a column one. x86 keeps such values stored (recompute_shared.h is for GPUs); results on
   // x86 against the reference (fresh random inputs, RunProgramCase; a target out of range has a
   // row of zeros), the rewritten graph's by GraphPasses.ValuesSeveralGroupsReadAreCopiedIntoEach.
   Program p = CrossEntropyBackward(64, 1000);
   EXPECT_EQ(Occurrences(NVGPUSource(p), "mul_5"), 0u) << NVGPUSource(p);
+  EXPECT_EQ(Kernels(p), 2);
+  EXPECT_THAT(NVGPUSource(p), HasSubstr("cinn_like_block_reduce_sum"));
   RunProgramCase(p, ir::Target::X86(), RunOnX86);
   FlagScope off(&FLAGS_cinn_like_fusion_recompute, false);
   EXPECT_GE(Occurrences(NVGPUSource(p), "mul_5"), 3u) << NVGPUSource(p);
+  EXPECT_EQ(Kernels(p), 3);
 }
 
 TEST(FusionKernels, ConvBatchNormReluIsTheConvAndAtMostOneMore) {
