@@ -33,60 +33,99 @@ class Picker {
     for (const Node& n : graph_.nodes()) def_.push_back(*OpRegistry::Global().Find(n.op));
   }
 
-  /// Per picked node, the groups that read its output (directly, or through copies of picked
-  /// readers); from the last node back, so a node's readers are decided before it.
-  std::map<int, std::set<int>> Pick() {
-    std::map<int, std::set<int>> picked;
-    for (int n = static_cast<int>(graph_.nodes().size()) - 1; n >= 0; --n) {
-      auto groups = ReadingGroups(n, picked);
-      if (groups) picked.emplace(n, std::move(*groups));
+  /// Per picked node, the groups that read its output (directly or through copies of picked
+  /// readers). Nodes are picked by their shape in the graph (Candidates); then each chain's
+  /// top (a picked node no picked node reads) is weighed with what its copies load, and a top
+  /// that loads too much is refused and the choice made again without it (its producers were
+  /// picked only for its copies).
+  std::map<int, std::set<int>> Pick(std::set<int> refused) {
+    for (;;) {
+      std::map<int, std::set<int>> picked = Candidates(refused);
+      const size_t before = refused.size();
+      for (const auto& [n, groups] : picked) {
+        if (IsTop(n, picked) && !WorthCopying(n, groups.size(), picked)) refused.insert(n);
+      }
+      if (refused.size() == before) return picked;
     }
-    return picked;
   }
 
   const std::vector<int>& group_of() const { return group_of_; }
 
  private:
-  std::optional<std::set<int>> ReadingGroups(int n, const std::map<int, std::set<int>>& picked) {
-    const Node& node = graph_.nodes()[n];
-    const OpDef& def = *def_[n];
-    if (!Fusible(def.pattern) || def.compile_time_value || node.outputs.size() != 1) {
-      return std::nullopt;
-    }
-    const int v = node.outputs[0];
-    if (IsGraphOutput(graph_, v)) return std::nullopt;
-    std::set<int> groups;  // a picked reader's copies read it in their groups
-    for (int c : consumers_[v]) {
-      const OpPattern p = def_[c]->pattern;
-      if (!Fusible(p) && p != OpPattern::kReduction) return std::nullopt;
-      auto copies = picked.find(c);
-      if (copies == picked.end()) {
-        groups.insert(group_of_[c]);
-      } else {
-        groups.insert(copies->second.begin(), copies->second.end());
-      }
-    }
-    if (groups.size() < 2) return std::nullopt;
-    const TensorDesc& out = graph_.values()[v].desc;
-    const double out_bytes = Bytes(out, out, 1.0);
-    // What the copies load: the stored values it reads. An input a cheap node of its own group
-    // computes is computed in the copies too (that node is picked after it, or is stored and
-    // read, as this one was); compile-time values are literals in the reader. A cheap value of
-    // another group is refused: its group may be copied too, and copies of copies would chain
-    // recomputation from group to group (a residual stream summed again in every layer).
-    double in_bytes = 0;
-    for (int in : std::set<int>(node.inputs.begin(), node.inputs.end())) {
-      const int p = graph_.values()[in].producer;
-      if (p >= 0 && def_[p]->compile_time_value) continue;
-      if (p >= 0 && Fusible(def_[p]->pattern)) {
-        if (group_of_[p] != group_of_[n]) return std::nullopt;
+  /// From the last node back (a node's readers are decided before it): cheap single-output
+  /// nodes, not refused, no graph output, read only by cheap nodes or reductions of two or more
+  /// groups (counting a picked reader's copies' groups), that read no cheap value of another
+  /// group (its group may be copied too, and copies of copies would carry recomputation from
+  /// group to group: a residual stream summed again in every layer).
+  std::map<int, std::set<int>> Candidates(const std::set<int>& refused) const {
+    std::map<int, std::set<int>> picked;
+    for (int n = static_cast<int>(graph_.nodes().size()) - 1; n >= 0; --n) {
+      const Node& node = graph_.nodes()[n];
+      const OpDef& def = *def_[n];
+      if (refused.count(n) || !Fusible(def.pattern) || def.compile_time_value ||
+          node.outputs.size() != 1 || IsGraphOutput(graph_, node.outputs[0])) {
         continue;
       }
-      in_bytes += Bytes(graph_.values()[in].desc, out, out_bytes);
+      std::set<int> groups;
+      bool ok = true;
+      for (int c : consumers_[node.outputs[0]]) {
+        const OpPattern p = def_[c]->pattern;
+        ok = ok && (Fusible(p) || p == OpPattern::kReduction);
+        auto copies = picked.find(c);
+        if (copies == picked.end()) {
+          groups.insert(group_of_[c]);
+        } else {
+          groups.insert(copies->second.begin(), copies->second.end());
+        }
+      }
+      for (int in : node.inputs) {
+        const int p = graph_.values()[in].producer;
+        ok = ok && (p < 0 || def_[p]->compile_time_value || !Fusible(def_[p]->pattern) ||
+                    group_of_[p] == group_of_[n]);
+      }
+      if (ok && groups.size() >= 2) picked.emplace(n, std::move(groups));
     }
-    const double k = static_cast<double>(groups.size());
-    if (in_bytes * (k - 1) > out_bytes * (k + 1)) return std::nullopt;
-    return groups;
+    return picked;
+  }
+
+  bool IsTop(int n, const std::map<int, std::set<int>>& picked) const {
+    for (int c : consumers_[graph_.nodes()[n].outputs[0]]) {
+      if (picked.count(c)) return false;
+    }
+    return true;
+  }
+
+  /// The stored values the copies of `n` load: its inputs, through picked producers (copied
+  /// with it, gathered in `chain`) to what is stored (graph inputs, reductions, library
+  /// results, cheap values not picked); compile-time values are literals in the reader.
+  void Loads(int n, const std::map<int, std::set<int>>& picked, std::set<int>* loads,
+             std::set<int>* chain) const {
+    if (!chain->insert(n).second) return;
+    for (int in : graph_.nodes()[n].inputs) {
+      const int p = graph_.values()[in].producer;
+      if (p >= 0 && def_[p]->compile_time_value) continue;
+      if (p >= 0 && picked.count(p)) {
+        Loads(p, picked, loads, chain);
+      } else {
+        loads->insert(in);
+      }
+    }
+  }
+
+  /// Whether copying the chain topped by `n` into its `k` reading groups is short enough (at most
+  /// kMaxCopiedChain nodes) and loads no more than storing n would: the loads of every copy, k
+  /// times instead of once by n's group, against n's store and the k loads of it saved: loads * (k
+  /// - 1) <= out * (k + 1).
+  bool WorthCopying(int n, size_t k, const std::map<int, std::set<int>>& picked) const {
+    std::set<int> loads, chain;
+    Loads(n, picked, &loads, &chain);
+    if (static_cast<int>(chain.size()) > kMaxCopiedChain) return false;
+    const TensorDesc& out = graph_.values()[graph_.nodes()[n].outputs[0]].desc;
+    const double out_bytes = Bytes(out, out, 1.0);
+    double in_bytes = 0;
+    for (int v : loads) in_bytes += Bytes(graph_.values()[v].desc, out, out_bytes);
+    const double copies = static_cast<double>(k);
+    return in_bytes * (copies - 1) <= out_bytes * (copies + 1);
   }
 
   const Graph& graph_;
@@ -97,17 +136,21 @@ class Picker {
 
 }  // namespace
 
-absl::StatusOr<std::optional<Graph>> CopySharedValues(const FusedGraph& fused, int max_nodes) {
+absl::StatusOr<std::optional<SharedCopies>> CopySharedValues(const FusedGraph& fused, int max_nodes,
+                                                             const std::set<int>& refused) {
   Picker picker(fused);
-  const std::map<int, std::set<int>> picked = picker.Pick();
-  if (picked.empty()) return std::optional<Graph>();
+  const std::map<int, std::set<int>> picked = picker.Pick(refused);
+  if (picked.empty()) return std::optional<SharedCopies>();
   int added = 0;
   for (const auto& [n, groups] : picked) added += static_cast<int>(groups.size()) - 1;
   const Graph& graph = fused.graph;
-  if (static_cast<int>(graph.nodes().size()) + added > max_nodes) return std::optional<Graph>();
+  if (static_cast<int>(graph.nodes().size()) + added > max_nodes) {
+    return std::optional<SharedCopies>();
+  }
   const std::vector<int>& group_of = picker.group_of();
   GraphRewriter rw(graph);
   std::map<std::pair<int, int>, int> copy;  // (old value, reading group) -> new value
+  std::map<int, int> copied_from;           // new value of a copy -> the node it copies
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     const Node& node = graph.nodes()[n];
     // Node n's inputs as read in group g: a picked producer's copy there, else the value.
@@ -129,6 +172,7 @@ absl::StatusOr<std::optional<Graph>> CopySharedValues(const FusedGraph& fused, i
         auto made = rw.AddNode(node.op, inputs_in(g), node.attrs, name + "_in_group");
         if (!made.ok()) return made.status();
         copy[{v, g}] = (*made)[0];
+        copied_from[(*made)[0]] = n;
       }
       continue;
     }
@@ -146,17 +190,46 @@ absl::StatusOr<std::optional<Graph>> CopySharedValues(const FusedGraph& fused, i
   }
   auto out = rw.Finish();
   if (!out.ok()) return out.status();
-  return std::optional<Graph>(*std::move(out));
+  return std::optional<SharedCopies>(SharedCopies{*std::move(out), std::move(copied_from)});
 }
+
+namespace {
+
+/// The nodes (of the graph before copying) whose copies `again` stores: read by a group other
+/// than the copy's own (its readers of one old group fell apart when fusing again).
+std::set<int> StoredCopies(const FusedGraph& again, const std::map<int, int>& copied_from) {
+  std::vector<int> group_of(again.graph.nodes().size(), -1);
+  for (int g = 0; g < static_cast<int>(again.groups.size()); ++g) {
+    for (int n : again.groups[g].nodes) group_of[n] = g;
+  }
+  const auto consumers = ValueConsumers(again.graph);
+  std::set<int> stored;
+  for (const auto& [v, old] : copied_from) {
+    const int producer = again.graph.values()[v].producer;
+    for (int c : consumers[v]) {
+      if (group_of[c] != group_of[producer]) stored.insert(old);
+    }
+  }
+  return stored;
+}
+
+}  // namespace
 
 absl::StatusOr<FusedGraph> FuseRecomputingSharedValues(Graph graph, const FusionOptions& options) {
   const int max_nodes = 2 * static_cast<int>(graph.nodes().size());
   FusedGraph fused = FuseOperators(std::move(graph), options);
   if (!options.enabled) return fused;
-  auto copied = CopySharedValues(fused, max_nodes);
-  if (!copied.ok()) return copied.status();
-  if (!copied->has_value()) return fused;
-  return FuseOperators(**std::move(copied), options);
+  std::set<int> refused;
+  for (int attempt = 0; attempt < kMaxCopyAttempts; ++attempt) {
+    auto copied = CopySharedValues(fused, max_nodes, refused);
+    if (!copied.ok()) return copied.status();
+    if (!copied->has_value()) return fused;
+    FusedGraph again = FuseOperators((*copied)->graph, options);
+    const std::set<int> stored = StoredCopies(again, (*copied)->copied_from);
+    if (stored.empty()) return again;
+    refused.insert(stored.begin(), stored.end());
+  }
+  return fused;
 }
 
 }  // namespace cinn_like::hlir

@@ -12,29 +12,50 @@
 /// A node is copied when: it is elementwise, broadcast or injective with one output that is no
 /// graph output and that only such nodes or reductions read (a library call reads whole stored
 /// buffers); it is not a compile-time value (those are inlined into every reader already); it
-/// reads no cheap value of another group; and
-/// copying does not read more memory than storing would: with k reading groups, the stored
-/// values it reads loaded k times (k - 1 times more than by the one node) cost at most the
-/// store and the k loads saved: in_bytes * (k - 1) <= out_bytes * (k + 1). Inputs that a cheap
-/// node of its own group computes count nothing (they are copied too, or counted when they are
-/// weighed themselves).
+/// reads no cheap value of another group; and its chain is worth copying. A chain (a top node
+/// and the picked nodes it reads through) is copied into the top's k reading groups when it is
+/// short (kMaxCopiedChain) and the
+/// stored values the copies load (graph inputs, reductions, library results, cheap values not
+/// copied), loaded k times instead of once, cost at most the top's store and its k loads saved:
+/// loads * (k - 1) <= out * (k + 1) in bytes. A max pool's gradient (a sum of nine masked
+/// terms) read by a batch norm's two sums and its gradient is not copied: nine masks and the
+/// incoming gradient loaded three times cost more than storing it.
 #pragma once
 
+#include <map>
 #include <optional>
+#include <set>
 
 #include "absl/status/statusor.h"
 #include "hlir/pass/fusion.h"
 
 namespace cinn_like::hlir {
 
-/// One round: the graph with each node the rule above picks replaced by one copy per group that
-/// reads it (directly or through copies of its picked readers: a chain of cheap values is
-/// copied in one round), or nullopt when no node is picked or the graph would pass `max_nodes`
-/// nodes.
-absl::StatusOr<std::optional<Graph>> CopySharedValues(const FusedGraph& fused, int max_nodes);
+/// The most nodes a copied chain may have: each copy computes all of them, and a reader's group
+/// past the scheduler's inline budget would store a copy again (a max pool's gradient, nine
+/// masked terms summed, is some 40 nodes; a cross-entropy's one-hot about 15).
+inline constexpr int kMaxCopiedChain = 24;
 
-/// FuseOperators, then CopySharedValues and fusion again when it copied nodes (the graph grows
-/// to at most twice its nodes).
+/// A graph with copies, and for each copy's value the node (of the graph before) it copies.
+struct SharedCopies {
+  Graph graph;
+  std::map<int, int> copied_from;
+};
+
+/// The graph with each node the rule above picks (and `refused` does not hold) replaced by one
+/// copy per group that reads it (directly or through copies of its picked readers: a chain of
+/// cheap values is copied in one go), or nullopt when no node is picked or the graph would pass
+/// `max_nodes` nodes.
+absl::StatusOr<std::optional<SharedCopies>> CopySharedValues(const FusedGraph& fused, int max_nodes,
+                                                             const std::set<int>& refused = {});
+
+/// Attempts of FuseRecomputingSharedValues before it gives up copying.
+inline constexpr int kMaxCopyAttempts = 4;
+
+/// FuseOperators, then CopySharedValues and fusion again. Where fusing again stores a copy
+/// (the readers of one group fell into several), the copied node is refused and the copies made
+/// again from the first fusion, up to kMaxCopyAttempts times, then the first fusion stands. The
+/// graph grows to at most twice its nodes.
 absl::StatusOr<FusedGraph> FuseRecomputingSharedValues(Graph graph, const FusionOptions& options);
 
 }  // namespace cinn_like::hlir
