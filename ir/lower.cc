@@ -166,13 +166,13 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   }
   // Long float sums in blocks of partials (a sum of 2^25 ones exact in float32). On GPUs too: a
   // thread that sums a whole column (a column mean, a column sum whose rows split into no
-  // chunks) added every row into one accumulator. GPU loops of symbolic extent are left whole:
-  // most are a thread's share of a row, blocked for nothing (PartitionLoops then split the
-  // copies' bounds); a symbolic column of more than 2^24 rows per thread stays inexact.
-  const bool symbolic_extents = !target.is_gpu();
+  // chunks) added every row into one accumulator; of a symbolic number of rows too. GPU loops
+  // over a thread's share of a symbolic row are left whole: blocked for nothing (PartitionLoops
+  // then split the copies' bounds).
+  const bool symbolic_shares = !target.is_gpu();
   body = passes.Run(
       "block_reductions",
-      [symbolic_extents](const Stmt& s) { return BlockReductions(s, symbolic_extents); }, body);
+      [symbolic_shares](const Stmt& s) { return BlockReductions(s, symbolic_shares); }, body);
   // Guards first: remove_redundant_guards drops those the loop bounds imply (symbolic too),
   // then partition_loops splits serial/parallel loops so that their main part has no tail
   // guard; both before vectorize, which turns each guard left inside a vectorized loop into a

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,10 +70,20 @@ inline std::vector<LongSumCase> LongSumCases() {
   return cases;
 }
 
-/// Runs `program` on `target` through `exec` with every input filled with `value`; the first
+/// Runs `program` on `target` through `exec` with every input filled with `value`, symbolic
+/// dims of `symbols` bound to their values there (others as Concrete binds them); the first
 /// output's elements.
 inline std::vector<double> RunFilled(const Program& program, const ir::Target& target,
-                                     const Executor& exec, double value) {
+                                     const Executor& exec, double value,
+                                     const std::map<std::string, int64_t>& symbols = {}) {
+  auto dims = [&](const Shape& shape) {
+    std::vector<int64_t> out = Concrete(shape);
+    for (size_t d = 0; d < shape.size(); ++d) {
+      auto it = shape[d].is_symbolic() ? symbols.find(shape[d].symbol) : symbols.end();
+      if (it != symbols.end()) out[d] = it->second;
+    }
+    return out;
+  };
   auto graph = frontend::BuildGraph(program);
   EXPECT_TRUE(graph.ok()) << graph.status();
   auto module = CompileProgramModule(program, target, "long_sum");
@@ -83,13 +94,13 @@ inline std::vector<double> RunFilled(const Program& program, const ir::Target& t
   for (int v : graph->inputs()) {
     const hlir::Value& in = graph->values()[v];
     owned.push_back(
-        std::make_unique<TypedTensor>(hlir::ToIrType(in.desc.dtype), Concrete(in.desc.shape)));
+        std::make_unique<TypedTensor>(hlir::ToIrType(in.desc.dtype), dims(in.desc.shape)));
     for (int64_t k = 0; k < owned.back()->size(); ++k) owned.back()->Set(k, value);
     args.push_back(owned.back().get());
   }
   const hlir::Value& out = graph->values()[graph->outputs()[0]];
   owned.push_back(
-      std::make_unique<TypedTensor>(hlir::ToIrType(out.desc.dtype), Concrete(out.desc.shape)));
+      std::make_unique<TypedTensor>(hlir::ToIrType(out.desc.dtype), dims(out.desc.shape)));
   args.push_back(owned.back().get());
   exec(*module, args);
   std::vector<double> got;

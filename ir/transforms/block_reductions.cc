@@ -11,6 +11,7 @@
 #include "ir/tensor.h"
 #include "ir/transforms/reduce_update.h"
 #include "ir/transforms/simplify.h"
+#include "ir/visitor.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -126,9 +127,24 @@ Stmt Nest(const std::vector<const For*>& loops, Stmt body, const std::string& su
   return body;
 }
 
-Stmt TryBlock(const For* op, bool symbolic_extents) {
+/// Whether `e` divides or clamps (Div, Mod, Min, Max anywhere in it): a loop of such a symbolic
+/// extent is a share of a split loop (a thread's part of a row), not a whole length.
+bool Divides(const Expr& e) {
+  struct Finder : IRVisitor {
+    bool found = false;
+    using IRVisitor::Visit;
+    void VisitDiv(const Div* op) override { found = true, IRVisitor::VisitDiv(op); }
+    void VisitMod(const Mod* op) override { found = true, IRVisitor::VisitMod(op); }
+    void VisitMin(const Min* op) override { found = true, IRVisitor::VisitMin(op); }
+    void VisitMax(const Max* op) override { found = true, IRVisitor::VisitMax(op); }
+  } f;
+  f.Visit(e);
+  return f.found;
+}
+
+Stmt TryBlock(const For* op, bool symbolic_shares) {
   if (op->for_kind != ForKind::kSerial) return Stmt();
-  if (!symbolic_extents && AsConstInt(op->extent) == nullptr) return Stmt();
+  if (!symbolic_shares && AsConstInt(op->extent) == nullptr && Divides(op->extent)) return Stmt();
   UpdatePath p;
   std::vector<const For*> loops;
   FindPath(op->body, &p, &loops);
@@ -190,25 +206,25 @@ Stmt TryBlock(const For* op, bool symbolic_extents) {
 
 class Blocker : public IRMutator {
  public:
-  explicit Blocker(bool symbolic_extents) : symbolic_extents_(symbolic_extents) {}
+  explicit Blocker(bool symbolic_shares) : symbolic_shares_(symbolic_shares) {}
 
  protected:
   Stmt MutateFor(const For* op, const Stmt& self) override {
     Stmt s = IRMutator::MutateFor(op, self);
     auto* f = s.As<For>();
     if (!f) return s;
-    Stmt blocked = TryBlock(f, symbolic_extents_);
+    Stmt blocked = TryBlock(f, symbolic_shares_);
     return blocked.defined() ? blocked : s;
   }
 
  private:
-  bool symbolic_extents_;
+  bool symbolic_shares_;
 };
 
 }  // namespace
 
-Stmt BlockReductions(const Stmt& s, bool symbolic_extents) {
-  return Blocker(symbolic_extents).Mutate(s);
+Stmt BlockReductions(const Stmt& s, bool symbolic_shares) {
+  return Blocker(symbolic_shares).Mutate(s);
 }
 
 }  // namespace cinn_like::ir

@@ -31,8 +31,10 @@ constexpr int64_t kReductionBlockElements = 4096;
 /// 2^24, as PyTorch's cascade sum does. Runs on CPU code after VectorizeReductions (whose
 /// vector partials it blocks), and on GPU code after LowerThreadReduce, where it blocks a
 /// thread's own serial loop of a constant extent (a whole column, or a share of a row longer
-/// than S). With `symbolic_extents` false, loops of a symbolic extent are left as they are (GPU
-/// code: a thread's share of a symbolic row would be blocked for nothing, its loop duplicated).
-Stmt BlockReductions(const Stmt& s, bool symbolic_extents = true);
+/// than S). With `symbolic_shares` false, a loop of a symbolic extent that divides or clamps
+/// (a share of a split loop, `(n + 255) / 256`) is left as it is (GPU code: a thread's share of a
+/// symbolic row would be blocked for nothing, its loop duplicated); one of a whole symbolic
+/// length (a thread that sums a column of n rows) is blocked.
+Stmt BlockReductions(const Stmt& s, bool symbolic_shares = true);
 
 }  // namespace cinn_like::ir

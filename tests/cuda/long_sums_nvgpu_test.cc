@@ -74,5 +74,27 @@ TEST(LongSumsNvgpu, AThreadSummingAWholeColumnAddsItInBlocks) {
   }
 }
 
+TEST(LongSumsNvgpu, AWholeColumnOfSymbolicLengthIsBlockedAThreadsShareOfARowIsNot) {
+  // Column means of [n, 4] (the sum fused with its division: a thread adds its whole column of
+  // n rows): blocks of 4096 rows and a rest. Row sums of [4, n] (a block per row, each thread a
+  // share of (n + 255) / 256 elements): left whole, blocking a share would only duplicate its
+  // loop. (Column sums alone are two kernels of chunks of 256 rows and their partials.)
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, Shape{Sym("n"), Dim::Known(4)}, "x");
+    b.MarkOutput(b.ReduceMean(x, {0}));
+    const std::string k = Kernels(CompiledSource(*b.Build()));
+    EXPECT_THAT(k, HasSubstr("< 4096;")) << k;
+    EXPECT_THAT(k, HasSubstr("/ 4096")) << k;  // the number of blocks, n / 4096
+  }
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, Shape{Dim::Known(4), Sym("n")}, "x");
+    b.MarkOutput(b.ReduceSum(x, {1}));
+    const std::string k = Kernels(CompiledSource(*b.Build()));
+    EXPECT_THAT(k, Not(HasSubstr("4096"))) << k;
+  }
+}
+
 }  // namespace
 }  // namespace cinn_like::testing

@@ -15,6 +15,22 @@ const ir::Target kGpu = ir::Target::NVGPU();
 
 TEST(LongSumsGpu, SumsOfOnesPastTwoToThe24AreExact) { CheckLongSumsOfOnes(kGpu, RunOnGpu); }
 
+TEST(LongSumsGpu, ColumnsOfASymbolicNumberOfRowsSumExactly) {
+  // [n, 4] bound to n = 2^25 + 1 at the call: a thread per column adds its n rows in blocks
+  // (a loop of the whole symbolic length is blocked on GPUs too), so the float32 sum of the
+  // ones is float32(n), the mean 1.
+  constexpr int64_t kOdd = (int64_t{1} << 25) + 1;
+  for (bool mean : {false, true}) {
+    SCOPED_TRACE(mean ? "mean" : "sum");
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, Shape{Sym("n"), Dim::Known(4)}, "x");
+    b.MarkOutput(mean ? b.ReduceMean(x, {0}) : b.ReduceSum(x, {0}));
+    std::vector<double> got = RunFilled(*b.Build(), kGpu, RunOnGpu, 1.0, {{"n", kOdd}});
+    ASSERT_EQ(got.size(), 4u);
+    for (double g : got) EXPECT_EQ(g, mean ? 1.0 : static_cast<double>(static_cast<float>(kOdd)));
+  }
+}
+
 TEST(LongSumsGpu, LongColumnSumsAndMeansOfRandomDataMatchTheReference) {
   // Odd row counts (no chunks): a thread per column, its rows in blocks and a rest.
   for (DType dt : {DType::kFloat32, DType::kFloat16}) {
