@@ -77,12 +77,13 @@ inline std::vector<double> RunFilled(const Program& program, const ir::Target& t
                                      const Executor& exec, double value,
                                      const std::map<std::string, int64_t>& symbols = {}) {
   auto dims = [&](const Shape& shape) {
-    std::vector<int64_t> out = Concrete(shape);
-    for (size_t d = 0; d < shape.size(); ++d) {
-      auto it = shape[d].is_symbolic() ? symbols.find(shape[d].symbol) : symbols.end();
-      if (it != symbols.end()) out[d] = it->second;
+    std::map<std::string, int64_t> values = symbols;  // the others as Concrete binds them
+    for (const Dim& d : shape) {
+      for (const std::string& s : d.expr().Symbols()) values.emplace(s, SymbolValue(s));
     }
-    return out;
+    auto out = hlir::EvaluateShape(shape, values);
+    EXPECT_TRUE(out.ok()) << out.status();
+    return out.ok() ? *out : std::vector<int64_t>{};
   };
   auto graph = frontend::BuildGraph(program);
   EXPECT_TRUE(graph.ok()) << graph.status();

@@ -46,7 +46,8 @@ inline constexpr int64_t kLoadFreeRowMax = int64_t{1} << 20;
 /// that loads nothing along its reduce axes is one only past kLoadFreeRowMax elements (or of a
 /// symbolic length), where the column tactics' chunks keep long sums exact: below, its reduce
 /// axis costs no memory and row tactics split it over threads (as a column tactic it put a
-/// whole 50257-long row on each thread of one two-stage kernel: 4 ms of GPT-2's step).
+/// whole 50257-long row on each thread of one two-stage kernel: 4 ms of GPT-2's step). On x86
+/// such a sum then takes the row tactics too (vector partials, blocked: LongSumsX86).
 bool IsColumnReduction(const ir::Stage& s);
 
 /// For an elementwise stage that changes a layout (a transpose, fused or not): the position

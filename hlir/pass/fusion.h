@@ -45,8 +45,6 @@ struct FusedGraph {
 struct FusionOptions {
   bool enabled = true;  // false: one group per node (the flag cinn_like_fusion)
   bool fuse_epilogue_into_extern = false;
-  /// Shared cheap values computed in each group that reads them (recompute_shared.h).
-  bool recompute_shared = false;
 };
 
 /// Groups the nodes of `graph` by the rules above.

@@ -125,9 +125,8 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   FusionOptions fusion;
   fusion.enabled = ir::CurrentCompileOptions().fusion;
   fusion.fuse_epilogue_into_extern = options.fuse_epilogue_into_extern;
-  fusion.recompute_shared = options.recompute_shared;
-  auto made = fusion.recompute_shared ? FuseRecomputingSharedValues(*std::move(g), fusion)
-                                      : FuseOperators(*std::move(g), fusion);
+  auto made = options.recompute_shared ? FuseRecomputingSharedValues(*std::move(g), fusion)
+                                       : FuseOperators(*std::move(g), fusion);
   if (!made.ok()) return made.status();
   FusedGraph fused = *std::move(made);
   runner.DumpText("fusion", [&] { return GroupsToText(fused); });

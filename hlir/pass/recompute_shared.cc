@@ -14,12 +14,17 @@ bool Fusible(OpPattern p) {
   return p == OpPattern::kElementwise || p == OpPattern::kBroadcast || p == OpPattern::kInjective;
 }
 
-/// A value's size in units that compare: bytes when its shape is static; for a symbolic shape,
-/// the output's bytes when it has the output's shape, else as much (never assumed smaller).
-double Bytes(const TensorDesc& d, const TensorDesc& out, double out_bytes) {
-  if (!IsStatic(d.shape))
-    return d.shape == out.shape ? out_bytes * DTypeBits(d.dtype) / DTypeBits(out.dtype) : out_bytes;
-  return static_cast<double>(NumElements(d.shape)) * DTypeBits(d.dtype) / 8;
+/// A symbolic dim's nominal extent when sizes are compared (every symbol alike).
+constexpr double kNominalSymbolicExtent = 1024;
+
+/// A value's bytes, a symbolic dim counted at kNominalSymbolicExtent, so that static and
+/// symbolic sizes compare in one unit.
+double Bytes(const TensorDesc& d) {
+  double n = static_cast<double>(DTypeBits(d.dtype)) / 8;
+  for (const Dim& dim : d.shape) {
+    n *= dim.is_symbolic() ? kNominalSymbolicExtent : static_cast<double>(dim.value);
+  }
+  return n;
 }
 
 class Picker {
@@ -97,35 +102,50 @@ class Picker {
 
   /// The stored values the copies of `n` load: its inputs, through picked producers (copied
   /// with it, gathered in `chain`) to what is stored (graph inputs, reductions, library
-  /// results, cheap values not picked); compile-time values are literals in the reader.
+  /// results, cheap values not picked); compile-time values are literals in the reader. Those
+  /// a node of the chain's own group made and no other group read were not stored before (a
+  /// reduction of the group, a cheap value not picked): they go in `stores` too.
   void Loads(int n, const std::map<int, std::set<int>>& picked, std::set<int>* loads,
-             std::set<int>* chain) const {
+             std::set<int>* stores, std::set<int>* chain) const {
     if (!chain->insert(n).second) return;
     for (int in : graph_.nodes()[n].inputs) {
       const int p = graph_.values()[in].producer;
       if (p >= 0 && def_[p]->compile_time_value) continue;
       if (p >= 0 && picked.count(p)) {
-        Loads(p, picked, loads, chain);
-      } else {
-        loads->insert(in);
+        Loads(p, picked, loads, stores, chain);
+        continue;
       }
+      loads->insert(in);
+      if (p >= 0 && group_of_[p] == group_of_[n] && !StoredBefore(in)) stores->insert(in);
     }
   }
 
+  /// Whether value `v` was stored before any copy: a graph output, or read by a node of
+  /// another group than its producer's.
+  bool StoredBefore(int v) const {
+    if (IsGraphOutput(graph_, v)) return true;
+    const int p = graph_.values()[v].producer;
+    for (int c : consumers_[v]) {
+      if (group_of_[c] != group_of_[p]) return true;
+    }
+    return false;
+  }
+
   /// Whether copying the chain topped by `n` into its `k` reading groups is short enough (at most
-  /// kMaxCopiedChain nodes) and loads no more than storing n would: the loads of every copy, k
-  /// times instead of once by n's group, against n's store and the k loads of it saved: loads * (k
-  /// - 1) <= out * (k + 1).
+  /// kMaxCopiedChain nodes) and moves no more bytes than storing n would: the copies load the
+  /// chain's stored values k times where n's group loaded them once, and store and load k times
+  /// what the copies make stored anew, against n's store and its k loads saved:
+  /// loads * (k - 1) + stores * (k + 1) <= out * (k + 1).
   bool WorthCopying(int n, size_t k, const std::map<int, std::set<int>>& picked) const {
-    std::set<int> loads, chain;
-    Loads(n, picked, &loads, &chain);
+    std::set<int> loads, stores, chain;
+    Loads(n, picked, &loads, &stores, &chain);
     if (static_cast<int>(chain.size()) > kMaxCopiedChain) return false;
-    const TensorDesc& out = graph_.values()[graph_.nodes()[n].outputs[0]].desc;
-    const double out_bytes = Bytes(out, out, 1.0);
-    double in_bytes = 0;
-    for (int v : loads) in_bytes += Bytes(graph_.values()[v].desc, out, out_bytes);
+    double load_bytes = 0, store_bytes = 0;
+    for (int v : loads) load_bytes += Bytes(graph_.values()[v].desc);
+    for (int v : stores) store_bytes += Bytes(graph_.values()[v].desc);
     const double copies = static_cast<double>(k);
-    return in_bytes * (copies - 1) <= out_bytes * (copies + 1);
+    const double out = Bytes(graph_.values()[graph_.nodes()[n].outputs[0]].desc);
+    return load_bytes * (copies - 1) + store_bytes * (copies + 1) <= out * (copies + 1);
   }
 
   const Graph& graph_;
@@ -133,6 +153,24 @@ class Picker {
   std::vector<int> group_of_;
   std::vector<const OpDef*> def_;
 };
+
+/// The nodes (of the graph before copying) whose copies `again` stores: read by a group other
+/// than the copy's own (its readers of one old group fell apart when fusing again).
+std::set<int> StoredCopies(const FusedGraph& again, const std::map<int, int>& copied_from) {
+  std::vector<int> group_of(again.graph.nodes().size(), -1);
+  for (int g = 0; g < static_cast<int>(again.groups.size()); ++g) {
+    for (int n : again.groups[g].nodes) group_of[n] = g;
+  }
+  const auto consumers = ValueConsumers(again.graph);
+  std::set<int> stored;
+  for (const auto& [v, old] : copied_from) {
+    const int producer = again.graph.values()[v].producer;
+    for (int c : consumers[v]) {
+      if (group_of[c] != group_of[producer]) stored.insert(old);
+    }
+  }
+  return stored;
+}
 
 }  // namespace
 
@@ -192,28 +230,6 @@ absl::StatusOr<std::optional<SharedCopies>> CopySharedValues(const FusedGraph& f
   if (!out.ok()) return out.status();
   return std::optional<SharedCopies>(SharedCopies{*std::move(out), std::move(copied_from)});
 }
-
-namespace {
-
-/// The nodes (of the graph before copying) whose copies `again` stores: read by a group other
-/// than the copy's own (its readers of one old group fell apart when fusing again).
-std::set<int> StoredCopies(const FusedGraph& again, const std::map<int, int>& copied_from) {
-  std::vector<int> group_of(again.graph.nodes().size(), -1);
-  for (int g = 0; g < static_cast<int>(again.groups.size()); ++g) {
-    for (int n : again.groups[g].nodes) group_of[n] = g;
-  }
-  const auto consumers = ValueConsumers(again.graph);
-  std::set<int> stored;
-  for (const auto& [v, old] : copied_from) {
-    const int producer = again.graph.values()[v].producer;
-    for (int c : consumers[v]) {
-      if (group_of[c] != group_of[producer]) stored.insert(old);
-    }
-  }
-  return stored;
-}
-
-}  // namespace
 
 absl::StatusOr<FusedGraph> FuseRecomputingSharedValues(Graph graph, const FusionOptions& options) {
   const int max_nodes = 2 * static_cast<int>(graph.nodes().size());

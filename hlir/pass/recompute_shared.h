@@ -4,22 +4,22 @@
 /// stored by a kernel of its own and read back by both: softmax's `x - max` read by the sum of
 /// its exponentials and by the output, a one-hot of targets read by a row sum and by the
 /// gradient beside it. Here such a value is computed by a copy of its node in each group that
-/// reads it, and the groups are formed again, once: a chain of cheap values is copied whole
-/// (a node whose readers are all copies is copied into their groups), but a node that reads a
-/// cheap value of another group is not (copies of copies would carry recomputation from group
-/// to group: a residual stream summed again in every layer).
+/// reads it, and the groups are formed again: a chain of cheap values is copied whole (a node
+/// whose readers are all copies is copied into their groups), but a node that reads a cheap
+/// value of another group is not (copies of copies would carry recomputation from group to
+/// group: a residual stream summed again in every layer).
 ///
 /// A node is copied when: it is elementwise, broadcast or injective with one output that is no
 /// graph output and that only such nodes or reductions read (a library call reads whole stored
 /// buffers); it is not a compile-time value (those are inlined into every reader already); it
 /// reads no cheap value of another group; and its chain is worth copying. A chain (a top node
 /// and the picked nodes it reads through) is copied into the top's k reading groups when it is
-/// short (kMaxCopiedChain) and the
-/// stored values the copies load (graph inputs, reductions, library results, cheap values not
-/// copied), loaded k times instead of once, cost at most the top's store and its k loads saved:
-/// loads * (k - 1) <= out * (k + 1) in bytes. A max pool's gradient (a sum of nine masked
-/// terms) read by a batch norm's two sums and its gradient is not copied: nine masks and the
-/// incoming gradient loaded three times cost more than storing it.
+/// short (kMaxCopiedChain) and moves no more bytes than storing the top: its stored values
+/// loaded k times instead of once, plus what the copies make stored anew (a reduction of the
+/// group, a cheap value not copied) written and loaded k times, against the top's store and k
+/// loads: loads * (k - 1) + stores * (k + 1) <= out * (k + 1), symbolic dims counted alike. A max
+/// pool's gradient (a sum of nine masked terms) read by a batch norm's two sums and its gradient
+/// is not copied: nine masks and the incoming gradient loaded three times cost more.
 #pragma once
 
 #include <map>
@@ -55,7 +55,8 @@ inline constexpr int kMaxCopyAttempts = 4;
 /// FuseOperators, then CopySharedValues and fusion again. Where fusing again stores a copy
 /// (the readers of one group fell into several), the copied node is refused and the copies made
 /// again from the first fusion, up to kMaxCopyAttempts times, then the first fusion stands. The
-/// graph grows to at most twice its nodes.
+/// graph grows to at most twice its nodes. `options` must have fusion enabled (else: the first
+/// fusion, one group per node).
 absl::StatusOr<FusedGraph> FuseRecomputingSharedValues(Graph graph, const FusionOptions& options);
 
 }  // namespace cinn_like::hlir

@@ -1,6 +1,10 @@
 /// \file Transpose simplification, through the graph rewriter.
 #include "hlir/pass/simplify_transposes.h"
 
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "hlir/attribute.h"
@@ -26,21 +30,41 @@ bool IsIdentity(const std::vector<int64_t>& p) {
   return true;
 }
 
-/// Whether new value `source` may become a graph output in place of an identity transpose of
-/// it (a weight gradient `transpose(transpose(mm))` would otherwise be copied by a kernel of its
-/// own): it is computed by a node (an output is never an input passed through) and no output
-/// mapped so far stands for it (two outputs are two buffers).
-bool MayStandForOutput(const GraphRewriter& rw, int source) {
-  if (rw.new_graph().values()[source].producer < 0) return false;
-  for (int o : rw.old_graph().outputs()) {
-    if (rw.Map(o) == source) return false;
+/// The graph outputs that are an identity transpose (composed through a chain) of a value a
+/// node computes, by that value: the value is then the output, under the output's name (a weight
+/// gradient `transpose(transpose(mm))` would otherwise be copied by a kernel of its own). Not a
+/// graph input (an output is never an input passed through), nor a value that is an output
+/// itself or stands for another one (two outputs are two buffers).
+std::map<int, int> OutputsThatAreTheirSource(const Graph& graph) {
+  std::map<int, std::pair<int, std::vector<int64_t>>> chain;  // value -> (source, perm)
+  std::map<int, int> standing;
+  std::set<int> taken;
+  for (const Node& node : graph.nodes()) {
+    if (node.op != "transpose") continue;
+    const int out = node.outputs[0];
+    std::vector<int64_t> perm = Perm(node, graph.values()[out].desc.shape.size());
+    if (perm.empty()) continue;
+    int source = node.inputs[0];
+    auto first = chain.find(source);
+    if (first != chain.end()) {
+      for (int64_t& a : perm) a = first->second.second[a];
+      source = first->second.first;
+    }
+    chain[out] = {source, perm};
+    if (IsIdentity(perm) && IsGraphOutput(graph, out) && graph.values()[source].producer >= 0 &&
+        !IsGraphOutput(graph, source) && taken.insert(source).second) {
+      standing[source] = out;
+    }
   }
-  return true;
+  return standing;
 }
 
 }  // namespace
 
 absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
+  const std::map<int, int> standing = OutputsThatAreTheirSource(graph);
+  std::set<int> stood;  // the outputs a source stands for
+  for (const auto& [source, out] : standing) stood.insert(out);
   GraphRewriter rw(graph);
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     const Node& node = graph.nodes()[n];
@@ -48,8 +72,24 @@ absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
     const size_t rank = out < 0 ? 0 : graph.values()[out].desc.shape.size();
     std::vector<int64_t> perm = node.op == "transpose" ? Perm(node, rank) : std::vector<int64_t>{};
     if (perm.empty()) {
-      absl::Status s = rw.CopyNode(n);
-      if (!s.ok()) return s;
+      // A value that stands for an output takes the output's name.
+      std::vector<std::string> names;
+      bool renamed = false;
+      for (int v : node.outputs) {
+        auto it = standing.find(v);
+        renamed = renamed || it != standing.end();
+        names.push_back(graph.values()[it != standing.end() ? it->second : v].name);
+      }
+      if (!renamed) {
+        absl::Status s = rw.CopyNode(n);
+        if (!s.ok()) return s;
+        continue;
+      }
+      std::vector<int> inputs;
+      for (int v : node.inputs) inputs.push_back(rw.Map(v));
+      auto made = rw.AddNode(node.op, inputs, node.attrs, node.op, names);
+      if (!made.ok()) return made.status();
+      for (size_t i = 0; i < made->size(); ++i) rw.SetMap(node.outputs[i], (*made)[i]);
       continue;
     }
     // y = transpose(x, p1), z = transpose(y, p2): z's axis i is x's axis p1[p2[i]].
@@ -63,7 +103,7 @@ absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
         source = first.inputs[0];
       }
     }
-    if (IsIdentity(perm) && (!IsGraphOutput(graph, out) || MayStandForOutput(rw, source))) {
+    if (IsIdentity(perm) && (!IsGraphOutput(graph, out) || stood.count(out))) {
       rw.SetMap(out, source);
     } else if (source != rw.Map(node.inputs[0])) {
       const std::string& name = graph.values()[out].name;

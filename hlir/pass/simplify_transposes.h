@@ -13,9 +13,9 @@ namespace cinn_like::hlir {
 
 /// Makes every transpose of a transpose read the first one's input with the composed perm,
 /// and drops every transpose with the identity perm: its readers read its input, and a graph
-/// output is its input (the output's value then has the input's name) unless that input is a
-/// graph input or already stands for another output (then it stays a copy). A transpose left
-/// unread goes in dead-code elimination.
+/// output is its input (which takes the output's name, so outputs keep theirs) unless that
+/// input is a graph input, an output itself or already stands for another output (then it
+/// stays a copy). A transpose left unread goes in dead-code elimination.
 absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph);
 
 }  // namespace cinn_like::hlir

@@ -133,10 +133,10 @@ bool Divides(const Expr& e) {
   struct Finder : IRVisitor {
     bool found = false;
     using IRVisitor::Visit;
-    void VisitDiv(const Div* op) override { found = true, IRVisitor::VisitDiv(op); }
-    void VisitMod(const Mod* op) override { found = true, IRVisitor::VisitMod(op); }
-    void VisitMin(const Min* op) override { found = true, IRVisitor::VisitMin(op); }
-    void VisitMax(const Max* op) override { found = true, IRVisitor::VisitMax(op); }
+    void VisitDiv(const Div*) override { found = true; }
+    void VisitMod(const Mod*) override { found = true; }
+    void VisitMin(const Min*) override { found = true; }
+    void VisitMax(const Max*) override { found = true; }
   } f;
   f.Visit(e);
   return f.found;

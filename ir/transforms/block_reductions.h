@@ -30,11 +30,11 @@ constexpr int64_t kReductionBlockElements = 4096;
 /// sum of ones stays exact up to 2^24 blocks (2^36 elements) where a plain accumulator stops at
 /// 2^24, as PyTorch's cascade sum does. Runs on CPU code after VectorizeReductions (whose
 /// vector partials it blocks), and on GPU code after LowerThreadReduce, where it blocks a
-/// thread's own serial loop of a constant extent (a whole column, or a share of a row longer
-/// than S). With `symbolic_shares` false, a loop of a symbolic extent that divides or clamps
-/// (a share of a split loop, `(n + 255) / 256`) is left as it is (GPU code: a thread's share of a
-/// symbolic row would be blocked for nothing, its loop duplicated); one of a whole symbolic
-/// length (a thread that sums a column of n rows) is blocked.
+/// thread's own serial loop (a whole column, of a constant or symbolic number of rows, or a
+/// share of a constant row longer than S). With `symbolic_shares` false, a loop of a symbolic
+/// extent that divides or clamps (a share of a split loop, `(n + 255) / 256`) is left as it is (GPU
+/// code: a thread's share of a symbolic row would be blocked for nothing, its loop duplicated); one
+/// of a whole symbolic length (a thread that sums a column of n rows) is blocked.
 Stmt BlockReductions(const Stmt& s, bool symbolic_shares = true);
 
 }  // namespace cinn_like::ir

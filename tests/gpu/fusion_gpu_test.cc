@@ -193,6 +193,15 @@ TEST(FusionGpu, ExternsOfConstantAndTransposedInputsMatchReference) {
   RunProgramCase(ExternsOfConstantAndTransposedInputs(), kGpu, RunOnGpu);
 }
 
+TEST(FusionGpu, ValuesCopiedIntoEveryGroupThatReadsThemMatchReference) {
+  // A cross-entropy backward's one-hot computed in its row sum's kernel and in the gradient's
+  // (hlir/pass/recompute_shared.h), vocabularies of one and several vectors per thread.
+  for (int64_t classes : {1000, 50257}) {
+    SCOPED_TRACE(classes);
+    RunProgramCase(CrossEntropyBackward(64, classes), kGpu, RunOnGpu);
+  }
+}
+
 TEST(FusionGpu, LayerNormAndResidualLayerNormMatchReference) {
   for (int64_t cols : {1, 5, 64, 513, 2048}) {
     for (const Shape& s : RowShapes(cols)) {

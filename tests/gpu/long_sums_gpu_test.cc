@@ -16,9 +16,10 @@ const ir::Target kGpu = ir::Target::NVGPU();
 TEST(LongSumsGpu, SumsOfOnesPastTwoToThe24AreExact) { CheckLongSumsOfOnes(kGpu, RunOnGpu); }
 
 TEST(LongSumsGpu, ColumnsOfASymbolicNumberOfRowsSumExactly) {
-  // [n, 4] bound to n = 2^25 + 1 at the call: a thread per column adds its n rows in blocks
-  // (a loop of the whole symbolic length is blocked on GPUs too), so the float32 sum of the
-  // ones is float32(n), the mean 1.
+  // [n, 4] bound to n = 2^25 + 1 at the call. The mean is a thread per column adding its n rows:
+  // in blocks (a loop of the whole symbolic length is blocked on GPUs too), so it is 1 (one
+  // accumulator stops at 2^24: about 0.5). The sum is two kernels (chunks of 256 rows, then
+  // their partials, multiples of 256: exact either way): float32(n).
   constexpr int64_t kOdd = (int64_t{1} << 25) + 1;
   for (bool mean : {false, true}) {
     SCOPED_TRACE(mean ? "mean" : "sum");

@@ -214,9 +214,10 @@ TEST(FusionKernels, AValueTwoGroupsReadIsComputedInEachInsteadOfStored) {
   // gradient's: stored by a kernel of its own and read back by both (three kernels, its buffer
   // a parameter of each), or computed in both (two kernels, no buffer of it: nothing of [rows,
   // classes] stored but the gradient). The row sum, which loads nothing along its row, is a
-  // row reduction (IsColumnReduction), not a column one. x86 keeps such values stored (recompute_shared.h is for GPUs); results on
-  // x86 against the reference (fresh random inputs, RunProgramCase; a target out of range has a
-  // row of zeros), the rewritten graph's by GraphPasses.ValuesSeveralGroupsReadAreCopiedIntoEach.
+  // row reduction (IsColumnReduction), not a column one. x86 keeps such values stored
+  // (recompute_shared.h is for GPUs); results on x86 against the reference (fresh random
+  // inputs, RunProgramCase; a target out of range has a row of zeros), the rewritten graph's by
+  // GraphPasses.ValuesSeveralGroupsReadAreCopiedIntoEach, on the GPU by FusionGpu.
   Program p = CrossEntropyBackward(64, 1000);
   EXPECT_EQ(Occurrences(NVGPUSource(p), "mul_5"), 0u) << NVGPUSource(p);
   EXPECT_EQ(Kernels(p), 2);

@@ -116,6 +116,32 @@ class TorchTrainingTest(unittest.TestCase):
                 torch.testing.assert_close(wc.grad.double(), wr.grad, rtol=1e-4,
                                            atol=1e-4 * wr.grad.abs().max().item())
 
+    def test_a_cross_entropy_saves_its_logits_and_row_statistics_not_its_log_softmax(self):
+        # log_softmax reaches the backend decomposed (backend._decompositions), so the
+        # partitioner saves the row max and log-sum, and the backward recomputes from the
+        # logits: the one full-size tensor saved for the backward is the logits themselves,
+        # not a new [rows, classes] log-softmax. Gradients against float64 eager.
+        for dev in devices():
+            with self.subTest(dev=dev):
+                torch.manual_seed(5)
+                x = torch.randn(64, 1000, device=dev, requires_grad=True)
+                t = torch.randint(0, 1000, (64,), device=dev)
+                saved = []
+
+                def pack(s):
+                    saved.append((s.numel(), s.data_ptr()))
+                    return s
+
+                with torch.autograd.graph.saved_tensors_hooks(pack, lambda s: s):
+                    loss = compiled(torch.nn.functional.cross_entropy)(x, t)
+                loss.backward()
+                full = [ptr for n, ptr in saved if n == x.numel()]
+                self.assertTrue(full, f"nothing of the logits' size saved: {saved}")
+                self.assertEqual(set(full), {x.data_ptr()}, saved)
+                xr = x.detach().double().requires_grad_()
+                torch.nn.functional.cross_entropy(xr, t).backward()
+                torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-4, atol=1e-6)
+
     def test_layer_norm_output_and_gradients_over_two_dims(self):
         # Training keeps mean and rstd for the backward: the output is made from them
         # (ops/nn.py). Normalized over the last two dims, against float64 eager.
