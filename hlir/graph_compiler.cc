@@ -30,10 +30,7 @@ class GroupLowering {
                 const std::map<int, int>& knob_values = {})
       : graph_(graph), target_(target), fail_ops_(ir::CurrentCompileOptions().debug_fail_op) {
     scheduling_.knob_values = knob_values;
-    group_of_node_.assign(graph.nodes().size(), -1);
-    for (size_t g = 0; g < groups.size(); ++g) {
-      for (int n : groups[g].nodes) group_of_node_[n] = static_cast<int>(g);
-    }
+    group_of_node_ = GroupOfNodes(groups, graph.nodes().size());
   }
 
   const std::vector<TacticChoice>& tactics() const { return tactics_; }

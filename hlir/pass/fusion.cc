@@ -168,6 +168,14 @@ class Fuser {
 
 }  // namespace
 
+std::vector<int> GroupOfNodes(const std::vector<FusionGroup>& groups, size_t num_nodes) {
+  std::vector<int> group_of(num_nodes, -1);
+  for (size_t g = 0; g < groups.size(); ++g) {
+    for (int n : groups[g].nodes) group_of[n] = static_cast<int>(g);
+  }
+  return group_of;
+}
+
 FusedGraph FuseOperators(Graph graph, const FusionOptions& options) {
   std::vector<FusionGroup> groups = Fuser(graph, options).Run();
   return FusedGraph{std::move(graph), std::move(groups)};

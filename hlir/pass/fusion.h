@@ -50,4 +50,7 @@ struct FusionOptions {
 /// Groups the nodes of `graph` by the rules above.
 FusedGraph FuseOperators(Graph graph, const FusionOptions& options);
 
+/// Per node of a graph of `num_nodes` nodes, the index of its group in `groups` (-1: none).
+std::vector<int> GroupOfNodes(const std::vector<FusionGroup>& groups, size_t num_nodes);
+
 }  // namespace cinn_like::hlir

@@ -30,12 +30,12 @@ double Bytes(const TensorDesc& d) {
 class Picker {
  public:
   explicit Picker(const FusedGraph& fused)
-      : graph_(fused.graph), consumers_(ValueConsumers(fused.graph)) {
-    group_of_.assign(graph_.nodes().size(), -1);
-    for (int g = 0; g < static_cast<int>(fused.groups.size()); ++g) {
-      for (int n : fused.groups[g].nodes) group_of_[n] = g;
-    }
+      : graph_(fused.graph),
+        consumers_(ValueConsumers(fused.graph)),
+        group_of_(GroupOfNodes(fused.groups, fused.graph.nodes().size())),
+        is_output_(fused.graph.values().size(), false) {
     for (const Node& n : graph_.nodes()) def_.push_back(*OpRegistry::Global().Find(n.op));
+    for (int v : graph_.outputs()) is_output_[v] = true;
   }
 
   /// Per picked node, the groups that read its output (directly or through copies of picked
@@ -68,7 +68,7 @@ class Picker {
       const Node& node = graph_.nodes()[n];
       const OpDef& def = *def_[n];
       if (refused.count(n) || !Fusible(def.pattern) || def.compile_time_value ||
-          node.outputs.size() != 1 || IsGraphOutput(graph_, node.outputs[0])) {
+          node.outputs.size() != 1 || is_output_[node.outputs[0]]) {
         continue;
       }
       std::set<int> groups;
@@ -123,7 +123,7 @@ class Picker {
   /// Whether value `v` was stored before any copy: a graph output, or read by a node of
   /// another group than its producer's.
   bool StoredBefore(int v) const {
-    if (IsGraphOutput(graph_, v)) return true;
+    if (is_output_[v]) return true;
     const int p = graph_.values()[v].producer;
     for (int c : consumers_[v]) {
       if (group_of_[c] != group_of_[p]) return true;
@@ -151,16 +151,14 @@ class Picker {
   const Graph& graph_;
   std::vector<std::vector<int>> consumers_;
   std::vector<int> group_of_;
+  std::vector<bool> is_output_;  // by value: made once (IsGraphOutput scans the outputs)
   std::vector<const OpDef*> def_;
 };
 
 /// The nodes (of the graph before copying) whose copies `again` stores: read by a group other
 /// than the copy's own (its readers of one old group fell apart when fusing again).
 std::set<int> StoredCopies(const FusedGraph& again, const std::map<int, int>& copied_from) {
-  std::vector<int> group_of(again.graph.nodes().size(), -1);
-  for (int g = 0; g < static_cast<int>(again.groups.size()); ++g) {
-    for (int n : again.groups[g].nodes) group_of[n] = g;
-  }
+  const std::vector<int> group_of = GroupOfNodes(again.groups, again.graph.nodes().size());
   const auto consumers = ValueConsumers(again.graph);
   std::set<int> stored;
   for (const auto& [v, old] : copied_from) {

@@ -30,30 +30,44 @@ bool IsIdentity(const std::vector<int64_t>& p) {
   return true;
 }
 
-/// The graph outputs that are an identity transpose (composed through a chain) of a value a
-/// node computes, by that value: the value is then the output, under the output's name (a weight
-/// gradient `transpose(transpose(mm))` would otherwise be copied by a kernel of its own). Not a
-/// graph input (an output is never an input passed through), nor a value that is an output
-/// itself or stands for another one (two outputs are two buffers).
-std::map<int, int> OutputsThatAreTheirSource(const Graph& graph) {
-  std::map<int, std::pair<int, std::vector<int64_t>>> chain;  // value -> (source, perm)
-  std::map<int, int> standing;
-  std::set<int> taken;
+/// Each transpose's output composed through the chain of transposes it reads (y =
+/// transpose(x, p1), z = transpose(y, p2): z's axis i is x's axis p1[p2[i]]): its first
+/// non-transpose source and the composed perm. A malformed perm has no entry.
+struct Composed {
+  int source;
+  std::vector<int64_t> perm;
+};
+std::map<int, Composed> ComposeChains(const Graph& graph) {
+  std::map<int, Composed> chains;
   for (const Node& node : graph.nodes()) {
     if (node.op != "transpose") continue;
     const int out = node.outputs[0];
-    std::vector<int64_t> perm = Perm(node, graph.values()[out].desc.shape.size());
-    if (perm.empty()) continue;
-    int source = node.inputs[0];
-    auto first = chain.find(source);
-    if (first != chain.end()) {
-      for (int64_t& a : perm) a = first->second.second[a];
-      source = first->second.first;
+    Composed c{node.inputs[0], Perm(node, graph.values()[out].desc.shape.size())};
+    if (c.perm.empty()) continue;
+    auto first = chains.find(c.source);
+    if (first != chains.end()) {
+      for (int64_t& a : c.perm) a = first->second.perm[a];
+      c.source = first->second.source;
     }
-    chain[out] = {source, perm};
-    if (IsIdentity(perm) && IsGraphOutput(graph, out) && graph.values()[source].producer >= 0 &&
-        !IsGraphOutput(graph, source) && taken.insert(source).second) {
-      standing[source] = out;
+    chains.emplace(out, std::move(c));
+  }
+  return chains;
+}
+
+/// The graph outputs that are an identity transpose (composed) of a value a node computes, by
+/// that value: the value is then the output, under the output's name (a weight gradient
+/// `transpose(transpose(mm))` would otherwise be copied by a kernel of its own). Not a graph
+/// input (an output is never an input passed through), nor a value that is an output itself or
+/// stands for another one (two outputs are two buffers).
+std::map<int, int> OutputsThatAreTheirSource(const Graph& graph,
+                                             const std::map<int, Composed>& chains) {
+  std::map<int, int> standing;
+  for (int out : graph.outputs()) {
+    auto c = chains.find(out);
+    if (c == chains.end() || !IsIdentity(c->second.perm)) continue;
+    const int source = c->second.source;
+    if (graph.values()[source].producer >= 0 && !IsGraphOutput(graph, source)) {
+      standing.emplace(source, out);  // the first output of a source only
     }
   }
   return standing;
@@ -62,16 +76,16 @@ std::map<int, int> OutputsThatAreTheirSource(const Graph& graph) {
 }  // namespace
 
 absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
-  const std::map<int, int> standing = OutputsThatAreTheirSource(graph);
+  const std::map<int, Composed> chains = ComposeChains(graph);
+  const std::map<int, int> standing = OutputsThatAreTheirSource(graph, chains);
   std::set<int> stood;  // the outputs a source stands for
   for (const auto& [source, out] : standing) stood.insert(out);
   GraphRewriter rw(graph);
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     const Node& node = graph.nodes()[n];
     const int out = node.outputs.empty() ? -1 : node.outputs[0];
-    const size_t rank = out < 0 ? 0 : graph.values()[out].desc.shape.size();
-    std::vector<int64_t> perm = node.op == "transpose" ? Perm(node, rank) : std::vector<int64_t>{};
-    if (perm.empty()) {
+    auto chain = node.op == "transpose" ? chains.find(out) : chains.end();
+    if (chain == chains.end()) {
       // A value that stands for an output takes the output's name.
       std::vector<std::string> names;
       bool renamed = false;
@@ -92,23 +106,14 @@ absl::StatusOr<Graph> SimplifyTransposes(const Graph& graph) {
       for (size_t i = 0; i < made->size(); ++i) rw.SetMap(node.outputs[i], (*made)[i]);
       continue;
     }
-    // y = transpose(x, p1), z = transpose(y, p2): z's axis i is x's axis p1[p2[i]].
-    int source = rw.Map(node.inputs[0]);
-    const int producer = rw.new_graph().values()[source].producer;
-    if (producer >= 0 && rw.new_graph().nodes()[producer].op == "transpose") {
-      const Node& first = rw.new_graph().nodes()[producer];
-      std::vector<int64_t> p1 = Perm(first, rank);
-      if (!p1.empty()) {
-        for (int64_t& a : perm) a = p1[a];
-        source = first.inputs[0];
-      }
-    }
-    if (IsIdentity(perm) && (!IsGraphOutput(graph, out) || stood.count(out))) {
+    const Composed& c = chain->second;
+    const int source = rw.Map(c.source);
+    if (IsIdentity(c.perm) && (!IsGraphOutput(graph, out) || stood.count(out))) {
       rw.SetMap(out, source);
-    } else if (source != rw.Map(node.inputs[0])) {
+    } else if (c.source != node.inputs[0]) {
       const std::string& name = graph.values()[out].name;
       AttributeMap attrs = node.attrs;
-      attrs["perm"] = perm;
+      attrs["perm"] = c.perm;
       auto made = rw.AddNode("transpose", {source}, attrs, name, {name});
       if (!made.ok()) return made.status();
       rw.SetMap(out, (*made)[0]);

@@ -670,10 +670,7 @@ TEST(GraphPasses, ValuesSeveralGroupsReadAreCopiedIntoEach) {
   ASSERT_TRUE(copied->has_value());
   FusedGraph again = FuseOperators((*copied)->graph, FusionOptions{});
   ExpectValidGroups(again);
-  std::vector<int> group_of(again.graph.nodes().size());
-  for (size_t k = 0; k < again.groups.size(); ++k) {
-    for (int n : again.groups[k].nodes) group_of[n] = static_cast<int>(k);
-  }
+  const std::vector<int> group_of = GroupOfNodes(again.groups, again.graph.nodes().size());
   for (int n = 0; n < static_cast<int>(again.graph.nodes().size()); ++n) {
     for (int v : again.graph.nodes()[n].inputs) {
       const int p = again.graph.values()[v].producer;
