@@ -1,13 +1,15 @@
 /// \file Attention checks shared by the x86 test (tests/hlir/attention_test.cc) and the GPU test
 /// (tests/gpu/attention_gpu_test.cc): rows whose keys are all masked (out 0, logsumexp +inf,
-/// in the reference and in the compiled code), and the larger cases that walk several query
-/// and key tiles of the fused GPU kernel in each head-dim bucket.
+/// in the reference and in the compiled code), the larger cases that walk several query
+/// and key tiles of the fused GPU kernel in each head-dim bucket, and dropout's mask as the one
+/// random_uniform draws (what a backward draws again).
 #pragma once
 
 #include <cmath>
 #include <memory>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "tests/op_cases.h"
 
 namespace cinn_like::testing {
@@ -70,6 +72,70 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
       }
     }
   }
+}
+
+/// attention with dropout p against its meaning in other ops, in one compiled module: softmax(q
+/// kᵀ · scale) times the weights random_uniform(seed, stream) of shape [B, H, Lq, Lk] gives
+/// (1 / (1 - p) below 1 - p, else 0), times v. Both outputs on the executor's target agree
+/// (1e-5), and each matches the reference; a fresh seed and a stream of 3 per run.
+inline void CheckDropoutIsRandomUniformsMask(const ir::Target& target, const Executor& exec) {
+  const double p = 0.4, scale = 0.25;
+  const std::vector<int64_t> scores{2, 3, 17, 23};
+  frontend::NetBuilder b;
+  auto q = b.CreateInput(DType::kFloat32, S({2, 3, 17, 16}), "q");
+  auto k = b.CreateInput(DType::kFloat32, S({2, 3, 23, 16}), "k");
+  auto v = b.CreateInput(DType::kFloat32, S({2, 3, 23, 8}), "v");
+  auto seed = b.CreateInput(DType::kInt64, S({1}), "seed");
+  auto stream = b.CreateInput(DType::kInt64, S({1}), "stream");
+  auto fill = [&](double value) {
+    return b.Op("fill", {},
+                {{"shape", std::vector<int64_t>{1}}, {"value", value}, {"dtype", "float32"}})[0];
+  };
+  b.MarkOutput(b.Op("attention", {q, k, v, seed, stream}, {{"dropout", p}, {"scale", scale}})[0]);
+  auto s = b.Op("mul", {b.Op("matmul", {q, k}, {{"transpose_y", true}})[0], fill(scale)})[0];
+  auto probs = b.Op("softmax", {s}, {{"axis", int64_t{-1}}})[0];
+  auto u = b.Op("random_uniform", {seed, stream}, {{"shape", scores}, {"stream", int64_t{0}}})[0];
+  auto w = b.Op("where", {b.Op("less", {u, fill(1 - p)})[0], fill(1 / (1 - p)), fill(0)})[0];
+  b.MarkOutput(b.Op("matmul", {b.Op("mul", {probs, w})[0], v})[0]);
+  auto graph = frontend::BuildGraph(*b.Build());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto module = hlir::CompileGraph(*graph, target, "dropout_mask");
+  ASSERT_TRUE(module.ok()) << module.status();
+  std::mt19937_64 rng(std::random_device{}());
+  std::uniform_real_distribution<double> uniform(-2, 2);
+  std::vector<hlir::HostTensor> in;
+  for (const Shape& shape : {S({2, 3, 17, 16}), S({2, 3, 23, 16}), S({2, 3, 23, 8})}) {
+    in.emplace_back(DType::kFloat32, Concrete(shape));
+    for (double& x : in.back().data) x = hlir::RoundToDType(uniform(rng), DType::kFloat32);
+  }
+  in.emplace_back(DType::kInt64, std::vector<int64_t>{1});
+  in.back().data = {static_cast<double>(rng() >> 11)};  // below 2^53
+  in.emplace_back(DType::kInt64, std::vector<int64_t>{1});
+  in.back().data = {3};
+  SCOPED_TRACE(absl::StrCat("seed ", static_cast<int64_t>(in[3].data[0])));
+  auto want = hlir::RunReference(*graph, in);
+  ASSERT_TRUE(want.ok()) << want.status();
+  std::vector<std::unique_ptr<TypedTensor>> owned;
+  std::vector<TypedTensor*> args;
+  for (const auto* tensors : {&in, &*want}) {
+    for (const hlir::HostTensor& h : *tensors) {
+      owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(h.dtype), h.shape));
+      for (int64_t i = 0; i < h.size(); ++i) owned.back()->Set(i, tensors == &in ? h.data[i] : -1);
+      args.push_back(owned.back().get());
+    }
+  }
+  exec(*module, args);
+  if (::testing::Test::HasFatalFailure()) return;
+  const TypedTensor &fused = *args[5], &composed = *args[6];
+  int zeros = 0;
+  for (int64_t i = 0; i < fused.size(); ++i) {
+    const double f = fused.Get(i), c = composed.Get(i);
+    ASSERT_NEAR(f, c, 1e-5 + 1e-5 * std::fabs(c)) << "element " << i;
+    ASSERT_NEAR(f, (*want)[0].data[i], 1e-5 + 1e-5 * std::fabs(f)) << "element " << i;
+    ASSERT_NEAR(c, (*want)[1].data[i], 1e-5 + 1e-5 * std::fabs(c)) << "element " << i;
+    zeros += f == 0;
+  }
+  EXPECT_LT(zeros, fused.size() / 10);  // outputs mix many kept values: none is dropped whole
 }
 
 /// Cases of a realistic size for the fused GPU kernel: several query and key tiles with

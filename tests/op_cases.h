@@ -594,6 +594,28 @@ inline std::vector<OpCase> AllOpCases() {
         S({1, 2, 33, 32}), S({33})},
        {{"scale", 0.25}},
        {}});
+  // Attention with dropout (issue 49): the seed and the stream of the dropout mask as the last
+  // inputs; no mask and causal, a float mask with grouped heads over several tiles of the fused
+  // GPU kernel (its tensor-core form), a bool mask in bfloat16.
+  add({"attention",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kInt64, DType::kInt64},
+       {S({2, 2, 9, 16}), S({2, 2, 11, 16}), S({2, 2, 11, 16}), S({1}), S({1})},
+       {{"causal", true}, {"dropout", 0.25}},
+       {Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kIntEdges, Domain::kIndex}});
+  add({"attention",
+       {DType::kFloat16, DType::kFloat16, DType::kFloat16, DType::kFloat16, DType::kInt64,
+        DType::kInt64},
+       {S({1, 4, 70, 64}), S({1, 2, 100, 64}), S({1, 2, 100, 64}), S({70, 100}), S({1}), S({1})},
+       {{"dropout", 0.5}},
+       {Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform,
+        Domain::kIndex}});
+  add({"attention",
+       {DType::kBFloat16, DType::kBFloat16, DType::kBFloat16, DType::kBool, DType::kInt64,
+        DType::kInt64},
+       {S({1, 2, 9, 32}), S({1, 2, 40, 32}), S({1, 2, 40, 32}), S({9, 40}), S({1}), S({1})},
+       {{"dropout", 0.1}},
+       {Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform,
+        Domain::kIndex}});
   // Scans along one axis: every dtype on a short line, then (float32) the first, a middle and
   // a negative axis, size-1 dims, a line long enough for the CPU's thread pool, a symbolic
   // scanned axis; cummax/cummin on small integers (ties: the last index) and with NaNs,

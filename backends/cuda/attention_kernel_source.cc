@@ -57,6 +57,14 @@ __device__ __forceinline__ float Masked(const M* m, long long at, float s) {
   return s + ToFloat(m[at]);
 }
 
+// Dropout's weight of probability `at` (its row-major index in [B, H, Lq, Lk]): 1 / keep_below
+// where the Philox uniform of (seed, stream, at) is below keep_below (1 - p), else 0; the same
+// numbers as random_uniform(seed, stream) of that shape, which a backward draws again.
+__device__ __forceinline__ float DropoutWeight(long long seed, long long stream, long long at,
+                                               float keep_below, float inv_keep) {
+  return cinn_like_philox_uniform(seed, stream, at) < keep_below ? inv_keep : 0.f;
+}
+
 __device__ __forceinline__ float WarpMax(float x) {
   for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
   return x;
@@ -67,12 +75,13 @@ __device__ __forceinline__ float WarpSum(float x) {
 }
 
 // One block of 128 threads: query rows [q0, q0 + kBM) of head (b, h), keys kBN at a time.
-template <typename T, typename M, int kD, int kBM, int kBN>
+template <typename T, typename M, int kD, int kBM, int kBN, bool kDrop>
 __device__ __forceinline__ void Forward(
     const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
     const void* mask_ptr, T* __restrict__ out, float* __restrict__ lse, int batch, int heads,
     int kv_heads, int lq, int lk, int d, int dv, float scale, int causal, long long msb,
-    long long msh, long long msi, long long msj) {
+    long long msh, long long msi, long long msj, const long long* seed_ptr,
+    const long long* stream_ptr, float keep_below) {
   constexpr int kThreads = 128, kWarps = kThreads / 32;
   // Scores: threads along a tile row (kLanesC), rows kRowStep apart.
   constexpr int kLanesC = kBN < 32 ? kBN : 32, kRowStep = kThreads / kLanesC;
@@ -96,6 +105,8 @@ __device__ __forceinline__ void Forward(
   const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
   const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
   const long long mask_bh = b * msb + h * msh;
+  const long long seed = kDrop ? *seed_ptr : 0, stream = kDrop ? *stream_ptr : 0;
+  const float inv_keep = 1.f / keep_below;
 
   for (int x = tid; x < kBM * kD; x += kThreads) {
     const int r = x / kD, c = x % kD;
@@ -167,10 +178,11 @@ __device__ __forceinline__ void Forward(
       mx = WarpMax(mx);
       const float m_old = row_max[r], m_new = fmaxf(m_old, mx);
       float sum = 0.f;
+      const long long row = ((long long)bh * lq + q0 + r) * lk + j0;
       for (int c = lane; c < kBN; c += 32) {
         const float p = m_new == -CUDART_INF_F ? 0.f : expf(ps[r][c] - m_new);
-        ps[r][c] = p;
-        sum += p;
+        sum += p;  // the sum is the undropped softmax's; p v reads the dropped probabilities
+        ps[r][c] = kDrop ? p * DropoutWeight(seed, stream, row + c, keep_below, inv_keep) : p;
       }
       sum = WarpSum(sum);
       if (lane == 0) {
@@ -242,10 +254,12 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
   std::vector<std::string> parts;
   if (absl::ConsumePrefix(&rest, kPrefix)) parts = absl::StrSplit(rest, '_');
   auto bad = [&](const std::string& why) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("attention kernel ", kernel, ": ", why,
-                     " (expected cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "attention kernel ", kernel, ": ", why,
+        " (expected cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop])"));
   };
+  const bool drop = parts.size() >= 6 && parts.back() == "drop";
+  if (drop) parts.pop_back();
   const bool tc = parts.size() == 6 && parts[5] == "tc";
   if (parts.size() != 5 && !tc) return bad("malformed name");
   auto elem = kElement.find(parts[0]);
@@ -280,12 +294,13 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
   const std::string& t = elem->second;
   const std::string args =
       "(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, msh, "
-      "msi, msj);\n";
+      "msi, msj, seed, stream, keep_below);\n";
+  const char* dropout = drop ? "true" : "false";
   const std::string simt = absl::StrCat("  cinn_like_attention::Forward<", t, ", ", mask, ", ", d,
-                                        ", ", bm, ", ", simt_bn, ">", args);
+                                        ", ", bm, ", ", simt_bn, ", ", dropout, ">", args);
   const std::string body =
       tc ? absl::StrCat("#if __CUDA_ARCH__ >= 800\n  cinn_like_attention::ForwardMma<", t, ", ",
-                        mask, ", ", d, ">", args, "#else\n", simt, "#endif\n")
+                        mask, ", ", d, ", ", dropout, ">", args, "#else\n", simt, "#endif\n")
          : simt;
   return absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
@@ -293,7 +308,8 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
       "* __restrict__ v, const void* __restrict__ mask, ", t,
       "* __restrict__ out, float* __restrict__ lse, int batch, int heads, int kv_heads, int lq, "
       "int lk, int d, int dv, float scale, int causal, long long msb, long long msh, long long "
-      "msi, long long msj) {\n",
+      "msi, long long msj, const long long* __restrict__ seed, const long long* __restrict__ "
+      "stream, float keep_below) {\n",
       body, "}\n\n");
 }
 

@@ -11,8 +11,13 @@
 ///
 /// Arguments, in order: q, k, v (element T), mask (any pointer; unread without a mask), out
 /// (T), logsumexp (float); int B, H, Hkv, Lq, Lk, D, Dv; float scale; int causal; int64 mask
-/// strides along B, H, Lq, Lk (0 where it broadcasts). Launch: grid (ceil(Lq / BM), B * H),
-/// block 128, no dynamic shared memory.
+/// strides along B, H, Lq, Lk (0 where it broadcasts); dropout's seed and stream (int64
+/// pointers, one element each) and 1 - p (float), unread by an instance without dropout.
+/// Launch: grid (ceil(Lq / BM), B * H), block 128, no dynamic shared memory.
+///
+/// Dropout (`_drop`): each probability p_ij of the online softmax is added to the row sum as
+/// it is, and enters p v times 1 / (1 - p) where the Philox uniform of (seed, stream,
+/// ((b H + h) Lq + i) Lk + j) is below 1 - p, else 0 (hlir/ops/attention.h).
 #pragma once
 
 #include <string>
@@ -30,7 +35,7 @@ const char* AttentionKernelTemplate();
 const char* AttentionMmaTemplate();
 
 /// The `extern "C" __global__` instance called `kernel`:
-/// cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc] with dtype float32, float16 or
+/// cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop] with dtype float32, float16 or
 /// bfloat16, mask none, bool, float32, float16 or bfloat16, D a multiple of 32 up to 256 (the
 /// padded head dim), BN 16, 32 or 64 and BM a multiple of 128 / min(BN, 32) up to 128, the tiles
 /// within 48 KiB of shared memory. `_tc`: tensor cores (float16 or bfloat16, D up to 128, BM

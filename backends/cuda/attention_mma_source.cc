@@ -64,12 +64,13 @@ __device__ __forceinline__ void LoadTile(T (*tile)[kD + 8], const T* __restrict_
   }
 }
 
-template <typename T, typename M, int kD>
+template <typename T, typename M, int kD, bool kDrop>
 __device__ __forceinline__ void ForwardMma(
     const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
     const void* mask_ptr, T* __restrict__ out, float* __restrict__ lse, int batch, int heads,
     int kv_heads, int lq, int lk, int d, int dv, float scale, int causal, long long msb,
-    long long msh, long long msi, long long msj) {
+    long long msh, long long msi, long long msj, const long long* seed_ptr,
+    const long long* stream_ptr, float keep_below) {
   constexpr int kBM = 64, kBN = 64, kSteps = kD / 16, kKeyBlocks = kBN / 8, kOutBlocks = kD / 8;
   constexpr float kLog2e = 1.4426950408889634f, kLn2 = 0.6931471805599453f;
   static_assert(kD % 16 == 0, "head dim");
@@ -82,6 +83,8 @@ __device__ __forceinline__ void ForwardMma(
   const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
   const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
   const long long mask_bh = b * msb + h * msh;
+  const long long seed = kDrop ? *seed_ptr : 0, stream = kDrop ? *stream_ptr : 0;
+  const float inv_keep = 1.f / keep_below;
 
   LoadTile<T, kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
   __syncthreads();
@@ -160,6 +163,17 @@ __device__ __forceinline__ void ForwardMma(
       }
       l0 += s[n][0] + s[n][1];
       l1 += s[n][2] + s[n][3];
+    }
+    if (kDrop) {  // the sums above are the undropped softmax's; p v reads dropped probabilities
+#pragma unroll
+      for (int n = 0; n < kKeyBlocks; ++n) {
+#pragma unroll
+        for (int e = 0; e < 4; ++e) {
+          const int i = e < 2 ? row0 : row1, j = j0 + n * 8 + 2 * t + (e & 1);
+          s[n][e] *= DropoutWeight(seed, stream, ((long long)bh * lq + i) * lk + j, keep_below,
+                                   inv_keep);
+        }
+      }
     }
     // o += p v: the probabilities of keys 16c .. 16c + 15 are the a operand as they lie.
 #pragma unroll

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/attention_kernel_source.h"
+#include "backends/philox_source.h"
 
 namespace cinn_like::backends {
 
@@ -31,7 +32,16 @@ absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>&
     auto instance = AttentionKernelInstance(name);
     if (!instance.ok()) return instance.status();
     if (templates.empty()) {
-      templates = std::string(AttentionKernelTemplate()) + AttentionMmaTemplate();
+      // The attention kernels' own Philox (dropout), in their namespace with the types it
+      // names: the module's generated kernels may print the global one, and the library's
+      // source compiles without the module's preamble too.
+      templates = absl::StrCat(
+          "namespace cinn_like_attention {\n"
+          "typedef long long int64_t;\n"
+          "typedef unsigned long long uint64_t;\n"
+          "typedef unsigned int uint32_t;\n",
+          PhiloxSource("__device__ __forceinline__", "__umulhi"), "}\n", AttentionKernelTemplate(),
+          AttentionMmaTemplate());
     }
     instances += *instance;
   }

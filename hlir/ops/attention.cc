@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
+#include "ir/philox.h"
 
 namespace cinn_like::hlir {
 namespace {
@@ -16,11 +17,13 @@ namespace {
 using ops::AttentionAttrs;
 
 constexpr const char* kOp = "attention";
-constexpr const char* kNames[] = {"q", "k", "v", "mask"};
-
-/// "q (input 0, float32[2, 4, 8, 16])"
+/// "q (input 0, float32[2, 4, 8, 16])"; the inputs after v are the mask, seed and stream, or
+/// (no mask) seed and stream.
+constexpr const char* kNames[] = {"q", "k", "v", "mask", "seed", "stream"};
 std::string Describe(const std::vector<TensorDesc>& in, int i) {
-  return absl::StrCat(kNames[i], " (input ", i, ", ", in[i].ToString(), ")");
+  const bool dropout_without_mask = in.size() == 5;
+  const char* name = kNames[dropout_without_mask && i >= 3 ? i + 1 : i];
+  return absl::StrCat(name, " (input ", i, ", ", in[i].ToString(), ")");
 }
 
 absl::Status ShapeError(const std::vector<TensorDesc>& in, const std::string& what) {
@@ -48,7 +51,17 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
   }
   absl::Status same = ops::CheckSameDType(kOp, {in[0], in[1], in[2]});
   if (!same.ok()) return same;
-  const Shape &q = in[0].shape, &k = in[1].shape, &v = in[2].shape;
+  const Shape& q = in[0].shape;
+  auto a = ops::ReadAttentionAttrs(attrs, q[3].is_symbolic() ? -1 : q[3].value, in.size());
+  if (!a.ok()) return a.status();
+  for (size_t i = in.size() - (a->dropout > 0 ? 2 : 0); i < in.size(); ++i) {
+    const TensorDesc& t = in[i];
+    if (t.dtype != DType::kInt64 || t.shape.size() != 1 || !t.shape[0].is_one()) {
+      return ShapeError(in, absl::StrCat(Describe(in, static_cast<int>(i)),
+                                         " must be one int64 element, shape [1]"));
+    }
+  }
+  const Shape &k = in[1].shape, &v = in[2].shape;
   if (q[0] != k[0] || k[0] != v[0]) return ShapeError(in, "q, k and v differ in batch size");
   if (k[1] != v[1] || k[2] != v[2]) {
     return ShapeError(in, "k and v must have the same heads and length");
@@ -59,7 +72,7 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
                                        ") must be a multiple of k's and v's heads (",
                                        k[1].ToString(), ") (grouped-query attention)"));
   }
-  if (in.size() == 4) {
+  if (a->has_mask) {
     const TensorDesc& m = in[3];
     if (m.dtype != DType::kBool && !IsFloat(m.dtype)) {
       return ShapeError(in, absl::StrCat("mask has dtype ", DTypeName(m.dtype),
@@ -74,8 +87,6 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
                                          ShapeToString(scores), " [batch, heads, Lq, Lk]"));
     }
   }
-  auto a = ops::ReadAttentionAttrs(attrs, q[3].is_symbolic() ? -1 : q[3].value);
-  if (!a.ok()) return a.status();
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, {q[0], q[1], q[2], v[3]}},
                                  TensorDesc{DType::kFloat32, {q[0], q[1], q[2]}}};
 }
@@ -84,14 +95,21 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
 absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
                                 std::vector<HostTensor>& outs) {
   const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
-  const HostTensor* mask = in.size() == 4 ? in[3] : nullptr;
   const int64_t batch = q.shape[0], heads = q.shape[1], lq = q.shape[2], d = q.shape[3];
   const int64_t kv_heads = k.shape[1], lk = k.shape[2], dv = v.shape[3];
-  auto a = ops::ReadAttentionAttrs(attrs, d);
+  auto a = ops::ReadAttentionAttrs(attrs, d, in.size());
   if (!a.ok()) return a.status();
+  const HostTensor* mask = a->has_mask ? in[3] : nullptr;
+  // The dropout mask's Philox key and stream (hlir/ops/attention.h).
+  uint64_t seed = 0, stream = 0;
+  const double keep_below = static_cast<float>(1 - a->dropout);  // as the kernels compare
+  if (a->dropout > 0) {
+    seed = static_cast<uint64_t>(static_cast<int64_t>(in[in.size() - 2]->data[0]));
+    stream = static_cast<uint64_t>(static_cast<int64_t>(in[in.size() - 1]->data[0]));
+  }
   const int64_t group = kv_heads ? heads / kv_heads : 1;
   const double inf = std::numeric_limits<double>::infinity();
-  std::vector<double> s(lk);
+  std::vector<double> s(lk), w(lk);
   for (int64_t b = 0; b < batch; ++b) {
     for (int64_t h = 0; h < heads; ++h) {
       const double* kp = k.data.data() + (b * kv_heads + h / group) * lk * d;
@@ -118,9 +136,18 @@ absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const 
         double* o = outs[0].data.data() + ((b * heads + h) * lq + i) * dv;
         double sum = 0;
         for (int64_t j = 0; j < lk; ++j) sum += m == -inf ? 0 : std::exp(s[j] - m);
+        // Dropout: each probability's weight in p v (1 / (1 - p) kept, 0 dropped).
+        for (int64_t j = 0; j < lk; ++j) {
+          const uint64_t at = ((b * heads + h) * lq + i) * lk + j;
+          w[j] = a->dropout == 0                                    ? 1
+                 : ir::PhiloxUniform(seed, stream, at) < keep_below ? 1 / (1 - a->dropout)
+                                                                    : 0;
+        }
         for (int64_t e = 0; e < dv; ++e) {
           double acc = 0;
-          for (int64_t j = 0; j < lk && sum > 0; ++j) acc += std::exp(s[j] - m) * vp[j * dv + e];
+          for (int64_t j = 0; j < lk && sum > 0; ++j) {
+            acc += std::exp(s[j] - m) * w[j] * vp[j * dv + e];
+          }
           o[e] = sum > 0 ? acc / sum : 0;
         }
         outs[1].data[(b * heads + h) * lq + i] = sum > 0 ? m + std::log(sum) : inf;
@@ -134,8 +161,23 @@ absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const 
 
 namespace ops {
 
-absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim) {
+absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim,
+                                                  size_t num_inputs) {
   AttentionAttrs a;
+  auto dropout = GetFloat(attrs, "dropout", kOp, 0.0);
+  if (!dropout.ok()) return dropout.status();
+  if (!(*dropout >= 0 && *dropout < 1)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op attention: attribute 'dropout' is ", *dropout, "; it must be in [0, 1)"));
+  }
+  a.dropout = *dropout;
+  const size_t tensors = num_inputs - (a.dropout > 0 ? 2 : 0);  // q, k, v and the mask
+  if (tensors != 3 && tensors != 4) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("op attention: ", num_inputs, " inputs with dropout ", a.dropout,
+                     "; it takes q, k, v, an optional mask, and with dropout a seed and a stream"));
+  }
+  a.has_mask = tensors == 4;
   auto causal = GetBool(attrs, "causal", kOp, false);
   if (!causal.ok()) return causal.status();
   a.causal = *causal;
@@ -157,7 +199,7 @@ absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int
 }  // namespace ops
 
 void RegisterAttentionOps(OpRegistry& r) {
-  OpDef attention{kOp, OpPattern::kOpaque, 3, 4, 2, InferAttention, ReferenceAttention};
+  OpDef attention{kOp, OpPattern::kOpaque, 3, 6, 2, InferAttention, ReferenceAttention};
   attention.compute = ops::AttentionCompute();
   // The fused kernel where the target has one (NVGPU), whatever it answers; else the library
   // matmuls (x86).

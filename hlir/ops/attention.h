@@ -5,8 +5,8 @@
 /// CUDA template lives in backends/cuda/attention_kernel_source.cc) and attention_library.cc
 /// (x86: q kᵀ and p v as library matmuls around a generated softmax).
 ///
-///   attention(q [B, H, Lq, D], k [B, Hkv, Lk, D], v [B, Hkv, Lk, Dv], [mask]) ->
-///       (out [B, H, Lq, Dv] of q's dtype, logsumexp [B, H, Lq] float32)
+///   attention(q [B, H, Lq, D], k [B, Hkv, Lk, D], v [B, Hkv, Lk, Dv], [mask],
+///             [seed [1], stream [1]]) -> (out [B, H, Lq, Dv] of q's dtype, logsumexp [B, H, Lq])
 ///
 /// Head h reads key/value head h / (H / Hkv) (grouped-query attention: H a multiple of Hkv).
 /// The score of query i and key j is s = scale * q_i·k_j, plus the mask where it is a float
@@ -15,7 +15,14 @@
 /// logsumexp_i = log Σ_j exp(s_j) (natural log, over the kept keys). A row with no kept key has
 /// out = 0 and logsumexp = +inf, so that exp(s - logsumexp) is 0 for it (backward recomputes
 /// the probabilities that way). Attributes: `scale` (float, default 1/sqrt(D)), `causal` (bool,
-/// default false).
+/// default false), `dropout` (float p in [0, 1), default 0).
+///
+/// Dropout (p > 0: the last two inputs are int64 [1] tensors, the seed and the stream of
+/// random_uniform, hlir/ops/random.cc): probability (b, h, i, j) is kept where
+/// PhiloxUniform(seed, stream, ((b H + h) Lq + i) Lk + j) < 1 - p, and scaled by 1 / (1 - p),
+/// before p v; the logsumexp is the undropped softmax's. A backward recomputes the same mask as
+/// random_uniform(seed, stream) of shape [B, H, Lq, Lk] (the torch backend's attention
+/// backward does), as PyTorch's fused attention forms recompute theirs from the state they save.
 #pragma once
 
 #include <functional>
@@ -29,9 +36,13 @@ namespace cinn_like::hlir::ops {
 struct AttentionAttrs {
   double scale = 1;
   bool causal = false;
+  double dropout = 0;     // p: a probability dropped with p, the kept ones scaled by 1 / (1 - p)
+  bool has_mask = false;  // input 3 is the mask
 };
-/// The attributes for a head dimension `head_dim` (-1 when symbolic: then `scale` is required).
-absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim);
+/// The attributes for a head dimension `head_dim` (-1 when symbolic: then `scale` is required)
+/// and `num_inputs` inputs (which say, with `dropout`, whether there is a mask).
+absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim,
+                                                  size_t num_inputs);
 
 /// The score of (b, h, i, j) from the products `qk` [B, H, Lq, Lk] in type `acc`: scaled, the
 /// float mask (in[3], broadcast) added, -inf where a key is not kept (a bool mask, `causal`).
@@ -39,6 +50,11 @@ std::function<ir::Expr(const std::vector<ir::Expr>&)> MaskedScore(const ir::Tens
                                                                   const AttentionAttrs& a,
                                                                   const std::vector<ir::Tensor>& in,
                                                                   ir::Type acc);
+
+/// The dropout factor of (b, h, i, j) in type `acc` (1 / (1 - p) where kept, else 0) from the
+/// seed and stream inputs; null without dropout.
+std::function<ir::Expr(const std::vector<ir::Expr>&)> DropoutFactor(
+    const AttentionAttrs& a, const std::vector<ir::Tensor>& in, ir::Type acc);
 
 /// The decomposed compute: the scores q kᵀ, their row max and sum of exponentials, and p v
 /// scaled by the sum, accumulated in float32 (float64 for float64 inputs).
@@ -50,7 +66,8 @@ ComputeFn AttentionCompute();
 ExternComputeFn AttentionKernelCompute();
 /// The fused kernel's instances that cinn_like builds ahead (tools/build_library_kernels; see
 /// backends/cuda/prebuilt_kernels.h): every element dtype and head-dim bucket, with no mask, a
-/// bool mask or a mask of the element's dtype, each with the tile AttentionKernelCompute picks.
+/// bool mask or a mask of the element's dtype, each with the tile AttentionKernelCompute picks;
+/// without dropout (a training step's dropout instances are compiled by NVRTC at first use).
 std::vector<std::string> PrebuiltAttentionKernels();
 /// On a target without the fused kernel: q kᵀ and p v as two library matmuls
 /// (ir::LibraryCall::kMatmul, oneDNN on x86) around a generated masked softmax; float32 only,

@@ -1,12 +1,14 @@
 /// \file attention decomposed in lang (x86, and the GPU when the fused kernel is off): the
 /// scores q kᵀ (`<name>_qk`), masked and scaled by an expression each reader inlines; their
 /// row max (`<name>_max`); the exponentials (`<name>_p`), their row sum (`<name>_sum`) and
-/// p v (`<name>_pv`); then out = pv / sum and logsumexp = max + log(sum). Accumulation is in
-/// float32 for float16/bfloat16/float32 inputs, float64 for float64.
+/// p v (`<name>_pv`, each probability times its dropout factor with dropout); then out =
+/// pv / sum and logsumexp = max + log(sum). Accumulation is in float32 for
+/// float16/bfloat16/float32 inputs, float64 for float64.
 #include <cmath>
 
 #include "hlir/ops/attention.h"
 #include "hlir/ops/compute_util.h"
+#include "ir/intrinsics.h"
 #include "ir/math.h"
 
 namespace cinn_like::hlir::ops {
@@ -25,7 +27,7 @@ std::function<Expr(const std::vector<Expr>&)> MaskedScore(const Tensor& qk, cons
     Expr s = qk(i) * Const(acc, a.scale);
     Expr keep;
     if (a.causal) keep = i[3] <= i[2];
-    if (in.size() == 4) {
+    if (a.has_mask) {
       Expr m = BroadcastRead(in[3], i);
       if (m.type().is_bool()) {
         keep = keep.defined() ? (keep && m) : m;
@@ -37,12 +39,31 @@ std::function<Expr(const std::vector<Expr>&)> MaskedScore(const Tensor& qk, cons
   };
 }
 
+std::function<Expr(const std::vector<Expr>&)> DropoutFactor(const AttentionAttrs& a,
+                                                            const std::vector<Tensor>& in,
+                                                            ir::Type acc) {
+  if (a.dropout == 0) return nullptr;
+  const Tensor &q = in[0], &k = in[1], seed = in[in.size() - 2], stream = in[in.size() - 1];
+  const ir::Type i64 = ir::Int(64);
+  const Expr keep_below = ir::FloatImm::Make(ir::Float(32), 1 - a.dropout);
+  const Expr kept = Const(acc, 1 / (1 - a.dropout)), dropped = Const(acc, 0);
+  return [=](const std::vector<Expr>& i) {
+    // The row-major index of (b, h, i, j) in [B, H, Lq, Lk], as random_uniform numbers it.
+    Expr at = ir::Cast::Make(i64, i[0]);
+    const Expr sizes[] = {q->shape[1], q->shape[2], k->shape[2]};
+    for (int d = 0; d < 3; ++d) at = at * AsInt64(sizes[d]) + ir::Cast::Make(i64, i[d + 1]);
+    Expr u = ir::Call::Make(ir::Float(32), ir::IntrinsicOp::kPhiloxUniform,
+                            {seed({Expr(0)}), stream({Expr(0)}), at});
+    return ir::Select::Make(u < keep_below, kept, dropped);
+  };
+}
+
 ComputeFn AttentionCompute() {
   return [](const std::vector<Tensor>& in, const AttributeMap& attrs,
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
     const Tensor &q = in[0], &k = in[1], &v = in[2];
     const int64_t* d_const = ir::AsConstInt(q->shape[3]);
-    auto a = ReadAttentionAttrs(attrs, d_const ? *d_const : -1);
+    auto a = ReadAttentionAttrs(attrs, d_const ? *d_const : -1, in.size());
     if (!a.ok()) return a.status();
     const ir::Type t = outs[0].type;
     const ir::Type acc = t.is_low_precision_float() ? ir::Float(32) : t;
@@ -86,11 +107,13 @@ ComputeFn AttentionCompute() {
         [&](const Indices& i) { return ir::ReduceSum(p(i[0], i[1], i[2], j.var), {j}); },
         name + "_sum");
     ir::IterVar jv = ir::ReduceAxis(lk, "j");
+    auto dropout = DropoutFactor(*a, in, acc);
     Tensor pv = ir::Compute(
         outs[0].shape,
         [&](const Indices& i) {
-          return ir::ReduceSum(
-              p(i[0], i[1], i[2], jv.var) * widen(v(i[0], kv_head(i[1]), jv.var, i[3])), {jv});
+          Expr pj = p(i[0], i[1], i[2], jv.var);
+          if (dropout) pj = pj * dropout({i[0], i[1], i[2], jv.var});
+          return ir::ReduceSum(pj * widen(v(i[0], kv_head(i[1]), jv.var, i[3])), {jv});
         },
         name + "_pv");
     Tensor out = ir::Compute(

@@ -1,15 +1,16 @@
 /// \file attention as the fused flash-attention kernel on NVGPU: an extern tensor whose
 /// statement, kept in host code, launches the library kernel
 ///
-///   cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc]
+///   cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]
 ///
 /// that the CUDA backend adds to the device module (backends/cuda/attention_kernel_source.h
 /// holds its template and the argument list). The name is the contract between the two: the
 /// element dtype (float32, float16, bfloat16), the mask's dtype (none, bool, float32, float16,
 /// bfloat16), the head-dim bucket D (32, 64, 128, 256: the larger of q's and v's head dims,
 /// padded), the tile of BM query rows by BN keys, chosen here so that the kernel's static
-/// shared memory stays under 48 KiB, and `_tc` for tensor cores (float16, bfloat16). The grid
-/// is (ceil(Lq / BM), B * H), 128 threads a block.
+/// shared memory stays under 48 KiB, `_tc` for tensor cores (float16, bfloat16) and `_drop` for
+/// dropout (the seed, the stream and 1 - p are the last arguments of every instance, unread
+/// without it). The grid is (ceil(Lq / BM), B * H), 128 threads a block.
 ///
 /// The kernel writes both outputs: the logsumexp tensor is the extern call, and `out` a
 /// second extern tensor reading it with an empty statement, so that whoever reads `out` comes
@@ -48,9 +49,10 @@ constexpr Tile kTiles[] = {
     {32, 32, 64, false}, {64, 32, 64, false}, {128, 32, 32, false}, {256, 16, 16, false}};
 constexpr int kThreads = 128;
 
-std::string KernelName(const char* dtype, const char* mask_dtype, const Tile& tile) {
+std::string KernelName(const char* dtype, const char* mask_dtype, const Tile& tile, bool dropout) {
   return absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d", tile.head_dim, "_q",
-                      tile.rows, "_k", tile.keys, tile.tensor_cores ? "_tc" : "");
+                      tile.rows, "_k", tile.keys, tile.tensor_cores ? "_tc" : "",
+                      dropout ? "_drop" : "");
 }
 
 Expr I32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
@@ -80,7 +82,7 @@ std::vector<std::string> PrebuiltAttentionKernels() {
         for (const Tile& tc : kTensorCoreTiles) {
           if (half && tc.head_dim == t.head_dim) tile = &tc;
         }
-        names.push_back(KernelName(dtype, mask, *tile));
+        names.push_back(KernelName(dtype, mask, *tile, false));  // dropout's: NVRTC at first use
       }
     }
   }
@@ -93,12 +95,14 @@ ExternComputeFn AttentionKernelCompute() {
     auto library = FindLibrary(target, ir::LibraryCall::kAttention, {});
     if (!library.ok()) return Declined(std::string(library.status().message()));
     const Tensor &q = in[0], &k = in[1], &v = in[2];
-    const bool has_mask = in.size() == 4;
+    const int64_t* d = ir::AsConstInt(q->shape[3]);
+    auto a = ReadAttentionAttrs(attrs, d ? *d : -1, in.size());
+    if (!a.ok()) return a.status();
+    const bool has_mask = a->has_mask, dropout = a->dropout > 0;
     const char* dtype = KernelDType(q->dtype);
     const char* mask_dtype = !has_mask                ? "none"
                              : in[3]->dtype.is_bool() ? "bool"
                                                       : KernelDType(in[3]->dtype);
-    const int64_t* d = ir::AsConstInt(q->shape[3]);
     const int64_t* dv = ir::AsConstInt(v->shape[3]);
     const Tile* tile = nullptr;
     const bool half = q->dtype == ir::Float16() || q->dtype == ir::BFloat16();
@@ -111,9 +115,7 @@ ExternComputeFn AttentionKernelCompute() {
     if (!dtype || !mask_dtype || !tile) {
       return Declined("the kernel takes float32, float16 and bfloat16 with head dims up to 256");
     }
-    auto a = ReadAttentionAttrs(attrs, *d);
-    if (!a.ok()) return a.status();
-    const std::string kernel = KernelName(dtype, mask_dtype, *tile);
+    const std::string kernel = KernelName(dtype, mask_dtype, *tile, dropout);
     const Expr lq = I32(q->shape[2]);
     const std::vector<Expr> dims{I32(q->shape[0]), I32(q->shape[1]), I32(k->shape[1]), lq,
                                  I32(k->shape[2]), I32(q->shape[3]), I32(v->shape[3])};
@@ -128,6 +130,8 @@ ExternComputeFn AttentionKernelCompute() {
         has_mask ? MaskStrides(in[3]) : std::vector<Expr>(4, Expr(int64_t{0}));
     const float scale = static_cast<float>(a->scale);
     const int causal = a->causal;
+    const float keep_below = static_cast<float>(1 - a->dropout);
+    const size_t seed_at = in.size() - 2;
     auto out_buffer = std::make_shared<ir::Buffer>();
     Tensor lse =
         ir::ExternTensor(name + "_1", outs[1].type, outs[1].shape, in,
@@ -143,6 +147,9 @@ ExternComputeFn AttentionKernelCompute() {
                            args.push_back(Expr(scale));
                            args.push_back(Expr(causal));
                            args.insert(args.end(), strides.begin(), strides.end());
+                           args.push_back(dropout ? b[seed_at]->data : b[0]->data);
+                           args.push_back(dropout ? b[seed_at + 1]->data : b[0]->data);
+                           args.push_back(Expr(keep_below));
                            return ir::Evaluate::Make(
                                ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
                          });

@@ -1,6 +1,7 @@
 /// \file attention on a target with a matmul library call but no fused attention kernel (x86:
 /// oneDNN): the scores q kᵀ (`<name>_qk`) and the product p v (the output) are two batched
-/// library matmuls, and the masked softmax between them is generated: the row max
+/// library matmuls, and the masked softmax between them (with its dropout) is generated: the row
+/// max
 /// (`<name>_max`), the row sum of the exponentials (`<name>_sum`) and the normalized
 /// probabilities (`<name>_p`), which the CPU row tactic computes row by row while the row is in
 /// cache. The decomposed compute (attention_compute.cc) writes the two products as generated
@@ -60,7 +61,7 @@ ExternComputeFn AttentionMatmulCompute() {
     const Expr kv_heads = k->shape[1], d = q->shape[3], dv = v->shape[3];
     if (IsZero(lk) || IsZero(d)) return Declined("a product has no terms");
     const int64_t* d_const = ir::AsConstInt(d);
-    auto a = ReadAttentionAttrs(attrs, d_const ? *d_const : -1);
+    auto a = ReadAttentionAttrs(attrs, d_const ? *d_const : -1, in.size());
     if (!a.ok()) return a.status();
     const int64_t *h_const = ir::AsConstInt(heads), *hkv_const = ir::AsConstInt(kv_heads);
     const Expr group = h_const && hkv_const && *hkv_const > 0
@@ -98,12 +99,16 @@ ExternComputeFn AttentionMatmulCompute() {
           return ir::ReduceSum(exp_score({i[0], i[1], i[2], js.var}), {js});
         },
         name + "_sum");
-    // Normalized before p v, so that the second product is the output: 0 on a row without keys.
+    // Normalized before p v, so that the second product is the output: 0 on a row without keys;
+    // times the dropout factor with dropout.
+    auto dropout = DropoutFactor(*a, in, f32);
     Tensor p = ir::Compute(
         {batch, heads, lq, lk},
         [&](const Indices& i) {
           Expr l = sum(i[0], i[1], i[2]);
-          return ir::Select::Make(l > Const(f32, 0), exp_score(i) / l, Const(f32, 0));
+          Expr p = exp_score(i) / l;
+          if (dropout) p = p * dropout(i);
+          return ir::Select::Make(l > Const(f32, 0), p, Const(f32, 0));
         },
         name + "_p");
     Tensor out = Product(name, outs[0].shape, p, v, pv_call->function, pv_ints);

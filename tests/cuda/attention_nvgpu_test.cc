@@ -123,6 +123,9 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
           absl::StrCat("cinn_like_attention_", t, "_", masks[n++ % 5], "_", tile));
     }
   }
+  // Dropout's instances (the Philox of the attention namespace), on both kinds of cores.
+  names.push_back("cinn_like_attention_float32_none_d64_q32_k64_drop");
+  tensor_cores.push_back("cinn_like_attention_bfloat16_bfloat16_d64_q64_k64_tc_drop");
   names.insert(names.end(), tensor_cores.begin(), tensor_cores.end());
   // sm_90: every kernel, the tensor-core ones with mma.sync and ldmatrix; sm_75 (before
   // tensor cores of this shape): the tensor-core kernels on their CUDA-core tiles.
@@ -169,18 +172,20 @@ TEST(AttentionNVGPUError, BadKernelNamesAreErrors) {
     const char* name;
     const char* why;
   };
-  for (const Bad& b : {Bad{"cinn_like_attention_float64_none_d64_q64_k32", "element dtype float64"},
-                       Bad{"cinn_like_attention_float32_int8_d64_q64_k32", "mask dtype int8"},
-                       Bad{"cinn_like_attention_float32_none_d48_q64_k32", "head dim d48"},
-                       Bad{"cinn_like_attention_float32_none_d64_q64_k48", "key tile k48"},
-                       Bad{"cinn_like_attention_float32_none_d64_q30_k32", "query tile q30"},
-                       Bad{"cinn_like_attention_float32_none_d256_q128_k64", "shared memory"},
-                       Bad{"cinn_like_attention_float32", "malformed name"},
-                       Bad{"cinn_like_attention_float32_none_d64_q64_k64_tc",
-                           "tensor cores for "
-                           "float32"},
-                       Bad{"cinn_like_attention_float16_none_d256_q64_k64_tc", "tensor-core tile"},
-                       Bad{"cinn_like_attention_float16_none_d64_q64_k64_xx", "malformed name"}}) {
+  for (const Bad& b :
+       {Bad{"cinn_like_attention_float64_none_d64_q64_k32", "element dtype float64"},
+        Bad{"cinn_like_attention_float32_int8_d64_q64_k32", "mask dtype int8"},
+        Bad{"cinn_like_attention_float32_none_d48_q64_k32", "head dim d48"},
+        Bad{"cinn_like_attention_float32_none_d64_q64_k48", "key tile k48"},
+        Bad{"cinn_like_attention_float32_none_d64_q30_k32", "query tile q30"},
+        Bad{"cinn_like_attention_float32_none_d256_q128_k64", "shared memory"},
+        Bad{"cinn_like_attention_float32", "malformed name"},
+        Bad{"cinn_like_attention_float32_none_d64_q64_k64_tc",
+            "tensor cores for "
+            "float32"},
+        Bad{"cinn_like_attention_float16_none_d256_q64_k64_tc", "tensor-core tile"},
+        Bad{"cinn_like_attention_float16_none_d64_q64_k64_xx", "malformed name"},
+        Bad{"cinn_like_attention_float16_none_d64_q64_k64_drop_tc", "malformed name"}}) {
     auto s = backends::AttentionKernelInstance(b.name);
     ASSERT_FALSE(s.ok()) << b.name;
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.why));

@@ -1,8 +1,8 @@
 /// \file GPU machine only: the attention op against the reference interpreter on fresh random
 /// data, through the fused kernel (the default, prebuilt or compiled by NVRTC) on the op table's
 /// attention cases, on the larger cases that walk several query and key tiles in every head-dim
-/// bucket and on fully masked rows, and through the decomposed compute (extern libraries off) on
-/// the op table's cases.
+/// bucket, on fully masked rows and on dropout's mask (random_uniform's), and through the
+/// decomposed compute (extern libraries off) on the op table's cases.
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
@@ -59,6 +59,10 @@ TEST(AttentionGpu, FusedKernelMatchesReferenceOnLargeCases) {
 
 TEST(AttentionGpu, FusedKernelGivesFullyMaskedRowsZeroAndInfinity) {
   CheckFullyMaskedRows(ir::Target::NVGPU(), RunOnGpu);
+}
+
+TEST(AttentionGpu, FusedKernelsDropoutMaskIsTheOneRandomUniformDraws) {
+  CheckDropoutIsRandomUniformsMask(ir::Target::NVGPU(), RunOnGpu);
 }
 
 TEST(AttentionGpu, DecomposedComputeMatchesReference) {

@@ -58,6 +58,10 @@ TEST(AttentionX86, FullyMaskedRowsAreZeroWithInfiniteLogsumexp) {
   CheckFullyMaskedRows(ir::Target::X86(), RunOnX86);
 }
 
+TEST(AttentionX86, DropoutMaskIsTheOneRandomUniformDraws) {
+  CheckDropoutIsRandomUniformsMask(ir::Target::X86(), RunOnX86);
+}
+
 TEST(AttentionX86, LargeCasesMatchReference) {
   for (const OpCase& c : LargeAttentionCases()) RunOpCase(c, ir::Target::X86(), RunOnX86);
 }
@@ -112,7 +116,23 @@ TEST(AttentionError, InferenceNamesOpTensorsAndShapes) {
   auto arity = hlir::OpRegistry::Global().Infer("attention", {{DType::kFloat32, q}}, {});
   ASSERT_FALSE(arity.ok());
   EXPECT_THAT(std::string(arity.status().message()),
-              HasSubstr("op attention: takes 3 to 4 inputs, got 1"));
+              HasSubstr("op attention: takes 3 to 6 inputs, got 1"));
+  // Dropout: its seed and stream follow the tensors; a probability in [0, 1).
+  const Shape one = S({1});
+  const std::vector<DType> f32_i64 = {DType::kFloat32, DType::kFloat32, DType::kFloat32,
+                                      DType::kInt64, DType::kInt64};
+  EXPECT_THAT(InferError({q, kv, kv, one, one}, f32_i64, {{"dropout", 1.0}}),
+              HasSubstr("attribute 'dropout' is 1; it must be in [0, 1)"));
+  EXPECT_THAT(InferError({q, kv, kv, one}, {}, {{"dropout", 0.5}}),
+              HasSubstr("4 inputs with dropout 0.5; it takes q, k, v, an optional mask, and with "
+                        "dropout a seed and a stream"));
+  EXPECT_THAT(InferError({q, kv, kv, one, S({2})}, f32_i64, {{"dropout", 0.5}}),
+              HasSubstr("stream (input 4, int64[2]) must be one int64 element, shape [1]"));
+  EXPECT_THAT(InferError({q, kv, kv, S({5, 6}), one, one},
+                         {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kBool,
+                          DType::kInt32, DType::kInt64},
+                         {{"dropout", 0.5}}),
+              HasSubstr("seed (input 4, int32[1]) must be one int64 element"));
 }
 
 TEST(AttentionX86, OutputsAndTheirDTypes) {

@@ -1,8 +1,9 @@
 """Random ops (issue 49): the Program op random_uniform against a numpy Philox4x32-10 written
-here, bit for bit on x86 and in CUDA source; dropout, rand_like and bernoulli through
-torch.compile: compiled whole (one forward and one backward partition, no fallback), the same
-numbers from the same torch.manual_seed and new ones at each call, the backward through the
-forward's mask."""
+here, bit for bit on x86 and in CUDA source (and the PyTorch spelling of the eager forms,
+cinn_like/torch/philox.py); dropout, rand_like and bernoulli through torch.compile: compiled
+whole (one forward and one backward partition, no fallback), the same numbers from the same
+torch.manual_seed and new ones at each call, the backward through the forward's mask; attention
+with dropout as cinn_like's fused op, whose backward draws the forward's mask again."""
 import os
 import unittest
 
@@ -16,6 +17,7 @@ if HAVE_TORCH:
     import torch
     import torch.nn.functional as F
     import cinn_like.torch as ct
+    from cinn_like.torch import attention_dropout, philox
     from torch_util import compiled, devices
 
 
@@ -211,7 +213,69 @@ class TorchRandomTest(unittest.TestCase):
             self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
             torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
 
-    def test_attention_with_dropout_is_written_out_and_compiles_whole(self):
+    def test_torch_philox_equals_numpy_philox_bit_for_bit(self):
+        rng = np.random.default_rng()
+        for shape, stream in (([5, 7], 0), ([3, 4, 50], 5), ([4096], 1 << 40)):
+            seed = int(rng.integers(0, 2**53))
+            got = philox.uniform(torch.tensor([seed]), stream, shape, "cpu").numpy()
+            want = philox_uniform(seed, stream, np.arange(got.size)).reshape(shape)
+            np.testing.assert_array_equal(got, want, err_msg=f"seed {seed}, stream {stream}")
+
+    def test_attention_dropout_ops_backward_is_autograd_of_its_meaning(self):
+        # The eager forms (which run where cinn_like does not take a call) against autograd of
+        # the op's meaning in plain ops with the same Philox weights: grouped heads, a bool
+        # mask with a dead row, causal, p = 0.3.
+        q = torch.randn(2, 4, 9, 8, requires_grad=True)
+        k, v = (torch.randn(2, 2, 11, 8, requires_grad=True) for _ in range(2))
+        mask = torch.rand(9, 11) > 0.3
+        mask[4] = False
+        seed, p, scale = torch.tensor([12345]), 0.3, 0.4
+        out, lse, seed_out, stream = attention_dropout.attention_dropout(
+            q, k, v, mask, p, True, scale, seed, 2)
+        self.assertEqual((int(seed_out), int(stream)), (12345, 2))
+        g = torch.randn_like(out)
+        grads = torch.autograd.grad(out, (q, k, v), g)
+        s = torch.matmul(q, k.repeat_interleave(2, 1).transpose(-2, -1)) * scale
+        keep = mask & torch.ones(9, 11, dtype=torch.bool).tril()
+        probs = torch.softmax(s.masked_fill(~keep, float("-inf")), -1).nan_to_num(0.0)
+        u = philox.uniform(seed, 2, (2, 4, 9, 11), "cpu")
+        w = torch.where(u < 0.7, 1 / 0.7, 0.0)
+        self.assertTrue(0.2 < float((w == 0).float().mean()) < 0.4)
+        want = torch.matmul(probs * w, v.repeat_interleave(2, 1))
+        torch.testing.assert_close(out, want, rtol=1e-5, atol=1e-5)
+        self.assertTrue(torch.all(out[:, :, 4] == 0) and torch.all(lse[:, :, 4] == float("inf")))
+        for a, b in zip(grads, torch.autograd.grad(want, (q, k, v), g)):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+    def test_attention_with_dropout_is_one_fused_op_saving_no_scores(self):
+        # Compiled forward and backward against the eager op from the same torch.manual_seed
+        # (the seed the graph draws is the one the eager op draws): the fused kernel's mask
+        # (forward) and random_uniform's (backward) are the eager Philox's. Nothing of
+        # [B, H, L, L] is saved for the backward (the written-out form saved the mask and the
+        # probabilities).
+        for dev in devices():
+            q, k, v = (torch.randn(2, 4, 16, 8, device=dev, requires_grad=True) for _ in range(3))
+            g = torch.randn(2, 4, 16, 8, device=dev)
+            saved = []
+            ct.reset()
+            cf = compiled(lambda q, k, v: F.scaled_dot_product_attention(
+                q, k, v, dropout_p=0.3, is_causal=True))
+            torch.manual_seed(11)
+            with torch.autograd.graph.saved_tensors_hooks(
+                    lambda t: saved.append(tuple(t.shape)) or t, lambda t: t):
+                got = cf(q, k, v)
+            grads = torch.autograd.grad(got, (q, k, v), g)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            self.assertTrue(saved, dev)
+            self.assertNotIn((2, 4, 16, 16), saved, dev)
+            torch.manual_seed(11)
+            want = attention_dropout.attention(q, k, v, None, 0.3, True, None)
+            tol = dict(rtol=1e-4, atol=1e-5)
+            torch.testing.assert_close(got, want, **tol, msg=dev)
+            for a, b in zip(grads, torch.autograd.grad(want, (q, k, v), g)):
+                torch.testing.assert_close(a, b, **tol, msg=dev)
+
+    def test_attention_with_dropout_compiles_whole(self):
         def f(q, k, v, p):
             return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
 

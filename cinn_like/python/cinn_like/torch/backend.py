@@ -318,7 +318,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     if any(isinstance(x, torch.Tensor) and x.is_cuda for x in example_inputs):
         # cuBLASLt, cuDNN and NVRTC load on a thread of their own while AOTAutograd traces.
         _lib.lib.cinn_like_warm_up(b"cuda")
-    sdpa_dropout.write_out(gm)  # attention with dropout: plain ops, before AOTAutograd traces
+    sdpa_dropout.write_out(gm)  # attention with dropout: cinn_like's op, before AOTAutograd
     compile_fn = functools.partial(compile_graph, options=options)
     direct = []  # the inference forward, when AOTAutograd's wrappers would only pass through
     # The closures below outlive this call (AOTAutograd keeps them with the compiled graph):

@@ -1,18 +1,22 @@
-"""Scaled dot-product attention with dropout, written out before AOTAutograd traces it.
+"""Scaled dot-product attention with dropout, rewritten before AOTAutograd traces it.
 
-The fused attention forms PyTorch picks on CUDA draw their dropout mask inside the kernel, from
-a random-number state that their backward forms read again; cinn_like's attention op has no
-dropout, so such a call would stay in PyTorch and split the training graph around it. Here, in
-Dynamo's graph (before AOTAutograd), a call of F.scaled_dot_product_attention whose dropout_p
-is a nonzero number becomes `attention_with_dropout` below: matmuls, a softmax and F.dropout,
-which AOTAutograd differentiates op by op (the backward reads the saved mask), so every part is
-a cinn_like op and the dropout draws from cinn_like's Philox (seeds.py). Calls without dropout
-keep the fused forms.
+The fused attention forms PyTorch picks on CUDA draw their dropout mask inside the kernel from
+a random-number state of PyTorch's generator that their backward forms read again, which
+cinn_like cannot reproduce; left as they are, such a call would stay in PyTorch and split the
+training graph around it. Here, in Dynamo's graph, a call of F.scaled_dot_product_attention
+whose dropout_p is a number in (0, 1) becomes cinn_like's own attention with dropout
+(attention_dropout.py: one fused forward op and one backward op, the mask drawn from cinn_like's
+Philox in both). Calls the op does not take (not of rank 4, heads that do not group, a float
+mask that needs a gradient) become `attention_with_dropout` below instead: matmuls, a softmax
+and F.dropout, which AOTAutograd differentiates op by op (the backward reads the saved mask).
+Calls without dropout keep PyTorch's fused forms.
 """
 import math
 
 import torch
 import torch.nn.functional as F
+
+from . import attention_dropout
 
 
 def attention_with_dropout(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
@@ -48,7 +52,33 @@ def attention_with_dropout(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=Fal
     return torch.matmul(F.dropout(p, dropout_p, training=True), v)
 
 
+def fused_attention_with_dropout(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False,
+                                 scale=None, enable_gqa=False):
+    """F.scaled_dot_product_attention as cinn_like's attention op with dropout."""
+    return attention_dropout.attention(q, k, v, attn_mask, dropout_p, is_causal, scale)
+
+
 _SDPA = (F.scaled_dot_product_attention, torch._C._nn.scaled_dot_product_attention)
+_PARAMETERS = ("query", "key", "value", "attn_mask", "dropout_p", "is_causal", "scale",
+               "enable_gqa")
+
+
+def _fusible(args):
+    """Whether attention_dropout takes a call with these arguments (by name)."""
+    value = lambda n: n.meta.get("example_value") if isinstance(n, torch.fx.Node) else n  # noqa
+    q, k, v = (value(args.get(n)) for n in _PARAMETERS[:3])
+    mask = value(args.get("attn_mask"))
+    tensors = (q, k, v)
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 4 for t in tensors):
+        return False
+    if q.shape[1] % k.shape[1] or k.shape[1] != v.shape[1]:
+        return False
+    if k.shape[1] != q.shape[1] and not args.get("enable_gqa", False):
+        return False
+    if mask is not None and (not isinstance(mask, torch.Tensor) or mask.requires_grad):
+        return False
+    scale = args.get("scale")
+    return scale is None or isinstance(scale, (int, float))
 
 
 def write_out(gm):
@@ -57,9 +87,12 @@ def write_out(gm):
     for node in gm.graph.nodes:
         if node.op != "call_function" or node.target not in _SDPA:
             continue
-        p = node.kwargs.get("dropout_p", node.args[4] if len(node.args) > 4 else 0.0)
-        if isinstance(p, (int, float)) and p > 0:
-            node.target = attention_with_dropout
+        args = dict(zip(_PARAMETERS, node.args), **node.kwargs)
+        p = args.get("dropout_p", 0.0)
+        if isinstance(p, (int, float)) and 0 < p < 1 and isinstance(args.get("is_causal", False),
+                                                                    bool):
+            fused = _fusible(args)
+            node.target = fused_attention_with_dropout if fused else attention_with_dropout
             count += 1
     if count:
         gm.recompile()

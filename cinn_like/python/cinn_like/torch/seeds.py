@@ -14,10 +14,18 @@ partitioner counts it as PyTorch's own work, not a fallback.
 Where cinn_like does not take a random op (an unsupported dtype, say), the function runs the
 original aten op in PyTorch, with PyTorch's generator, as without the rewrite. The backward of
 dropout reads the forward's mask (AOTAutograd saves it), so it never draws again.
+
+cinn_like's attention with dropout (attention_dropout.py) takes its seed and stream as
+arguments: its call gets the graph's seed and a stream, and its eager form draws from them as
+the compiled kernel does; its backward draws the same mask again from the seed and stream the
+forward returned.
 """
 import torch
 
+from . import attention_dropout  # noqa: F401 (registers cinn_like::attention_dropout)
+
 aten = torch.ops.aten
+_ATTENTION = torch.ops.cinn_like.attention_dropout.default
 SEED_LIMIT = 2**53  # seeds below it are exact in the reference interpreter's doubles
 
 
@@ -59,6 +67,10 @@ def _rewritten(node, seed, stream):
         return rand, (a[0], seed, stream), {"dtype": kw.get("dtype"), "device": kw.get("device")}
     if node.target == aten.bernoulli.p and not kw:
         return bernoulli_p, (a[0], a[1], seed, stream), {}
+    if node.target == _ATTENTION:
+        names = [x.name for x in _ATTENTION._schema.arguments]
+        full = dict(zip(names, a), **kw)
+        return _ATTENTION, tuple(full[n] for n in names[:7]) + (seed, stream), {}
     return None
 
 

@@ -8,7 +8,10 @@ Forms, by where PyTorch picks them: `_scaled_dot_product_flash_attention_for_cpu
 `_scaled_dot_product_flash_attention` (CUDA), and `_scaled_dot_product_attention_math`
 (composite: normally decomposed before it reaches a backend). Masks (bool: true keeps a key,
 or additive floats), is_causal (top-left aligned), scale and grouped-query heads (k and v with
-fewer heads than q) are supported; dropout is refused. Outputs the forms carry beside the
+fewer heads than q) are supported; dropout is refused in these forms: attention with dropout
+reaches the backend as cinn_like's own ops (attention_dropout.py), converted at the end of this
+file (the op's dropout drawn in the kernel, the backward drawing the same mask with
+random_uniform from the forward's seed and stream). Outputs the forms carry beside the
 attention and its logsumexp (random-number state, sequence offsets) are zero-filled int64
 placeholders when read, since nothing here is random; the flash form's uint64 state cannot be
 represented, so a graph that reads it (training) keeps that form in PyTorch. A query row with
@@ -20,6 +23,7 @@ import operator
 
 import torch
 
+from .. import attention_dropout  # noqa: F401 (registers the cinn_like::attention_dropout ops)
 from ..registry import Unsupported, converts, dtype_name, val
 
 aten = torch.ops.aten
@@ -157,7 +161,9 @@ class _Grad:
     head are taken as g·Lq rows of it ([B, Hkv, g·Lq, ·], a reshape), so the matmuls read k
     and v as they are and dK, dV come out summed over the group."""
 
-    def __init__(self, c, q, k, v, mask, scale, causal, lse):
+    def __init__(self, c, q, k, v, mask, scale, causal, lse, dropout=None):
+        """dropout: None, or (p, seed node, stream node) of attention_dropout: the probabilities'
+        dropout weights W drawn again (then dV = (P∘W)ᵀ dO and dP = (dO Vᵀ)∘W)."""
         self.c, self.scale = c, scale
         qt, kt = val(q), val(k)
         self.b, self.h, self.lq = (int(d) for d in qt.shape[:3])
@@ -182,6 +188,16 @@ class _Grad:
         self.p = c.op("exp", [c.op("sub", [scores, lse])])  # [B, H, Lq, Lk]
         if keep is not None:
             self.p = c.op("where", [keep, self.p, self.const(0.0)])
+        self.w = None if dropout is None else self.dropout_weights(*dropout)
+
+    def dropout_weights(self, p, seed, stream):
+        """1 / (1 - p) where the forward kept a probability, else 0: random_uniform's numbers at
+        (seed, stream) over [B, H, Lq, Lk], as the attention op drew them."""
+        c = self.c
+        u = c.op("random_uniform", [c.tensor(seed), c.tensor(stream)],
+                 {"shape": [self.b, self.h, self.lq, self.lk], "dtype": "float32", "stream": 0})
+        return c.op("where", [c.op("less", [u, self.const(1.0 - p)]),
+                              self.const(1.0 / (1.0 - p)), self.const(0.0)])
 
     def f32(self, x):
         return self.c.tensor(x, torch.float32)
@@ -211,8 +227,11 @@ class _Grad:
         """(dq, dk, dv, ds) in float32; ds [B, H, Lq, Lk] is the gradient of the scores."""
         c = self.c
         do = self.f32(grad_out)
-        dv = self.mm(self.grouped(self.p, self.lk), self.grouped(do, self.dv), tx=True)
+        pw = self.p if self.w is None else c.op("mul", [self.p, self.w])
+        dv = self.mm(self.grouped(pw, self.lk), self.grouped(do, self.dv), tx=True)
         dp = self.split(self.mm(self.grouped(do, self.dv), self.v, ty=True))
+        if self.w is not None:
+            dp = c.op("mul", [dp, self.w])
         di = c.op("reduce_sum", [c.op("mul", [do, self.f32(out)])], {"axes": [3], "keepdim": True})
         ds = c.op("mul", [self.p, c.op("sub", [dp, di])])
         dsg = self.grouped(ds, self.lk)
@@ -292,3 +311,38 @@ def _flash_backward(c, n):
     dropout_p, causal = n.args[10], n.args[11]
     return _backward(c, grad_out, q, k, v, out, c.tensor(lse), None, dropout_p, causal,
                      n.kwargs.get("scale"))[:3]
+
+
+def _attention_dropout_args(n):
+    """attention_dropout's (backward's) arguments by name."""
+    names = [x.name for x in n.target._schema.arguments]
+    return dict(zip(names, n.args), **n.kwargs)
+
+
+@converts(torch.ops.cinn_like.attention_dropout.default)
+def _attention_dropout(c, n):
+    a = _attention_dropout_args(n)
+    q, k, v, mask, seed = a["q"], a["k"], a["v"], a["mask"], a["seed"]
+    if not isinstance(seed, torch.fx.Node):
+        raise Unsupported("attention_dropout without the graph's seed (seeds.add_seeds)")
+    s = _check(q, k, v, 0.0, a["scale"])
+    stream = c.op("fill", [], {"shape": [1], "value": float(a["stream"]), "dtype": "int64"})
+    attrs = dict(_attrs(s, a["causal"]), dropout=float(a["p"]))
+    out, lse = c.op("attention", _inputs(c, q, k, v, mask) + [c.tensor(seed), stream], attrs,
+                    num_outputs=2)
+    return [out, lse, c.op("reshape", [c.tensor(seed)], {"shape": [1]}), stream]
+
+
+@converts(torch.ops.cinn_like.attention_dropout_backward.default)
+def _attention_dropout_backward(c, n):
+    a = _attention_dropout_args(n)
+    q, k, v, out, grad = a["q"], a["k"], a["v"], a["out"], a["grad"]
+    s = _check(q, k, v, 0.0, a["scale"])
+    for t, name in ((grad, "grad"), (out, "out")):
+        if not isinstance(t, torch.fx.Node):
+            raise Unsupported(f"{name} is not a tensor")
+    g = _Grad(c, q, k, v, a["mask"], s, a["causal"], c.tensor(a["lse"]),
+              dropout=(float(a["p"]), a["seed"], a["stream"]))
+    dq, dk, dv, _ = g.grads(grad, out)
+    cast = lambda x, like: c.op("cast", [x], {"dtype": dtype_name(val(like).dtype)})  # noqa: E731
+    return [cast(dq, q), cast(dk, k), cast(dv, v)]
