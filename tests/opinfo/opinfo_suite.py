@@ -19,6 +19,11 @@ for the file to be updated (--update writes it from the run).
       --check tests/opinfo/expect_x86.json
 
 --configs all adds float16 and the integer and bool dtypes; --ops and --limit pick entries.
+
+--against-inductor judges float16 and bfloat16 samples without the float64 excuse: where the
+result differs from eager, Inductor runs the sample too, and one that Inductor matches is a
+finding (opinfo_inductor.py): listed with both backends' errors (--inductor-report: as JSON),
+it makes the suite fail. --budget stops the run after so many seconds and reports what it judged.
 """
 import argparse
 import collections
@@ -32,6 +37,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import opinfo_inductor  # noqa: E402
 from opinfo_worker import SAMPLES_PER_ENTRY, TAG, entry_keys  # noqa: E402
 
 WORKER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "opinfo_worker.py")
@@ -87,6 +93,8 @@ class Run:
         self.args, self.lock = args, threading.Lock()
         self.results = collections.OrderedDict((j, []) for j in jobs)
         self.skipped, self.done = {}, 0
+        self.stop_at = time.time() + args.budget if getattr(args, "budget", None) else None
+        self.cut = False  # the budget ran out
         # Each record as it comes (a run cut short keeps what it judged).
         self.out = open(args.out, "w") if args.out else None
         self.torch_version = None
@@ -107,6 +115,7 @@ class Run:
                 if self.out:
                     self.out.write(json.dumps({"entry": job[0], "config": job[1], "skip": skip})
                                    + "\n")
+                    self.out.flush()
 
     def finish(self, job, extra=""):
         with self.lock:
@@ -124,14 +133,23 @@ class Run:
 
     def one_worker(self, pending, resume):
         errf = tempfile.NamedTemporaryFile(prefix="opinfo_", suffix=".err", delete=False)
-        proc = subprocess.Popen([sys.executable, WORKER, self.args.device], stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=errf, text=True)
+        cmd = [sys.executable, WORKER, self.args.device]
+        cmd += ["--against-inductor"] if self.args.against_inductor else []
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=errf,
+                                text=True)
         proc.stdin.write("".join(f"{k}\t{c.replace('.', chr(9))}\t{resume.get((k, c), 0)}\n"
                                  for k, c in pending))
         proc.stdin.close()
         current, sample, finished, buf, timed_out = None, None, set(), "", False
         deadline = time.time() + self.args.timeout + 120  # the imports
         while True:
+            if self.stop_at is not None and time.time() > self.stop_at:
+                proc.kill()  # the sample under way is not judged, nor recorded
+                proc.wait()
+                errf.close()
+                os.unlink(errf.name)
+                self.cut = True
+                return []
             ready, _, _ = select.select([proc.stdout], [], [], 5)
             if not ready:
                 if time.time() > deadline:
@@ -309,6 +327,10 @@ def main():
                     "of an earlier --out instead of running")
     ap.add_argument("--table", metavar="FILE", help="also write the summary table into FILE")
     ap.add_argument("--quiet", action="store_true", help="no line per job")
+    ap.add_argument("--against-inductor", action="store_true", help="float16/bfloat16 samples "
+                    "that differ from eager run through Inductor too (opinfo_inductor.py)")
+    ap.add_argument("--inductor-report", metavar="FILE", help="the Inductor comparison as JSON")
+    ap.add_argument("--budget", type=float, help="stop after so many seconds, report what ran")
     args = ap.parse_args()
     try:
         import torch  # noqa: PLC0415
@@ -373,6 +395,11 @@ def report(run, args, keys, configs, wall, torch_version):
     table = summarize(run, configs) + [
         f"\n{len(keys)} entries x {len(configs)} configurations in {wall:.0f} s with "
         f"{args.jobs} job(s), torch {torch_version}"]
+    if args.against_inductor:
+        table += opinfo_inductor.summary(run.results)
+    if run.cut:
+        table.append(f"\n--budget of {args.budget:.0f} s ran out: {run.done} of "
+                     f"{len(run.results)} jobs finished")
     print("\n" + "\n".join(table))
     if args.table:
         with open(args.table, "w") as f:
@@ -381,6 +408,16 @@ def report(run, args, keys, configs, wall, torch_version):
         write_expectations(run, args.update, {"device": args.device, "torch": torch_version,
                                               "samples_per_entry": SAMPLES_PER_ENTRY})
     failed = [(j, r) for j, recs in run.results.items() for r in recs if r["status"] in FAILURES]
+    found = opinfo_inductor.findings(run.results) if args.against_inductor else []
+    if args.inductor_report:
+        opinfo_inductor.write_report(args.inductor_report, run.results, {
+            "device": args.device, "torch": torch_version, "configs": configs,
+            "entries": len({k for k, _ in run.results}), "wall_s": round(wall),
+            "jobs": args.jobs, "cut_by_budget": run.cut,
+            "jobs_finished": None if args.replay else run.done})
+    if found:
+        print(f"\n{len(found)} samples where cinn_like differs from eager and Inductor does not "
+              "(listed above)")
     if args.check:
         diffs = check(run, args.check)
         if diffs:
@@ -390,6 +427,8 @@ def report(run, args, keys, configs, wall, torch_version):
             sys.exit(1)
         print(f"\nevery status matches {args.check}")
     elif failed:
+        sys.exit(1)
+    if found:
         sys.exit(1)
 
 

@@ -13,10 +13,17 @@ some_fb / all_fb (some / all of them fell back, results match), no_ops (none rea
 raised (the compiled call raised), wrong (a result differs beyond the dtype's tolerance and
 from float64 more than eager does), baseline (aot_eager, the same tracing without cinn_like,
 fails too: a tracing problem, not judged); the suite adds died.
+
+With a second argument `--against-inductor`, a float16 or bfloat16 sample whose result differs
+from eager (before the float64 excuse) runs through Inductor too, and its record gets the verdict
+of opinfo_inductor.py as "inductor".
 """
 import itertools
 import json
+import os
 import sys
+
+import opinfo_inductor
 
 TAG = "@@OPINFO "
 SAMPLES_PER_ENTRY = 2
@@ -51,11 +58,14 @@ def entry_keys(op_db):
 
 
 class Worker:
-    def __init__(self, device):
+    def __init__(self, device, against_inductor=False):
+        if against_inductor:  # Inductor compiles in this process, not in a pool of its own
+            os.environ.setdefault("TORCHINDUCTOR_COMPILE_THREADS", "1")
         import torch  # noqa: PLC0415
         import cinn_like.torch  # noqa: F401, PLC0415
         from torch.utils import _pytree  # noqa: PLC0415
         self.torch, self.pytree, self.device = torch, _pytree, device
+        self.against_inductor = against_inductor
         self.cl = sys.modules["cinn_like.torch"]
 
     @staticmethod
@@ -196,6 +206,10 @@ class Worker:
                                     for o, r in self.cl.fallback_report()})}
         if err is None:
             mismatch = self.compare(got, want, dtype, values=det)
+            if mismatch is not None and det and self.against_inductor and \
+                    str(dtype)[6:] in opinfo_inductor.DTYPES:
+                rec["inductor"] = self.inductor(op, sample, rebuild, tensors, mode, dtype, got,
+                                                want)
             if mismatch is not None and det and self.float64_agrees(op, rebuild, tensors, mode,
                                                                      got, want, dtype):
                 mismatch = None
@@ -227,6 +241,21 @@ class Worker:
         except Exception:  # noqa: BLE001 (no float64 kernel: eager decides)
             return False
         return not self.worse_than_eager(got, want, ref, dtype)
+
+    def inductor(self, op, sample, rebuild, tensors, mode, dtype, got, want):
+        """The sample through Inductor and eagerly in float64, judged by opinfo_inductor.py."""
+        torch = self.torch
+        try:
+            ind, ind_error = self.run(self.compiled(op, "inductor"), rebuild, tensors, mode), None
+        except Exception as e:  # noqa: BLE001
+            ind, ind_error = None, first_line(e)
+        try:
+            ref = self.run(op, rebuild, tensors, mode, dtype=torch.float64)
+        except Exception:  # noqa: BLE001 (no float64 kernel)
+            ref = None
+        mismatch = None if ind is None else self.compare(ind, want, dtype)
+        return opinfo_inductor.record(torch, sample, dtype, tolerance(dtype), got, want, ind,
+                                      ind_error, mismatch, ref)
 
     def baseline(self, op, rebuild, tensors, want, dtype, det, mode):
         """None when aot_eager runs the sample and matches eager, else its failure."""
@@ -288,4 +317,5 @@ class Worker:
 
 
 if __name__ == "__main__":
-    Worker(sys.argv[1]).serve([ln.rstrip("\n") for ln in sys.stdin if ln.strip()])
+    Worker(sys.argv[1], "--against-inductor" in sys.argv[2:]).serve(
+        [ln.rstrip("\n") for ln in sys.stdin if ln.strip()])

@@ -179,18 +179,33 @@ def _binary(op_name):
             mode = n.kwargs.get("rounding_mode")
             if mode is not None:
                 attrs["rounding_mode"] = mode
-        x, y = c.tensor(a, dt), c.tensor(b, dt)
         alpha = n.kwargs.get("alpha", 1)
-        if dt == torch.bool and op_name in BOOL_ARITHMETIC:
-            if alpha != 1:
-                raise Unsupported("alpha on a bool add")
-            return c.op(BOOL_ARITHMETIC[op_name], [x, y])
-        if alpha != 1:
-            if op_name not in ("add", "sub"):
-                raise Unsupported("alpha on an op other than add/sub")
-            y = c.op("mul", [y, c.tensor(alpha, dt)])
-        return c.op(op_name, [x, y], attrs)
+        if dt in _SIXTEEN_BIT and op_name not in COMPARISONS and (
+                alpha != 1 or not all(isinstance(t, torch.fx.Node) for t in (a, b))):
+            # A 16-bit tensor with a Python number: PyTorch computes in float32 (its opmath
+            # type) and rounds once; the number rounded to 16 bits first (pi as 3.140625 in
+            # sinc's gradient) was a unit off in a quarter of the elements.
+            return c.op("cast", [_binary_in(c, op_name, a, b, alpha, torch.float32, attrs)],
+                        {"dtype": dtype_name(dt)})
+        return _binary_in(c, op_name, a, b, alpha, dt, attrs)
     return conv
+
+
+_SIXTEEN_BIT = (torch.float16, torch.bfloat16)
+
+
+def _binary_in(c, op_name, a, b, alpha, dt, attrs):
+    """a op (alpha * b) computed in dtype dt."""
+    x, y = c.tensor(a, dt), c.tensor(b, dt)
+    if dt == torch.bool and op_name in BOOL_ARITHMETIC:
+        if alpha != 1:
+            raise Unsupported("alpha on a bool add")
+        return c.op(BOOL_ARITHMETIC[op_name], [x, y])
+    if alpha != 1:
+        if op_name not in ("add", "sub"):
+            raise Unsupported("alpha on an op other than add/sub")
+        y = c.op("mul", [y, c.tensor(alpha, dt)])
+    return c.op(op_name, [x, y], attrs)
 
 
 for _packet, _name in BINARY.items():
