@@ -57,6 +57,27 @@ inline Program LayerNormProgram(const Shape& x_shape, int64_t cols, bool residua
   return *b.Build();
 }
 
+/// A LayerNorm as PyTorch's decomposition writes it for training, its row statistics outputs
+/// beside y (the backward reads them): mean, rstd = rsqrt(var + eps), y = (x - mean) * rstd *
+/// gamma + beta, over rows of `cols` elements.
+inline Program LayerNormWithStatistics(const Shape& rows, int64_t cols) {
+  NetBuilder b;
+  Shape x_shape = rows;
+  x_shape.push_back(Dim::Known(cols));
+  const int64_t axis = static_cast<int64_t>(rows.size());
+  auto x = b.CreateInput(DType::kFloat32, x_shape, "x");
+  auto gamma = b.CreateInput(DType::kFloat32, S({cols}), "gamma");
+  auto beta = b.CreateInput(DType::kFloat32, S({cols}), "beta");
+  auto mean = b.ReduceMean(x, {axis}, /*keepdim=*/true);
+  auto centered = b.Sub(x, mean);
+  auto var = b.ReduceMean(b.Mul(centered, centered), {axis}, /*keepdim=*/true);
+  auto rstd = b.Rsqrt(b.Add(var, b.Fill({1}, 1e-5)));
+  b.MarkOutput(b.Add(b.Mul(b.Mul(centered, rstd), gamma), beta));
+  b.MarkOutput(mean);
+  b.MarkOutput(rstd);
+  return *b.Build();
+}
+
 /// Row groups the register tactic must leave to the others (their reads of the row are not
 /// one contiguous share per thread): a layer_norm over two dims, a mean over two dims, and
 /// softmaxes of two slices of one row (two offsets; a stride).

@@ -98,6 +98,7 @@ class GroupScheduler {
       c->group = group;
       choices_.push_back(*c);
       done.insert(g.consumer);
+      done.insert(g.row_outputs.begin(), g.row_outputs.end());
     }
     for (ir::Stage* stage : roots_) {
       if (done.count(stage)) continue;
@@ -241,27 +242,69 @@ class GroupScheduler {
 
   /// The one materialized non-reduction stage of `group` whose computation reads the group's
   /// internal reductions and whose leading dims they all keep (the same number of rows); false
-  /// when there is none or more than one reader, or the shapes do not fit.
+  /// when there is none, or the shapes do not fit. On GPUs, other stored stages of the group
+  /// that read them (a LayerNorm's mean and rstd, outputs its backward reads) may hold one
+  /// element per row of the consumer and be read by it: they become row outputs (stored from
+  /// inside the consumer's rows), the consumer being the reader of the most dims; any other
+  /// reader makes the answer false (the reductions are kernels of their own).
   bool FindRowConsumer(int group, ReductionGroup& g) {
+    // Stored stages reading the reductions: row values (one element per row) or the consumer.
+    auto row_value = [&](const ir::Stage* s) {
+      return SameElements(*s->tensor().node(), *g.reductions[0]->tensor().node());
+    };
+    std::vector<ir::Stage*> readers;
     for (ir::Stage* s : roots_) {
       const bool reads = std::any_of(g.reductions.begin(), g.reductions.end(), [&](ir::Stage* r) {
         return s->InlinedBodyReads(r->tensor()->buffer.get());
       });
       if (!reads) continue;
       const ir::TensorNode* t = s->tensor().node().get();
-      if (g.consumer || Info(t).group != group || t->reduce != ir::ReduceKind::kNone) {
-        return false;
+      if (Info(t).group != group || t->reduce != ir::ReduceKind::kNone) return false;
+      if (!row_value(s) || !target_.is_gpu()) {
+        if (g.consumer) return false;
+        g.consumer = s;
+      } else {
+        g.row_outputs.push_back(s);
       }
-      g.consumer = s;
+    }
+    if (!g.consumer && !g.row_outputs.empty()) {
+      // Only row values read the reductions: the consumer is the one stage of the group that
+      // reads them (a LayerNorm's output reads its mean and rstd, both outputs).
+      for (ir::Stage* s : roots_) {
+        if (Info(s->tensor().node().get()).group != group || row_value(s)) continue;
+        const bool reads = std::any_of(g.row_outputs.begin(), g.row_outputs.end(),
+                                       [&](ir::Stage* o) {
+                                         return s->InlinedBodyReads(o->tensor()->buffer.get());
+                                       });
+        if (!reads) continue;
+        if (g.consumer || s->tensor()->reduce != ir::ReduceKind::kNone) return false;
+        g.consumer = s;
+      }
+      if (!g.consumer && g.row_outputs.size() == 1) {
+        g.consumer = g.row_outputs[0];  // a reduction's epilogue (a mean's division) alone
+        g.row_outputs.clear();
+      }
     }
     if (!g.consumer) return false;
     g.row_dims = -1;
     for (ir::Stage* r : g.reductions) {
-      // Read only by another reduction:
-      if (!g.consumer->InlinedBodyReads(r->tensor()->buffer.get())) return false;
       int rows = KeptRows(*r->tensor().node(), *g.consumer->tensor().node());
       if (rows < 0 || (g.row_dims >= 0 && rows != g.row_dims)) return false;
       g.row_dims = rows;
+    }
+    if (g.row_outputs.empty()) {
+      for (ir::Stage* r : g.reductions) {  // read by the consumer, not only by a reduction
+        if (!g.consumer->InlinedBodyReads(r->tensor()->buffer.get())) return false;
+      }
+      return true;
+    }
+    // Row outputs (GPUs, row reductions): each read by the consumer at its rows.
+    if (!PerThreadReason(*g.reductions[0]).empty()) return false;
+    for (ir::Stage* o : g.row_outputs) {
+      if (KeptRows(*o->tensor().node(), *g.consumer->tensor().node()) != g.row_dims ||
+          !g.consumer->InlinedBodyReads(o->tensor()->buffer.get())) {
+        return false;
+      }
     }
     return true;
   }
@@ -271,7 +314,11 @@ class GroupScheduler {
     if (!target_.is_gpu()) return CpuRowGroup(sch_, g, target_);
     std::string per_thread = PerThreadReason(*g.reductions[0]);
     if (!per_thread.empty()) return ThreadPerElement(sch_, g, target_, std::move(per_thread));
-    if (auto plan = PlanPersistentRow(sch_, g, target_, knob, in_.symbolic_row_bound)) {
+    // Row outputs: a warp or a block per row (the persistent row does not store them).
+    auto plan = g.row_outputs.empty()
+                    ? PlanPersistentRow(sch_, g, target_, knob, in_.symbolic_row_bound)
+                    : std::nullopt;
+    if (plan) {
       if (plan->padded_length.defined() && in_.padded_rows) {
         in_.padded_rows->push_back(plan->padded_length);
       }

@@ -1,6 +1,10 @@
 /// \file GPU tactics for reductions fused with their consumer.
 #include "hlir/group_schedule/reduction_tactics.h"
 
+#include <algorithm>
+#include <map>
+#include <set>
+
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/schedule_util.h"
 
@@ -27,12 +31,25 @@ namespace {
 /// Each reduction of `g` computed at the consumer's loop `row` into a local buffer, its reduce
 /// axes split by `threads` over threadIdx.x (in vectors of `lanes`, BindVectorsToThreads):
 /// each thread keeps its own copy of its row's result (the cross-thread combine leaves it in
-/// every thread), so no shared memory and no barrier. Consumers first: a reduction read by
-/// another (softmax's max by its sum) is attached after its reader, so that the reader's loads
+/// every thread), so no shared memory and no barrier; each row output computed there too, into
+/// its own buffer. Consumers first: a stage read by another (softmax's max by its sum, a
+/// LayerNorm's mean by its variance) is attached after its reader, so that the reader's loads
 /// count in its region.
 absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::Var& row,
                          int threads, int lanes = 0) {
-  for (auto it = g.reductions.rbegin(); it != g.reductions.rend(); ++it) {
+  std::vector<ir::Stage*> stages = g.reductions;  // with the row outputs, in schedule order
+  stages.insert(stages.end(), g.row_outputs.begin(), g.row_outputs.end());
+  std::map<const ir::Stage*, size_t> order;
+  for (const auto& s : sch.stages()) order.emplace(s.get(), order.size());
+  std::sort(stages.begin(), stages.end(),
+            [&](const ir::Stage* a, const ir::Stage* b) { return order[a] < order[b]; });
+  const std::set<const ir::Stage*> outputs(g.row_outputs.begin(), g.row_outputs.end());
+  for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+    if (outputs.count(*it)) {
+      absl::Status st = (*it)->ComputeAtOwnBuffer(*g.consumer, row);
+      if (!st.ok()) return st;
+      continue;
+    }
     ir::Tensor t = (*it)->tensor();
     auto cache = sch.CacheWrite(t, "local");
     if (!cache.ok()) return cache.status();

@@ -16,6 +16,11 @@ struct ReductionGroup {
   ir::Stage* consumer = nullptr;       // the one materialized non-reduction reading them
   std::vector<ir::Stage*> reductions;  // schedule order (producers first)
   int row_dims = 0;                    // the consumer's leading dims the reductions keep
+  /// Stored values of one element per row of the group (outputs: a LayerNorm's mean and
+  /// rstd) that the consumer reads: computed in the consumer's row into their own buffers
+  /// (ir::Stage::ComputeAtOwnBuffer), every thread of the row storing the same value. Schedule
+  /// order; only WarpPerRow and BlockPerRow take them.
+  std::vector<ir::Stage*> row_outputs;
 };
 
 /// The consumer's elements over blocks of 256 threads; each reduction computed by each thread
@@ -26,9 +31,9 @@ absl::StatusOr<TacticChoice> ThreadPerElement(ir::Schedule& sch, const Reduction
 
 /// One block per row of the consumer (its first row_dims dims fused on blockIdx.x, the rest
 /// fused and split over threadIdx.x); each reduction is computed inside the row's block loop,
-/// its reduce axes over the same threads (a block reduce), its result kept by every thread.
-/// With `lanes` (2 or more), each thread takes `lanes` contiguous elements at a time as one
-/// vector (WarpPerRow's).
+/// its reduce axes over the same threads (a block reduce), its result kept by every thread,
+/// the row outputs stored from there. With `lanes` (2 or more), each thread takes `lanes`
+/// contiguous elements at a time as one vector (WarpPerRow's).
 absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                          const ir::Target& target, int lanes = 0);
 
@@ -40,7 +45,8 @@ absl::StatusOr<TacticChoice> BlockPerRow(ir::Schedule& sch, const ReductionGroup
 /// no shared memory, no barrier. With `lanes` (2 or more), a warp lane takes `lanes`
 /// contiguous elements of the row at a time as one vector, in the reductions too (each lane's
 /// vector combined into its partial: vector_reduce); rows of symbolic length, whose
-/// thread-local arrays could not be sized, read 16 bytes per lane so.
+/// thread-local arrays could not be sized, read 16 bytes per lane so. The row outputs are
+/// stored by the row's lanes.
 absl::StatusOr<TacticChoice> WarpPerRow(ir::Schedule& sch, const ReductionGroup& g,
                                         const ir::Target& target, int rows_per_block, int lanes,
                                         std::string why);

@@ -34,6 +34,14 @@ std::vector<Shape> RowShapes(int64_t cols) {
 
 /// Column reductions with few columns split their reduce axis (two kernels: partials, then
 /// their sum); with many columns, or an axis that does not split, one kernel.
+TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
+  // mean and rstd stored by the row's kernel (a warp per row, a block per row, symbolic rows).
+  for (int64_t cols : {768, 4096}) {
+    RunProgramCase(LayerNormWithStatistics(S({4, 64}), cols), kGpu, RunOnGpu);
+  }
+  RunProgramCase(LayerNormWithStatistics({Sym("n")}, 512), kGpu, RunOnGpu);
+}
+
 TEST(FusionGpu, ColumnReductionsMatchReference) {
   for (const Shape& s : {S({4096, 256}), S({3000, 100}), S({8192, 7}), S({64, 3, 1000}),
                          S({1000, 3000}), S({33, 5})}) {

@@ -228,6 +228,19 @@ TEST(FusionKernels, AValueTwoGroupsReadIsComputedInEachInsteadOfStored) {
   EXPECT_EQ(Kernels(p), 3);
 }
 
+TEST(FusionKernels, ALayerNormsStatisticsAreStoredFromItsRowKernel) {
+  // mean and rstd are outputs (a training graph saves them for the backward): each row's
+  // warp (768 elements) or block (4096) stores them from the kernel that normalizes the row,
+  // where each was a kernel of its own (five kernels: the mean's sum and division, the
+  // variance's sum, rsqrt, y). Results on x86 against the reference; on the GPU by FusionGpu.
+  for (int64_t cols : {768, 4096}) {
+    SCOPED_TRACE(cols);
+    Program p = LayerNormWithStatistics(S({4, 64}), cols);
+    EXPECT_EQ(Kernels(p), 1) << NVGPUSource(p);
+    RunProgramCase(p, ir::Target::X86(), RunOnX86);
+  }
+}
+
 TEST(FusionKernels, ConvBatchNormReluIsTheConvAndAtMostOneMore) {
   // With extern libraries off the conv is a generated kernel: conv + at most 1 = at most 2
   // generated kernels (the conv's accumulator is computed per thread in its group's kernel).
