@@ -142,6 +142,41 @@ class TorchTrainingTest(unittest.TestCase):
                 torch.nn.functional.cross_entropy(xr, t).backward()
                 torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-4, atol=1e-6)
 
+    def test_a_saved_reshape_of_a_computed_value_is_a_view_not_a_copy(self):
+        # A linear layer's input saved for its weight gradient is view(layer_norm(x), [B*T, C]):
+        # the kernel writes the LayerNorm's value once and the saved tensor is a view of it
+        # (a copy was a kernel and [B*T, C] floats more per layer). Gradients as eager's.
+        from cinn_like.torch import backend, kernel
+        kinds = []
+
+        def compile_partition(sub, target):
+            k = kernel.compile_partition(sub, target)
+            kinds.extend(r[0] for r in k.outputs)
+            return k
+
+        for dev in devices():
+            torch.manual_seed(0)
+            eager = torch.nn.Sequential(torch.nn.LayerNorm(32), torch.nn.Linear(32, 16)).to(dev)
+            mine = copy.deepcopy(eager)
+            x = torch.randn(4, 8, 32, device=dev)
+            kinds.clear()
+            ct.reset()
+            saved = backend.compile_partition
+            backend.compile_partition = compile_partition
+            try:
+                got = compiled(mine)(x)
+            finally:
+                backend.compile_partition = saved
+            self.assertIn("view", kinds, dev)
+            want = eager(x)
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+            g = torch.randn_like(want)
+            got.backward(g)
+            want.backward(g)
+            for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
+                torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
+                                           msg=lambda m: f"{dev} grad {name}: {m}")
+
     def test_layer_norm_output_and_gradients_over_two_dims(self):
         # Training keeps mean and rstd for the backward: the output is made from them
         # (ops/nn.py). Normalized over the last two dims, against float64 eager.

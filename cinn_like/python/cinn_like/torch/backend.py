@@ -194,11 +194,29 @@ def _compile_partitions(gm, rules, key):
                             "outputs": [position[n] for n in outputs],
                             "values": [plan_cache.value_text(val(n)) for n in inputs + outputs],
                             "target": _target(nodes, rules.cpu_target), "program": k.program,
-                            "results": [list(r[:2]) for r in k.outputs],
+                            "results": [_result_text(r) for r in k.outputs],
                             "num_prog_outputs": k.num_prog_outputs,
                             "call_code": base64.b64encode(k.call_code).decode()}
                            for nodes, inputs, outputs, k in pieces]})
     return pieces
+
+
+def _result_text(r):
+    """A kernel's result (kernel.build_program's) as JSON: its kind and index, and a view's
+    base as (shape, strides, dtype), which the partition's outputs do not give."""
+    if r[0] != "view":
+        return list(r[:2])
+    base = r[3]
+    return list(r[:2]) + [list(base.shape), list(base.stride()), str(base.dtype)]
+
+
+def _result_of_text(r, meta):
+    """_result_text's inverse, given the output's meta."""
+    if r[0] == "view":
+        shape, stride, dtype = r[2], r[3], getattr(torch, r[4].split(".")[-1])
+        base = torch.empty_strided(shape, stride, dtype=dtype, device="meta")
+        return ("view", r[1], meta, base)
+    return tuple(r) + ((meta,) if r[0] == "prog" else (None,))
 
 
 def _pieces_of_plan(gm, plan):
@@ -217,8 +235,7 @@ def _pieces_of_plan(gm, plan):
                 return None
         pieces = []
         for body, inputs, outputs, p in parts:
-            results = [tuple(r) + ((val(outputs[k]),) if r[0] == "prog" else (None,))
-                       for k, r in enumerate(p["results"])]
+            results = [_result_of_text(r, val(outputs[k])) for k, r in enumerate(p["results"])]
             if p["target"] == "cuda":
                 allocator.install()
             module = cache.get_module(p["program"], p["target"])

@@ -20,17 +20,21 @@ import torch.utils.dlpack
 from .. import _dlpack
 from .._lib import check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
-from .registry import DTYPES, Converter, convert_node, dtype_name, pshape, val
+from .registry import DTYPES, Converter, convert_node, dense, dtype_name, pshape, val
 from .symbolic import SymbolicKernel, is_symbolic
 
 
 def build_program(sub):
-    """(ProgramBuilder, inputs [tensor meta], outputs [("prog", index, meta) |
-    ("input", index, None) | ("none",)], number of Program outputs) of a fused partition
+    """(ProgramBuilder, inputs [tensor meta], outputs [("prog", index, meta) | ("view", index,
+    meta, the base's meta) | ("input", index, None) | ("none",)], number of Program outputs) of a
+    fused partition
     GraphModule. An input or a result whose meta is dense in another order than row-major
     (channels-last, a transpose) is a Program tensor in its memory order (`_memory_order`), with
     a transpose to or from the logical order in the Program: such tensors are passed and
-    returned as they are, never copied."""
+    returned as they are, never copied. A result that only reshapes or reorders a value the
+    partition computes (a view the kernel would write as a copy: a training graph's saved
+    activation, say) is a view of that value's Program output ("view", made by as_strided at
+    the call), static shapes only."""
     c = Converter()
     inputs = []
     outputs = []
@@ -48,7 +52,21 @@ def build_program(sub):
             stored = c.b.input(f"in{i}", dtype_name(meta.dtype), [int(meta.shape[d]) for d in order])
             c.env[p] = c.op("transpose", [stored], {"perm": _inverse(order)})
         inputs.append(meta)
+    static = all(m is not None and not is_symbolic(m) for m in inputs)
     names = {}
+
+    def program_output(node):
+        """The index of node's value as a Program output (added once per value and order)."""
+        order = _memory_order(val(node))
+        key = (c.env[node], order)
+        if key not in names:
+            names[key] = len(names)
+            name = c.env[node]
+            if order is not None:
+                name = c.op("transpose", [name], {"perm": list(order)})
+            c.b.output(name)
+        return names[key]
+
     for n in _data_flow_order(sub):
         if n.op == "call_function":
             c.env[n] = convert_node(c, n)  # replays the partitioner's conversion
@@ -60,18 +78,35 @@ def build_program(sub):
                     outputs.append(("none",))
                 elif r.op == "placeholder":
                     outputs.append(("input", placeholders.index(r), None))
+                elif (base := _viewed_base(r) if static else None) is not None:
+                    outputs.append(("view", program_output(base), val(r), val(base)))
                 else:
-                    meta = val(r)
-                    order = _memory_order(meta)
-                    key = (c.env[r], order)
-                    if key not in names:
-                        names[key] = len(names)
-                        name = c.env[r]
-                        if order is not None:
-                            name = c.op("transpose", [name], {"perm": list(order)})
-                        c.b.output(name)
-                    outputs.append(("prog", names[key], meta))
+                    outputs.append(("prog", program_output(r), val(r)))
     return c.b, inputs, outputs, len(names)
+
+
+# Views that keep every element of a dense value, in another shape or order: a copy in a
+# kernel, free as a view (slices, selects and expands are not: more or fewer elements).
+_DENSE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
+                torch.ops.aten.reshape.default, torch.ops.aten.permute.default,
+                torch.ops.aten.t.default, torch.ops.aten.transpose.int,
+                torch.ops.aten.unsqueeze.default, torch.ops.aten.squeeze.dim,
+                torch.ops.aten.squeeze.dims, torch.ops.aten.alias.default}
+
+
+def _viewed_base(node):
+    """The computed node whose value `node` views through _DENSE_VIEWS only, both dense with
+    static shapes, or None."""
+    base = node
+    while base.op == "call_function" and base.target in _DENSE_VIEWS and \
+            isinstance(base.args[0], torch.fx.Node):
+        base = base.args[0]
+    if base is node or base.op != "call_function":
+        return None
+    metas = (val(node), val(base))
+    if not all(isinstance(m, torch.Tensor) and not is_symbolic(m) and dense(m) for m in metas):
+        return None
+    return base if metas[1].storage_offset() == 0 else None
 
 
 def _data_flow_order(sub):
@@ -102,7 +137,7 @@ def _memory_order(meta):
     """The dims of `meta` from outermost to innermost in memory where its strides are dense but
     not row-major (channels-last: (0, 2, 3, 1)), else None. Dims of size 1 may sit anywhere.
     None for symbolic sizes (asking would guard on them): such tensors are row-major."""
-    if meta.dim() < 2 or is_symbolic(meta) or meta.is_contiguous() or not _dense(meta):
+    if meta.dim() < 2 or is_symbolic(meta) or meta.is_contiguous() or not dense(meta):
         return None
     sizes, strides = tuple(meta.shape), tuple(meta.stride())
     order = tuple(sorted(range(meta.dim()), key=lambda d: (-strides[d], d)))
@@ -126,18 +161,6 @@ def _inverse(order):
     for k, d in enumerate(order):
         inv[d] = k
     return inv
-
-
-def _dense(t):
-    """True when t's strides are a permutation of a row-major layout (no overlap, no gap):
-    strides a fresh tensor can be given."""
-    dims = sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1)
-    expect = 1
-    for st, sz in dims:
-        if st != expect:
-            return False
-        expect *= sz
-    return True
 
 
 def _raw_stream(device):
@@ -194,14 +217,15 @@ class CinnLikeKernel(torch.nn.Module):
         self.num_prog_outputs = num_prog_outputs
         self.single = single
         self.device = inputs[0].device if inputs else next(
-            o[2].device for o in outputs if o[0] == "prog")
+            o[2].device for o in outputs if o[0] in ("prog", "view"))
         # Per Program output: (shape, strides, dtype) to allocate it with (the meta's strides
         # where it is stored in another order, build_program), and its shape in memory order.
         self._out_alloc = [None] * num_prog_outputs
         self._out_stored = [None] * num_prog_outputs
         for o in outputs:
-            if o[0] == "prog":
-                meta, shape = o[2], tuple(o[2].shape)
+            if o[0] in ("prog", "view") and self._out_alloc[o[1]] is None:
+                meta = o[2] if o[0] == "prog" else o[3]  # a view's base: the Program output
+                shape = tuple(meta.shape)
                 order = _memory_order(meta)
                 self._out_alloc[o[1]] = (shape, tuple(meta.stride()) if order
                                          else _contiguous_strides(shape), meta.dtype)
@@ -288,9 +312,12 @@ class CinnLikeKernel(torch.nn.Module):
         check(lib.cinn_like_call_plan_run(self._plan, ptrs, self._stream and self._stream()),
               "cinn_like.torch kernel")
         results = []
-        for r in self.outputs:  # ("prog", index, meta) | ("input", index, None) | ("none",)
+        for r in self.outputs:  # build_program's
             if r[0] == "prog":
                 results.append(outs[r[1]])
+            elif r[0] == "view":
+                m = r[2]
+                results.append(outs[r[1]].as_strided(m.shape, m.stride(), m.storage_offset()))
             elif r[0] == "input":
                 results.append(args[r[1]])
             else:
@@ -393,10 +420,15 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda):
 
 
 def _results(outputs, single):
-    """Python of a partition call's results: o<k> for Program output k, a<i> for input i passed
-    through, None; one value or a tuple."""
-    results = [f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
-               for r in outputs]
+    """Python of a partition call's results: o<k> for Program output k, a view of it, a<i> for
+    input i passed through, None; one value or a tuple."""
+    def one(r):
+        if r[0] == "view":
+            m = r[2]
+            return (f"o{r[1]}.as_strided({tuple(m.shape)}, {tuple(m.stride())}, "
+                    f"{m.storage_offset()})")
+        return f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
+    results = [one(r) for r in outputs]
     return results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"
 
 

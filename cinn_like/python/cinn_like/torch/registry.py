@@ -63,6 +63,18 @@ def batch_sizes(t, what):
     return dims
 
 
+def dense(t):
+    """True when t's strides are a permutation of a row-major layout (no overlap, no gap):
+    strides a fresh tensor can be given."""
+    dims = sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1)
+    expect = 1
+    for st, sz in dims:
+        if st != expect:
+            return False
+        expect *= sz
+    return True
+
+
 def pshape(t):
     """The Program shape of a tensor value (symbolic sizes as their text): rank 0 becomes [1]."""
     return [size(d) for d in t.shape] or [1]
