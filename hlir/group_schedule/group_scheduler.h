@@ -11,8 +11,9 @@
 ///  - GPU groups with reductions: computed inside the kernel of the group's one materialized
 ///    consumer when every reduction keeps a leading prefix of that consumer's dims
 ///    (reduction_tactics.h): by each thread for its element (matmul/conv accumulators, column
-///    reductions, at most 32 elements), else a block per row. Otherwise a reduction is a
-///    kernel of its own.
+///    reductions, at most 32 elements), else a block per row; the group's stored one-element-per-
+///    row stages that consumer reads (row outputs) are stored from inside its rows. Otherwise a
+///    reduction is a kernel of its own.
 ///  - every other stored stage: stage_tactics.h (elementwise, reductions, matmul tiles, CPU).
 /// Each kernel's (or CPU nest's) tactic and why is returned for the dump, with its group and
 /// the knob the tuner may set.
