@@ -14,6 +14,30 @@
 
 namespace cinn_like::testing {
 
+/// Runs `module` with `exec` on `in` beside the reference interpreter's run of `graph`: the
+/// arguments (inputs, then outputs poisoned with -1, as the executor left them), and the
+/// reference's outputs in `*want`; empty where the reference fails.
+inline std::vector<std::unique_ptr<TypedTensor>> RunBesideReference(
+    const hlir::Graph& graph, const ir::Module& module, const std::vector<hlir::HostTensor>& in,
+    const Executor& exec, std::vector<hlir::HostTensor>* want) {
+  auto ref = hlir::RunReference(graph, in);
+  EXPECT_TRUE(ref.ok()) << ref.status();
+  if (!ref.ok()) return {};
+  *want = *ref;
+  std::vector<std::unique_ptr<TypedTensor>> owned;
+  std::vector<TypedTensor*> args;
+  const std::vector<hlir::HostTensor>* results = want;
+  for (const auto* tensors : {&in, results}) {
+    for (const hlir::HostTensor& h : *tensors) {
+      owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(h.dtype), h.shape));
+      for (int64_t k = 0; k < h.size(); ++k) owned.back()->Set(k, tensors == &in ? h.data[k] : -1);
+      args.push_back(owned.back().get());
+    }
+  }
+  exec(module, args);
+  return owned;
+}
+
 /// attention(q [1, 2, 4, 8], k, v [1, 1, 6, 8], mask bool [4, 6]) where query rows 1 and 3
 /// keep no key (row 3 also through causal: it keeps only keys 4 and 5, which are after it):
 /// compiled for the executor's target, both outputs compared with the reference, and the
@@ -40,19 +64,9 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
                     0, 0, 0, 0, 0, 0,   // row 1: no key
                     0, 1, 1, 0, 0, 0,   // row 2
                     0, 0, 0, 0, 1, 1};  // row 3: keys after the row only
-  auto want = hlir::RunReference(*graph, in);
-  ASSERT_TRUE(want.ok()) << want.status();
-  std::vector<std::unique_ptr<TypedTensor>> owned;
-  std::vector<TypedTensor*> args;
-  for (const auto* tensors : {&in, &*want}) {
-    for (const hlir::HostTensor& h : *tensors) {
-      owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(h.dtype), h.shape));
-      for (int64_t k = 0; k < h.size(); ++k) owned.back()->Set(k, tensors == &in ? h.data[k] : -1);
-      args.push_back(owned.back().get());
-    }
-  }
-  exec(*module, args);
-  if (::testing::Test::HasFatalFailure()) return;
+  std::vector<hlir::HostTensor> want;
+  auto args = RunBesideReference(*graph, *module, in, exec, &want);
+  if (::testing::Test::HasFatalFailure() || args.empty()) return;
   const TypedTensor &out = *args[4], &lse = *args[5];
   for (int64_t h = 0; h < 2; ++h) {
     for (int64_t i = 0; i < 4; ++i) {
@@ -60,13 +74,13 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
       SCOPED_TRACE("head " + std::to_string(h) + " row " + std::to_string(i));
       const bool masked = i == 1 || i == 3;
       if (masked) {
-        EXPECT_EQ((*want)[1].data[row], INFINITY);
+        EXPECT_EQ(want[1].data[row], INFINITY);
         EXPECT_EQ(lse.Get(row), INFINITY);
       } else {
-        EXPECT_NEAR(lse.Get(row), (*want)[1].data[row], 1e-5);
+        EXPECT_NEAR(lse.Get(row), want[1].data[row], 1e-5);
       }
       for (int64_t e = 0; e < 8; ++e) {
-        const double w = (*want)[0].data[row * 8 + e];
+        const double w = want[0].data[row * 8 + e];
         if (masked) EXPECT_EQ(w, 0.0);
         EXPECT_NEAR(out.Get(row * 8 + e), w, masked ? 0.0 : 1e-5);
       }
@@ -113,26 +127,16 @@ inline void CheckDropoutIsRandomUniformsMask(const ir::Target& target, const Exe
   in.emplace_back(DType::kInt64, std::vector<int64_t>{1});
   in.back().data = {3};
   SCOPED_TRACE(absl::StrCat("seed ", static_cast<int64_t>(in[3].data[0])));
-  auto want = hlir::RunReference(*graph, in);
-  ASSERT_TRUE(want.ok()) << want.status();
-  std::vector<std::unique_ptr<TypedTensor>> owned;
-  std::vector<TypedTensor*> args;
-  for (const auto* tensors : {&in, &*want}) {
-    for (const hlir::HostTensor& h : *tensors) {
-      owned.push_back(std::make_unique<TypedTensor>(hlir::ToIrType(h.dtype), h.shape));
-      for (int64_t i = 0; i < h.size(); ++i) owned.back()->Set(i, tensors == &in ? h.data[i] : -1);
-      args.push_back(owned.back().get());
-    }
-  }
-  exec(*module, args);
-  if (::testing::Test::HasFatalFailure()) return;
+  std::vector<hlir::HostTensor> want;
+  auto args = RunBesideReference(*graph, *module, in, exec, &want);
+  if (::testing::Test::HasFatalFailure() || args.empty()) return;
   const TypedTensor &fused = *args[5], &composed = *args[6];
   int zeros = 0;
   for (int64_t i = 0; i < fused.size(); ++i) {
     const double f = fused.Get(i), c = composed.Get(i);
     ASSERT_NEAR(f, c, 1e-5 + 1e-5 * std::fabs(c)) << "element " << i;
-    ASSERT_NEAR(f, (*want)[0].data[i], 1e-5 + 1e-5 * std::fabs(f)) << "element " << i;
-    ASSERT_NEAR(c, (*want)[1].data[i], 1e-5 + 1e-5 * std::fabs(c)) << "element " << i;
+    ASSERT_NEAR(f, want[0].data[i], 1e-5 + 1e-5 * std::fabs(f)) << "element " << i;
+    ASSERT_NEAR(c, want[1].data[i], 1e-5 + 1e-5 * std::fabs(c)) << "element " << i;
     zeros += f == 0;
   }
   EXPECT_LT(zeros, fused.size() / 10);  // outputs mix many kept values: none is dropped whole

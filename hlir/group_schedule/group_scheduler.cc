@@ -242,48 +242,73 @@ class GroupScheduler {
 
   /// The one materialized non-reduction stage of `group` whose computation reads the group's
   /// internal reductions and whose leading dims they all keep (the same number of rows); false
-  /// when there is none, or the shapes do not fit. On GPUs, other stored stages of the group
-  /// that read them (a LayerNorm's mean and rstd, outputs its backward reads) may hold one
-  /// element per row of the consumer and be read by it: they become row outputs (stored from
-  /// inside the consumer's rows), the consumer being the reader of the most dims; any other
-  /// reader makes the answer false (the reductions are kernels of their own).
+  /// when there is none or more than one reader, or the shapes do not fit. Where that fails on
+  /// a GPU, RowConsumerWithOutputs may still find one.
   bool FindRowConsumer(int group, ReductionGroup& g) {
-    // Stored stages reading the reductions: row values (one element per row) or the consumer.
-    auto row_value = [&](const ir::Stage* s) {
-      return SameElements(*s->tensor().node(), *g.reductions[0]->tensor().node());
-    };
-    std::vector<ir::Stage*> readers;
+    ReductionGroup single = g;
+    if (SingleRowConsumer(group, single)) {
+      g = single;
+      return true;
+    }
+    return target_.is_gpu() && RowConsumerWithOutputs(group, g);
+  }
+
+  bool SingleRowConsumer(int group, ReductionGroup& g) {
     for (ir::Stage* s : roots_) {
       const bool reads = std::any_of(g.reductions.begin(), g.reductions.end(), [&](ir::Stage* r) {
         return s->InlinedBodyReads(r->tensor()->buffer.get());
       });
       if (!reads) continue;
       const ir::TensorNode* t = s->tensor().node().get();
-      if (Info(t).group != group || t->reduce != ir::ReduceKind::kNone) return false;
-      if (!row_value(s) || !target_.is_gpu()) {
-        if (g.consumer) return false;
-        g.consumer = s;
-      } else {
-        g.row_outputs.push_back(s);
+      if (g.consumer || Info(t).group != group || t->reduce != ir::ReduceKind::kNone) {
+        return false;
       }
+      g.consumer = s;
     }
-    if (!g.consumer && !g.row_outputs.empty()) {
-      // Only row values read the reductions: the consumer is the one stage of the group that
-      // reads them (a LayerNorm's output reads its mean and rstd, both outputs).
-      for (ir::Stage* s : roots_) {
-        if (Info(s->tensor().node().get()).group != group || row_value(s)) continue;
-        const bool reads = std::any_of(g.row_outputs.begin(), g.row_outputs.end(),
-                                       [&](ir::Stage* o) {
-                                         return s->InlinedBodyReads(o->tensor()->buffer.get());
-                                       });
-        if (!reads) continue;
-        if (g.consumer || s->tensor()->reduce != ir::ReduceKind::kNone) return false;
-        g.consumer = s;
+    if (!g.consumer) return false;
+    g.row_dims = -1;
+    for (ir::Stage* r : g.reductions) {
+      // Read only by another reduction:
+      if (!g.consumer->InlinedBodyReads(r->tensor()->buffer.get())) return false;
+      int rows = KeptRows(*r->tensor().node(), *g.consumer->tensor().node());
+      if (rows < 0 || (g.row_dims >= 0 && rows != g.row_dims)) return false;
+      g.row_dims = rows;
+    }
+    return true;
+  }
+
+  /// A row consumer whose group also stores values of one element per row that it reads (a
+  /// LayerNorm's mean and rstd, outputs its backward reads): those stored stages that read the
+  /// reductions are the row outputs, stored from inside the consumer's rows, and the consumer
+  /// is the group's one other stored stage that reads them. False unless the reductions are
+  /// row reductions, every stored stage reading a reduction or a row output is the consumer or
+  /// a row output, and each row output keeps the consumer's rows and is read by it.
+  bool RowConsumerWithOutputs(int group, ReductionGroup& g) {
+    auto reads_any = [](const ir::Stage* s, const std::vector<ir::Stage*>& stages) {
+      return std::any_of(stages.begin(), stages.end(), [&](const ir::Stage* t) {
+        return s->InlinedBodyReads(t->tensor()->buffer.get());
+      });
+    };
+    for (ir::Stage* s : roots_) {
+      if (!reads_any(s, g.reductions)) continue;
+      const ir::TensorNode* t = s->tensor().node().get();
+      if (Info(t).group != group || t->reduce != ir::ReduceKind::kNone ||
+          !SameElements(*t, *g.reductions[0]->tensor().node())) {
+        return false;
       }
-      if (!g.consumer && g.row_outputs.size() == 1) {
-        g.consumer = g.row_outputs[0];  // a reduction's epilogue (a mean's division) alone
-        g.row_outputs.clear();
+      g.row_outputs.push_back(s);
+    }
+    if (g.row_outputs.empty() || !PerThreadReason(*g.reductions[0]).empty()) return false;
+    for (ir::Stage* s : roots_) {
+      if (std::count(g.row_outputs.begin(), g.row_outputs.end(), s) ||
+          !reads_any(s, g.row_outputs)) {
+        continue;
       }
+      if (g.consumer || Info(s->tensor().node().get()).group != group ||
+          s->tensor()->reduce != ir::ReduceKind::kNone) {
+        return false;
+      }
+      g.consumer = s;
     }
     if (!g.consumer) return false;
     g.row_dims = -1;
@@ -292,14 +317,6 @@ class GroupScheduler {
       if (rows < 0 || (g.row_dims >= 0 && rows != g.row_dims)) return false;
       g.row_dims = rows;
     }
-    if (g.row_outputs.empty()) {
-      for (ir::Stage* r : g.reductions) {  // read by the consumer, not only by a reduction
-        if (!g.consumer->InlinedBodyReads(r->tensor()->buffer.get())) return false;
-      }
-      return true;
-    }
-    // Row outputs (GPUs, row reductions): each read by the consumer at its rows.
-    if (!PerThreadReason(*g.reductions[0]).empty()) return false;
     for (ir::Stage* o : g.row_outputs) {
       if (KeptRows(*o->tensor().node(), *g.consumer->tensor().node()) != g.row_dims ||
           !g.consumer->InlinedBodyReads(o->tensor()->buffer.get())) {

@@ -1,8 +1,7 @@
 /// \file attention on a target with a matmul library call but no fused attention kernel (x86:
 /// oneDNN): the scores q kᵀ (`<name>_qk`) and the product p v (the output) are two batched
-/// library matmuls, and the masked softmax between them (with its dropout) is generated: the row
-/// max
-/// (`<name>_max`), the row sum of the exponentials (`<name>_sum`) and the normalized
+/// library matmuls, and the masked softmax between them (with its dropout) is generated: the
+/// row max (`<name>_max`), the row sum of the exponentials (`<name>_sum`) and the normalized
 /// probabilities (`<name>_p`), which the CPU row tactic computes row by row while the row is in
 /// cache. The decomposed compute (attention_compute.cc) writes the two products as generated
 /// loop nests, several times slower than the library's GEMMs at a transformer's sizes.

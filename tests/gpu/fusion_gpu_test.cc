@@ -32,8 +32,6 @@ std::vector<Shape> RowShapes(int64_t cols) {
           Shape{Dim::Known(2), Sym("n"), Dim::Known(cols)}};
 }
 
-/// Column reductions with few columns split their reduce axis (two kernels: partials, then
-/// their sum); with many columns, or an axis that does not split, one kernel.
 TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   // mean and rstd stored by the row's kernel (a warp per row, a block per row, symbolic rows).
   for (int64_t cols : {768, 4096}) {
@@ -42,6 +40,8 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   RunProgramCase(LayerNormWithStatistics({Sym("n")}, 512), kGpu, RunOnGpu);
 }
 
+/// Column reductions with few columns split their reduce axis (two kernels: partials, then
+/// their sum); with many columns, or an axis that does not split, one kernel.
 TEST(FusionGpu, ColumnReductionsMatchReference) {
   for (const Shape& s : {S({4096, 256}), S({3000, 100}), S({8192, 7}), S({64, 3, 1000}),
                          S({1000, 3000}), S({33, 5})}) {

@@ -241,6 +241,35 @@ TEST(FusionKernels, ALayerNormsStatisticsAreStoredFromItsRowKernel) {
   }
 }
 
+TEST(FusionKernels, ARowGroupsOtherStoredReadersKeepTheirKernels) {
+  // Groups the row outputs do not take keep what they compiled to before them: a stored mean
+  // that another stored value reads beside y (the mean's division is the reduction's one
+  // consumer: its kernel, then y's), and a mean over short rows saved beside x - mean (two
+  // kernels: the mean's, then the difference's).
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({256, 512}), "x");
+    auto m = b.ReduceMean(x, {1}, /*keepdim=*/true);
+    auto z = b.Mul(m, b.Fill({1}, 2.0));
+    b.MarkOutput(b.Mul(b.Sub(x, m), z));
+    b.MarkOutput(z);
+    b.MarkOutput(m);
+    Program p = *b.Build();
+    EXPECT_LE(Kernels(p), 3) << NVGPUSource(p);
+    RunProgramCase(p, ir::Target::X86(), RunOnX86);
+  }
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({4096, 16}), "x");
+    auto m = b.ReduceMean(x, {1}, /*keepdim=*/true);
+    b.MarkOutput(b.Sub(x, m));
+    b.MarkOutput(m);
+    Program p = *b.Build();
+    EXPECT_EQ(Kernels(p), 2) << NVGPUSource(p);
+    RunProgramCase(p, ir::Target::X86(), RunOnX86);
+  }
+}
+
 TEST(FusionKernels, ConvBatchNormReluIsTheConvAndAtMostOneMore) {
   // With extern libraries off the conv is a generated kernel: conv + at most 1 = at most 2
   // generated kernels (the conv's accumulator is computed per thread in its group's kernel).

@@ -275,6 +275,37 @@ class TorchRandomTest(unittest.TestCase):
             for a, b in zip(grads, torch.autograd.grad(want, (q, k, v), g)):
                 torch.testing.assert_close(a, b, **tol, msg=dev)
 
+    def test_attention_dropout_calls_the_fused_op_does_not_take_are_written_out(self):
+        # A float mask that needs a gradient (the fused op's backward gives none): matmuls, a
+        # softmax and F.dropout, compiled whole; p = 1e-9 keeps every element, so results and
+        # gradients (the mask's included) equal PyTorch's attention without dropout.
+        for dev in devices():
+            q, k, v = (torch.randn(2, 2, 8, 16, device=dev, requires_grad=True) for _ in range(3))
+            bias = torch.randn(2, 1, 8, 8, device=dev, requires_grad=True)
+            g = torch.randn(2, 2, 8, 16, device=dev)
+            fn = lambda q, k, v, b, p: F.scaled_dot_product_attention(  # noqa: E731
+                q, k, v, attn_mask=b, dropout_p=p)
+            want = fn(q, k, v, bias, 0.0)
+            want_grads = torch.autograd.grad(want, (q, k, v, bias), g)
+            ct.reset()
+            got = compiled(lambda q, k, v, b: fn(q, k, v, b, 1e-9))(q, k, v, bias)
+            grads = torch.autograd.grad(got, (q, k, v, bias), g)
+            self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+            torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+            for a, b in zip(grads, want_grads):
+                torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+    def test_a_callers_own_seed_for_attention_dropout_is_kept(self):
+        # attention_dropout called with a seed of the caller's: compiled, it draws what the
+        # eager op draws from that seed (the graph's seed is for calls without one).
+        q, k, v = (torch.randn(1, 2, 8, 16) for _ in range(3))
+        seed = torch.tensor([987654321])
+        op = attention_dropout.attention_dropout
+        want = op(q, k, v, None, 0.5, False, 0.25, seed, 3)[0]
+        ct.reset()
+        got = compiled(lambda q, k, v: op(q, k, v, None, 0.5, False, 0.25, seed, 3)[0])(q, k, v)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
     def test_attention_with_dropout_compiles_whole(self):
         def f(q, k, v, p):
             return F.scaled_dot_product_attention(q, k, v, dropout_p=p, is_causal=True)
@@ -282,7 +313,7 @@ class TorchRandomTest(unittest.TestCase):
         for dev in devices():
             q, k, v = (torch.randn(2, 4, 16, 8, device=dev, requires_grad=True) for _ in range(3))
             # p = 1e-9 keeps every element (1 - p rounds to 1 in float32, every uniform is
-            # below 1): the written-out ops must then equal the fused attention without dropout.
+            # below 1): the fused op with dropout must then equal PyTorch's attention without.
             g = torch.randn(2, 4, 16, 8, device=dev)
             want = F.scaled_dot_product_attention(q, k, v, is_causal=True)
             want_grads = torch.autograd.grad(want, (q, k, v), g)

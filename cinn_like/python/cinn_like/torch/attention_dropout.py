@@ -23,8 +23,6 @@ import torch
 
 from . import philox
 
-_SEED_LIMIT = 2**53  # as seeds.SEED_LIMIT: exact in the reference interpreter's doubles
-
 
 def _wide(x):
     """x in the type attention accumulates in: float64 stays, others become float32."""
@@ -72,7 +70,7 @@ def attention_dropout(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                       seed: torch.Tensor | None, stream: int
                       ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
     if seed is None:
-        seed = torch.randint(0, _SEED_LIMIT, (1,), dtype=torch.int64, device=q.device)
+        seed = torch.randint(0, philox.SEED_LIMIT, (1,), dtype=torch.int64, device=q.device)
     s, lse = _probabilities(q, k, mask, causal, scale)
     probs = torch.exp(s - lse.unsqueeze(-1)) * _weights(q, k, p, seed, stream)
     out = torch.matmul(probs.to(_wide(v).dtype), _wide(_expand_heads(v, q.shape[1])))
@@ -133,6 +131,14 @@ def _backward(ctx, grad, _grad_lse, _grad_seed, _grad_stream):
 
 
 attention_dropout.register_autograd(_backward, setup_context=_setup_context)
+
+
+def arguments(node):
+    """An fx call of attention_dropout or attention_dropout_backward: its arguments by name, in
+    the schema's order."""
+    names = [x.name for x in node.target._schema.arguments]
+    given = dict(zip(names, node.args), **node.kwargs)
+    return {n: given.get(n) for n in names}
 
 
 def attention(q, k, v, mask, p, causal, scale):

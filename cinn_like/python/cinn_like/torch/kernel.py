@@ -27,11 +27,10 @@ from .symbolic import SymbolicKernel, is_symbolic
 def build_program(sub):
     """(ProgramBuilder, inputs [tensor meta], outputs [("prog", index, meta) | ("view", index,
     meta, the base's meta) | ("input", index, None) | ("none",)], number of Program outputs) of a
-    fused partition
-    GraphModule. An input or a result whose meta is dense in another order than row-major
-    (channels-last, a transpose) is a Program tensor in its memory order (`_memory_order`), with
-    a transpose to or from the logical order in the Program: such tensors are passed and
-    returned as they are, never copied. A result that only reshapes or reorders a value the
+    fused partition GraphModule. An input or a result whose meta is dense in another order than
+    row-major (channels-last, a transpose) is a Program tensor in its memory order
+    (`_memory_order`), with a transpose to or from the logical order in the Program: such
+    tensors are passed and returned as they are, never copied. A result that only reshapes or reorders a value the
     partition computes (a view the kernel would write as a copy: a training graph's saved
     activation, say) is a view of that value's Program output ("view", made by as_strided at
     the call), static shapes only."""
@@ -86,9 +85,10 @@ def build_program(sub):
 
 
 # Views that keep every element of a dense value, in another shape or order: a copy in a
-# kernel, free as a view (slices, selects and expands are not: more or fewer elements).
+# kernel, free as a view (slices, selects and expands are not: more or fewer elements; nor is
+# reshape, which copies what it cannot view).
 _DENSE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
-                torch.ops.aten.reshape.default, torch.ops.aten.permute.default,
+                torch.ops.aten.permute.default,
                 torch.ops.aten.t.default, torch.ops.aten.transpose.int,
                 torch.ops.aten.unsqueeze.default, torch.ops.aten.squeeze.dim,
                 torch.ops.aten.squeeze.dims, torch.ops.aten.alias.default}

@@ -10,6 +10,7 @@ is taken in 16-bit halves so that no int64 product overflows.
 """
 import torch
 
+SEED_LIMIT = 2**53  # seeds drawn below it: exact in the reference interpreter's doubles
 _M0, _M1 = 0xD2511F53, 0xCD9E8D57  # the multipliers of words 0 and 2
 _W0, _W1 = 0x9E3779B9, 0xBB67AE85  # the key's Weyl increments
 _ROUNDS = 10

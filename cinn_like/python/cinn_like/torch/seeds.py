@@ -22,11 +22,11 @@ forward returned.
 """
 import torch
 
-from . import attention_dropout  # noqa: F401 (registers cinn_like::attention_dropout)
+from . import attention_dropout
+from .philox import SEED_LIMIT
 
 aten = torch.ops.aten
 _ATTENTION = torch.ops.cinn_like.attention_dropout.default
-SEED_LIMIT = 2**53  # seeds below it are exact in the reference interpreter's doubles
 
 
 def philox_seed(device):
@@ -68,9 +68,10 @@ def _rewritten(node, seed, stream):
     if node.target == aten.bernoulli.p and not kw:
         return bernoulli_p, (a[0], a[1], seed, stream), {}
     if node.target == _ATTENTION:
-        names = [x.name for x in _ATTENTION._schema.arguments]
-        full = dict(zip(names, a), **kw)
-        return _ATTENTION, tuple(full[n] for n in names[:7]) + (seed, stream), {}
+        args = attention_dropout.arguments(node)
+        if args["seed"] is not None:  # a caller's own seed: its draws stay its own
+            return None
+        return _ATTENTION, tuple(args.values())[:7] + (seed, stream), {}
     return None
 
 

@@ -23,7 +23,7 @@ import operator
 
 import torch
 
-from .. import attention_dropout  # noqa: F401 (registers the cinn_like::attention_dropout ops)
+from .. import attention_dropout
 from ..registry import Unsupported, converts, dtype_name, val
 
 aten = torch.ops.aten
@@ -313,15 +313,9 @@ def _flash_backward(c, n):
                      n.kwargs.get("scale"))[:3]
 
 
-def _attention_dropout_args(n):
-    """attention_dropout's (backward's) arguments by name."""
-    names = [x.name for x in n.target._schema.arguments]
-    return dict(zip(names, n.args), **n.kwargs)
-
-
 @converts(torch.ops.cinn_like.attention_dropout.default)
 def _attention_dropout(c, n):
-    a = _attention_dropout_args(n)
+    a = attention_dropout.arguments(n)
     q, k, v, mask, seed = a["q"], a["k"], a["v"], a["mask"], a["seed"]
     if not isinstance(seed, torch.fx.Node):
         raise Unsupported("attention_dropout without the graph's seed (seeds.add_seeds)")
@@ -335,7 +329,7 @@ def _attention_dropout(c, n):
 
 @converts(torch.ops.cinn_like.attention_dropout_backward.default)
 def _attention_dropout_backward(c, n):
-    a = _attention_dropout_args(n)
+    a = attention_dropout.arguments(n)
     q, k, v, out, grad = a["q"], a["k"], a["v"], a["out"], a["grad"]
     s = _check(q, k, v, 0.0, a["scale"])
     for t, name in ((grad, "grad"), (out, "out")):
