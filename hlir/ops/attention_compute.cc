@@ -8,7 +8,6 @@
 
 #include "hlir/ops/attention.h"
 #include "hlir/ops/compute_util.h"
-#include "ir/intrinsics.h"
 #include "ir/math.h"
 
 namespace cinn_like::hlir::ops {
@@ -44,16 +43,12 @@ std::function<Expr(const std::vector<Expr>&)> DropoutFactor(const AttentionAttrs
                                                             ir::Type acc) {
   if (a.dropout == 0) return nullptr;
   const Tensor &q = in[0], &k = in[1], seed = in[in.size() - 2], stream = in[in.size() - 1];
-  const ir::Type i64 = ir::Int(64);
   const Expr keep_below = ir::FloatImm::Make(ir::Float(32), 1 - a.dropout);
   const Expr kept = Const(acc, 1 / (1 - a.dropout)), dropped = Const(acc, 0);
+  // The probabilities [B, H, Lq, Lk], numbered as random_uniform of that shape numbers them.
+  const std::vector<Expr> scores{q->shape[0], q->shape[1], q->shape[2], k->shape[2]};
   return [=](const std::vector<Expr>& i) {
-    // The row-major index of (b, h, i, j) in [B, H, Lq, Lk], as random_uniform numbers it.
-    Expr at = ir::Cast::Make(i64, i[0]);
-    const Expr sizes[] = {q->shape[1], q->shape[2], k->shape[2]};
-    for (int d = 0; d < 3; ++d) at = at * AsInt64(sizes[d]) + ir::Cast::Make(i64, i[d + 1]);
-    Expr u = ir::Call::Make(ir::Float(32), ir::IntrinsicOp::kPhiloxUniform,
-                            {seed({Expr(0)}), stream({Expr(0)}), at});
+    Expr u = PhiloxAt(seed({Expr(0)}), stream({Expr(0)}), scores, i);
     return ir::Select::Make(u < keep_below, kept, dropped);
   };
 }

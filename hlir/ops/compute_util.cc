@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
+#include "ir/intrinsics.h"
 #include "ir/math.h"
 #include "ir/transforms/simplify.h"
 
@@ -81,6 +82,16 @@ ExternTensors MadeBy(const ir::LibraryFunction& f, std::vector<ir::Tensor> tenso
 }
 
 ExternTensors Declined(std::string why) { return ExternTensors{{}, std::move(why)}; }
+
+ir::Expr PhiloxAt(const ir::Expr& seed, const ir::Expr& stream, const std::vector<ir::Expr>& shape,
+                  const std::vector<ir::Expr>& indices) {
+  const ir::Type i64 = ir::Int(64);
+  ir::Expr flat = ir::Cast::Make(i64, ir::Expr(0));
+  for (size_t d = 0; d < indices.size(); ++d) {
+    flat = flat * ir::Cast::Make(i64, shape[d]) + ir::Cast::Make(i64, indices[d]);
+  }
+  return ir::Call::Make(ir::Float(32), ir::IntrinsicOp::kPhiloxUniform, {seed, stream, flat});
+}
 
 ir::Expr AsInt64(const ir::Expr& e) {
   return e.type() == ir::Int(64) ? e : ir::Cast::Make(ir::Int(64), e);

@@ -102,6 +102,11 @@ ExternTensors Declined(std::string why);
 
 /// `e` as an int64 library-call argument (cast unless it is one already).
 ir::Expr AsInt64(const ir::Expr& e);
+/// The float32 Philox uniform (intrinsic philox_uniform) of (`seed`, `stream`) at the int64
+/// row-major index of `indices` in `shape`: random_uniform's element there, and the dropout
+/// weight attention draws for that probability.
+ir::Expr PhiloxAt(const ir::Expr& seed, const ir::Expr& stream, const std::vector<ir::Expr>& shape,
+                  const std::vector<ir::Expr>& indices);
 /// The injective shape ops (hlir/ops/shape_ops_compute.cc).
 ComputeFn ReshapeCompute();
 ComputeFn TransposeCompute();

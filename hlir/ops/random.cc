@@ -19,7 +19,6 @@
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
-#include "ir/intrinsics.h"
 #include "ir/philox.h"
 
 namespace cinn_like::hlir {
@@ -89,12 +88,7 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeRandomUniform(const std::vector<i
   return std::vector<ir::Tensor>{ir::Compute(
       shape,
       [&](const std::vector<ir::Expr>& i) {
-        ir::Expr flat = ir::Cast::Make(i64, ir::Expr(0));
-        for (size_t d = 0; d < i.size(); ++d) {
-          flat = flat * ir::Cast::Make(i64, shape[d]) + ir::Cast::Make(i64, i[d]);
-        }
-        ir::Expr u = ir::Call::Make(ir::Float(32), ir::IntrinsicOp::kPhiloxUniform,
-                                    {seed({ir::Expr(0)}), stream_value, flat});
+        ir::Expr u = ops::PhiloxAt(seed({ir::Expr(0)}), stream_value, shape, i);
         return ops::CastTo(t, u);
       },
       name)};

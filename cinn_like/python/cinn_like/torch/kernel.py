@@ -20,7 +20,7 @@ import torch.utils.dlpack
 from .. import _dlpack
 from .._lib import check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
-from .registry import DTYPES, Converter, convert_node, dense, dtype_name, pshape, val
+from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dense, dtype_name, pshape, val
 from .symbolic import SymbolicKernel, is_symbolic
 
 
@@ -30,10 +30,10 @@ def build_program(sub):
     fused partition GraphModule. An input or a result whose meta is dense in another order than
     row-major (channels-last, a transpose) is a Program tensor in its memory order
     (`_memory_order`), with a transpose to or from the logical order in the Program: such
-    tensors are passed and returned as they are, never copied. A result that only reshapes or reorders a value the
-    partition computes (a view the kernel would write as a copy: a training graph's saved
-    activation, say) is a view of that value's Program output ("view", made by as_strided at
-    the call), static shapes only."""
+    tensors are passed and returned as they are, never copied. A result that only reshapes or
+    reorders a value the partition computes (a view the kernel would write as a copy: a
+    training graph's saved activation, say) is a view of that value's Program output ("view",
+    made by as_strided at the call), static shapes only."""
     c = Converter()
     inputs = []
     outputs = []
@@ -84,21 +84,11 @@ def build_program(sub):
     return c.b, inputs, outputs, len(names)
 
 
-# Views that keep every element of a dense value, in another shape or order: a copy in a
-# kernel, free as a view (slices, selects and expands are not: more or fewer elements; nor is
-# reshape, which copies what it cannot view).
-_DENSE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
-                torch.ops.aten.permute.default,
-                torch.ops.aten.t.default, torch.ops.aten.transpose.int,
-                torch.ops.aten.unsqueeze.default, torch.ops.aten.squeeze.dim,
-                torch.ops.aten.squeeze.dims, torch.ops.aten.alias.default}
-
-
 def _viewed_base(node):
-    """The computed node whose value `node` views through _DENSE_VIEWS only, both dense with
+    """The computed node whose value `node` views through DENSE_VIEWS only, both dense with
     static shapes, or None."""
     base = node
-    while base.op == "call_function" and base.target in _DENSE_VIEWS and \
+    while base.op == "call_function" and base.target in DENSE_VIEWS and \
             isinstance(base.args[0], torch.fx.Node):
         base = base.args[0]
     if base is node or base.op != "call_function":

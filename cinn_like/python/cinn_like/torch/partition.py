@@ -17,7 +17,7 @@ from torch.fx.passes.utils.fuser_utils import topo_sort
 
 from . import cache, policy, seeds
 from . import ops  # noqa: F401 (registers the converters)
-from .registry import DTYPES, Unsupported, convert_alone, pshape, val
+from .registry import DENSE_VIEWS, DTYPES, Unsupported, convert_alone, pshape, val
 from .symbolic import no_new_guards
 
 
@@ -207,12 +207,9 @@ class CinnLikeSupport(OperatorSupport):
 
 
 # A partition of views alone copies data and saves nothing: it is left to PyTorch.
-_PURE_VIEWS = {torch.ops.aten.view.default, torch.ops.aten._unsafe_view.default,
-               torch.ops.aten.permute.default, torch.ops.aten.t.default,
-               torch.ops.aten.expand.default, torch.ops.aten.unsqueeze.default,
-               torch.ops.aten.squeeze.dim, torch.ops.aten.alias.default,
-               torch.ops.aten.slice.Tensor, torch.ops.aten.select.int,
-               torch.ops.aten.squeeze.dims, torch.ops.aten.reshape.default, operator.getitem}
+_PURE_VIEWS = DENSE_VIEWS | {torch.ops.aten.expand.default, torch.ops.aten.slice.Tensor,
+                             torch.ops.aten.select.int, torch.ops.aten.reshape.default,
+                             operator.getitem}
 
 
 def propose(gm, support):

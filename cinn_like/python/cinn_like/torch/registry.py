@@ -63,6 +63,15 @@ def batch_sizes(t, what):
     return dims
 
 
+# Views that keep every element of a dense value, in another shape or order: a kernel would
+# only copy their result (slices, selects and expands hold fewer or more elements; reshape
+# copies what it cannot view).
+_ATEN = torch.ops.aten
+DENSE_VIEWS = {_ATEN.view.default, _ATEN._unsafe_view.default, _ATEN.permute.default,
+               _ATEN.t.default, _ATEN.transpose.int, _ATEN.unsqueeze.default, _ATEN.squeeze.dim,
+               _ATEN.squeeze.dims, _ATEN.alias.default}
+
+
 def dense(t):
     """True when t's strides are a permutation of a row-major layout (no overlap, no gap):
     strides a fresh tensor can be given."""
