@@ -69,7 +69,21 @@ class Fuser {
     for (int c : consumers) {
       if (group_of_[c] != g) return -1;
     }
-    return CanJoin(n, consumers, g) ? g : -1;
+    return !IsReadInPlace(g) && CanJoin(n, consumers, g) ? g : -1;
+  }
+
+  /// Whether group `g` is a lone reshape that only ops reading their inputs' bytes read
+  /// (OpDef::extern_reads_data_only: a matmul's library call reads the source's buffer): the
+  /// reshape is never computed, and a producer that joined it would leave its own group (a
+  /// LayerNorm whose output feeds a matmul through a view would lose its row kernel).
+  bool IsReadInPlace(int g) const {
+    if (members_[g].size() != 1) return false;
+    const Node& r = graph_.nodes()[members_[g][0]];
+    if (r.op != "reshape" || IsGraphOutput(graph_, r.outputs[0])) return false;
+    for (int c : consumers_[r.outputs[0]]) {
+      if (!def_[c]->extern_reads_data_only) return false;
+    }
+    return true;
   }
 
   bool CanJoin(int n, const std::vector<int>& consumers, int g) const {

@@ -457,6 +457,38 @@ TEST(GraphPasses, ReshapesAroundMatmulsFold) {
   ExpectSameResults(g, *dce, 1e-5);
 }
 
+TEST(GraphPasses, AReturnedProductThatNothingElseReadsIsNotFolded) {
+  // A language model's logits: view [6, 8] -> mm -> returned as [6, 5], read otherwise only by
+  // a reshape nobody reads. Folded, the returned [6, 5] would be a copy of the folded [2, 3, 5]
+  // product, a kernel of its own; a returned product that a live op also reads still folds
+  // (that op's kernel stores the copy).
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8}), "x");
+  Var w = b.CreateInput(DType::kFloat32, MakeShape({8, 5}), "w");
+  Var logits = b.Matmul(b.Reshape(x, {6, 8}), w);
+  b.Reshape(logits, {2, 3, 5});  // dead
+  Var hidden = b.Matmul(b.Reshape(x, {6, 8}), w);
+  Var activated = b.Relu(b.Reshape(hidden, {2, 3, 5}));
+  for (Var v : {logits, hidden, activated}) b.MarkOutput(v);
+  Graph g = Build(b);
+  auto out = FoldReshapeIntoMatmul(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  std::map<std::string, std::string> x_of;  // each matmul's output -> its x operand
+  for (const Node& n : dce->nodes()) {
+    if (n.op == "matmul") x_of[dce->values()[n.outputs[0]].name] = dce->values()[n.inputs[0]].name;
+  }
+  ASSERT_EQ(x_of.size(), 2u);
+  const std::string logits_name = g.values()[g.outputs()[0]].name;
+  ASSERT_TRUE(x_of.count(logits_name)) << "the returned logits are no longer a matmul's result";
+  EXPECT_NE(x_of[logits_name], "x");
+  int folded = 0;
+  for (const auto& [name, operand] : x_of) folded += operand == "x";
+  EXPECT_EQ(folded, 1);
+  ExpectSameResults(g, *dce, 1e-5);
+}
+
 TEST(GraphPasses, UnalignedMatmulRowsArePaddedAndTheProductSlicedBack) {
   // Row lengths of 16-bit matrices that are not multiples of 8 elements: each such dim pads
   // where it is some matrix's row length, nothing else changes.
@@ -596,7 +628,8 @@ TEST(GraphPasses, ACastMovesBeforeTheReshapeItReadsSoThatTheMatmulFoldsIt) {
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8}), "x");
   Var w = b.CreateInput(DType::kBFloat16, MakeShape({8, 4}), "w");
   Var flat = b.Reshape(x, {6, 8});
-  b.MarkOutput(b.Matmul(b.Cast(flat, DType::kBFloat16), w));
+  // (The product is read by a relu: a product only returned is not folded.)
+  b.MarkOutput(b.Relu(b.Matmul(b.Cast(flat, DType::kBFloat16), w)));
   Var twice = b.Reshape(b.Exp(x), {6, 8});
   b.MarkOutput(b.Cast(twice, DType::kBFloat16));
   b.MarkOutput(b.Relu(twice));
