@@ -1,8 +1,8 @@
-/// \file index_add's GPU scatter without a GPU: the index is linked once by a kernel of its own
-/// (whether a position is its index's first, the next position of the same index, how many
-/// follow), and the scatter's threads follow those links instead of comparing their index with
-/// every other one per column; the module compiles to PTX. tests/gpu runs it against the
-/// reference (the op table and the training tests' tied embedding).
+/// \file index_add's GPU scatter without a GPU: the index is linked once by a kernel of its own,
+/// a warp per position (whether a position is its index's first, the next position of the same
+/// index, how many follow), and the scatter's threads follow those links instead of comparing
+/// their index with every other one per column; the module compiles to PTX. tests/gpu runs it
+/// against the reference (the op table and the training tests' tied embedding).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -40,10 +40,13 @@ TEST(IndexAddNVGPU, TheScatterFollowsTheIndexLinksInsteadOfComparingEveryIndex) 
   ASSERT_TRUE(compiler.ok()) << compiler.status();
   auto src = (*compiler)->GetSourceCode(*module);
   ASSERT_TRUE(src.ok()) << src.status();
-  // The links: one kernel, a thread per position, comparing it with every other (k2).
+  // The links: one kernel, a warp per position (rows of threadIdx.y), its lanes comparing it
+  // with every 32nd other and combining their counts by shuffles.
   const std::string links = Kernel(*src, "ids, int32_t* __restrict__ index_add_0_links");
   ASSERT_FALSE(links.empty()) << *src;
-  EXPECT_THAT(links, HasSubstr("k2"));
+  EXPECT_THAT(links, HasSubstr("threadIdx.y"));
+  EXPECT_THAT(links, HasSubstr("cinn_like_block_reduce_sum<32>"));
+  EXPECT_THAT(links, HasSubstr("cinn_like_block_reduce_min<32>"));
   // The scatter: the first position's thread walks the links (a loop as long as the index's
   // count), the others do nothing; no loop over every position.
   const std::string scatter = Kernel(*src, "scatter_block");

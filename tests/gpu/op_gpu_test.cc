@@ -42,6 +42,21 @@ TEST(OpGpuTable, RunsMoreThanAHundredCases) {
             << " ops\n";
 }
 
+TEST(OpGpuIndexAdd, ManyPositionsPerValueAndMoreThanAWarpMatchReference) {
+  // The scatter's links (a warp per position, each lane taking every 32nd other): 100 positions
+  // over 5 rows and 1000 over 7, many per value. Not in the op table, whose cases the fuzz
+  // corpus decodes by index (a case added there gives every saved input another program).
+  for (int64_t positions : {100, 1000}) {
+    SCOPED_TRACE(positions);
+    RunOpCase({"index_add",
+               {DType::kFloat32, DType::kInt64, DType::kFloat32},
+               {S({positions == 100 ? 5 : 7, 3}), S({positions}), S({positions, 3})},
+               {{"axis", int64_t{0}}},
+               {Domain::kUniform, Domain::kIndex, Domain::kUniform}},
+              ir::Target::NVGPU(), RunOnGpu);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(AllOps, OpGpu, ::testing::ValuesIn(OpsWithCases()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
