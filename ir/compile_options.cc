@@ -43,6 +43,7 @@ CompileOptions CompileOptions::Read() {
     if (n == "check_indices") o.check_indices = Bool(value);
     if (n == "self_check") o.self_check = Bool(value);
     if (n == "pad_matmul") o.pad_matmul = Bool(value);
+    if (n == "merge_kernels") o.merge_kernels = Bool(value);
     if (n == "symbolic_row_threads") o.symbolic_row_threads = Int(value, 256);
     if (n == "nvrtc_units") o.nvrtc_units = Int(value, 0);
     if (n == "cuda_arch") o.cuda_arch = value;

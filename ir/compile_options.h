@@ -31,6 +31,7 @@ struct CompileOptions {
   bool check_indices = false;
   bool self_check = false;
   bool pad_matmul = true;
+  bool merge_kernels = true;
   int32_t symbolic_row_threads = 256;
   int32_t nvrtc_units = 0;
   std::string cuda_arch, opencl_device, decline_libraries, debug_fail_op, debug_wrong_op;

@@ -52,6 +52,10 @@ DEFINE_bool(cinn_like_pad_matmul, true,
             "on NVGPU, pad large matmuls whose operands' or product's rows are not a multiple of "
             "16 bytes with zeros and slice the product back, so that cuBLAS runs its aligned "
             "kernels (hlir/pass/matmul_padding.h)");
+DEFINE_bool(cinn_like_merge_kernels, true,
+            "on GPUs, loop nests that would be kernels of the same launch dims and touch no buffer "
+            "another of them writes run as one kernel (ir/transforms/merge_nests.h): a launch less "
+            "per nest merged");
 DEFINE_string(cinn_like_decline_libraries, "",
               "libraries whose calls are declined, comma-separated (cuBLAS, cuBLASLt, cuDNN, "
               "oneDNN, cinn_like): the generated kernels run instead, the dump says why (a library "

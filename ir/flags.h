@@ -32,6 +32,7 @@ DECLARE_bool(
     cinn_like_extern_libs);  // matmul/conv: cuBLAS/cuDNN on NVGPU, oneDNN on x86 (false: generated)
 DECLARE_bool(cinn_like_fusion_recompute);  // recompute shared cheap values per group
 DECLARE_bool(cinn_like_pad_matmul);        // pad NVGPU matmuls to 16-byte rows (matmul_padding.h)
+DECLARE_bool(cinn_like_merge_kernels);     // independent GPU nests of one launch shape: one kernel
 // Numerics.
 DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags

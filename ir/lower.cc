@@ -6,6 +6,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "ir/compile_options.h"
 #include "ir/lower_stage.h"
 #include "ir/math.h"
 #include "ir/pass_runner.h"
@@ -196,9 +197,12 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   func->body = body;
   if (!target.is_gpu()) return func;
 
-  // 3. Last, for GPUs: each bound loop nest becomes a device kernel that the host entry
-  // launches; the dump shows the host entry and its kernels.
-  auto split = passes.Time("split_host_device", [&] { return SplitHostDevice(*func); });
+  // 3. Last, for GPUs: independent bound loop nests of one launch shape are grouped, then each
+  // nest or group becomes a device kernel that the host entry launches; the dump shows the
+  // host entry and its kernels.
+  auto split = passes.Time("split_host_device", [&] {
+    return SplitHostDevice(*func, CurrentCompileOptions().merge_kernels);
+  });
   if (split.ok()) passes.DumpText("split_host_device", [&] { return ToString(**split); });
   return split;
 }

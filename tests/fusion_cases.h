@@ -78,6 +78,25 @@ inline Program LayerNormWithStatistics(const Shape& rows, int64_t cols) {
   return *b.Build();
 }
 
+/// A LayerNorm backward's weight and bias gradients, column sums over `rows` rows of `cols`
+/// (dgamma = sum(dy * (x - mean) * rstd), dbeta = sum(dy)), independent of each other: on GPUs
+/// their partials and their final sums pair up into one kernel each (GroupIndependentNests).
+/// Beside them, a column sum of the same launch shapes that must not join them: it reads dbeta
+/// (its partials come after dbeta's final sum).
+inline Program LayerNormWeightGradients(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto dy = b.CreateInput(DType::kFloat32, S({rows, cols}), "dy");
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto mean = b.CreateInput(DType::kFloat32, S({rows, 1}), "mean");
+  auto rstd = b.CreateInput(DType::kFloat32, S({rows, 1}), "rstd");
+  auto xhat = b.Mul(b.Sub(x, mean), rstd);
+  auto dbeta = b.ReduceSum(dy, {0});
+  b.MarkOutput(b.ReduceSum(b.Mul(dy, xhat), {0}));
+  b.MarkOutput(dbeta);
+  b.MarkOutput(b.ReduceSum(b.Mul(dy, dbeta), {0}));
+  return *b.Build();
+}
+
 /// Row groups the register tactic must leave to the others (their reads of the row are not
 /// one contiguous share per thread): a layer_norm over two dims, a mean over two dims, and
 /// softmaxes of two slices of one row (two offsets; a stride).

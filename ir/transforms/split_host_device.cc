@@ -8,57 +8,14 @@
 #include "absl/strings/str_cat.h"
 #include "ir/identifier.h"
 #include "ir/structural_equal.h"
-#include "ir/transforms/simplify.h"
-#include "ir/visitor.h"
+#include "ir/transforms/merge_nests.h"
+#include "ir/transforms/nest_uses.h"
 
 namespace cinn_like::ir {
+
 namespace {
 
-/// What one top-level statement uses: bound loops, buffers read and written, free variables.
-class UseCollector : public IRVisitor {
- public:
-  using IRVisitor::Visit;
-  std::array<Expr, 3> grid{}, block{};
-  bool bound = false, has_loop = false;
-  std::set<const BufferNode*> read, written;
-  std::set<const Variable*> vars, loop_vars;
-
- protected:
-  void VisitFor(const For* op) override {
-    loop_vars.insert(op->loop_var.node());
-    has_loop = true;
-    if (op->for_kind == ForKind::kGpuBlock || op->for_kind == ForKind::kGpuThread) {
-      bound = true;
-      Expr& dim = (op->for_kind == ForKind::kGpuBlock ? grid : block)[op->bind_axis];
-      dim = dim.defined() ? Simplify(max(dim, op->extent)) : op->extent;
-    }
-    IRVisitor::VisitFor(op);
-  }
-  void VisitVariable(const Variable* op) override { vars.insert(op); }
-  void VisitLetStmt(const LetStmt* op) override {
-    loop_vars.insert(op->var.node());  // bound inside the kernel, like a loop index
-    IRVisitor::VisitLetStmt(op);
-  }
-  void VisitLoad(const Load* op) override {
-    read.insert(op->buffer.get());
-    IRVisitor::VisitLoad(op);
-  }
-  void VisitStore(const Store* op) override {
-    written.insert(op->buffer.get());
-    IRVisitor::VisitStore(op);
-  }
-};
-
-/// A library call, or the launch of a kernel the backend supplies (an extern tensor's
-/// statement, as the fused attention kernel's): host code as it is.
-bool IsHostCall(const Stmt& s) {
-  auto* eval = s.As<Evaluate>();
-  auto* call = eval ? eval->value.As<Call>() : nullptr;
-  return call && (call->is_intrinsic(IntrinsicOp::kExternCall) ||
-                  call->is_intrinsic(IntrinsicOp::kLaunchKernel));
-}
-
-std::string WrittenName(const UseCollector& uses) {
+std::string WrittenName(const NestUses& uses) {
   return uses.written.empty() ? std::string("nothing") : (*uses.written.begin())->name;
 }
 
@@ -79,7 +36,7 @@ Stmt KernelComparableForm(const LoweredFuncNode& kernel) {
   return Block::Make(stmts);
 }
 
-absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
+absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f, bool merge_nests) {
   if (f.kind != LoweredFuncNode::Kind::kHostEntry) {
     return absl::InvalidArgumentError("function " + f.name + " is already a device kernel");
   }
@@ -107,11 +64,21 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
     if (arg.is_buffer()) buffers.push_back(arg);
   }
   for (const Buffer& w : workspaces) buffers.push_back(Argument::Output(w));
-  std::vector<Stmt> top;
+  std::vector<Stmt> stmts;
   if (auto* block = body.As<Block>()) {
-    top = block->stmts;
+    stmts = block->stmts;
   } else {
-    top = {body};
+    stmts = {body};
+  }
+  // Each group one kernel (or host call): the top-level statements alone, or with the
+  // independent nests of one launch shape together.
+  std::vector<Stmt> top;
+  if (merge_nests) {
+    for (const std::vector<Stmt>& group : GroupIndependentNests(stmts)) {
+      top.push_back(Block::Make(group));
+    }
+  } else {
+    top = stmts;
   }
   std::vector<Var> shape_vars = ShapeVars(f);
   std::vector<Stmt> launches;
@@ -123,7 +90,7 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f) {
       launches.push_back(top[k]);
       continue;
     }
-    UseCollector uses;
+    NestUses uses;
     uses.Visit(top[k]);
     // Loop-free statements (a scalar reduction's initial value) run as one thread; a loop
     // nest left serial would repeat in every thread, so it must be bound.

@@ -23,8 +23,10 @@ namespace cinn_like::ir {
 /// hlir/ops/attention_kernel.cc makes) stays in place too, like an extern call. A kernel equal
 /// to an earlier one up to its buffers and variables, with its arguments in the same roles and
 /// the same launch dims (a repeated layer's), is not made again: its launch names the earlier
-/// kernel, with this statement's buffers.
-absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f);
+/// kernel, with this statement's buffers. With `merge_nests`, independent nests of one launch
+/// shape are one kernel (GroupIndependentNests, ir/transforms/merge_nests.h): a group's
+/// statements take the place of one top-level statement above.
+absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f, bool merge_nests = false);
 
 /// A kernel as one statement for comparison: its arguments' data pointers and scalars in order,
 /// its launch dims, then its body. Two kernels whose forms are equal up to buffers and free

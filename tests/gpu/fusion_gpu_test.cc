@@ -40,6 +40,14 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   RunProgramCase(LayerNormWithStatistics({Sym("n")}, 512), kGpu, RunOnGpu);
 }
 
+TEST(FusionGpu, IndependentNestsSharingAKernelMatchReference) {
+  // A LayerNorm backward's weight and bias column sums: partials one kernel, final sums another
+  // (ir/transforms/merge_nests.h), beside a sum that reads one of them.
+  for (int64_t rows : {1024, 4096}) {
+    RunProgramCase(LayerNormWeightGradients(rows, 768), kGpu, RunOnGpu);
+  }
+}
+
 /// Column reductions with few columns split their reduce axis (two kernels: partials, then
 /// their sum); with many columns, or an axis that does not split, one kernel.
 TEST(FusionGpu, ColumnReductionsMatchReference) {

@@ -58,6 +58,14 @@ std::string NVGPUSource(const Program& program) {
 
 int Kernels(const Program& program) { return CountKernels(NVGPUSource(program)); }
 
+/// The kernel launches of the host entry `program` compiles to for NVGPU (a kernel equal to an
+/// earlier one is launched again, not defined again).
+size_t Launches(const Program& program) {
+  auto module = CompileProgramModule(program, ir::Target::NVGPU(90), "fused");
+  EXPECT_TRUE(module.ok()) << module.status();
+  return module.ok() ? Occurrences(ir::ToString(*module), "launch_kernel(\"") : 0;
+}
+
 Shape RowsCols(Dim rows, int64_t cols) { return Shape{rows, Dim::Known(cols)}; }
 
 struct Pattern {
@@ -259,6 +267,20 @@ TEST(FusionKernels, ALanguageModelsLogitsAreTheMatmulsResultAndItsLastNormOneKer
                         /*transpose_y=*/true));
   Program p = *b.Build();
   EXPECT_EQ(Kernels(p), 1) << NVGPUSource(p);
+  RunProgramCase(p, ir::Target::X86(), RunOnX86);
+}
+
+TEST(FusionKernels, IndependentColumnSumsShareTheirKernels) {
+  // A LayerNorm backward's dgamma and dbeta (two-stage column sums over 1024 rows of 768): their
+  // partials are one kernel and their final sums another, where each was a kernel of its own;
+  // the sum that reads dbeta keeps its own two. Results on x86 here, on OpenCL and GPUs by
+  // FusionOpenCL and FusionGpu.
+  Program p = LayerNormWeightGradients(1024, 768);
+  EXPECT_EQ(Launches(p), 4u) << NVGPUSource(p);
+  {
+    FlagScope unmerged(&FLAGS_cinn_like_merge_kernels, false);
+    EXPECT_EQ(Launches(p), 6u) << NVGPUSource(p);
+  }
   RunProgramCase(p, ir::Target::X86(), RunOnX86);
 }
 

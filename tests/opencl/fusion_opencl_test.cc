@@ -68,6 +68,15 @@ TEST(FusionOpenCL, RowAndColumnReductionsMatchReference) {
   }
 }
 
+TEST(FusionOpenCL, IndependentNestsSharingAKernelMatchReference) {
+  // Column sums whose partials and final sums pair up into one kernel each, beside a sum that
+  // reads one of them (ir/transforms/merge_nests.h).
+  for (int64_t rows : {1024, 4096}) {
+    SCOPED_TRACE(rows);
+    RunProgramCase(LayerNormWeightGradients(rows, 768), OpenCLTarget(), RunOnOpenCL);
+  }
+}
+
 TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
   for (int64_t cols : {3, 64, 1000}) {
     SCOPED_TRACE(cols);

@@ -1,0 +1,96 @@
+/// \file GroupIndependentNests: describe each top-level statement, then join nests greedily.
+#include "ir/transforms/merge_nests.h"
+
+#include <set>
+#include <vector>
+
+#include "ir/structural_equal.h"
+#include "ir/transforms/nest_uses.h"
+
+namespace cinn_like::ir {
+namespace {
+
+/// One statement of the regrouped body: a host call or other statement kept as it is, or a
+/// group of nests one kernel runs.
+struct Item {
+  std::vector<Stmt> stmts;
+  bool nest = false;  // a GPU-bound loop nest (or a group of them)
+  std::array<Expr, 3> grid{}, block{};
+  int64_t shared_bytes = 0;
+  std::set<const Variable*> read, written;  // the buffers' data variables
+};
+
+Item Describe(const Stmt& s) {
+  Item item;
+  item.stmts = {s};
+  NestUses uses;
+  uses.Visit(s);
+  if (IsHostCall(s)) {
+    // Every buffer the call names (its data variable) is read and written, as far as we know.
+    item.read = uses.vars;
+    item.written = uses.vars;
+    return item;
+  }
+  for (const BufferNode* b : uses.read) item.read.insert(b->data.node());
+  for (const BufferNode* b : uses.written) item.written.insert(b->data.node());
+  item.nest = uses.bound;
+  item.grid = uses.grid;
+  item.block = uses.block;
+  item.shared_bytes = uses.shared_bytes;
+  return item;
+}
+
+bool Meets(const std::set<const Variable*>& a, const std::set<const Variable*>& b) {
+  for (const Variable* v : a) {
+    if (b.count(v)) return true;
+  }
+  return false;
+}
+
+/// Whether `a` and `b` may run in either order, or at once.
+bool Independent(const Item& a, const Item& b) {
+  return !Meets(a.written, b.read) && !Meets(a.written, b.written) && !Meets(b.written, a.read);
+}
+
+bool SameDims(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
+  for (int i = 0; i < 3; ++i) {
+    if (a[i].defined() != b[i].defined()) return false;
+    if (a[i].defined() && !StructuralEqual(a[i], b[i])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top) {
+  std::vector<Item> items;
+  for (const Stmt& stmt : top) {
+    Item item = Describe(stmt);
+    int target = -1;
+    if (item.nest) {
+      for (int j = static_cast<int>(items.size()) - 1; j >= 0; --j) {
+        const Item& other = items[j];
+        if (!Independent(other, item)) break;
+        if (other.nest && SameDims(other.grid, item.grid) && SameDims(other.block, item.block) &&
+            other.shared_bytes + item.shared_bytes <= kMaxMergedSharedBytes) {
+          target = j;
+          break;
+        }
+      }
+    }
+    if (target < 0) {
+      items.push_back(std::move(item));
+      continue;
+    }
+    Item& group = items[target];
+    group.stmts.push_back(stmt);
+    group.read.insert(item.read.begin(), item.read.end());
+    group.written.insert(item.written.begin(), item.written.end());
+    group.shared_bytes += item.shared_bytes;
+  }
+  std::vector<std::vector<Stmt>> groups;
+  for (Item& item : items) groups.push_back(std::move(item.stmts));
+  return groups;
+}
+
+}  // namespace cinn_like::ir

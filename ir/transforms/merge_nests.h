@@ -1,0 +1,29 @@
+/// \file GroupIndependentNests: GPU loop nests that SplitHostDevice would make kernels of one
+/// launch shape, and that touch no buffer another of them writes, become one kernel.
+#pragma once
+
+#include <vector>
+
+#include "ir/ir.h"
+
+namespace cinn_like::ir {
+
+/// Groups the top-level statements `top` of a GPU host entry's body (under its global
+/// Allocates) for SplitHostDevice, which makes one kernel of each group of nests. A GPU-bound
+/// loop nest joins the nearest earlier group of nests with the same launch dims (grid and
+/// block, structurally equal) when nothing from that group on conflicts with it: no statement
+/// there writes a buffer the nest reads or writes, or reads a buffer the nest writes (a host
+/// call, extern_call or launch_kernel, counts as reading and writing every buffer it names).
+/// A group stands in its first statement's place; its kernel's threads run its nests in turn,
+/// the same threads each nest had, so a nest's barriers and block reduces are reached by every
+/// thread as before, and the nests run concurrently across blocks, which independence makes
+/// safe. A group keeps at most kMaxMergedSharedBytes of shared memory of its own. Any other
+/// statement is a group of one. Saves a launch per nest that joins: a LayerNorm backward's
+/// weight and bias column sums (partials, then final sums) pair up.
+std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top);
+
+/// The static shared memory a merged group's nests may allocate together (the block reduces'
+/// own arrays come on top, a few KB; CUDA allows 48 KB of static shared memory).
+inline constexpr int64_t kMaxMergedSharedBytes = 16 * 1024;
+
+}  // namespace cinn_like::ir

@@ -1,0 +1,82 @@
+/// \file What one top-level statement of a GPU host entry is (host code, or a loop nest) and
+/// uses: its bound loops' launch dims, the buffers it reads and writes, its variables.
+/// SplitHostDevice makes kernels from it; MergeIndependentNests decides from it which nests may
+/// share a kernel.
+#pragma once
+
+#include <array>
+#include <set>
+
+#include "ir/ir.h"
+#include "ir/structural_equal.h"
+#include "ir/transforms/simplify.h"
+#include "ir/visitor.h"
+
+namespace cinn_like::ir {
+
+/// Whether top-level statement `s` of a host entry is host code as it is: a library call
+/// (extern_call) or the launch of a kernel the backend supplies (an extern tensor's statement,
+/// as the fused attention kernel's launch_kernel).
+inline bool IsHostCall(const Stmt& s) {
+  auto* eval = s.As<Evaluate>();
+  auto* call = eval ? eval->value.As<Call>() : nullptr;
+  return call && (call->is_intrinsic(IntrinsicOp::kExternCall) ||
+                  call->is_intrinsic(IntrinsicOp::kLaunchKernel));
+}
+
+class NestUses : public IRVisitor {
+ public:
+  using IRVisitor::Visit;
+  std::array<Expr, 3> grid{}, block{};  // per axis: the largest extent bound to it
+  bool bound = false, has_loop = false;
+  std::set<const BufferNode*> read, written;
+  std::set<const Variable*> vars, loop_vars;  // loop_vars: bound inside (loops, lets)
+  int64_t shared_bytes = 0;                   // of shared-scope Allocates (constant sizes)
+
+ protected:
+  void VisitFor(const For* op) override {
+    loop_vars.insert(op->loop_var.node());
+    has_loop = true;
+    if (op->for_kind == ForKind::kGpuBlock || op->for_kind == ForKind::kGpuThread) {
+      bound = true;
+      Expr& dim = (op->for_kind == ForKind::kGpuBlock ? grid : block)[op->bind_axis];
+      if (!dim.defined() || StructuralEqual(dim, op->extent)) {
+        dim = op->extent;  // equal extents stay themselves (symbolic ones too)
+      } else {
+        dim = Simplify(max(dim, op->extent));
+      }
+    }
+    IRVisitor::VisitFor(op);
+  }
+  void VisitVariable(const Variable* op) override { vars.insert(op); }
+  void VisitLetStmt(const LetStmt* op) override {
+    loop_vars.insert(op->var.node());  // bound inside the kernel, like a loop index
+    IRVisitor::VisitLetStmt(op);
+  }
+  void VisitLoad(const Load* op) override {
+    read.insert(op->buffer.get());
+    IRVisitor::VisitLoad(op);
+  }
+  void VisitStore(const Store* op) override {
+    written.insert(op->buffer.get());
+    IRVisitor::VisitStore(op);
+  }
+  void VisitAllocate(const Allocate* op) override {
+    if (op->buffer->scope == MemoryScope::kShared) {
+      int64_t bytes = op->buffer->dtype.bytes();
+      for (const Expr& d : op->buffer->shape) {
+        const int64_t* c = AsConstInt(d);
+        bytes = c ? bytes * *c : kUnknownBytes;
+        if (!c) break;
+      }
+      shared_bytes += bytes;
+    }
+    IRVisitor::VisitAllocate(op);
+  }
+
+ public:
+  /// The size counted for a shared buffer of symbolic shape: more than any kernel may have.
+  static constexpr int64_t kUnknownBytes = int64_t{1} << 40;
+};
+
+}  // namespace cinn_like::ir

@@ -1,0 +1,90 @@
+/// \file GroupIndependentNests: which GPU loop nests share a kernel (same launch dims, nothing
+/// between them conflicting), and ir::Lower's kernels with the flag on and off. Results of merged
+/// kernels against the reference: FusionOpenCL and FusionGpu (IndependentNestsSharingAKernel).
+#include "ir/transforms/merge_nests.h"
+
+#include <gtest/gtest.h>
+
+#include "ir/flags.h"
+#include "ir/lower.h"
+#include "ir/printer.h"
+#include "ir/schedule.h"
+
+namespace cinn_like::ir {
+namespace {
+
+/// C = A + 1, D = A * 2, E = C + D over 1024 elements in blocks of 256 threads, and F = A * 3 in
+/// blocks of 128: each its own nest (no inlining), lowered for NVGPU.
+absl::StatusOr<LoweredFunc> LowerFour() {
+  Tensor a = Placeholder("A", Float(32), {Expr(1024)});
+  auto elementwise = [&](const std::string& name, auto fn) {
+    return Compute(
+        {Expr(1024)}, [&](const std::vector<Expr>& i) { return fn(i[0]); }, name);
+  };
+  Tensor c = elementwise("C", [&](Expr i) { return a(i) + Expr(1.0f); });
+  Tensor d = elementwise("D", [&](Expr i) { return a(i) * Expr(2.0f); });
+  Tensor e = elementwise("E", [&](Expr i) { return c(i) + d(i); });
+  Tensor f = elementwise("F", [&](Expr i) { return a(i) * Expr(3.0f); });
+  auto sch = Schedule::Create({c, d, e, f});
+  for (const auto& [t, threads] : {std::pair{c, 256}, {d, 256}, {e, 256}, {f, 128}}) {
+    Stage& s = sch[t];
+    auto parts = s.Split(*s.LeafAxis(0), threads);
+    if (!parts.ok()) return parts.status();
+    if (absl::Status st = s.Bind(parts->first, "blockIdx.x"); !st.ok()) return st;
+    if (absl::Status st = s.Bind(parts->second, "threadIdx.x"); !st.ok()) return st;
+  }
+  return Lower("four", {a, c, d, e, f}, sch, Target::NVGPU(90));
+}
+
+TEST(MergeNests, IndependentNestsOfOneLaunchShapeShareAKernel) {
+  auto merged = LowerFour();
+  ASSERT_TRUE(merged.ok()) << merged.status();
+  // C and D together; E reads both (its own kernel); F has other launch dims.
+  ASSERT_EQ((*merged)->kernels.size(), 3u) << ToString(**merged);
+  const std::string text = ToString(**merged);
+  EXPECT_NE(text.find("kernel four_kernel_0(A, C, D)"), std::string::npos) << text;
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_merge_kernels = false;
+  auto apart = LowerFour();
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  EXPECT_EQ((*apart)->kernels.size(), 4u) << ToString(**apart);
+}
+
+TEST(MergeNests, HostCallsKeepWhatTheyTouchInOrder) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_merge_kernels = false;
+  auto apart = LowerFour();
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  const auto& kernels = (*apart)->kernels;
+  ASSERT_EQ(kernels.size(), 4u);
+  // The nests that write C, D and E, and the buffers by name.
+  std::map<std::string, Stmt> nest;
+  std::map<std::string, Buffer> buffer;
+  for (const auto& k : kernels) {
+    for (const Argument& arg : k->args) {
+      if (arg.is_buffer()) buffer[arg.buffer->name] = arg.buffer;
+      if (arg.is_buffer() && arg.kind == Argument::Kind::kOutput) nest[arg.buffer->name] = k->body;
+    }
+  }
+  auto call = [&](const std::string& touched) {
+    return Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kExternCall,
+                                     {StringImm::Make("lib"), Expr(buffer.at(touched)->data)}));
+  };
+  // A call naming C between C's and D's nests: D moves up past it into C's kernel; E reads C,
+  // which the call may have written, and stays after it.
+  auto groups = GroupIndependentNests({nest.at("C"), call("C"), nest.at("D"), nest.at("E")});
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_EQ(groups[0].size(), 2u);
+  EXPECT_TRUE(groups[0][1].same_as(nest.at("D")));
+  EXPECT_TRUE(groups[2][0].same_as(nest.at("E")));
+  // A call naming D: D's nest stays after it.
+  groups = GroupIndependentNests({nest.at("C"), call("D"), nest.at("D")});
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_TRUE(groups[2][0].same_as(nest.at("D")));
+  // A nest reading what another writes never joins it, even with nothing between.
+  groups = GroupIndependentNests({nest.at("C"), nest.at("E")});
+  EXPECT_EQ(groups.size(), 2u);
+}
+
+}  // namespace
+}  // namespace cinn_like::ir
