@@ -221,6 +221,24 @@ class TorchRandomTest(unittest.TestCase):
             want = philox_uniform(seed, stream, np.arange(got.size)).reshape(shape)
             np.testing.assert_array_equal(got, want, err_msg=f"seed {seed}, stream {stream}")
 
+    def test_torch_philox_draws_in_chunks_the_same_uniforms(self):
+        # Drawn a chunk at a time (the eager fallback of a large attention would otherwise hold
+        # ten int64 temporaries of B * H * L * L elements): chunk edges inside the draw, a last
+        # partial chunk, indices past 2^32 (the counter's second word) in a later chunk.
+        seed = int(np.random.default_rng().integers(0, 2**53))
+        whole = philox.uniform(seed, 3, [2500], "cpu").numpy()
+        saved = philox.CHUNK
+        try:
+            philox.CHUNK = 1000
+            chunked = philox.uniform(seed, 3, [2500], "cpu").numpy()
+        finally:
+            philox.CHUNK = saved
+        np.testing.assert_array_equal(chunked, whole)
+        np.testing.assert_array_equal(whole, philox_uniform(seed, 3, np.arange(2500)))
+        far = philox._draw(seed, 3, torch.arange(2**32 - 2, 2**32 + 2, dtype=torch.int64))
+        np.testing.assert_array_equal(
+            far.numpy(), philox_uniform(seed, 3, np.arange(2**32 - 2, 2**32 + 2)))
+
     def test_attention_dropout_ops_backward_is_autograd_of_its_meaning(self):
         # The eager forms (which run where cinn_like does not take a call) against autograd of
         # the op's meaning in plain ops with the same Philox weights: grouped heads, a bool

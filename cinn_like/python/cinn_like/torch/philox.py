@@ -28,16 +28,30 @@ def _mul32(a, b):
     return high & _LOW32, low
 
 
+# Elements drawn per pass: a pass holds about ten int64 temporaries of this many elements (320
+# MiB at most), where one pass over a [B, H, L, L] draw would hold ten of its size.
+CHUNK = 1 << 22
+
+
 def uniform(seed, stream, shape, device):
     """float32 uniforms on [0, 1) of `shape`: seed an int (< 2^63) or an int64 tensor of one
-    element, stream likewise (>= 0)."""
+    element, stream likewise (>= 0). Drawn CHUNK elements at a time."""
     seed = int(seed.reshape(-1)[0]) if isinstance(seed, torch.Tensor) else int(seed)
     stream = int(stream.reshape(-1)[0]) if isinstance(stream, torch.Tensor) else int(stream)
     seed, stream = seed & (2**64 - 1), stream & (2**64 - 1)
     n = 1
     for d in shape:
         n *= int(d)
-    i = torch.arange(n, dtype=torch.int64, device=device)
+    out = torch.empty(n, dtype=torch.float32, device=device)
+    for start in range(0, n, CHUNK):
+        end = min(n, start + CHUNK)
+        out[start:end] = _draw(seed, stream, torch.arange(start, end, dtype=torch.int64,
+                                                          device=device))
+    return out.reshape(tuple(int(d) for d in shape))
+
+
+def _draw(seed, stream, i):
+    """The uniforms at row-major indices `i` (an int64 tensor) for 64-bit seed and stream."""
     c0, c1 = i & _LOW32, i >> 32
     c2 = torch.full_like(i, stream & _LOW32)
     c3 = torch.full_like(i, stream >> 32)
@@ -47,4 +61,4 @@ def uniform(seed, stream, shape, device):
         h1, l1 = _mul32(c2, _M1)
         c0, c1, c2, c3 = h1 ^ c1 ^ k0, l1, h0 ^ c3 ^ k1, l0
         k0, k1 = (k0 + _W0) & _LOW32, (k1 + _W1) & _LOW32
-    return ((c0 >> 8).to(torch.float32) * 2.0 ** -24).reshape(tuple(int(d) for d in shape))
+    return (c0 >> 8).to(torch.float32) * 2.0 ** -24
