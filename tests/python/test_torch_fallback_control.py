@@ -185,7 +185,7 @@ class FallbackControlTest(unittest.TestCase):
             ct.set_options(strict="yes")
         self.assertEqual(ct.get_options(),
                          {"allow": (), "deny": (), "strict": False, "cudagraphs": False,
-                          "cpu_target": "x86"})
+                          "cpu_target": "x86", "emulate_precision_casts": False})
         with mock.patch.dict(os.environ, {"CINN_LIKE_TORCH_DENY": "tahn"}):
             with self.assertRaisesRegex(Exception,
                                         "CINN_LIKE_TORCH_DENY: 'tahn' is not an aten op"):

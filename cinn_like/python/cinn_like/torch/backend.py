@@ -324,7 +324,8 @@ _MODES = (None, "default", "max-autotune-no-cudagraphs") + _CUDAGRAPH_MODES
 
 def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     """torch.compile(model, backend=cinn_like_backend) or backend="cinn_like"; torch.compile's
-    `options` dict takes the keys of set_options (allow, deny, strict, cudagraphs: policy.py)
+    `options` dict takes the keys of set_options (allow, deny, strict, cudagraphs, cpu_target,
+    emulate_precision_casts: policy.py)
     and holds for both graphs of this compile; mode="reduce-overhead" means cudagraphs=True."""
     if mode not in _MODES:
         raise ValueError(f"torch.compile(..., mode={mode!r}): cinn_like knows the modes "

@@ -72,13 +72,13 @@ def op_name(node):
     return getattr(t, "__name__", str(t)) if node.op == "call_function" else node.op
 
 
-def check_node(node):
+def check_node(node, round_each_op=False):
     """None when cinn_like can run `node` (a getitem excepted: see CinnLikeSupport), else the
-    reason it cannot."""
+    reason it cannot. `round_each_op`: the policy's emulate_precision_casts (registry.py)."""
     try:
         _check_values(node)
         with no_new_guards(node):
-            convert_alone(node)
+            convert_alone(node, round_each_op)
         return None
     except Unsupported as e:
         return str(e)
@@ -166,7 +166,7 @@ class CinnLikeSupport(OperatorSupport):
                 if reason is not None:
                     self.chosen.add(node)
                 else:
-                    reason = check_node(node)
+                    reason = check_node(node, self.rules.emulate_precision_casts)
                 if reason is not None:
                     cache.record_fallback(op_name(node), reason)
             self.verdicts[node] = reason

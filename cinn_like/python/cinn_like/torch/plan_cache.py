@@ -206,7 +206,8 @@ def _graph_key(gm, rules):
     env = sorted((k, v) for k, v in os.environ.items() if k.startswith("FLAGS_cinn_like_"))
     gpus = sorted((str(d), torch.cuda.get_device_capability(d)) for d in devices)
     head = [f"cinn_like plan {_VERSION}", _code_identity(), repr(lists), repr(rules.strict),
-            repr(rules.cudagraphs), repr(rules.cpu_target), repr(flags), repr(env), repr(gpus)]
+            repr(rules.cudagraphs), repr(rules.cpu_target), repr(rules.emulate_precision_casts),
+            repr(flags), repr(env), repr(gpus)]
     return hashlib.sha256("\n".join(head + lines).encode()).hexdigest()
 
 

@@ -2,18 +2,23 @@
 and strict mode (a fallback raises instead of running the op in PyTorch); and the CUDA-graph
 mode (cudagraphs=True: each compiled graph on the GPU is captured and replayed, cudagraph.py);
 and the target of graphs on CPU tensors (cpu_target="x86", the default, or "opencl",
-"opencl -device=cpu": the OpenCL target on host memory).
+"opencl -device=cpu": the OpenCL target on host memory); and where float16/bfloat16 elementwise
+chains round (emulate_precision_casts=False, the default: as Inductor's fused kernels, in float32
+with each value rounded where it leaves the chain; True: each aten op's result rounded, as eager
+and as Inductor's option of that name do; registry.py).
 
 Three sources, all read at each compile of a graph (forward and backward):
-  cinn_like.torch.set_options(allow=..., deny=..., strict=..., cudagraphs=..., cpu_target=...)
-                                                                  the process-wide settings
+  cinn_like.torch.set_options(allow=..., deny=..., strict=..., cudagraphs=..., cpu_target=...,
+                              emulate_precision_casts=...)       the process-wide settings
   torch.compile(..., backend="cinn_like", options={...})          per compile, same keys; a key
                                                                   given here replaces set_options'
   CINN_LIKE_TORCH_ALLOW, CINN_LIKE_TORCH_DENY (comma-separated), CINN_LIKE_TORCH_STRICT=1,
-  CINN_LIKE_TORCH_CUDAGRAPHS=1, CINN_LIKE_TORCH_CPU_TARGET=opencl (replaces cpu_target)
+  CINN_LIKE_TORCH_CUDAGRAPHS=1, CINN_LIKE_TORCH_CPU_TARGET=opencl (replaces cpu_target),
+  CINN_LIKE_TORCH_EMULATE_PRECISION_CASTS=1
 The environment only narrows the Python settings: an op denied by either is denied, an op must
 be in every non-empty allow list, and strict mode is on when either asks for it (CUDA graphs
-likewise). torch.compile's mode="reduce-overhead" (or "max-autotune") also asks for CUDA graphs.
+and emulate_precision_casts likewise). torch.compile's mode="reduce-overhead" (or
+"max-autotune") also asks for CUDA graphs.
 
 Names are aten ops of the graph the backend sees (core aten, after decomposition: torch.softmax
 arrives as `_softmax`), as fallback_report prints them: an overload packet name (`_softmax`,
@@ -31,9 +36,11 @@ import torch
 ENV_ALLOW, ENV_DENY, ENV_STRICT = "CINN_LIKE_TORCH_ALLOW", "CINN_LIKE_TORCH_DENY", \
     "CINN_LIKE_TORCH_STRICT"
 ENV_CUDAGRAPHS, ENV_CPU_TARGET = "CINN_LIKE_TORCH_CUDAGRAPHS", "CINN_LIKE_TORCH_CPU_TARGET"
-_KEYS = ("allow", "deny", "strict", "cudagraphs", "cpu_target")
-_BOOLS = ("strict", "cudagraphs")
-_settings = {"allow": (), "deny": (), "strict": False, "cudagraphs": False, "cpu_target": "x86"}
+ENV_EMULATE = "CINN_LIKE_TORCH_EMULATE_PRECISION_CASTS"
+_KEYS = ("allow", "deny", "strict", "cudagraphs", "cpu_target", "emulate_precision_casts")
+_BOOLS = ("strict", "cudagraphs", "emulate_precision_casts")
+_settings = {"allow": (), "deny": (), "strict": False, "cudagraphs": False, "cpu_target": "x86",
+             "emulate_precision_casts": False}
 
 
 class FallbackError(RuntimeError):
@@ -42,8 +49,9 @@ class FallbackError(RuntimeError):
 
 def set_options(**options):
     """Process-wide settings: allow=[names], deny=[names] (a list or a comma-separated str; empty
-    clears), strict=bool, cudagraphs=bool, cpu_target="x86"|"opencl"|"opencl -device=cpu|gpu".
-    Returns the previous settings: set_options(**old) restores them."""
+    clears), strict=bool, cudagraphs=bool, cpu_target="x86"|"opencl"|"opencl -device=cpu|gpu",
+    emulate_precision_casts=bool. Returns the previous settings: set_options(**old) restores
+    them."""
     new = _checked(options, "cinn_like.torch.set_options")
     old = dict(_settings)
     _settings.update(new)
@@ -58,12 +66,14 @@ def get_options():
 @dataclass(frozen=True)
 class Policy:
     """The resolved settings of one compile: allow lists each as (names, source), deny lists
-    likewise, strict, cudagraphs, and the target string of graphs on CPU tensors."""
+    likewise, strict, cudagraphs, the target string of graphs on CPU tensors, and whether each
+    16-bit elementwise op rounds (emulate_precision_casts)."""
     allow: tuple = ()
     deny: tuple = ()
     strict: bool = False
     cudagraphs: bool = False
     cpu_target: str = "x86"
+    emulate_precision_casts: bool = False
 
     def refusal(self, node):
         """Why the lists keep `node` (a call_function) in PyTorch, or None."""
@@ -90,7 +100,9 @@ def resolve(compile_options=None):
                   strict=py["strict"] or _env_flag(ENV_STRICT),
                   cudagraphs=py["cudagraphs"] or _env_flag(ENV_CUDAGRAPHS),
                   cpu_target=_cpu_target(env_target, ENV_CPU_TARGET) if env_target
-                  else py["cpu_target"])
+                  else py["cpu_target"],
+                  emulate_precision_casts=py["emulate_precision_casts"]
+                  or _env_flag(ENV_EMULATE))
 
 
 def _lists(*pairs):

@@ -11,6 +11,19 @@ Each node is converted once: the partitioner converts it on a scratch Converter 
 support and keeps what it wrote as a Fragment in the node's metadata; the kernel builder
 replays the fragments into the partition's Program (fragments survive the partitioner's copy
 of the nodes, which copies node.meta).
+
+Chains of float16/bfloat16 elementwise ops round once, as Inductor's fused kernels do: an
+elementwise converter of a 16-bit result computes in float32 from its inputs' unrounded float32
+values (Converter.wide), keeps its own float32 result as the node's unrounded value and gives
+the node that value rounded (Converter.rounded), which is what every other reader (a matmul, a
+reduction, a view, a partition output) reads; where no input has an unrounded value that is
+the op in 16 bits, as before (the same value). A value from outside the partition was stored,
+so it is read rounded. Converter(round_each_op=True) (the torch option emulate_precision_casts)
+rounds each aten op's result instead, as eager does. A Fragment records which of its ops read
+an input's float32 value, the node's unrounded value and the choice of its 16-bit value;
+replayed, it asks the Converter it is replayed into for the input's float32 value and makes the
+choice there, so the same fragment reads an unrounded value where the input's producer is in the
+partition and the stored one where it is not.
 """
 import operator
 
@@ -95,11 +108,14 @@ def dtype_name(dt):
     return DTYPES[dt]
 
 
+SIXTEEN_BIT = (torch.float16, torch.bfloat16)
+
+
 def acc_dtype(dt):
     """The dtype PyTorch's kernels compute a `dt` result in (its acc/opmath type): float32 for
     float16 and bfloat16, `dt` itself otherwise. A converter that chains several ops for one
     16-bit aten op computes them in this type and casts once at the end, as eager rounds once."""
-    return torch.float32 if dt in (torch.float16, torch.bfloat16) else dt
+    return torch.float32 if dt in SIXTEEN_BIT else dt
 
 
 def no_rank0(*tensors):
@@ -117,10 +133,14 @@ def meta(arg):
 
 
 class Converter:
-    def __init__(self):
+    def __init__(self, round_each_op=False):
         self.b = ProgramBuilder()
         self.env = {}  # fx node -> Program name (or list of names)
         self.written = []  # (op, inputs, attrs, outputs) in order, for Fragment
+        self.round_each_op = round_each_op  # each 16-bit elementwise op rounds (eager's way)
+        self.unrounded = {}  # 16-bit fx node -> Program name of its float32 value before rounding
+        self.widened = {}  # Program name -> (fx node, fresh): a wide() that wrote an op
+        self.once = {}  # fx node -> (its direct value, its unrounded value rounded): rounded()
 
     def add_input(self, node, name):
         """A tensor input; a size (a SymInt node, which views read as an argument: their
@@ -154,23 +174,89 @@ class Converter:
             return self.op("fill", [], {"shape": [1], "value": v, "dtype": dtype_name(dt)})
         raise Unsupported(f"argument {arg!r} is not a tensor or a scalar")
 
+    def keeps_wide(self, node):
+        """Whether elementwise node `node` computes in float32 and rounds once (rounded): its
+        result is float16 or bfloat16 and ops are not asked to round each (round_each_op)."""
+        return not self.round_each_op and val(node).dtype in SIXTEEN_BIT
+
+    def wide(self, arg, fresh=False):
+        """The float32 value an elementwise op computes from: a node's unrounded value where an
+        elementwise converter of this Converter kept one (rounded), else its value cast to
+        float32; a number as a float32 fill. `fresh`: a copy of an unrounded value, not its
+        name (a cast to float32 is a value of the graph of its own: two outputs of a partition
+        that had one name would be one tensor)."""
+        if not isinstance(arg, torch.fx.Node):
+            return self.tensor(arg, torch.float32)
+        if arg in self.unrounded:
+            name = self.unrounded[arg]
+            if not fresh:
+                return name
+            name = self.op("reshape", [name], {"shape": pshape(val(arg))})
+        else:
+            name = self.tensor(arg, torch.float32)
+            if val(arg).dtype == torch.float32:
+                return name
+        self.widened[name] = (arg, fresh)
+        return name
+
+    def rounded(self, node, wide, direct=None, commutes=False):
+        """Node's 16-bit value, and `wide` (its float32 value, computed from its operands'
+        wide()) kept as its unrounded value for the elementwise ops that read it. The value is
+        `wide` rounded once where an input of node has an unrounded value, else `direct`: the
+        op in node's dtype from the rounded operands (as each op rounds), there equal to `wide`
+        rounded, and the form the compiler's patterns know (a matmul's epilogue, the 16-bit
+        forms of sigmoid or gelu); None where the rounding is the op (a cast from float32).
+        `commutes`: the op commutes with rounding (relu, neg, abs), so `direct` is the value
+        whatever the operands."""
+        self.unrounded[node] = wide
+        if commutes:
+            return direct
+        once = self.op("cast", [wide], {"dtype": dtype_name(val(node).dtype)})
+        if direct is None:
+            return once
+        self.once[node] = (direct, once)
+        return once if self.reads_unrounded(node) else direct
+
+    def reads_unrounded(self, node):
+        """Whether an input of node has an unrounded value here."""
+        return any(a in self.unrounded for a in node.all_input_nodes)
+
 
 class Fragment:
     """What one node's converter wrote, with its inputs named by position: replayable into
     any Converter whose env holds the node's inputs."""
 
     def __init__(self, node, converter, result):
-        self.inputs = [converter.env[a] for a in node.all_input_nodes]
+        ins = node.all_input_nodes
+        self.inputs = [converter.env[a] for a in ins]
         self.ops = list(converter.written)
         self.result = result
+        # The op outputs that are an input's float32 value (Converter.wide): name -> (the
+        # input's position, fresh). Replayed, each is asked of the Converter replayed into.
+        self.wide_reads = {name: (ins.index(a), fresh)
+                           for name, (a, fresh) in converter.widened.items() if a in ins}
+        self.unrounded = converter.unrounded.get(node)  # the name of node's float32 value
+        # Converter.rounded's choice, made again where replayed: the name of the unrounded value
+        # rounded, where the value written here is the direct one.
+        direct, once = converter.once.get(node, (None, None))
+        self.once = once if result == direct else None
 
     def replay(self, c, node):
-        names = dict(zip(self.inputs, (c.env[a] for a in node.all_input_nodes)))
+        ins = node.all_input_nodes
+        names = dict(zip(self.inputs, (c.env[a] for a in ins)))
         for op, inputs, attrs, outs in self.ops:
+            read = self.wide_reads.get(outs[0])
+            if read is not None:
+                names[outs[0]] = c.wide(ins[read[0]], fresh=read[1])
+                continue
             new = c.op(op, [names[i] for i in inputs], attrs, num_outputs=len(outs))
             names.update(zip(outs, new if isinstance(new, list) else [new]))
+        if self.unrounded is not None:
+            c.unrounded[node] = names[self.unrounded]
         if isinstance(self.result, list):
             return [None if r is None else names[r] for r in self.result]
+        if self.once is not None and c.reads_unrounded(node):
+            return names[self.once]
         return names[self.result]
 
 
@@ -225,10 +311,10 @@ def _empty_output(node):
     return v
 
 
-def convert_alone(node):
+def convert_alone(node, round_each_op=False):
     """Converts `node` on a scratch Converter (its inputs as placeholders) and keeps the
-    Fragment in node.meta; raises Unsupported."""
-    c = Converter()
+    Fragment in node.meta; raises Unsupported. `round_each_op`: Converter's."""
+    c = Converter(round_each_op)
     for i, a in enumerate(node.all_input_nodes):
         c.add_input(a, f"in{i}")
     node.meta.pop(FRAGMENT, None)

@@ -1,10 +1,23 @@
 """Converters of the elementwise ops: unary and binary math, comparisons, where, clamp, casts
-and copies."""
+and copies.
+
+A float16/bfloat16 result of arithmetic, pointwise math, where or clamp is also computed in
+float32 from its operands' unrounded float32 values, kept as its unrounded value and, where an
+operand had one, rounded once as its value (registry.Converter: wide, rounded), so a chain of
+them rounds where its values leave the chain, as Inductor's fused kernels do; a cast between
+float32 and a 16-bit dtype passes the unrounded value on (Inductor elides a downcast before an
+upcast). Under round_each_op (the emulate_precision_casts option) each op rounds, as eager does.
+Ops with steps read the rounded value, as eager does: comparisons and predicates, rounding to
+integers, sign, remainders, a division with a rounding mode (a value a hair from a step and the
+16-bit value it rounds to fall on either side of it); so do bool and integer ops, frexp, ldexp,
+nextafter (its result is defined in its own dtype) and copies.
+"""
 import math
 
 import torch
 
-from ..registry import CONVERTERS, Unsupported, acc_dtype, converts, dtype_name, meta, pshape, val
+from ..registry import (CONVERTERS, SIXTEEN_BIT, Unsupported, acc_dtype, converts, dtype_name,
+                        meta, pshape, val)
 
 aten = torch.ops.aten
 
@@ -31,13 +44,40 @@ UNARY = {aten.neg: "neg", aten.abs: "abs", aten.exp: "exp", aten.log: "log", ate
          aten.special_airy_ai: "airy_ai"}
 # Tests of their input's value: the input keeps its dtype, the result is bool.
 PREDICATES = {"isnan", "isinf", "signbit"}
+# Ops with steps, and nextafter (its result is defined in its own dtype: the next float16 is not
+# float32's), read their operands rounded, as eager does, and start no float32 chain.
+ROUNDED_OPERANDS = {"floor", "ceil", "round", "trunc", "sign", "mod", "fmod", "nextafter"}
+# Ops that commute with rounding to 16 bits (op(round(x)) == round(op(x))): their 16-bit value is
+# always the op in 16 bits, the form the compiler's patterns know (relu(add(matmul, bias)) is a
+# matmul's epilogue).
+COMMUTE_WITH_ROUNDING = {"relu", "neg", "abs"}
+
+
+def _elementwise(c, n, compute, chained=True, commutes=False):
+    """Elementwise node n's value from compute(read), which writes n's op on operands read by
+    read(arg) (arg a node or a number): their values in n's dtype; for a 16-bit result
+    (Converter.keeps_wide) of an op that chains (`chained`), also their float32 values,
+    unrounded where they have one, for n's unrounded value, and Converter.rounded chooses n's
+    value (`commutes`: the op commutes with rounding)."""
+    dt = val(n).dtype
+    direct = compute(lambda a: c.tensor(a, dt))
+    if not chained or not c.keeps_wide(n):
+        return direct
+    return c.rounded(n, compute(c.wide), direct, commutes)
+
+
+def _math(c, n, op_name, args, attrs=None):
+    """op_name of args (nodes or numbers) as elementwise node n's value."""
+    return _elementwise(c, n, lambda read: c.op(op_name, [read(a) for a in args], attrs),
+                        op_name not in ROUNDED_OPERANDS, op_name in COMMUTE_WITH_ROUNDING)
 
 
 def _unary(op_name):
     def conv(c, n):
-        out = val(n)
+        if op_name in PREDICATES:
+            return c.op(op_name, [c.tensor(n.args[0])])
         # Float math on an integer input: PyTorch promotes to the default float dtype.
-        return c.op(op_name, [c.tensor(n.args[0], None if op_name in PREDICATES else out.dtype)])
+        return _math(c, n, op_name, [n.args[0]])
     return conv
 
 
@@ -48,7 +88,7 @@ for _packet, _name in UNARY.items():
 @converts(aten.gelu.default)
 def _gelu(c, n):
     approximate = n.kwargs.get("approximate", n.args[1] if len(n.args) > 1 else "none")
-    return c.op("gelu", [c.tensor(n.args[0])], {"approximate": approximate})
+    return _math(c, n, "gelu", [n.args[0]], {"approximate": approximate})
 
 
 def _arg(n, i, name, default):
@@ -59,20 +99,20 @@ def _arg(n, i, name, default):
 def _elu(c, n):
     attrs = {"alpha": float(_arg(n, 1, "alpha", 1.0)), "scale": float(_arg(n, 2, "scale", 1.0)),
              "input_scale": float(_arg(n, 3, "input_scale", 1.0))}
-    return c.op("elu", [c.tensor(n.args[0])], attrs)
+    return _math(c, n, "elu", [n.args[0]], attrs)
 
 
 @converts(aten.leaky_relu.default)
 def _leaky_relu(c, n):
     slope = float(_arg(n, 1, "negative_slope", 0.01))
-    return c.op("leaky_relu", [c.tensor(n.args[0])], {"negative_slope": slope})
+    return _math(c, n, "leaky_relu", [n.args[0]], {"negative_slope": slope})
 
 
 @converts(aten.softplus.default)
 def _softplus(c, n):
     attrs = {"beta": float(_arg(n, 1, "beta", 1.0)),
              "threshold": float(_arg(n, 2, "threshold", 20.0))}
-    return c.op("softplus", [c.tensor(n.args[0])], attrs)
+    return _math(c, n, "softplus", [n.args[0]], attrs)
 
 
 @converts(aten.polygamma.default)
@@ -80,8 +120,9 @@ def _polygamma(c, n):
     order = n.args[0]
     if not isinstance(order, int) or not 0 <= order <= 100:
         raise Unsupported(f"polygamma of order {order} (an int in [0, 100])")
-    x = c.tensor(n.args[1], val(n).dtype)
-    return c.op("digamma", [x]) if order == 0 else c.op("polygamma", [x], {"n": order})
+    if order == 0:
+        return _math(c, n, "digamma", [n.args[1]])
+    return _math(c, n, "polygamma", [n.args[1]], {"n": order})
 
 
 @converts(aten.frexp.Tensor)
@@ -168,35 +209,36 @@ COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_e
 def _binary(op_name):
     def conv(c, n):
         a, b = n.args[0], n.args[1]
-        out = val(n)
-        if op_name in COMPARISONS:
-            logical = op_name.startswith("logical")
-            dt = torch.bool if logical else torch.result_type(meta(a), meta(b))
-        else:
-            dt = out.dtype
         attrs = {}
         if op_name == "div":
             mode = n.kwargs.get("rounding_mode")
             if mode is not None:
                 attrs["rounding_mode"] = mode
         alpha = n.kwargs.get("alpha", 1)
-        if dt in _SIXTEEN_BIT and op_name not in COMPARISONS and (
-                alpha != 1 or not all(isinstance(t, torch.fx.Node) for t in (a, b))):
+        if op_name in COMPARISONS:
+            logical = op_name.startswith("logical")
+            dt = torch.bool if logical else torch.result_type(meta(a), meta(b))
+            return _binary_in(c, op_name, c.tensor(a, dt), c.tensor(b, dt), alpha, dt, attrs)
+        dt, wide = val(n).dtype, torch.float32
+        if dt not in SIXTEEN_BIT:
+            return _binary_in(c, op_name, c.tensor(a, dt), c.tensor(b, dt), alpha, dt, attrs)
+        if alpha != 1 or not all(isinstance(t, torch.fx.Node) for t in (a, b)):
             # A 16-bit tensor with a Python number: PyTorch computes in float32 (its opmath
             # type) and rounds once; the number rounded to 16 bits first (pi as 3.140625 in
             # sinc's gradient) was a unit off in a quarter of the elements.
-            return c.op("cast", [_binary_in(c, op_name, a, b, alpha, torch.float32, attrs)],
-                        {"dtype": dtype_name(dt)})
-        return _binary_in(c, op_name, a, b, alpha, dt, attrs)
+            r = _binary_in(c, op_name, c.tensor(a, wide), c.tensor(b, wide), alpha, wide, attrs)
+            direct = c.op("cast", [r], {"dtype": dtype_name(dt)})
+        else:
+            direct = _binary_in(c, op_name, c.tensor(a, dt), c.tensor(b, dt), alpha, dt, attrs)
+        if op_name in ROUNDED_OPERANDS or "rounding_mode" in attrs or not c.keeps_wide(n):
+            return direct
+        return c.rounded(n, _binary_in(c, op_name, c.wide(a), c.wide(b), alpha, wide, attrs),
+                         direct)
     return conv
 
 
-_SIXTEEN_BIT = (torch.float16, torch.bfloat16)
-
-
-def _binary_in(c, op_name, a, b, alpha, dt, attrs):
-    """a op (alpha * b) computed in dtype dt."""
-    x, y = c.tensor(a, dt), c.tensor(b, dt)
+def _binary_in(c, op_name, x, y, alpha, dt, attrs):
+    """x op (alpha * y) of Program names x and y in dtype dt."""
     if dt == torch.bool and op_name in BOOL_ARITHMETIC:
         if alpha != 1:
             raise Unsupported("alpha on a bool add")
@@ -218,9 +260,9 @@ for _packet, _name in BINARY.items():
 
 @converts(aten.where.self, aten.where.ScalarSelf, aten.where.ScalarOther, aten.where.Scalar)
 def _where(c, n):
-    dt = val(n).dtype
-    return c.op("where", [c.tensor(n.args[0], torch.bool), c.tensor(n.args[1], dt),
-                          c.tensor(n.args[2], dt)])
+    cond = c.tensor(n.args[0], torch.bool)
+    return _elementwise(c, n, lambda read: c.op("where", [cond, read(n.args[1]),
+                                                          read(n.args[2])]))
 
 
 @converts(aten.clamp.default, aten.clamp_min.default, aten.clamp_max.default, aten.hardtanh.default)
@@ -245,8 +287,8 @@ def _clamp(c, n):
         return c.op("fill", [], {"shape": pshape(out), "value": float("nan"),
                                  "dtype": dtype_name(out.dtype)})
     inf = float("inf")
-    return c.op("clip", [c.tensor(n.args[0], val(n).dtype)],
-                {"min": float(-inf if lo is None else lo), "max": float(inf if hi is None else hi)})
+    bounds = {"min": float(-inf if lo is None else lo), "max": float(inf if hi is None else hi)}
+    return _math(c, n, "clip", [n.args[0]], bounds)
 
 
 @converts(aten.clamp.Tensor, aten.clamp_min.Tensor, aten.clamp_max.Tensor)
@@ -262,12 +304,15 @@ def _clamp_tensor(c, n, lo, hi):
     """clamp with tensor bounds: minimum(maximum(x, lo), hi), NaN in any of them giving NaN as
     in PyTorch (and hi winning where lo > hi)."""
     dt = val(n).dtype
-    r = c.tensor(n.args[0], dt)
-    for op_name, bound in (("maximum", lo), ("minimum", hi)):
-        if bound is not None:
-            r = c.op(BOOL_ARITHMETIC[op_name] if dt == torch.bool else op_name,
-                     [r, c.tensor(bound, dt)])
-    return r
+
+    def clamp(read):
+        r = read(n.args[0])
+        for op_name, bound in (("maximum", lo), ("minimum", hi)):
+            if bound is not None:
+                r = c.op(BOOL_ARITHMETIC[op_name] if dt == torch.bool else op_name,
+                         [r, read(bound)])
+        return r
+    return _elementwise(c, n, clamp)
 
 
 @converts(aten._to_copy.default)
@@ -277,19 +322,32 @@ def _to_copy(c, n):
         raise Unsupported(f"copy between devices {src.device} -> {out.device}")
     if n.kwargs.get("memory_format") not in (None, torch.contiguous_format, torch.preserve_format):
         raise Unsupported("copy to a memory format other than contiguous")
-    x = c.tensor(n.args[0])
-    if src.dtype == out.dtype:
-        return c.op("reshape", [x], {"shape": pshape(out)})
-    return c.op("cast", [x], {"dtype": dtype_name(out.dtype)})
+    return _cast(c, n)
 
 
 @converts(torch.ops.prims.convert_element_type.default)
 def _convert_element_type(c, n):
     """prims.convert_element_type (PyTorch 2.11 hands it to the backend): a cast."""
-    out = val(n)
-    if val(n.args[0]).dtype == out.dtype:
-        return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(out)})
-    return c.op("cast", [c.tensor(n.args[0])], {"dtype": dtype_name(out.dtype)})
+    return _cast(c, n)
+
+
+_CHAIN_FLOATS = (torch.float32,) + SIXTEEN_BIT
+
+
+def _cast(c, n):
+    """n's value: its input's cast to n's dtype (a copy where the dtype is the same). Unless each
+    op rounds, a 16-bit value cast to float32 is its unrounded value (a copy of it) and a cast
+    from float32 or 16 bits to 16 bits keeps the float32 value as the result's unrounded one."""
+    x, src, out = n.args[0], val(n.args[0]).dtype, val(n)
+    if src == out.dtype:
+        return c.op("reshape", [c.tensor(x)], {"shape": pshape(out)})
+    if not c.round_each_op and src in _CHAIN_FLOATS and out.dtype in _CHAIN_FLOATS:
+        if out.dtype == torch.float32:
+            return c.wide(x, fresh=True)
+        direct = None if src == torch.float32 else \
+            c.op("cast", [c.tensor(x)], {"dtype": dtype_name(out.dtype)})
+        return c.rounded(n, c.wide(x), direct)
+    return c.op("cast", [c.tensor(x)], {"dtype": dtype_name(out.dtype)})
 
 
 BITWISE = {aten.bitwise_and: "logical_and", aten.bitwise_or: "logical_or",
