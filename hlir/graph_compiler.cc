@@ -328,7 +328,21 @@ absl::StatusOr<ir::Module> CompileFusedGraph(const FusedGraph& fused, const ir::
   if (target.is_gpu() && !symbolic_rows.empty()) {
     // Rows of symbolic length: lowered again per bucket of row lengths, which the entry picks
     // by the call's sizes. A bucket whose lowering fails is left out (the generic kernels
-    // serve those sizes).
+    // serve those sizes). MergeRowBuckets pairs the entries' statements one by one, and
+    // independent nests sharing a kernel (GroupIndependentNests) group by launch dims, which a
+    // bucket changes: the generic entry and the buckets are lowered with each nest a kernel.
+    auto apart = std::make_shared<ir::CompileOptions>(ir::CurrentCompileOptions());
+    const bool merged = apart->merge_kernels;
+    apart->merge_kernels = false;
+    ir::CompileOptionsScope scope(apart);
+    if (merged) {
+      GroupLowering unmerged(graph, target, fused.groups, knob_values);
+      symbolic_rows.clear();
+      unmerged.SetRowBucket(0, &symbolic_rows);
+      func = unmerged.Run(nodes, graph.inputs(), graph.outputs(), name);
+      if (!func.ok()) return func.status();
+      if (tactics) *tactics = unmerged.tactics();
+    }
     std::vector<RowBucket> buckets;
     for (int64_t bound : kRowBuckets) {
       RowBucket bucket{bound, nullptr, {}};

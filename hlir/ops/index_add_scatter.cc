@@ -80,6 +80,8 @@ ir::Tensor IndexLinks(const ir::Tensor& index, const std::string& name) {
     auto load = [](const ir::Buffer& v) { return ir::Load::Make(v, {Expr(0)}); };
     auto set = [](const ir::Buffer& v, Expr e) { return ir::Store::Make(v, {Expr(0)}, e); };
     const Expr k2 = step * I64(kLanes) + ir::Cast::Make(ir::Int(64), lane);
+    // k's own index is loaded only for k < count (&& short-circuits: the last block's rows
+    // past the end load nothing).
     const Expr hit =
         k < count && k2 < count && ir::Load::Make(index, {k2}) == ir::Load::Make(index, {k});
     // A lane's k' grow with the step: its first hit after k is its nearest.

@@ -1,6 +1,7 @@
 /// \file GroupIndependentNests: describe each top-level statement, then join nests greedily.
 #include "ir/transforms/merge_nests.h"
 
+#include <algorithm>
 #include <set>
 #include <vector>
 
@@ -17,7 +18,8 @@ struct Item {
   bool nest = false;  // a GPU-bound loop nest (or a group of them)
   std::array<Expr, 3> grid{}, block{};
   int64_t shared_bytes = 0;
-  std::set<const Variable*> read, written;  // the buffers' data variables
+  std::set<std::pair<int, std::string>> block_reduces;  // NestUses'
+  std::set<const Variable*> read, written;              // the buffers' data variables
 };
 
 Item Describe(const Stmt& s) {
@@ -37,6 +39,7 @@ Item Describe(const Stmt& s) {
   item.grid = uses.grid;
   item.block = uses.block;
   item.shared_bytes = uses.shared_bytes;
+  item.block_reduces = uses.block_reduces;
   return item;
 }
 
@@ -51,6 +54,20 @@ bool Meets(const std::set<const Variable*>& a, const std::set<const Variable*>& 
 bool Independent(const Item& a, const Item& b) {
   return !Meets(a.written, b.read) && !Meets(a.written, b.written) && !Meets(b.written, a.read);
 }
+
+/// The static shared memory of `a` and `b` in one kernel: their own buffers, and the arrays of
+/// each block reduce helper instantiation (up to kBlockReduceSharedBytes each).
+int64_t SharedBytes(const Item& a, const Item& b) {
+  std::set<std::pair<int, std::string>> reduces = a.block_reduces;
+  reduces.insert(b.block_reduces.begin(), b.block_reduces.end());
+  return a.shared_bytes + b.shared_bytes +
+         static_cast<int64_t>(reduces.size()) * kBlockReduceSharedBytes;
+}
+
+/// How many statements back a nest looks for a group to join: the pass stays linear in the
+/// statements (a Program of thousands of independent nests), and kernels far apart in a step
+/// would keep their buffers alive longer together.
+constexpr int kLookBack = 64;
 
 bool SameDims(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
   for (int i = 0; i < 3; ++i) {
@@ -68,11 +85,12 @@ std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& to
     Item item = Describe(stmt);
     int target = -1;
     if (item.nest) {
-      for (int j = static_cast<int>(items.size()) - 1; j >= 0; --j) {
+      const int oldest = std::max(0, static_cast<int>(items.size()) - kLookBack);
+      for (int j = static_cast<int>(items.size()) - 1; j >= oldest; --j) {
         const Item& other = items[j];
         if (!Independent(other, item)) break;
         if (other.nest && SameDims(other.grid, item.grid) && SameDims(other.block, item.block) &&
-            other.shared_bytes + item.shared_bytes <= kMaxMergedSharedBytes) {
+            SharedBytes(other, item) <= kMaxMergedSharedBytes) {
           target = j;
           break;
         }
@@ -87,6 +105,7 @@ std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& to
     group.read.insert(item.read.begin(), item.read.end());
     group.written.insert(item.written.begin(), item.written.end());
     group.shared_bytes += item.shared_bytes;
+    group.block_reduces.insert(item.block_reduces.begin(), item.block_reduces.end());
   }
   std::vector<std::vector<Stmt>> groups;
   for (Item& item : items) groups.push_back(std::move(item.stmts));

@@ -1,12 +1,15 @@
 /// \file What one top-level statement of a GPU host entry is (host code, or a loop nest) and
 /// uses: its bound loops' launch dims, the buffers it reads and writes, its variables.
-/// SplitHostDevice makes kernels from it; MergeIndependentNests decides from it which nests may
+/// SplitHostDevice makes kernels from it; GroupIndependentNests decides from it which nests may
 /// share a kernel.
 #pragma once
 
 #include <array>
 #include <set>
+#include <string>
+#include <utility>
 
+#include "ir/intrinsics.h"
 #include "ir/ir.h"
 #include "ir/structural_equal.h"
 #include "ir/transforms/simplify.h"
@@ -24,6 +27,7 @@ inline bool IsHostCall(const Stmt& s) {
                   call->is_intrinsic(IntrinsicOp::kLaunchKernel));
 }
 
+/// What a statement uses, filled by Visit(statement).
 class NestUses : public IRVisitor {
  public:
   using IRVisitor::Visit;
@@ -32,6 +36,9 @@ class NestUses : public IRVisitor {
   std::set<const BufferNode*> read, written;
   std::set<const Variable*> vars, loop_vars;  // loop_vars: bound inside (loops, lets)
   int64_t shared_bytes = 0;                   // of shared-scope Allocates (constant sizes)
+  // The block reduces it calls, by op and type: each (op, type) is a helper instantiation with
+  // shared arrays of its own (backends/cuda/block_reduce_source.cc).
+  std::set<std::pair<int, std::string>> block_reduces;
 
  protected:
   void VisitFor(const For* op) override {
@@ -60,6 +67,12 @@ class NestUses : public IRVisitor {
   void VisitStore(const Store* op) override {
     written.insert(op->buffer.get());
     IRVisitor::VisitStore(op);
+  }
+  void VisitCall(const Call* op) override {
+    if (op->intrinsic && IsBlockReduce(*op->intrinsic)) {
+      block_reduces.emplace(static_cast<int>(*op->intrinsic), op->type.ToString());
+    }
+    IRVisitor::VisitCall(op);
   }
   void VisitAllocate(const Allocate* op) override {
     if (op->buffer->scope == MemoryScope::kShared) {

@@ -340,6 +340,21 @@ TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   EXPECT_THAT(cols, Not(HasSubstr("< s0 ?")));
 }
 
+TEST(GroupScheduleNVGPU, BucketsKeepTheirKernelsBesideNestsThatWouldShareOne) {
+  // A row sum over rows of symbolic length (256 threads per row in the generic entry, a warp
+  // per row in the buckets) beside an independent row sum over rows of 4096 (256 threads per
+  // row, as many rows): in the generic entry the two nests have one launch shape and would
+  // share a kernel, in the buckets not, and MergeRowBuckets pairs the entries' statements one
+  // by one; the entries are lowered with a kernel per nest, so the buckets stay.
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Symbol("s1")}, "x");
+  auto y = b.CreateInput(DType::kFloat32, {hlir::Dim::Symbol("s0"), hlir::Dim::Known(4096)}, "y");
+  b.MarkOutput(b.ReduceSum(x, {1}));
+  b.MarkOutput(b.ReduceSum(y, {1}));
+  const std::string all = Kernels(CompiledSource(*b.Build(), "pair"));
+  EXPECT_NE(all.find("pair_rows_le_2048_kernel"), std::string::npos) << all;
+}
+
 TEST(GroupScheduleNVGPU, EverySymbolicCaseCompilesToPtx) {
   // The Programs tests/gpu/symbolic_gpu_test.cc runs on the GPU, each with its buckets: the
   // CUDA source of every one compiles (a tactic that fails on a row's shape fails here in CI).

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <string>
+
 #include "ir/flags.h"
 #include "ir/lower.h"
 #include "ir/printer.h"

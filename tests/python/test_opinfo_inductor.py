@@ -41,6 +41,9 @@ class InductorVerdictTest(unittest.TestCase):
     def test_farther_at_the_differing_element_is_a_finding(self):
         got, want = [3.375, 10.5], [3.38086, 10.5]
         self.assertEqual(self.verdict(got, want, want, [3.38048, 11.0]), oi.FINDING)
+        # A NaN where eager has a number is beyond the tolerance, and never nearer.
+        got, want = [float("nan"), 3.38086], [1.0, 3.375]
+        self.assertEqual(self.verdict(got, want, want, [1.0, 3.38048]), oi.FINDING)
         self.assertFalse(oi.nearer_where_beyond(
             torch, [torch.tensor([1.0])], [torch.tensor([1.0])], [torch.tensor([1.5])], 0, 0))
 

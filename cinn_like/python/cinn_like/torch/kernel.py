@@ -34,6 +34,8 @@ def build_program(sub):
     reorders a value the partition computes (a view the kernel would write as a copy: a
     training graph's saved activation, say) is a view of that value's Program output ("view",
     made by as_strided at the call), static shapes only."""
+    # Each node replays the Fragment that partition.check_node made converting it alone, with
+    # the emulate_precision_casts choice in it: this Converter's own default does not apply.
     c = Converter()
     inputs = []
     outputs = []
