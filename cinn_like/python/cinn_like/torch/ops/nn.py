@@ -6,8 +6,8 @@ import operator
 
 import torch
 
-from ..registry import (Unsupported, acc_dtype, converts, dtype_name, mul_sizes, no_rank0, pshape,
-                        val)
+from ..registry import (SIXTEEN_BIT, Unsupported, acc_dtype, converts, dtype_name, mul_sizes,
+                        no_rank0, pshape, val)
 from .common import flat_gather, iota, linear_index, scaled
 
 aten = torch.ops.aten
@@ -184,7 +184,7 @@ def _scaled_sum(c, n, product, bias, wide=False):
 
 def _scaled_low(n):
     """A 16-bit addmm-like node with alpha or beta other than 1."""
-    return val(n).dtype in (torch.float16, torch.bfloat16) and (
+    return val(n).dtype in SIXTEEN_BIT and (
         n.kwargs.get("beta", 1) not in (0, 1) or n.kwargs.get("alpha", 1) != 1)
 
 
@@ -214,7 +214,7 @@ def _addbmm(c, n):
     bias, x, y = n.args[:3]
     (b, rows, k), m = pshape(val(x)), pshape(val(y))[2]
     out = val(n).dtype
-    wide = out in (torch.float16, torch.bfloat16) and (
+    wide = out in SIXTEEN_BIT and (
         n.kwargs.get("beta", 1) != 0 or n.kwargs.get("alpha", 1) != 1)
     dt = acc_dtype(out) if wide else None
     xs = c.op("transpose", [c.tensor(x, dt)], {"perm": [1, 0, 2]})
@@ -347,7 +347,7 @@ def _grid_sampler_2d(c, n):
         raise Unsupported(f"grid_sampler_2d of a {xt.dtype} {list(xt.shape)} input")
     nb, ch, h, w = (int(s) for s in xt.shape)
     ho, wo = int(gt.shape[1]), int(gt.shape[2])
-    low = xt.dtype in (torch.float16, torch.bfloat16)
+    low = xt.dtype in SIXTEEN_BIT
     dt = torch.float32 if low and xt.device.type == "cuda" else xt.dtype
     g = c.tensor(grid, dt)
     coord = lambda k, size: _grid_coordinate(  # noqa: E731

@@ -6,7 +6,7 @@ import math
 
 import torch
 
-from ..registry import converts, dtype_name, val
+from ..registry import SIXTEEN_BIT, converts, dtype_name, val
 from .reduction import _arg, _axes, _reduced
 
 aten = torch.ops.aten
@@ -19,7 +19,7 @@ def _vector_norm(c, n):
     x, out = n.args[0], val(n)
     ord_ = float(_arg(n, 1, "ord", 2))
     dims, keepdim = _arg(n, 2, "dim"), bool(_arg(n, 3, "keepdim", False))
-    low = out.dtype in (torch.float16, torch.bfloat16)
+    low = out.dtype in SIXTEEN_BIT
     work = torch.float32 if low else out.dtype
     xs = c.tensor(x, work)
     axes = _axes(x, dims)

@@ -11,7 +11,7 @@ each call, and the same draws from the same torch.manual_seed.
 import torch
 
 from .. import seeds
-from ..registry import Unsupported, converts, dtype_name, pshape, val
+from ..registry import SIXTEEN_BIT, Unsupported, converts, dtype_name, pshape, val
 
 
 def _uniform(c, n, seed, stream, shape):
@@ -40,7 +40,7 @@ def _dropout(c, n):
     keep = c.op("less", [u, _scalar(c, 1.0 - p)])
     # PyTorch scales in float32 and rounds once: 1 / (1 - p) in bfloat16 would be off by up to
     # 2^-9 of every kept element.
-    wide = out.dtype in (torch.float16, torch.bfloat16)
+    wide = out.dtype in SIXTEEN_BIT
     dt = torch.float32 if wide else out.dtype
     xw = c.op("cast", [xs], {"dtype": "float32"}) if wide else xs
     scale = 0.0 if p >= 1 else 1.0 / (1.0 - p)
