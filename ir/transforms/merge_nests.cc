@@ -64,11 +64,6 @@ int64_t SharedBytes(const Item& a, const Item& b) {
          static_cast<int64_t>(reduces.size()) * kBlockReduceSharedBytes;
 }
 
-/// How many statements back a nest looks for a group to join: the pass stays linear in the
-/// statements (a Program of thousands of independent nests), and kernels far apart in a step
-/// would keep their buffers alive longer together.
-constexpr int kLookBack = 64;
-
 bool SameDims(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
   for (int i = 0; i < 3; ++i) {
     if (a[i].defined() != b[i].defined()) return false;

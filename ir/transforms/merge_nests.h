@@ -10,18 +10,22 @@ namespace cinn_like::ir {
 
 /// Groups the top-level statements `top` of a GPU host entry's body (under its global
 /// Allocates) for SplitHostDevice, which makes one kernel of each group of nests. A GPU-bound
-/// loop nest joins the nearest earlier group (among the last 64 statements) of nests with the same
-/// launch dims (grid and block, structurally equal) when nothing from that group on conflicts with
-/// it: no statement there writes a buffer the nest reads or writes, or reads a buffer the nest
-/// writes (a host call, extern_call or launch_kernel, counts as reading and writing every buffer it
-/// names). A group stands in its first statement's place; its kernel's threads run its nests in
-/// turn, the same threads each nest had, so a nest's barriers and block reduces are reached by
-/// every thread as before, and the nests run concurrently across blocks, which independence makes
-/// safe. A group holds at most kMaxMergedSharedBytes of shared memory. Any other
+/// loop nest joins the nearest earlier group (among the last kLookBack statements) of nests with
+/// the same launch dims (grid and block, structurally equal) when nothing from that group on
+/// conflicts with it: no statement there writes a buffer the nest reads or writes, or reads a
+/// buffer the nest writes (a host call, extern_call or launch_kernel, counts as reading and writing
+/// every buffer it names). A group stands in its first statement's place; its kernel's threads run
+/// its nests in turn, the same threads each nest had, so a nest's barriers and block reduces are
+/// reached by every thread as before, and the nests run concurrently across blocks, which
+/// independence makes safe. A group holds at most kMaxMergedSharedBytes of shared memory. Any other
 /// statement is a group of one. Saves a launch per nest that joins: a LayerNorm backward's
 /// weight and bias column sums (partials, then final sums) pair up.
 std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top);
 
+/// How many statements back a nest looks for a group to join: the pass stays linear in the
+/// statements (a Program of thousands of independent nests), and kernels far apart in a step
+/// would keep their buffers alive longer together.
+inline constexpr int kLookBack = 64;
 /// The static shared memory a merged group may hold: its nests' shared buffers and the arrays
 /// of its block reduce helpers (CUDA allows 48 KB of static shared memory).
 inline constexpr int64_t kMaxMergedSharedBytes = 40 * 1024;
