@@ -52,6 +52,8 @@ constexpr CMathRow kCMathNames[] = {
     {ir::MathOp::kFmin, "fmin"},       {ir::MathOp::kFmax, "fmax"},
     {ir::MathOp::kFma, "fma"},         {ir::MathOp::kFastExp, "exp"},
     {ir::MathOp::kFastRecip, "fast_recip"},  // no C function: printed by CodeGenC::Reciprocal
+    {ir::MathOp::kMaximum, "cinn_like_maximum"},  // helpers of nan_extremes_source.h
+    {ir::MathOp::kMinimum, "cinn_like_minimum"},
 };
 // clang-format on
 static_assert(ir::CoversEveryMathOp(kCMathNames), "one C name per math op, in MathOp order");
@@ -298,6 +300,7 @@ void CodeGenC::VisitCall(const ir::Call* op) {
     args.push_back(t.is_low_precision_float() ? WidenToFloat(t, Print(a)) : Print(a));
   }
   std::string call;
+  uses_nan_extremes_ |= *math == ir::MathOp::kMaximum || *math == ir::MathOp::kMinimum;
   if (*math == ir::MathOp::kFastRecip) {
     call = Reciprocal(ct, args[0]);
   } else if (*math == ir::MathOp::kRsqrt && !(FastMath() && ct.bits() == 32)) {

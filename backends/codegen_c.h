@@ -94,6 +94,8 @@ class CodeGenC : protected ir::IRVisitor {
   absl::Status status_;
   /// A philox_uniform call was printed: the unit must define the helper of philox_source.h.
   bool uses_philox_ = false;
+  /// A maximum or minimum call was printed: the helpers of nan_extremes_source.h.
+  bool uses_nan_extremes_ = false;
   int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
 
  private:

@@ -13,6 +13,11 @@
 ///    (CUDA's __expf: 2 + 1.173|x| ulps); exp on backends without a faster form.
 ///  - fast_recip(x): 1 / x within 2 ulps over the whole range, subnormal results included (CUDA's
 ///    rcp.approx.f32); 1 / x on backends without a faster form.
+///
+/// maximum(a, b) and minimum(a, b) are NaN when either operand is (PyTorch's max and min,
+/// LLVM's llvm.maximum); fmax and fmin give the other operand (C's). The float reductions' max
+/// and min combine with them (ir/tensor.cc ReduceCombine), so a row's NaN is found in the one
+/// pass that finds its extreme.
 #pragma once
 
 #include <cstddef>
@@ -38,7 +43,8 @@ namespace cinn_like::ir {
   X(Round, "round", 1) X(Trunc, "trunc", 1) X(Rint, "rint", 1) X(Nearbyint, "nearbyint", 1)    \
   X(Pow, "pow", 2) X(Atan2, "atan2", 2) X(Fmod, "fmod", 2) X(Hypot, "hypot", 2)                \
   X(Copysign, "copysign", 2) X(Fmin, "fmin", 2) X(Fmax, "fmax", 2) X(Fma, "fma", 3)          \
-  X(FastExp, "fast_exp", 1) X(FastRecip, "fast_recip", 1)
+  X(FastExp, "fast_exp", 1) X(FastRecip, "fast_recip", 1) X(Maximum, "maximum", 2)            \
+  X(Minimum, "minimum", 2)
 // clang-format on
 
 enum class MathOp : uint8_t {

@@ -7,6 +7,7 @@
 #include <limits>
 #include <set>
 
+#include "ir/math.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::ir {
@@ -184,10 +185,11 @@ Expr ReduceCombine(ReduceKind kind, Expr acc, Expr value) {
   switch (kind) {
     case ReduceKind::kSum:
       return acc + value;
+    // A float's extreme keeps a NaN (ir/math.h maximum), as PyTorch's max and min do.
     case ReduceKind::kMax:
-      return max(acc, value);
+      return acc.type().is_float() ? MathCall(MathOp::kMaximum, {acc, value}) : max(acc, value);
     case ReduceKind::kMin:
-      return min(acc, value);
+      return acc.type().is_float() ? MathCall(MathOp::kMinimum, {acc, value}) : min(acc, value);
     case ReduceKind::kProd:
       return acc * value;
     case ReduceKind::kNone:

@@ -9,13 +9,21 @@ struct cinn_like_sum_op {
   template <typename T>
   __device__ __forceinline__ T operator()(T a, T b) const { return a + b; }
 };
+// max and min keep a NaN, as the reductions' own combine (maximum, minimum) does.
+template <typename T>
+__device__ __forceinline__ bool cinn_like_is_nan(T v) { return static_cast<float>(v) != static_cast<float>(v); }
+__device__ __forceinline__ bool cinn_like_is_nan(double v) { return v != v; }
 struct cinn_like_max_op {
   template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return max(a, b); }
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return cinn_like_is_nan(a) ? a : cinn_like_is_nan(b) ? b : max(a, b);
+  }
 };
 struct cinn_like_min_op {
   template <typename T>
-  __device__ __forceinline__ T operator()(T a, T b) const { return min(a, b); }
+  __device__ __forceinline__ T operator()(T a, T b) const {
+    return cinn_like_is_nan(a) ? a : cinn_like_is_nan(b) ? b : min(a, b);
+  }
 };
 struct cinn_like_prod_op {
   template <typename T>

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/block_reduce_source.h"
 #include "backends/cuda/library_kernels.h"
+#include "backends/nan_extremes_source.h"
 #include "backends/philox_source.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
@@ -36,7 +37,7 @@ absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
   // Each kernel printed alone, with what its translation unit must then provide.
   struct Piece {
     std::string name, text;
-    bool block_reduce, rcp_approx, philox, fp16, bf16;
+    bool block_reduce, rcp_approx, philox, nan_extremes, fp16, bf16;
   };
   std::vector<Piece> pieces;
   for (const ir::LoweredFunc& f : ir::DeviceKernels(module)) {
@@ -44,7 +45,7 @@ absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
     gen.AddKernel(*f);
     if (!gen.status_.ok()) return gen.status_;
     pieces.push_back({f->name, gen.out_.str(), gen.uses_block_reduce_, gen.uses_rcp_approx_,
-                      gen.uses_philox_, gen.uses_fp16_, gen.uses_bf16_});
+                      gen.uses_philox_, gen.uses_nan_extremes_, gen.uses_fp16_, gen.uses_bf16_});
   }
   // The hand-written kernels the host entries launch (library_kernels.h) and the caller does not
   // have already compiled: in the first unit.
@@ -80,6 +81,7 @@ absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
       unit.uses_block_reduce_ |= pieces[i].block_reduce;
       unit.uses_rcp_approx_ |= pieces[i].rcp_approx;
       unit.uses_philox_ |= pieces[i].philox;
+      unit.uses_nan_extremes_ |= pieces[i].nan_extremes;
       unit.uses_fp16_ |= pieces[i].fp16;
       unit.uses_bf16_ |= pieces[i].bf16;
       kernels += pieces[i].text;
@@ -92,6 +94,7 @@ absl::StatusOr<std::vector<CudaUnit>> CodeGenCudaDev::GenerateUnits(
     if (unit.uses_philox_) {
       source += PhiloxSource("__device__ __forceinline__", "__umulhi");
     }
+    if (unit.uses_nan_extremes_) source += NanExtremesSource("__device__ __forceinline__", true);
     if (unit.uses_block_reduce_) source += BlockReduceSource();
     if (u == 0) {
       source += *library;

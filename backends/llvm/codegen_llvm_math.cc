@@ -65,6 +65,8 @@ constexpr MathLowering kMathLowerings[] = {
     {ir::MathOp::kFma, "llvm.fma"},
     {ir::MathOp::kFastExp, "llvm.exp"},  // exp's lowering (the vector form for float32 vectors)
     {ir::MathOp::kFastRecip, ""},        // 1 / x
+    {ir::MathOp::kMaximum, "llvm.maximum"},
+    {ir::MathOp::kMinimum, "llvm.minimum"},
 };
 static_assert(ir::CoversEveryMathOp(kMathLowerings), "one lowering per math op, in MathOp order");
 

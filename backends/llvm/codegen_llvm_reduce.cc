@@ -35,7 +35,8 @@ llvm::Value* CodeGenLLVM::EmitVectorReduce(const ir::Call* op) {
       call->setFastMathFlags(flags);
       return call;
     }
-    return max ? b.CreateFPMaxReduce(v) : b.CreateFPMinReduce(v);
+    // NaN-propagating, as the reductions' combine (llvm.maximum, llvm.minimum) is.
+    return max ? b.CreateFPMaximumReduce(v) : b.CreateFPMinimumReduce(v);
   }
   if (sum) return b.CreateAddReduce(v);
   if (prod) return b.CreateMulReduce(v);

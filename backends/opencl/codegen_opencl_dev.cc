@@ -4,6 +4,7 @@
 #include "backends/opencl/codegen_opencl_dev.h"
 
 #include "absl/strings/str_cat.h"
+#include "backends/nan_extremes_source.h"
 #include "backends/philox_source.h"
 #include "ir/printer.h"
 
@@ -67,6 +68,7 @@ absl::StatusOr<OpenCLSource> CodeGenOpenCLDev::Generate(const ir::Module& module
        "#define sqrtf sqrt\n"
        "#define cinn_like_sync_threads() barrier(CLK_LOCAL_MEM_FENCE | CLK_GLOBAL_MEM_FENCE)\n\n";
   if (gen.uses_philox_) s += PhiloxSource("", "mul_hi");
+  if (gen.uses_nan_extremes_) s += NanExtremesSource("", gen.uses_fp64_);
   for (const auto& [name, text] : gen.helpers_) s += text;
   s += kernels;
   return out;
@@ -151,8 +153,13 @@ std::string CodeGenOpenCLDev::BlockReduceHelper(const std::string& name, ir::Int
         r = x + " * " + y;
         break;
       default: {
-        const char* fn = op == ir::IntrinsicOp::kBlockReduceMax ? "max" : "min";
-        r = absl::StrCat(t.is_float() ? "f" : "", fn, "(", x, ", ", y, ")");
+        const bool max = op == ir::IntrinsicOp::kBlockReduceMax;
+        if (t.is_float()) {  // a NaN kept, as the reduction's own combine (maximum) does
+          r = absl::StrCat("((", x, " != ", x, " || ", x, max ? " > " : " < ", y, ") ? ", x,
+                           " : ", y, ")");
+        } else {
+          r = absl::StrCat(max ? "max" : "min", "(", x, ", ", y, ")");
+        }
       }
     }
     return low ? NarrowFromFloat(t, r) : r;

@@ -77,6 +77,10 @@ std::string CodeGenOpenCLDev::NarrowFromFloat(const ir::Type& t, const std::stri
 
 std::string CodeGenOpenCLDev::MathFunctionName(ir::MathOp op, const ir::Type& t) {
   if (op == ir::MathOp::kNearbyint) return "rint";  // OpenCL C has no nearbyint
+  // The maximum and minimum helpers are not overloaded: float32's take "f", as in C.
+  if (op == ir::MathOp::kMaximum || op == ir::MathOp::kMinimum) {
+    return CodeGenC::MathFunctionName(op, t);
+  }
   return CMathName(op);                             // overloaded on float and double
 }
 void CodeGenOpenCLDev::VisitCast(const ir::Cast* op) {

@@ -1,7 +1,7 @@
 /// \file The reductions and normalizations in lang. float16 and bfloat16 accumulate in
 /// float32 (a reduction tensor `<name>_acc`, then a cast back), so the result matches the
 /// reference's wide accumulation within the dtype's rounding. max/min of floats propagate NaN
-/// through a second reduction (`<name>_nan`, the sum of the NaNs) added to the result.
+/// in their own combine (ir/math.h maximum, minimum): one pass over the elements.
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -100,7 +100,6 @@ ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
           }
         };
         const bool extreme = kind == ir::ReduceKind::kMax || kind == ir::ReduceKind::kMin;
-        bool nan_check = extreme && t.is_float();
         // An integer maximum or minimum of no elements (a zero or symbolic extent) is 0, as the
         // reference gives, not the reduction's identity (INT_MIN or INT_MAX); floats keep -+inf.
         bool empty_is_zero = false;
@@ -108,30 +107,19 @@ ComputeFn ReduceCompute(const std::string& op, ir::ReduceKind kind, bool mean) {
           const int64_t* n = ir::AsConstInt(x->shape[a]);
           if (n == nullptr || *n == 0) empty_is_zero = extreme && !t.is_float();
         }
-        if (acc == t && !nan_check && !mean && !empty_is_zero) {
+        if (acc == t && !mean && !empty_is_zero) {
           return std::vector<Tensor>{ir::Compute(shape, reduce, name)};
         }
         // Loads need an index: a scalar result's intermediates have shape [1].
         const std::vector<Expr> inner_shape = shape.empty() ? std::vector<Expr>{Expr(1)} : shape;
         auto at = [](const Indices& i) { return i.empty() ? Indices{Expr(0)} : i; };
         Tensor r = ir::Compute(inner_shape, reduce, name + "_acc");
-        Tensor nan;
-        if (nan_check) {
-          nan = ir::Compute(
-              inner_shape,
-              [&](const Indices& i) {
-                Expr v = read(i);
-                return ir::ReduceSum(ir::Select::Make(IsNan(v), v, Const(acc, 0)), ks);
-              },
-              name + "_nan");
-        }
         Expr count = Count(x, *axes, acc);
         return std::vector<Tensor>{ir::Compute(
             shape,
             [&](const Indices& i) {
               Expr v = r(at(i));
               if (mean) v = v / count;
-              if (nan.defined()) v = v + nan(at(i));
               if (empty_is_zero) v = ir::Select::Make(count == Const(acc, 0), Const(acc, 0), v);
               return CastTo(t, v);
             },

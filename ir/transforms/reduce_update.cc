@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ir/math.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
 
@@ -65,10 +66,29 @@ bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
     *kind = k;
     return true;
   };
+  // A float max or min combines with the math call maximum or minimum (ReduceCombine).
+  auto match_call = [&](MathOp math, ReduceKind k) {
+    auto* call = op->value.As<Call>();
+    if (!call || call->call_kind != Call::CallKind::kPure || call->args.size() != 2 ||
+        call->name != GetMathOpInfo(math).name) {
+      return false;
+    }
+    if (is_acc(call->args[0])) {
+      *e = call->args[1];
+    } else if (is_acc(call->args[1])) {
+      *e = call->args[0];
+    } else {
+      return false;
+    }
+    *kind = k;
+    return true;
+  };
   return match(op->value.As<Add>(), ReduceKind::kSum) ||
          match(op->value.As<Max>(), ReduceKind::kMax) ||
          match(op->value.As<Min>(), ReduceKind::kMin) ||
-         match(op->value.As<Mul>(), ReduceKind::kProd);
+         match(op->value.As<Mul>(), ReduceKind::kProd) ||
+         match_call(MathOp::kMaximum, ReduceKind::kMax) ||
+         match_call(MathOp::kMinimum, ReduceKind::kMin);
 }
 
 void AddGuardsFreeOf(const Expr& cond, const std::set<const Variable*>& vars,

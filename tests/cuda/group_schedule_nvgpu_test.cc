@@ -268,6 +268,46 @@ TEST(GroupScheduleNVGPU, ShortRowsGetAWarpEachLongRowsABlock) {
   }
 }
 
+TEST(GroupScheduleNVGPU, AFloatRowMaxFindsItsNaNsInThePassThatFindsItsExtreme) {
+  // A row's max or min is NaN where the row has one (PyTorch's max): the combine is the
+  // NaN-keeping maximum, in each thread and across the block, so the kernel loops over the row
+  // as a sum's does (a second reduction counting NaNs read every row twice: GPT-2's loss max,
+  // 0.11 ms against 0.055 for the sum beside it on an H100).
+  auto row_kernel = [](bool sum, bool max, int64_t rows, int64_t cols) {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+    b.MarkOutput(sum ? b.ReduceSum(x, {1}) : max ? b.ReduceMax(x, {1}) : b.ReduceMin(x, {1}));
+    return Kernels(CompiledSource(*b.Build()));
+  };
+  auto loops = [](const std::string& k) {
+    int n = 0;
+    for (size_t p = k.find("for ("); p != std::string::npos; p = k.find("for (", p + 1)) ++n;
+    return n;
+  };
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 50257}, {64, 512}}) {
+    SCOPED_TRACE(cols);
+    const std::string sum = row_kernel(true, false, rows, cols);
+    const std::string max = row_kernel(false, true, rows, cols);
+    const std::string min = row_kernel(false, false, rows, cols);
+    EXPECT_EQ(CountKernels(max), 1);
+    EXPECT_EQ(loops(max), loops(sum)) << max;
+    EXPECT_EQ(loops(min), loops(sum)) << min;
+    EXPECT_THAT(max, HasSubstr("cinn_like_maximumf(")) << max;
+    EXPECT_THAT(min, HasSubstr("cinn_like_minimumf(")) << min;
+    EXPECT_THAT(max, Not(HasSubstr("_nan"))) << max;
+  }
+  // The helpers: NaN wins in each thread's combine and in the block's.
+  const std::string src = CompiledSource([] {
+    NetBuilder b;
+    b.MarkOutput(b.ReduceMax(b.CreateInput(DType::kFloat32, S({64, 4096}), "x"), {1}));
+    return *b.Build();
+  }());
+  EXPECT_THAT(src, HasSubstr("float cinn_like_maximumf(float a, float b) { return (a != a || a > "
+                             "b) ? a : b; }"));
+  EXPECT_THAT(src, HasSubstr("return cinn_like_is_nan(a) ? a : cinn_like_is_nan(b) ? b : "
+                             "max(a, b);"));
+}
+
 TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   // 1024 columns are 4 blocks: the 8192 rows are reduced in chunks on blockIdx.y into
   // partials, then a second kernel sums each column's partials (no atomics).
@@ -313,7 +353,7 @@ TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   EXPECT_EQ(CountOccurrences(rows, "% 16 == 0"), 1) << rows;
   // No copy makes s1 a multiple of 8: the host launches it as it is.
   EXPECT_THAT(CompiledHostIR(*b.Build(), "rows"), Not(HasSubstr("%rows_kernel.misaligned")));
-  EXPECT_THAT(rows, HasSubstr("max(max(max("));
+  EXPECT_THAT(rows, HasSubstr("cinn_like_maximumf(cinn_like_maximumf(cinn_like_maximumf("));
   // A row sum alone: 256 threads per row past the buckets, a warp per row within them (one
   // kernel serves every bucket).
   frontend::NetBuilder r;

@@ -40,6 +40,15 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   RunProgramCase(LayerNormWithStatistics({Sym("n")}, 512), kGpu, RunOnGpu);
 }
 
+TEST(FusionGpu, RowAndColumnExtremesKeepTheirNaNs) {
+  // A NaN in one thread's partial survives the warp's and the block's combine (a warp per row,
+  // a block per row, column partials and their final reduction).
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 512}, {16, 4096}, {2048, 48}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(ExtremesOfRareNaNs(rows, cols), kGpu, RunOnGpu);
+  }
+}
+
 TEST(FusionGpu, IndependentNestsSharingAKernelMatchReference) {
   // A LayerNorm backward's weight and bias column sums: partials one kernel, final sums another
   // (ir/transforms/merge_nests.h), beside a sum that reads one of them.

@@ -109,6 +109,15 @@ TEST(FusionKernels, SymbolicRowsAndOddSizesMatchTheReferenceOnX86) {
   RunProgramCase(BiasGelu(RowsCols(Sym("n"), 7), 7), ir::Target::X86(), RunOnX86);
 }
 
+TEST(FusionKernels, RowAndColumnExtremesKeepTheirNaNsOnX86) {
+  // Vector partials combined by llvm.vector.reduce.fmaximum (a NaN in one lane), row by row
+  // and column by column.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 512}, {16, 4096}, {2048, 48}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(ExtremesOfRareNaNs(rows, cols), ir::Target::X86(), RunOnX86);
+  }
+}
+
 TEST(FusionKernels, TheGpuTestGridMatchesTheReferenceOnX86) {
   // The shapes of tests/gpu/fusion_gpu_test.cc, so that a GPU failure is the GPU's.
   for (int64_t cols : {1, 7, 33, 1000}) {

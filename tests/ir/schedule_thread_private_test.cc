@@ -58,7 +58,7 @@ TEST(ScheduleThreadPrivate, ARowCachedPerThreadHoldsTheThreadsShare) {
   // back at offsets 0..3 (their thread variables and the origin's index cancel).
   EXPECT_THAT(text, HasSubstr("allocate X_local[float32 * 1 * 4] in local")) << text;
   EXPECT_THAT(text, HasSubstr("X[(idx0 + ((thread_index(0) * 4) + X_local_j))]")) << text;
-  EXPECT_THAT(text, HasSubstr("max(M_partial[0], X_local[M_k_inner])")) << text;
+  EXPECT_THAT(text, HasSubstr("maximum(M_partial[0], X_local[M_k_inner])")) << text;
   EXPECT_THAT(text, HasSubstr("(X_local[j_inner] - M[0])")) << text;
   EXPECT_THAT(text, Not(HasSubstr("X_local[(("))) << text;  // no thread term in its indices
 }

@@ -77,6 +77,13 @@ TEST(FusionOpenCL, IndependentNestsSharingAKernelMatchReference) {
   }
 }
 
+TEST(FusionOpenCL, RowAndColumnExtremesKeepTheirNaNs) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 512}, {16, 4096}, {2048, 48}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(ExtremesOfRareNaNs(rows, cols), OpenCLTarget(), RunOnOpenCL);
+  }
+}
+
 TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
   for (int64_t cols : {3, 64, 1000}) {
     SCOPED_TRACE(cols);
