@@ -272,7 +272,7 @@ TEST(GroupScheduleNVGPU, AFloatRowMaxFindsItsNaNsInThePassThatFindsItsExtreme) {
   // A row's max or min is NaN where the row has one (PyTorch's max): the combine is the
   // NaN-keeping maximum, in each thread and across the block, so the kernel loops over the row
   // as a sum's does (a second reduction counting NaNs read every row twice: GPT-2's loss max,
-  // 0.11 ms against 0.055 for the sum beside it on an H100).
+  // 0.11 ms against 0.055 for the sum beside it on an H200).
   auto row_kernel = [](bool sum, bool max, int64_t rows, int64_t cols) {
     NetBuilder b;
     auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");

@@ -286,6 +286,10 @@ class TorchRandomTest(unittest.TestCase):
             self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
             self.assertTrue(saved, dev)
             self.assertNotIn((2, 4, 16, 16), saved, dev)
+            # The seed is saved as the graph drew it, the stream is an int of the backward op:
+            # no tensor of one element that the forward would write in a kernel of its own
+            # (a launch per attention layer of a training step).
+            self.assertEqual(saved.count((1,)), 1, (dev, saved))
             torch.manual_seed(11)
             want = attention_dropout.attention(q, k, v, None, 0.3, True, None)
             tol = dict(rtol=1e-4, atol=1e-5)
