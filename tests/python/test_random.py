@@ -6,6 +6,7 @@ torch.manual_seed and new ones at each call, the backward through the forward's 
 with dropout as cinn_like's fused op, whose backward draws the forward's mask again."""
 import os
 import unittest
+from unittest import mock
 
 import numpy as np
 
@@ -17,7 +18,7 @@ if HAVE_TORCH:
     import torch
     import torch.nn.functional as F
     import cinn_like.torch as ct
-    from cinn_like.torch import attention_dropout, philox
+    from cinn_like.torch import attention_dropout, kernel, philox
     from torch_util import compiled, devices
 
 
@@ -274,22 +275,30 @@ class TorchRandomTest(unittest.TestCase):
         for dev in devices():
             q, k, v = (torch.randn(2, 4, 16, 8, device=dev, requires_grad=True) for _ in range(3))
             g = torch.randn(2, 4, 16, 8, device=dev)
-            saved = []
+            saved, written = [], []
             ct.reset()
             cf = compiled(lambda q, k, v: F.scaled_dot_product_attention(
                 q, k, v, dropout_p=0.3, is_causal=True))
             torch.manual_seed(11)
-            with torch.autograd.graph.saved_tensors_hooks(
-                    lambda t: saved.append(tuple(t.shape)) or t, lambda t: t):
+
+            def build(sub, real=kernel.build_program):  # the Program results of each partition
+                program = real(sub)
+                written.extend(tuple(o[2].shape) for o in program[2] if o[0] == "prog")
+                return program
+            with mock.patch.object(kernel, "build_program", build), \
+                    torch.autograd.graph.saved_tensors_hooks(
+                        lambda t: saved.append(tuple(t.shape)) or t, lambda t: t):
                 got = cf(q, k, v)
             grads = torch.autograd.grad(got, (q, k, v), g)
             self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
             self.assertTrue(saved, dev)
             self.assertNotIn((2, 4, 16, 16), saved, dev)
-            # The seed is saved as the graph drew it, the stream is an int of the backward op:
-            # no tensor of one element that the forward would write in a kernel of its own
-            # (a launch per attention layer of a training step).
+            # The seed is saved as the graph drew it (the partition returns its input) and the
+            # stream is an int of the backward op: no tensor of one element that the forward
+            # writes in a kernel of its own (a launch per attention layer of a training step).
             self.assertEqual(saved.count((1,)), 1, (dev, saved))
+            self.assertTrue(written, dev)
+            self.assertNotIn((1,), written, dev)
             torch.manual_seed(11)
             want = attention_dropout.attention(q, k, v, None, 0.3, True, None)
             tol = dict(rtol=1e-4, atol=1e-5)

@@ -120,9 +120,10 @@ def _setup_context(ctx, inputs, output):
     q, k, v, mask, p, causal, scale, given_seed, stream = inputs
     out, lse, drawn_seed, _streams = output
     # The backward draws the mask again from the seed and the stream: the caller's seed tensor
-    # where there is one (a compiled graph's, from seeds.add_seeds: saved, it is the forward's
-    # own input, which the forward returns as it is, never copies in a kernel), the stream an
-    # int of the graph (no tensor of one element for the forward to write).
+    # where there is one, else the op's seed output (AOTAutograd traces the op before
+    # seeds.add_seeds gives it the graph's seed; compiled, that output is the seed input itself,
+    # ops/attention.py), and the stream as an int of the graph (no tensor of one element for a
+    # compiled forward to write in a kernel of its own).
     seed = drawn_seed if given_seed is None else given_seed
     ctx.save_for_backward(q, k, v, mask, out, lse, seed)
     ctx.args = (stream, p, causal, scale)

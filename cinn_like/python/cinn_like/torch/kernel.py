@@ -79,11 +79,24 @@ def build_program(sub):
                     outputs.append(("none",))
                 elif r.op == "placeholder":
                     outputs.append(("input", placeholders.index(r), None))
+                elif (i := _input_of_value(c, placeholders, r)) is not None:
+                    outputs.append(("input", i, None))  # a converter's result that is an input
                 elif (base := _viewed_base(r) if static else None) is not None:
                     outputs.append(("view", program_output(base), val(r), val(base)))
                 else:
                     outputs.append(("prog", program_output(r), val(r)))
     return c.b, inputs, outputs, len(names)
+
+
+def _input_of_value(c, placeholders, node):
+    """The index of the input whose Program value node's converted value is (a converter that
+    returns an input as it is: attention_dropout's seed), or None."""
+    value = c.env.get(node)
+    for i, p in enumerate(placeholders):
+        if value is not None and c.env.get(p) == value and isinstance(val(p), torch.Tensor) \
+                and val(p).shape == val(node).shape and val(p).dtype == val(node).dtype:
+            return i
+    return None
 
 
 def _viewed_base(node):

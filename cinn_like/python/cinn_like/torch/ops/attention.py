@@ -328,7 +328,8 @@ def _attention_dropout(c, n):
     attrs = dict(_attrs(s, a["causal"]), dropout=float(a["p"]))
     out, lse = c.op("attention", _inputs(c, q, k, v, mask) + [c.tensor(seed), stream], attrs,
                     num_outputs=2)
-    return [out, lse, c.op("reshape", [c.tensor(seed)], {"shape": [1]}), stream]
+    # The seed output is the seed input (int64 [1]), which the partition returns as it is.
+    return [out, lse, c.tensor(seed), stream]
 
 
 @converts(torch.ops.cinn_like.attention_dropout_backward.default)
