@@ -119,6 +119,14 @@ class Stage {
   /// Whether InlinedBody() loads `buffer`, found without building it (a walk of this body and
   /// of the inlined stages' bodies, each once).
   bool InlinedBodyReads(const BufferNode* buffer) const;
+  /// The indices of the first load of `buffer` (rank() dims) in InlinedBody() that is not
+  /// this stage's own element (its root axes in order); none when every load is (an
+  /// elementwise read of a producer of this stage's shape). With `flat`: loads whose row-major
+  /// offset in `buffer` (of its own shape, static) is this stage's own row-major offset count
+  /// as its own element too (a reshape of a producer of as many elements, read element for
+  /// element).
+  std::optional<std::vector<Expr>> ReadNotAtOwnIndex(const BufferNode* buffer,
+                                                     bool flat = false) const;
   /// Stages computed at leaf `loop` of this stage, in schedule order.
   std::vector<const Stage*> AttachedAt(const Var& loop) const;
   /// This stage's loops and those of the stages it is computed at; compute_at records it to

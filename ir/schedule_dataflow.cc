@@ -154,6 +154,49 @@ bool Stage::InlinedBodyReads(const BufferNode* buffer) const {
   return f.found;
 }
 
+std::optional<std::vector<Expr>> Stage::ReadNotAtOwnIndex(const BufferNode* buffer,
+                                                          bool flat) const {
+  // Row-major offsets of `index` in `shape` (static), as affine forms; none when not static.
+  auto offset = [](const std::vector<Expr>& index,
+                   const std::vector<Expr>& shape) -> std::optional<AffineForm> {
+    if (index.size() != shape.size()) return std::nullopt;
+    AffineForm out;
+    int64_t stride = 1;
+    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
+      const int64_t* n = AsConstInt(shape[d]);
+      if (!n) return std::nullopt;
+      AffineForm term = Linearize(index[d]);
+      for (auto& t : term.terms) out.terms.push_back({t.expr, t.coeff * stride});
+      out.constant += term.constant * stride;
+      stride *= *n;
+    }
+    return out;
+  };
+  std::vector<Expr> own(tensor_->axes.begin(), tensor_->axes.end());
+  const std::optional<AffineForm> own_offset = flat ? offset(own, tensor_->shape) : std::nullopt;
+  for (auto& idx : LoadsOf(InlinedBody(), buffer)) {
+    bool at_own = static_cast<int>(idx.size()) == rank_;
+    for (int d = 0; at_own && d < rank_; ++d) {
+      at_own = idx[d].same_as(tensor_->axes[d]) || idx[d].same_as(axes_[d].var);
+    }
+    if (!at_own && own_offset) {
+      // The root axes may be renamed in the body (axes_ against tensor_->axes): both count.
+      std::vector<Expr> renamed = idx;
+      VarMap to_tensor;
+      for (int d = 0; d < rank_; ++d) to_tensor[axes_[d].var.node()] = tensor_->axes[d];
+      for (Expr& e : renamed) e = Substitute(e, to_tensor);
+      auto read = offset(renamed, buffer->shape);
+      if (read) {
+        AffineForm diff = Subtract(*read, *own_offset);
+        at_own = diff.constant == 0;
+        for (auto& t : diff.terms) at_own = at_own && t.coeff == 0;
+      }
+    }
+    if (!at_own) return idx;
+  }
+  return std::nullopt;
+}
+
 std::vector<const Stage*> Stage::AttachedAt(const Var& loop) const {
   std::vector<const Stage*> out;
   for (auto& s : state_->stages) {
@@ -269,19 +312,13 @@ absl::Status Stage::ReverseComputeInline() {
                                                      d, ", not ", ToString(axes_[d].extent)));
     }
   }
-  for (auto& idx : LoadsOf(body, p.tensor()->buffer.get())) {
-    for (int d = 0; d < rank_; ++d) {
-      if (!idx[d].same_as(tensor_->axes[d]) && !idx[d].same_as(axes_[d].var)) {
-        std::vector<std::string> own, got;
-        for (int e = 0; e < rank_; ++e) {
-          own.push_back(axes_[e].var.name());
-          got.push_back(ToString(idx[e]));
-        }
-        return absl::InvalidArgumentError(absl::StrCat(
-            what, ": it reads ", pname, "[", absl::StrJoin(got, ", "),
-            "], not only the element at its own index [", absl::StrJoin(own, ", "), "]"));
-      }
-    }
+  if (auto idx = ReadNotAtOwnIndex(p.tensor()->buffer.get())) {
+    std::vector<std::string> own, got;
+    for (int e = 0; e < rank_; ++e) own.push_back(axes_[e].var.name());
+    for (const Expr& i : *idx) got.push_back(ToString(i));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": it reads ", pname, "[", absl::StrJoin(got, ", "),
+        "], not only the element at its own index [", absl::StrJoin(own, ", "), "]"));
   }
   std::vector<std::string> others = OtherReaders(*state_, p.tensor()->buffer.get(), this);
   if (!others.empty()) {

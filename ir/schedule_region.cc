@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "ir/intrinsics.h"
+#include "ir/mutator.h"
 #include "ir/printer.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
@@ -40,6 +41,69 @@ bool UsesAny(const Expr& e, const RelaxedLoops& relaxed) {
   }
   return false;
 }
+
+int64_t Gcd(int64_t a, int64_t b) {
+  a = a < 0 ? -a : a;
+  b = b < 0 ? -b : b;
+  while (b != 0) {
+    const int64_t r = a % b;
+    a = b;
+    b = r;
+  }
+  return a;
+}
+
+/// Rewrites x / c and x % c (c a positive constant) where x is F + R, R the terms of relaxed
+/// loops with nonnegative coefficients, spanning [0, span], and F the rest, a multiple of some
+/// m with span < m and m dividing c: F + R stays within one multiple of c, so x / c is F / c
+/// and x % c is F % c + R. An axis fused and split into lanes gives these: row
+/// (4 * A + r) / 768 of lane r < 4 is (4 * A) / 768 whichever lane reads.
+class AlignedDivMod : public IRMutator {
+ public:
+  explicit AlignedDivMod(const RelaxedLoops& relaxed) : relaxed_(relaxed) {}
+
+ protected:
+  Expr MutateDiv(const Div* op, const Expr& self) override {
+    Expr fixed, rest;
+    if (!Split(op->a, op->b, &fixed, &rest)) return IRMutator::MutateDiv(op, self);
+    return Div::Make(fixed, op->b);
+  }
+  Expr MutateMod(const Mod* op, const Expr& self) override {
+    Expr fixed, rest;
+    if (!Split(op->a, op->b, &fixed, &rest)) return IRMutator::MutateMod(op, self);
+    return Mod::Make(fixed, op->b) + rest;
+  }
+
+ private:
+  bool Split(const Expr& x, const Expr& divisor, Expr* fixed, Expr* rest) const {
+    const int64_t* c = AsConstInt(divisor);
+    if (!c || *c <= 0 || !x.type().is_int()) return false;
+    AffineForm form = Linearize(x), f, r;
+    int64_t span = 0, m = form.constant;
+    for (const auto& t : form.terms) {
+      if (t.coeff == 0) continue;
+      auto* v = t.expr.As<Variable>();
+      auto it = v ? relaxed_.find(v) : relaxed_.end();
+      if (it != relaxed_.end()) {
+        if (t.coeff < 0) return false;
+        span += t.coeff * (it->second - 1);
+        r.terms.push_back(t);
+      } else if (UsesAny(t.expr, relaxed_)) {
+        return false;
+      } else {
+        m = Gcd(m, t.coeff);
+        f.terms.push_back(t);
+      }
+    }
+    f.constant = form.constant;
+    if (r.terms.empty() || m == 0 || span >= m || *c % m != 0) return false;
+    *fixed = ToExpr(f);
+    *rest = ToExpr(r);
+    return true;
+  }
+
+  const RelaxedLoops& relaxed_;
+};
 
 }  // namespace
 
@@ -105,7 +169,7 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
     Expr stride_term;
     int64_t stride = 0, residue = 0;
     for (size_t a = 0; a < accesses.size(); ++a) {
-      const Expr& index = accesses[a][d];
+      const Expr index = AlignedDivMod(relaxed).Mutate(accesses[a][d]);
       AffineForm form = Linearize(index);
       AffineForm fixed;
       int64_t alo = form.constant, ahi = form.constant;

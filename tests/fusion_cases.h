@@ -52,6 +52,35 @@ inline Program ExtremesOfRareNaNs(int64_t rows, int64_t cols) {
   return *b.Build();
 }
 
+/// A training forward's dropout: the mask drawn from a seed (7) and returned (the
+/// backward reads it), the dropped product added to the residual stream, both returned.
+inline Program DropoutResidual(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto residual = b.CreateInput(DType::kFloat32, S({rows, cols}), "residual");
+  auto seed = b.Fill({1}, 7, DType::kInt64);
+  auto u = b.Op("random_uniform", {seed},
+                {{"shape", std::vector<int64_t>{rows, cols}}, {"stream", int64_t{3}}})[0];
+  auto mask = b.Less(u, b.Fill({1}, 0.9));
+  auto dropped = b.Mul(b.Where(mask, x, b.Fill({1}, 0.0)), b.Fill({1}, 1.0 / 0.9));
+  b.MarkOutput(mask);
+  b.MarkOutput(b.Add(residual, dropped));
+  return *b.Build();
+}
+
+/// y = x + bias, [rows, cols], returned, and tanh of y reshaped to [2, rows / 2, cols] (rows
+/// even), returned: a value returned as it is and read, through a reshape, by a neighbour (a
+/// matmul's product a training graph saves for its activation's backward).
+inline Program ReturnedAndReshapedForItsReader(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto bias = b.CreateInput(DType::kFloat32, S({cols}), "bias");
+  auto y = b.Add(x, bias);
+  b.MarkOutput(y);
+  b.MarkOutput(b.Tanh(b.Reshape(y, {2, rows / 2, cols})));
+  return *b.Build();
+}
+
 /// 2 * sum(x, axis=1) of a float32 [rows, cols] x: a row reduction whose consumer reads
 /// nothing else.
 inline Program ScaledRowSum(int64_t rows, int64_t cols) {

@@ -64,6 +64,20 @@ bool SameElements(const ir::TensorNode& a, const ir::TensorNode& b) {
   return ir::StructuralEqual(dims(a), dims(b));
 }
 
+/// Whether tensors `a` and `b` have static shapes of as many elements.
+bool SameElementCount(const ir::TensorNode& a, const ir::TensorNode& b) {
+  auto count = [](const ir::TensorNode& t) -> int64_t {
+    int64_t n = 1;
+    for (const ir::Expr& e : t.shape) {
+      const int64_t* d = ir::AsConstInt(e);
+      if (!d) return -1;
+      n *= *d;
+    }
+    return n;
+  };
+  return count(a) >= 0 && count(a) == count(b);
+}
+
 class GroupScheduler {
  public:
   GroupScheduler(ir::Schedule& sch, const GroupScheduleInput& input, const ir::Target& target)
@@ -100,8 +114,9 @@ class GroupScheduler {
       done.insert(g.consumer);
       done.insert(g.row_outputs.begin(), g.row_outputs.end());
     }
+    const std::map<ir::Stage*, ir::Stage*> stored_in = StoredInReader(done);
     for (ir::Stage* stage : roots_) {
-      if (done.count(stage)) continue;
+      if (done.count(stage) || stored_in.count(stage)) continue;
       const ir::TensorNode* t = stage->tensor().node().get();
       StageKind kind = StageKind::kElementwise;
       if (t->reduce != ir::ReduceKind::kNone) {
@@ -125,6 +140,14 @@ class GroupScheduler {
       }
       c->group = group;
       choices_.push_back(*c);
+      for (auto& [value, reader] : stored_in) {
+        if (reader != stage) continue;
+        absl::Status st = StoreInReader(*value, *stage);
+        if (!st.ok()) {
+          return absl::Status(st.code(), absl::StrCat("group scheduler: stage ",
+                                                      value->tensor().name(), ": ", st.message()));
+        }
+      }
     }
     return choices_;
   }
@@ -441,6 +464,71 @@ class GroupScheduler {
     std::set<const ir::BufferNode*> results;
     for (const ir::Stage* r : g.reductions) results.insert(r->tensor()->buffer.get());
     return VectorLanesOfReads(stages, results, g.consumer->tensor()->dtype.bytes(), target_);
+  }
+
+  /// Stored elementwise values of a group (GPUs) that one other stored elementwise stage of
+  /// the group reads, each element at its own row-major offset, and no other stage reads (a
+  /// dropout's mask, returned for the backward, read by the dropout; a matmul's product
+  /// returned as a reshape of it, read by its activation), each with that reader: the reader's
+  /// kernel stores the value too (StoreInReader), where it was a kernel of its own whose reader
+  /// loaded it back (a launch, and a round trip through memory, more). `done`: the stages the
+  /// reduction groups' tactics took.
+  std::map<ir::Stage*, ir::Stage*> StoredInReader(const std::set<ir::Stage*>& done) const {
+    std::map<ir::Stage*, ir::Stage*> out;
+    if (!target_.is_gpu()) return out;
+    auto elementwise = [&](const ir::Stage* s) {
+      const ir::TensorNode* t = s->tensor().node().get();
+      return !done.count(const_cast<ir::Stage*>(s)) && !t->extern_body &&
+             t->reduce == ir::ReduceKind::kNone && Info(t).group >= 0 &&
+             t->buffer->scope == ir::MemoryScope::kGlobal;
+    };
+    for (ir::Stage* value : roots_) {
+      if (!elementwise(value)) continue;
+      const ir::BufferNode* buffer = value->tensor()->buffer.get();
+      std::vector<ir::Stage*> readers;
+      for (const auto& s : sch_.stages()) {
+        if (s.get() != value && !s->inlined() && !s->folded() && s->InlinedBodyReads(buffer)) {
+          readers.push_back(s.get());
+        }
+      }
+      if (readers.size() != 1) continue;
+      ir::Stage* reader = readers[0];
+      const bool root = std::find(roots_.begin(), roots_.end(), reader) != roots_.end();
+      if (!root || !elementwise(reader) || out.count(reader) ||
+          Info(reader->tensor().node().get()).group != Info(value->tensor().node().get()).group ||
+          !SameElementCount(*reader->tensor().node(), *value->tensor().node()) ||
+          reader->ReadNotAtOwnIndex(buffer, /*flat=*/true)) {
+        continue;
+      }
+      out[value] = reader;
+    }
+    // A value whose reader is itself stored in its own reader: the chain stays as it was.
+    for (auto it = out.begin(); it != out.end();) {
+      it = out.count(it->second) ? out.erase(it) : std::next(it);
+    }
+    return out;
+  }
+
+  /// `value` computed inside `reader`'s kernel (scheduled already): at its innermost loop
+  /// bound to threadIdx.x, each thread computing and storing the elements it reads.
+  absl::Status StoreInReader(ir::Stage& value, ir::Stage& reader) {
+    const ir::Var* thread = nullptr;
+    for (int leaf : reader.leaves()) {
+      const ir::Stage::Axis& a = reader.axes()[leaf];
+      if (a.kind == ir::ForKind::kGpuThread && a.bind_axis == 0) thread = &a.var;
+    }
+    if (!thread) {
+      return absl::InternalError(absl::StrCat("its reader ", reader.tensor().name(),
+                                              " has no loop bound to threadIdx.x"));
+    }
+    absl::Status st = value.ComputeAtOwnBuffer(reader, *thread);
+    if (!st.ok()) return st;
+    choices_.push_back(TacticChoice{
+        value.tensor().name(), "elementwise.stored_in_reader",
+        absl::StrCat("read only by ", reader.tensor().name(),
+                     ", element for element: stored by its threads (no kernel of its own)")});
+    choices_.back().group = Info(value.tensor().node().get()).group;
+    return absl::OkStatus();
   }
 
   ir::Schedule& sch_;

@@ -308,6 +308,26 @@ TEST(GroupScheduleNVGPU, AFloatRowMaxFindsItsNaNsInThePassThatFindsItsExtreme) {
                              "max(a, b);"));
 }
 
+TEST(GroupScheduleNVGPU, AStoredValueItsGroupReadsIsStoredFromTheReadersKernel) {
+  // A dropout's mask, returned for the backward and read by the dropout: stored by the
+  // dropout's threads, each its own elements (4 floats a thread: 4 mask bytes), where it was a
+  // kernel of its own whose reader loaded it back (GPT-2's training forward: one a layer). The
+  // rows of 768 are fused with the columns and split into vectors: each thread's 4 elements
+  // stay in one row (768 is a multiple of 4), so the region it stores is a row's 4 elements.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 768}, {37, 33}}) {
+    SCOPED_TRACE(cols);
+    const std::string src = Kernels(CompiledSource(DropoutResidual(rows, cols)));
+    EXPECT_EQ(CountKernels(src), 1) << src;
+    EXPECT_THAT(src, HasSubstr("cinn_like_philox_uniform(")) << src;  // the mask, drawn here
+  }
+  // Read through a reshape of as many elements, each at its own row-major offset.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 3072}, {38, 33}}) {
+    SCOPED_TRACE(cols);
+    const std::string src = Kernels(CompiledSource(ReturnedAndReshapedForItsReader(rows, cols)));
+    EXPECT_EQ(CountKernels(src), 1) << src;
+  }
+}
+
 TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   // 1024 columns are 4 blocks: the 8192 rows are reduced in chunks on blockIdx.y into
   // partials, then a second kernel sums each column's partials (no atomics).

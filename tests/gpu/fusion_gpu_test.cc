@@ -49,6 +49,18 @@ TEST(FusionGpu, RowAndColumnExtremesKeepTheirNaNs) {
   }
 }
 
+TEST(FusionGpu, AStoredValueStoredByItsReadersThreadsMatchesReference) {
+  // The dropout's mask stored from the dropout's kernel, each thread its elements.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 768}, {37, 33}, {5, 1000}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(DropoutResidual(rows, cols), kGpu, RunOnGpu);
+  }
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 3072}, {38, 33}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(ReturnedAndReshapedForItsReader(rows, cols), kGpu, RunOnGpu);
+  }
+}
+
 TEST(FusionGpu, IndependentNestsSharingAKernelMatchReference) {
   // A LayerNorm backward's weight and bias column sums: partials one kernel, final sums another
   // (ir/transforms/merge_nests.h), beside a sum that reads one of them.

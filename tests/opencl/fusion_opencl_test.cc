@@ -84,6 +84,17 @@ TEST(FusionOpenCL, RowAndColumnExtremesKeepTheirNaNs) {
   }
 }
 
+TEST(FusionOpenCL, AStoredValueStoredByItsReadersThreadsMatchesReference) {
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 768}, {37, 33}, {5, 1000}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(DropoutResidual(rows, cols), OpenCLTarget(), RunOnOpenCL);
+  }
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 3072}, {38, 33}}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(ReturnedAndReshapedForItsReader(rows, cols), OpenCLTarget(), RunOnOpenCL);
+  }
+}
+
 TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
   for (int64_t cols : {3, 64, 1000}) {
     SCOPED_TRACE(cols);
