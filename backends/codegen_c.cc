@@ -348,9 +348,11 @@ void CodeGenC::PrintBoundLoop(const ir::For* op, const ir::Expr& launch, const s
   }
   Indent();
   out_ << "if (" << op->loop_var.name() << " < " << Print(op->extent) << ") {\n";
-  ++guarded_bound_loops_;
+  // A block index's guard is uniform in the block: its threads all reach a barrier inside.
+  const int thread_guard = op->for_kind == ir::ForKind::kGpuThread ? 1 : 0;
+  guarded_bound_loops_ += thread_guard;
   Nested(op->body);
-  --guarded_bound_loops_;
+  guarded_bound_loops_ -= thread_guard;
   Indent();
   out_ << "}\n";
 }
@@ -359,8 +361,8 @@ void CodeGenC::CheckEveryThreadReaches(const std::string& kernel, const std::str
   if (guarded_bound_loops_ == 0) return;
   Fail(absl::UnimplementedError(
       "kernel " + kernel + ": " + what +
-      " under a bound loop shorter than its launch dimension; every thread of the block must "
-      "reach a cross-thread reduction, so bind loops of one axis with equal extents"));
+      " under a thread-bound loop shorter than its launch dimension; every thread of the block "
+      "must reach a cross-thread reduction, so bind loops of one axis with equal extents"));
 }
 
 int64_t CodeGenC::ConstantElements(const ir::Buffer& b) {

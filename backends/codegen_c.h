@@ -96,7 +96,9 @@ class CodeGenC : protected ir::IRVisitor {
   bool uses_philox_ = false;
   /// A maximum or minimum call was printed: the helpers of nan_extremes_source.h.
   bool uses_nan_extremes_ = false;
-  int guarded_bound_loops_ = 0;  // enclosing bound loops printed with an `if (v < extent)`
+  // Enclosing thread-bound loops printed with an `if (v < extent)` (a block index's guard
+  // holds for all of a block's threads alike).
+  int guarded_bound_loops_ = 0;
 
  private:
   void PrintBinary(const ir::BinaryNode* op, const char* sym, int prec);

@@ -72,6 +72,40 @@ bool SameDims(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
   return true;
 }
 
+/// The blocks of a grid of constant extents, or -1.
+int64_t Blocks(const std::array<Expr, 3>& grid) {
+  int64_t n = 1;
+  for (const Expr& d : grid) {
+    if (!d.defined()) continue;
+    const int64_t* c = AsConstInt(d);
+    if (!c) return -1;
+    n *= *c;
+  }
+  return n;
+}
+
+/// Whether nests of grids `a` and `b` may share a kernel: the same grid, or grids of constant
+/// extents over the same axes, one of at most kTinyGridBlocks blocks.
+bool GridsFit(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
+  if (SameDims(a, b)) return true;
+  for (int i = 0; i < 3; ++i) {
+    if (a[i].defined() != b[i].defined()) return false;
+  }
+  const int64_t na = Blocks(a), nb = Blocks(b);
+  return na > 0 && nb > 0 && std::min(na, nb) <= kTinyGridBlocks;
+}
+
+/// The grid of a kernel running nests of grids `a` and `b` (GridsFit): each axis the larger.
+std::array<Expr, 3> LargerGrid(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
+  if (SameDims(a, b)) return a;
+  std::array<Expr, 3> out;
+  for (int i = 0; i < 3; ++i) {
+    if (!a[i].defined()) continue;
+    out[i] = *AsConstInt(a[i]) >= *AsConstInt(b[i]) ? a[i] : b[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top) {
@@ -84,7 +118,7 @@ std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& to
       for (int j = static_cast<int>(items.size()) - 1; j >= oldest; --j) {
         const Item& other = items[j];
         if (!Independent(other, item)) break;
-        if (other.nest && SameDims(other.grid, item.grid) && SameDims(other.block, item.block) &&
+        if (other.nest && GridsFit(other.grid, item.grid) && SameDims(other.block, item.block) &&
             SharedBytes(other, item) <= kMaxMergedSharedBytes) {
           target = j;
           break;
@@ -97,6 +131,7 @@ std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& to
     }
     Item& group = items[target];
     group.stmts.push_back(stmt);
+    group.grid = LargerGrid(group.grid, item.grid);
     group.read.insert(item.read.begin(), item.read.end());
     group.written.insert(item.written.begin(), item.written.end());
     group.shared_bytes += item.shared_bytes;

@@ -11,7 +11,10 @@ namespace cinn_like::ir {
 /// Groups the top-level statements `top` of a GPU host entry's body (under its global
 /// Allocates) for SplitHostDevice, which makes one kernel of each group of nests. A GPU-bound
 /// loop nest joins the nearest earlier group (among the last kLookBack statements) of nests with
-/// the same launch dims (grid and block, structurally equal) when nothing from that group on
+/// the same launch dims (grid and block, structurally equal; or the same block and grids of
+/// constant extents on the same axes, one of them at most kTinyGridBlocks blocks: the kernel's
+/// grid is the larger and the smaller nest's block loops are guarded, a test uniform in each
+/// block, so barriers inside stay reached by every thread) when nothing from that group on
 /// conflicts with it: no statement there writes a buffer the nest reads or writes, or reads a
 /// buffer the nest writes (a host call, extern_call or launch_kernel, counts as reading and writing
 /// every buffer it names). A group stands in its first statement's place; its kernel's threads run
@@ -22,6 +25,10 @@ namespace cinn_like::ir {
 /// weight and bias column sums (partials, then final sums) pair up.
 std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top);
 
+/// A nest of at most this many blocks may share a kernel with nests of another grid (a
+/// position or seed computation, a column reduction's final sums): it costs the larger nest's
+/// blocks one test each, where a launch of its own costs a few microseconds.
+inline constexpr int64_t kTinyGridBlocks = 32;
 /// How many statements back a nest looks for a group to join: the pass stays linear in the
 /// statements (a Program of thousands of independent nests), and kernels far apart in a step
 /// would keep their buffers alive longer together.

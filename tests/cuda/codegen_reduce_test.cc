@@ -203,8 +203,8 @@ TEST(CodeGenReduceError, BlockReduceUnderAGuardedThreadLoopIsRefused) {
   ASSERT_FALSE(src.ok());
   EXPECT_EQ(src.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(src.status().message(),
-              HasSubstr("kernel g_kernel: cinn_like_block_reduce_sum under a bound loop shorter "
-                        "than its launch dimension"));
+              HasSubstr("kernel g_kernel: cinn_like_block_reduce_sum under a thread-bound loop "
+                        "shorter than its launch dimension"));
 }
 
 TEST(LowerThreadReduce, UpdatesOutsideThreadLoopsAreLeftAlone) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "backends/compiler.h"
 #include "ir/flags.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
@@ -51,6 +52,46 @@ TEST(MergeNests, IndependentNestsOfOneLaunchShapeShareAKernel) {
   auto apart = LowerFour();
   ASSERT_TRUE(apart.ok()) << apart.status();
   EXPECT_EQ((*apart)->kernels.size(), 4u) << ToString(**apart);
+}
+
+TEST(MergeNests, ATinyNestSharesTheKernelOfAnotherGrid) {
+  // G = A * 2 over 65536 elements (256 blocks of 256 threads) and S = sum(B), one block of 256
+  // threads with a block reduce: one kernel of 256 blocks, S's block loop guarded (a test
+  // uniform in each block, so its barriers stay reached by every thread); the source compiles.
+  Tensor a = Placeholder("A", Float(32), {Expr(65536)});
+  Tensor b = Placeholder("B", Float(32), {Expr(4096)});
+  Tensor g = Compute(
+      {Expr(65536)}, [&](const std::vector<Expr>& i) { return a(i[0]) * Expr(2.0f); }, "G");
+  IterVar k = ReduceAxis(Expr(4096), "k");
+  Tensor s = Compute(
+      {Expr(1)}, [&](const std::vector<Expr>&) { return ReduceSum(b(k.var), {k}); }, "S");
+  auto sch = Schedule::Create({g, s});
+  Stage& gs = sch[g];
+  auto parts = gs.Split(*gs.LeafAxis(0), 256);
+  ASSERT_TRUE(parts.ok()) << parts.status();
+  ASSERT_TRUE(gs.Bind(parts->first, "blockIdx.x").ok());
+  ASSERT_TRUE(gs.Bind(parts->second, "threadIdx.x").ok());
+  Stage& ss = sch[s];
+  ASSERT_TRUE(ss.Bind(*ss.LeafAxis(0), "blockIdx.x").ok());
+  auto kp = ss.Split(*ss.LeafAxis(1), 256);
+  ASSERT_TRUE(kp.ok()) << kp.status();
+  ASSERT_TRUE(ss.Reorder({kp->second, kp->first}).ok());
+  ASSERT_TRUE(ss.Bind(kp->second, "threadIdx.x").ok());
+  auto f = Lower("tiny", {a, b, g, s}, sch, Target::NVGPU(90));
+  ASSERT_TRUE(f.ok()) << f.status();
+  ASSERT_EQ((*f)->kernels.size(), 1u) << ToString(**f);
+  EXPECT_TRUE(IsConstInt((*f)->kernels[0]->grid_dims[0], 256)) << ToString(**f);
+  auto compiler = backends::Compiler::Create(Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok());
+  auto src = (*compiler)->GetSourceCode({"tiny", Target::NVGPU(90), {*f}});
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_NE(src->find("cinn_like_block_reduce_sum"), std::string::npos) << *src;
+  EXPECT_NE(src->find(" < 1) {"), std::string::npos) << *src;  // S's block guard
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_merge_kernels = false;
+  auto apart = Lower("tiny", {a, b, g, s}, sch, Target::NVGPU(90));
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  EXPECT_EQ((*apart)->kernels.size(), 2u);
 }
 
 TEST(MergeNests, HostCallsKeepWhatTheyTouchInOrder) {
