@@ -119,12 +119,12 @@ class Stage {
   /// Whether InlinedBody() loads `buffer`, found without building it (a walk of this body and
   /// of the inlined stages' bodies, each once).
   bool InlinedBodyReads(const BufferNode* buffer) const;
-  /// The indices of the first load of `buffer` (rank() dims) in InlinedBody() that is not
-  /// this stage's own element (its root axes in order); none when every load is (an
-  /// elementwise read of a producer of this stage's shape). With `flat`: loads whose row-major
-  /// offset in `buffer` (of its own shape, static) is this stage's own row-major offset count
-  /// as its own element too (a reshape of a producer of as many elements, read element for
-  /// element).
+  /// The indices of the first load of `buffer` in InlinedBody() that is not this stage's own
+  /// element (its root axes in order); none when every load is (an elementwise read of a
+  /// producer of this stage's shape). With `flat`: loads whose row-major offset in `buffer`
+  /// (of its own shape, static) is this stage's own row-major offset count as its own element
+  /// too (a reshape of a producer of as many elements, read element for element; the loads are
+  /// taken to be in bounds, as the IR's loads are).
   std::optional<std::vector<Expr>> ReadNotAtOwnIndex(const BufferNode* buffer,
                                                      bool flat = false) const;
   /// Stages computed at leaf `loop` of this stage, in schedule order.

@@ -57,7 +57,8 @@ int64_t Gcd(int64_t a, int64_t b) {
 /// loops with nonnegative coefficients, spanning [0, span], and F the rest, a multiple of some
 /// m with span < m and m dividing c: F + R stays within one multiple of c, so x / c is F / c
 /// and x % c is F % c + R. An axis fused and split into lanes gives these: row
-/// (4 * A + r) / 768 of lane r < 4 is (4 * A) / 768 whichever lane reads.
+/// (4 * A + r) / 768 of lane r < 4 is (4 * A) / 768 whichever lane reads. Indices are in
+/// bounds, so x >= 0 and F >= 0: truncating and flooring division agree.
 class AlignedDivMod : public IRMutator {
  public:
   explicit AlignedDivMod(const RelaxedLoops& relaxed) : relaxed_(relaxed) {}

@@ -114,9 +114,11 @@ class GroupScheduler {
       done.insert(g.consumer);
       done.insert(g.row_outputs.begin(), g.row_outputs.end());
     }
-    const std::map<ir::Stage*, ir::Stage*> stored_in = StoredInReader(done);
+    const std::vector<std::pair<ir::Stage*, ir::Stage*>> stored_in = StoredInReader(done);
+    std::set<ir::Stage*> stored_values;
+    for (const auto& [value, reader] : stored_in) stored_values.insert(value);
     for (ir::Stage* stage : roots_) {
-      if (done.count(stage) || stored_in.count(stage)) continue;
+      if (done.count(stage) || stored_values.count(stage)) continue;
       const ir::TensorNode* t = stage->tensor().node().get();
       StageKind kind = StageKind::kElementwise;
       if (t->reduce != ir::ReduceKind::kNone) {
@@ -140,13 +142,17 @@ class GroupScheduler {
       }
       c->group = group;
       choices_.push_back(*c);
-      for (auto& [value, reader] : stored_in) {
-        if (reader != stage) continue;
-        absl::Status st = StoreInReader(*value, *stage);
-        if (!st.ok()) {
-          return absl::Status(st.code(), absl::StrCat("group scheduler: stage ",
-                                                      value->tensor().name(), ": ", st.message()));
+      for (const auto& [value, reader] : stored_in) {
+        if (reader != stage || StoreInReader(*value, *stage)) continue;
+        // Not computable there (its region, say): a kernel of its own, as without the tactic.
+        auto own = ScheduleStage(sch_, *value, StageKind::kElementwise, target_, KnobValue(group));
+        if (!own.ok()) {
+          return absl::Status(own.status().code(),
+                              absl::StrCat("group scheduler: stage ", value->tensor().name(), ": ",
+                                           own.status().message()));
         }
+        own->group = group;
+        choices_.push_back(*own);
       }
     }
     return choices_;
@@ -473,13 +479,14 @@ class GroupScheduler {
   /// kernel stores the value too (StoreInReader), where it was a kernel of its own whose reader
   /// loaded it back (a launch, and a round trip through memory, more). `done`: the stages the
   /// reduction groups' tactics took.
-  std::map<ir::Stage*, ir::Stage*> StoredInReader(const std::set<ir::Stage*>& done) const {
-    std::map<ir::Stage*, ir::Stage*> out;
-    if (!target_.is_gpu()) return out;
+  std::vector<std::pair<ir::Stage*, ir::Stage*>> StoredInReader(
+      const std::set<ir::Stage*>& done) const {
+    std::vector<std::pair<ir::Stage*, ir::Stage*>> found;  // in roots_'s order
+    if (!target_.is_gpu()) return found;
     auto elementwise = [&](const ir::Stage* s) {
       const ir::TensorNode* t = s->tensor().node().get();
       return !done.count(const_cast<ir::Stage*>(s)) && !t->extern_body &&
-             t->reduce == ir::ReduceKind::kNone && Info(t).group >= 0 &&
+             t->reduce == ir::ReduceKind::kNone && Info(t).group >= 0 && s->rank() > 0 &&
              t->buffer->scope == ir::MemoryScope::kGlobal;
     };
     for (ir::Stage* value : roots_) {
@@ -487,48 +494,55 @@ class GroupScheduler {
       const ir::BufferNode* buffer = value->tensor()->buffer.get();
       std::vector<ir::Stage*> readers;
       for (const auto& s : sch_.stages()) {
-        if (s.get() != value && !s->inlined() && !s->folded() && s->InlinedBodyReads(buffer)) {
-          readers.push_back(s.get());
-        }
+        if (s.get() == value || s->inlined() || s->folded()) continue;
+        // A library call reads its inputs' buffers whole, with no body to look into.
+        bool reads = s->tensor()->extern_body
+                         ? std::any_of(s->tensor()->inputs.begin(), s->tensor()->inputs.end(),
+                                       [&](const std::shared_ptr<ir::TensorNode>& in) {
+                                         return in->buffer.get() == buffer;
+                                       })
+                         : s->InlinedBodyReads(buffer);
+        if (reads) readers.push_back(s.get());
       }
       if (readers.size() != 1) continue;
       ir::Stage* reader = readers[0];
       const bool root = std::find(roots_.begin(), roots_.end(), reader) != roots_.end();
-      if (!root || !elementwise(reader) || out.count(reader) ||
+      // Read at its own index; through a reshape (another shape of as many elements) at its
+      // own row-major offset.
+      const bool reshaped = !ir::StructuralEqual(reader->tensor()->shape, value->tensor()->shape);
+      if (!root || !elementwise(reader) ||
           Info(reader->tensor().node().get()).group != Info(value->tensor().node().get()).group ||
           !SameElementCount(*reader->tensor().node(), *value->tensor().node()) ||
-          reader->ReadNotAtOwnIndex(buffer, /*flat=*/true)) {
+          reader->ReadNotAtOwnIndex(buffer, reshaped)) {
         continue;
       }
-      out[value] = reader;
+      found.emplace_back(value, reader);
     }
     // A value whose reader is itself stored in its own reader: the chain stays as it was.
-    for (auto it = out.begin(); it != out.end();) {
-      it = out.count(it->second) ? out.erase(it) : std::next(it);
-    }
-    return out;
+    std::set<ir::Stage*> values;
+    for (const auto& [value, reader] : found) values.insert(value);
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const auto& vr) { return values.count(vr.second) > 0; }),
+                found.end());
+    return found;
   }
 
   /// `value` computed inside `reader`'s kernel (scheduled already): at its innermost loop
-  /// bound to threadIdx.x, each thread computing and storing the elements it reads.
-  absl::Status StoreInReader(ir::Stage& value, ir::Stage& reader) {
+  /// bound to threadIdx.x, each thread computing and storing the elements it reads. False
+  /// (nothing changed) where the reader has no such loop or compute_at refuses the region.
+  bool StoreInReader(ir::Stage& value, ir::Stage& reader) {
     const ir::Var* thread = nullptr;
     for (int leaf : reader.leaves()) {
       const ir::Stage::Axis& a = reader.axes()[leaf];
       if (a.kind == ir::ForKind::kGpuThread && a.bind_axis == 0) thread = &a.var;
     }
-    if (!thread) {
-      return absl::InternalError(absl::StrCat("its reader ", reader.tensor().name(),
-                                              " has no loop bound to threadIdx.x"));
-    }
-    absl::Status st = value.ComputeAtOwnBuffer(reader, *thread);
-    if (!st.ok()) return st;
+    if (!thread || !value.ComputeAtOwnBuffer(reader, *thread).ok()) return false;
     choices_.push_back(TacticChoice{
         value.tensor().name(), "elementwise.stored_in_reader",
         absl::StrCat("read only by ", reader.tensor().name(),
                      ", element for element: stored by its threads (no kernel of its own)")});
     choices_.back().group = Info(value.tensor().node().get()).group;
-    return absl::OkStatus();
+    return true;
   }
 
   ir::Schedule& sch_;

@@ -84,26 +84,31 @@ int64_t Blocks(const std::array<Expr, 3>& grid) {
   return n;
 }
 
-/// Whether nests of grids `a` and `b` may share a kernel: the same grid, or grids of constant
-/// extents over the same axes, one of at most kTinyGridBlocks blocks.
-bool GridsFit(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
-  if (SameDims(a, b)) return true;
+/// Whether grid `a` spans grid `b` on every axis (constant extents over the same axes).
+bool Spans(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
   for (int i = 0; i < 3; ++i) {
     if (a[i].defined() != b[i].defined()) return false;
+    if (!a[i].defined()) continue;
+    const int64_t *x = AsConstInt(a[i]), *y = AsConstInt(b[i]);
+    if (!x || !y || *x < *y) return false;
   }
-  const int64_t na = Blocks(a), nb = Blocks(b);
-  return na > 0 && nb > 0 && std::min(na, nb) <= kTinyGridBlocks;
+  return true;
 }
 
-/// The grid of a kernel running nests of grids `a` and `b` (GridsFit): each axis the larger.
+/// Whether nests of grids `a` and `b` may share a kernel: the same grid, or grids of constant
+/// extents over the same axes, one of at most kTinyGridBlocks blocks that the other spans on
+/// every axis (the kernel's grid is then the other's: no block runs nothing).
+bool GridsFit(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
+  if (SameDims(a, b)) return true;
+  const int64_t na = Blocks(a), nb = Blocks(b);
+  if (na <= 0 || nb <= 0 || std::min(na, nb) > kTinyGridBlocks) return false;
+  return Spans(a, b) || Spans(b, a);
+}
+
+/// The grid of a kernel running nests of grids `a` and `b` (GridsFit): the one that spans.
 std::array<Expr, 3> LargerGrid(const std::array<Expr, 3>& a, const std::array<Expr, 3>& b) {
-  if (SameDims(a, b)) return a;
-  std::array<Expr, 3> out;
-  for (int i = 0; i < 3; ++i) {
-    if (!a[i].defined()) continue;
-    out[i] = *AsConstInt(a[i]) >= *AsConstInt(b[i]) ? a[i] : b[i];
-  }
-  return out;
+  if (SameDims(a, b)) return a;  // symbolic extents too
+  return Spans(a, b) ? a : b;
 }
 
 }  // namespace

@@ -12,12 +12,12 @@ namespace cinn_like::ir {
 /// Allocates) for SplitHostDevice, which makes one kernel of each group of nests. A GPU-bound
 /// loop nest joins the nearest earlier group (among the last kLookBack statements) of nests with
 /// the same launch dims (grid and block, structurally equal; or the same block and grids of
-/// constant extents on the same axes, one of them at most kTinyGridBlocks blocks: the kernel's
-/// grid is the larger and the smaller nest's block loops are guarded, a test uniform in each
-/// block, so barriers inside stay reached by every thread) when nothing from that group on
-/// conflicts with it: no statement there writes a buffer the nest reads or writes, or reads a
-/// buffer the nest writes (a host call, extern_call or launch_kernel, counts as reading and writing
-/// every buffer it names). A group stands in its first statement's place; its kernel's threads run
+/// constant extents on the same axes, one of at most kTinyGridBlocks blocks that the other
+/// spans on every axis: the kernel's grid is the larger and the smaller nest's block loops are
+/// guarded, a test uniform in each block, so barriers inside stay reached by every thread) when
+/// nothing from that group on conflicts with it: no statement there writes a buffer the nest
+/// reads or writes, or reads a buffer the nest writes (a host call, extern_call or
+/// launch_kernel, counts as reading and writing every buffer it names). A group stands in its first statement's place; its kernel's threads run
 /// its nests in turn, the same threads each nest had, so a nest's barriers and block reduces are
 /// reached by every thread as before, and the nests run concurrently across blocks, which
 /// independence makes safe. A group holds at most kMaxMergedSharedBytes of shared memory. Any other

@@ -320,6 +320,16 @@ TEST(GroupScheduleNVGPU, AStoredValueItsGroupReadsIsStoredFromTheReadersKernel) 
     EXPECT_EQ(CountKernels(src), 1) << src;
     EXPECT_THAT(src, HasSubstr("cinn_like_philox_uniform(")) << src;  // the mask, drawn here
   }
+  // A value of one element read by another (one thread, no threadIdx.x loop to store it
+  // from): each stays a kernel's nest, and the group compiles.
+  {
+    NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({1}), "x");
+    auto v = b.Add(x, b.Fill({1}, 1.0));
+    b.MarkOutput(v);
+    b.MarkOutput(b.Mul(v, b.Fill({1}, 2.0)));
+    EXPECT_GE(CountKernels(Kernels(CompiledSource(*b.Build()))), 1);
+  }
   // Read through a reshape of as many elements, each at its own row-major offset.
   for (auto [rows, cols] : {std::pair<int64_t, int64_t>{1024, 3072}, {38, 33}}) {
     SCOPED_TRACE(cols);

@@ -293,12 +293,12 @@ class TorchRandomTest(unittest.TestCase):
             self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
             self.assertTrue(saved, dev)
             self.assertNotIn((2, 4, 16, 16), saved, dev)
-            # The seed is saved as the graph drew it (the partition returns its input) and the
-            # stream is an int of the backward op: no tensor of one element that the forward
-            # writes in a kernel of its own (a launch per attention layer of a training step).
-            self.assertEqual(saved.count((1,)), 1, (dev, saved))
+            # The seed is saved as the graph drew it (the partition returns its input): the one
+            # tensor of one element the forward writes is the stream (a constant, saved for the
+            # backward, which AOTAutograd traced before seeds.add_seeds numbered the streams).
+            self.assertEqual(saved.count((1,)), 2, (dev, saved))
             self.assertTrue(written, dev)
-            self.assertNotIn((1,), written, dev)
+            self.assertEqual(written.count((1,)), 1, (dev, written))
             torch.manual_seed(11)
             want = attention_dropout.attention(q, k, v, None, 0.3, True, None)
             tol = dict(rtol=1e-4, atol=1e-5)
@@ -325,6 +325,34 @@ class TorchRandomTest(unittest.TestCase):
             torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
             for a, b in zip(grads, want_grads):
                 torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
+
+    def test_two_attentions_with_dropout_draw_their_own_masks_in_the_backward(self):
+        # Each random op of a graph gets a stream of its own (seeds.add_seeds, in graph order:
+        # 0, then 1); the backward of each must draw its forward's mask again, with its stream.
+        # Against the eager ops given the graph's seed (drawn as philox_seed draws it, from the
+        # same torch.manual_seed) and those streams, gradients included.
+        q, k, v = (torch.randn(2, 2, 16, 8, requires_grad=True) for _ in range(3))
+        g = torch.randn(2, 2, 16, 8)
+        op = attention_dropout.attention_dropout
+
+        def f(q, k, v):
+            h = F.scaled_dot_product_attention(q, k, v, dropout_p=0.3)
+            return F.scaled_dot_product_attention(h, k, v, dropout_p=0.3)
+
+        ct.reset()
+        torch.manual_seed(5)
+        got = compiled(f)(q, k, v)
+        grads = torch.autograd.grad(got, (q, k, v), g)
+        self.assertEqual(ct.stats()["ops_fallback"], 0, ct.fallback_report())
+        torch.manual_seed(5)
+        seed = torch.randint(0, philox.SEED_LIMIT, (1,), dtype=torch.int64)
+        scale = 1.0 / 8 ** 0.5
+        h = op(q, k, v, None, 0.3, False, scale, seed, 0)[0]
+        want = op(h, k, v, None, 0.3, False, scale, seed, 1)[0]
+        want_grads = torch.autograd.grad(want, (q, k, v), g)
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+        for a, b in zip(grads, want_grads):
+            torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-5)
 
     def test_a_callers_own_seed_for_attention_dropout_is_kept(self):
         # attention_dropout called with a seed of the caller's: compiled, it draws what the

@@ -88,7 +88,7 @@ def _(q, k, v, mask, p, causal, scale, seed, stream):
 @torch.library.custom_op("cinn_like::attention_dropout_backward", mutates_args=())
 def attention_dropout_backward(grad: torch.Tensor, q: torch.Tensor, k: torch.Tensor,
                                v: torch.Tensor, mask: torch.Tensor | None, out: torch.Tensor,
-                               lse: torch.Tensor, seed: torch.Tensor, stream: int,
+                               lse: torch.Tensor, seed: torch.Tensor, stream: torch.Tensor,
                                p: float, causal: bool, scale: float
                                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """(dq, dk, dv): dV = (P∘W)ᵀ dO, dP = (dO Vᵀ)∘W, dS = P∘(dP − rowsum(dO∘O)), dQ = dS K·scale,
@@ -117,21 +117,16 @@ def _(grad, q, k, v, mask, out, lse, seed, stream, p, causal, scale):
 
 
 def _setup_context(ctx, inputs, output):
-    q, k, v, mask, p, causal, scale, given_seed, stream = inputs
-    out, lse, drawn_seed, _streams = output
-    # The backward draws the mask again from the seed and the stream: the caller's seed tensor
-    # where there is one, else the op's seed output (AOTAutograd traces the op before
-    # seeds.add_seeds gives it the graph's seed; compiled, that output is the seed input itself,
-    # ops/attention.py), and the stream as an int of the graph (no tensor of one element for a
-    # compiled forward to write in a kernel of its own).
-    seed = drawn_seed if given_seed is None else given_seed
-    ctx.save_for_backward(q, k, v, mask, out, lse, seed)
-    ctx.args = (stream, p, causal, scale)
+    q, k, v, mask, p, causal, scale, _seed, _stream = inputs
+    out, lse, seed, stream = output
+    ctx.save_for_backward(q, k, v, mask, out, lse, seed, stream)
+    ctx.args = (p, causal, scale)
 
 
 def _backward(ctx, grad, _grad_lse, _grad_seed, _grad_stream):
-    q, k, v, mask, out, lse, seed = ctx.saved_tensors
-    dq, dk, dv = attention_dropout_backward(grad, q, k, v, mask, out, lse, seed, *ctx.args)
+    q, k, v, mask, out, lse, seed, stream = ctx.saved_tensors
+    dq, dk, dv = attention_dropout_backward(grad, q, k, v, mask, out, lse, seed, stream,
+                                            *ctx.args)
     return dq, dk, dv, None, None, None, None, None, None
 
 

@@ -162,8 +162,8 @@ class _Grad:
     and v as they are and dK, dV come out summed over the group."""
 
     def __init__(self, c, q, k, v, mask, scale, causal, lse, dropout=None):
-        """dropout: None, or (p, seed node, stream node or int) of attention_dropout: the
-        probabilities' dropout weights W drawn again (then dV = (P∘W)ᵀ dO and dP = (dO Vᵀ)∘W)."""
+        """dropout: None, or (p, seed node, stream node) of attention_dropout: the probabilities'
+        dropout weights W drawn again (then dV = (P∘W)ᵀ dO and dP = (dO Vᵀ)∘W)."""
         self.c, self.scale = c, scale
         qt, kt = val(q), val(k)
         self.b, self.h, self.lq = (int(d) for d in qt.shape[:3])
@@ -194,11 +194,7 @@ class _Grad:
         """1 / (1 - p) where the forward kept a probability, else 0: random_uniform's numbers at
         (seed, stream) over [B, H, Lq, Lk], as the attention op drew them."""
         c = self.c
-        if isinstance(stream, int):  # attention_dropout_backward's: an int of the graph
-            stream = c.op("fill", [], {"shape": [1], "value": float(stream), "dtype": "int64"})
-        else:
-            stream = c.tensor(stream)
-        u = c.op("random_uniform", [c.tensor(seed), stream],
+        u = c.op("random_uniform", [c.tensor(seed), c.tensor(stream)],
                  {"shape": [self.b, self.h, self.lq, self.lk], "dtype": "float32", "stream": 0})
         return c.op("where", [c.op("less", [u, self.const(1.0 - p)]),
                               self.const(1.0 / (1.0 - p)), self.const(0.0)])
