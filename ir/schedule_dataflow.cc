@@ -316,9 +316,9 @@ absl::Status Stage::ReverseComputeInline() {
     std::vector<std::string> own, got;
     for (int e = 0; e < rank_; ++e) own.push_back(axes_[e].var.name());
     for (const Expr& i : *idx) got.push_back(ToString(i));
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": it reads ", pname, "[", absl::StrJoin(got, ", "),
-        "], not only the element at its own index [", absl::StrJoin(own, ", "), "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": it reads ", pname, "[", absl::StrJoin(got, ", "),
+                     "], not only the element at its own index [", absl::StrJoin(own, ", "), "]"));
   }
   std::vector<std::string> others = OtherReaders(*state_, p.tensor()->buffer.get(), this);
   if (!others.empty()) {

@@ -2,6 +2,7 @@
 #include "ir/schedule_region.h"
 
 #include <algorithm>
+#include <numeric>
 
 #include "absl/strings/str_cat.h"
 #include "ir/intrinsics.h"
@@ -40,17 +41,6 @@ bool UsesAny(const Expr& e, const RelaxedLoops& relaxed) {
     if (UsesVar(e, v)) return true;
   }
   return false;
-}
-
-int64_t Gcd(int64_t a, int64_t b) {
-  a = a < 0 ? -a : a;
-  b = b < 0 ? -b : b;
-  while (b != 0) {
-    const int64_t r = a % b;
-    a = b;
-    b = r;
-  }
-  return a;
 }
 
 /// Rewrites x / c and x % c (c a positive constant) where x is F + R, R the terms of relaxed
@@ -92,7 +82,7 @@ class AlignedDivMod : public IRMutator {
       } else if (UsesAny(t.expr, relaxed_)) {
         return false;
       } else {
-        m = Gcd(m, t.coeff);
+        m = std::gcd(m, t.coeff);
         f.terms.push_back(t);
       }
     }

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "backends/nan_extremes_source.h"
 #include "backends/philox_source.h"
+#include "ir/math.h"
 #include "ir/printer.h"
 
 namespace cinn_like::backends {
@@ -154,9 +155,11 @@ std::string CodeGenOpenCLDev::BlockReduceHelper(const std::string& name, ir::Int
         break;
       default: {
         const bool max = op == ir::IntrinsicOp::kBlockReduceMax;
-        if (t.is_float()) {  // a NaN kept, as the reduction's own combine (maximum) does
-          r = absl::StrCat("((", x, " != ", x, " || ", x, max ? " > " : " < ", y, ") ? ", x,
-                           " : ", y, ")");
+        if (t.is_float()) {  // a NaN kept: the reduction's own combine, maximum or minimum
+          uses_nan_extremes_ = true;
+          r = absl::StrCat(MathFunctionName(max ? ir::MathOp::kMaximum : ir::MathOp::kMinimum,
+                                            ir::MathComputeType(t)),
+                           "(", x, ", ", y, ")");
         } else {
           r = absl::StrCat(max ? "max" : "min", "(", x, ", ", y, ")");
         }

@@ -81,7 +81,7 @@ std::string CodeGenOpenCLDev::MathFunctionName(ir::MathOp op, const ir::Type& t)
   if (op == ir::MathOp::kMaximum || op == ir::MathOp::kMinimum) {
     return CodeGenC::MathFunctionName(op, t);
   }
-  return CMathName(op);                             // overloaded on float and double
+  return CMathName(op);  // overloaded on float and double
 }
 void CodeGenOpenCLDev::VisitCast(const ir::Cast* op) {
   const ir::Type& to = op->type;

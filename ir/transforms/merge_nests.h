@@ -17,12 +17,13 @@ namespace cinn_like::ir {
 /// guarded, a test uniform in each block, so barriers inside stay reached by every thread) when
 /// nothing from that group on conflicts with it: no statement there writes a buffer the nest
 /// reads or writes, or reads a buffer the nest writes (a host call, extern_call or
-/// launch_kernel, counts as reading and writing every buffer it names). A group stands in its first statement's place; its kernel's threads run
-/// its nests in turn, the same threads each nest had, so a nest's barriers and block reduces are
-/// reached by every thread as before, and the nests run concurrently across blocks, which
-/// independence makes safe. A group holds at most kMaxMergedSharedBytes of shared memory. Any other
-/// statement is a group of one. Saves a launch per nest that joins: a LayerNorm backward's
-/// weight and bias column sums (partials, then final sums) pair up.
+/// launch_kernel, counts as reading and writing every buffer it names). A group stands in its first
+/// statement's place; its kernel's threads run its nests in turn, the same threads each nest had,
+/// so a nest's barriers and block reduces are reached by every thread as before, and the nests run
+/// concurrently across blocks, which independence makes safe. A group holds at most
+/// kMaxMergedSharedBytes of shared memory. Any other statement is a group of one. Saves a launch
+/// per nest that joins: a LayerNorm backward's weight and bias column sums (partials, then final
+/// sums) pair up.
 std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top);
 
 /// A nest of at most this many blocks may share a kernel with nests of another grid (a

@@ -54,34 +54,24 @@ bool MatchReduceUpdate(const Store* op, ReduceKind* kind, Expr* e) {
     auto* load = x.As<Load>();
     return load && load->buffer == op->buffer && StructuralEqual(load->indices, op->indices);
   };
-  auto match = [&](const BinaryNode* b, ReduceKind k) {
-    if (!b) return false;
-    if (is_acc(b->a)) {
-      *e = b->b;
-    } else if (is_acc(b->b)) {
-      *e = b->a;
+  // The update acc = combine(acc, e) or combine(e, acc) of kind k, its operands `x` and `y`.
+  auto take = [&](const Expr& x, const Expr& y, ReduceKind k) {
+    if (is_acc(x)) {
+      *e = y;
+    } else if (is_acc(y)) {
+      *e = x;
     } else {
       return false;
     }
     *kind = k;
     return true;
   };
+  auto match = [&](const BinaryNode* b, ReduceKind k) { return b && take(b->a, b->b, k); };
   // A float max or min combines with the math call maximum or minimum (ReduceCombine).
   auto match_call = [&](MathOp math, ReduceKind k) {
     auto* call = op->value.As<Call>();
-    if (!call || call->call_kind != Call::CallKind::kPure || call->args.size() != 2 ||
-        call->name != GetMathOpInfo(math).name) {
-      return false;
-    }
-    if (is_acc(call->args[0])) {
-      *e = call->args[1];
-    } else if (is_acc(call->args[1])) {
-      *e = call->args[0];
-    } else {
-      return false;
-    }
-    *kind = k;
-    return true;
+    return call && call->call_kind == Call::CallKind::kPure && call->args.size() == 2 &&
+           call->name == GetMathOpInfo(math).name && take(call->args[0], call->args[1], k);
   };
   return match(op->value.As<Add>(), ReduceKind::kSum) ||
          match(op->value.As<Max>(), ReduceKind::kMax) ||

@@ -92,8 +92,10 @@ def _input_of_value(c, placeholders, node):
     """The index of the input whose Program value node's converted value is (a converter that
     returns an input as it is: attention_dropout's seed), or None."""
     value = c.env.get(node)
+    if value is None:
+        return None
     for i, p in enumerate(placeholders):
-        if value is not None and c.env.get(p) == value and isinstance(val(p), torch.Tensor) \
+        if c.env.get(p) == value and isinstance(val(p), torch.Tensor) \
                 and val(p).shape == val(node).shape and val(p).dtype == val(node).dtype:
             return i
     return None
