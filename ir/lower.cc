@@ -3,10 +3,12 @@
 
 #include <glog/logging.h>
 
+#include <algorithm>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "ir/compile_options.h"
+#include "ir/in_place_extern.h"
 #include "ir/lower_stage.h"
 #include "ir/math.h"
 #include "ir/pass_runner.h"
@@ -23,31 +25,8 @@
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
 #include "ir/transforms/vectorize_reduce.h"
-#include "ir/visitor.h"
 
 namespace cinn_like::ir {
-namespace {
-
-/// Buffers a statement reads, except those it allocates itself (an extern statement's locals).
-std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
-  struct Finder : IRVisitor {
-    std::set<const BufferNode*> found, allocated;
-    using IRVisitor::Visit;
-    void VisitLoad(const Load* op) override {
-      found.insert(op->buffer.get());
-      IRVisitor::VisitLoad(op);
-    }
-    void VisitAllocate(const Allocate* op) override {
-      allocated.insert(op->buffer.get());
-      IRVisitor::VisitAllocate(op);
-    }
-  } f;
-  f.Visit(s);
-  for (const BufferNode* b : f.allocated) f.found.erase(b);
-  return f.found;
-}
-
-}  // namespace
 
 absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Tensor>& args,
                                   const Schedule& schedule, const Target& target) {
@@ -68,7 +47,7 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
 
   // 1. Each top-level stage's loop nest, producers first. Inlined and folded stages have no
   // nest; stages computed at a consumer's loop are in that consumer's nest.
-  std::vector<Stmt> nests;
+  std::vector<TensorNest> nests;
   std::vector<Buffer> temporaries;
   std::set<const BufferNode*> computed;
   for (auto& stage : schedule.stages()) {
@@ -122,11 +101,11 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
         }
         inputs.push_back(in->buffer);
       }
-      nests.push_back(stage->tensor()->extern_body(inputs, own));
+      nests.push_back({stage->tensor().node().get(), stage->tensor()->extern_body(inputs, own)});
     } else {
       auto nest = LowerStage(*stage);
       if (!nest.ok()) return nest.status();
-      nests.push_back(*nest);
+      nests.push_back({stage->tensor().node().get(), *nest});
     }
     const Buffer& out = stage->store_buffer();
     computed.insert(out.get());
@@ -134,7 +113,14 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
     // allocates through the runtime's hook around the kernels; see split_host_device.h).
     if (!arg_buffers.count(out.get())) temporaries.push_back(out);
   }
-  Stmt body = Block::Make(nests);
+  // An extern updating its first input (index_add's scatter) takes its producer's store.
+  const std::set<const BufferNode*> in_place = UpdateExternsInPlace(&nests, arg_buffers);
+  temporaries.erase(std::remove_if(temporaries.begin(), temporaries.end(),
+                                   [&](const Buffer& b) { return in_place.count(b.get()) > 0; }),
+                    temporaries.end());
+  std::vector<Stmt> stmts;
+  for (TensorNest& n : nests) stmts.push_back(std::move(n.stmt));
+  Stmt body = Block::Make(stmts);
   for (const BufferNode* read : ReadBuffers(body)) {
     if (!computed.count(read) && !arg_buffers.count(read)) {
       return absl::InvalidArgumentError("function " + name + ": tensor " + read->name +

@@ -47,6 +47,11 @@ struct TensorNode {
   /// computed by the statement this returns, given the buffers of `inputs` and of this tensor;
   /// it has no axes or body to schedule, and stays in host code on NVGPU.
   std::function<Stmt(const std::vector<Buffer>& inputs, const Buffer& output)> extern_body;
+  /// An extern whose output is its first input updated (index_add's scatter: out = x, then
+  /// additions), whose statement, handed the output buffer as its first input too, skips the
+  /// copy. Lower does so where x is an intermediate of x's shape and dtype that nothing else
+  /// reads: x's producer then stores straight into the output (ir/in_place_extern.h).
+  bool extern_updates_first_input = false;
   /// A value its op builds as a tensor of its own for the readers that share it (softmax's
   /// exp(x - max), read by the sum and by the quotient), cheaper to compute again in each
   /// than to store: schedulers inline it wherever its readers' group is computed (a tactic

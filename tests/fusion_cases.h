@@ -68,6 +68,26 @@ inline Program DropoutResidual(int64_t rows, int64_t cols) {
   return *b.Build();
 }
 
+/// Embedding gradients, a table of [vocab, width] and `tokens` lookups of rows (index i * 7 mod
+/// vocab: repeated where tokens > vocab): a tied embedding's (the lookups' gradient rows added
+/// into the output layer's weight gradient, the product g^T h of [tokens, vocab] and [tokens,
+/// width]), an untied one's (added into zeros), and one whose product is also summed by
+/// columns (read by another op, so the addition must not overwrite it).
+inline Program EmbeddingGradients(int64_t vocab, int64_t width, int64_t tokens) {
+  NetBuilder b;
+  auto g = b.CreateInput(DType::kFloat32, S({tokens, vocab}), "g");
+  auto h = b.CreateInput(DType::kFloat32, S({tokens, width}), "h");
+  auto rows = b.CreateInput(DType::kFloat32, S({tokens, width}), "rows");
+  auto ids = b.Mod(b.Mul(b.Arange(0, tokens), b.Fill({1}, 7, DType::kInt64)),
+                   b.Fill({1}, vocab, DType::kInt64));
+  b.MarkOutput(b.IndexAdd(b.Matmul(g, h, /*transpose_x=*/true), ids, rows));
+  b.MarkOutput(b.IndexAdd(b.Fill({vocab, width}, 0.0), ids, rows));
+  auto shared = b.Matmul(g, b.Tanh(h), /*transpose_x=*/true);
+  b.MarkOutput(b.IndexAdd(shared, ids, rows));
+  b.MarkOutput(b.ReduceSum(shared, {0}));
+  return *b.Build();
+}
+
 /// y = x + bias, [rows, cols], returned, and tanh of y reshaped to [2, rows / 2, cols] (rows
 /// even), returned: a value returned as it is and read, through a reshape, by a neighbour (a
 /// matmul's product a training graph saves for its activation's backward).

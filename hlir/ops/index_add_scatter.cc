@@ -3,7 +3,8 @@
 /// whose work x.size * K made an embedding's gradient the slowest kernel of a GPT-2 training
 /// step (a 50257 x 768 table and 1024 tokens: 40 G selects).
 ///
-/// Three kernels. The first links the index: a warp per position k finds whether k is the
+/// Three kernels (two where x is an intermediate that the scatter updates in place,
+/// ir/in_place_extern.h). The first links the index: a warp per position k finds whether k is the
 /// first position of its index value, the next position of the same value and how many there
 /// are from k on (IndexLinks: K * K compares, once for all columns). The second copies x to
 /// out. The third has a thread per element of `updates` (viewed as [outer, K, inner] around
@@ -132,12 +133,14 @@ ir::Tensor IndexAddScatter(const ir::Tensor& x, const ir::Tensor& index, const i
     const ir::Type t = out->dtype;
     const ir::Type acc_t = t.is_low_precision_float() ? ir::Float(32) : t;
 
-    // The copy: out = x, a thread per element.
+    // The copy: out = x, a thread per element; none where x is out (updated in place).
     ir::Var e("e", ir::Int(64));
     std::vector<Expr> at(rank);
     Unflatten(e, xs, 0, rank, &at);
-    Stmt copy =
-        OnThreads(e, Product(xs, 0, rank), "copy", ir::Store::Make(out, at, ir::Load::Make(x, at)));
+    const bool in_place = x == out;
+    Stmt copy = in_place ? Stmt()
+                         : OnThreads(e, Product(xs, 0, rank), "copy",
+                                     ir::Store::Make(out, at, ir::Load::Make(x, at)));
 
     // The scatter: a thread per element of updates, (o, k, j); the thread of the first k of
     // its index follows the links through every later k of the same index.
@@ -167,21 +170,23 @@ ir::Tensor IndexAddScatter(const ir::Tensor& x, const ir::Tensor& index, const i
     const Expr bound = ir::Cast::Make(ir::Int(64), xs[axis]);
     const Expr in_range =
         ir::Cast::Make(ir::Int(64), r) >= I64(0) && ir::Cast::Make(ir::Int(64), r) < bound;
-    // x's element, not out's: the copy wrote the same value, and a store of out[i] + v would
-    // read as a reduction into out to the passes that lower cross-thread reductions.
-    Stmt write = ir::Store::Make(
-        out, dst,
-        CastTo(t, CastTo(acc_t, ir::Load::Make(x, dst)) + ir::Load::Make(sum, {Expr(0)})));
+    // x's element added into the thread's sum, then stored: a store of out[i] + v would read
+    // as a reduction into out to the passes that lower cross-thread reductions (x may be out).
+    Stmt add_x = ir::Store::Make(
+        sum, {Expr(0)}, CastTo(acc_t, ir::Load::Make(x, dst)) + ir::Load::Make(sum, {Expr(0)}));
+    Stmt write = ir::Store::Make(out, dst, CastTo(t, ir::Load::Make(sum, {Expr(0)})));
     Stmt owner = ir::Block::Make({ir::Store::Make(sum, {Expr(0)}, Const(acc_t, 0)),
                                   ir::Store::Make(at_k, {Expr(0)}, ir::Cast::Make(ir::Int(64), k)),
-                                  add_up, write});
+                                  add_up, add_x, write});
     Stmt per_thread =
         ir::IfThenElse::Make(in_range && ir::Load::Make(links, {Expr(0), k}) == Expr(1), owner);
     per_thread = ir::Allocate::Make(sum, ir::Allocate::Make(at_k, per_thread));
     Stmt scatter = OnThreads(u, Product(us, 0, rank), "scatter", per_thread);
-    return ir::Block::Make({copy, scatter});
+    return in_place ? scatter : ir::Block::Make({copy, scatter});
   };
-  return ir::ExternTensor(name, x->dtype, x->shape, {x, index, updates, links}, build);
+  ir::Tensor out = ir::ExternTensor(name, x->dtype, x->shape, {x, index, updates, links}, build);
+  out.node()->extern_updates_first_input = true;
+  return out;
 }
 
 }  // namespace cinn_like::hlir::ops

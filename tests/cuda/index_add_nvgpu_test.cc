@@ -59,5 +59,24 @@ TEST(IndexAddNVGPU, TheScatterFollowsTheIndexLinksInsteadOfComparingEveryIndex) 
   EXPECT_TRUE(ptx.ok()) << ptx.status();
 }
 
+TEST(IndexAddNVGPU, ATableComputedForTheScatterIsComputedInItsOutput) {
+  // A tied embedding's product and an untied one's zeros are stored in their index_add's output
+  // and added to there: no table-sized temporary and no copy for them. The product that a
+  // column sum reads as well keeps its buffer and is copied (ir/in_place_extern.h).
+  auto module =
+      CompileProgramModule(EmbeddingGradients(1000, 64, 256), ir::Target::NVGPU(90), "tables");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const std::string entry = ir::ToString(*module->functions[0]);
+  EXPECT_EQ(Occurrences(entry, "[float32 * 1000 * 64] in global"), 1) << entry;
+  auto compiler = backends::Compiler::Create(ir::Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  auto src = (*compiler)->GetSourceCode(*module);
+  ASSERT_TRUE(src.ok()) << src.status();
+  EXPECT_EQ(Occurrences(*src, "int64_t e = "), 1) << *src;  // the one copy
+  backends::nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "tables");
+  EXPECT_TRUE(ptx.ok()) << ptx.status();
+}
+
 }  // namespace
 }  // namespace cinn_like::testing

@@ -61,6 +61,15 @@ TEST(FusionGpu, AStoredValueStoredByItsReadersThreadsMatchesReference) {
   }
 }
 
+TEST(FusionGpu, EmbeddingGradientsAddedInPlaceMatchReference) {
+  // The product and the zeros stored in the outputs, the lookups' rows added there; the
+  // product another op reads copied first (ir/in_place_extern.h).
+  for (auto [vocab, tokens] : {std::pair<int64_t, int64_t>{1000, 256}, {50, 300}}) {
+    SCOPED_TRACE(vocab);
+    RunProgramCase(EmbeddingGradients(vocab, 64, tokens), kGpu, RunOnGpu);
+  }
+}
+
 TEST(FusionGpu, IndependentNestsSharingAKernelMatchReference) {
   // A LayerNorm backward's weight and bias column sums: partials one kernel, final sums another
   // (ir/transforms/merge_nests.h), beside a sum that reads one of them.

@@ -95,6 +95,13 @@ TEST(FusionOpenCL, AStoredValueStoredByItsReadersThreadsMatchesReference) {
   }
 }
 
+TEST(FusionOpenCL, EmbeddingGradientsAddedInPlaceMatchReference) {
+  for (auto [vocab, tokens] : {std::pair<int64_t, int64_t>{1000, 256}, {50, 300}}) {
+    SCOPED_TRACE(vocab);
+    RunProgramCase(EmbeddingGradients(vocab, 64, tokens), OpenCLTarget(), RunOnOpenCL);
+  }
+}
+
 TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
   for (int64_t cols : {3, 64, 1000}) {
     SCOPED_TRACE(cols);
