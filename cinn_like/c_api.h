@@ -67,8 +67,11 @@ int cinn_like_module_signature(cinn_like_module module, const char** out);
  * and running them on the same inputs (slow: a debugging aid). A check that cannot run (the
  * reference refuses the inputs) also returns nonzero, saying why; the outputs are written.
  * Only calls through cinn_like_call are checked: calling `fn` directly skips the check.
- * A Program's rank-0 value (a sum over every axis, say) is passed as a rank-0 tensor, or as a
- * one-element vector: the function takes either. */
+ * Each tensor has the rank the Program's signature declares, with one more form for a
+ * rank-0 one (shape [], a fill of rank 0, say): a rank-0 tensor, or a one-element rank-1
+ * tensor (shape [1]), the form the function holds it in. A tensor declared [1] is a vector and
+ * takes a rank-1 tensor only. A tensor of another rank is refused with a message naming the
+ * function, the argument, its shape and the shape expected. */
 int cinn_like_call(cinn_like_function fn, DLTensor** args, int32_t num_args, void* stream);
 /* A call prepared once (the fast path for a framework that calls one function many times
  * with tensors of the same shapes): the plan copies each argument's dtype, device and shape

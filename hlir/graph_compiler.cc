@@ -118,6 +118,12 @@ class GroupLowering {
     auto func = ir::Lower(name, args, sch, target_);
     if (!func.ok()) return func;
     for (const auto& [symbol, var] : symbols_) (*func)->size_symbols[var.name()].symbol = symbol;
+    // The arguments are the inputs, then the outputs: a rank-0 one is a one-element buffer
+    // (ShapeExprs), which the entry says is rank 0 in the Program.
+    for (size_t i = 0; i < inputs.size() + outputs.size(); ++i) {
+      const int v = i < inputs.size() ? inputs[i] : outputs[i - inputs.size()];
+      (*func)->args[i].rank_zero = graph_.values()[v].desc.shape.empty();
+    }
     return func;
   }
 

@@ -19,6 +19,9 @@ struct Argument {
   Kind kind = Kind::kInput;
   Buffer buffer;  // kInput / kOutput
   Var var;        // kScalar
+  /// The Program declares the tensor rank 0: `buffer` holds its one element as shape [1]
+  /// (hlir's graph compiler), and the host entry takes a rank-0 tensor for it as well.
+  bool rank_zero = false;
   bool is_buffer() const { return kind != Kind::kScalar; }
   const std::string& name() const { return is_buffer() ? buffer->name : var.name(); }
   static Argument Input(Buffer b) { return {Kind::kInput, std::move(b), Var()}; }

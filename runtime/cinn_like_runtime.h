@@ -38,18 +38,23 @@ int cinn_like_check_overlap(const char* func, DLTensor* const* args, int32_t num
                             const char* outputs, const char* names);
 
 /// What the host entry expects of one argument, for cinn_like_check_arguments (a table in the
-/// entry's constants; the layout the code generator writes).
+/// entry's constants; the layout the code generator writes). `ndim` is the function's rank of
+/// the argument, `program_ndim` the rank the Program's signature declares: the same, or 0 for
+/// a Program's rank-0 value, which the function holds as one element (ndim 1, its dim 1).
 typedef struct {
   const char* name;
-  int32_t dtype_code, dtype_bits, ndim, device_type;
+  int32_t dtype_code, dtype_bits, ndim, program_ndim, device_type;
   int64_t max_elements;
 } cinn_like_argument_desc;
 
 /// The entry's per-argument checks in one call, in argument order: cinn_like_check_tensor of
 /// each, then cinn_like_check_dim of each dim whose `dims` entry is >= 0 (`dims` holds every
 /// argument's ndim entries in turn; -1 is a symbolic dim the entry checks itself); on success
-/// data[i] is cinn_like_tensor_data(args[i]). One call for any number of arguments keeps the
-/// entry's code, and LLVM's time on it, linear in them.
+/// data[i] is cinn_like_tensor_data(args[i]). An argument whose program_ndim is 0 takes a
+/// rank-0 tensor as well as the one-element vector; any other takes its ndim only. A tensor of
+/// another rank is refused with both shapes in the message (a symbolic size printed as "?").
+/// One call for any number of arguments keeps the entry's code, and LLVM's time on it, linear
+/// in them.
 int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t num_args,
                               const cinn_like_argument_desc* descs, const int64_t* dims,
                               void** data);

@@ -52,6 +52,24 @@ std::string ShapeText(const DLTensor* t) {
   return os.str();
 }
 
+/// "[?, 16]": the sizes an argument expects (-1, a symbolic size, as "?"), the first 16 at most.
+std::string ExpectedShapeText(int32_t ndim, const int64_t* dims) {
+  std::ostringstream os;
+  os << "[";
+  int shown = ndim < 16 ? ndim : 16;
+  for (int i = 0; i < shown; ++i) {
+    os << (i ? ", " : "");
+    if (dims[i] < 0) {
+      os << "?";
+    } else {
+      os << dims[i];
+    }
+  }
+  if (shown < ndim) os << ", ...";
+  os << "]";
+  return os.str();
+}
+
 /// Whether the sizes of a tensor whose dims are >= 0 multiply to at most `max_elements`.
 bool FitsIndexRange(const DLTensor* t, int64_t max_elements) {
   int64_t n = 1;
@@ -77,11 +95,32 @@ int FirstNonRowMajorDim(const DLTensor* t, int64_t* expected) {
   return -1;
 }
 
-/// The message of a failed cinn_like_check_tensor: the first check that fails, named with the
-/// function, the argument's index and name, what was expected and what was given.
+/// Whether `t` passes cinn_like_check_tensor, checked without formatting or allocating.
+bool TensorPasses(const DLTensor* t, int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
+                  int32_t device_type, int64_t max_elements) {
+  if (t == nullptr || t->dtype.code != dtype_code || t->dtype.bits != dtype_bits ||
+      t->dtype.lanes != 1 || t->ndim != ndim || (t->shape == nullptr && ndim != 0) ||
+      t->device.device_type != device_type) {
+    return false;
+  }
+  bool empty = false, negative = false;
+  int64_t expect = 0;
+  for (int i = 0; i < ndim; ++i) {
+    empty |= t->shape[i] == 0;
+    negative |= t->shape[i] < 0;
+  }
+  return !negative && (t->data != nullptr || empty) && FitsIndexRange(t, max_elements) &&
+         (empty || FirstNonRowMajorDim(t, &expect) < 0);
+}
+
+/// The message of a tensor that failed TensorPasses: the first check that fails, named with the
+/// function, the argument's index and name, what was expected and what was given. `dims` (the
+/// expected sizes, -1 where symbolic; null where the caller has none) and `program_ndim` (the
+/// Program's rank: 0 where the function holds a rank-0 value as one element) are for the
+/// message of a wrong rank only.
 int TensorError(const char* func, const DLTensor* t, int32_t index, const char* name,
                 int32_t dtype_code, int32_t dtype_bits, int32_t ndim, int32_t device_type,
-                int64_t max_elements) {
+                int64_t max_elements, const int64_t* dims, int32_t program_ndim) {
   std::ostringstream os;
   os << func << ": argument " << index << " (" << name << ") ";
   if (t == nullptr) return Fail(os.str() + "is a null DLTensor");
@@ -94,8 +133,13 @@ int TensorError(const char* func, const DLTensor* t, int32_t index, const char* 
   }
   if (t->ndim != ndim) {
     os << "has rank " << t->ndim;
-    if (t->shape != nullptr && t->ndim > 0) os << " (shape " << ShapeText(t) << ")";
-    os << ", expected rank " << ndim;
+    if (t->ndim == 0 || (t->shape != nullptr && t->ndim > 0)) {
+      os << " (shape " << ShapeText(t) << ")";
+    }
+    os << ", expected ";
+    if (program_ndim == 0 && ndim == 1) os << "rank 0 (shape []) or ";
+    os << "rank " << ndim;
+    if (dims != nullptr) os << " (shape " << ExpectedShapeText(ndim, dims) << ")";
     return Fail(os.str());
   }
   if (t->shape == nullptr && ndim > 0) {
@@ -174,23 +218,10 @@ int cinn_like_check_args(const char* func, DLTensor* const* args, int32_t got, i
 int cinn_like_check_tensor(const char* func, const DLTensor* t, int32_t index, const char* name,
                            int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
                            int32_t device_type, int64_t max_elements) {
-  // The common case, checked without formatting or allocating: every message is built below,
-  // once a check has failed.
-  if (t != nullptr && t->dtype.code == dtype_code && t->dtype.bits == dtype_bits &&
-      t->dtype.lanes == 1 && t->ndim == ndim && (t->shape != nullptr || ndim == 0) &&
-      t->device.device_type == device_type) {
-    bool empty = false, negative = false;
-    int64_t expect = 0;
-    for (int i = 0; i < ndim; ++i) {
-      empty |= t->shape[i] == 0;
-      negative |= t->shape[i] < 0;
-    }
-    if (!negative && (t->data != nullptr || empty) && FitsIndexRange(t, max_elements) &&
-        (empty || FirstNonRowMajorDim(t, &expect) < 0)) {
-      return 0;
-    }
-  }
-  return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type, max_elements);
+  // Every message is built in TensorError, once a check has failed.
+  if (TensorPasses(t, dtype_code, dtype_bits, ndim, device_type, max_elements)) return 0;
+  return TensorError(func, t, index, name, dtype_code, dtype_bits, ndim, device_type, max_elements,
+                     nullptr, ndim);
 }
 
 int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t num_args,
@@ -199,24 +230,19 @@ int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t n
   for (int32_t i = 0; i < num_args; ++i) {
     const cinn_like_argument_desc& d = descs[i];
     const DLTensor* t = args[i];
-    // A Program's rank-0 value is a one-element vector in the compiled function: a rank-0
-    // tensor (what the Program's signature says) holds that element as well.
-    if (t != nullptr && t->ndim == 0 && d.ndim == 1 && *dims == 1) {
-      int rc = cinn_like_check_tensor(func, t, i, d.name, d.dtype_code, d.dtype_bits, 0,
-                                      d.device_type, d.max_elements);
-      if (rc != 0) return rc;
-      ++dims;
-      data[i] = cinn_like_tensor_data(t);
-      continue;
+    // The function holds a Program's rank-0 value as one element (its dim 1, nothing to
+    // check): a rank-0 tensor, the Program's own form, holds that element as well.
+    const int32_t ndim = d.program_ndim == 0 && t != nullptr && t->ndim == 0 ? 0 : d.ndim;
+    if (!TensorPasses(t, d.dtype_code, d.dtype_bits, ndim, d.device_type, d.max_elements)) {
+      return TensorError(func, t, i, d.name, d.dtype_code, d.dtype_bits, ndim, d.device_type,
+                         d.max_elements, dims, d.program_ndim);
     }
-    int rc = cinn_like_check_tensor(func, t, i, d.name, d.dtype_code, d.dtype_bits, d.ndim,
-                                    d.device_type, d.max_elements);
-    if (rc != 0) return rc;
-    for (int32_t k = 0; k < d.ndim; ++k, ++dims) {
-      if (*dims < 0) continue;
-      rc = cinn_like_check_dim(func, d.name, k, t->shape[k], *dims);
+    for (int32_t k = 0; k < ndim; ++k) {
+      if (dims[k] < 0) continue;
+      int rc = cinn_like_check_dim(func, d.name, k, t->shape[k], dims[k]);
       if (rc != 0) return rc;
     }
+    dims += d.ndim;
     data[i] = cinn_like_tensor_data(t);
   }
   return 0;

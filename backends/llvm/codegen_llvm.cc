@@ -467,7 +467,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   // arguments: about a minute). The data pointers land in a frame array read at each use.
   const int n_args = static_cast<int>(buffers.size());
   llvm::StructType* desc_type =
-      llvm::StructType::get(*context_, {ptr(), i32(), i32(), i32(), i32(), i64()});
+      llvm::StructType::get(*context_, {ptr(), i32(), i32(), i32(), i32(), i32(), i64()});
   std::vector<llvm::Constant*> descs;
   std::vector<int64_t> const_dims;
   for (const ir::Argument* a : buffers) {
@@ -480,10 +480,11 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
       const_dims.push_back(c ? *c : -1);
     }
     const int bits = buf->dtype.is_bool() ? 8 : buf->dtype.bits();
+    const int ndim = static_cast<int>(buf->shape.size());
     descs.push_back(llvm::ConstantStruct::get(
         desc_type,
         {llvm::cast<llvm::Constant>(ConstString(buf->name)), b.getInt32(DLPackCode(buf->dtype)),
-         b.getInt32(bits), b.getInt32(static_cast<int>(buf->shape.size())),
+         b.getInt32(bits), b.getInt32(ndim), b.getInt32(a->rank_zero ? 0 : ndim),
          b.getInt32(DeviceType()), b.getInt64(ir::MaxIndexedElements(index_type))}));
   }
   auto table = [&](llvm::Constant* init, const std::string& name) {

@@ -69,6 +69,23 @@ TEST(X86Codegen, EntryChecksArgumentsThroughTheRuntime) {
             HasSubstr("cinn_like_check_index_range"), HasSubstr("cinn_like_check_overlap")));
 }
 
+TEST(X86Codegen, ArgumentDescriptorsHoldTheProgramsRank) {
+  // Two one-element buffers: V a vector [1] in the Program, S its rank-0 value held as [1].
+  auto v = ir::MakeBuffer("V", ir::Float(32), {ir::Expr(1)});
+  auto s = ir::MakeBuffer("S", ir::Float(32), {ir::Expr(1)});
+  ir::Argument scalar = ir::Argument::Output(s);
+  scalar.rank_zero = true;
+  auto module = testing::MakeModule("copy", {ir::Argument::Input(v), scalar},
+                                    ir::Store::Make(s, {ir::Expr(0)}, ir::Load::Make(v, {0})));
+  auto text = X86HostIR(module);
+  ASSERT_TRUE(text.ok()) << text.status();
+  // float32, the function's rank 1, the Program's rank (1, then 0), kDLCPU, 32-bit indices.
+  EXPECT_THAT(
+      *text,
+      AllOf(HasSubstr("{ ptr @.str.V, i32 2, i32 32, i32 1, i32 1, i32 1, i64 2147483647 }"),
+            HasSubstr("{ ptr @.str.S, i32 2, i32 32, i32 1, i32 0, i32 1, i64 2147483647 }")));
+}
+
 TEST(X86Codegen, LoopHints) {
   auto unrolled = X86HostIR(testing::VectorAdd("u", ir::ForKind::kUnrolled));
   ASSERT_TRUE(unrolled.ok());
@@ -107,11 +124,12 @@ TEST(X86Codegen, CudaHostLaunchesThroughTheRuntime) {
       ir::Evaluate::Make(ir::Call::Make(ir::Void(), ir::IntrinsicOp::kLaunchKernel, launch_args)));
   auto text = CudaHostIR(module);
   ASSERT_TRUE(text.ok()) << text.status();
-  EXPECT_THAT(*text,
-              AllOf(HasSubstr("@myadd_kernel_ptr_ = external global ptr"),
-                    HasSubstr("call i32 @cinn_like_cuda_launch("), HasSubstr("ptr %stream"),
-                    // float32, rank 1, kDLCUDA, 32-bit indices
-                    HasSubstr("{ ptr @.str.A, i32 2, i32 32, i32 1, i32 2, i64 2147483647 }")));
+  EXPECT_THAT(
+      *text,
+      AllOf(HasSubstr("@myadd_kernel_ptr_ = external global ptr"),
+            HasSubstr("call i32 @cinn_like_cuda_launch("), HasSubstr("ptr %stream"),
+            // float32, rank 1 (the Program's as well), kDLCUDA, 32-bit indices
+            HasSubstr("{ ptr @.str.A, i32 2, i32 32, i32 1, i32 1, i32 2, i64 2147483647 }")));
   // x86 has no such intrinsic.
   auto x86 = X86HostIR(module);
   ASSERT_FALSE(x86.ok());
