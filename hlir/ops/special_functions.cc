@@ -6,9 +6,10 @@
 /// once to the output type), so float32, float16 and bfloat16 get their correctly rounded value
 /// up to float64's error. Expressions are trees (a shared subexpression is computed at each
 /// use), so recurrences are written so that each step uses the previous one once.
-/// The reference on doubles takes an independent route where one exists (C++17's cyl_bessel_*
-/// below 500, cyl_neumann and riemann_zeta, bisection on erf and on Phi, the continued fraction
-/// of erfc, long direct sums, frexp and nextafter from <cmath>).
+/// The reference on doubles takes an independent route where one exists (C++17's cyl_bessel_i
+/// and cyl_bessel_k below 500, cyl_bessel_j and cyl_neumann below 1000, riemann_zeta, bisection
+/// on erf and on Phi, the continued fraction of erfc, long direct sums, frexp and nextafter from
+/// <cmath>).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -549,15 +550,47 @@ Expr BesselY(const Expr& in, int nu) {
   Expr r = Select::Make(x <= D(25), near, BesselHankel(x, nu, true));
   return Select::Make(x == D(0), D(-kInf), Select::Make(x < D(0), D(kNan), r));
 }
+
+/// Where the reference leaves C++17's cyl_bessel_j and cyl_neumann: past 1000 libstdc++ takes
+/// the Hankel expansion at the phase x - (nu/2 + 1/4) pi subtracted in floating point (as
+/// PyTorch's CPU kernels do), wrong by the rounding of x: the whole amplitude past about 1e16.
+constexpr double kFarBesselJ = 1000;
+
+/// J_nu(x) (`y` false) or Y_nu(x) (`y` true), nu 0 or 1, for x >= kFarBesselJ: the Hankel
+/// expansion sqrt(2/(pi x)) (P cos chi - Q sin chi), or (P sin chi + Q cos chi), P and Q the
+/// even and odd terms of sum (-1)^floor(k/2) a_k / x^k to 12 terms (the last below 1e-29 of the
+/// first), cos chi and sin chi from std::cos(x) and std::sin(x), which libm reduces exactly
+/// (the compiled code's route as well: tests/hlir/reference_ops_test.cc holds it to mpmath).
+double FarBesselJY(double x, int nu, bool y) {
+  static const std::vector<double> kCoefficients[2] = {HankelCoefficients(0, 12, false),
+                                                       HankelCoefficients(1, 12, false)};
+  const std::vector<double>& a = kCoefficients[nu];  // (built once, not per element)
+  const double z = 1 / (x * x);
+  double p = 0, q = 0;
+  for (int k = static_cast<int>(a.size()) - 2; k >= 0; k -= 2) {
+    p = p * z + ((k / 2) % 2 ? -a[k] : a[k]);
+    q = q * z + ((k / 2) % 2 ? -a[k + 1] : a[k + 1]);
+  }
+  q /= x;
+  const double c = std::cos(x), s = std::sin(x);
+  // nu = 0: chi = x - pi/4; nu = 1: chi = x - 3 pi/4.
+  const double cos_chi = (nu == 0 ? c + s : s - c) * M_SQRT1_2;
+  const double sin_chi = (nu == 0 ? s - c : -s - c) * M_SQRT1_2;
+  const double f = std::sqrt(2 / (M_PI * x));
+  return y ? f * (p * sin_chi + q * cos_chi) : f * (p * cos_chi - q * sin_chi);
+}
+
 double BesselJ(double x, int nu) {
   if (std::isnan(x) || std::isinf(x)) return kNan;
-  double j = std::cyl_bessel_j(static_cast<double>(nu), std::fabs(x));
+  const double ax = std::fabs(x);
+  double j = ax < kFarBesselJ ? std::cyl_bessel_j(static_cast<double>(nu), ax)
+                              : FarBesselJY(ax, nu, false);
   return nu == 1 && std::signbit(x) ? -j : j;
 }
 double BesselY(double x, int nu) {
   if (std::isnan(x) || x < 0 || std::isinf(x)) return kNan;
   if (x == 0) return -kInf;
-  return std::cyl_neumann(static_cast<double>(nu), x);
+  return x < kFarBesselJ ? std::cyl_neumann(static_cast<double>(nu), x) : FarBesselJY(x, nu, true);
 }
 
 /// sin(x) / x, 1 at 0 and 0 at +-inf.
