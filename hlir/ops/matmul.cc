@@ -1,7 +1,10 @@
 /// \file matmul (batched, with transposes, batch dims broadcast as torch.matmul does for
 /// operands of rank >= 2; optionally a bias and an activation as its epilogue, see
 /// ops::MatmulEpilogue) and linear (x W^T + b, PyTorch's layout). Both are out-fusible:
-/// elementwise epilogues may fuse into them.
+/// elementwise epilogues may fuse into them. matmul's attribute allow_tf32 (default false)
+/// permits a GPU library to round float32 operands to TF32 on tensor cores (float32
+/// accumulation): for operands exact in TF32 (cast from 16 bits) or a product rounded to 16 bits
+/// afterwards; the reference and generated code compute in float32 either way.
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
@@ -46,6 +49,8 @@ absl::StatusOr<std::vector<TensorDesc>> InferMatmul(const std::vector<TensorDesc
   if (!tx.ok()) return tx.status();
   auto ty = GetBool(attrs, "transpose_y", op, false);
   if (!ty.ok()) return ty.status();
+  auto tf32 = GetBool(attrs, "allow_tf32", op, false);
+  if (!tf32.ok()) return tf32.status();
   MatmulDims d = Dims(in[0].shape, in[1].shape, *tx, *ty);
   if (d.k != d.k2) {
     return absl::InvalidArgumentError(

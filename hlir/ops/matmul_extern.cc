@@ -15,7 +15,8 @@ using ir::Stmt;
 using ir::Tensor;
 using Made = absl::StatusOr<ExternTensors>;
 
-/// The externs' dtype code (runtime/cuda/cublas.h MatmulDType), or -1 for another type.
+/// The externs' dtype code (runtime/cuda/cublas.h MatmulDType: 3, float32 on TF32 tensor cores,
+/// is set from the matmul's allow_tf32), or -1 for another type.
 int64_t DTypeCode(const ir::Type& t) {
   if (t.is_vector()) return -1;
   if (t == ir::Float(32)) return 0;
@@ -106,6 +107,10 @@ ExternComputeFn MatmulExternCompute() {
     if (dtype < 0 || !alike) {
       return Declined("the library call takes float32, float16 and bfloat16 operands alike");
     }
+    // A permission (attribute allow_tf32): GPU libraries may round float32 operands to TF32.
+    auto tf32 = GetBool(attrs, "allow_tf32", "matmul", false);
+    if (!tf32.ok()) return tf32.status();
+    if (*tf32 && dtype == 0 && target.is_gpu()) dtype = 3;
     if (ro < 2) return Declined("the product is not a matrix");
     if (NoTerms(*tx ? x->shape[rx - 2] : x->shape[rx - 1])) return Declined("k is 0");
     Expr m = AsInt64(shape[ro - 2]);

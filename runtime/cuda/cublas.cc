@@ -31,10 +31,11 @@ using GemmStridedBatchedFn = int (*)(Handle, int, int, int, int, int, const void
 using GemmExFn = int (*)(Handle, int, int, int, int, int, const void*, const void*, int, int,
                          const void*, int, int, const void*, void*, int, int, int, int);
 // Enum values from cublas_api.h and library_types.h (CUDA 12 and 13 agree).
-constexpr int kOpN = 0;           // CUBLAS_OP_N
-constexpr int kOpT = 1;           // CUBLAS_OP_T
-constexpr int kComputeF32 = 68;   // CUBLAS_COMPUTE_32F (true FP32, no TF32)
-constexpr int kGemmDefault = -1;  // CUBLAS_GEMM_DEFAULT
+constexpr int kOpN = 0;              // CUBLAS_OP_N
+constexpr int kOpT = 1;              // CUBLAS_OP_T
+constexpr int kComputeF32 = 68;      // CUBLAS_COMPUTE_32F (true FP32, no TF32)
+constexpr int kComputeF32Tf32 = 77;  // CUBLAS_COMPUTE_32F_FAST_TF32
+constexpr int kGemmDefault = -1;     // CUBLAS_GEMM_DEFAULT
 constexpr int kCudaR32F = 0, kCudaR16F = 2, kCudaR16BF = 14;  // cudaDataType
 
 struct Cublas {
@@ -148,6 +149,7 @@ absl::StatusOr<const void*> Ones(int dtype, int64_t count) {
 int MatmulCudaDataType(int64_t dtype) {
   switch (dtype) {
     case kMatmulFloat32:
+    case kMatmulFloat32Tf32:
       return kCudaR32F;
     case kMatmulFloat16:
       return kCudaR16F;
@@ -156,6 +158,10 @@ int MatmulCudaDataType(int64_t dtype) {
     default:
       return -1;
   }
+}
+
+int MatmulComputeType(int64_t dtype) {
+  return dtype == kMatmulFloat32Tf32 ? kComputeF32Tf32 : kComputeF32;
 }
 
 absl::Status CublasMatmul(const MatmulArgs& a) {
@@ -193,7 +199,7 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
     }
     int rows = static_cast<int>(a.batch * a.m);
     int rc = cb.gemm_ex(cb.handle, kOpN, kOpN, n, rows, 1, &one, a.bias, type, n, *ones, type, 1,
-                        &zero, a.c, type, n, kComputeF32, kGemmDefault);
+                        &zero, a.c, type, n, MatmulComputeType(a.dtype), kGemmDefault);
     if (rc != 0) {
       return absl::InternalError(
           absl::StrCat(what(), ": cublasGemmEx (bias) failed with status ", rc));
@@ -207,10 +213,11 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: B first, m and n swapped.
   int lda = a.trans_a ? m : k;
   int ldb = a.trans_b ? k : n;
-  int rc = cb.gemm_strided_batched(
-      cb.handle, a.trans_b ? kOpT : kOpN, a.trans_a ? kOpT : kOpN, n, m, k, &one, a.b, type, ldb,
-      a.batch_stride_b, a.a, type, lda, a.batch_stride_a, beta, a.c, type, n,
-      static_cast<long long>(a.m) * a.n, static_cast<int>(a.batch), kComputeF32, kGemmDefault);
+  int rc = cb.gemm_strided_batched(cb.handle, a.trans_b ? kOpT : kOpN, a.trans_a ? kOpT : kOpN, n,
+                                   m, k, &one, a.b, type, ldb, a.batch_stride_b, a.a, type, lda,
+                                   a.batch_stride_a, beta, a.c, type, n,
+                                   static_cast<long long>(a.m) * a.n, static_cast<int>(a.batch),
+                                   MatmulComputeType(a.dtype), kGemmDefault);
   if (rc != 0) {
     return absl::InternalError(
         absl::StrCat(what(), ": cublasGemmStridedBatchedEx failed with status ", rc));

@@ -15,8 +15,16 @@ namespace cinn_like::runtime::cuda {
 absl::Status CublasSgemmRowMajor(const float* a, const float* b, float* c, int64_t m, int64_t n,
                                  int64_t k, void* stream);
 
-/// Element types of the matmul extern (its `dtype` argument).
-enum MatmulDType : int64_t { kMatmulFloat32 = 0, kMatmulFloat16 = 1, kMatmulBFloat16 = 2 };
+/// Element types of the matmul extern (its `dtype` argument). kMatmulFloat32Tf32: float32
+/// operands that tensor cores may round to TF32 (10-bit mantissa; CUBLAS_COMPUTE_32F_FAST_TF32),
+/// accumulated in float32: the code of a matmul whose attribute allow_tf32 permits it (exact for
+/// operands cast from float16 or bfloat16, whose values TF32 holds).
+enum MatmulDType : int64_t {
+  kMatmulFloat32 = 0,
+  kMatmulFloat16 = 1,
+  kMatmulBFloat16 = 2,
+  kMatmulFloat32Tf32 = 3
+};
 
 /// Row-major, batched: C[b] (m x n) = op(A[b]) op(B[b]) (+ bias[n] on every row), with A[b] at
 /// a + b * batch_stride_a (m x k, or k x m when trans_a), B[b] likewise (k x n, or n x k), C
@@ -36,6 +44,9 @@ struct MatmulArgs {
 
 /// The cudaDataType value of a MatmulDType code, or -1 for another code.
 int MatmulCudaDataType(int64_t dtype);
+/// The cublasComputeType_t of a MatmulDType code: float32 accumulation, on TF32 tensor cores
+/// for kMatmulFloat32Tf32.
+int MatmulComputeType(int64_t dtype);
 
 /// The MatmulArgs of the matmul externs' C arguments (the bias used when has_bias).
 MatmulArgs MatmulArgsOfCall(const void* a, const void* b, const void* bias, void* c,

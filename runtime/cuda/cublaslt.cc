@@ -44,7 +44,6 @@ using MatmulFn = int (*)(Opaque handle, Opaque desc, const void* alpha, const vo
 using StatusNameFn = const char* (*)(int);
 
 constexpr int kOpN = 0, kOpT = 1;  // cublasOperation_t
-constexpr int kComputeF32 = 68;    // CUBLAS_COMPUTE_32F: no TF32
 constexpr int kCudaR32F = 0;       // cudaDataType (the scale type)
 constexpr int kDescTransA = 3, kDescTransB = 4, kDescEpilogue = 7, kDescBiasPointer = 8,
               kDescBiasBatchStride = 10;                      // cublasLtMatmulDescAttributes_t
@@ -160,7 +159,7 @@ absl::StatusOr<std::unique_ptr<Plan>> MakePlan(const Lt& lt, const MatmulArgs& a
         absl::StrCat(Describe(a, activation), ": ", step, ": ", lt.Name(rc)));
   };
   auto plan = std::make_unique<Plan>();
-  if (int rc = lt.desc_create(&plan->desc, kComputeF32, kCudaR32F); rc != 0) {
+  if (int rc = lt.desc_create(&plan->desc, MatmulComputeType(a.dtype), kCudaR32F); rc != 0) {
     return failed("cublasLtMatmulDescCreate", rc);
   }
   const int32_t op_first = a.trans_b ? kOpT : kOpN, op_second = a.trans_a ? kOpT : kOpN;

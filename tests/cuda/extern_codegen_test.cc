@@ -109,6 +109,27 @@ TEST(ExternCodegen, MatmulPartlyBroadcastBatchFallsBackToGeneratedCompute) {
   EXPECT_EQ(e->why, "cuBLAS cinn_like_cublas_matmul");
 }
 
+TEST(ExternCodegen, AMatmulAllowedTf32PassesItsCodeToGpuLibrariesOnly) {
+  // allow_tf32 is a permission: cuBLAS takes float32 code 3 (TF32 tensor cores) on GPUs; on x86
+  // and without it, the float32 code 0; a float16 product keeps its own code.
+  auto code = [&](const ir::Target& target, bool tf32, ir::Type t) -> std::string {
+    ir::Tensor a = ir::Placeholder("A", t, {64, 32}), b = ir::Placeholder("B", t, {32, 16});
+    auto e =
+        Op("matmul").extern_compute(target, {a, b}, {{"allow_tf32", tf32}}, {{t, {64, 16}}}, "M");
+    if (!e.ok() || e->tensors.size() != 1) return "declined";
+    const ir::Tensor& m = e->tensors[0];
+    std::string call = ir::ToString(m->extern_body({a->buffer, b->buffer}, m->buffer));
+    // The dtype code: the second integer argument, after has_bias.
+    size_t at = call.find("int64(");
+    at = call.find("int64(", at + 1);
+    return call.substr(at, call.find(')', at) - at + 1);
+  };
+  EXPECT_EQ(code(kGpu, true, ir::Float(32)), "int64(3)");
+  EXPECT_EQ(code(kGpu, false, ir::Float(32)), "int64(0)");
+  EXPECT_EQ(code(kGpu, true, ir::Float16()), "int64(1)");
+  EXPECT_EQ(code(ir::Target::X86(), true, ir::Float(32)), "int64(0)");
+}
+
 // A product over k = 0 is zeros, which cuBLAS does not write: the generated compute makes it.
 TEST(ExternCodegen, MatmulAndLinearOverNoTermsAreGeneratedComputes) {
   ir::Tensor x = ir::Placeholder("X", ir::Float(32), {5, 0});

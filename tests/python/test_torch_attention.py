@@ -92,6 +92,29 @@ class TorchAttentionTest(unittest.TestCase):
     def test_bfloat16(self):
         self.check(dtype=torch.bfloat16, mask="bool", tol=2e-2)
 
+    def test_sixteen_bit_backward_matmuls_may_run_on_tf32(self):
+        # A 16-bit attention's backward: its float32 matmuls read 16-bit values (q kᵀ, dO vᵀ),
+        # which TF32 holds, or make 16-bit gradients, so GPU libraries may take TF32 tensor cores
+        # (matmul's allow_tf32); a float32 attention's backward keeps float32 products.
+        from unittest import mock  # noqa: PLC0415
+        from cinn_like.torch import kernel  # noqa: PLC0415
+        for dtype, allowed in ((torch.bfloat16, True), (torch.float32, False)):
+            flags = []
+
+            def build(sub, real=kernel.build_program):
+                program = real(sub)
+                for ins in program[0].to_dict()["instructions"]:
+                    if ins["op"] == "matmul":
+                        flags.append(ins["attrs"].get("allow_tf32", {}).get("bool", False))
+                return program
+            q, k, v = (torch.randn(2, 4, 8, 16, dtype=dtype, requires_grad=True)
+                       for _ in range(3))
+            with mock.patch.object(kernel, "build_program", build):
+                out = compiled(lambda q, k, v: F.scaled_dot_product_attention(q, k, v))(q, k, v)
+                torch.autograd.grad(out.float().sum(), (q, k, v))
+            self.assertGreaterEqual(len(flags), 5, dtype)
+            self.assertEqual(set(flags), {allowed}, dtype)
+
     def test_gpt2_style_module_training(self):
         """A causal attention block whose backward runs through cinn_like: 3 SGD steps."""
         class Block(torch.nn.Module):

@@ -166,6 +166,10 @@ class _Grad:
         dropout weights W drawn again (then dV = (P∘W)ᵀ dO and dP = (dO Vᵀ)∘W)."""
         self.c, self.scale = c, scale
         qt, kt = val(q), val(k)
+        # 16-bit attention: the float32 matmuls may run on TF32 tensor cores. q kᵀ and dO vᵀ
+        # read 16-bit values, which TF32 holds exactly; P and dS lose bits below TF32's 10-bit
+        # mantissa, finer than the 16-bit gradients they make (fused kernels round them to 16 bits).
+        self.tf32 = qt.dtype in (torch.float16, torch.bfloat16)
         self.b, self.h, self.lq = (int(d) for d in qt.shape[:3])
         self.hkv, self.lk = int(kt.shape[1]), int(kt.shape[2])
         if self.h % self.hkv:
@@ -209,7 +213,8 @@ class _Grad:
         return self.c.op("mul", [x, self.const(s)])
 
     def mm(self, x, y, tx=False, ty=False):
-        return self.c.op("matmul", [x, y], {"transpose_x": tx, "transpose_y": ty})
+        return self.c.op("matmul", [x, y], {"transpose_x": tx, "transpose_y": ty,
+                                            "allow_tf32": self.tf32})
 
     def grouped(self, x, last):
         """[B, H, L, last] as [B, Hkv, g·L, last]."""
