@@ -107,6 +107,28 @@ class HalfChainTest(unittest.TestCase):
                     self.assertGreater(differing(once, each), 0, "the data tell nothing apart")
                     self.assert_same(run(fn, (x, y, z, w), EMULATE), each)
 
+    def test_a_chain_through_moved_values_rounds_once(self):
+        # Products moved by views, slices, a concatenation and scatters of slices, then added
+        # (a cumulative_trapezoid backward's shape: the middle element sums two products of
+        # nearly equal size): the moves carry the products' float32 values, so the chain is the
+        # float32 chain rounded once, as Inductor computes it. Each op rounded is the emulation.
+        def fn(x, y):
+            p = x * y
+            z = torch.zeros(x.shape[0], x.shape[1] + 1, dtype=x.dtype)
+            a = torch.slice_scatter(z, p, 1, 1) + torch.slice_scatter(z, p, 1, 0, -1)
+            b = torch.cat([p[:, 1:], p[:, :1]], 1).t().reshape(x.shape) - p.flip(1)
+            return a, b.unsqueeze(0).expand(2, -1, -1) * 3
+        for dt in LOW:
+            with self.subTest(dtype=dt):
+                seed_case(f"moves {dt}")
+                x, y = (torch.randn(256, 64) * 4).to(dt), (torch.randn(256, 64) * 4).to(dt)
+                got = run(fn, (x, y))
+                once = [t.to(dt) for t in run(fn, (x.float(), y.float()))]
+                each = run(fn, (x, y), EMULATE)
+                for g, o, e in zip(got, once, each):
+                    self.assert_same(g, o)
+                    self.assertGreater(differing(o, e), 0, "the data tell nothing apart")
+
     def test_values_that_others_read_are_the_rounded_ones(self):
         # y = x * w is returned, summed and multiplied by a matrix (non-elementwise readers: the
         # rounded value, as eager's), and read by an add (the unrounded float32 product, rounded

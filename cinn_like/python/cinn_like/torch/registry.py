@@ -260,6 +260,37 @@ class Fragment:
         return names[self.result]
 
 
+class _Wide:
+    """A Converter as a data-movement converter sees it writing a node's float32 twin: its
+    tensor() is the Converter's wide() (moves)."""
+
+    def __init__(self, c):
+        self._c = c
+
+    def tensor(self, arg, dtype=None):  # noqa: ARG002 (the twin is float32 whatever the op's)
+        return self._c.wide(arg)
+
+    def __getattr__(self, name):
+        return getattr(self._c, name)
+
+
+def moves(fn):
+    """Decorates the converter of an op that moves values and makes none (a view, a slice, a
+    concatenation, a scatter of slices). Of a 16-bit result the op is written a second time on
+    its operands' float32 values (Converter.wide), which is the node's unrounded value: a chain
+    of elementwise ops on both sides of it rounds once, as in Inductor's fused kernels (a chain
+    that stopped there read the rounded moved values, nearer neither eager nor Inductor: a
+    cumulative_trapezoid backward's sum of two products 16 units off). Moving commutes with
+    rounding, so the node's 16-bit value is the op on the rounded operands."""
+    def convert(c, n):
+        direct = fn(c, n)
+        if isinstance(direct, list) or not c.keeps_wide(n):
+            return direct
+        return c.rounded(n, fn(_Wide(c), n), direct, commutes=True)
+    convert.__name__, convert.__doc__ = fn.__name__, fn.__doc__
+    return convert
+
+
 CONVERTERS = {}
 
 

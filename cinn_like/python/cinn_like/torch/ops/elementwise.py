@@ -17,7 +17,7 @@ import math
 import torch
 
 from ..registry import (CONVERTERS, SIXTEEN_BIT, Unsupported, acc_dtype, converts, dtype_name,
-                        meta, pshape, val)
+                        meta, moves, pshape, val)
 
 aten = torch.ops.aten
 
@@ -171,6 +171,7 @@ def _ldexp(c, n):
 
 
 @converts(aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default)
+@moves
 def _identity(c, n):
     if n.kwargs.get("memory_format") not in (None, torch.contiguous_format, torch.preserve_format):
         raise Unsupported("clone to a memory format other than contiguous")

@@ -2,13 +2,14 @@
 slice, select, split, index_select and constant padding."""
 import torch
 
-from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
+from ..registry import Unsupported, converts, dtype_name, moves, no_rank0, pshape, val
 from .common import iota, scalar
 
 aten = torch.ops.aten
 
 
 @converts(aten.view.default, aten._unsafe_view.default, aten.reshape.default)
+@moves
 def _reshape(c, n):
     return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
 
@@ -19,6 +20,7 @@ def _same(c, n):
 
 
 @converts(aten.permute.default)
+@moves
 def _permute(c, n):
     rank = val(n.args[0]).dim()
     if rank == 0:
@@ -27,6 +29,7 @@ def _permute(c, n):
 
 
 @converts(aten.t.default)
+@moves
 def _t(c, n):
     if val(n.args[0]).dim() <= 1:
         return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
@@ -34,6 +37,7 @@ def _t(c, n):
 
 
 @converts(aten.transpose.int)
+@moves
 def _transpose(c, n):
     rank = val(n.args[0]).dim()
     if rank == 0:
@@ -45,11 +49,13 @@ def _transpose(c, n):
 
 
 @converts(aten.expand.default)
+@moves
 def _expand(c, n):
     return c.op("broadcast_to", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
 
 
 @converts(aten.unsqueeze.default, aten.squeeze.dim, aten.squeeze.dims, aten.squeeze.default)
+@moves
 def _unsqueeze(c, n):
     # A reshape to the result's shape: the same for every rank, rank 0 included.
     return c.op("reshape", [c.tensor(n.args[0])], {"shape": pshape(val(n))})
@@ -74,6 +80,7 @@ def _repeat(c, n):
 
 
 @converts(aten.flip.default)
+@moves
 def _flip(c, n):
     """x reversed along each of dims: a gather at size - 1 - arange(size) per dim."""
     x, t = n.args[0], val(n.args[0])
@@ -88,6 +95,7 @@ def _flip(c, n):
 
 
 @converts(aten.cat.default)
+@moves
 def _cat(c, n):
     xs = [x for x in n.args[0] if not (isinstance(x, torch.fx.Node) and val(x).numel() == 0)]
     no_rank0(*xs)
@@ -99,6 +107,7 @@ def _cat(c, n):
 
 
 @converts(aten.slice.Tensor)
+@moves
 def _slice(c, n):
     x = n.args[0]
     no_rank0(x)
@@ -117,6 +126,7 @@ def _slice(c, n):
 
 
 @converts(aten.select.int)
+@moves
 def _select(c, n):
     x, dim, index = n.args
     no_rank0(x)

@@ -10,7 +10,7 @@ its sizes in some order, else one gather at the computed positions.
 """
 import torch
 
-from ..registry import CONVERTERS, Unsupported, converts, no_rank0, pshape, val
+from ..registry import CONVERTERS, Unsupported, converts, moves, no_rank0, pshape, val
 from .common import clamp_index, contiguous_strides, flat_gather, iota, linear_index, scalar, scaled
 
 aten = torch.ops.aten
@@ -130,6 +130,7 @@ def _slice_bounds(size, start, end):
 
 
 @converts(aten.slice_scatter.default)
+@moves
 def _slice_scatter(c, n):
     """x with x[start:end:step] along dim replaced by src: src gathered along dim at
     (i - start) / step (clamped), kept where i is one of the slice's positions."""
