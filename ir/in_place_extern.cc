@@ -68,24 +68,6 @@ bool Accesses(const Stmt& s, const BufferNode* b) {
 
 }  // namespace
 
-std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
-  struct Finder : IRVisitor {
-    std::set<const BufferNode*> found, allocated;
-    using IRVisitor::Visit;
-    void VisitLoad(const Load* op) override {
-      found.insert(op->buffer.get());
-      IRVisitor::VisitLoad(op);
-    }
-    void VisitAllocate(const Allocate* op) override {
-      allocated.insert(op->buffer.get());
-      IRVisitor::VisitAllocate(op);
-    }
-  } f;
-  f.Visit(s);
-  for (const BufferNode* b : f.allocated) f.found.erase(b);
-  return f.found;
-}
-
 std::set<const BufferNode*> UpdateExternsInPlace(std::vector<TensorNest>* nests,
                                                  const std::set<const BufferNode*>& arg_buffers) {
   std::set<const BufferNode*> redirected;
@@ -102,7 +84,8 @@ std::set<const BufferNode*> UpdateExternsInPlace(std::vector<TensorNest>* nests,
     for (size_t j = 0; j < e; ++j) {
       if ((*nests)[j].tensor == x) producer = j;
     }
-    if (producer >= e) continue;
+    // The producer's nest stores x itself (not a buffer a folded consumer gave it).
+    if (producer >= e || !Accesses((*nests)[producer].stmt, from.get())) continue;
     // Only x's nest and the extern's touch x's buffer (another library call passes its address).
     bool elsewhere = false;
     for (size_t j = 0; j < nests->size() && !elsewhere; ++j) {

@@ -28,7 +28,4 @@ struct TensorNest {
 std::set<const BufferNode*> UpdateExternsInPlace(std::vector<TensorNest>* nests,
                                                  const std::set<const BufferNode*>& arg_buffers);
 
-/// Buffers a statement reads, except those it allocates itself (an extern statement's locals).
-std::set<const BufferNode*> ReadBuffers(const Stmt& s);
-
 }  // namespace cinn_like::ir

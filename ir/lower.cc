@@ -25,8 +25,31 @@
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
 #include "ir/transforms/vectorize_reduce.h"
+#include "ir/visitor.h"
 
 namespace cinn_like::ir {
+namespace {
+
+/// Buffers a statement reads, except those it allocates itself (an extern statement's locals).
+std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
+  struct Finder : IRVisitor {
+    std::set<const BufferNode*> found, allocated;
+    using IRVisitor::Visit;
+    void VisitLoad(const Load* op) override {
+      found.insert(op->buffer.get());
+      IRVisitor::VisitLoad(op);
+    }
+    void VisitAllocate(const Allocate* op) override {
+      allocated.insert(op->buffer.get());
+      IRVisitor::VisitAllocate(op);
+    }
+  } f;
+  f.Visit(s);
+  for (const BufferNode* b : f.allocated) f.found.erase(b);
+  return f.found;
+}
+
+}  // namespace
 
 absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Tensor>& args,
                                   const Schedule& schedule, const Target& target) {
