@@ -37,14 +37,6 @@ class RedirectBuffer : public IRMutator {
   Buffer to_;
 };
 
-bool SameShape(const std::vector<Expr>& a, const std::vector<Expr>& b) {
-  if (a.size() != b.size()) return false;
-  for (size_t d = 0; d < a.size(); ++d) {
-    if (!StructuralEqual(a[d], b[d])) return false;
-  }
-  return true;
-}
-
 /// Whether `s` accesses `b`: loads, stores or its address (an extern call's argument).
 bool Accesses(const Stmt& s, const BufferNode* b) {
   struct Finder : IRVisitor {
@@ -77,7 +69,7 @@ std::set<const BufferNode*> UpdateExternsInPlace(std::vector<TensorNest>* nests,
     const TensorNode* x = ext->inputs[0].get();
     const Buffer& from = x->buffer;
     if (arg_buffers.count(from.get()) || from->dtype != ext->dtype ||
-        !SameShape(from->shape, ext->shape)) {
+        !StructuralEqual(from->shape, ext->shape)) {
       continue;
     }
     size_t producer = nests->size();

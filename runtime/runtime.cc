@@ -41,34 +41,27 @@ const char* DTypeName(int code, int bits) {
   return name.c_str();
 }
 
-/// "[2, 3]": the tensor's shape, its first 16 sizes at most.
-std::string ShapeText(const DLTensor* t) {
-  std::ostringstream os;
-  os << "[";
-  int shown = t->ndim < 16 ? t->ndim : 16;
-  for (int i = 0; i < shown; ++i) os << (i ? ", " : "") << t->shape[i];
-  if (shown < t->ndim) os << ", ...";
-  os << "]";
-  return os.str();
-}
-
-/// "[?, 16]": the sizes an argument expects (-1, a symbolic size, as "?"), the first 16 at most.
-std::string ExpectedShapeText(int32_t ndim, const int64_t* dims) {
+/// "[2, 3]": `ndim` sizes, the first 16 at most; with `symbolic`, a negative size (one the
+/// entry checks itself) as "?".
+std::string SizesText(int32_t ndim, const int64_t* sizes, bool symbolic = false) {
   std::ostringstream os;
   os << "[";
   int shown = ndim < 16 ? ndim : 16;
   for (int i = 0; i < shown; ++i) {
     os << (i ? ", " : "");
-    if (dims[i] < 0) {
+    if (symbolic && sizes[i] < 0) {
       os << "?";
     } else {
-      os << dims[i];
+      os << sizes[i];
     }
   }
   if (shown < ndim) os << ", ...";
   os << "]";
   return os.str();
 }
+
+/// The tensor's shape as SizesText.
+std::string ShapeText(const DLTensor* t) { return SizesText(t->ndim, t->shape); }
 
 /// Whether the sizes of a tensor whose dims are >= 0 multiply to at most `max_elements`.
 bool FitsIndexRange(const DLTensor* t, int64_t max_elements) {
@@ -139,7 +132,7 @@ int TensorError(const char* func, const DLTensor* t, int32_t index, const char* 
     os << ", expected ";
     if (program_ndim == 0 && ndim == 1) os << "rank 0 (shape []) or ";
     os << "rank " << ndim;
-    if (dims != nullptr) os << " (shape " << ExpectedShapeText(ndim, dims) << ")";
+    if (dims != nullptr) os << " (shape " << SizesText(ndim, dims, /*symbolic=*/true) << ")";
     return Fail(os.str());
   }
   if (t->shape == nullptr && ndim > 0) {

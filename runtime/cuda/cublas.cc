@@ -198,8 +198,9 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
       return absl::InternalError(what() + ": " + std::string(ones.status().message()));
     }
     int rows = static_cast<int>(a.batch * a.m);
+    // True float32 even where the product may take TF32: the bias is no operand of it.
     int rc = cb.gemm_ex(cb.handle, kOpN, kOpN, n, rows, 1, &one, a.bias, type, n, *ones, type, 1,
-                        &zero, a.c, type, n, MatmulComputeType(a.dtype), kGemmDefault);
+                        &zero, a.c, type, n, kComputeF32, kGemmDefault);
     if (rc != 0) {
       return absl::InternalError(
           absl::StrCat(what(), ": cublasGemmEx (bias) failed with status ", rc));

@@ -284,7 +284,7 @@ def moves(fn):
     rounding, so the node's 16-bit value is the op on the rounded operands."""
     def convert(c, n):
         direct = fn(c, n)
-        if isinstance(direct, list) or not c.keeps_wide(n):
+        if not c.keeps_wide(n):
             return direct
         return c.rounded(n, fn(_Wide(c), n), direct, commutes=True)
     convert.__name__, convert.__doc__ = fn.__name__, fn.__doc__
