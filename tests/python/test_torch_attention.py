@@ -97,7 +97,9 @@ class TorchAttentionTest(unittest.TestCase):
         # which TF32 holds, or make 16-bit gradients, so GPU libraries may take TF32 tensor cores
         # (matmul's allow_tf32); a float32 attention's backward keeps float32 products.
         from unittest import mock  # noqa: PLC0415
-        from cinn_like.torch import kernel  # noqa: PLC0415
+        from cinn_like.torch import kernel, plan_cache  # noqa: PLC0415
+        plan_cache.enabled = False  # a stored plan would skip the conversion this test watches
+        self.addCleanup(setattr, plan_cache, "enabled", True)
         for dtype, allowed in ((torch.bfloat16, True), (torch.float32, False)):
             flags = []
 

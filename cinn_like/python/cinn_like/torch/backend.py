@@ -5,7 +5,6 @@ partition that fails to compile gives back only the op at fault (isolate.py). Al
 lists and strict mode (policy.py) come from set_options, torch.compile's `options` and the
 environment.
 """
-import base64
 import contextlib
 import functools
 import time
@@ -16,9 +15,9 @@ from torch._dynamo.backends.common import aot_autograd
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
-from . import (allocator, cache, cudagraph, isolate, plan_cache, policy, sdpa_dropout, seeds,
-               symbolic)
-from .kernel import build_program, compile_partition, make_kernel
+from . import (allocator, cache, cudagraph, isolate, plan_body, plan_cache, policy, sdpa_dropout,
+               seeds, symbolic)
+from .kernel import CinnLikeKernel, build_program, compile_partition, make_kernel
 from .ops import attention
 from .partition import KEEP_OUTPUT_ALIASES, CinnLikeSupport, propose, splice
 from .registry import val
@@ -151,13 +150,15 @@ def _compile_fused_graph(gm, rules):
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
     plan = plan_cache.load(key)
-    pieces = _pieces_of_plan(gm, plan) if plan is not None else None
-    if pieces is None:
+    planned = _splice_plan(gm, plan, rules.cpu_target) if plan is not None else None
+    if planned is not None:
+        fused, pieces = planned
+    else:
         pieces = _compile_partitions(gm, rules, key)
+        fused = splice(gm, pieces)
     for nodes, _, _, _ in pieces:
         cache.count("partitions")
         cache.count("ops_compiled", sum(1 for n in nodes if n.op == "call_function"))
-    fused = splice(gm, pieces)
     fused.recompile()
     if hasattr(fused, "real_recompile"):  # a lazy GraphModule: generate its forward now
         fused.real_recompile()
@@ -185,66 +186,38 @@ def _compile_partitions(gm, rules, key):
     # A plan is kept only where every partition compiled at the first try: a failure may be
     # this moment's (no memory), and a plan would make later processes keep its op in PyTorch.
     if key is not None and not support.refused and all(
-            hasattr(k, "program") and getattr(k, "call_code", None) for *_, k in pieces):
-        position = {n: i for i, n in enumerate(gm.graph.nodes)}
-        plan_cache.store(key, {
-            "fallbacks": cache.fallback_report()[reported:], "ops_fallback": fallbacks,
-            "partitions": [{"nodes": [position[n] for n in nodes],
-                            "inputs": [position[n] for n in inputs],
-                            "outputs": [position[n] for n in outputs],
-                            "values": [plan_cache.value_text(val(n)) for n in inputs + outputs],
-                            "target": _target(nodes, rules.cpu_target), "program": k.program,
-                            "results": [_result_text(r) for r in k.outputs],
-                            "num_prog_outputs": k.num_prog_outputs,
-                            "call_code": base64.b64encode(k.call_code).decode()}
-                           for nodes, inputs, outputs, k in pieces]})
+            isinstance(k, CinnLikeKernel) and hasattr(k, "program") for *_, k in pieces):
+        plan_cache.store(key, plan_body.encode(
+            gm, pieces, cache.fallback_report()[reported:], fallbacks,
+            lambda nodes: _target(nodes, rules.cpu_target)))
     return pieces
 
 
-def _result_text(r):
-    """A kernel's result (kernel.build_program's) as JSON: its kind and index, and a view's
-    base as (shape, strides, dtype), which the partition's outputs do not give."""
-    if r[0] != "view":
-        return list(r[:2])
-    base = r[3]
-    return list(r[:2]) + [list(base.shape), list(base.stride()), str(base.dtype)]
-
-
-def _result_of_text(r, meta):
-    """_result_text's inverse, given the output's meta."""
-    if r[0] == "view":
-        shape, stride, dtype = r[2], r[3], getattr(torch, r[4].split(".")[-1])
-        base = torch.empty_strided(shape, stride, dtype=dtype, device="meta")
-        return ("view", r[1], meta, base)
-    return tuple(r) + ((meta,) if r[0] == "prog" else (None,))
-
-
-def _pieces_of_plan(gm, plan):
-    """The pieces of gm as its stored plan says, their Modules from the compile cache; the
-    plan's fallbacks reported and counted as a compile would. None where the plan does not fit
-    gm (a partition's inputs or outputs have other metadata now: counted as plan_stale) or a
-    kernel cannot be made (then gm is compiled as if there were no plan, and its plan stored
-    anew)."""
-    nodes = list(gm.graph.nodes)
+def _splice_plan(gm, plan, cpu_target):
+    """(gm with the kernels of its stored plan spliced in, the pieces), their Modules from the
+    compile cache; the plan's fallbacks reported and counted as a compile would. None where the
+    plan does not fit gm (plan_body checks every field against gm and the Modules: a partition's
+    inputs may have other metadata now, or the plan was changed and signed again), a kernel
+    cannot be made or the pieces cannot be spliced (gm is then as it was): counted as
+    plan_stale, and gm is compiled as if there were no plan, its plan stored anew."""
     try:
-        parts = [([nodes[i] for i in p["nodes"]], [nodes[i] for i in p["inputs"]],
-                  [nodes[i] for i in p["outputs"]], p) for p in plan["partitions"]]
-        for _, inputs, outputs, p in parts:
-            if [plan_cache.value_text(val(n)) for n in inputs + outputs] != p["values"]:
-                cache.count("plan_stale")
-                return None
+        fallbacks, ops_fallback = plan_body.fallbacks(plan)
         pieces = []
-        for body, inputs, outputs, p in parts:
-            results = [_result_of_text(r, val(outputs[k])) for k, r in enumerate(p["results"])]
+        for body, inputs, outputs, p in plan_body.partitions(
+                gm, plan, lambda nodes: _target(nodes, cpu_target)):
+            results = plan_body.results(p, body, inputs, outputs)
             if p["target"] == "cuda":
                 allocator.install()
             module = cache.get_module(p["program"], p["target"])
-            kernel = make_kernel(module, [val(n) for n in inputs], results,
-                                 p["num_prog_outputs"], len(outputs) == 1,
-                                 base64.b64decode(p["call_code"]))
+            metas = [val(n) for n in inputs]
+            plan_body.check_signature(module, metas, results, p["num_prog_outputs"])
+            # The kernel writes its call from these fields (kernel._call_source): a plan holds
+            # no code.
+            kernel = make_kernel(module, metas, results, p["num_prog_outputs"],
+                                 len(outputs) == 1)
             pieces.append((body, inputs, outputs, kernel))
-        fallbacks = [(op, reason) for op, reason in plan["fallbacks"]]
-        ops_fallback = int(plan["ops_fallback"])
+        # Raises where the partitions reach each other through nodes outside them.
+        fused = splice(gm, pieces)
     except Exception as e:  # noqa: BLE001 (any failure: compile as without the plan)
         cache.log.warning("cinn_like.torch: a stored plan does not fit its graph (%s: %s): "
                           "compiling it", type(e).__name__, e)
@@ -256,7 +229,7 @@ def _pieces_of_plan(gm, plan):
         cache.record_fallback(op, reason)
     cache.count("ops_fallback", ops_fallback)
     cache.count("plan_hits")
-    return pieces
+    return fused, pieces
 
 
 def _aot_wrapper_passes_through(fgm, num_inputs):

@@ -12,7 +12,6 @@ written for it (`_call_source`), which the fused graph calls directly.
 """
 import contextlib
 import ctypes
-import marshal
 
 import torch
 import torch.utils.dlpack
@@ -29,7 +28,7 @@ def build_program(sub):
     meta, the base's meta) | ("input", index, None) | ("none",)], number of Program outputs) of a
     fused partition GraphModule. An input or a result whose meta is dense in another order than
     row-major (channels-last, a transpose) is a Program tensor in its memory order
-    (`_memory_order`), with a transpose to or from the logical order in the Program: such
+    (`memory_order`), with a transpose to or from the logical order in the Program: such
     tensors are passed and returned as they are, never copied. A result that only reshapes or
     reorders a value the partition computes (a view the kernel would write as a copy: a
     training graph's saved activation, say) is a view of that value's Program output ("view",
@@ -46,7 +45,7 @@ def build_program(sub):
             c.add_input(p, f"in{i}")
             inputs.append(None)
             continue
-        order = _memory_order(meta)
+        order = memory_order(meta)
         if order is None:
             c.add_input(p, f"in{i}")
         else:
@@ -58,7 +57,7 @@ def build_program(sub):
 
     def program_output(node):
         """The index of node's value as a Program output (added once per value and order)."""
-        order = _memory_order(val(node))
+        order = memory_order(val(node))
         key = (c.env[node], order)
         if key not in names:
             names[key] = len(names)
@@ -140,7 +139,7 @@ def _data_flow_order(sub):
     return order
 
 
-def _memory_order(meta):
+def memory_order(meta):
     """The dims of `meta` from outermost to innermost in memory where its strides are dense but
     not row-major (channels-last: (0, 2, 3, 1)), else None. Dims of size 1 may sit anywhere.
     None for symbolic sizes (asking would guard on them): such tensors are row-major."""
@@ -216,7 +215,7 @@ class CinnLikeKernel(torch.nn.Module):
     torch backend puts `call` in the graph in place of the module (no module lookup per call);
     `__call__` and `forward` are `call` too."""
 
-    def __init__(self, module, inputs, outputs, num_prog_outputs, single, call_code=None):
+    def __init__(self, module, inputs, outputs, num_prog_outputs, single):
         super().__init__()
         self.module = module
         self.inputs = inputs
@@ -233,14 +232,14 @@ class CinnLikeKernel(torch.nn.Module):
             if o[0] in ("prog", "view") and self._out_alloc[o[1]] is None:
                 meta = o[2] if o[0] == "prog" else o[3]  # a view's base: the Program output
                 shape = tuple(meta.shape)
-                order = _memory_order(meta)
+                order = memory_order(meta)
                 self._out_alloc[o[1]] = (shape, tuple(meta.stride()) if order
                                          else _contiguous_strides(shape), meta.dtype)
-                self._out_stored[o[1]] = _stored_shape(shape, order)
+                self._out_stored[o[1]] = stored_shape(shape, order)
         # Plain values (the metas are fake tensors, slow to ask), compared at every call; the
         # strides of inputs stored in another order (None: contiguous).
         self._expect = [(m.dtype, torch.Size(m.shape)) for m in inputs]
-        self._in_strides = [tuple(m.stride()) if _memory_order(m) else None for m in inputs]
+        self._in_strides = [tuple(m.stride()) if memory_order(m) else None for m in inputs]
         self._device = torch.device(self.device)
         self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
         self._empty = _empty(self._device)
@@ -248,13 +247,10 @@ class CinnLikeKernel(torch.nn.Module):
         self._ptrs_type = ctypes.c_void_p * self._num_args
         self._plan = None
         self._make_plan()
-        # The compiled `_call_source` (marshal's bytes): a plan keeps it, and a kernel made
-        # from the plan takes it instead of compiling the source again (4 ms at 200 inputs).
-        self.call_code = call_code
         self.call = self._fast_call()
 
     def _make_plan(self):
-        specs = [(m.dtype, _stored_shape(tuple(m.shape), _memory_order(m))) for m in self.inputs]
+        specs = [(m.dtype, stored_shape(tuple(m.shape), memory_order(m))) for m in self.inputs]
         specs += [(alloc[2], stored) for alloc, stored in zip(self._out_alloc, self._out_stored)]
         self._plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
 
@@ -279,14 +275,9 @@ class CinnLikeKernel(torch.nn.Module):
             names[f"_in_strides{i}"] = self._in_strides[i]
         for k, (shape, strides, dtype) in enumerate(self._out_alloc):
             names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
-        if self.call_code is None:
-            source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
-                                  self.single, self._stream is not None)
-            code = compile(source, "<cinn_like partition>", "exec")
-            self.call_code = marshal.dumps(code)
-        else:
-            code = marshal.loads(self.call_code)
-        exec(code, names)
+        source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
+                              self.single, self._stream is not None)
+        exec(compile(source, "<cinn_like partition>", "exec"), names)
         return names["run_partition"]
 
     def _prepare(self, i, t, meta):
@@ -393,7 +384,7 @@ def _real_tensors():
     return unset_fake_temporarily()
 
 
-def _stored_shape(shape, order):
+def stored_shape(shape, order):
     """`shape` in memory order `order` (None: as it is)."""
     return shape if order is None else tuple(shape[d] for d in order)
 
@@ -455,14 +446,13 @@ def compile_partition(sub, target):
     return kernel
 
 
-def make_kernel(module, inputs, outputs, num_prog_outputs, single, call_code=None):
+def make_kernel(module, inputs, outputs, num_prog_outputs, single):
     """The kernel that runs `module` for a partition of these inputs (tensor metas, None for a
-    size) and outputs (build_program's); `call_code`: a CinnLikeKernel's compiled call, as an
-    earlier kernel of the same partition had it."""
+    size) and outputs (build_program's)."""
     metas = [m for m in inputs if m is not None] + [o[2] for o in outputs if o[0] == "prog"]
     if any(m is None for m in inputs) or any(is_symbolic(m) for m in metas):
         return SymbolicKernel(module, inputs, outputs, num_prog_outputs, single)
-    return CinnLikeKernel(module, inputs, outputs, num_prog_outputs, single, call_code)
+    return CinnLikeKernel(module, inputs, outputs, num_prog_outputs, single)
 
 
 __all__ = ["compile_partition", "make_kernel", "CinnLikeKernel", "DTYPES", "pshape"]

@@ -259,13 +259,14 @@ def splice(gm, pieces):
     takes the place of the piece's last node. Nodes go in the old order, except that one whose
     inputs are not there yet (a user of a piece's output may precede the piece's last node)
     waits until they are: a stable topological sort, as fuse_partitions does. Building anew
-    costs the nodes kept, not those replaced (a warm start replaces a thousand nodes or more)."""
+    costs the nodes kept, not those replaced (a warm start replaces a thousand nodes or more).
+    Pieces that reach each other through nodes outside them (a stored plan's, changed) raise
+    AssertionError and leave gm as it was."""
     if not pieces:
         return gm
     old = gm.graph
     unit = {}  # a node of a piece -> the piece's index; other nodes are units of their own
-    for i, (nodes, _, _, kernel) in enumerate(pieces):
-        setattr(gm, f"fused_{i}", kernel)  # the graph calls its function: kept alive here
+    for i, (nodes, _, _, _) in enumerate(pieces):
         unit.update((n, i) for n in nodes)
     graph = torch.fx.Graph(owning_module=gm, tracer_cls=old._tracer_cls,
                            tracer_extras=old._tracer_extras)
@@ -310,5 +311,7 @@ def splice(gm, pieces):
             todo.extend(reversed(waiting.pop(u, ())))
     if waiting:
         raise AssertionError("splice: the pieces' dependencies form a cycle")
+    for i, (_, _, _, kernel) in enumerate(pieces):
+        setattr(gm, f"fused_{i}", kernel)  # the graph calls its function: kept alive here
     gm.graph = graph
     return gm

@@ -5,9 +5,23 @@ converting them to Programs.
 
 A plan holds, per partition that compiled, its nodes, inputs and outputs as positions in the
 graph's node list, its Program's JSON and the kernel's result layout; and the graph's fallbacks
-with their reasons. Loading the Program's Module then hits the compile cache (cinn_like's
-DiskCache: no NVRTC, no LLVM), and the backend splices the kernels into the graph as after a
-cold compile (partition.splice).
+with their reasons (plan_body.py writes and reads that body). Loading the Program's Module then
+hits the compile cache (cinn_like's DiskCache: no NVRTC, no LLVM), and the backend splices the
+kernels into the graph as after a cold compile (partition.splice).
+
+A plan holds no code. Version 1 carried each kernel's call (kernel._call_source) as marshalled
+Python bytecode, which the backend ran: a body changed and signed again (a bug, or whoever can
+write the directory; the checksum finds only damage) ran any bytecode, or a call that returned
+the wrong values or raised at the first call, past every check. Checking bytecode against its
+source means compiling the source, which is all the stored code saved (about 4 ms at 200
+inputs), so the kernel writes and compiles its call from the plan's fields, and those fields are
+checked against the graph and the compiled Module before any of it is used (plan_body.py): a
+plan that does not fit is counted as plan_stale, the graph compiled as if there were none and
+its plan replaced. What is not checked is the Program's meaning (checking it would be converting
+the partition again, the work a plan saves): a Program with the partition's arguments is trusted
+as the compile cache's machine code is, for who can write the directory. The fuzz target
+tests/python/test_torch_plan_fuzz.py (with tests/python/plan_mutator.py) holds the loader to
+this: mutated plans signed again are either used with eager's results or rejected and replaced.
 
 The key (`graph_key`) is a SHA-256 over the graph's structure: each node's op, target and
 arguments (nodes by position), the placeholders' dtypes, shapes, strides and devices, and the
@@ -16,8 +30,8 @@ where an op's metadata function is user code (a custom op): the plan also holds 
 every partition's inputs and outputs, and a plan whose metadata differs from the graph's is not
 used (counted as plan_stale) and is replaced. Beside them: the policy, the flags set through
 cinn_like.torch and the FLAGS_cinn_like_* environment, the GPUs' compute capabilities, PyTorch's
-version, Python's bytecode version, this package's files and the library (path, size,
-modification time: another build is another key). Graphs with symbolic sizes, call_module nodes
+version, this package's files and the library (path, size, modification time: another build
+is another key). Graphs with symbolic sizes, call_module nodes
 or arguments it cannot spell exactly are not cached.
 
 An entry is <cache dir>/<key>.clp: a line "cinn_like plan <version> <sha256 of the body>" and
@@ -30,7 +44,6 @@ is not empty): cinn_like_cache=false turns both off.
 """
 import errno
 import hashlib
-import importlib.util
 import json
 import os
 import stat
@@ -44,7 +57,7 @@ from .. import _lib
 from . import cache
 from .symbolic import is_symbolic
 
-_VERSION = 1
+_VERSION = 2  # 2: no bytecode (kernel calls are written from the plan's fields)
 _MAGIC = b"cinn_like plan"
 _SUFFIX = ".clp"
 
@@ -66,8 +79,7 @@ def _code_identity():
     """PyTorch's version, this package's files and the library, as text (once per process)."""
     with _identity_lock:
         if not _identity:
-            # The interpreter's bytecode version: plans hold marshalled code (kernel.py).
-            parts = [f"torch {torch.__version__}", f"python {importlib.util.MAGIC_NUMBER!r}"]
+            parts = [f"torch {torch.__version__}"]
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             paths = [_lib.lib._name]
             for folder, dirs, files in os.walk(root):

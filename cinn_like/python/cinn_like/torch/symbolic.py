@@ -233,7 +233,7 @@ class SymbolicKernel(torch.nn.Module):
     graph passes, which the Program does not take); `outputs` as CinnLikeKernel's."""
 
     def __init__(self, module, inputs, outputs, num_prog_outputs, single):
-        from .kernel import _memory_order  # noqa: PLC0415 (kernel imports this module)
+        from .kernel import memory_order  # noqa: PLC0415 (kernel imports this module)
         super().__init__()
         self.module = module
         self.inputs = inputs
@@ -256,7 +256,7 @@ class SymbolicKernel(torch.nn.Module):
         # Static tensors dense in another order than row-major (a transposed weight) are
         # Program tensors in their memory order, as CinnLikeKernel's (kernel.build_program).
         self._in_shapes = [None if m is None else self._texts(m) for m in inputs]
-        self._in_orders = [None if m is None else _memory_order(m) for m in inputs]
+        self._in_orders = [None if m is None else memory_order(m) for m in inputs]
         self._out_shapes = [None] * num_prog_outputs
         self._out_orders = [None] * num_prog_outputs
         self._out_strides = [None] * num_prog_outputs
@@ -265,7 +265,7 @@ class SymbolicKernel(torch.nn.Module):
             if o[0] == "prog":
                 k, meta = o[1], o[2]
                 self._out_shapes[k] = self._texts(meta)
-                self._out_orders[k] = _memory_order(meta)
+                self._out_orders[k] = memory_order(meta)
                 self._out_strides[k] = ([str(st) for st in meta.stride()] if self._out_orders[k]
                                         else _strides(self._out_shapes[k]))
                 self._out_dtypes[k] = meta.dtype
@@ -348,13 +348,13 @@ class SymbolicKernel(torch.nn.Module):
     def _plan_for(self, key):
         """The C call plan of one set of symbol values (kept: a model sees a few sizes; past 64
         the oldest half is dropped)."""
-        from .kernel import _make_plan, _stored_shape  # noqa: PLC0415
+        from .kernel import _make_plan, stored_shape  # noqa: PLC0415
         values = dict(zip(self._symbols.values(), key))
         def sizes(texts):
             return tuple(eval(t, {}, values) for t in texts)  # noqa: S307 (our own size texts)
-        specs = [(m.dtype, _stored_shape(sizes(self._in_shapes[i]), self._in_orders[i]))
+        specs = [(m.dtype, stored_shape(sizes(self._in_shapes[i]), self._in_orders[i]))
                  for i, m in enumerate(self.inputs) if m is not None]
-        specs += [(dt, _stored_shape(sizes(s), order))
+        specs += [(dt, stored_shape(sizes(s), order))
                   for dt, s, order in zip(self._out_dtypes, self._out_shapes, self._out_orders)]
         plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
         if len(self._plans) >= 64:
