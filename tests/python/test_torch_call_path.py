@@ -213,9 +213,9 @@ class CallPathTest(unittest.TestCase):
         compiles = []
         real = backend._compile_sub
 
-        def counted(sub, target):
+        def counted(sub, target, pooled=()):
             compiles.append(len([n for n in sub.graph.nodes if n.op == "call_function"]))
-            return real(sub, target)
+            return real(sub, target, pooled)
 
         backend._compile_sub = counted
         self.addCleanup(setattr, backend, "_compile_sub", real)
@@ -315,6 +315,36 @@ class CallPathTest(unittest.TestCase):
             self.assertIs(got[1], args[0])
         with self.assertRaisesRegex(TypeError, "missing 1 required positional argument"):
             kernel(x)
+
+    def test_pooled_results_share_one_block_and_track_eager(self):
+        # Results a training forward only saves are allocated as one block per call
+        # (kernel.OutputPool): of several dtypes, one stored transposed, one a view of another;
+        # each 256 bytes aligned in the block, in a new block at each call (a kept result is never
+        # overwritten), and a result outside the pool in its own allocation.
+        def f(x, w):
+            y = torch.exp(x) * w
+            return y.sum(), y, x > 0, (y + 1).t(), y.view(-1)[1:7], (x * 3).to(torch.int64)
+        x, w = torch.randn(6, 5), torch.randn(5)
+        kernel = compile_partition(make_fx(f)(x, w), "x86", pooled=(1, 2, 3, 4, 5))
+        self.assertEqual(set(kernel.pool.offsets), {o[1] for o in kernel.outputs[1:]})
+        self.assertNotIn(kernel.outputs[0][1], kernel.pool.offsets)
+        kept = []
+        for _ in range(3):
+            args = (torch.randn(6, 5), torch.randn(5))
+            got, want = kernel(*args), f(*args)
+            for g, e in zip(got, want):
+                torch.testing.assert_close(g, e)
+                self.assertEqual(g.stride(), e.stride())
+            block = {g.untyped_storage().data_ptr() for g in got[1:]}
+            self.assertEqual(len(block), 1, "the pooled results are not in one block")
+            self.assertNotIn(got[0].untyped_storage().data_ptr(), block)
+            start = got[1].untyped_storage().data_ptr()
+            for g in got[1:]:
+                self.assertEqual((g.data_ptr() - start) % 256, 0, "a pooled result is not aligned")
+            kept.append((got, [e.clone() for e in want]))
+        for got, want in kept:
+            for g, e in zip(got, want):
+                torch.testing.assert_close(g, e, msg="a later call overwrote a kept result")
 
     def test_channels_last_tensors_pass_without_copies(self):
         # A channels-last input and result are Program tensors in memory order (a transpose

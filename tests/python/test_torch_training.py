@@ -151,8 +151,8 @@ class TorchTrainingTest(unittest.TestCase):
         self.addCleanup(setattr, plan_cache, "enabled", True)
         kinds = []
 
-        def compile_partition(sub, target):
-            k = kernel.compile_partition(sub, target)
+        def compile_partition(sub, target, pooled=()):
+            k = kernel.compile_partition(sub, target, pooled)
             kinds.extend(r[0] for r in k.outputs)
             return k
 
@@ -178,6 +178,51 @@ class TorchTrainingTest(unittest.TestCase):
             for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
                 torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
                                            msg=lambda m: f"{dev} grad {name}: {m}")
+
+    def test_a_forward_allocates_what_it_saves_as_one_block(self):
+        # What a training forward returns only for its backward is allocated as one block per
+        # call (kernel.OutputPool: one allocation before the kernels run, not one per saved
+        # tensor); its output, which the caller may keep, has an allocation of its own, so
+        # keeping it keeps none of the saved tensors alive; also where a stored graph plan gives
+        # the kernels (a warm start). Gradients as eager's.
+        import cinn_like  # noqa: PLC0415
+        for dev in devices():
+            with self.subTest(dev=dev):
+                torch.manual_seed(3)
+                eager = torch.nn.Sequential(
+                    torch.nn.Linear(32, 64), torch.nn.GELU(), torch.nn.LayerNorm(64),
+                    torch.nn.Linear(64, 64), torch.nn.Tanh(), torch.nn.Linear(64, 8)).to(dev)
+                mine = copy.deepcopy(eager)
+                params = {p.data_ptr() for p in mine.parameters()}
+                for start in ("cold", "warm"):
+                    hits = ct.stats().get("plan_hits", 0)
+                    cmodel = compiled(mine)  # Dynamo reset: compiled again, or from the plan
+                    x = torch.randn(16, 32, device=dev)
+                    saved = []
+
+                    def pack(s):
+                        saved.append(s)
+                        return s
+
+                    with torch.autograd.graph.saved_tensors_hooks(pack, lambda s: s):
+                        got = cmodel(x)
+                    computed = [s for s in saved if s.data_ptr() not in params
+                                and s.data_ptr() != x.data_ptr()]
+                    blocks = {s.untyped_storage().data_ptr() for s in computed}
+                    self.assertGreaterEqual(len(computed), 3, saved)
+                    self.assertEqual(len(blocks), 1, f"{start}: {len(computed)} saved in "
+                                     f"{len(blocks)} allocations")
+                    self.assertNotIn(got.untyped_storage().data_ptr(), blocks)
+                    want = eager(x)
+                    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+                    g = torch.randn_like(want)
+                    got.backward(g)
+                    want.backward(g)
+                    if start == "warm" and cinn_like.cache_dir():
+                        self.assertGreater(ct.stats().get("plan_hits", 0), hits)
+                for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
+                    torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
+                                               msg=lambda m: f"{dev} grad {name}: {m}")
 
     def test_layer_norm_output_and_gradients_over_two_dims(self):
         # Training keeps mean and rstd for the backward: the output is made from them

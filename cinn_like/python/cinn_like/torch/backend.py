@@ -19,7 +19,8 @@ from . import (allocator, cache, cudagraph, isolate, plan_body, plan_cache, poli
                seeds, symbolic)
 from .kernel import CinnLikeKernel, build_program, compile_partition, make_kernel
 from .ops import attention
-from .partition import KEEP_OUTPUT_ALIASES, CinnLikeSupport, propose, splice
+from .partition import (KEEP_OUTPUT_ALIASES, SAVED_FROM, CinnLikeSupport, propose, saved_only,
+                        splice)
 from .registry import val
 
 
@@ -32,11 +33,21 @@ def _target(nodes, cpu_target):
     return cpu_target
 
 
-def _partitions_that_compile(gm, support):
+def _pooled(nodes, outputs, saved):
+    """The positions of a partition's `outputs` that are only saved for the backward, and read
+    by no node outside the partition but the graph's output (an op left to PyTorch could return
+    a view of one, which would keep the block alive): the kernel allocates them together
+    (kernel.OutputPool)."""
+    inside = set(nodes)
+    return tuple(i for i, n in enumerate(outputs)
+                 if n in saved and all(u in inside or u.op == "output" for u in n.users))
+
+
+def _partitions_that_compile(gm, support, saved):
     """Proposes the supported partitions of gm and compiles each; a partition that fails has
     its op at fault found (isolate.find_culprit) and refused, and the partitions are proposed
     anew, until every one compiles. Returns, per partition, (its nodes in topological order, its
-    inputs, its outputs, its kernel)."""
+    inputs, its outputs, its kernel); `saved`: the nodes only saved for the backward."""
     first = True
     while True:
         sorted_nodes = propose(gm, support)
@@ -47,9 +58,11 @@ def _partitions_that_compile(gm, support):
         for i, nodes in enumerate(sorted_nodes):
             made = []  # what the last compile made: the partition's, when it compiles
 
-            def compile_fn(trial, target=_target(nodes, support.rules.cpu_target), made=made):
+            def compile_fn(trial, target=_target(nodes, support.rules.cpu_target), made=made,
+                           nodes=nodes):
                 sub, inputs, outputs = trial
-                made[:] = [inputs, outputs, _compile_sub(sub, target)]
+                pooled = _pooled(nodes, outputs, saved)
+                made[:] = [inputs, outputs, _compile_sub(sub, target, pooled)]
                 return made[2]
 
             error = isolate.try_compile(gm, nodes, compile_fn, fused.get(i))
@@ -90,10 +103,10 @@ def _compile_ahead(gm, sorted_nodes, cpu_target):
     return subs
 
 
-def _compile_sub(sub, target):
+def _compile_sub(sub, target, pooled=()):
     if target == "cuda":
         allocator.install()
-    return compile_partition(sub, target)
+    return compile_partition(sub, target, pooled)
 
 
 def compile_graph(gm, example_inputs, options=None):
@@ -150,11 +163,12 @@ def _compile_fused_graph(gm, rules):
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
     plan = plan_cache.load(key)
-    planned = _splice_plan(gm, plan, rules.cpu_target) if plan is not None else None
+    saved = saved_only(gm)
+    planned = _splice_plan(gm, plan, rules.cpu_target, saved) if plan is not None else None
     if planned is not None:
         fused, pieces = planned
     else:
-        pieces = _compile_partitions(gm, rules, key)
+        pieces = _compile_partitions(gm, rules, key, saved)
         fused = splice(gm, pieces)
     for nodes, _, _, _ in pieces:
         cache.count("partitions")
@@ -172,12 +186,12 @@ def _compile_fused_graph(gm, rules):
     return boxed
 
 
-def _compile_partitions(gm, rules, key):
+def _compile_partitions(gm, rules, key, saved):
     """The pieces (partition.splice's) of gm found and compiled; their plan is stored under
     `key` (None: not cached)."""
     reported = len(cache.fallback_report())
     support = CinnLikeSupport(rules)
-    pieces = _partitions_that_compile(gm, support)
+    pieces = _partitions_that_compile(gm, support, saved)
     unexpected = support.unexpected_fallbacks()
     if rules.strict and unexpected:
         raise policy.strict_error(unexpected)
@@ -193,7 +207,7 @@ def _compile_partitions(gm, rules, key):
     return pieces
 
 
-def _splice_plan(gm, plan, cpu_target):
+def _splice_plan(gm, plan, cpu_target, saved):
     """(gm with the kernels of its stored plan spliced in, the pieces), their Modules from the
     compile cache; the plan's fallbacks reported and counted as a compile would. None where the
     plan does not fit gm (plan_body checks every field against gm and the Modules: a partition's
@@ -214,7 +228,7 @@ def _splice_plan(gm, plan, cpu_target):
             # The kernel writes its call from these fields (kernel._call_source): a plan holds
             # no code.
             kernel = make_kernel(module, metas, results, p["num_prog_outputs"],
-                                 len(outputs) == 1)
+                                 len(outputs) == 1, _pooled(body, outputs, saved))
             pieces.append((body, inputs, outputs, kernel))
         # Raises where the partitions reach each other through nodes outside them.
         fused = splice(gm, pieces)
@@ -290,6 +304,16 @@ def _decompositions():
     return table
 
 
+def _partition_marking_saved(joint, joint_inputs, **kwargs):
+    """Inductor's min-cut partitioner (it saves for the backward only what is cheaper to keep
+    than to recompute); the forward it returns is marked with where its saved values begin
+    (partition.SAVED_FROM: after the forward's own num_fwd_outputs outputs)."""
+    fw, bw = min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
+    if "num_fwd_outputs" in kwargs:
+        fw.meta[SAVED_FROM] = kwargs["num_fwd_outputs"]
+    return fw, bw
+
+
 # torch.compile's modes: those that ask Inductor for CUDA graphs ask cinn_like for them.
 _CUDAGRAPH_MODES = ("reduce-overhead", "max-autotune")
 _MODES = (None, "default", "max-autotune-no-cudagraphs") + _CUDAGRAPH_MODES
@@ -329,7 +353,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     # fusion groups instead of written and read back (peak memory as Inductor's).
     aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,
                        inference_compiler=inference, decompositions=_decompositions(),
-                       partition_fn=min_cut_rematerialization_partition)
+                       partition_fn=_partition_marking_saved)
     wrapped = aot(gm, example_inputs, **kwargs)
     plain = all(type(x) in (torch.Tensor, torch.nn.Parameter) or not isinstance(x, torch.Tensor)
                 for x in example_inputs)

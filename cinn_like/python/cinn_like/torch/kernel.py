@@ -215,7 +215,7 @@ class CinnLikeKernel(torch.nn.Module):
     torch backend puts `call` in the graph in place of the module (no module lookup per call);
     `__call__` and `forward` are `call` too."""
 
-    def __init__(self, module, inputs, outputs, num_prog_outputs, single):
+    def __init__(self, module, inputs, outputs, num_prog_outputs, single, pooled=()):
         super().__init__()
         self.module = module
         self.inputs = inputs
@@ -240,6 +240,9 @@ class CinnLikeKernel(torch.nn.Module):
         # strides of inputs stored in another order (None: contiguous).
         self._expect = [(m.dtype, torch.Size(m.shape)) for m in inputs]
         self._in_strides = [tuple(m.stride()) if memory_order(m) else None for m in inputs]
+        # Program outputs allocated together, in one block per call (OutputPool): the saved
+        # activations of a training forward.
+        self.pool = OutputPool(pooled, self._out_alloc)
         self._device = torch.device(self.device)
         self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
         self._empty = _empty(self._device)
@@ -275,8 +278,9 @@ class CinnLikeKernel(torch.nn.Module):
             names[f"_in_strides{i}"] = self._in_strides[i]
         for k, (shape, strides, dtype) in enumerate(self._out_alloc):
             names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
+        names.update(self.pool.names())
         source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
-                              self.single, self._stream is not None)
+                              self.single, self._stream is not None, self.pool)
         exec(compile(source, "<cinn_like partition>", "exec"), names)
         return names["run_partition"]
 
@@ -389,11 +393,14 @@ def stored_shape(shape, order):
     return shape if order is None else tuple(shape[d] for d in order)
 
 
-def _call_source(in_strides, outputs, num_prog_outputs, single, cuda):
+def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None):
     """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
     line for its number of inputs and outputs. `in_strides`: per input, the strides expected
-    (None: contiguous). The names it reads (`_dtype<i>`, `_shape<i>`, `_size<k>`, `_plan`, ...)
-    are bound by CinnLikeKernel._fast_call."""
+    (None: contiguous); `pool`: the OutputPool of the outputs allocated as one block, whose
+    tensors are made after the run (the kernels are queued by then). The names it reads
+    (`_dtype<i>`, `_shape<i>`, `_size<k>`, `_plan`, ...) are bound by CinnLikeKernel._fast_call
+    and OutputPool.names."""
+    pool = pool or OutputPool((), [])
     num_inputs = len(in_strides)
     params = ", ".join(f"a{i}" for i in range(num_inputs))
     device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
@@ -405,35 +412,47 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda):
     lines = [f"def run_partition({params}):",
              f"    if ({checks or 'True'}):"]
     for k in range(num_prog_outputs):
-        lines.append(f"        o{k} = _empty(_size{k}, _strides{k}, _odtype{k})")
+        if k not in pool.offsets:
+            lines.append(f"        o{k} = _empty(_size{k}, _strides{k}, _odtype{k})")
+    if pool.offsets:
+        lines.append("        block = _empty(_pool_bytes, (1,), _pool_uint8)")
+        lines.append("        at = block.data_ptr()")
     pointers = [f"a{i}.data_ptr()" for i in range(num_inputs)]
-    pointers += [f"o{k}.data_ptr()" for k in range(num_prog_outputs)]
+    pointers += [f"at + {pool.offsets[k][0]}" if k in pool.offsets else f"o{k}.data_ptr()"
+                 for k in range(num_prog_outputs)]
     lines.append(f"        rc = _run(_plan, _ptrs({', '.join(pointers)}), "
                  f"{'_stream()' if cuda else 'None'})")
     lines.append("        if rc:")
     lines.append("            _fail(rc)")
-    lines.append(f"        return {_results(outputs, single)}")
+    for j, _ in enumerate(pool.dtypes):
+        lines.append(f"        v{j} = block.view(_pool_dtype{j})")
+    for k, (_, j) in sorted(pool.offsets.items()):
+        lines.append(f"        o{k} = v{j}.as_strided(_size{k}, _strides{k}, _pool_at{k})")
+    lines.append(f"        return {_results(outputs, single, pool)}")
     lines.append(f"    return _slow({params})")
     return "\n".join(lines) + "\n"
 
 
-def _results(outputs, single):
+def _results(outputs, single, pool=None):
     """Python of a partition call's results: o<k> for Program output k, a view of it, a<i> for
-    input i passed through, None; one value or a tuple."""
+    input i passed through, None; one value or a tuple. A view's offset counts from its
+    base's start, in the block where the base is pooled."""
     def one(r):
         if r[0] == "view":
             m = r[2]
+            at = f" + _pool_at{r[1]}" if pool and r[1] in pool.offsets else ""
             return (f"o{r[1]}.as_strided({tuple(m.shape)}, {tuple(m.stride())}, "
-                    f"{m.storage_offset()})")
+                    f"{m.storage_offset()}{at})")
         return f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
     results = [one(r) for r in outputs]
     return results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"
 
 
-def compile_partition(sub, target):
+def compile_partition(sub, target, pooled=()):
     """A CinnLikeKernel (a SymbolicKernel under symbolic sizes) for the fused partition `sub`, or
-    raises (CinnLikeError, Unsupported). The kernel keeps its Program's JSON (`program`) and
-    result layout (`outputs`, `num_prog_outputs`) for the graph plan cache (plan_cache.py)."""
+    raises (CinnLikeError, Unsupported); `pooled`: make_kernel's. The kernel keeps its Program's
+    JSON (`program`) and result layout (`outputs`, `num_prog_outputs`) for the graph plan cache
+    (plan_cache.py)."""
     b, inputs, outputs, n = build_program(sub)
     if n == 0:
         raise ValueError("partition computes nothing")
@@ -441,18 +460,66 @@ def compile_partition(sub, target):
     module = cache.get_module(program, target)
     out_node = next(x for x in sub.graph.nodes if x.op == "output")
     single = not isinstance(out_node.args[0], (list, tuple))
-    kernel = make_kernel(module, inputs, outputs, n, single)
+    kernel = make_kernel(module, inputs, outputs, n, single, pooled=pooled)
     kernel.program = program
     return kernel
 
 
-def make_kernel(module, inputs, outputs, num_prog_outputs, single):
+def make_kernel(module, inputs, outputs, num_prog_outputs, single, pooled=()):
     """The kernel that runs `module` for a partition of these inputs (tensor metas, None for a
-    size) and outputs (build_program's)."""
+    size) and outputs (build_program's); `pooled`: the positions in `outputs` whose Program
+    outputs may share one allocation (pooled_outputs)."""
     metas = [m for m in inputs if m is not None] + [o[2] for o in outputs if o[0] == "prog"]
     if any(m is None for m in inputs) or any(is_symbolic(m) for m in metas):
         return SymbolicKernel(module, inputs, outputs, num_prog_outputs, single)
-    return CinnLikeKernel(module, inputs, outputs, num_prog_outputs, single)
+    return CinnLikeKernel(module, inputs, outputs, num_prog_outputs, single,
+                          pooled_outputs(outputs, pooled))
+
+
+def pooled_outputs(outputs, positions):
+    """The Program outputs of `outputs` (build_program's) that only results at `positions`
+    return, as they are or viewed: those that may share one block."""
+    others = {o[1] for i, o in enumerate(outputs)
+              if o[0] in ("prog", "view") and i not in positions}
+    return sorted({o[1] for i, o in enumerate(outputs)
+                   if o[0] in ("prog", "view") and i in positions} - others)
+
+
+class OutputPool:
+    """Program outputs allocated as one block per call: one allocation before the run where
+    each would take its own (about 2 us each on the CUDA caching allocator, paid before the
+    first kernel is queued: 85 of them before a GPT-2 training forward's first kernel), and the
+    outputs' tensors made as views of the block after the run, while the GPU works.
+
+    Only for outputs that live and die together: a training forward's saved activations, held
+    by AOTAutograd until the backward has run (the torch backend pools what the forward graph
+    returns only to save, backend.py). The block lives as long as any of them does: a result
+    the caller keeps (the loss) must not be in it.
+
+    `offsets`: Program output -> (byte offset in the block, index of its dtype in `dtypes`);
+    each output starts on a 256-byte boundary (cuBLASLt's best alignment, any vector width)."""
+
+    ALIGN = 256
+
+    def __init__(self, pooled, out_alloc):
+        self.offsets, self.dtypes, self.bytes = {}, [], 0
+        for k in pooled:
+            shape, strides, dtype = out_alloc[k]
+            if dtype not in self.dtypes:
+                self.dtypes.append(dtype)
+            span = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, strides))
+            self.offsets[k] = (self.bytes, self.dtypes.index(dtype))
+            size = span * dtype.itemsize
+            self.bytes += -(-size // self.ALIGN) * self.ALIGN
+
+    def names(self):
+        """The constants `_call_source`'s pooled lines read."""
+        names = {"_pool_bytes": (max(self.bytes, self.ALIGN),), "_pool_uint8": torch.uint8}
+        for j, dtype in enumerate(self.dtypes):
+            names[f"_pool_dtype{j}"] = dtype
+        for k, (at, j) in self.offsets.items():
+            names[f"_pool_at{k}"] = at // self.dtypes[j].itemsize  # in elements of the view
+        return names
 
 
 __all__ = ["compile_partition", "make_kernel", "CinnLikeKernel", "DTYPES", "pshape"]

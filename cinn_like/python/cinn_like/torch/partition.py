@@ -107,6 +107,26 @@ def _view_source(node):
 KEEP_OUTPUT_ALIASES = "cinn_like_keep_output_aliases"
 
 
+# Set in a training forward's GraphModule.meta by the backend (its partition_fn): the position
+# of the first output AOTAutograd's partitioner returns only to be saved for the backward.
+SAVED_FROM = "cinn_like_saved_from"
+
+
+def saved_only(gm):
+    """The nodes a training forward returns only to be saved for its backward (SAVED_FROM): at
+    no position of the output before the saved ones. AOTAutograd holds them until the backward
+    has run, all of them: their kernels may allocate them together (kernel.OutputPool)."""
+    start = gm.meta.get(SAVED_FROM)
+    out = next((n for n in reversed(gm.graph.nodes) if n.op == "output"), None)
+    if start is None or out is None or not isinstance(out.args[0], (list, tuple)):
+        return set()
+    first = {}
+    for i, a in enumerate(out.args[0]):
+        if isinstance(a, torch.fx.Node):
+            first.setdefault(a, i)
+    return {n for n, i in first.items() if i >= start and n.op == "call_function"}
+
+
 def aliased_output_views(graph):
     """The view nodes that PyTorch must run so that outputs which share storage in eager share
     it here too (`return y, y[1:]`): the views on the way from each output to the value it is a
