@@ -224,6 +224,42 @@ class TorchTrainingTest(unittest.TestCase):
                     torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
                                                msg=lambda m: f"{dev} grad {name}: {m}")
 
+    def test_batch_norm_statistics_are_written_back_by_one_call(self):
+        # A training step writes BatchNorm's running mean, variance and batch count: AOTAutograd
+        # keeps those writes in the forward graph (copy_ into the inputs), and the backend makes
+        # them one write-back call (write_back.py: one _foreach_copy_), PyTorch's work, not a
+        # fallback. The statistics, outputs and gradients after three steps are eager's.
+        from cinn_like.torch import write_back  # noqa: PLC0415
+        grouped = []
+        real = write_back.group_input_copies
+
+        def spy(gm):
+            grouped.append(real(gm))
+            return grouped[-1]
+        write_back.group_input_copies = spy
+        self.addCleanup(setattr, write_back, "group_input_copies", real)
+        for dev in devices():
+            with self.subTest(dev=dev):
+                torch.manual_seed(2)
+                eager = SmallCNN().to(dev).train()
+                mine = copy.deepcopy(eager)
+                grouped.clear()
+                before = ct.stats()["ops_fallback"]
+                cmodel = compiled(mine)
+                for _ in range(3):
+                    x = torch.randn(4, 3, 16, 16, device=dev)
+                    got, want = cmodel(x), eager(x)
+                    torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5)
+                    got.square().sum().backward()
+                    want.square().sum().backward()
+                self.assertEqual(ct.stats()["ops_fallback"], before, ct.fallback_report())
+                self.assertIn(3, grouped, "the three statistics were not written back by one call")
+                for (name, b), be in zip(mine.named_buffers(), eager.buffers()):
+                    torch.testing.assert_close(b, be, rtol=1e-5, atol=1e-6, msg=name)
+                for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
+                    torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-4,
+                                               msg=lambda m: f"{dev} grad {name}: {m}")
+
     def test_layer_norm_output_and_gradients_over_two_dims(self):
         # Training keeps mean and rstd for the backward: the output is made from them
         # (ops/nn.py). Normalized over the last two dims, against float64 eager.

@@ -16,7 +16,7 @@ from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
 from . import (allocator, cache, cudagraph, isolate, plan_body, plan_cache, policy, sdpa_dropout,
-               seeds, symbolic)
+               seeds, symbolic, write_back)
 from .kernel import CinnLikeKernel, build_program, compile_partition, make_kernel
 from .ops import attention
 from .partition import (KEEP_OUTPUT_ALIASES, SAVED_FROM, CinnLikeSupport, propose, saved_only,
@@ -34,13 +34,13 @@ def _target(nodes, cpu_target):
 
 
 def _pooled(nodes, outputs, saved):
-    """The positions of a partition's `outputs` that are only saved for the backward, and read
-    by no node outside the partition but the graph's output (an op left to PyTorch could return
-    a view of one, which would keep the block alive): the kernel allocates them together
-    (kernel.OutputPool)."""
+    """The positions of a partition's `outputs` that are only saved for the backward or written
+    back into inputs (`saved`), and read by no node outside the partition but the graph's output
+    and the write-back (an op left to PyTorch could return a view of one, which would keep the
+    block alive): the kernel allocates them together (kernel.OutputPool)."""
     inside = set(nodes)
-    return tuple(i for i, n in enumerate(outputs)
-                 if n in saved and all(u in inside or u.op == "output" for u in n.users))
+    return tuple(i for i, n in enumerate(outputs) if n in saved and all(
+        u in inside or u.op == "output" or write_back.is_write_back(u) for u in n.users))
 
 
 def _partitions_that_compile(gm, support, saved):
@@ -160,10 +160,11 @@ def _compile_graph(gm, rules):
 def _compile_fused_graph(gm, rules):
     cache.count("graphs")
     seeds.add_seeds(gm)
+    write_back.group_input_copies(gm)
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
     plan = plan_cache.load(key)
-    saved = saved_only(gm)
+    saved = saved_only(gm) | write_back.copied_only(gm)
     planned = _splice_plan(gm, plan, rules.cpu_target, saved) if plan is not None else None
     if planned is not None:
         fused, pieces = planned
@@ -351,9 +352,13 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     # The min-cut partitioner (Inductor's) saves for the backward only what is cheaper to keep
     # than to recompute: elementwise ops between saved values are recomputed in the backward's
     # fusion groups instead of written and read back (peak memory as Inductor's).
+    # Writes to inputs (BatchNorm's running statistics) stay in the graph, written back by one
+    # call (write_back.py), except in the CUDA-graph mode, whose graph must not write its
+    # inputs (AOTAutograd's wrapper then writes them back after the replay).
     aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,
                        inference_compiler=inference, decompositions=_decompositions(),
-                       partition_fn=_partition_marking_saved)
+                       partition_fn=_partition_marking_saved,
+                       keep_inference_input_mutations=not policy.resolve(options).cudagraphs)
     wrapped = aot(gm, example_inputs, **kwargs)
     plain = all(type(x) in (torch.Tensor, torch.nn.Parameter) or not isinstance(x, torch.Tensor)
                 for x in example_inputs)

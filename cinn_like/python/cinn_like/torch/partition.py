@@ -15,7 +15,7 @@ from torch.fx.passes.infra.partitioner import CapabilityBasedPartitioner, Partit
 from torch.fx.passes.operator_support import OperatorSupport
 from torch.fx.passes.utils.fuser_utils import topo_sort
 
-from . import cache, policy, seeds
+from . import cache, policy, seeds, write_back
 from . import ops  # noqa: F401 (registers the converters)
 from .registry import DENSE_VIEWS, DTYPES, Unsupported, convert_alone, pshape, val
 from .symbolic import no_new_guards
@@ -157,7 +157,9 @@ class CinnLikeSupport(OperatorSupport):
         self.verdicts = {}
         self.chosen = set()  # the nodes the allow and deny lists keep in PyTorch
         self.scalars = set()  # size arithmetic (s0 * s1): Python's work, not a fallback
-        self.seeds = set()  # seeds.philox_seed: PyTorch's generator draws it, not a fallback
+        # seeds.philox_seed (PyTorch's generator draws it) and write_back.copy_inputs (inputs
+        # written back): PyTorch's own work, not fallbacks.
+        self.seeds = set()
         # Views that outputs share storage through (aliased_output_views): PyTorch's, not a
         # fallback.
         self.views = {}
@@ -177,6 +179,9 @@ class CinnLikeSupport(OperatorSupport):
             elif node.target is seeds.philox_seed:  # PyTorch's generator, no fallback
                 self.seeds.add(node)
                 reason = "the random ops' seed, drawn from PyTorch's generator"
+            elif write_back.is_write_back(node):
+                self.seeds.add(node)
+                reason = "inputs written back (one _foreach_copy_)"
             elif node.target == operator.getitem:
                 v = node.meta.get("val")
                 reason = ("getitem of a non-tensor" if not isinstance(v, torch.Tensor)
@@ -235,9 +240,10 @@ _PURE_VIEWS = DENSE_VIEWS | {torch.ops.aten.expand.default, torch.ops.aten.slice
 def propose(gm, support):
     """The maximal supported partitions of gm ([their nodes in topological order]) under the
     verdicts of `support`."""
-    # The random ops' seeds run in PyTorch before everything they feed: not a reason to merge.
-    ops = [n for n in gm.graph.nodes
-           if n.op == "call_function" and n.target is not seeds.philox_seed]
+    # The random ops' seeds run in PyTorch before everything they feed, the write-back after
+    # everything: neither is a reason to split.
+    ops = [n for n in gm.graph.nodes if n.op == "call_function"
+           and n.target is not seeds.philox_seed and not write_back.is_write_back(n)]
     other_calls = any(n.op in ("call_method", "call_module") for n in gm.graph.nodes)
     if ops and not other_calls and all(support.is_node_supported(None, n) for n in ops):
         # Every op runs in cinn_like: one partition, without the partitioner's merging (its
