@@ -33,6 +33,38 @@ frontend::Program OuterFlat() {
   return *b.Build();
 }
 
+/// x [s0], y [s1], z [s2] -> their outer product flattened, [s0*s1*s2].
+frontend::Program OuterFlat3() {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, {Dim::Symbol("s0"), Dim::Known(1), Dim::Known(1)}, "x");
+  auto y = b.CreateInput(DType::kFloat32, {Dim::Known(1), Dim::Symbol("s1"), Dim::Known(1)}, "y");
+  auto z = b.CreateInput(DType::kFloat32, {Dim::Known(1), Dim::Known(1), Dim::Symbol("s2")}, "z");
+  b.MarkOutput(b.Reshape(b.Mul(b.Mul(x, y), z), {-1}));
+  return *b.Build();
+}
+
+TEST(SizeOverflow, AProductPastInt64IsRefusedAtTheCall) {
+  // 2^21 cubed is 2^63, which wraps to -2^63 in int64; each input fits the index range.
+  const std::string json = frontend::ProgramToJson(OuterFlat3());
+  cinn_like_module module = nullptr;
+  ASSERT_EQ(cinn_like_compile(json.c_str(), "x86", "f", &module), 0) << cinn_like_get_last_error();
+  cinn_like_function fn = nullptr;
+  ASSERT_EQ(cinn_like_module_lookup(module, "f", &fn), 0);
+  const int64_t s = int64_t{1} << 21;
+  std::vector<float> x(s, 1.0f), y(s, 1.0f), z(s, 1.0f), out(1, 0.0f);
+  std::vector<int64_t> xs{s, 1, 1}, ys{1, s, 1}, zs{1, 1, s}, os{0};
+  DLTensor a = FloatView(x.data(), xs), c = FloatView(y.data(), ys), d = FloatView(z.data(), zs),
+           o = FloatView(out.data(), os);
+  DLTensor* args[] = {&a, &c, &d, &o};
+  ASSERT_NE(cinn_like_call(fn, args, 4, nullptr), 0);
+  const std::string error = cinn_like_get_last_error();
+  EXPECT_THAT(error, HasSubstr("dim 0 = "));
+  EXPECT_THAT(error, HasSubstr("s2 from z dim 2"));
+  EXPECT_THAT(error, HasSubstr("the function addresses at most 2147483647 elements"));
+  EXPECT_EQ(out[0], 0.0f);
+  cinn_like_module_free(module);
+}
+
 TEST(SizeOverflow, AProductOfSymbolsThatWrapsIsRefusedAtTheCall) {
   const std::string json = frontend::ProgramToJson(OuterFlat());
   cinn_like_module module = nullptr;
