@@ -346,6 +346,25 @@ class CallPathTest(unittest.TestCase):
             for g, e in zip(got, want):
                 torch.testing.assert_close(g, e, msg="a later call overwrote a kept result")
 
+    def test_inputs_a_graph_writes_are_written_back_with_no_fallback(self):
+        # Writes to inputs stay in the graph and are written back by write_back.copy_inputs:
+        # in strict mode (a fallback raises), inputs written, one of them also returned (the
+        # graph returns the written input), of two dtypes; values and inputs as eager's.
+        def f(x, y, n):
+            x.add_(1.5)
+            y.mul_(2.0)
+            n.add_(1)
+            return y * x, y
+        g = torch.compile(f, backend="cinn_like", dynamic=False, options={"strict": True})
+        for _ in range(3):
+            args = [torch.randn(6), torch.randn(6), torch.randint(0, 9, (2,))]
+            want_args = [a.clone() for a in args]
+            got, want = g(*args), f(*want_args)
+            for a, w in zip(args, want_args):
+                torch.testing.assert_close(a, w)
+            torch.testing.assert_close(got, want)
+            self.assertEqual(got[1].data_ptr(), args[1].data_ptr(), "y is not the input")
+
     def test_channels_last_tensors_pass_without_copies(self):
         # A channels-last input and result are Program tensors in memory order (a transpose
         # inside the Program): the call takes them as they are (never the slow path, which

@@ -47,7 +47,8 @@ def _partitions_that_compile(gm, support, saved):
     """Proposes the supported partitions of gm and compiles each; a partition that fails has
     its op at fault found (isolate.find_culprit) and refused, and the partitions are proposed
     anew, until every one compiles. Returns, per partition, (its nodes in topological order, its
-    inputs, its outputs, its kernel); `saved`: the nodes only saved for the backward."""
+    inputs, its outputs, its kernel); `saved`: the nodes only saved for the backward or written
+    back into inputs (_pooled's)."""
     first = True
     while True:
         sorted_nodes = propose(gm, support)

@@ -31,7 +31,7 @@ import warnings
 
 import torch
 
-from . import cache
+from . import cache, write_back
 
 
 def _mutates_inputs(gm):
@@ -39,6 +39,8 @@ def _mutates_inputs(gm):
         schema = getattr(n.target, "_schema", None)
         if n.op == "call_function" and schema is not None and schema.is_mutable:
             return str(n.target)
+        if write_back.is_write_back(n):  # the backend keeps none in this mode: a safeguard
+            return "inputs written back (write_back.copy_inputs)"
     return None
 
 

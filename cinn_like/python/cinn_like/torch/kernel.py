@@ -492,9 +492,10 @@ class OutputPool:
     outputs' tensors made as views of the block after the run, while the GPU works.
 
     Only for outputs that live and die together: a training forward's saved activations, held
-    by AOTAutograd until the backward has run (the torch backend pools what the forward graph
-    returns only to save, backend.py). The block lives as long as any of them does: a result
-    the caller keeps (the loss) must not be in it.
+    by AOTAutograd until the backward has run, and values written back into inputs, which die
+    once written (the torch backend pools those no other node reads, backend._pooled). The
+    block lives as long as any of them does: a result the caller keeps (the loss) must not be
+    in it.
 
     `offsets`: Program output -> (byte offset in the block, index of its dtype in `dtypes`);
     each output starts on a 256-byte boundary (cuBLASLt's best alignment, any vector width)."""

@@ -159,7 +159,7 @@ class CinnLikeSupport(OperatorSupport):
         self.scalars = set()  # size arithmetic (s0 * s1): Python's work, not a fallback
         # seeds.philox_seed (PyTorch's generator draws it) and write_back.copy_inputs (inputs
         # written back): PyTorch's own work, not fallbacks.
-        self.seeds = set()
+        self.pytorch_work = set()
         # Views that outputs share storage through (aliased_output_views): PyTorch's, not a
         # fallback.
         self.views = {}
@@ -177,11 +177,11 @@ class CinnLikeSupport(OperatorSupport):
             elif node in self._aliased_views(node.graph):
                 reason = "a view that outputs share storage through: PyTorch makes it"
             elif node.target is seeds.philox_seed:  # PyTorch's generator, no fallback
-                self.seeds.add(node)
+                self.pytorch_work.add(node)
                 reason = "the random ops' seed, drawn from PyTorch's generator"
             elif write_back.is_write_back(node):
-                self.seeds.add(node)
-                reason = "inputs written back (one _foreach_copy_)"
+                self.pytorch_work.add(node)
+                reason = "inputs written back (one _foreach_copy_ per dtype)"
             elif node.target == operator.getitem:
                 v = node.meta.get("val")
                 reason = ("getitem of a non-tensor" if not isinstance(v, torch.Tensor)
@@ -223,7 +223,7 @@ class CinnLikeSupport(OperatorSupport):
         views = self.kept_views()
         return [n for n, r in self.verdicts.items()
                 if r is not None and n.target is not operator.getitem and n not in self.scalars
-                and n not in self.seeds and n not in views]
+                and n not in self.pytorch_work and n not in views]
 
     def unexpected_fallbacks(self):
         """[(op, reason)] of the fallbacks the allow and deny lists did not ask for: what strict
