@@ -80,7 +80,7 @@ def build_program(sub):
                     outputs.append(("input", placeholders.index(r), None))
                 elif (i := _input_of_value(c, placeholders, r)) is not None:
                     outputs.append(("input", i, None))  # a converter's result that is an input
-                elif (base := _viewed_base(r) if static else None) is not None:
+                elif (base := viewed_base(r) if static else None) is not None:
                     outputs.append(("view", program_output(base), val(r), val(base)))
                 else:
                     outputs.append(("prog", program_output(r), val(r)))
@@ -100,14 +100,15 @@ def _input_of_value(c, placeholders, node):
     return None
 
 
-def _viewed_base(node):
-    """The computed node whose value `node` views through DENSE_VIEWS only, both dense with
+def viewed_base(node, computed=lambda n: n.op == "call_function"):
+    """The computed node (`computed(n)`: a partition's own, an op node of a partition's
+    GraphModule by default) whose value `node` views through DENSE_VIEWS only, both dense with
     static shapes, or None."""
     base = node
-    while base.op == "call_function" and base.target in DENSE_VIEWS and \
-            isinstance(base.args[0], torch.fx.Node):
+    while computed(base) and base.target in DENSE_VIEWS and isinstance(base.args[0],
+                                                                        torch.fx.Node):
         base = base.args[0]
-    if base is node or base.op != "call_function":
+    if base is node or not computed(base):
         return None
     metas = (val(node), val(base))
     if not all(isinstance(m, torch.Tensor) and not is_symbolic(m) and dense(m) for m in metas):

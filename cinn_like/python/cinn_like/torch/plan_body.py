@@ -28,9 +28,9 @@ import operator
 import torch
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
-from .kernel import memory_order, stored_shape
+from .kernel import memory_order, stored_shape, viewed_base
 from .plan_cache import value_text
-from .registry import DENSE_VIEWS, dense, dtype_name, val
+from .registry import dtype_name, val
 
 _PLAN_KEYS = {"key", "fallbacks", "ops_fallback", "partitions"}
 _PARTITION_KEYS = {"nodes", "inputs", "outputs", "values", "target", "program", "results",
@@ -167,7 +167,7 @@ def results(p, body, inputs, outputs):
         _require(kind in ("prog", "view") and 0 <= k <= numbered, f"result {r!r}")
         if k == numbered:
             numbered += 1
-        base = _viewed_base(node, members)
+        base = viewed_base(node, members.__contains__)
         if kind == "prog":
             _require(len(r) == 2 and base is None, f"result {r!r}: not a Program output")
             made.append(("prog", k, meta))
@@ -177,21 +177,6 @@ def results(p, body, inputs, outputs):
             made.append(("view", k, meta, val(base)))
     _require(numbered == count, "num_prog_outputs: not the results' Program outputs")
     return made
-
-
-def _viewed_base(node, members):
-    """The partition's node whose value `node` views through DENSE_VIEWS only, both dense and
-    static (kernel._viewed_base, inside the partition's nodes `members`), or None."""
-    base = node
-    while base in members and base.target in DENSE_VIEWS and isinstance(base.args[0],
-                                                                         torch.fx.Node):
-        base = base.args[0]
-    if base is node or base not in members:
-        return None
-    metas = (val(node), val(base))
-    if not all(isinstance(m, torch.Tensor) and dense(m) for m in metas):
-        return None
-    return base if metas[1].storage_offset() == 0 else None
 
 
 def check_signature(module, inputs, made, count):
