@@ -4,6 +4,7 @@
 #include <glog/logging.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <optional>
 
@@ -146,7 +147,9 @@ absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir:
   for (const ir::LoweredFunc& f : module->functions) {
     for (auto& [var, size] : f->size_symbols) {
       auto it = program.symbols.find(size.symbol);
-      if (it != program.symbols.end()) size.min = it->second.min, size.max = it->second.max;
+      if (it == program.symbols.end()) continue;
+      size.min = std::max(size.min, it->second.min);  // an op may need more (SizeSymbol::why)
+      size.max = it->second.max;
     }
   }
   return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};

@@ -44,6 +44,30 @@ class GroupLowering {
     scheduling_.padded_rows = padded;
   }
 
+  /// The symbols that size, alone, an axis one of `nodes` reduces and needs non-empty
+  /// (OpDef::needs_nonempty_axes: the entry refuses a call binding one to 0), each with the
+  /// first such op, for the message.
+  std::map<std::string, std::string> NonEmptyAxisSymbols(const std::vector<int>& nodes) const {
+    std::map<std::string, std::string> why;
+    for (int n : nodes) {
+      const Node& node = graph_.nodes()[n];
+      auto def = OpRegistry::Global().Find(node.op);
+      if (!def.ok() || !(*def)->needs_nonempty_axes || !(*def)->reduce_axes) continue;
+      std::vector<TensorDesc> in;
+      for (int v : node.inputs) in.push_back(graph_.values()[v].desc);
+      auto axes = (*def)->reduce_axes(in, node.attrs);
+      if (!axes.ok()) continue;
+      for (int a : *axes) {
+        std::optional<std::string> symbol = in[0].shape[a].symbol_name();
+        if (!symbol || why.count(*symbol)) continue;
+        why[*symbol] = absl::StrCat("op ", node.op, " reduces axis ", a, " of ",
+                                    graph_.values()[node.inputs[0]].name, " (", in[0].ToString(),
+                                    "), and over no elements it has no value");
+      }
+    }
+    return why;
+  }
+
   absl::StatusOr<ir::LoweredFunc> Run(const std::vector<int>& nodes, const std::vector<int>& inputs,
                                       const std::vector<int>& outputs, const std::string& name) {
     // Indices are 64-bit where a tensor passes 2^31 - 1 elements, else 32-bit (faster on GPUs).
@@ -118,6 +142,13 @@ class GroupLowering {
     auto func = ir::Lower(name, args, sch, target_);
     if (!func.ok()) return func;
     for (const auto& [symbol, var] : symbols_) (*func)->size_symbols[var.name()].symbol = symbol;
+    for (const auto& [symbol, why] : NonEmptyAxisSymbols(nodes)) {
+      auto it = symbols_.find(symbol);
+      if (it == symbols_.end()) continue;
+      ir::LoweredFuncNode::SizeSymbol& size = (*func)->size_symbols[it->second.name()];
+      size.min = std::max<int64_t>(size.min, 1);
+      size.why = why;
+    }
     // The arguments are the inputs, then the outputs: a rank-0 one is a one-element buffer
     // (ShapeExprs), which the entry says is rank 0 in the Program.
     for (size_t i = 0; i < inputs.size() + outputs.size(); ++i) {

@@ -99,6 +99,11 @@ struct OpDef {
   /// (softmax, log_softmax, layer_norm, rms_norm): the axes. Null for the others, including
   /// windowed reductions (the pools), which join no fusion group holding another reduction.
   ReduceAxesFn reduce_axes;
+  /// The op has no value over no elements (max, min, argmax, argmin: PyTorch raises): its
+  /// reduce_axes of input 0 must not be empty. Its inference refuses an axis known to be 0; an
+  /// axis that is a symbol alone makes the compiled entry refuse a call that binds it to 0
+  /// (GroupLowering, ir::LoweredFuncNode::SizeSymbol::why).
+  bool needs_nonempty_axes = false;
   /// The op's value is known at compile time from its attributes alone (constant, fill,
   /// arange): the graph compiler inlines its compute into every reader as literals, in any
   /// fusion group, and materializes it only as a graph output (a rank-0 one as one element).

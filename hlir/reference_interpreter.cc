@@ -97,9 +97,25 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
     if (!attrs.ok()) return attrs.status();
     auto out_descs = registry.Infer(node.op, descs, *attrs);
     if (!out_descs.ok()) return out_descs.status();
+    const OpDef& def = **registry.Find(node.op);
+    // A symbolic axis an op needs non-empty, bound to 0: refused as the compiled entry refuses
+    // it (OpDef::needs_nonempty_axes), also where the result is empty.
+    if (def.needs_nonempty_axes && def.reduce_axes) {
+      const TensorDesc& declared = graph.values()[node.inputs[0]].desc;
+      auto axes = def.reduce_axes(descs, *attrs);
+      if (!axes.ok()) return axes.status();
+      for (int a : *axes) {
+        auto symbol = declared.shape[a].symbol_name();
+        if (symbol && values[node.inputs[0]].shape[a] == 0) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "op ", node.op, ": axis ", a, " of ", graph.values()[node.inputs[0]].name, " (",
+              declared.ToString(), ") is empty (", *symbol, " = 0): over no elements it has no value"));
+        }
+      }
+    }
     std::vector<HostTensor> outs;
     for (auto& d : *out_descs) outs.emplace_back(d.dtype, StaticDims(d.shape));
-    absl::Status s = RunOpReference(**registry.Find(node.op), in, *attrs, outs);
+    absl::Status s = RunOpReference(def, in, *attrs, outs);
     if (!s.ok()) return s;
     for (size_t i = 0; i < outs.size(); ++i) {
       for (double& x : outs[i].data) x = RoundToDType(x, outs[i].dtype);

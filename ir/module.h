@@ -54,10 +54,13 @@ struct LoweredFuncNode {
   /// their first launches (a later launch may name an earlier kernel).
   std::vector<LoweredFunc> kernels;
   /// A host entry's symbolic sizes, by variable name: the Program's symbol each stands for,
-  /// and the least and most values a call may bind (checked where the entry binds it).
+  /// and the least and most values a call may bind (checked where the entry binds it); `why`:
+  /// what needs it at least 1 beyond the Program's own bounds (an op over an axis it sizes that
+  /// has no value when empty), for the message, or empty.
   struct SizeSymbol {
     std::string symbol;
     int64_t min = 0, max = INT32_MAX;
+    std::string why;
   };
   std::map<std::string, SizeSymbol> size_symbols;
 };

@@ -81,9 +81,9 @@ int cinn_like_check_symbolic_dim(const char* func, const char* tensor, int32_t d
                                  int64_t expected, const char* what);
 
 /// Fails unless `got`, the size a tensor's dim gives `symbol`, is in [min, max] (the Program's
-/// bounds of that symbol).
+/// bounds of that symbol, or 1 at least where `why`, an op's reason, is not empty).
 int cinn_like_check_size_range(const char* func, const char* tensor, int32_t dim, int64_t got,
-                               const char* symbol, int64_t min, int64_t max);
+                               const char* symbol, int64_t min, int64_t max, const char* why);
 
 /// Fails when a symbolic dimension does not fit the int32 index type.
 int cinn_like_check_index_range(const char* func, const char* tensor, int32_t dim, int64_t got);

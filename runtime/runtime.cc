@@ -281,7 +281,7 @@ int cinn_like_check_size_fits(const char* func, const char* what, int32_t fits, 
 }
 
 int cinn_like_check_size_range(const char* func, const char* tensor, int32_t dim, int64_t got,
-                               const char* symbol, int64_t min, int64_t max) {
+                               const char* symbol, int64_t min, int64_t max, const char* why) {
   if (got >= min && got <= max) return 0;
   std::ostringstream os;
   os << func << ": tensor " << tensor << " has size " << got << " at dim " << dim << ", which sets "
@@ -289,6 +289,7 @@ int cinn_like_check_size_range(const char* func, const char* tensor, int32_t dim
   if (min > 0) os << " >= " << min;
   if (min > 0 && max < INT32_MAX) os << " and";
   if (max < INT32_MAX) os << " <= " << max;
+  if (why && *why) os << ": " << why;
   return Fail(os.str());
 }
 

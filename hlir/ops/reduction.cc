@@ -113,7 +113,8 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
   if (kind == Reducer::kMax || kind == Reducer::kMin) {
     // The max or min of no elements has no value (PyTorch raises: "cannot perform reduction
     // function max on tensor with no elements"); where the result itself is empty, nothing is
-    // reduced. A symbolic axis found empty at the call gives the identity (-inf, +inf).
+    // reduced. A symbolic axis is refused at the call where it is 0 (needs_nonempty_axes).
+    def.needs_nonempty_axes = true;
     def.infer = [name, reduced](
                     const std::vector<TensorDesc>& in,
                     const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
@@ -182,14 +183,15 @@ void RegisterReduce(OpRegistry& r, const std::string& name, Reducer kind) {
 void RegisterArgReduce(OpRegistry& r, const std::string& name, bool is_max) {
   OpDef def =
       ReductionDef(name, AxisAttr(name, std::nullopt, false), ops::ArgReduceCompute(is_max));
+  def.needs_nonempty_axes = true;
   InferFn reduced = InferReduced(def, DTypeClass::kNumeric, DType::kInt64);
   def.infer = [name, reduced](
                   const std::vector<TensorDesc>& in,
                   const AttributeMap& attrs) -> absl::StatusOr<std::vector<TensorDesc>> {
     auto out = reduced(in, attrs);
     if (!out.ok()) return out;
-    // PyTorch raises for a position among no elements; a symbolic axis found empty at the call
-    // gives 0 (the reference and the compute agree).
+    // PyTorch raises for a position among no elements; a symbolic axis is refused at the call
+    // where it is 0 (needs_nonempty_axes).
     int axis = static_cast<int>(*NormalizeAxis(*GetInt(attrs, "axis", name), Rank(in[0]), name));
     const Shape& result = (*out)[0].shape;
     const bool no_result =

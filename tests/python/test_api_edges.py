@@ -160,9 +160,9 @@ class EmptyOutputsTest(unittest.TestCase):
 
 class EmptyAxisTest(unittest.TestCase):
     def test_argmin_and_argmax_of_an_empty_axis(self):
-        """Refused when the axis is static (PyTorch raises); 0 when a symbolic axis is empty at
-        the call, as the reference gives (the compiled code gave 2147483647; found by
-        fuzz_compile_run)."""
+        """Refused when the axis is static (PyTorch raises), and at the call where a symbolic
+        axis is bound to 0, naming the op (an earlier build gave 2147483647, found by
+        fuzz_compile_run, then 0)."""
         for op in ("argmin", "argmax"):
             p = cinn_like.ProgramBuilder()
             x = p.input("x", "float64", [5, 0])
@@ -175,8 +175,11 @@ class EmptyAxisTest(unittest.TestCase):
             p.output(p.op(op, [x], {"axis": 1}))
             m = cinn_like.compile(p, "x86", "f")
             out = np.full(5, 7, np.int64)
-            m(np.zeros((5, 0)), out)
-            self.assertEqual(out.tolist(), [0] * 5)
+            with self.assertRaises(cinn_like.CinnLikeError) as e:
+                m(np.zeros((5, 0)), out)
+            self.assertIn(f"n must be >= 1: op {op} reduces axis 1 of x (float64[5, n])",
+                          str(e.exception))
+            self.assertEqual(out.tolist(), [7] * 5)
             x0 = np.random.default_rng().standard_normal((5, 3))
             m(x0, out)
             want = np.argmin(x0, 1) if op == "argmin" else np.argmax(x0, 1)
