@@ -107,9 +107,10 @@ absl::StatusOr<std::vector<HostTensor>> RunReference(const Graph& graph,
       for (int a : *axes) {
         auto symbol = declared.shape[a].symbol_name();
         if (symbol && values[node.inputs[0]].shape[a] == 0) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "op ", node.op, ": axis ", a, " of ", graph.values()[node.inputs[0]].name, " (",
-              declared.ToString(), ") is empty (", *symbol, " = 0): over no elements it has no value"));
+          return absl::InvalidArgumentError(
+              absl::StrCat("op ", node.op, ": axis ", a, " of ",
+                           graph.values()[node.inputs[0]].name, " (", declared.ToString(),
+                           ") is empty (", *symbol, " = 0): over no elements it has no value"));
         }
       }
     }

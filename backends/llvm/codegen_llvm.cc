@@ -450,8 +450,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
       RuntimeFunction("cinn_like_check_index_range", i32(), {ptr(), ptr(), i32(), i64()});
   auto check_symbolic_dim = RuntimeFunction("cinn_like_check_symbolic_dim", i32(),
                                             {ptr(), ptr(), i32(), i64(), i64(), ptr()});
-  auto check_size_range = RuntimeFunction(
-      "cinn_like_check_size_range", i32(), {ptr(), ptr(), i32(), i64(), ptr(), i64(), i64(), ptr()});
+  auto check_size_range = RuntimeFunction("cinn_like_check_size_range", i32(),
+                                          {ptr(), ptr(), i32(), i64(), ptr(), i64(), i64(), ptr()});
   // Each symbolic dim's variable and the dim that binds it ("x dim 0"), in binding order.
   std::vector<std::pair<const ir::Variable*, std::string>> bound_by;
   struct DeferredDim {

@@ -68,7 +68,8 @@ TEST(EmptyAxis, AMaxOrArgmaxOverASymbolBoundToZeroIsRefusedNamingTheOp) {
     ASSERT_NE(Call(fn, none, 0, type, out), 0);
     const std::string error = cinn_like_get_last_error();
     EXPECT_THAT(error, HasSubstr("tensor x has size 0 at dim 0, which sets s0; s0 must be >= 1"));
-    EXPECT_THAT(error, HasSubstr(std::string("op ") + op + " reduces axis 0 of x (float32[s0, 3])"));
+    EXPECT_THAT(error,
+                HasSubstr(std::string("op ") + op + " reduces axis 0 of x (float32[s0, 3])"));
     EXPECT_EQ(out, std::vector<int64_t>(3, 7)) << "the refused call wrote its output";
     // Four rows: the maximum of each column, or its row.
     std::vector<float> x(12);
