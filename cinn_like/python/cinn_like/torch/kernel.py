@@ -479,11 +479,13 @@ def make_kernel(module, inputs, outputs, num_prog_outputs, single, pooled=()):
 
 def pooled_outputs(outputs, positions):
     """The Program outputs of `outputs` (build_program's) that only results at `positions`
-    return, as they are or viewed: those that may share one block."""
+    return, as they are or viewed: those that may share one block, where there are two or more
+    (a block of one is an allocation and a view more)."""
     others = {o[1] for i, o in enumerate(outputs)
               if o[0] in ("prog", "view") and i not in positions}
-    return sorted({o[1] for i, o in enumerate(outputs)
-                   if o[0] in ("prog", "view") and i in positions} - others)
+    pooled = sorted({o[1] for i, o in enumerate(outputs)
+                     if o[0] in ("prog", "view") and i in positions} - others)
+    return pooled if len(pooled) > 1 else []
 
 
 class OutputPool:
