@@ -360,6 +360,34 @@ TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   EXPECT_THAT(wide, Not(HasSubstr("blockIdx.y")));
 }
 
+TEST(GroupScheduleNVGPU, FewLongRowsSplitTheirReduceAxisIntoTwoKernels) {
+  // A BatchNorm's sums per channel over [N, H, W] (NCHW): 64 rows of 8 x 32 x 64 elements
+  // would be 64 blocks on a device of 132 SMs. The batch axis is split into 4 chunks: a block
+  // per chunk and channel into partials, then a second kernel sums each channel's 4 partials.
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({8, 64, 32, 64}), "x");
+  b.MarkOutput(b.ReduceSum(x, {0, 2, 3}));
+  std::string split = Kernels(CompiledSource(*b.Build()));
+  EXPECT_EQ(CountKernels(split), 2) << split;
+  EXPECT_THAT(split, HasSubstr("_rf"));
+  EXPECT_THAT(split, HasSubstr("cinn_like_block_reduce_sum<"));
+  EXPECT_THAT(split, Not(HasSubstr("atomic")));
+  // A batch of 1: the first axis that splits (H) is split instead.
+  frontend::NetBuilder one;
+  auto y = one.CreateInput(DType::kFloat32, S({1, 32, 256, 128}), "y");
+  one.MarkOutput(one.ReduceSum(y, {0, 2, 3}));
+  EXPECT_EQ(CountKernels(Kernels(CompiledSource(*one.Build()))), 2);
+  // Rows that fill the device (512 channels) or are short (64 rows of 4096): one kernel.
+  frontend::NetBuilder wide;
+  auto z = wide.CreateInput(DType::kFloat32, S({8, 512, 16, 16}), "z");
+  wide.MarkOutput(wide.ReduceSum(z, {0, 2, 3}));
+  EXPECT_EQ(CountKernels(Kernels(CompiledSource(*wide.Build()))), 1);
+  frontend::NetBuilder short_rows;
+  auto w = short_rows.CreateInput(DType::kFloat32, S({4, 64, 32, 32}), "w");
+  short_rows.MarkOutput(short_rows.ReduceSum(w, {0, 2, 3}));
+  EXPECT_EQ(CountKernels(Kernels(CompiledSource(*short_rows.Build()))), 1);
+}
+
 TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   // A softmax over rows of symbolic length: the generic kernel (rows past every bucket of
   // hlir/row_buckets.h) takes a block of 256 threads per row
@@ -474,6 +502,12 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
   CompiledSource(SoftmaxProgram(S({4, 8, 16, 128})), "heads_entry");
   CompiledSource(ReduceRows(8192, 1024, 0), "columns_entry");
   CompiledSource(ScaledRowSum(64, 512), "mean_entry");
+  {
+    frontend::NetBuilder b;
+    auto x = b.CreateInput(DType::kFloat32, S({8, 64, 32, 64}), "x");
+    b.MarkOutput(b.ReduceSum(x, {0, 2, 3}));
+    CompiledSource(*b.Build(), "channels_entry");
+  }
   FLAGS_cinn_like_dump_dir = old;
   auto read = [&](const std::string& file) {
     std::stringstream text;
@@ -496,6 +530,9 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
                         "warp per row, 8 rows per block"));
   EXPECT_THAT(read("columns_entry.tactics.txt"),
               HasSubstr("column_reduction.two_stage (1024 columns fill 4 blocks"));
+  EXPECT_THAT(read("channels_entry.tactics.txt"),
+              HasSubstr("row_reduction.two_stage (64 rows (< 264 blocks for 132 SMs) of 16384 "
+                        "elements: reduce axis"));
 }
 
 /// The CUDA source and tactics of one-group `program` with its knob at `value` (the tuner's

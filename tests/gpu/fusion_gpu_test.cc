@@ -111,6 +111,24 @@ TEST(FusionGpu, ColumnReductionsOverSeveralAxesMatchReference) {
   }
 }
 
+/// A BatchNorm's statistics and weight gradient in NCHW: sums per channel over [N, H, W] with
+/// too few channels to fill the device, split into chunks (TwoStageRows: the batch axis, or
+/// H where the batch is 1), partials then their sum; a row count that does fill it stays one
+/// kernel.
+TEST(FusionGpu, FewLongRowsSplitAcrossBlocksMatchReference) {
+  for (const Shape& s : {S({8, 64, 32, 64}), S({1, 32, 256, 128}), S({6, 24, 40, 72})}) {
+    for (DType dt : {DType::kFloat32, DType::kFloat16}) {
+      SCOPED_TRACE(absl::StrCat(hlir::ShapeToString(s), " ", hlir::DTypeName(dt)));
+      NetBuilder b;
+      auto x = b.CreateInput(dt, s, "x");
+      auto y = b.CreateInput(dt, s, "y");
+      b.MarkOutput(b.ReduceSum(x, {0, 2, 3}));
+      b.MarkOutput(b.ReduceSum(b.Mul(x, y), {0, 2, 3}, /*keepdim=*/true));
+      RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+    }
+  }
+}
+
 /// Row reductions alone whose rows are a multiple of 16 bytes per thread read them as vectors,
 /// unrolled, evict-first (stage_tactics.cc); other lengths and every dtype against the reference.
 TEST(FusionGpu, LongRowReductionsInVectorsMatchReference) {
