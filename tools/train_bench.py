@@ -9,8 +9,9 @@ memory of the timed steps (torch.cuda.max_memory_allocated) and the loss after t
 then the ratios eager/cinn_like and inductor/cinn_like (above 1: cinn_like faster).
 
 --check adds what the issue asks of correctness: with dropout off, cinn_like's losses over 20
-steps against eager's (same weights, same batches); with dropout on, two cinn_like runs from
-the same seed give identical losses.
+steps against eager's (same weights, same batches), within 1e-3 relative (2e-2 under autocast)
+or twice what two eager runs differ by (cuDNN's gradients are not deterministic); with dropout
+on, two cinn_like runs from the same seed give identical losses.
 
     PYTHONPATH=cinn_like/python python3 tools/train_bench.py [--rows gpt2,regnet] [--steps 20]
         [--check] [--device cuda] [--top N] [--memory N]
@@ -308,19 +309,27 @@ def losses(row, mode, device, steps, dropout, seed=0):
     return out
 
 
+def _worst_relative(got, ref):
+    return max(abs(g - r) / max(abs(r), 1e-12) for g, r in zip(got, ref))
+
+
 def check_row(row, device, steps):
-    """Dropout off: cinn_like's losses against eager's; dropout on: two cinn_like runs from one
-    seed identical. Returns whether both hold."""
-    tol = 2e-2 if row.amp else 1e-3
+    """Dropout off: cinn_like's losses against eager's, within the row's tolerance or twice
+    eager's own difference between two runs, whichever is larger (eager's cuDNN gradients are
+    not deterministic: two eager runs of resnet18 differed by 7e-3 at 20 steps on an H200);
+    dropout on: two cinn_like runs from one seed identical. Returns whether both hold."""
     ref = losses(row, "eager", device, steps, dropout=False)
+    noise = _worst_relative(losses(row, "eager", device, steps, dropout=False), ref)
+    tol = max(2e-2 if row.amp else 1e-3, 2 * noise)
     got = losses(row, "cinn_like", device, steps, dropout=False)
-    worst = max(abs(g - r) / max(abs(r), 1e-12) for g, r in zip(got, ref))
+    worst = _worst_relative(got, ref)
     a = losses(row, "cinn_like", device, steps, dropout=True)
     b = losses(row, "cinn_like", device, steps, dropout=True)
     same = a == b and all(math.isfinite(x) for x in a)
     ok = worst <= tol and same
     print(f"  check {row.name}: dropout off, {steps} steps, worst relative loss difference to "
-          f"eager {worst:.1e} (at most {tol:g}); dropout on, two runs from one seed "
+          f"eager {worst:.1e} (at most {tol:.1e}; eager against itself {noise:.1e}); dropout on, "
+          f"two runs from one seed "
           f"{'identical' if same else 'DIFFER'} (last {a[-1]:.6f}, {b[-1]:.6f}): "
           f"{'ok' if ok else 'FAILED'}", flush=True)
     return ok
