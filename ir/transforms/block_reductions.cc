@@ -2,6 +2,7 @@
 #include "ir/transforms/block_reductions.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 #include <string>
 #include <vector>
@@ -167,40 +168,50 @@ Stmt TryBlock(const For* op, bool symbolic_shares) {
   index = Simplify(index);
   const Store* x = p.update;
   const Type t = x->value.type();
-  Buffer partials = MakeBuffer(x->buffer->name + "_block", t, {Expr(static_cast<int>(size))},
-                               MemoryScope::kLocal);
 
   const Type it = op->loop_var.type();
   Var kb(op->loop_var.name() + "_block", it);
   Var ki(op->loop_var.name() + "_in_block", it);
   Expr s_const = MakeConst(it, static_cast<double>(block));
   Expr blocks = Simplify(op->extent / s_const);
-  Stmt init = Nest(p.index_loops, Store::Make(partials, {index}, ReduceInit(ReduceKind::kSum, t)),
-                   "_binit");
-  Stmt body = IntoPartials(x, partials, index).Mutate(op->body);
-  body = Substitute(body, {{k, Simplify(op->min + kb * s_const + ki)}});
-  Stmt inner = For::Make(ki, MakeConst(it, 0), s_const, ForKind::kSerial, body);
-  // X[idx] += P under the guards that hold for the whole block.
   std::set<const Variable*> varying = p.inner_vars;
   varying.insert(k);
   for (const For* f : p.index_loops) varying.erase(f->loop_var.node());
   std::vector<Expr> outer;
   for (auto& g : p.guards) AddGuardsFreeOf(g, varying, &outer);
-  Stmt add = Store::Make(x->buffer, x->indices,
-                         Load::Make(x->buffer, x->indices) + Load::Make(partials, {index}));
-  if (!outer.empty()) {
-    Expr cond = outer[0];
-    for (size_t i = 1; i < outer.size(); ++i) cond = cond && outer[i];
-    add = IfThenElse::Make(cond, add);
-  }
-  Stmt result = Nest(p.index_loops, add, "_bsum");
+  // Some of k's iterations summed apart, into a partial P named X<name> (`tag` renames the
+  // index loops' copies): P = 0; the loop `loop` makes around the body accumulating into P;
+  // X[idx] += P under the guards that hold for the whole loop.
+  auto summed_apart = [&](const std::string& name, const std::string& tag,
+                          const std::function<Stmt(Stmt)>& loop) {
+    Buffer partials =
+        MakeBuffer(x->buffer->name + name, t, {Expr(static_cast<int>(size))}, MemoryScope::kLocal);
+    Stmt init = Nest(p.index_loops, Store::Make(partials, {index}, ReduceInit(ReduceKind::kSum, t)),
+                     tag + "init");
+    Stmt add = Store::Make(x->buffer, x->indices,
+                           Load::Make(x->buffer, x->indices) + Load::Make(partials, {index}));
+    if (!outer.empty()) {
+      Expr cond = outer[0];
+      for (size_t i = 1; i < outer.size(); ++i) cond = cond && outer[i];
+      add = IfThenElse::Make(cond, add);
+    }
+    Stmt body = loop(IntoPartials(x, partials, index).Mutate(op->body));
+    return Allocate::Make(partials,
+                          Block::Make({init, body, Nest(p.index_loops, add, tag + "sum")}));
+  };
   Stmt main = For::Make(kb, MakeConst(it, 0), blocks, ForKind::kSerial,
-                        Allocate::Make(partials, Block::Make({init, inner, result})));
-  // The rest, fewer than S iterations, into X directly.
+                        summed_apart("_block", "_b", [&](Stmt body) {
+                          body = Substitute(body, {{k, Simplify(op->min + kb * s_const + ki)}});
+                          return For::Make(ki, MakeConst(it, 0), s_const, ForKind::kSerial, body);
+                        }));
   Expr done = Simplify(blocks * s_const);
   Expr rest = Simplify(op->extent - done);
   if (IsConstInt(rest, 0)) return main;
-  Stmt tail = For::Make(op->loop_var, Simplify(op->min + done), rest, ForKind::kSerial, op->body);
+  // The rest, fewer than S iterations, is summed apart too: added one by one into X, its
+  // elements were lost once X passed 2^24 (a sum of 2^24 + 3 ones gave 2^24).
+  Stmt tail = summed_apart("_tail", "_t", [&](Stmt body) {
+    return For::Make(op->loop_var, Simplify(op->min + done), rest, ForKind::kSerial, body);
+  });
   return Block::Make({main, tail});
 }
 

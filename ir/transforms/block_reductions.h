@@ -21,7 +21,9 @@ constexpr int64_t kReductionBlockElements = 4096;
 ///     P[...] = 0                     // a local partial per X[idx] the body updates
 ///     for ki in [0, S): body[k := m + kb * S + ki], accumulating into P
 ///     X[idx] = X[idx] + P[...]       // under the body's guards that do not depend on k
-///   for k in [m + E / S * S, m + E): body    // the rest, fewer than S
+///   Q[...] = 0                       // the rest, fewer than S, summed apart too
+///   for k in [m + E / S * S, m + E): body, accumulating into Q
+///   X[idx] = X[idx] + Q[...]
 ///
 /// where S is kReductionBlockElements over the elements the loops inside k add per iteration
 /// (at least 1). Loops inside k whose variables occur in idx (a vector's lanes, a chunk of

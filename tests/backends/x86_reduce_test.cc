@@ -128,7 +128,15 @@ TEST(X86Reduce, LoweredIrHasVectorPartialsAPeeledTailAndOneHorizontalReduce) {
   EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = (B_vacc[ramp(0, 1, 8)] + "
                             "B_vacc_block[ramp(0, 1, 8)])"))
       << ir;
-  EXPECT_THAT(ir, HasSubstr("B_vacc[j_inner_tail] = (B_vacc[j_inner_tail] + A[")) << ir;
+  // The rest of the row after its last block, the peeled tail's too, summed into partials of
+  // their own (B_vacc_tail), each added to B_vacc once.
+  EXPECT_THAT(ir, HasSubstr("B_vacc[ramp(0, 1, 8)] = (B_vacc[ramp(0, 1, 8)] + "
+                            "B_vacc_tail[ramp(0, 1, 8)])"))
+      << ir;
+  EXPECT_THAT(ir, HasSubstr("B_vacc_tail[j_inner_tail] = (B_vacc_tail[j_inner_tail] + A[")) << ir;
+  EXPECT_THAT(ir, HasSubstr("B_vacc[j_inner_tail_tsum] = (B_vacc[j_inner_tail_tsum] + "
+                            "B_vacc_tail[j_inner_tail_tsum])"))
+      << ir;
   EXPECT_THAT(ir, HasSubstr("B[i] = (B[i] + vector_reduce_sum(B_vacc[ramp(0, 1, 8)]))")) << ir;
 }
 

@@ -51,8 +51,9 @@ TEST(Lower, VectorAddBoundToBlocksAndThreadsOnNvgpu) {
 }
 
 TEST(Lower, SumReductionSplitBy32InitializesBeforeThePartitionedReduceLoops) {
-  // The reduce loop in blocks of 128 x 32 elements (BlockReductions), the blocks' loop and the
-  // rest each split into a guard-free part and a guarded tail (partition_loops).
+  // The reduce loop in blocks of 128 x 32 elements (BlockReductions), the rest summed apart too
+  // (B_tail), the blocks' loop and the rest each split into a guard-free part and a guarded
+  // tail (partition_loops).
   EXPECT_EQ(
       LowerExample("sum_reduce", Target::X86()),
       "B[0] = 0.0f\n"
@@ -81,10 +82,12 @@ TEST(Lower, SumReductionSplitBy32InitializesBeforeThePartitionedReduceLoops) {
       "  }\n"
       "  B[0] = (B[0] + B_block[0])\n"
       "}\n"
+      "allocate B_tail[float32 * 1] in local\n"
+      "B_tail[0] = 0.0f\n"
       "for (k_outer, ((((n + 31) / 32) / 128) * 128), min((((n + 31) / 32) - ((((n + 31) / 32) "
       "/ 128) * 128)), max(((n / 32) - ((((n + 31) / 32) / 128) * 128)), 0))) {\n"
       "  for (k_inner, 0, 32) {\n"
-      "    B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
+      "    B_tail[0] = (B_tail[0] + A[((k_outer * 32) + k_inner)])\n"
       "  }\n"
       "}\n"
       "for (k_outer, (((((n + 31) / 32) / 128) * 128) + min((((n + 31) / 32) - ((((n + 31) / 32"
@@ -93,10 +96,11 @@ TEST(Lower, SumReductionSplitBy32InitializesBeforeThePartitionedReduceLoops) {
       " * 128)), max(((n / 32) - ((((n + 31) / 32) / 128) * 128)), 0)))) {\n"
       "  for (k_inner, 0, 32) {\n"
       "    if ((((k_outer * 32) + k_inner) < n)) {\n"
-      "      B[0] = (B[0] + A[((k_outer * 32) + k_inner)])\n"
+      "      B_tail[0] = (B_tail[0] + A[((k_outer * 32) + k_inner)])\n"
       "    }\n"
       "  }\n"
-      "}\n");
+      "}\n"
+      "B[0] = (B[0] + B_tail[0])\n");
 }
 
 TEST(Lower, Add2DReorderPutsColumnsOutside) {

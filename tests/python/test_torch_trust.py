@@ -40,6 +40,37 @@ class TorchLongSumsTest(unittest.TestCase):
 
 
 
+class LongSumsPastInt32Test(unittest.TestCase):
+    """The issue's size: a sum of 2^31 ones (and 2^31 + 513) of a broadcast scalar, exact in
+    float32 as eager's (which rounds only the total: 2^31 + 513 gives 2^31 + 512), with loop
+    indices past int32. The rest after the last whole block of 4096 was added element by
+    element into the total, where each +1 was lost past 2^24: 2^31 + 513 gave 2^31 (and
+    2^24 + 3 gave 2^24). About a second per sum."""
+    SIZES = (2 ** 31, 2 ** 31 + 513)
+
+    def test_sum_of_a_broadcast_scalar_program(self):
+        import numpy as np  # noqa: PLC0415
+        import cinn_like as cl  # noqa: PLC0415
+        for n in self.SIZES:
+            with self.subTest(n=n):
+                b = cl.ProgramBuilder()
+                s = b.input("s", "float32", [1])
+                wide = b.op("broadcast_to", [s], {"shape": [n]})
+                b.output(b.op("reduce_sum", [wide], {"axes": [0], "keepdim": True}))
+                out = np.full(1, np.nan, np.float32)
+                cl.compile(b, "x86", "long_sum")(np.ones(1, np.float32), out)
+                self.assertEqual(out[0], np.float32(n))
+
+    @needs_torch
+    def test_expand_of_a_zero_dim_tensor_summed_through_the_backend(self):
+        n = self.SIZES[-1]
+        cinn_like.torch.reset()
+        got = compiled(lambda s: s.expand(n).sum())(torch.tensor(1.0))
+        self.assertEqual(got.item(), float(torch.tensor(float(n))))  # eager's: 2^31 + 512
+        ops = {op for op, _ in cinn_like.torch.fallback_report()}
+        self.assertFalse(ops & {"sum.default", "expand.default", "sum.dim_IntList"}, ops)
+
+
 @needs_torch
 class TorchOutputAliasingTest(unittest.TestCase):
     CASES = [
