@@ -100,10 +100,10 @@ def _view_source(node):
     return node.args[0].args[0] if node.target is operator.getitem else node.args[0]
 
 
-# Set in an inference graph's GraphModule.meta by the backend: only there do the kernel's
-# outputs reach the caller as they are (a training graph's outputs go through AOTAutograd's
-# autograd wrapper, which makes aliases of outputs again itself, and its saved activations may
-# be views of one base without anyone seeing it).
+# Set in an inference graph's GraphModule.meta by the backend: there every output of the kernel
+# reaches the caller as it is. (In a training forward only those before SAVED_FROM do, through
+# AOTAutograd's autograd wrapper, and its saved activations may be views of one base without
+# anyone seeing it.)
 KEEP_OUTPUT_ALIASES = "cinn_like_keep_output_aliases"
 
 
@@ -127,22 +127,40 @@ def saved_only(gm):
     return {n for n, i in first.items() if i >= start and n.op == "call_function"}
 
 
+def _outputs_to_the_caller(graph):
+    """The output nodes of `graph` that reach the caller as the graph returns them: all of an
+    inference graph's (KEEP_OUTPUT_ALIASES); a training forward's (SAVED_FROM) before its saved
+    activations, where AOTAutograd returns outputs that alias each other through one
+    multi-output view (`y.unbind(0)`, `y.chunk(2)`) as the graph returns them (its
+    "unsafe_view_alias" outputs), not made again from their base as it does other views; none
+    of a backward's."""
+    out = next((n for n in graph.nodes if n.op == "output"), None)
+    meta = getattr(graph.owning_module, "meta", {})
+    if out is None:
+        return []
+    if meta.get(KEEP_OUTPUT_ALIASES):
+        return out.all_input_nodes
+    start = meta.get(SAVED_FROM)
+    if start is None or not isinstance(out.args[0], (list, tuple)):
+        return []
+    return list(dict.fromkeys(a for a in out.args[0][:start] if isinstance(a, torch.fx.Node)))
+
+
 def aliased_output_views(graph):
     """The view nodes that PyTorch must run so that outputs which share storage in eager share
-    it here too (`return y, y[1:]`): the views on the way from each output to the value it is a
-    view of (its base), for every base that is computed in the graph and that two or more
-    outputs (the base itself among them) reach through views. A kernel would write each output
-    to a buffer of its own. Outputs that are views of inputs are left alone: AOTAutograd makes
-    those views again from the inputs. Only in inference graphs (KEEP_OUTPUT_ALIASES)."""
-    out = next((n for n in graph.nodes if n.op == "output"), None)
-    module = graph.owning_module
-    if out is None or not getattr(module, "meta", {}).get(KEEP_OUTPUT_ALIASES):
-        return set()
+    it here too (`return y, y[1:]`, `return y.unbind(0)`): the views on the way from each output
+    to the value it is a view of (its base), a multi-output view's getitem with the view op
+    itself, for every base that is computed in the graph and that two or more outputs (the base
+    itself among them) reach through views. A kernel would write each output to a buffer of its
+    own. Outputs that are views of inputs are left alone: AOTAutograd makes those views again
+    from the inputs. Only the outputs _outputs_to_the_caller names count."""
     by_base = {}
-    for o in out.all_input_nodes:
+    for o in _outputs_to_the_caller(graph):
         chain, n = [], o
         while _is_view(n) and isinstance(_view_source(n), torch.fx.Node):
             chain.append(n)
+            if n.target is operator.getitem:  # split's or unbind's: the op runs in PyTorch too
+                chain.append(n.args[0])
             n = _view_source(n)
         if n.op == "placeholder":
             continue
