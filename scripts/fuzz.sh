@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # \file Builds the fuzz build (clang 19: ASan, UBSan and libFuzzer coverage) into build-fuzz/ and
 # runs the libFuzzer targets of tests/fuzz:
-#   scripts/fuzz.sh <fuzz_program_json|fuzz_compile_run|fuzz_c_api_call|all> <seconds> [libFuzzer flags]
+#   scripts/fuzz.sh <fuzz_program_json|fuzz_compile_run|fuzz_c_api_call|fuzz_module_file|all> <seconds> [libFuzzer flags]
 # Each target starts from its seed corpus tests/fuzz/corpus/<target>/, which it only reads: the
 # inputs it finds go to a temporary folder, removed after the run (FUZZ_CORPUS_DIR=<dir> keeps
 # them there), so git never sees them. To go on after a crash, pass -fork=1 -ignore_crashes=1. Crashers are written to tests/fuzz/crashers/<target>/;
@@ -10,7 +10,7 @@
 # libclang-rt-19-dev (apt); JOBS (default 2) sets ninja's parallelism.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-targets=(fuzz_program_json fuzz_compile_run fuzz_c_api_call)
+targets=(fuzz_program_json fuzz_compile_run fuzz_c_api_call fuzz_module_file)
 if [ $# -lt 2 ]; then
   echo "usage: $0 <${targets[*]// /|}|all> <seconds> [libFuzzer flags]" >&2
   exit 2

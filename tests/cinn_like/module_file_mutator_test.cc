@@ -61,5 +61,22 @@ TEST(ModuleFileMutator, MutationsOfAValidFilePassTheChecksumAndDiffer) {
   EXPECT_NE(fuzz::MutateModuleFile(broken, 1, 1 << 24, flip), broken);
 }
 
+TEST(ModuleFileMutator, NoMutationIsLongerThanMaxSize) {
+  // libFuzzer's buffer holds max_size bytes: a file that did not decode came back from the byte
+  // mutator as long as it made it, up to 64 bytes past max_size (a heap-buffer-overflow in the
+  // fuzz target's LLVMFuzzerCustomMutator under -fork=1).
+  const std::string seed_file = ValidModuleFile();
+  auto grow = [](std::string* s, size_t) { s->append(64, 'x'); };
+  std::string broken = seed_file;
+  broken[broken.size() / 2] ^= 1;
+  ASSERT_FALSE(DecodeModuleImage(broken, "broken").ok());
+  for (const std::string& in : {broken, seed_file, std::string("CLMODULE")}) {
+    for (uint32_t seed = 0; seed < 24; ++seed) {
+      EXPECT_LE(fuzz::MutateModuleFile(in, seed, in.size(), grow).size(), in.size())
+          << "seed " << seed << ", input of " << in.size() << " bytes";
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cinn_like

@@ -6,6 +6,7 @@
 /// before, refused by its version.) Where libFuzzer runs, its custom mutator is
 /// MutateModuleFile (module_file_mutator.h): it changes one field of a decoded file and encodes
 /// it again, so that mutations pass the checksum and reach the checks behind it.
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -40,9 +41,11 @@ extern "C" size_t LLVMFuzzerMutate(uint8_t* data, size_t size, size_t max_size)
 extern "C" size_t LLVMFuzzerCustomMutator(uint8_t* data, size_t size, size_t max_size,
                                           unsigned int seed) {
   std::mt19937 flips(seed);
-  auto mutate_bytes = [&flips](std::string* s, size_t /*max_size*/) {
+  auto mutate_bytes = [&flips](std::string* s, size_t max_size) {
     if (!LLVMFuzzerMutate) return cinn_like::fuzz::FlipSomeByte(s, &flips);
-    const size_t used = s->size(), room = used + 64;  // a field may grow a little
+    // A field may grow a little; the whole file (a file that does not decode) no further than
+    // max_size.
+    const size_t used = s->size(), room = std::min(used + 64, std::max(used, max_size));
     s->resize(room);
     s->resize(LLVMFuzzerMutate(reinterpret_cast<uint8_t*>(s->data()), used, room));
   };

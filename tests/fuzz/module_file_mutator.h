@@ -37,6 +37,9 @@ inline std::string MutateModuleFile(const std::string& bytes, uint32_t seed, siz
   if (!image.ok()) {
     std::string out = bytes;
     mutate_bytes(&out, max_size);
+    // The byte mutator may grow it past max_size (a field may grow: see fuzz_module_file.cc);
+    // libFuzzer's buffer holds max_size bytes, no more.
+    if (out.size() > max_size) out.resize(max_size);
     return out;
   }
   ModuleImage& m = *image;
