@@ -252,14 +252,14 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageRows(ir::Schedule& sch, ir::
   const int64_t extent = StaticExtent(s, l.reduce);
   const int64_t want = BlocksToFill(target);
   if (rows <= 0 || extent < kSplitRowMin || rows >= want) return std::nullopt;
+  // Whether an axis of k iterations splits into n chunks of kSplitRowChunkMin or more elements.
+  auto splits = [&](int64_t k, int64_t n) { return k % n == 0 && extent / n >= kSplitRowChunkMin; };
   int parts = 1;
   ir::Var axis;
+  int64_t k = 0;
   for (const ir::Var& r : l.reduce) {
-    const int64_t k = StaticExtent(s, {r});
-    if (k <= 1) continue;
-    const int64_t per_k = extent / k;
-    auto splits = [&](int64_t n) { return k % n == 0 && k / n * per_k >= kSplitRowChunkMin; };
-    while (rows * parts < want && splits(parts * 2)) parts *= 2;
+    k = StaticExtent(s, {r});
+    while (rows * parts < want && splits(k, parts * 2)) parts *= 2;
     if (parts > 1) {
       axis = r;
       break;
@@ -267,11 +267,8 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageRows(ir::Schedule& sch, ir::
   }
   if (parts == 1) return std::nullopt;
   std::optional<TuningKnob> chosen;
-  const int64_t k = StaticExtent(s, {axis});
   std::vector<int> options{parts};
-  if (k % (parts * 2) == 0 && extent / (parts * 2) >= kSplitRowChunkMin) {
-    options.push_back(parts * 2);
-  }
+  if (splits(k, parts * 2)) options.push_back(parts * 2);
   if (parts >= 4) options.push_back(parts / 2);
   parts = ChooseKnob(&chosen, "row_chunks", options, knob);
   auto split = s.SplitNParts(axis, parts);
