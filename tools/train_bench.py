@@ -209,9 +209,9 @@ def _frame_of(frames):
 
 
 def peak_breakdown(step, top):
-    """The peak's MiB and the `top` largest groups of blocks alive at one step's peak of
-    allocated memory, a group being the blocks of one size from one place, as (MiB, count,
-    where allocated): the CUDA caching allocator's trace of the step, replayed."""
+    """The peak's MiB, where it was reached and the `top` largest groups of blocks alive at one
+    step's peak of allocated memory, a group being the blocks of one size from one place, as
+    (MiB, count, where allocated): the CUDA caching allocator's trace of the step, replayed."""
     sync("cuda")
     torch.cuda.memory._record_memory_history(max_entries=200000, stacks="python")
     try:
@@ -220,13 +220,15 @@ def peak_breakdown(step, top):
         snap = torch.cuda.memory._snapshot()
     finally:
         torch.cuda.memory._record_memory_history(enabled=None)
-    live, at_peak, total, peak = {}, {}, 0, 0
-    for e in snap["device_traces"][torch.cuda.current_device()]:
+    live, at_peak, total, peak, when = {}, {}, 0, 0, ""
+    events = snap["device_traces"][torch.cuda.current_device()]
+    for i, e in enumerate(events):
         if e["action"] == "alloc":
             live[e["addr"]] = (e["size"], _frame_of(e.get("frames", [])))
             total += e["size"]
             if total > peak:
                 peak, at_peak = total, dict(live)
+                when = f"event {i} of {len(events)}, allocating at {live[e['addr']][1]}"
         elif e["action"] == "free_requested" and e["addr"] in live:
             total -= live.pop(e["addr"])[0]
     # Blocks alive since before the trace began are in no event: the peak is relative to them.
@@ -235,7 +237,7 @@ def peak_breakdown(step, top):
     for size, where in at_peak.values():
         groups[(size, where)] = groups.get((size, where), 0) + 1
     ranked = sorted(groups.items(), key=lambda g: -g[0][0] * g[1])[:top]
-    return peak / 2**20, [(size / 2**20, n, where) for (size, where), n in ranked]
+    return peak / 2**20, when, [(size / 2**20, n, where) for (size, where), n in ranked]
 
 
 def held_between_steps(model, opt):
@@ -376,13 +378,13 @@ def main():
             for kms, n, kname in r["kernels"]:
                 print(f"    {kms:8.3f} ms {n:5.0f}x  {kname[:110]}")
             if r["memory"]:
-                base, (held, held_list), peak, blocks = r["memory"]
+                base, (held, held_list), peak, when, blocks = r["memory"]
                 print(f"    between steps {base:.0f} MiB allocated; of it {held:.0f} MiB in "
                       f"tensors other than parameters, gradients and optimizer state:")
                 for mib, shape, dtype in held_list[:args.memory]:
                     print(f"    {mib:9.1f} MiB  {list(shape)} {dtype}")
-                print(f"    a step's own peak {peak:.0f} MiB (above what lives across steps); "
-                      f"its largest blocks:")
+                print(f"    a step's own peak {peak:.0f} MiB (above what lives across steps), "
+                      f"reached at {when}; its largest blocks:")
                 for mib, n, where in blocks:
                     print(f"    {mib * n:9.1f} MiB  {n:4d} x {mib:.1f} MiB  {where}")
             if mode == "cinn_like":
