@@ -92,30 +92,42 @@ class TorchAttentionTest(unittest.TestCase):
     def test_bfloat16(self):
         self.check(dtype=torch.bfloat16, mask="bool", tol=2e-2)
 
-    def test_sixteen_bit_backward_matmuls_may_run_on_tf32(self):
-        # A 16-bit attention's backward: its float32 matmuls read 16-bit values (q kᵀ, dO vᵀ),
-        # which TF32 holds, or make 16-bit gradients, so GPU libraries may take TF32 tensor cores
-        # (matmul's allow_tf32); a float32 attention's backward keeps float32 products.
+    def test_sixteen_bit_backward_matmuls_read_what_fused_kernels_read(self):
+        # A 16-bit attention's backward, as FlashAttention and cuDNN compute it: q kᵀ and dO vᵀ
+        # read 16-bit values, which TF32 holds, so they may take TF32 tensor cores (matmul's
+        # allow_tf32); dV = Pᵀ dO, dQ = dS K and dK = dSᵀ Q read P and dS rounded to the
+        # 16-bit type (16-bit tensor cores, float32 accumulation). A float32 attention's
+        # backward keeps float32 products.
         from unittest import mock  # noqa: PLC0415
         from cinn_like.torch import kernel, plan_cache  # noqa: PLC0415
         plan_cache.enabled = False  # a stored plan would skip the conversion this test watches
         self.addCleanup(setattr, plan_cache, "enabled", True)
-        for dtype, allowed in ((torch.bfloat16, True), (torch.float32, False)):
-            flags = []
+        for dtype in (torch.bfloat16, torch.float16, torch.float32):
+            kinds = []
 
             def build(sub, real=kernel.build_program):
                 program = real(sub)
-                for ins in program[0].to_dict()["instructions"]:
+                d = program[0].to_dict()
+                dtypes = {x["name"]: x["dtype"] for x in d["inputs"]}
+                for ins in d["instructions"]:
+                    if ins["op"] == "cast":
+                        dtypes[ins["outputs"][0]] = ins["attrs"]["dtype"]["string"]
                     if ins["op"] == "matmul":
-                        flags.append(ins["attrs"].get("allow_tf32", {}).get("bool", False))
+                        operands = {dtypes.get(x, "float32") for x in ins["inputs"]}
+                        tf32 = ins["attrs"].get("allow_tf32", {}).get("bool", False)
+                        kinds.append((tuple(sorted(operands)), tf32))
                 return program
             q, k, v = (torch.randn(2, 4, 8, 16, dtype=dtype, requires_grad=True)
                        for _ in range(3))
             with mock.patch.object(kernel, "build_program", build):
                 out = compiled(lambda q, k, v: F.scaled_dot_product_attention(q, k, v))(q, k, v)
                 torch.autograd.grad(out.float().sum(), (q, k, v))
-            self.assertGreaterEqual(len(flags), 5, dtype)
-            self.assertEqual(set(flags), {allowed}, dtype)
+            name = str(dtype).split(".")[1]
+            if dtype == torch.float32:
+                self.assertEqual(kinds, [(("float32",), False)] * 5)
+            else:
+                self.assertEqual(sorted(kinds), sorted([(("float32",), True)] * 2 +
+                                                       [((name,), True)] * 3), dtype)
 
     def test_gpt2_style_module_training(self):
         """A causal attention block whose backward runs through cinn_like: 3 SGD steps."""

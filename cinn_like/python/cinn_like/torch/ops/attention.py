@@ -166,10 +166,12 @@ class _Grad:
         dropout weights W drawn again (then dV = (P∘W)ᵀ dO and dP = (dO Vᵀ)∘W)."""
         self.c, self.scale = c, scale
         qt, kt = val(q), val(k)
-        # 16-bit attention: the float32 matmuls may run on TF32 tensor cores. q kᵀ and dO vᵀ
-        # read 16-bit values, which TF32 holds exactly; P and dS lose bits below TF32's 10-bit
-        # mantissa, finer than the 16-bit gradients they make (fused kernels round them to 16 bits).
+        # 16-bit attention: q kᵀ and dO vᵀ read 16-bit values, which TF32 holds exactly, so
+        # they run on TF32 tensor cores; dV, dQ and dK read P and dS rounded to the 16-bit
+        # type, as fused kernels (FlashAttention, cuDNN) round them, on 16-bit tensor cores.
         self.tf32 = qt.dtype in (torch.float16, torch.bfloat16)
+        self.low = dtype_name(qt.dtype) if self.tf32 else None
+        self.q16, self.k16 = (q, k) if self.tf32 else (None, None)
         self.b, self.h, self.lq = (int(d) for d in qt.shape[:3])
         self.hkv, self.lk = int(kt.shape[1]), int(kt.shape[2])
         if self.h % self.hkv:
@@ -229,20 +231,32 @@ class _Grad:
         return self.c.op("reshape", [x], {"shape": [self.b, self.h, self.lq, -1]})
 
     def grads(self, grad_out, out):
-        """(dq, dk, dv, ds) in float32; ds [B, H, Lq, Lk] is the gradient of the scores."""
+        """(dq, dk, dv, ds): ds [B, H, Lq, Lk] float32 is the gradient of the scores; dq, dk
+        and dv are float32, or of q's 16-bit type for 16-bit attention."""
         c = self.c
         do = self.f32(grad_out)
         pw = self.p if self.w is None else c.op("mul", [self.p, self.w])
-        dv = self.mm(self.grouped(pw, self.lk), self.grouped(do, self.dv), tx=True)
+        if self.low:
+            pw, do_mm = self.cast(pw), c.tensor(grad_out, val(self.q16).dtype)
+        else:
+            do_mm = do
+        dv = self.mm(self.grouped(pw, self.lk), self.grouped(do_mm, self.dv), tx=True)
         dp = self.split(self.mm(self.grouped(do, self.dv), self.v, ty=True))
         if self.w is not None:
             dp = c.op("mul", [dp, self.w])
         di = c.op("reduce_sum", [c.op("mul", [do, self.f32(out)])], {"axes": [3], "keepdim": True})
         ds = c.op("mul", [self.p, c.op("sub", [dp, di])])
+        if self.low:  # dS·scale rounded once; the scale is not applied to a rounded product
+            dsg = self.grouped(self.cast(self.mul(ds, self.scale)), self.lk)
+            q, k = self.grouped(c.tensor(self.q16), self.d), c.tensor(self.k16)
+            return self.split(self.mm(dsg, k)), self.mm(dsg, q, tx=True), dv, ds
         dsg = self.grouped(ds, self.lk)
         dq = self.mul(self.split(self.mm(dsg, self.k)), self.scale)
         dk = self.mul(self.mm(dsg, self.q, tx=True), self.scale)
         return dq, dk, dv, ds
+
+    def cast(self, x):
+        return self.c.op("cast", [x], {"dtype": self.low})
 
 
 def _backward(c, grad_out, q, k, v, out, lse, mask, dropout_p, causal, scale):
