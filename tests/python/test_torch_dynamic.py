@@ -121,5 +121,27 @@ class TorchDynamicShapesTest(unittest.TestCase):
                         "needs to know whether" in reasons[0], ct.fallback_report())
         self.assertGreater(stats["ops_compiled"], 0)
 
+    def test_a_variance_over_a_symbolic_batch(self):
+        # Over symbolic extents the population variance (correction 0) is a mean and compiles;
+        # a correction needs the count, so var_mean falls back naming the extents (it raised
+        # a TypeError inside its converter before).
+        class Var(torch.nn.Module):
+            def __init__(self, correction):
+                super().__init__()
+                self.correction = correction
+
+            def forward(self, x):
+                v, m = torch.var_mean(x, dim=0, correction=self.correction)
+                return v + m
+
+        shapes = [(b, 6) for b in (3, 5, 9)]
+        stats = self.run_sizes(lambda: Var(0), shapes, True, False)
+        self.assertEqual(stats["ops_fallback"], 0, ct.fallback_report())
+        torch._dynamo.reset()
+        ct.reset()
+        self.run_sizes(lambda: Var(1), shapes, True, False)
+        reasons = [why for op, why in ct.fallback_report() if "var_mean" in op]
+        self.assertTrue(reasons and "symbolic extents" in reasons[0], ct.fallback_report())
+
 if __name__ == "__main__":
     unittest.main()

@@ -4,6 +4,8 @@ cumulative ops are scans (ops/scan.py).
 
 A rank-0 tensor is shape [1] in a Program: reducing it (over dim 0, -1 or everything) reduces
 that one axis, so rank-0 inputs need no special case beyond the axes."""
+import math
+
 import torch
 
 from ..registry import CONVERTERS, Unsupported, converts, pshape, val
@@ -132,12 +134,18 @@ def _variance(c, n):
         raise Unsupported(f"var of a {t.dtype} tensor")
     axes = _axes(x, dims)
     shape = pshape(t)
-    count = 1
-    for a in axes:
-        count *= shape[a]
     xs = c.tensor(x)
     mean = c.op("reduce_mean", [xs], {"axes": axes, "keepdim": True})
     d = c.op("sub", [xs, mean])
+    reduced = [shape[a] for a in axes]
+    if not all(isinstance(e, int) for e in reduced):
+        # A symbolic count: the population variance is a mean; a correction needs the count.
+        if correction != 0:
+            raise Unsupported(f"var with correction {correction} over the symbolic extents "
+                              f"{reduced}")
+        var = _reduced(c, "reduce_mean", c.op("mul", [d, d]), axes, keepdim, out)
+        return var, c.op("reshape", [mean], {"shape": pshape(out)})
+    count = math.prod(reduced)
     ss = _reduced(c, "reduce_sum", c.op("mul", [d, d]), axes, keepdim, out)
     var = c.op("div", [ss, c.tensor(float(max(0, count - correction)), t.dtype)])
     return var, c.op("reshape", [mean], {"shape": pshape(out)})
