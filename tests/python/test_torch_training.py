@@ -142,6 +142,49 @@ class TorchTrainingTest(unittest.TestCase):
                 torch.nn.functional.cross_entropy(xr, t).backward()
                 torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-4, atol=1e-6)
 
+    def test_batch_norm_in_training_saves_what_inductor_saves(self):
+        # Training BatchNorm reaches the backend written out (var_mean, then elementwise), as
+        # Inductor's does, so the partitioner can save a convolution's output and the
+        # statistics and let the backward recompute the normalized values and the ReLU after
+        # them. Here (a squeeze-excitation-like scaling between two convolutions) that leaves
+        # three [4, 8, 16, 16] activations saved, as Inductor's partition does: the first
+        # convolution's output, the scaled input of the second and the second's output. With
+        # the op whole the ReLU's output was saved too. Gradients and running statistics
+        # against float64 eager.
+        class Net(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.c1, self.c2 = (torch.nn.Conv2d(c, 8, 3, padding=1) for c in (3, 8))
+                self.bn = torch.nn.BatchNorm2d(8)
+
+            def forward(self, x):
+                r = torch.relu(self.bn(self.c1(x)))
+                return self.c2(r * r.mean((2, 3), keepdim=True).sigmoid()).square().sum()
+
+        torch.manual_seed(6)
+        net, x = Net().train(), torch.randn(4, 3, 16, 16)
+        ref = copy.deepcopy(net).double()
+        saved = []
+
+        def pack(s):
+            saved.append(s.numel())
+            return s
+
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda s: s):
+            loss = compiled(net)(x)
+        loss.backward()
+        self.assertEqual(saved.count(4 * 8 * 16 * 16), 3, saved)
+        ref(x.double()).backward()
+        # The first convolution's bias gets a gradient of 0 (BatchNorm takes the mean out), so
+        # the absolute tolerance is against the model's largest gradient (eager float32's error
+        # there: 2.8e-5 of 830).
+        scale = max(q.grad.abs().max().item() for q in ref.parameters())
+        for (name, p), q in zip(net.named_parameters(), ref.parameters()):
+            torch.testing.assert_close(p.grad.double(), q.grad, rtol=1e-4, atol=1e-6 * scale,
+                                       msg=lambda m, name=name: f"{name}: {m}")
+        torch.testing.assert_close(net.bn.running_mean.double(), ref.bn.running_mean)
+        torch.testing.assert_close(net.bn.running_var.double(), ref.bn.running_var)
+
     def test_a_saved_reshape_of_a_computed_value_is_a_view_not_a_copy(self):
         # A linear layer's input saved for its weight gradient is view(layer_norm(x), [B*T, C]):
         # the kernel writes the LayerNorm's value once and the saved tensor is a view of it
