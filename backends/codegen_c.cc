@@ -415,12 +415,13 @@ void CodeGenC::VisitIfThenElse(const ir::IfThenElse* op) {
 void CodeGenC::VisitBlock(const ir::Block* op) {
   for (auto& s : op->stmts) {
     // A bound loop beside other statements gets its own scope: its index declaration must
-    // not collide with a sibling's.
-    // So does a let: its name must not leak to the siblings.
+    // not collide with a sibling's. So do a let and an allocation: their names must not leak
+    // to the siblings, which may declare the same (an unrolled loop's copies of a reduction's
+    // partials, <X>_block and <X>_tail).
     bool scoped = op->stmts.size() > 1 &&
                   ((s.As<ir::For>() && (s.As<ir::For>()->for_kind == ir::ForKind::kGpuBlock ||
                                         s.As<ir::For>()->for_kind == ir::ForKind::kGpuThread)) ||
-                   s.As<ir::LetStmt>());
+                   s.As<ir::LetStmt>() || s.As<ir::Allocate>());
     if (scoped) {
       Indent();
       out_ << "{\n";

@@ -3,6 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_split.h"
 #include "backends/compiler.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "tests/cuda/index_names.h"
@@ -67,15 +71,22 @@ TEST(CodeGenSchedule, StorageAlignPadsTheSharedRows) {
 TEST(CodeGenSchedule, PartialTilesAreGuardedOutsideTheBarriers) {
   std::string src = MatmulSharedSource(300, {64, 4, 8});
   EXPECT_THAT(src, HasSubstr("if ("));
-  // Every barrier sits at the k loop's level, never inside a guard: its indentation is the
-  // loop body's.
-  size_t pos = 0;
+  // Every barrier sits in the k loop's body, never inside a guard: the lines that open the
+  // scopes around it, up to the k loop, are plain scopes (the shared tiles'), no `if`/`else`.
+  std::vector<std::string> lines = absl::StrSplit(src, '\n');
+  auto indent = [](const std::string& l) { return l.find_first_not_of(' '); };
   int barriers = 0;
-  while ((pos = src.find("__syncthreads();", pos)) != std::string::npos) {
-    size_t line = src.rfind('\n', pos) + 1;
-    EXPECT_EQ(src.substr(line, pos - line), "    ");
-    ++pos;
+  for (size_t at = 0; at < lines.size(); ++at) {
+    if (lines[at].find("__syncthreads();") == std::string::npos) continue;
     ++barriers;
+    size_t depth = indent(lines[at]);
+    for (size_t up = at; up-- > 0 && depth > 0;) {
+      if (lines[up].empty() || indent(lines[up]) >= depth) continue;
+      depth = indent(lines[up]);
+      const std::string opener = lines[up].substr(depth);
+      if (opener.rfind("for (int32_t C_local_k_outer", 0) == 0) break;
+      EXPECT_EQ(opener, "{") << "the barrier of line " << at + 1 << " in\n" << src;
+    }
   }
   EXPECT_EQ(barriers, 2);
 }

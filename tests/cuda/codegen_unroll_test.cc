@@ -1,13 +1,16 @@
 /// \file Unroll as a backend hint: Stage::Unroll(axis, /*full=*/false) keeps the loop and CUDA
-/// prints `#pragma unroll` before it; the default still expands the body.
+/// prints `#pragma unroll` before it; the default still expands the body, and copies of a body
+/// that declares local arrays declare them in scopes of their own.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "backends/compiler.h"
+#include "backends/cuda/nvrtc_compiler.h"
 #include "ir/lower.h"
 #include "ir/printer.h"
 #include "ir/schedule.h"
 #include "ir/tensor.h"
+#include "tests/unrolled_sums_module.h"
 
 namespace cinn_like::backends {
 namespace {
@@ -53,6 +56,29 @@ TEST(CodeGenCudaUnroll, FullUnrollExpandsTheBody) {
   EXPECT_THAT(*src, Not(HasSubstr("#pragma unroll")));
   EXPECT_THAT(*src, Not(HasSubstr("for (int32_t j")));
   EXPECT_THAT(*src, HasSubstr("C[idx1 + 7] = A[idx1 + 7] * 2.0f;"));
+}
+
+TEST(CodeGenCudaUnroll, CopiesOfABlockedSumDeclareTheirPartialsInScopesOfTheirOwn) {
+  // Each copy of the unrolled loop's body allocates C_block and C_tail beside the other copy's:
+  // one C scope held both declarations, and NVRTC refused them ("C_tail" has already been
+  // declared in the current scope).
+  auto f = testing::UnrolledBlockedSums(ir::Target::NVGPU(90));
+  ASSERT_TRUE(f.ok()) << f.status();
+  auto compiler = Compiler::Create(ir::Target::NVGPU(90));
+  ASSERT_TRUE(compiler.ok()) << compiler.status();
+  auto src = (*compiler)->GetSourceCode({"unrolled_sums", ir::Target::NVGPU(90), {*f}});
+  ASSERT_TRUE(src.ok()) << src.status();
+  nvrtc::Compiler nvrtc;
+  auto ptx = nvrtc.Compile(*src, 90, /*to_cubin=*/false, "unrolled_sums");
+  ASSERT_TRUE(ptx.ok()) << ptx.status();
+  EXPECT_THAT(*ptx, HasSubstr(".entry unrolled_sums_kernel"));
+  // Each partial declared twice, each time first in a scope of its own.
+  for (const std::string name : {"C_block", "C_tail"}) {
+    const std::string decl = "{\n    float " + name + "[1];\n";
+    const size_t first = src->find(decl);
+    ASSERT_NE(first, std::string::npos) << name << " in\n" << *src;
+    EXPECT_NE(src->find(decl, first + 1), std::string::npos) << name << " in\n" << *src;
+  }
 }
 
 }  // namespace
