@@ -1,12 +1,14 @@
 /// \file Sums of ones past 2^24 elements that PyTorch computes exactly in float32 (its cascade
 /// sum on the CPU, its GPU reductions' tree), where one float32 accumulator stops at 2^24
 /// (x + 1 == x past it): issue 50, classes 5 (x86) and 9 (GPU threads that sum a whole column).
-/// Shared by tests/hlir (x86) and tests/gpu (the GPU machine); the inputs are broadcasts where
-/// the sum's loop structure allows it, so the cases cost little memory.
+/// Shared by tests/hlir (x86), tests/opencl (PoCL's CPU device) and tests/gpu (the GPU machine);
+/// the inputs are broadcasts where the sum's loop structure allows it, so the cases cost little
+/// memory.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <iomanip>
 #include <map>
 #include <memory>
 #include <string>
@@ -70,6 +72,38 @@ inline std::vector<LongSumCase> LongSumCases() {
   return cases;
 }
 
+/// The sum of `n` ones of a broadcast scalar, s.expand(n).sum(): one loop of n additions (a
+/// thread's on GPU targets), in blocks of 4096 and the rest after the last block (BlockReductions,
+/// ir/transforms/block_reductions.h). `want` is the float64 sum, rounded once to float32.
+inline LongSumCase SumOfABroadcastScalar(int64_t n) {
+  NetBuilder b;
+  auto s = b.CreateInput(DType::kFloat32, S({1}), "s");
+  b.MarkOutput(b.ReduceSum(b.BroadcastTo(s, {n}), {0}, /*keepdim=*/true));
+  return {absl::StrCat("sum_of_a_broadcast_scalar_", n), *b.Build(),
+          static_cast<double>(static_cast<float>(static_cast<double>(n)))};
+}
+
+/// Sums of 2^24 + 3 ones, a loop of 4096 blocks of 4096 and a rest of 3: the blocks' total is
+/// 2^24, and the rest, added into the total one by one, was lost (2^24 + 1 rounds to 2^24);
+/// summed into a partial of its own and added once (`<X>_tail`), the total is the float64 sum
+/// rounded once, 2^24 + 4, as in PyTorch. A broadcast scalar's sum, column sums and column means
+/// of a broadcast row (on GPU targets a thread per column adds its whole column; a mean divides
+/// the float32 sum by float32(n), 1 only when the sum is 2^24 + 4).
+inline std::vector<LongSumCase> RestAfterTheLastBlockCases() {
+  constexpr int64_t kN = (int64_t{1} << 24) + 3;
+  const double rounded = static_cast<double>(static_cast<float>(static_cast<double>(kN)));
+  std::vector<LongSumCase> cases = {SumOfABroadcastScalar(kN)};
+  for (bool mean : {false, true}) {
+    NetBuilder b;
+    auto row = b.CreateInput(DType::kFloat32, S({1, 8}), "row");
+    auto wide = b.BroadcastTo(row, {kN, 8});
+    b.MarkOutput(mean ? b.ReduceMean(wide, {0}) : b.ReduceSum(wide, {0}));
+    cases.push_back({mean ? "column_means_of_a_broadcast_row" : "column_sums_of_a_broadcast_row",
+                     *b.Build(), mean ? 1.0 : rounded});
+  }
+  return cases;
+}
+
 /// Runs `program` on `target` through `exec` with every input filled with `value`, symbolic
 /// dims of `symbols` bound to their values there (others as Concrete binds them); the first
 /// output's elements.
@@ -109,14 +143,22 @@ inline std::vector<double> RunFilled(const Program& program, const ir::Target& t
   return got;
 }
 
-/// Every case of LongSumCases on `target`: each output element exactly the case's value.
-inline void CheckLongSumsOfOnes(const ir::Target& target, const Executor& exec) {
-  for (const LongSumCase& c : LongSumCases()) {
+/// Every case of `cases` on `target`: each output element exactly the case's value.
+inline void CheckSumsOfOnes(const std::vector<LongSumCase>& cases, const ir::Target& target,
+                            const Executor& exec) {
+  for (const LongSumCase& c : cases) {
     SCOPED_TRACE(c.name);
     std::vector<double> got = RunFilled(c.program, target, exec, 1.0);
     ASSERT_FALSE(got.empty());
-    for (double g : got) EXPECT_EQ(g, c.want);
+    for (double g : got) {
+      EXPECT_EQ(g, c.want) << std::setprecision(17) << "got " << g << ", want " << c.want;
+    }
   }
+}
+
+/// Every case of LongSumCases on `target`: each output element exactly the case's value.
+inline void CheckLongSumsOfOnes(const ir::Target& target, const Executor& exec) {
+  CheckSumsOfOnes(LongSumCases(), target, exec);
 }
 
 }  // namespace cinn_like::testing

@@ -15,6 +15,11 @@ const ir::Target kGpu = ir::Target::NVGPU();
 
 TEST(LongSumsGpu, SumsOfOnesPastTwoToThe24AreExact) { CheckLongSumsOfOnes(kGpu, RunOnGpu); }
 
+TEST(LongSumsGpu, TheRestAfterTheLastBlockIsSummedApart) {
+  // 2^24 + 3 ones: the 3 of the rest, added into the total one by one, were each lost (2^24).
+  CheckSumsOfOnes(RestAfterTheLastBlockCases(), kGpu, RunOnGpu);
+}
+
 TEST(LongSumsGpu, ColumnsOfASymbolicNumberOfRowsSumExactly) {
   // [n, 4] bound to n = 2^25 + 1 at the call. The mean is a thread per column adding its n rows:
   // in blocks (a loop of the whole symbolic length is blocked on GPUs too), so it is 1 (one

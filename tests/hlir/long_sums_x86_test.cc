@@ -15,22 +15,8 @@ const ir::Target kX86 = ir::Target::X86();
 TEST(LongSumsX86, SumsOfOnesPastTwoToThe24AreExact) { CheckLongSumsOfOnes(kX86, RunOnX86); }
 
 TEST(LongSumsX86, TheRestAfterTheLastBlockIsSummedApart) {
-  // 2^24 + 3 ones: the blocks' total is 2^24, and the 3 of the rest, added one by one, were
-  // each lost (2^24); summed apart, they make the float32 nearest the exact sum, 2^24 + 4, as
-  // in PyTorch. The sum of a broadcast scalar, and column sums of a broadcast row.
-  constexpr int64_t kN = (int64_t{1} << 24) + 3;
-  const double want = static_cast<double>(static_cast<float>(kN));
-  ASSERT_EQ(want, static_cast<double>((int64_t{1} << 24) + 4));
-  for (auto [row, wide] :
-       std::vector<std::pair<Shape, std::vector<int64_t>>>{{S({1}), {kN}}, {S({1, 8}), {kN, 8}}}) {
-    SCOPED_TRACE(hlir::ShapeToString(row));
-    NetBuilder b;
-    auto s = b.CreateInput(DType::kFloat32, row, "s");
-    b.MarkOutput(b.ReduceSum(b.BroadcastTo(s, wide), {0}, /*keepdim=*/true));
-    std::vector<double> got = RunFilled(*b.Build(), kX86, RunOnX86, 1.0);
-    ASSERT_FALSE(got.empty());
-    for (double g : got) EXPECT_EQ(g, want);
-  }
+  // 2^24 + 3 ones: the 3 of the rest, added into the total one by one, were each lost (2^24).
+  CheckSumsOfOnes(RestAfterTheLastBlockCases(), kX86, RunOnX86);
 }
 
 TEST(LongSumsX86, LongSumsOfRandomDataMatchTheReference) {
