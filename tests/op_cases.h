@@ -781,6 +781,13 @@ inline std::vector<OpCase> AllOpCases() {
   for (int64_t n : {1, 2, 5}) {
     add({"polygamma", {DType::kFloat64}, {S({6, 11})}, {{"n", n}}, {Domain::kSpecial}});
   }
+  // Magnitudes 300 to 3e6: the reference reflects below -1000, as the compute does below 1/2.
+  // (Not n = 1: its compute reflects with sin(pi x) as PyTorch's trigamma does, whose rounding
+  // at large |x| is about |x| * 1e-16 relative, 6e-10 at -2e6.)
+  add({"polygamma", {DType::kFloat64}, {S({6, 11})}, {{"n", int64_t{2}}}, {Domain::kLarge}});
+  // Half-integers, where cot(pi x) is 0 and an even order's P_n has a large slope (n = 6 was off
+  // by 2e-9 relative at -3.5 when cot was 6e-17 there; found by fuzz_compile_run).
+  add({"polygamma", {DType::kFloat64}, {S({6, 11})}, {{"n", int64_t{6}}}, {Domain::kHalves}});
   add({"ndtri", {DType::kFloat64}, {S({6, 11})}, {}, {Domain::kSpecial}});
   add({"airy_ai", {DType::kFloat64}, {S({6, 11})}, {}, {Domain::kSpecial}});
   const std::vector<NewBinary> special_binary = {

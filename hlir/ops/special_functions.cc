@@ -291,7 +291,8 @@ Expr Zeta(const Expr& xin, const Expr& qin) {
   return Select::Make(x == D(1), D(kInf), Select::Make(x < D(1), D(kNan), r));
 }
 /// Reference: the first 1000 + ceil(-q) terms directly, then the integral, half a term and
-/// two Euler-Maclaurin corrections (riemann_zeta where q = 1), for any q.
+/// two Euler-Maclaurin corrections (riemann_zeta where q = 1), for any q its callers sum from
+/// (Zeta: q > -32, Polygamma: q >= kPolygammaDirectSumFrom; poles and NaNs at any q).
 double ZetaSum(double x, double q) {
   if (x == 1) return kInf;
   if (x < 1) return kNan;
@@ -315,6 +316,39 @@ double ZetaSum(double x, double q) {
 double Zeta(double x, double q) {
   const bool summed = q <= -kZetaNegativeShift && x > 1 && x == std::floor(x) && q != std::floor(q);
   return summed ? kNan : ZetaSum(x, q);
+}
+
+/// P_n's coefficients, constant term first: d^n/dx^n cot(pi x) = pi^n P_n(cot(pi x)), where
+/// P_0(c) = c and P_{k+1} = -(1 + c^2) P_k'(c).
+std::vector<double> CotDerivative(int n) {
+  std::vector<double> p{0, 1};
+  for (int k = 0; k < n; ++k) {
+    std::vector<double> next(p.size() + 1, 0.0);
+    for (size_t i = 1; i < p.size(); ++i) {
+      next[i - 1] -= i * p[i];
+      next[i + 1] -= i * p[i];
+    }
+    p = next;
+  }
+  return p;
+}
+
+/// cot(pi x) for the reflection, x reduced exactly to r in [-1/2, 1/2] (x - trunc(x), then
+/// +-1): 1 / tan(pi r) up to |r| = 1/4, -tan(pi (r -+ 1/2)) beyond (r -+ 1/2 exact too), so
+/// it is 0 at the half-integers. 1 / tan(pi x) gave 6e-17 there, which P_n's linear term
+/// carries into psi_n (n even): polygamma(6, -3.5) was off by 2e-9 relative.
+double CotPi(double x) {
+  double r = x - std::trunc(x);
+  r = r > 0.5 ? r - 1 : r < -0.5 ? r + 1 : r;
+  if (std::fabs(r) <= 0.25) return 1 / std::tan(M_PI * r);
+  return -std::tan(M_PI * (r > 0 ? r - 0.5 : r + 0.5));
+}
+Expr CotPi(const Expr& x) {
+  Expr f = x - M(MathOp::kTrunc, x);
+  Expr r = Select::Make(f > D(0.5), f - D(1), Select::Make(f < D(-0.5), f + D(1), f));
+  Expr near_pole = D(1) / M(MathOp::kTan, D(M_PI) * r);
+  Expr near_zero = D(0) - M(MathOp::kTan, D(M_PI) * Select::Make(r > D(0), r - D(0.5), r + D(0.5)));
+  return Select::Make(M(MathOp::kAbs, r) <= D(0.25), near_pole, near_zero);
 }
 
 /// polygamma(n, x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1 (n = 0 is digamma): zeta for
@@ -342,22 +376,17 @@ Expr Polygamma(int n, const Expr& in) {
     s = Select::Make(x == M(MathOp::kTrunc, x), s_pole, s);
     return Select::Make(neg, D(M_PI * M_PI) / (s * s) - psi, psi);
   }
-  std::vector<double> p{0, 1};  // P_k's coefficients, constant term first
-  for (int k = 0; k < n; ++k) {
-    std::vector<double> next(p.size() + 1, 0.0);
-    for (size_t i = 1; i < p.size(); ++i) {
-      next[i - 1] -= i * p[i];
-      next[i + 1] -= i * p[i];
-    }
-    p = next;
-  }
-  Expr cot = D(1) / M(MathOp::kTan, D(M_PI) * (x - M(MathOp::kTrunc, x)));
-  Expr reflected = D(-sign) * psi - D(std::pow(M_PI, n + 1)) * Horner(cot, p);
+  Expr reflected = D(-sign) * psi - D(std::pow(M_PI, n + 1)) * Horner(CotPi(x), CotDerivative(n));
   Expr pole = x <= D(0) && x == M(MathOp::kTrunc, x);
   Expr r = Select::Make(pole, D(sign * kInf), Select::Make(neg, reflected, psi));
   return Select::Make(x == D(kInf), D(kNan), r);
 }
-/// Reference: (-1)^(n+1) n! times the direct sum from x (ZetaSum), with the edges above;
+/// Below this, the reference reflects: the direct sum from x has 1000 - x terms.
+constexpr double kPolygammaDirectSumFrom = -1000;
+
+/// Reference: (-1)^(n+1) n! times the direct sum from x (ZetaSum), with the edges above, and
+/// the reflection from 1 - x below kPolygammaDirectSumFrom (a non-integer x there, as the
+/// output of a polygamma near its poles, -1.4e10, had 1.4e10 terms, counted in an int);
 /// `float32_pole`: a pole's sin taken at float32's pi times x rounded to float32, as for
 /// every dtype but float64.
 double Polygamma(int n, double x, bool float32_pole = false) {
@@ -370,7 +399,15 @@ double Polygamma(int n, double x, bool float32_pole = false) {
     return M_PI * M_PI / (s * s) - Polygamma(1, 1 - x);
   }
   if (n > 1 && x == kInf) return kNan;
-  return (n % 2 ? 1 : -1) * Factorial(n) * ZetaSum(n + 1.0, x);
+  const double sign = n % 2 ? 1 : -1;  // (-1)^(n+1)
+  if (x < kPolygammaDirectSumFrom && x != std::floor(x)) {
+    const std::vector<double> p = CotDerivative(n);
+    const double cot = CotPi(x);
+    double poly = 0;
+    for (auto c = p.rbegin(); c != p.rend(); ++c) poly = poly * cot + *c;
+    return -sign * Polygamma(n, 1 - x) - std::pow(M_PI, n + 1) * poly;
+  }
+  return sign * Factorial(n) * ZetaSum(n + 1.0, x);
 }
 
 // --- I1, K0, K1 ------------------------------------------------------------------------
@@ -1164,9 +1201,17 @@ Expr AiryAi(const Expr& in) {
 /// Reference: libstdc++'s __gnu_cxx::airy_ai on [-100, 110]. Below, where airy_ai loses digits
 /// (4e-10 at -300) and past -1000 throws (after undefined behaviour near -1e29),
 /// Ai(-x) = sqrt(x)/3 (3/2 J_1/3(z) - sqrt(3)/2 Y_1/3(z)), z = 2/3 x^(3/2), by C++17's Bessel
-/// functions; above, 0 (Ai underflows double from 107.7; airy_ai throws past 1e5).
+/// functions; above, 0 (Ai underflows double from 107.7; airy_ai throws past 1e5). Within
+/// 1e-3 of 0, Maclaurin's series to x^4 (its next term is 1e-20 of Ai there): airy_ai lost
+/// digits below 1e-56 (1e-14), was NaN below -1e-190, threw near +-1e-205 and was inf below
+/// 1e-299 (found by fuzz_compile_run).
 double AiryAi(double x) {
   if (std::isinf(x)) return kNan;
+  if (std::fabs(x) < 1e-3) {
+    const double ai0 = 0.355028053887817239, dai0 = -0.258819403792806798;  // Ai(0), Ai'(0)
+    const double x3 = x * x * x;
+    return ai0 * (1 + x3 / 6) + dai0 * (x + x3 * x / 12);
+  }
   if (std::isnan(x) || (x >= -100 && x <= 110)) return __gnu_cxx::airy_ai(x);
   if (x > 110) return 0;
   const double ax = -x, z = 2.0 / 3 * ax * std::sqrt(ax);

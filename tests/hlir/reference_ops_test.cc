@@ -6,6 +6,7 @@
 #include <iterator>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "frontend/net_builder.h"
 #include "hlir/op.h"
@@ -97,6 +98,60 @@ TEST(ReferenceOps, BesselJAndYAtFarArgumentsTakeTheExactPhase) {
       const double amplitude = std::sqrt(2 / (M_PI * std::fabs(p.x)));
       EXPECT_NEAR(out.data[i], want, 1e-15 * amplitude) << op << "(" << p.x << ")";
     }
+  }
+}
+
+TEST(ReferenceOps, PolygammaFarBelowZeroReflects) {
+  // psi_n(x) = (-1)^n psi_n(y) - pi^(n+1) P_n(cot(pi x)), y = 1 - x: at x = m + 1/4 (cot 1)
+  // psi_1(x) = 2 pi^2 - psi_1(y) and psi_2(x) = psi_2(y) - 4 pi^3; at x = m + 1/2 (cot 0, P_n
+  // odd for even n) psi_n(x) = psi_n(y). The reference summed 1000 - x terms from x, their
+  // count cast to an int: UB past 2^31 (the output of a polygamma near its poles fed to
+  // another, found by fuzz_compile_run), 1e9 terms at -1e9.
+  auto far = [](int64_t n, double y) {  // psi_n(y) for y >= 2e6, to 1e-13 relative
+    const double sign = n % 2 ? 1 : -1;
+    return sign * (std::tgamma(n) / std::pow(y, n) + std::tgamma(n + 1) / (2 * std::pow(y, n + 1)));
+  };
+  struct Case {
+    int64_t n;
+    double x;
+  };
+  for (const Case& c : std::vector<Case>{{1, -14343000000.75},
+                                         {1, -1e9 - 0.75},
+                                         {1, -2e6 - 0.75},
+                                         {2, -14343000000.75},
+                                         {2, -1e9 - 0.75},
+                                         {2, -2e6 - 0.75},
+                                         {2, -1e9 - 0.5},
+                                         {6, -1e9 - 0.5}}) {
+    NetBuilder b;
+    Var x = b.CreateInput(DType::kFloat64, MakeShape({1}), "x");
+    HostTensor in(DType::kFloat64, {1});
+    in.data = {c.x};
+    HostTensor out = RunOne(b, b.Op("polygamma", {x}, {{"n", c.n}})[0], {in});
+    ASSERT_EQ(out.data.size(), 1u);
+    const double y = 1 - c.x;
+    const bool quarter = c.x - std::floor(c.x) == 0.25;
+    const double want = !quarter   ? far(c.n, y)
+                        : c.n == 1 ? 2 * M_PI * M_PI - far(1, y)
+                                   : far(2, y) - 4 * std::pow(M_PI, 3);
+    EXPECT_NEAR(out.data[0], want, 1e-12 * std::fabs(want))
+        << "polygamma(" << c.n << ", " << c.x << ")";
+  }
+}
+
+TEST(ReferenceOps, AiryAiNearZeroIsAi0PlusAiPrime0TimesX) {
+  // Ai(x) = Ai(0) + Ai'(0) x to double's precision for |x| <= 1e-60. libstdc++'s airy_ai gave
+  // inf below 1e-299, threw near +-1e-205 (an error naming the op: a zeta's output fed to
+  // airy_ai, found by fuzz_compile_run), NaN below -1e-190 and 1e-14 off below 1e-56.
+  const double ai0 = 0.355028053887817239, dai0 = -0.258819403792806798;
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat64, MakeShape({9}), "x");
+  HostTensor in(DType::kFloat64, {9});
+  in.data = {0.0, 1e-300, -1e-300, 1e-205, -1e-205, -1e-195, 1e-100, -1e-60, 5e-324};
+  HostTensor out = RunOne(b, b.Op("airy_ai", {x})[0], {in});
+  ASSERT_EQ(out.data.size(), 9u);
+  for (size_t i = 0; i < in.data.size(); ++i) {
+    EXPECT_NEAR(out.data[i], ai0 + dai0 * in.data[i], 1e-16) << "airy_ai(" << in.data[i] << ")";
   }
 }
 
