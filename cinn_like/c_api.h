@@ -119,7 +119,9 @@ void cinn_like_module_free(cinn_like_module module);
 int cinn_like_module_save(cinn_like_module module, const char* path);
 /* Loads a file written by cinn_like_module_save. Fails with a message naming the file when it
  * is not a regular file (a FIFO, a device), is not a module file, has another format version,
- * is damaged (SHA-256 checksum, truncation), or was made for another CPU or GPU arch. */
+ * is damaged (SHA-256 checksum, truncation), or was made for another CPU or GPU arch. The
+ * file's machine code runs when its functions are called: load only files that you, or someone
+ * you trust, wrote, as with a shared library (the checksum finds damage, not a forgery). */
 int cinn_like_module_load(const char* path, cinn_like_module* out);
 /* The name of the module's host entry (the `name` it was compiled with), owned by the module. */
 int cinn_like_module_name(cinn_like_module module, const char** out);

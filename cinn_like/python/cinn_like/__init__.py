@@ -100,7 +100,9 @@ def compile(program, target="x86", name="main"):  # noqa: A001 (the package's ve
 def load(path):
     """The Module saved at `path` (Module.save), with the entry name it was compiled with:
     nothing is compiled; a file made for another CPU or GPU arch, of another format version, or
-    damaged is refused (CinnLikeError naming the file and why)."""
+    damaged is refused (CinnLikeError naming the file and why). The file's machine code runs
+    when the Module is called: load only files you, or someone you trust, wrote, as with a
+    shared library (the checksum finds damage, not a forgery)."""
     handle = ctypes.c_void_p()
     check(lib.cinn_like_module_load(_path(path, "cinn_like.load: path"), ctypes.byref(handle)),
           "load")
