@@ -369,8 +369,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     # call (write_back.py), except in the CUDA-graph mode, whose graph must not write its
     # inputs (AOTAutograd's wrapper then writes them back after the replay).
     static = not any(isinstance(x, torch.SymInt) or
-                     (isinstance(x, torch.Tensor) and
-                      any(isinstance(d, torch.SymInt) for d in x.shape))
+                     (isinstance(x, torch.Tensor) and symbolic.is_symbolic(x))
                      for x in example_inputs)
     aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,
                        inference_compiler=inference,

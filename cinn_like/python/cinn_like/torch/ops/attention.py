@@ -169,9 +169,8 @@ class _Grad:
         # 16-bit attention: q kᵀ and dO vᵀ read 16-bit values, which TF32 holds exactly, so
         # they run on TF32 tensor cores; dV, dQ and dK read P and dS rounded to the 16-bit
         # type, as fused kernels (FlashAttention, cuDNN) round them, on 16-bit tensor cores.
-        self.tf32 = qt.dtype in (torch.float16, torch.bfloat16)
-        self.low = dtype_name(qt.dtype) if self.tf32 else None
-        self.q16, self.k16 = (q, k) if self.tf32 else (None, None)
+        self.low = qt.dtype if qt.dtype in (torch.float16, torch.bfloat16) else None
+        self.q_in, self.k_in = q, k
         self.b, self.h, self.lq = (int(d) for d in qt.shape[:3])
         self.hkv, self.lk = int(kt.shape[1]), int(kt.shape[2])
         if self.h % self.hkv:
@@ -216,7 +215,7 @@ class _Grad:
 
     def mm(self, x, y, tx=False, ty=False):
         return self.c.op("matmul", [x, y], {"transpose_x": tx, "transpose_y": ty,
-                                            "allow_tf32": self.tf32})
+                                            "allow_tf32": self.low is not None})
 
     def grouped(self, x, last):
         """[B, H, L, last] as [B, Hkv, g·L, last]."""
@@ -236,10 +235,9 @@ class _Grad:
         c = self.c
         do = self.f32(grad_out)
         pw = self.p if self.w is None else c.op("mul", [self.p, self.w])
+        do_mm = do
         if self.low:
-            pw, do_mm = self.cast(pw), c.tensor(grad_out, val(self.q16).dtype)
-        else:
-            do_mm = do
+            pw, do_mm = self.cast(pw), c.tensor(grad_out, self.low)
         dv = self.mm(self.grouped(pw, self.lk), self.grouped(do_mm, self.dv), tx=True)
         dp = self.split(self.mm(self.grouped(do, self.dv), self.v, ty=True))
         if self.w is not None:
@@ -248,7 +246,7 @@ class _Grad:
         ds = c.op("mul", [self.p, c.op("sub", [dp, di])])
         if self.low:  # dS·scale rounded once; the scale is not applied to a rounded product
             dsg = self.grouped(self.cast(self.mul(ds, self.scale)), self.lk)
-            q, k = self.grouped(c.tensor(self.q16), self.d), c.tensor(self.k16)
+            q, k = self.grouped(c.tensor(self.q_in), self.d), c.tensor(self.k_in)
             return self.split(self.mm(dsg, k)), self.mm(dsg, q, tx=True), dv, ds
         dsg = self.grouped(ds, self.lk)
         dq = self.mul(self.split(self.mm(dsg, self.k)), self.scale)
@@ -256,7 +254,7 @@ class _Grad:
         return dq, dk, dv, ds
 
     def cast(self, x):
-        return self.c.op("cast", [x], {"dtype": self.low})
+        return self.c.op("cast", [x], {"dtype": dtype_name(self.low)})
 
 
 def _backward(c, grad_out, q, k, v, out, lse, mask, dropout_p, causal, scale):
