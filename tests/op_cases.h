@@ -112,8 +112,8 @@ inline bool ByQuadrature(const std::string& op) {
 }
 inline bool SumLike(const std::string& op) {
   return op == "reduce_sum" || op == "reduce_mean" || op == "matmul" || op == "linear" ||
-         op == "index_add" || op == "attention" || op == "cumsum" || op == "conv2d" ||
-         op == "conv2d_backward_data" || op == "conv2d_backward_filter";
+         op == "index_add" || op == "attention" || op == "attention_grad" || op == "cumsum" ||
+         op == "conv2d" || op == "conv2d_backward_data" || op == "conv2d_backward_filter";
 }
 
 inline std::vector<DType> Floats() {
@@ -616,6 +616,56 @@ inline std::vector<OpCase> AllOpCases() {
        {{"dropout", 0.1}},
        {Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform, Domain::kUniform,
         Domain::kIndex}});
+  // attention_grad (q, k, v, out, grad_out, logsumexp, [mask], [seed, stream]): the
+  // logsumexp positive, so that the probabilities exp(s - logsumexp) stay near 1 as a real
+  // backward's do; every dtype with a bool mask, grouped heads, a float mask with causal,
+  // dropout over several tiles of the fused GPU kernel (grouped, a float16 mask), head dim 128,
+  // a symbolic query length.
+  const Domain u = Domain::kUniform, lse = Domain::kPositive;
+  for (DType t : Floats()) {
+    add({"attention_grad",
+         {t, t, t, t, t, DType::kFloat32, DType::kBool},
+         {S({1, 2, 7, 16}), S({1, 2, 9, 16}), S({1, 2, 9, 12}), S({1, 2, 7, 12}), S({1, 2, 7, 12}),
+          S({1, 2, 7}), S({7, 9})},
+         {{"scale", 0.25}},
+         {u, u, u, u, u, lse, u}});
+  }
+  add({"attention_grad",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32,
+        DType::kFloat32, DType::kFloat32},
+       {S({2, 4, 5, 8}), S({2, 2, 6, 8}), S({2, 2, 6, 8}), S({2, 4, 5, 8}), S({2, 4, 5, 8}),
+        S({2, 4, 5}), S({2, 1, 5, 6})},
+       {{"causal", true}, {"scale", 0.3}},
+       {u, u, u, u, u, lse, u}});
+  add({"attention_grad",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32,
+        DType::kFloat32, DType::kInt64, DType::kInt64},
+       {S({2, 2, 9, 16}), S({2, 2, 11, 16}), S({2, 2, 11, 16}), S({2, 2, 9, 16}), S({2, 2, 9, 16}),
+        S({2, 2, 9}), S({1}), S({1})},
+       {{"causal", true}, {"dropout", 0.25}, {"scale", 0.25}},
+       {u, u, u, u, u, lse, Domain::kIntEdges, Domain::kIndex}});
+  add({"attention_grad",
+       {DType::kFloat16, DType::kFloat16, DType::kFloat16, DType::kFloat16, DType::kFloat16,
+        DType::kFloat32, DType::kFloat16, DType::kInt64, DType::kInt64},
+       {S({1, 4, 70, 64}), S({1, 2, 100, 64}), S({1, 2, 100, 64}), S({1, 4, 70, 64}),
+        S({1, 4, 70, 64}), S({1, 4, 70}), S({70, 100}), S({1}), S({1})},
+       {{"dropout", 0.5}, {"scale", 0.05}},
+       {u, u, u, u, u, lse, u, u, Domain::kIndex}});
+  add({"attention_grad",
+       {DType::kBFloat16, DType::kBFloat16, DType::kBFloat16, DType::kBFloat16, DType::kBFloat16,
+        DType::kFloat32},
+       {S({1, 2, 40, 128}), S({1, 2, 33, 128}), S({1, 2, 33, 96}), S({1, 2, 40, 96}),
+        S({1, 2, 40, 96}), S({1, 2, 40})},
+       {{"causal", true}, {"scale", 0.05}},
+       {u, u, u, u, u, lse}});
+  const Shape rows{Dim::Known(1), Dim::Known(2), Sym("n"), Dim::Known(32)};
+  add({"attention_grad",
+       {DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32, DType::kFloat32,
+        DType::kFloat32, DType::kFloat16},
+       {rows, S({1, 2, 33, 32}), S({1, 2, 33, 32}), rows, rows,
+        Shape{Dim::Known(1), Dim::Known(2), Sym("n")}, S({33})},
+       {{"scale", 0.125}},
+       {u, u, u, u, u, lse, u}});
   // Scans along one axis: every dtype on a short line, then (float32) the first, a middle and
   // a negative axis, size-1 dims, a line long enough for the CPU's thread pool, a symbolic
   // scanned axis; cummax/cummin on small integers (ties: the last index) and with NaNs,

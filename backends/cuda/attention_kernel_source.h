@@ -26,7 +26,8 @@
 
 namespace cinn_like::backends {
 
-/// Whether `kernel` is named as an attention kernel ("cinn_like_attention_...").
+/// Whether `kernel` is named as an attention kernel ("cinn_like_attention_...", the backward's
+/// "cinn_like_attention_grad_..." included).
 bool IsAttentionKernel(const std::string& kernel);
 
 /// The template (namespace cinn_like_attention), printed once before the instances, and its

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "backends/cuda/attention_grad_source.h"
 #include "backends/cuda/attention_kernel_source.h"
 #include "backends/philox_source.h"
 
@@ -29,7 +30,8 @@ absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>&
                                               " is launched but neither generated for the module "
                                               "nor a library kernel"));
     }
-    auto instance = AttentionKernelInstance(name);
+    auto instance = IsAttentionGradKernel(name) ? AttentionGradKernelInstance(name)
+                                                : AttentionKernelInstance(name);
     if (!instance.ok()) return instance.status();
     if (templates.empty()) {
       // The attention kernels' own Philox (dropout), in their namespace with the types it
@@ -41,7 +43,7 @@ absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>&
           "typedef unsigned long long uint64_t;\n"
           "typedef unsigned int uint32_t;\n",
           PhiloxSource("__device__ __forceinline__", "__umulhi"), "}\n", AttentionKernelTemplate(),
-          AttentionMmaTemplate());
+          AttentionMmaTemplate(), AttentionGradTemplate());
     }
     instances += *instance;
   }

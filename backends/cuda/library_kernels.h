@@ -1,8 +1,9 @@
 /// \file Library kernels: hand-written CUDA templates that an extern tensor launches from host
 /// code (intrinsic launch_kernel naming a kernel the module does not generate) and that the
 /// CUDA backend adds to the device module, compiled by NVRTC with the generated kernels. The
-/// fused attention (backends/cuda/attention_kernel_source.h) is the one library today; a new
-/// one adds its name test and source here.
+/// fused attention and its backward (backends/cuda/attention_kernel_source.h,
+/// attention_grad_source.h) are the one library today; a new one adds its name test and source
+/// here.
 #pragma once
 
 #include <string>

@@ -39,6 +39,10 @@ bool HeadsGroup(const Dim& h, const Dim& hkv) {
   return hkv.value > 0 && h.value % hkv.value == 0;
 }
 
+}  // namespace
+
+namespace ops {
+
 absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorDesc>& in,
                                                        const AttributeMap& attrs) {
   for (int i = 0; i < 3; ++i) {
@@ -90,6 +94,10 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
   return std::vector<TensorDesc>{TensorDesc{in[0].dtype, {q[0], q[1], q[2], v[3]}},
                                  TensorDesc{DType::kFloat32, {q[0], q[1], q[2]}}};
 }
+
+}  // namespace ops
+
+namespace {
 
 /// Plain loops in double over every (batch, head, query row).
 absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
@@ -199,7 +207,7 @@ absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int
 }  // namespace ops
 
 void RegisterAttentionOps(OpRegistry& r) {
-  OpDef attention{kOp, OpPattern::kOpaque, 3, 6, 2, InferAttention, ReferenceAttention};
+  OpDef attention{kOp, OpPattern::kOpaque, 3, 6, 2, ops::InferAttention, ReferenceAttention};
   attention.compute = ops::AttentionCompute();
   // The fused kernel where the target has one (NVGPU), whatever it answers; else the library
   // matmuls (x86).
@@ -211,6 +219,7 @@ void RegisterAttentionOps(OpRegistry& r) {
         return (fused ? kernel : matmuls)(target, in, attrs, outs, name);
       };
   r.Register(std::move(attention));
+  ops::RegisterAttentionGrad(r);
 }
 
 }  // namespace cinn_like::hlir

@@ -21,8 +21,22 @@
 /// random_uniform, hlir/ops/random.cc): probability (b, h, i, j) is kept where
 /// PhiloxUniform(seed, stream, ((b H + h) Lq + i) Lk + j) < 1 - p, and scaled by 1 / (1 - p),
 /// before p v; the logsumexp is the undropped softmax's. A backward recomputes the same mask as
-/// random_uniform(seed, stream) of shape [B, H, Lq, Lk] (the torch backend's attention
-/// backward does), as PyTorch's fused attention forms recompute theirs from the state they save.
+/// random_uniform(seed, stream) of shape [B, H, Lq, Lk] (the decomposed backward of the torch
+/// backend does), as PyTorch's fused attention forms recompute theirs from the state they save.
+///
+/// Its backward (attention_grad.cc, the fused GPU kernel attention_grad_kernel.cc, decomposed in
+/// lang in attention_grad_compute.cc):
+///
+///   attention_grad(q, k, v, out, grad_out [B, H, Lq, Dv], logsumexp [B, H, Lq] float32, [mask],
+///                  [seed, stream]) -> (dk of k's shape and dtype, dv of v's,
+///                                      dqk [B, H, Lq, Lk] of q's dtype)
+///
+/// with attention's attributes and inputs' meaning. With P = exp(s - logsumexp) (0 where a key
+/// is not kept or s is -inf), W dropout's weights (1 without dropout), dP = grad_out vᵀ and
+/// Di = rowsum(grad_out ∘ out): dS = P ∘ (dP ∘ W - Di); dqk = scale · dS, the gradient of the
+/// products q kᵀ (dq = dqk k, a matmul the caller runs: a grouped head's g query heads as g·Lq
+/// rows); dk = dqkᵀ q and dv = (P ∘ W)ᵀ grad_out, each summed over the query heads of its group.
+/// Accumulation in float32 (float64 for float64); dqk is rounded once to q's dtype.
 #pragma once
 
 #include <functional>
@@ -31,6 +45,11 @@
 #include "hlir/op.h"
 
 namespace cinn_like::hlir::ops {
+
+/// attention's shape and dtype inference (q, k, v, [mask], [seed, stream]), whose errors name
+/// the op attention and its inputs.
+absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorDesc>& in,
+                                                       const AttributeMap& attrs);
 
 /// The attention attributes, read once for the inference, the reference and the computes.
 struct AttentionAttrs {
@@ -56,6 +75,13 @@ std::function<ir::Expr(const std::vector<ir::Expr>&)> MaskedScore(const ir::Tens
 std::function<ir::Expr(const std::vector<ir::Expr>&)> DropoutFactor(
     const AttentionAttrs& a, const std::vector<ir::Tensor>& in, ir::Type acc);
 
+/// The fused kernels' name for an element or mask dtype (float32, float16, bfloat16), or null.
+const char* AttentionKernelDType(const ir::Type& t);
+/// A mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts), the kernels' arguments.
+std::vector<ir::Expr> AttentionMaskStrides(const ir::Tensor& mask);
+/// `e` as an int32 kernel argument (cast unless it is one already).
+ir::Expr AsInt32(const ir::Expr& e);
+
 /// The decomposed compute: the scores q kᵀ, their row max and sum of exponentials, and p v
 /// scaled by the sum, accumulated in float32 (float64 for float64 inputs).
 ComputeFn AttentionCompute();
@@ -73,5 +99,15 @@ std::vector<std::string> PrebuiltAttentionKernels();
 /// (ir::LibraryCall::kMatmul, oneDNN on x86) around a generated masked softmax; float32 only,
 /// other cases declined.
 ExternComputeFn AttentionMatmulCompute();
+
+/// attention_grad decomposed in lang: P, dP, Di and dS as tensors, dk, dv and dqk from them.
+ComputeFn AttentionGradCompute();
+/// attention_grad as the fused backward kernel on NVGPU (ir::LibraryCall::kAttention): an extern
+/// tensor launching `cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_drop]`
+/// (backends/cuda/attention_grad_source.h); head dims above 128 and float64 are declined.
+ExternComputeFn AttentionGradKernelCompute();
+
+/// Registers attention_grad (attention_grad.cc).
+void RegisterAttentionGrad(OpRegistry& r);
 
 }  // namespace cinn_like::hlir::ops

@@ -26,14 +26,6 @@ using ir::Expr;
 using ir::Tensor;
 using Made = absl::StatusOr<ExternTensors>;
 
-/// The kernel's name for a dtype, or null when it takes no such element or mask.
-const char* KernelDType(const ir::Type& t) {
-  if (t == ir::Float(32)) return "float32";
-  if (t == ir::Float16()) return "float16";
-  if (t == ir::BFloat16()) return "bfloat16";
-  return nullptr;
-}
-
 struct Tile {
   int head_dim, rows, keys;
   bool tensor_cores;
@@ -55,9 +47,18 @@ std::string KernelName(const char* dtype, const char* mask_dtype, const Tile& ti
                       dropout ? "_drop" : "");
 }
 
-Expr I32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
-/// The mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts).
-std::vector<Expr> MaskStrides(const Tensor& mask) {
+}  // namespace
+
+const char* AttentionKernelDType(const ir::Type& t) {
+  if (t == ir::Float(32)) return "float32";
+  if (t == ir::Float16()) return "float16";
+  if (t == ir::BFloat16()) return "bfloat16";
+  return nullptr;
+}
+
+Expr AsInt32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
+
+std::vector<Expr> AttentionMaskStrides(const Tensor& mask) {
   const auto& shape = mask->shape;
   const size_t rank = shape.size();
   std::vector<Expr> strides(4, Expr(int64_t{0}));
@@ -68,8 +69,6 @@ std::vector<Expr> MaskStrides(const Tensor& mask) {
   }
   return strides;
 }
-
-}  // namespace
 
 std::vector<std::string> PrebuiltAttentionKernels() {
   std::vector<std::string> names;
@@ -99,10 +98,10 @@ ExternComputeFn AttentionKernelCompute() {
     auto a = ReadAttentionAttrs(attrs, d ? *d : -1, in.size());
     if (!a.ok()) return a.status();
     const bool has_mask = a->has_mask, dropout = a->dropout > 0;
-    const char* dtype = KernelDType(q->dtype);
+    const char* dtype = AttentionKernelDType(q->dtype);
     const char* mask_dtype = !has_mask                ? "none"
                              : in[3]->dtype.is_bool() ? "bool"
-                                                      : KernelDType(in[3]->dtype);
+                                                      : AttentionKernelDType(in[3]->dtype);
     const int64_t* dv = ir::AsConstInt(v->shape[3]);
     const Tile* tile = nullptr;
     const bool half = q->dtype == ir::Float16() || q->dtype == ir::BFloat16();
@@ -116,9 +115,10 @@ ExternComputeFn AttentionKernelCompute() {
       return Declined("the kernel takes float32, float16 and bfloat16 with head dims up to 256");
     }
     const std::string kernel = KernelName(dtype, mask_dtype, *tile, dropout);
-    const Expr lq = I32(q->shape[2]);
-    const std::vector<Expr> dims{I32(q->shape[0]), I32(q->shape[1]), I32(k->shape[1]), lq,
-                                 I32(k->shape[2]), I32(q->shape[3]), I32(v->shape[3])};
+    const Expr lq = AsInt32(q->shape[2]);
+    const std::vector<Expr> dims{
+        AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), lq,
+        AsInt32(k->shape[2]), AsInt32(q->shape[3]), AsInt32(v->shape[3])};
     std::vector<Expr> launch_dims{(lq + (tile->rows - 1)) / tile->rows,
                                   dims[0] * dims[1],
                                   Expr(1),
@@ -127,7 +127,7 @@ ExternComputeFn AttentionKernelCompute() {
                                   Expr(1),
                                   Expr(0)};
     const std::vector<Expr> strides =
-        has_mask ? MaskStrides(in[3]) : std::vector<Expr>(4, Expr(int64_t{0}));
+        has_mask ? AttentionMaskStrides(in[3]) : std::vector<Expr>(4, Expr(int64_t{0}));
     const float scale = static_cast<float>(a->scale);
     const int causal = a->causal;
     const float keep_below = static_cast<float>(1 - a->dropout);

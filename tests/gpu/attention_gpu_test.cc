@@ -2,7 +2,8 @@
 /// data, through the fused kernel (the default, prebuilt or compiled by NVRTC) on the op table's
 /// attention cases, on the larger cases that walk several query and key tiles in every head-dim
 /// bucket, on fully masked rows and on dropout's mask (random_uniform's), and through the
-/// decomposed compute (extern libraries off) on the op table's cases.
+/// decomposed compute (extern libraries off) on the op table's cases; attention_grad's fused
+/// kernel on large cases of both its tile widths.
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
@@ -55,6 +56,30 @@ TEST(AttentionGpu, PrebuiltAndNvrtcCompiledKernelsMatchReference) {
 
 TEST(AttentionGpu, FusedKernelMatchesReferenceOnLargeCases) {
   for (const OpCase& c : LargeAttentionCases()) RunOpCase(c, ir::Target::NVGPU(), RunOnGpu);
+}
+
+// attention_grad's kernel on grids of both tile widths: 384 blocks of 32 keys (float32,
+// dropout, a bool mask, several query tiles), and a grouped causal bfloat16 one of 80 blocks
+// of 32 keys, which takes 16-key tiles (partial last tiles, query tiles skipped above the
+// diagonal). The logsumexp is positive, as in the op table's cases.
+TEST(AttentionGpu, BackwardKernelMatchesReferenceOnLargeCases) {
+  const DType f32 = DType::kFloat32, bf16 = DType::kBFloat16, i64 = DType::kInt64;
+  const Domain u = Domain::kUniform, lse = Domain::kPositive;
+  const std::vector<OpCase> cases = {
+      {"attention_grad",
+       {f32, f32, f32, f32, f32, f32, DType::kBool, i64, i64},
+       {S({4, 12, 100, 64}), S({4, 12, 256, 64}), S({4, 12, 256, 64}), S({4, 12, 100, 64}),
+        S({4, 12, 100, 64}), S({4, 12, 100}), S({4, 1, 100, 256}), S({1}), S({1})},
+       {{"dropout", 0.1}, {"scale", 0.125}},
+       {u, u, u, u, u, lse, u, u, Domain::kIndex}},
+      {"attention_grad",
+       {bf16, bf16, bf16, bf16, bf16, f32},
+       {S({2, 8, 300, 64}), S({2, 4, 300, 64}), S({2, 4, 300, 64}), S({2, 8, 300, 64}),
+        S({2, 8, 300, 64}), S({2, 8, 300})},
+       {{"causal", true}, {"scale", 0.05}},
+       {u, u, u, u, u, lse}},
+  };
+  for (const OpCase& c : cases) RunOpCase(c, ir::Target::NVGPU(), RunOnGpu);
 }
 
 TEST(AttentionGpu, FusedKernelGivesFullyMaskedRowsZeroAndInfinity) {

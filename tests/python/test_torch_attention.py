@@ -319,6 +319,21 @@ class CudaFormConvertersTest(unittest.TestCase):
                             ("grad_out", "q", "k", "v", "out", "lse", None, None, self.lq,
                              self.lk, 0.0, True, "seed", "offset"), self.lse(True), causal=True)
 
+    def test_backward_forms_as_attention_grad(self):
+        # On CUDA the backward forms become the op attention_grad (one fused kernel) and a
+        # matmul for dq; here the op's decomposed compute runs them on the CPU, grouped heads
+        # with a float bias and causal, against float64 autograd.
+        from unittest import mock  # noqa: PLC0415
+        from cinn_like.torch import plan_cache  # noqa: PLC0415
+        from cinn_like.torch.ops import attention as forms  # noqa: PLC0415
+        plan_cache.enabled = False  # a stored plan would skip the conversion
+        self.addCleanup(setattr, plan_cache, "enabled", True)
+        with mock.patch.object(forms, "_fused", lambda q: True), \
+                mock.patch.object(forms, "_grad_op", wraps=forms._grad_op) as grad_op:
+            self.test_cudnn_backward()
+            self.test_flash_backward()
+        self.assertEqual(grad_op.call_count, 2)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -1,7 +1,8 @@
 """Converters of scaled dot-product attention: every fused aten form AOTAutograd hands the
 backend (the backend keeps them whole: see KEEP_WHOLE) becomes the cinn_like op `attention`
 (a fused flash-attention kernel on GPUs, matmuls and a softmax on x86), and each backward form
-is decomposed into cinn_like ops from the saved logsumexp.
+becomes, on CUDA, the op `attention_grad` (one fused kernel) and a matmul for dq, elsewhere
+cinn_like's matmuls and elementwise ops (_Grad), all from the saved logsumexp.
 
 Forms, by where PyTorch picks them: `_scaled_dot_product_flash_attention_for_cpu` (CPU),
 `_scaled_dot_product_cudnn_attention`, `_scaled_dot_product_efficient_attention` and
@@ -257,13 +258,49 @@ class _Grad:
         return self.c.op("cast", [x], {"dtype": dtype_name(self.low)})
 
 
-def _backward(c, grad_out, q, k, v, out, lse, mask, dropout_p, causal, scale):
-    """[dq, dk, dv, ds] cast to the dtypes of q, k, v (ds float32); `lse` is the Program name
-    of the logsumexp as [B, H, Lq]."""
+def _fused(q):
+    """Whether a backward is the op attention_grad (one fused kernel on the GPU) rather than
+    _Grad's matmuls: float32 on CUDA. On the CPU, _Grad's library matmuls (oneDNN) are faster
+    than the op's decomposed compute; a 16-bit backward's matmuls run on tensor cores, which the
+    kernel (CUDA cores) does not use: on an H200 it took 117-192 us a layer where _Grad's
+    kernels took about 60 (gpt2:bf16, llama:bf16 of tools/train_bench.py). A float32 backward
+    takes the same GPU time either way and the kernel saves about five launches a layer."""
+    return val(q).device.type == "cuda" and val(q).dtype == torch.float32
+
+
+def _grad_op(c, grad_out, q, k, v, out, lse, mask, scale, causal, dropout=None):
+    """[dq, dk, dv] through attention_grad, whose dqk [B, H, Lq, Lk] (the gradient of q kᵀ, of
+    q's dtype) times k is dq (a grouped head's g query heads as g·Lq rows of its key head);
+    dropout: None or (p, seed node, stream node)."""
+    t = val(q).dtype
+    inputs = [c.tensor(q), c.tensor(k), c.tensor(v), c.tensor(out, t), c.tensor(grad_out, t),
+              c.tensor(lse, torch.float32) if isinstance(lse, torch.fx.Node) else lse]
+    inputs += [c.tensor(mask)] if mask is not None else []
+    attrs = _attrs(scale, causal)
+    if dropout is not None:
+        attrs["dropout"] = dropout[0]
+        inputs += [c.tensor(dropout[1]), c.tensor(dropout[2])]
+    dk, dv, dqk = c.op("attention_grad", inputs, attrs, num_outputs=3)
+    b, h, lq, d = (int(x) for x in val(q).shape)
+    hkv, lk = int(val(k).shape[1]), int(val(k).shape[2])
+    if h != hkv:
+        dqk = c.op("reshape", [dqk], {"shape": [b, hkv, -1, lk]})
+    dq = c.op("matmul", [dqk, c.tensor(k)], {"transpose_x": False, "transpose_y": False,
+                                             "allow_tf32": False})
+    if h != hkv:
+        dq = c.op("reshape", [dq], {"shape": [b, h, lq, d]})
+    return [dq, dk, dv]
+
+
+def _backward(c, grad_out, q, k, v, out, lse, mask, dropout_p, causal, scale, need_ds=False):
+    """[dq, dk, dv, ds] of the dtypes of q, k, v (ds float32, or None unless `need_ds`);
+    `lse` is the Program name of the logsumexp as [B, H, Lq]."""
     s = _check(q, k, v, dropout_p, scale)
     for t, name in ((grad_out, "grad_out"), (out, "out")):
         if not isinstance(t, torch.fx.Node):
             raise Unsupported(f"{name} is not a tensor")
+    if _fused(q) and not need_ds:
+        return _grad_op(c, grad_out, q, k, v, out, lse, mask, s, causal) + [None]
     g = _Grad(c, q, k, v, mask, s, causal, lse)
     dq, dk, dv, ds = g.grads(grad_out, out)
     cast = lambda x, like: c.op("cast", [x], {"dtype": dtype_name(val(like).dtype)})  # noqa: E731
@@ -294,11 +331,10 @@ def _efficient_backward(c, n):
     a = list(n.args) + [None] * 2
     grad_out, q, k, v, bias, out, lse, _seed, _offset, dropout_p, grad_input_mask = a[:11]
     causal = a[11] or False
+    need_ds = bias is not None and grad_input_mask is not None and grad_input_mask[3]
     grads = _backward(c, grad_out, q, k, v, out, _rows(c, lse, q), bias, dropout_p, causal,
-                      n.kwargs.get("scale"))
-    dbias = None
-    if bias is not None and grad_input_mask is not None and grad_input_mask[3]:
-        dbias = _reduce_to(c, grads[3], val(bias))
+                      n.kwargs.get("scale"), need_ds)
+    dbias = _reduce_to(c, grads[3], val(bias)) if need_ds else None
     return grads[:3] + [dbias]
 
 
@@ -353,8 +389,10 @@ def _attention_dropout_backward(c, n):
     for t, name in ((grad, "grad"), (out, "out")):
         if not isinstance(t, torch.fx.Node):
             raise Unsupported(f"{name} is not a tensor")
-    g = _Grad(c, q, k, v, a["mask"], s, a["causal"], c.tensor(a["lse"]),
-              dropout=(float(a["p"]), a["seed"], a["stream"]))
+    dropout = (float(a["p"]), a["seed"], a["stream"])
+    if _fused(q):
+        return _grad_op(c, grad, q, k, v, out, a["lse"], a["mask"], s, a["causal"], dropout)
+    g = _Grad(c, q, k, v, a["mask"], s, a["causal"], c.tensor(a["lse"]), dropout=dropout)
     dq, dk, dv, _ = g.grads(grad, out)
     cast = lambda x, like: c.op("cast", [x], {"dtype": dtype_name(val(like).dtype)})  # noqa: E731
     return [cast(dq, q), cast(dk, k), cast(dv, v)]

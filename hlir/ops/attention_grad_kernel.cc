@@ -1,0 +1,118 @@
+/// \file attention_grad as the fused backward kernel on NVGPU: an extern tensor whose statement,
+/// kept in host code, launches the library kernel
+///
+///   cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_drop]
+///
+/// (backends/cuda/attention_grad_source.h holds its template and argument list). The name says
+/// the element dtype, the mask's dtype (none, bool or a float), the head-dim bucket D (32, 64,
+/// 128: the larger of q's and v's head dims, padded), the tile of BM query rows by BN keys
+/// (chosen here so that the static shared memory stays under 48 KiB) and `_drop` for dropout.
+/// The grid is (ceil(Lk / BN), B * Hkv), 128 threads a block.
+///
+/// The kernel writes all three outputs: dqk is the extern call, dk and dv extern tensors reading
+/// it with empty statements, so that their readers come after the launch.
+#include "absl/strings/str_cat.h"
+#include "hlir/ops/attention.h"
+#include "hlir/ops/compute_util.h"
+
+namespace cinn_like::hlir::ops {
+namespace {
+
+using ir::Expr;
+using ir::Tensor;
+using Made = absl::StatusOr<ExternTensors>;
+
+struct Tile {
+  int head_dim, rows, keys;
+};
+/// Per head-dim bucket: (BM + BN)(D + 4) floats twice (q and grad_out, k and v), BN (BM + 4)
+/// twice (P and dS transposed): 44 KiB at D 64 with 32 x 32, 36 KiB at D 128 with 16 x 16.
+constexpr Tile kTiles[] = {{32, 32, 32}, {64, 32, 32}, {128, 16, 16}};
+/// The tiles of a grid below two blocks an SM of an H100/H200 (132 SMs) with 32-key tiles:
+/// 16-key tiles give twice the blocks (a block walks every query of its keys in turn).
+constexpr Tile kNarrowTiles[] = {{32, 32, 16}, {64, 32, 16}, {128, 16, 16}};
+constexpr int64_t kFewBlocks = 2 * 132;
+constexpr int kThreads = 128;
+
+}  // namespace
+
+ExternComputeFn AttentionGradKernelCompute() {
+  return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
+            const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
+    auto library = FindLibrary(target, ir::LibraryCall::kAttention, {});
+    if (!library.ok()) return Declined(std::string(library.status().message()));
+    const Tensor &q = in[0], &k = in[1], &v = in[2];
+    const int64_t* d = ir::AsConstInt(q->shape[3]);
+    const size_t forward_inputs = in.size() - 3;  // out, grad_out, logsumexp are not attention's
+    auto a = ReadAttentionAttrs(attrs, d ? *d : -1, forward_inputs);
+    if (!a.ok()) return a.status();
+    const bool has_mask = a->has_mask, dropout = a->dropout > 0;
+    const char* dtype = AttentionKernelDType(q->dtype);
+    const char* mask_dtype = !has_mask                ? "none"
+                             : in[6]->dtype.is_bool() ? "bool"
+                                                      : AttentionKernelDType(in[6]->dtype);
+    const int64_t* dv = ir::AsConstInt(v->shape[3]);
+    const Tile* tile = nullptr;
+    const int64_t *b = ir::AsConstInt(q->shape[0]), *hkv = ir::AsConstInt(k->shape[1]);
+    const int64_t* keys = ir::AsConstInt(k->shape[2]);
+    const bool few = b && hkv && keys && (*keys + 31) / 32 * *b * *hkv < kFewBlocks;
+    for (const Tile& t : few ? kNarrowTiles : kTiles) {
+      if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
+    }
+    if (!dtype || !mask_dtype || !tile) {
+      return Declined(
+          "the backward kernel takes float32, float16 and bfloat16 with head dims up to 128");
+    }
+    const std::string kernel =
+        absl::StrCat("cinn_like_attention_grad_", dtype, "_", mask_dtype, "_d", tile->head_dim,
+                     "_q", tile->rows, "_k", tile->keys, dropout ? "_drop" : "");
+    const Expr lk = AsInt32(k->shape[2]);
+    const std::vector<Expr> dims{
+        AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), AsInt32(q->shape[2]), lk,
+        AsInt32(q->shape[3]), AsInt32(v->shape[3])};
+    const std::vector<Expr> launch_dims{(lk + (tile->keys - 1)) / tile->keys,
+                                        dims[0] * dims[2],
+                                        Expr(1),
+                                        Expr(kThreads),
+                                        Expr(1),
+                                        Expr(1),
+                                        Expr(0)};
+    const std::vector<Expr> strides =
+        has_mask ? AttentionMaskStrides(in[6]) : std::vector<Expr>(4, Expr(int64_t{0}));
+    const float scale = static_cast<float>(a->scale);
+    const int causal = a->causal;
+    const float keep_below = static_cast<float>(1 - a->dropout);
+    const size_t seed_at = in.size() - 2;
+    auto dk_buffer = std::make_shared<ir::Buffer>(), dv_buffer = std::make_shared<ir::Buffer>();
+    Tensor dqk = ir::ExternTensor(
+        name + "_2", outs[2].type, outs[2].shape, in,
+        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& dqk_buffer) {
+          std::vector<Expr> args{ir::StringImm::Make(kernel)};
+          args.insert(args.end(), launch_dims.begin(), launch_dims.end());
+          for (const Expr& e : {b[0]->data, b[1]->data, b[2]->data, b[3]->data, b[4]->data,
+                                b[5]->data, has_mask ? b[6]->data : b[0]->data, (*dk_buffer)->data,
+                                (*dv_buffer)->data, dqk_buffer->data}) {
+            args.push_back(e);
+          }
+          args.insert(args.end(), dims.begin(), dims.end());
+          args.push_back(Expr(scale));
+          args.push_back(Expr(causal));
+          args.insert(args.end(), strides.begin(), strides.end());
+          args.push_back(dropout ? b[seed_at]->data : b[0]->data);
+          args.push_back(dropout ? b[seed_at + 1]->data : b[0]->data);
+          args.push_back(Expr(keep_below));
+          return ir::Evaluate::Make(
+              ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
+        });
+    auto read_dqk = [](const std::vector<ir::Buffer>&, const ir::Buffer&) {
+      return ir::Block::Make({});
+    };
+    Tensor dk = ir::ExternTensor(name, outs[0].type, outs[0].shape, {dqk}, read_dqk);
+    Tensor dvt = ir::ExternTensor(name + "_1", outs[1].type, outs[1].shape, {dqk}, read_dqk);
+    *dk_buffer = dk->buffer;
+    *dv_buffer = dvt->buffer;
+    return MadeBy(*library, {dk, dvt, dqk});
+  };
+}
+
+}  // namespace cinn_like::hlir::ops
