@@ -1,26 +1,18 @@
 /// \file The fused attention backward kernel's CUDA C text, and the parsing of its names.
 #include "backends/cuda/attention_grad_source.h"
 
-#include <map>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "backends/cuda/attention_kernel_source.h"
 
 namespace cinn_like::backends {
 namespace {
 
 constexpr const char* kPrefix = "cinn_like_attention_grad_";
 constexpr int kSharedLimit = 48 * 1024;
-
-/// A number after a one-letter tag ("d64" -> 64), or -1.
-int Tagged(absl::string_view part, char tag) {
-  int v = -1;
-  if (part.empty() || part[0] != tag || !absl::SimpleAtoi(part.substr(1), &v)) return -1;
-  return v;
-}
 
 }  // namespace
 
@@ -195,8 +187,6 @@ __device__ __forceinline__ void Backward(
 }
 
 absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kernel) {
-  static const std::map<std::string, std::string> kElement = {
-      {"float32", "float"}, {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}};
   absl::string_view rest = kernel;
   std::vector<std::string> parts;
   if (absl::ConsumePrefix(&rest, kPrefix)) parts = absl::StrSplit(rest, '_');
@@ -208,19 +198,11 @@ absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kerne
   const bool drop = parts.size() == 6 && parts.back() == "drop";
   if (drop) parts.pop_back();
   if (parts.size() != 5) return bad("malformed name");
-  auto elem = kElement.find(parts[0]);
-  if (elem == kElement.end()) return bad("element dtype " + parts[0]);
-  std::string mask;
-  if (parts[1] == "none") {
-    mask = "cinn_like_attention::NoMask";
-  } else if (parts[1] == "bool") {
-    mask = "bool";
-  } else if (auto m = kElement.find(parts[1]); m != kElement.end()) {
-    mask = m->second;
-  } else {
-    return bad("mask dtype " + parts[1]);
-  }
-  const int d = Tagged(parts[2], 'd'), bm = Tagged(parts[3], 'q'), bn = Tagged(parts[4], 'k');
+  const AttentionNameParts read = ReadAttentionNameParts(parts);
+  if (read.element.empty()) return bad("element dtype " + parts[0]);
+  if (read.mask.empty()) return bad("mask dtype " + parts[1]);
+  const std::string& mask = read.mask;
+  const int d = read.d, bm = read.bm, bn = read.bn;
   if (d != 32 && d != 64 && d != 128) return bad("head dim " + parts[2]);
   if (bn != 16 && bn != 32) return bad("key tile " + parts[4]);
   if (bm <= 0 || bm > 64 || bm % (128 / bn) != 0 || 128 % bm != 0) {
@@ -231,7 +213,7 @@ absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kerne
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  const std::string& t = elem->second;
+  const std::string& t = read.element;
   return absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
       "* __restrict__ q, const ", t, "* __restrict__ k, const ", t, "* __restrict__ v, const ", t,

@@ -26,6 +26,25 @@ int Tagged(absl::string_view part, char tag) {
 
 bool IsAttentionKernel(const std::string& kernel) { return absl::StartsWith(kernel, kPrefix); }
 
+AttentionNameParts ReadAttentionNameParts(const std::vector<std::string>& parts) {
+  static const std::map<std::string, std::string> kElement = {
+      {"float32", "float"}, {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}};
+  AttentionNameParts read;
+  if (parts.size() < 5) return read;
+  if (auto e = kElement.find(parts[0]); e != kElement.end()) read.element = e->second;
+  if (parts[1] == "none") {
+    read.mask = "cinn_like_attention::NoMask";
+  } else if (parts[1] == "bool") {
+    read.mask = "bool";
+  } else if (auto m = kElement.find(parts[1]); m != kElement.end()) {
+    read.mask = m->second;
+  }
+  read.d = Tagged(parts[2], 'd');
+  read.bm = Tagged(parts[3], 'q');
+  read.bn = Tagged(parts[4], 'k');
+  return read;
+}
+
 const char* AttentionKernelTemplate() {
   return R"cuda(// Fused scaled dot-product attention (cinn_like library kernel).
 #include <cuda_fp16.h>
@@ -248,8 +267,6 @@ __device__ __forceinline__ void Forward(
 }
 
 absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
-  static const std::map<std::string, std::string> kElement = {
-      {"float32", "float"}, {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}};
   absl::string_view rest = kernel;
   std::vector<std::string> parts;
   if (absl::ConsumePrefix(&rest, kPrefix)) parts = absl::StrSplit(rest, '_');
@@ -262,19 +279,11 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
   if (drop) parts.pop_back();
   const bool tc = parts.size() == 6 && parts[5] == "tc";
   if (parts.size() != 5 && !tc) return bad("malformed name");
-  auto elem = kElement.find(parts[0]);
-  if (elem == kElement.end()) return bad("element dtype " + parts[0]);
-  std::string mask;
-  if (parts[1] == "none") {
-    mask = "cinn_like_attention::NoMask";
-  } else if (parts[1] == "bool") {
-    mask = "bool";
-  } else if (auto m = kElement.find(parts[1]); m != kElement.end()) {
-    mask = m->second;
-  } else {
-    return bad("mask dtype " + parts[1]);
-  }
-  const int d = Tagged(parts[2], 'd'), bm = Tagged(parts[3], 'q'), bn = Tagged(parts[4], 'k');
+  const AttentionNameParts read = ReadAttentionNameParts(parts);
+  if (read.element.empty()) return bad("element dtype " + parts[0]);
+  if (read.mask.empty()) return bad("mask dtype " + parts[1]);
+  const std::string& mask = read.mask;
+  const int d = read.d, bm = read.bm, bn = read.bn;
   if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + parts[2]);
   if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + parts[4]);
   if (tc && parts[0] == "float32") return bad("tensor cores for float32");
@@ -291,7 +300,7 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  const std::string& t = elem->second;
+  const std::string& t = read.element;
   const std::string args =
       "(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, msh, "
       "msi, msj, seed, stream, keep_below);\n";

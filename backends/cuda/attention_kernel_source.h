@@ -21,6 +21,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -29,6 +30,16 @@ namespace cinn_like::backends {
 /// Whether `kernel` is named as an attention kernel ("cinn_like_attention_...", the backward's
 /// "cinn_like_attention_grad_..." included).
 bool IsAttentionKernel(const std::string& kernel);
+
+/// The five parts both attention kernels' names share after their prefix, <dtype>, <mask>,
+/// d<D>, q<BM>, k<BN>, read: the CUDA element type (float, __half, __nv_bfloat16), the mask's
+/// type (cinn_like_attention::NoMask for "none", bool, or an element type), the numbers. An
+/// empty type or a -1 marks a part that names none (the caller's error names it).
+struct AttentionNameParts {
+  std::string element, mask;
+  int d = -1, bm = -1, bn = -1;
+};
+AttentionNameParts ReadAttentionNameParts(const std::vector<std::string>& parts);
 
 /// The template (namespace cinn_like_attention), printed once before the instances, and its
 /// tensor-core form (attention_mma_source.cc), printed after it.

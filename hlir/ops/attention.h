@@ -79,8 +79,24 @@ std::function<ir::Expr(const std::vector<ir::Expr>&)> DropoutFactor(
 const char* AttentionKernelDType(const ir::Type& t);
 /// A mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts), the kernels' arguments.
 std::vector<ir::Expr> AttentionMaskStrides(const ir::Tensor& mask);
+/// The host statement launching attention kernel `kernel` on grid (grid_x, grid_y) of 128
+/// threads: its `pointers`, then what both kernels take after them: `dims` (B, H, Hkv, Lq, Lk,
+/// D, Dv as int32), the scale, causal, the mask `strides`, dropout's `seed` and `stream`
+/// pointers and 1 - p.
+ir::Stmt LaunchAttentionKernel(const std::string& kernel, const ir::Expr& grid_x,
+                               const ir::Expr& grid_y, const std::vector<ir::Expr>& pointers,
+                               const std::vector<ir::Expr>& dims, const AttentionAttrs& a,
+                               const std::vector<ir::Expr>& strides, const ir::Expr& seed,
+                               const ir::Expr& stream);
 /// `e` as an int32 kernel argument (cast unless it is one already).
 ir::Expr AsInt32(const ir::Expr& e);
+
+/// H / Hkv, the query heads of a key/value head, of q and k (a constant when both are known).
+ir::Expr QueryHeadGroup(const ir::Tensor& q, const ir::Tensor& k);
+/// The products a bᵀ over the last dim, [B, H, La, Lb] in type `acc` (16-bit floats widened),
+/// head h of `a` reading head h / QueryHeadGroup(a, b) of `b`: q kᵀ, and dO vᵀ in the backward.
+ir::Tensor HeadProducts(const ir::Tensor& a, const ir::Tensor& b, ir::Type acc,
+                        const std::string& name);
 
 /// The decomposed compute: the scores q kᵀ, their row max and sum of exponentials, and p v
 /// scaled by the sum, accumulated in float32 (float64 for float64 inputs).

@@ -53,6 +53,25 @@ std::function<Expr(const std::vector<Expr>&)> DropoutFactor(const AttentionAttrs
   };
 }
 
+Expr QueryHeadGroup(const Tensor& q, const Tensor& k) {
+  const int64_t *h = ir::AsConstInt(q->shape[1]), *hkv = ir::AsConstInt(k->shape[1]);
+  return h && hkv ? ir::IndexConst(*h / *hkv) : q->shape[1] / k->shape[1];
+}
+
+Tensor HeadProducts(const Tensor& a, const Tensor& b, ir::Type acc, const std::string& name) {
+  const Expr group = QueryHeadGroup(a, b);
+  auto widen = [&](const Expr& x) { return acc == ir::Float(64) ? x : Widen(x); };
+  ir::IterVar e = ir::ReduceAxis(a->shape[3], "e");
+  return ir::Compute(
+      {a->shape[0], a->shape[1], a->shape[2], b->shape[2]},
+      [&](const Indices& i) {
+        Expr h = ir::IsConstInt(group, 1) ? i[1] : i[1] / group;
+        return ir::ReduceSum(widen(a(i[0], i[1], i[2], e.var)) * widen(b(i[0], h, i[3], e.var)),
+                             {e});
+      },
+      name);
+}
+
 ComputeFn AttentionCompute() {
   return [](const std::vector<Tensor>& in, const AttributeMap& attrs,
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Tensors {
@@ -63,21 +82,12 @@ ComputeFn AttentionCompute() {
     const ir::Type t = outs[0].type;
     const ir::Type acc = t.is_low_precision_float() ? ir::Float(32) : t;
     const Expr batch = q->shape[0], heads = q->shape[1], lq = q->shape[2], lk = k->shape[2];
-    const int64_t *h_const = ir::AsConstInt(heads), *hkv_const = ir::AsConstInt(k->shape[1]);
-    const Expr group =
-        h_const && hkv_const ? ir::IndexConst(*h_const / *hkv_const) : heads / k->shape[1];
+    const Expr group = QueryHeadGroup(q, k);
     auto kv_head = [&](const Expr& h) { return ir::IsConstInt(group, 1) ? h : h / group; };
     auto widen = [&](const Expr& x) { return acc == ir::Float(64) ? x : Widen(x); };
     const Expr inf = Const(acc, INFINITY);
 
-    ir::IterVar d = ir::ReduceAxis(q->shape[3], "d");
-    Tensor qk = ir::Compute(
-        {batch, heads, lq, lk},
-        [&](const Indices& i) {
-          return ir::ReduceSum(
-              widen(q(i[0], i[1], i[2], d.var)) * widen(k(i[0], kv_head(i[1]), i[3], d.var)), {d});
-        },
-        name + "_qk");
+    Tensor qk = HeadProducts(q, k, acc, name + "_qk");
     auto score = MaskedScore(qk, *a, in, acc);
     ir::IterVar j = ir::ReduceAxis(lk, "j");
     Tensor mx = ir::Compute(

@@ -32,22 +32,12 @@ ComputeFn AttentionGradCompute() {
     const ir::Type t = outs[2].type;
     const ir::Type acc = t.is_low_precision_float() ? ir::Float(32) : t;
     const Expr batch = q->shape[0], heads = q->shape[1], lq = q->shape[2], lk = k->shape[2];
-    const int64_t *h_const = ir::AsConstInt(heads), *hkv_const = ir::AsConstInt(k->shape[1]);
-    const Expr group =
-        h_const && hkv_const ? ir::IndexConst(*h_const / *hkv_const) : heads / k->shape[1];
+    const Expr group = QueryHeadGroup(q, k);
     const bool grouped = !ir::IsConstInt(group, 1);
-    auto kv_head = [&](const Expr& h) { return grouped ? h / group : h; };
     auto widen = [&](const Expr& x) { return acc == ir::Float(64) ? x : Widen(x); };
     const Expr inf = Const(acc, INFINITY), zero = Const(acc, 0);
 
-    ir::IterVar e = ir::ReduceAxis(q->shape[3], "e");
-    Tensor qk = ir::Compute(
-        {batch, heads, lq, lk},
-        [&](const Indices& i) {
-          return ir::ReduceSum(
-              widen(q(i[0], i[1], i[2], e.var)) * widen(k(i[0], kv_head(i[1]), i[3], e.var)), {e});
-        },
-        name + "_qk");
+    Tensor qk = HeadProducts(q, k, acc, name + "_qk");
     auto score = MaskedScore(qk, *a, fwd, acc);
     Tensor p = ir::Compute(
         {batch, heads, lq, lk},
@@ -62,20 +52,13 @@ ComputeFn AttentionGradCompute() {
     auto weighted = [&](const Tensor& x, const Indices& i) {
       return dropout ? x(i) * dropout(i) : x(i);
     };
+    Tensor dp = HeadProducts(go, v, acc, name + "_dp");
     ir::IterVar f = ir::ReduceAxis(v->shape[3], "f");
-    Tensor dp = ir::Compute(
-        {batch, heads, lq, lk},
-        [&](const Indices& i) {
-          return ir::ReduceSum(
-              widen(go(i[0], i[1], i[2], f.var)) * widen(v(i[0], kv_head(i[1]), i[3], f.var)), {f});
-        },
-        name + "_dp");
-    ir::IterVar f2 = ir::ReduceAxis(v->shape[3], "f");
     Tensor di = ir::Compute(
         {batch, heads, lq},
         [&](const Indices& i) {
           return ir::ReduceSum(
-              widen(go(i[0], i[1], i[2], f2.var)) * widen(o(i[0], i[1], i[2], f2.var)), {f2});
+              widen(go(i[0], i[1], i[2], f.var)) * widen(o(i[0], i[1], i[2], f.var)), {f});
         },
         name + "_di");
     Tensor ds = ir::Compute(

@@ -32,7 +32,6 @@ constexpr Tile kTiles[] = {{32, 32, 32}, {64, 32, 32}, {128, 16, 16}};
 /// 16-key tiles give twice the blocks (a block walks every query of its keys in turn).
 constexpr Tile kNarrowTiles[] = {{32, 32, 16}, {64, 32, 16}, {128, 16, 16}};
 constexpr int64_t kFewBlocks = 2 * 132;
-constexpr int kThreads = 128;
 
 }  // namespace
 
@@ -70,39 +69,22 @@ ExternComputeFn AttentionGradKernelCompute() {
     const std::vector<Expr> dims{
         AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), AsInt32(q->shape[2]), lk,
         AsInt32(q->shape[3]), AsInt32(v->shape[3])};
-    const std::vector<Expr> launch_dims{(lk + (tile->keys - 1)) / tile->keys,
-                                        dims[0] * dims[2],
-                                        Expr(1),
-                                        Expr(kThreads),
-                                        Expr(1),
-                                        Expr(1),
-                                        Expr(0)};
+    const std::vector<Expr> launch_dims{(lk + (tile->keys - 1)) / tile->keys, dims[0] * dims[2]};
     const std::vector<Expr> strides =
         has_mask ? AttentionMaskStrides(in[6]) : std::vector<Expr>(4, Expr(int64_t{0}));
-    const float scale = static_cast<float>(a->scale);
-    const int causal = a->causal;
-    const float keep_below = static_cast<float>(1 - a->dropout);
     const size_t seed_at = in.size() - 2;
     auto dk_buffer = std::make_shared<ir::Buffer>(), dv_buffer = std::make_shared<ir::Buffer>();
+    const AttentionAttrs attrs_read = *a;
     Tensor dqk = ir::ExternTensor(
         name + "_2", outs[2].type, outs[2].shape, in,
         [=](const std::vector<ir::Buffer>& b, const ir::Buffer& dqk_buffer) {
-          std::vector<Expr> args{ir::StringImm::Make(kernel)};
-          args.insert(args.end(), launch_dims.begin(), launch_dims.end());
-          for (const Expr& e : {b[0]->data, b[1]->data, b[2]->data, b[3]->data, b[4]->data,
-                                b[5]->data, has_mask ? b[6]->data : b[0]->data, (*dk_buffer)->data,
-                                (*dv_buffer)->data, dqk_buffer->data}) {
-            args.push_back(e);
-          }
-          args.insert(args.end(), dims.begin(), dims.end());
-          args.push_back(Expr(scale));
-          args.push_back(Expr(causal));
-          args.insert(args.end(), strides.begin(), strides.end());
-          args.push_back(dropout ? b[seed_at]->data : b[0]->data);
-          args.push_back(dropout ? b[seed_at + 1]->data : b[0]->data);
-          args.push_back(Expr(keep_below));
-          return ir::Evaluate::Make(
-              ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
+          const Expr none = b[0]->data;  // for the pointers an instance does not read
+          return LaunchAttentionKernel(kernel, launch_dims[0], launch_dims[1],
+                                       {b[0]->data, b[1]->data, b[2]->data, b[3]->data, b[4]->data,
+                                        b[5]->data, has_mask ? b[6]->data : none,
+                                        (*dk_buffer)->data, (*dv_buffer)->data, dqk_buffer->data},
+                                       dims, attrs_read, strides, dropout ? b[seed_at]->data : none,
+                                       dropout ? b[seed_at + 1]->data : none);
         });
     auto read_dqk = [](const std::vector<ir::Buffer>&, const ir::Buffer&) {
       return ir::Block::Make({});

@@ -49,6 +49,29 @@ std::string KernelName(const char* dtype, const char* mask_dtype, const Tile& ti
 
 }  // namespace
 
+ir::Stmt LaunchAttentionKernel(const std::string& kernel, const Expr& grid_x, const Expr& grid_y,
+                               const std::vector<Expr>& pointers, const std::vector<Expr>& dims,
+                               const AttentionAttrs& a, const std::vector<Expr>& strides,
+                               const Expr& seed, const Expr& stream) {
+  std::vector<Expr> args{ir::StringImm::Make(kernel),
+                         grid_x,
+                         grid_y,
+                         Expr(1),
+                         Expr(kThreads),
+                         Expr(1),
+                         Expr(1),
+                         Expr(0)};
+  args.insert(args.end(), pointers.begin(), pointers.end());
+  args.insert(args.end(), dims.begin(), dims.end());
+  args.push_back(Expr(static_cast<float>(a.scale)));
+  args.push_back(Expr(static_cast<int>(a.causal)));
+  args.insert(args.end(), strides.begin(), strides.end());
+  args.push_back(seed);
+  args.push_back(stream);
+  args.push_back(Expr(static_cast<float>(1 - a.dropout)));
+  return ir::Evaluate::Make(ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
+}
+
 const char* AttentionKernelDType(const ir::Type& t) {
   if (t == ir::Float(32)) return "float32";
   if (t == ir::Float16()) return "float16";
@@ -119,40 +142,23 @@ ExternComputeFn AttentionKernelCompute() {
     const std::vector<Expr> dims{
         AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), lq,
         AsInt32(k->shape[2]), AsInt32(q->shape[3]), AsInt32(v->shape[3])};
-    std::vector<Expr> launch_dims{(lq + (tile->rows - 1)) / tile->rows,
-                                  dims[0] * dims[1],
-                                  Expr(1),
-                                  Expr(kThreads),
-                                  Expr(1),
-                                  Expr(1),
-                                  Expr(0)};
+    const std::vector<Expr> launch_dims{(lq + (tile->rows - 1)) / tile->rows, dims[0] * dims[1]};
     const std::vector<Expr> strides =
         has_mask ? AttentionMaskStrides(in[3]) : std::vector<Expr>(4, Expr(int64_t{0}));
-    const float scale = static_cast<float>(a->scale);
-    const int causal = a->causal;
-    const float keep_below = static_cast<float>(1 - a->dropout);
     const size_t seed_at = in.size() - 2;
     auto out_buffer = std::make_shared<ir::Buffer>();
-    Tensor lse =
-        ir::ExternTensor(name + "_1", outs[1].type, outs[1].shape, in,
-                         [=](const std::vector<ir::Buffer>& b, const ir::Buffer& lse_buffer) {
-                           std::vector<Expr> args{ir::StringImm::Make(kernel)};
-                           args.insert(args.end(), launch_dims.begin(), launch_dims.end());
-                           for (const Expr& e : {b[0]->data, b[1]->data, b[2]->data,
-                                                 has_mask ? b[3]->data : b[0]->data,
-                                                 (*out_buffer)->data, lse_buffer->data}) {
-                             args.push_back(e);
-                           }
-                           args.insert(args.end(), dims.begin(), dims.end());
-                           args.push_back(Expr(scale));
-                           args.push_back(Expr(causal));
-                           args.insert(args.end(), strides.begin(), strides.end());
-                           args.push_back(dropout ? b[seed_at]->data : b[0]->data);
-                           args.push_back(dropout ? b[seed_at + 1]->data : b[0]->data);
-                           args.push_back(Expr(keep_below));
-                           return ir::Evaluate::Make(
-                               ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
-                         });
+    const AttentionAttrs attrs_read = *a;
+    Tensor lse = ir::ExternTensor(
+        name + "_1", outs[1].type, outs[1].shape, in,
+        [=](const std::vector<ir::Buffer>& b, const ir::Buffer& lse_buffer) {
+          const Expr none = b[0]->data;  // for the pointers an instance does not read
+          return LaunchAttentionKernel(
+              kernel, launch_dims[0], launch_dims[1],
+              {b[0]->data, b[1]->data, b[2]->data, has_mask ? b[3]->data : none,
+               (*out_buffer)->data, lse_buffer->data},
+              dims, attrs_read, strides, dropout ? b[seed_at]->data : none,
+              dropout ? b[seed_at + 1]->data : none);
+        });
     Tensor out = ir::ExternTensor(
         name, outs[0].type, outs[0].shape, {lse},
         [](const std::vector<ir::Buffer>&, const ir::Buffer&) { return ir::Block::Make({}); });
