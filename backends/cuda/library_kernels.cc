@@ -23,31 +23,32 @@ std::vector<std::string> LibraryKernelNames(const ir::Module& module) {
 }
 
 absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>& names) {
-  std::string templates, instances;
+  std::string instances;
+  bool grad = false;
   for (const std::string& name : names) {
     if (!IsAttentionKernel(name)) {
       return absl::NotFoundError(absl::StrCat("kernel ", name,
                                               " is launched but neither generated for the module "
                                               "nor a library kernel"));
     }
+    grad = grad || IsAttentionGradKernel(name);
     auto instance = IsAttentionGradKernel(name) ? AttentionGradKernelInstance(name)
                                                 : AttentionKernelInstance(name);
     if (!instance.ok()) return instance.status();
-    if (templates.empty()) {
-      // The attention kernels' own Philox (dropout), in their namespace with the types it
-      // names: the module's generated kernels may print the global one, and the library's
-      // source compiles without the module's preamble too.
-      templates = absl::StrCat(
-          "namespace cinn_like_attention {\n"
-          "typedef long long int64_t;\n"
-          "typedef unsigned long long uint64_t;\n"
-          "typedef unsigned int uint32_t;\n",
-          PhiloxSource("__device__ __forceinline__", "__umulhi"), "}\n", AttentionKernelTemplate(),
-          AttentionMmaTemplate(), AttentionGradTemplate());
-    }
     instances += *instance;
   }
-  return templates + instances;
+  if (names.empty()) return std::string();
+  // The attention kernels' own Philox (dropout), in their namespace with the types it names:
+  // the module's generated kernels may print the global one, and the library's source compiles
+  // without the module's preamble too. The backward's template only where one is launched (a
+  // forward's unit, and its prebuilt fingerprint, stay as they were).
+  return absl::StrCat(
+      "namespace cinn_like_attention {\n"
+      "typedef long long int64_t;\n"
+      "typedef unsigned long long uint64_t;\n"
+      "typedef unsigned int uint32_t;\n",
+      PhiloxSource("__device__ __forceinline__", "__umulhi"), "}\n", AttentionKernelTemplate(),
+      AttentionMmaTemplate(), grad ? AttentionGradTemplate() : "", instances);
 }
 
 }  // namespace cinn_like::backends

@@ -107,14 +107,7 @@ absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const 
   const int64_t kv_heads = k.shape[1], lk = k.shape[2], dv = v.shape[3];
   auto a = ops::ReadAttentionAttrs(attrs, d, in.size());
   if (!a.ok()) return a.status();
-  const HostTensor* mask = a->has_mask ? in[3] : nullptr;
-  // The dropout mask's Philox key and stream (hlir/ops/attention.h).
-  uint64_t seed = 0, stream = 0;
-  const double keep_below = static_cast<float>(1 - a->dropout);  // as the kernels compare
-  if (a->dropout > 0) {
-    seed = static_cast<uint64_t>(static_cast<int64_t>(in[in.size() - 2]->data[0]));
-    stream = static_cast<uint64_t>(static_cast<int64_t>(in[in.size() - 1]->data[0]));
-  }
+  const ops::ReferenceMasking masking(*a, in);
   const int64_t group = kv_heads ? heads / kv_heads : 1;
   const double inf = std::numeric_limits<double>::infinity();
   std::vector<double> s(lk), w(lk);
@@ -128,29 +121,14 @@ absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const 
         for (int64_t j = 0; j < lk; ++j) {
           double dot = 0;
           for (int64_t e = 0; e < d; ++e) dot += qp[e] * kp[j * d + e];
-          s[j] = a->scale * dot;
-          bool keep = !a->causal || j <= i;
-          if (mask) {
-            double mv = mask->data[BroadcastIndex(mask->shape, {b, h, i, j})];
-            if (mask->dtype == DType::kBool) {
-              keep = keep && mv != 0;
-            } else {
-              s[j] += mv;
-            }
-          }
-          if (!keep) s[j] = -inf;
+          s[j] = masking.Score(dot, b, h, i, j);
           m = std::max(m, s[j]);
         }
         double* o = outs[0].data.data() + ((b * heads + h) * lq + i) * dv;
         double sum = 0;
         for (int64_t j = 0; j < lk; ++j) sum += m == -inf ? 0 : std::exp(s[j] - m);
         // Dropout: each probability's weight in p v (1 / (1 - p) kept, 0 dropped).
-        for (int64_t j = 0; j < lk; ++j) {
-          const uint64_t at = ((b * heads + h) * lq + i) * lk + j;
-          w[j] = a->dropout == 0                                    ? 1
-                 : ir::PhiloxUniform(seed, stream, at) < keep_below ? 1 / (1 - a->dropout)
-                                                                    : 0;
-        }
+        for (int64_t j = 0; j < lk; ++j) w[j] = masking.Weight(((b * heads + h) * lq + i) * lk + j);
         for (int64_t e = 0; e < dv; ++e) {
           double acc = 0;
           for (int64_t j = 0; j < lk && sum > 0; ++j) {
@@ -168,6 +146,35 @@ absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const 
 }  // namespace
 
 namespace ops {
+
+ReferenceMasking::ReferenceMasking(const AttentionAttrs& a,
+                                   const std::vector<const HostTensor*>& fwd)
+    : a_(a), mask_(a.has_mask ? fwd[3] : nullptr) {
+  if (a.dropout > 0) {  // the Philox key and stream of dropout's mask
+    seed_ = static_cast<uint64_t>(static_cast<int64_t>(fwd[fwd.size() - 2]->data[0]));
+    stream_ = static_cast<uint64_t>(static_cast<int64_t>(fwd[fwd.size() - 1]->data[0]));
+    keep_below_ = static_cast<float>(1 - a.dropout);  // as the kernels compare
+  }
+}
+
+double ReferenceMasking::Score(double dot, int64_t b, int64_t h, int64_t i, int64_t j) const {
+  double s = a_.scale * dot;
+  bool keep = !a_.causal || j <= i;
+  if (mask_) {
+    const double m = mask_->data[BroadcastIndex(mask_->shape, {b, h, i, j})];
+    if (mask_->dtype == DType::kBool) {
+      keep = keep && m != 0;
+    } else {
+      s += m;
+    }
+  }
+  return keep ? s : -std::numeric_limits<double>::infinity();
+}
+
+double ReferenceMasking::Weight(uint64_t at) const {
+  if (a_.dropout == 0) return 1;
+  return ir::PhiloxUniform(seed_, stream_, at) < keep_below_ ? 1 / (1 - a_.dropout) : 0;
+}
 
 absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim,
                                                   size_t num_inputs) {

@@ -63,6 +63,24 @@ struct AttentionAttrs {
 absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim,
                                                   size_t num_inputs);
 
+/// The float64 references' masking (attention.cc, attention_grad.cc): the score and dropout
+/// weight of (b, h, i, j) from attention's inputs `fwd` (q, k, v, [mask], [seed, stream]).
+class ReferenceMasking {
+ public:
+  ReferenceMasking(const AttentionAttrs& a, const std::vector<const HostTensor*>& fwd);
+  /// scale · dot plus a float mask; -inf where the key is not kept (causal, a bool mask).
+  double Score(double dot, int64_t b, int64_t h, int64_t i, int64_t j) const;
+  /// Dropout's weight of the probability at row-major index `at` of [B, H, Lq, Lk]: 1 / (1 - p)
+  /// kept, 0 dropped; 1 without dropout.
+  double Weight(uint64_t at) const;
+
+ private:
+  AttentionAttrs a_;
+  const HostTensor* mask_ = nullptr;
+  uint64_t seed_ = 0, stream_ = 0;
+  double keep_below_ = 1;
+};
+
 /// The score of (b, h, i, j) from the products `qk` [B, H, Lq, Lk] in type `acc`: scaled, the
 /// float mask (in[3], broadcast) added, -inf where a key is not kept (a bool mask, `causal`).
 std::function<ir::Expr(const std::vector<ir::Expr>&)> MaskedScore(const ir::Tensor& qk,

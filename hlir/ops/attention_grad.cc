@@ -8,7 +8,6 @@
 #include "hlir/ops/attention.h"
 #include "hlir/ops/compute_util.h"
 #include "hlir/ops/op_util.h"
-#include "ir/philox.h"
 
 namespace cinn_like::hlir::ops {
 namespace {
@@ -57,13 +56,7 @@ absl::Status ReferenceAttentionGrad(const std::vector<const HostTensor*>& in,
   const int64_t kv_heads = k.shape[1], lk = k.shape[2], dv = v.shape[3];
   auto a = ReadAttentionAttrs(attrs, d, in.size() - kForwardOnly);
   if (!a.ok()) return a.status();
-  const HostTensor* mask = a->has_mask ? in[6] : nullptr;
-  uint64_t seed = 0, stream = 0;
-  const double keep_below = static_cast<float>(1 - a->dropout);  // as the kernels compare
-  if (a->dropout > 0) {
-    seed = static_cast<uint64_t>(static_cast<int64_t>(in[in.size() - 2]->data[0]));
-    stream = static_cast<uint64_t>(static_cast<int64_t>(in[in.size() - 1]->data[0]));
-  }
+  const ReferenceMasking masking(*a, ForwardInputs(in));
   for (HostTensor& t : outs) std::fill(t.data.begin(), t.data.end(), 0.0);
   HostTensor &dk = outs[0], &dvt = outs[1], &dqk = outs[2];
   const int64_t group = kv_heads ? heads / kv_heads : 1;
@@ -84,21 +77,9 @@ absl::Status ReferenceAttentionGrad(const std::vector<const HostTensor*>& in,
           double dot = 0, dp = 0;
           for (int64_t e = 0; e < d; ++e) dot += qp[e] * kp[e];
           for (int64_t e = 0; e < dv; ++e) dp += gp[e] * vp[e];
-          double s = a->scale * dot;
-          bool keep = !a->causal || j <= i;
-          if (mask) {
-            const double m = mask->data[BroadcastIndex(mask->shape, {b, h, i, j})];
-            if (mask->dtype == DType::kBool) {
-              keep = keep && m != 0;
-            } else {
-              s += m;
-            }
-          }
-          const double p = keep && s != -inf ? std::exp(s - lse.data[row]) : 0;
-          const double w = a->dropout == 0 ? 1
-                           : ir::PhiloxUniform(seed, stream, row * lk + j) < keep_below
-                               ? 1 / (1 - a->dropout)
-                               : 0;
+          const double s = masking.Score(dot, b, h, i, j);
+          const double p = s != -inf ? std::exp(s - lse.data[row]) : 0;
+          const double w = masking.Weight(row * lk + j);
           const double ds = p * (dp * w - di);
           dqk.data[row * lk + j] = a->scale * ds;
           for (int64_t e = 0; e < d; ++e) dk.data[(kv * lk + j) * d + e] += a->scale * ds * qp[e];

@@ -5,6 +5,7 @@
 /// scale dS, and dk, dv as sums over the query heads of a group and its query rows.
 /// Accumulation is in float32 for float16/bfloat16/float32 inputs, float64 for float64.
 #include <cmath>
+#include <functional>
 
 #include "hlir/ops/attention.h"
 #include "hlir/ops/compute_util.h"
@@ -68,9 +69,10 @@ ComputeFn AttentionGradCompute() {
     const Expr scale = Const(acc, a->scale);
     Tensor dqk = ir::Compute(
         outs[2].shape, [&](const Indices& i) { return CastTo(t, ds(i) * scale); }, name + "_2");
-    // dk[b, g, j, x] and dv[b, g, j, x]: sums over the group's query heads and the rows (a
-    // reduction of its own, then scaled and rounded where it is read).
-    auto over_queries = [&](const Tensor& x, const Tensor& y, const ComputeOutput& out,
+    // dk[b, g, j, x] and dv[b, g, j, x]: sums over the group's query heads and the rows of
+    // x(b, h, r, j) y(b, h, r, x) (a reduction of its own, then scaled and rounded where read).
+    using Read = std::function<Expr(const Indices&)>;
+    auto over_queries = [&](const Read& x, const Tensor& y, const ComputeOutput& out,
                             const std::string& tensor_name, bool scaled) {
       Tensor sum = ir::Compute(
           out.shape,
@@ -83,9 +85,7 @@ ComputeFn AttentionGradCompute() {
               axes.insert(axes.begin(), g);
               h = i[1] * group + g.var;
             }
-            const Indices at{i[0], h, r.var, i[2]};
-            Expr term = (&x == &p ? weighted(p, at) : x(at)) * widen(y(i[0], h, r.var, i[3]));
-            return ir::ReduceSum(term, axes);
+            return ir::ReduceSum(x({i[0], h, r.var, i[2]}) * widen(y(i[0], h, r.var, i[3])), axes);
           },
           tensor_name + "_sum");
       return ir::Compute(
@@ -93,8 +93,9 @@ ComputeFn AttentionGradCompute() {
           [&](const Indices& i) { return CastTo(out.type, scaled ? sum(i) * scale : sum(i)); },
           tensor_name);
     };
-    Tensor dk = over_queries(ds, q, outs[0], name, true);
-    Tensor dvt = over_queries(p, go, outs[1], name + "_1", false);
+    Tensor dk = over_queries([&](const Indices& i) { return ds(i); }, q, outs[0], name, true);
+    Tensor dvt = over_queries([&](const Indices& i) { return weighted(p, i); }, go, outs[1],
+                              name + "_1", false);
     return std::vector<Tensor>{dk, dvt, dqk};
   };
 }

@@ -14,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlir/ops/attention.h"
 #include "hlir/ops/compute_util.h"
+#include "ir/device_properties.h"
 
 namespace cinn_like::hlir::ops {
 namespace {
@@ -28,10 +29,9 @@ struct Tile {
 /// Per head-dim bucket: (BM + BN)(D + 4) floats twice (q and grad_out, k and v), BN (BM + 4)
 /// twice (P and dS transposed): 44 KiB at D 64 with 32 x 32, 36 KiB at D 128 with 16 x 16.
 constexpr Tile kTiles[] = {{32, 32, 32}, {64, 32, 32}, {128, 16, 16}};
-/// The tiles of a grid below two blocks an SM of an H100/H200 (132 SMs) with 32-key tiles:
+/// The tiles of a grid below two blocks an SM (ir::DevicePropertiesOf) with 32-key tiles:
 /// 16-key tiles give twice the blocks (a block walks every query of its keys in turn).
 constexpr Tile kNarrowTiles[] = {{32, 32, 16}, {64, 32, 16}, {128, 16, 16}};
-constexpr int64_t kFewBlocks = 2 * 132;
 
 }  // namespace
 
@@ -54,7 +54,8 @@ ExternComputeFn AttentionGradKernelCompute() {
     const Tile* tile = nullptr;
     const int64_t *b = ir::AsConstInt(q->shape[0]), *hkv = ir::AsConstInt(k->shape[1]);
     const int64_t* keys = ir::AsConstInt(k->shape[2]);
-    const bool few = b && hkv && keys && (*keys + 31) / 32 * *b * *hkv < kFewBlocks;
+    const int64_t two_waves = 2 * int64_t{ir::DevicePropertiesOf(target).multiprocessors};
+    const bool few = b && hkv && keys && (*keys + 31) / 32 * *b * *hkv < two_waves;
     for (const Tile& t : few ? kNarrowTiles : kTiles) {
       if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
     }

@@ -17,6 +17,7 @@ namespace cinn_like::testing {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 const ir::Target kTarget = ir::Target::NVGPU(90);
 
@@ -71,6 +72,13 @@ TEST(AttentionGradNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
                            "attention_grad_variants");
   ASSERT_TRUE(ptx.ok()) << ptx.status();
   for (const std::string& name : names) EXPECT_THAT(*ptx, HasSubstr(".entry " + name));
+  // The backward's template is printed where a backward kernel is launched, not in a forward's
+  // unit (whose source, NVRTC's work and prebuilt fingerprint it would change).
+  EXPECT_THAT(*src, HasSubstr("void Backward("));
+  auto forward = backends::LibraryKernelsSource({"cinn_like_attention_float32_none_d64_q32_k64"});
+  ASSERT_TRUE(forward.ok()) << forward.status();
+  EXPECT_THAT(*forward, Not(HasSubstr("void Backward(")));
+  EXPECT_THAT(*forward, HasSubstr("void Forward("));
 }
 
 TEST(AttentionGradNVGPU, CasesTheKernelDoesNotTakeUseTheDecomposedCompute) {
