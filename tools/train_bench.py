@@ -14,7 +14,7 @@ or twice what two eager runs differ by (cuDNN's gradients are not deterministic)
 on, two cinn_like runs from the same seed give identical losses.
 
     PYTHONPATH=cinn_like/python python3 tools/train_bench.py [--rows gpt2,regnet] [--steps 20]
-        [--check] [--device cuda] [--top N] [--memory N]
+        [--check] [--device cuda] [--top N] [--memory N] [--phases]
 """
 import argparse
 import copy
@@ -145,6 +145,32 @@ def make_step(row, model, fn, opt, inputs, target):
     return step
 
 
+def phase_ms(row, fn, opt, inputs, target, steps):
+    """Host ms of each phase of a step (zero_grad, forward, loss, backward, optimizer step),
+    medians over `steps` steps, timed without synchronizing inside a step: where a row is
+    host-bound these say which phase the host spends its time in; a phase that waits for the GPU
+    (a synchronization inside a compiled call) shows as a long phase here."""
+    names = ("zero_grad", "forward", "loss", "backward", "opt")
+    times = {n: [] for n in names}
+    for _ in range(steps):
+        sync("cuda")
+        t = [time.perf_counter()]
+        opt.zero_grad(set_to_none=True)
+        t.append(time.perf_counter())
+        with torch.autocast("cuda", dtype=row.amp, enabled=row.amp is not None):
+            out = fn(**inputs)
+            t.append(time.perf_counter())
+            loss = row.loss(out, target)
+        t.append(time.perf_counter())
+        loss.backward()
+        t.append(time.perf_counter())
+        opt.step()
+        t.append(time.perf_counter())
+        for i, n in enumerate(names):
+            times[n].append(1e3 * (t[i + 1] - t[i]))
+    return {n: sorted(v)[len(v) // 2] for n, v in times.items()}
+
+
 def sync(device):
     if device == "cuda":
         torch.cuda.synchronize()
@@ -264,9 +290,9 @@ def held_between_steps(model, opt):
     return sum(h[0] for h in held), held
 
 
-def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0):
+def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0, phases=False):
     """One mode of a row: ms/step, kernel ms, launches, peak MiB, last loss, first step's s,
-    fallbacks, partitions and the `top` kernels."""
+    fallbacks, partitions, the `top` kernels and, with `phases`, phase_ms's host times."""
     torch.manual_seed(seed)
     model = set_dropout(row.build(), on=True).to(device)
     model.load_state_dict(state)
@@ -287,6 +313,7 @@ def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0):
     peak = torch.cuda.max_memory_allocated() / 2**20 if device == "cuda" else float("nan")
     kms, launches, kernels = (kernels_per_step(step, top=top) if device == "cuda"
                               else (float("nan"), 0, []))
+    host = phase_ms(row, fn, opt, inputs, target, reps) if phases and device == "cuda" else None
     loss = float(step())
     mem = None
     if memory and device == "cuda":
@@ -295,7 +322,7 @@ def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0):
     fallbacks = ct.stats()["ops_fallback"] if mode == "cinn_like" else 0
     parts = ct.stats()["partitions"] if mode == "cinn_like" else 0
     return dict(ms=ms, kms=kms, launches=launches, peak=peak, loss=loss, first=first,
-                fallbacks=fallbacks, parts=parts, kernels=kernels, memory=mem)
+                fallbacks=fallbacks, parts=parts, kernels=kernels, memory=mem, host=host)
 
 
 def losses(row, mode, device, steps, dropout, seed=0):
@@ -348,6 +375,8 @@ def main():
     p.add_argument("--top", type=int, default=0, help="print each mode's N longest kernels")
     p.add_argument("--memory", type=int, default=0,
                    help="print the N largest blocks allocated in a step and alive at its peak")
+    p.add_argument("--phases", action="store_true",
+                   help="print the host ms of each phase of a step (phase_ms)")
     args = p.parse_args()
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("train_bench: no CUDA device (--device cpu times on the CPU)")
@@ -367,7 +396,8 @@ def main():
         for mode in modes:
             try:
                 got[mode] = r = run_mode(row, mode, args.device, args.warm, args.steps, state,
-                                         top=args.top, memory=args.memory)
+                                         top=args.top, memory=args.memory,
+                                         phases=args.phases)
             except Exception as e:  # noqa: BLE001 (report the row, go on)
                 ok = False
                 print(f"{name:14s} {mode:10s} FAILED: {type(e).__name__}: {str(e)[:300]}")
@@ -375,6 +405,8 @@ def main():
             print(f"{name:14s} {mode:10s} {r['ms']:8.2f} {r['kms']:8.2f} {r['launches']:7.0f} "
                   f"{r['peak']:9.0f} {r['loss']:9.4f} {r['first']:8.1f} {r['fallbacks']:4d} "
                   f"{r['parts']:5d}", flush=True)
+            if r["host"]:
+                print("    host ms: " + ", ".join(f"{k} {v:.2f}" for k, v in r["host"].items()))
             for kms, n, kname in r["kernels"]:
                 print(f"    {kms:8.3f} ms {n:5.0f}x  {kname[:110]}")
             if r["memory"]:
