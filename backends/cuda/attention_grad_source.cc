@@ -14,6 +14,47 @@ namespace {
 constexpr const char* kPrefix = "cinn_like_attention_grad_";
 constexpr int kSharedLimit = 48 * 1024;
 
+/// The arguments every instance passes its template, after the tile's own.
+constexpr const char* kArguments =
+    "q, k, v, out, dout, lse, mask, dk, dv, dqk, batch, heads, kv_heads, lq, lk, d, dvd, scale, "
+    "causal, msb, msh, msi, msj, seed, stream, keep_below);\n";
+
+/// The `extern "C"` signature of instance `kernel` of element type `t`, up to its body's brace.
+std::string Signature(const std::string& kernel, const std::string& t) {
+  return absl::StrCat(
+      "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
+      "* __restrict__ q, const ", t, "* __restrict__ k, const ", t, "* __restrict__ v, const ", t,
+      "* __restrict__ out, const ", t,
+      "* __restrict__ dout, const float* __restrict__ lse, const void* __restrict__ mask, ", t,
+      "* __restrict__ dk, ", t, "* __restrict__ dv, ", t,
+      "* __restrict__ dqk, int batch, int heads, int kv_heads, int lq, int lk, int d, int dvd, "
+      "float scale, int causal, long long msb, long long msh, long long msi, long long msj, "
+      "const long long* __restrict__ seed, const long long* __restrict__ stream, float "
+      "keep_below) {\n");
+}
+
+/// A `_tc` instance: BackwardMma on sm_80 and later; before, the CUDA-core Backward on the two
+/// 32-key halves of the block's 64 keys, 32 query rows a tile.
+template <typename Bad>
+absl::StatusOr<std::string> TensorCoreInstance(const std::string& kernel,
+                                               const AttentionNameParts& read,
+                                               const std::vector<std::string>& parts, bool drop,
+                                               const Bad& bad) {
+  if (parts[0] == "float32") return bad("tensor cores for float32");
+  if (read.d > 64 || read.bm != 64 || read.bn != 64) {
+    return bad("tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
+  }
+  const std::string flags = absl::StrCat(read.element, ", ", read.mask, ", ", read.d);
+  const char* dropout = drop ? "true" : "false";
+  const std::string halves = absl::StrCat(
+      "  cinn_like_attention::Backward<", flags, ", 32, 32, ", dropout, ">(2 * blockIdx.x, ",
+      kArguments, "  __syncthreads();\n", "  cinn_like_attention::Backward<", flags, ", 32, 32, ",
+      dropout, ">(2 * blockIdx.x + 1, ", kArguments);
+  return absl::StrCat(Signature(kernel, read.element), "#if __CUDA_ARCH__ >= 800\n",
+                      "  cinn_like_attention::BackwardMma<", flags, ", ", dropout, ">(", kArguments,
+                      "#else\n", halves, "#endif\n}\n\n");
+}
+
 }  // namespace
 
 bool IsAttentionGradKernel(const std::string& kernel) { return absl::StartsWith(kernel, kPrefix); }
@@ -34,11 +75,11 @@ __device__ __forceinline__ void LoadFloatTile(float (*tile)[kD + 4], const T* __
   }
 }
 
-// One block of 128 threads: keys [j0, j0 + kBN) of key/value head (b, kvh), every query head
-// of its group, query tiles of kBM rows.
+// One block of 128 threads: keys [j0, j0 + kBN) (j0 = key_tile kBN) of key/value head (b, kvh),
+// every query head of its group, query tiles of kBM rows.
 template <typename T, typename M, int kD, int kBM, int kBN, bool kDrop>
 __device__ __forceinline__ void Backward(
-    const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
+    int key_tile, const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
     const T* __restrict__ out, const T* __restrict__ dout, const float* __restrict__ lse,
     const void* mask_ptr, T* __restrict__ dk, T* __restrict__ dv, T* __restrict__ dqk,
     int batch, int heads, int kv_heads, int lq, int lk, int d, int dvd, float scale, int causal,
@@ -64,7 +105,7 @@ __device__ __forceinline__ void Backward(
   const M* mask = static_cast<const M*>(mask_ptr);
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32;
   const int b = blockIdx.y / kv_heads, kvh = blockIdx.y % kv_heads, group = heads / kv_heads;
-  const int j0 = blockIdx.x * kBN;
+  const int j0 = key_tile * kBN;
   const long long kv_at = (long long)blockIdx.y * lk;
   LoadFloatTile<T, kBN, kD>(ks, k + kv_at * d, j0, lk, d);
   LoadFloatTile<T, kBN, kD>(vs, v + kv_at * dvd, j0, lk, dvd);
@@ -195,15 +236,17 @@ absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kerne
         "attention backward kernel ", kernel, ": ", why,
         " (expected cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_drop])"));
   };
-  const bool drop = parts.size() == 6 && parts.back() == "drop";
+  const bool drop = parts.size() >= 6 && parts.back() == "drop";
   if (drop) parts.pop_back();
-  if (parts.size() != 5) return bad("malformed name");
+  const bool tc = parts.size() == 6 && parts[5] == "tc";
+  if (parts.size() != 5 && !tc) return bad("malformed name");
   const AttentionNameParts read = ReadAttentionNameParts(parts);
   if (read.element.empty()) return bad("element dtype " + parts[0]);
   if (read.mask.empty()) return bad("mask dtype " + parts[1]);
   const std::string& mask = read.mask;
   const int d = read.d, bm = read.bm, bn = read.bn;
   if (d != 32 && d != 64 && d != 128) return bad("head dim " + parts[2]);
+  if (tc) return TensorCoreInstance(kernel, read, parts, drop, bad);
   if (bn != 16 && bn != 32) return bad("key tile " + parts[4]);
   if (bm <= 0 || bm > 64 || bm % (128 / bn) != 0 || 128 % bm != 0) {
     return bad("query tile " + parts[3]);
@@ -213,20 +256,9 @@ absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kerne
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  const std::string& t = read.element;
-  return absl::StrCat(
-      "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
-      "* __restrict__ q, const ", t, "* __restrict__ k, const ", t, "* __restrict__ v, const ", t,
-      "* __restrict__ out, const ", t,
-      "* __restrict__ dout, const float* __restrict__ lse, const void* __restrict__ mask, ", t,
-      "* __restrict__ dk, ", t, "* __restrict__ dv, ", t,
-      "* __restrict__ dqk, int batch, int heads, int kv_heads, int lq, int lk, int d, int dvd, "
-      "float scale, int causal, long long msb, long long msh, long long msi, long long msj, "
-      "const long long* __restrict__ seed, const long long* __restrict__ stream, float "
-      "keep_below) {\n  cinn_like_attention::Backward<",
-      t, ", ", mask, ", ", d, ", ", bm, ", ", bn, ", ", drop ? "true" : "false",
-      ">(q, k, v, out, dout, lse, mask, dk, dv, dqk, batch, heads, kv_heads, lq, lk, d, dvd, "
-      "scale, causal, msb, msh, msi, msj, seed, stream, keep_below);\n}\n\n");
+  return absl::StrCat(Signature(kernel, read.element), "  cinn_like_attention::Backward<",
+                      read.element, ", ", mask, ", ", d, ", ", bm, ", ", bn, ", ",
+                      drop ? "true" : "false", ">(blockIdx.x, ", kArguments, "}\n\n");
 }
 
 }  // namespace cinn_like::backends

@@ -37,6 +37,28 @@ CINN_LIKE_ATTENTION_MMA(__half, "f16")
 CINN_LIKE_ATTENTION_MMA(__nv_bfloat16, "bf16")
 #undef CINN_LIKE_ATTENTION_MMA
 
+// The a operand of rows [r, r + 16) x columns [c, c + 16) of a row-major tile, as it lies.
+template <typename T, int kW>
+__device__ __forceinline__ void RowMajorA(const T (*tile)[kW], int r, int c, unsigned* a) {
+  const int g = threadIdx.x % 32 / 4, t = threadIdx.x % 4;
+  a[0] = *reinterpret_cast<const unsigned*>(&tile[r + g][c + 2 * t]);
+  a[1] = *reinterpret_cast<const unsigned*>(&tile[r + g + 8][c + 2 * t]);
+  a[2] = *reinterpret_cast<const unsigned*>(&tile[r + g][c + 2 * t + 8]);
+  a[3] = *reinterpret_cast<const unsigned*>(&tile[r + g + 8][c + 2 * t + 8]);
+}
+
+// The b operand (16 x 8) of rows [r, r + 16) x columns [c, c + 8) of a row-major tile, read
+// transposed by ldmatrix (the tile's rows are the operand's k).
+template <typename T, int kW>
+__device__ __forceinline__ void TransposedB(const T (*tile)[kW], int r, int c, unsigned& b0,
+                                            unsigned& b1) {
+  const unsigned at =
+      static_cast<unsigned>(__cvta_generic_to_shared(&tile[r + (threadIdx.x & 15)][c]));
+  asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
+               : "=r"(b0), "=r"(b1)
+               : "r"(at));
+}
+
 // rows [r0, r0 + kRows) x columns [0, kD) of a row-major [n, ld] tensor into tile (stride
 // kD + 8), zero outside rows < n and columns < ld: 16-byte vectors when every row is aligned
 // to 16 bytes, else two elements a thread step.
@@ -90,13 +112,7 @@ __device__ __forceinline__ void ForwardMma(
   __syncthreads();
   unsigned qa[kSteps][4];
 #pragma unroll
-  for (int s = 0; s < kSteps; ++s) {
-    const int r = warp * 16 + g, c = s * 16 + 2 * t;
-    qa[s][0] = *reinterpret_cast<const unsigned*>(&ks[r][c]);
-    qa[s][1] = *reinterpret_cast<const unsigned*>(&ks[r + 8][c]);
-    qa[s][2] = *reinterpret_cast<const unsigned*>(&ks[r][c + 8]);
-    qa[s][3] = *reinterpret_cast<const unsigned*>(&ks[r + 8][c + 8]);
-  }
+  for (int s = 0; s < kSteps; ++s) RowMajorA(ks, warp * 16, s * 16, qa[s]);
   float o[kOutBlocks][4];
 #pragma unroll
   for (int n = 0; n < kOutBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
@@ -185,11 +201,7 @@ __device__ __forceinline__ void ForwardMma(
       for (int n = 0; n < kOutBlocks; ++n) {
         // b: keys 16c + 2t.., head-dim column 8n + g, from the row-major value tile.
         unsigned b0, b1;
-        const unsigned at = static_cast<unsigned>(
-            __cvta_generic_to_shared(&vs[c * 16 + (lane & 15)][n * 8]));
-        asm volatile("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%0, %1}, [%2];\n"
-                     : "=r"(b0), "=r"(b1)
-                     : "r"(at));
+        TransposedB(vs, c * 16, n * 8, b0, b1);
         Mma(o[n], pa, b0, b1, T());
       }
     }

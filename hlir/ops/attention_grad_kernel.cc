@@ -1,12 +1,13 @@
 /// \file attention_grad as the fused backward kernel on NVGPU: an extern tensor whose statement,
 /// kept in host code, launches the library kernel
 ///
-///   cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_drop]
+///   cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]
 ///
 /// (backends/cuda/attention_grad_source.h holds its template and argument list). The name says
 /// the element dtype, the mask's dtype (none, bool or a float), the head-dim bucket D (32, 64,
 /// 128: the larger of q's and v's head dims, padded), the tile of BM query rows by BN keys
-/// (chosen here so that the static shared memory stays under 48 KiB) and `_drop` for dropout.
+/// (chosen here so that the static shared memory stays under 48 KiB), `_tc` for tensor cores
+/// (float16 and bfloat16) and `_drop` for dropout.
 /// The grid is (ceil(Lk / BN), B * Hkv), 128 threads a block.
 ///
 /// The kernel writes all three outputs: dqk is the extern call, dk and dv extern tensors reading
@@ -25,7 +26,11 @@ using Made = absl::StatusOr<ExternTensors>;
 
 struct Tile {
   int head_dim, rows, keys;
+  bool tensor_cores = false;
 };
+/// float16 and bfloat16 up to head dim 64: tensor cores, 64 queries by 64 keys (a warp's a
+/// operands and accumulators of 16 keys by D take about 200 registers at D 64).
+constexpr Tile kTensorCoreTiles[] = {{32, 64, 64, true}, {64, 64, 64, true}};
 /// Per head-dim bucket: (BM + BN)(D + 4) floats twice (q and grad_out, k and v), BN (BM + 4)
 /// twice (P and dS transposed): 44 KiB at D 64 with 32 x 32, 36 KiB at D 128 with 16 x 16.
 constexpr Tile kTiles[] = {{32, 32, 32}, {64, 32, 32}, {128, 16, 16}};
@@ -56,16 +61,20 @@ ExternComputeFn AttentionGradKernelCompute() {
     const int64_t* keys = ir::AsConstInt(k->shape[2]);
     const int64_t two_waves = 2 * int64_t{ir::DevicePropertiesOf(target).multiprocessors};
     const bool few = b && hkv && keys && (*keys + 31) / 32 * *b * *hkv < two_waves;
-    for (const Tile& t : few ? kNarrowTiles : kTiles) {
-      if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
-    }
+    auto pick = [&](const auto& tiles) {
+      for (const Tile& t : tiles) {
+        if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
+      }
+    };
+    if (q->dtype.is_low_precision_float()) pick(kTensorCoreTiles);
+    pick(few ? kNarrowTiles : kTiles);
     if (!dtype || !mask_dtype || !tile) {
       return Declined(
           "the backward kernel takes float32, float16 and bfloat16 with head dims up to 128");
     }
-    const std::string kernel =
-        absl::StrCat("cinn_like_attention_grad_", dtype, "_", mask_dtype, "_d", tile->head_dim,
-                     "_q", tile->rows, "_k", tile->keys, dropout ? "_drop" : "");
+    const std::string kernel = absl::StrCat(
+        "cinn_like_attention_grad_", dtype, "_", mask_dtype, "_d", tile->head_dim, "_q", tile->rows,
+        "_k", tile->keys, tile->tensor_cores ? "_tc" : "", dropout ? "_drop" : "");
     const Expr lk = AsInt32(k->shape[2]);
     const std::vector<Expr> dims{
         AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), AsInt32(q->shape[2]), lk,

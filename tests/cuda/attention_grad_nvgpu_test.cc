@@ -65,13 +65,26 @@ TEST(AttentionGradNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
                                    n % 2 ? "_drop" : ""));
     }
   }
+  // Tensor cores: 16-bit types up to head dim 64, on sm_80 and later (before, the CUDA-core
+  // form on each half of the key tile: the same source compiled for sm_75 below).
+  for (const char* tile : {"d32_q64_k64_tc", "d64_q64_k64_tc"}) {
+    for (const char* t : {"float16", "bfloat16"}) {
+      names.push_back(absl::StrCat("cinn_like_attention_grad_", t, "_", masks[n++ % 5], "_", tile,
+                                   n % 2 ? "_drop" : ""));
+    }
+  }
   auto src = backends::LibraryKernelsSource(names);
   ASSERT_TRUE(src.ok()) << src.status();
   backends::nvrtc::Compiler nvrtc;
-  auto ptx = nvrtc.Compile("#include <math_constants.h>\n" + *src, 90, /*to_cubin=*/false,
-                           "attention_grad_variants");
-  ASSERT_TRUE(ptx.ok()) << ptx.status();
-  for (const std::string& name : names) EXPECT_THAT(*ptx, HasSubstr(".entry " + name));
+  for (int arch : {90, 75}) {
+    SCOPED_TRACE(absl::StrCat("sm_", arch));
+    auto ptx = nvrtc.Compile("#include <math_constants.h>\n" + *src, arch, /*to_cubin=*/false,
+                             "attention_grad_variants");
+    ASSERT_TRUE(ptx.ok()) << ptx.status();
+    for (const std::string& name : names) EXPECT_THAT(*ptx, HasSubstr(".entry " + name));
+    // mma.sync only where the tensor-core form is compiled in.
+    EXPECT_EQ(ptx->find("mma.sync") != std::string::npos, arch >= 80);
+  }
   // The backward's template is printed where a backward kernel is launched, not in a forward's
   // unit (whose source, NVRTC's work and prebuilt fingerprint it would change).
   EXPECT_THAT(*src, HasSubstr("void Backward("));
@@ -116,7 +129,10 @@ TEST(AttentionGradNVGPUError, BadKernelNamesAreErrors) {
         Bad{"cinn_like_attention_grad_float32_none_d64_q24_k32", "query tile q24"},
         Bad{"cinn_like_attention_grad_float32_none_d128_q64_k32", "shared memory"},
         Bad{"cinn_like_attention_grad_float32_none_d64", "malformed name"},
-        Bad{"cinn_like_attention_grad_float32_none_d64_q32_k32_tc", "malformed name"}}) {
+        Bad{"cinn_like_attention_grad_float32_none_d64_q32_k32_tc", "tensor cores for float32"},
+        Bad{"cinn_like_attention_grad_float16_none_d128_q64_k64_tc", "tensor-core tile"},
+        Bad{"cinn_like_attention_grad_bfloat16_none_d64_q32_k64_tc", "tensor-core tile"},
+        Bad{"cinn_like_attention_grad_float16_none_d64_q64_k64_tc_x", "malformed name"}}) {
     auto s = backends::AttentionGradKernelInstance(b.name);
     ASSERT_FALSE(s.ok()) << b.name;
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.why));

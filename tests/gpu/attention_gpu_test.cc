@@ -63,7 +63,8 @@ TEST(AttentionGpu, FusedKernelMatchesReferenceOnLargeCases) {
 // of 32 keys, which takes 16-key tiles (partial last tiles, query tiles skipped above the
 // diagonal). The logsumexp is positive, as in the op table's cases.
 TEST(AttentionGpu, BackwardKernelMatchesReferenceOnLargeCases) {
-  const DType f32 = DType::kFloat32, bf16 = DType::kBFloat16, i64 = DType::kInt64;
+  const DType f32 = DType::kFloat32, f16 = DType::kFloat16, bf16 = DType::kBFloat16;
+  const DType i64 = DType::kInt64;
   const Domain u = Domain::kUniform, lse = Domain::kPositive;
   const std::vector<OpCase> cases = {
       {"attention_grad",
@@ -78,6 +79,14 @@ TEST(AttentionGpu, BackwardKernelMatchesReferenceOnLargeCases) {
         S({2, 8, 300, 64}), S({2, 8, 300})},
        {{"causal", true}, {"scale", 0.05}},
        {u, u, u, u, u, lse}},
+      // The tensor-core kernel at head dim 32: several key and query tiles with ragged ends,
+      // a float16 mask and dropout.
+      {"attention_grad",
+       {f16, f16, f16, f16, f16, f32, f16, i64, i64},
+       {S({2, 6, 200, 32}), S({2, 3, 130, 32}), S({2, 3, 130, 32}), S({2, 6, 200, 32}),
+        S({2, 6, 200, 32}), S({2, 6, 200}), S({200, 130}), S({1}), S({1})},
+       {{"dropout", 0.2}, {"scale", 0.15}},
+       {u, u, u, u, u, lse, u, u, Domain::kIndex}},
   };
   for (const OpCase& c : cases) RunOpCase(c, ir::Target::NVGPU(), RunOnGpu);
 }

@@ -328,7 +328,7 @@ class CudaFormConvertersTest(unittest.TestCase):
         from cinn_like.torch.ops import attention as forms  # noqa: PLC0415
         plan_cache.enabled = False  # a stored plan would skip the conversion
         self.addCleanup(setattr, plan_cache, "enabled", True)
-        with mock.patch.object(forms, "_fused", lambda q: True), \
+        with mock.patch.object(forms, "_fused", lambda q, v: True), \
                 mock.patch.object(forms, "_grad_op", wraps=forms._grad_op) as grad_op:
             self.test_cudnn_backward()
             self.test_flash_backward()

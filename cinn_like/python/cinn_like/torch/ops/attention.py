@@ -258,14 +258,22 @@ class _Grad:
         return self.c.op("cast", [x], {"dtype": dtype_name(self.low)})
 
 
-def _fused(q):
+def _fused(q, v):
     """Whether a backward is the op attention_grad (one fused kernel on the GPU) rather than
-    _Grad's matmuls: float32 on CUDA. On the CPU, _Grad's library matmuls (oneDNN) are faster
-    than the op's decomposed compute; a 16-bit backward's matmuls run on tensor cores, which the
-    kernel (CUDA cores) does not use: on an H200 it took 117-192 us a layer where _Grad's
-    kernels took about 60 (gpt2:bf16, llama:bf16 of tools/train_bench.py). A float32 backward
-    takes the same GPU time either way and the kernel saves about five launches a layer."""
-    return val(q).device.type == "cuda" and val(q).dtype == torch.float32
+    _Grad's matmuls: on CUDA, float32, and float16 or bfloat16 where the kernel runs on tensor
+    cores (sm_80 and later, head dims up to 64; hlir/ops/attention_grad_kernel.cc). On the CPU,
+    _Grad's library matmuls (oneDNN) are faster than the op's decomposed compute; the kernel's
+    CUDA-core form took 117-192 us a layer on gpt2:bf16 and llama:bf16 of tools/train_bench.py
+    (H200) where _Grad's matmuls on tensor cores took about 60. A float32 backward takes the
+    same GPU time either way and the kernel saves about five launches a layer."""
+    t = val(q)
+    if t.device.type != "cuda":
+        return False
+    if t.dtype == torch.float32:
+        return True
+    return (t.dtype in (torch.float16, torch.bfloat16)
+            and torch.cuda.get_device_capability(t.device) >= (8, 0)
+            and max(int(t.shape[-1]), int(val(v).shape[-1])) <= 64)
 
 
 def _grad_op(c, grad_out, q, k, v, out, lse, mask, scale, causal, dropout=None):
@@ -299,7 +307,7 @@ def _backward(c, grad_out, q, k, v, out, lse, mask, dropout_p, causal, scale, ne
     for t, name in ((grad_out, "grad_out"), (out, "out")):
         if not isinstance(t, torch.fx.Node):
             raise Unsupported(f"{name} is not a tensor")
-    if _fused(q) and not need_ds:
+    if _fused(q, v) and not need_ds:
         return _grad_op(c, grad_out, q, k, v, out, lse, mask, s, causal) + [None]
     g = _Grad(c, q, k, v, mask, s, causal, lse)
     dq, dk, dv, ds = g.grads(grad_out, out)
@@ -390,7 +398,7 @@ def _attention_dropout_backward(c, n):
         if not isinstance(t, torch.fx.Node):
             raise Unsupported(f"{name} is not a tensor")
     dropout = (float(a["p"]), a["seed"], a["stream"])
-    if _fused(q):
+    if _fused(q, v):
         return _grad_op(c, grad, q, k, v, out, a["lse"], a["mask"], s, a["causal"], dropout)
     g = _Grad(c, q, k, v, a["mask"], s, a["causal"], c.tensor(a["lse"]), dropout=dropout)
     dq, dk, dv, _ = g.grads(grad, out)
