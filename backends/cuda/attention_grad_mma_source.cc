@@ -19,6 +19,7 @@ namespace cinn_like_attention {
 
 // Whether a mask type is a mask (NoMask is none), and the term a mask element adds to a score
 // (a bool: 0 or -inf).
+template <bool B> struct Flag { static constexpr bool value = B; };
 template <typename M> struct HasMask { static constexpr bool value = true; };
 template <> struct HasMask<NoMask> { static constexpr bool value = false; };
 __device__ __forceinline__ float MaskTerm(const NoMask*, long long) { return 0.f; }
@@ -53,6 +54,62 @@ __device__ __forceinline__ void LoadTileAsync(T (*tile)[kD + 8], const T* __rest
   }
 }
 
+// The mask terms of rows [i0, i0 + kRows) x keys [j0, j0 + kKeys) times log2(e) into `terms`
+// (0 outside rows < lq and keys < lk): 16-byte vectors along the keys where the mask's keys are contiguous
+// (msj 1) and every row of it is aligned to 16 bytes, else an element a thread step.
+template <typename M, int kRows, int kKeys>
+__device__ __forceinline__ void LoadMaskTerms(float (*terms)[kKeys + 4], const M* mask,
+                                              long long at, long long msi, long long msj, int i0,
+                                              int j0, int lq, int lk) {
+  constexpr int kPer = 16 / sizeof(M), kVectors = kRows * kKeys / kPer;
+  constexpr float kLog2e = 1.4426950408889634f;
+  static_assert(kVectors % 128 == 0, "mask tile");
+  const bool vectors = msj == 1 && msi % kPer == 0 && lk % kPer == 0 &&
+                       reinterpret_cast<unsigned long long>(mask + at) % 16 == 0;
+  if (vectors) {
+#pragma unroll
+    for (int it = 0; it < kVectors / 128; ++it) {
+      const int x = threadIdx.x + 128 * it, r = x / (kKeys / kPer), c = kPer * (x % (kKeys / kPer));
+      const int i = i0 + r, j = j0 + c;
+      M m[kPer];
+      *reinterpret_cast<uint4*>(m) = i < lq && j < lk
+          ? *reinterpret_cast<const uint4*>(mask + at + i * msi + j) : make_uint4(0, 0, 0, 0);
+#pragma unroll
+      for (int e = 0; e < kPer; ++e) {
+        terms[r][c + e] = i < lq && j + e < lk ? MaskTerm(m, e) * kLog2e : 0.f;
+      }
+    }
+    return;
+  }
+#pragma unroll 16
+  for (int it = 0; it < kRows * kKeys / 128; ++it) {
+    const int x = threadIdx.x + 128 * it, r = x / kKeys, c = x % kKeys, i = i0 + r, j = j0 + c;
+    terms[r][c] = i < lq && j < lk ? MaskTerm(mask, at + i * msi + j * msj) * kLog2e : 0.f;
+  }
+}
+
+// dS · scale of a query tile from `tile` (rows i0.., keys j0..) to dqk's rows [i0, i0 + kRows)
+// (row length lk): 16-byte vectors where lk is a multiple of eight and dqk is aligned.
+template <typename T, int kRows, int kKeys>
+__device__ __forceinline__ void StoreTile(T* __restrict__ dqk, const T (*tile)[kKeys + 8], int i0,
+                                          int j0, int lq, int lk) {
+  if (lk % 8 == 0 && reinterpret_cast<unsigned long long>(dqk) % 16 == 0) {
+#pragma unroll
+    for (int it = 0; it < kRows * kKeys / (8 * 128); ++it) {
+      const int x = threadIdx.x + 128 * it, r = x / (kKeys / 8), c = 8 * (x % (kKeys / 8));
+      if (i0 + r < lq && j0 + c < lk) {
+        *reinterpret_cast<uint4*>(dqk + (long long)(i0 + r) * lk + j0 + c) =
+            *reinterpret_cast<const uint4*>(&tile[r][c]);
+      }
+    }
+    return;
+  }
+  for (int x = threadIdx.x; x < kRows * kKeys; x += 128) {
+    const int r = x / kKeys, c = x % kKeys;
+    if (i0 + r < lq && j0 + c < lk) dqk[(long long)(i0 + r) * lk + j0 + c] = tile[r][c];
+  }
+}
+
 template <typename T, typename M, int kD, bool kDrop>
 __device__ __forceinline__ void BackwardMma(
     const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
@@ -71,7 +128,8 @@ __device__ __forceinline__ void BackwardMma(
   __shared__ __align__(16) unsigned char kv_bytes[kKVBytes > kMaskBytes ? kKVBytes : kMaskBytes];
   __shared__ __align__(16) T qs[kBM][kD + 8];
   __shared__ __align__(16) T dos[kBM][kD + 8];
-  __shared__ float row_lse[kBM], row_di[kBM];  // the logsumexp in log2 units, Di
+  __shared__ __align__(16) T ds_tile[kBM][kBN + 8];  // dS · scale, written out whole
+  __shared__ float row_lse[kBM], row_di[kBM];        // the logsumexp in log2 units, Di
   T (*ks)[kD + 8] = reinterpret_cast<T (*)[kD + 8]>(kv_bytes);
   T (*vs)[kD + 8] = ks + kBN;
   float (*mask_terms)[kBN + 4] = reinterpret_cast<float (*)[kBN + 4]>(kv_bytes);
@@ -82,7 +140,7 @@ __device__ __forceinline__ void BackwardMma(
   const int j0 = blockIdx.x * kBN, key0 = j0 + warp * 16 + g, key1 = key0 + 8;
   const long long kv_at = (long long)blockIdx.y * lk;
   const long long seed = kDrop ? *seed_ptr : 0, stream = kDrop ? *stream_ptr : 0;
-  const float inv_keep = 1.f / keep_below;
+  const float inv_keep = 1.f / keep_below, scale_log2 = scale * kLog2e;
   const bool out_vectors = dvd % 8 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
 
   LoadTileAsync<T, kBN, kD>(ks, k + kv_at * d, j0, lk, d);
@@ -117,11 +175,7 @@ __device__ __forceinline__ void BackwardMma(
       LoadTileAsync<T, kBM, kD>(qs, q + bh * lq * d, i0, lq, d);
       LoadTileAsync<T, kBM, kD>(dos, dout + bh * lq * dvd, i0, lq, dvd);
       if (HasMask<M>::value) {
-#pragma unroll 16
-        for (int it = 0; it < kBM * kBN / 128; ++it) {
-          const int x = tid + 128 * it, r = x / kBN, c = x % kBN, i = i0 + r, j = j0 + c;
-          mask_terms[r][c] = i < lq && j < lk ? MaskTerm(mask, mask_bh + i * msi + j * msj) : 0.f;
-        }
+        LoadMaskTerms<M, kBM, kBN>(mask_terms, mask, mask_bh, msi, msj, i0, j0, lq, lk);
       }
       T o_rows[kDiSteps][8];  // O: kChunks neighbouring threads a row, eight columns each
 #pragma unroll
@@ -156,6 +210,7 @@ __device__ __forceinline__ void BackwardMma(
         if (x % kChunks == 0) row_di[r] = di;
       }
       __syncthreads();  // Di and the logsumexp of every row
+      const bool inside = i0 + kBM <= lq && j0 + kBN <= lk && !(causal && j0 + kBN - 1 > i0);
       // Sixteen queries at a time (c): Sᵀ = K Qᵀ and dPᵀ = V dOᵀ, element e of block nn being
       // (key e < 2 ? key0 : key1, query i0 + 16c + 8nn + 2t + e % 2); P ∘ W into s and dS =
       // P ∘ (dP ∘ W - Di) into dp (dS · scale to dqk); then dV += (P ∘ W)ᵀ dO and dK += dSᵀ Q,
@@ -177,26 +232,32 @@ __device__ __forceinline__ void BackwardMma(
                 *reinterpret_cast<const unsigned*>(gr + 8), T());
           }
         }
+        // Tiles inside the bounds and wholly on or below a causal diagonal test nothing per
+        // element (checked is false): rows past lq have the logsumexp +inf, so P is 0 there.
+        auto grads = [&](auto checked) {
 #pragma unroll
-        for (int nn = 0; nn < 2; ++nn) {
+          for (int nn = 0; nn < 2; ++nn) {
 #pragma unroll
-          for (int e = 0; e < 4; ++e) {
-            const int r = 16 * c + 8 * nn + 2 * t + (e & 1), col = warp * 16 + g + (e < 2 ? 0 : 8);
-            const int i = i0 + r, j = j0 + col;
-            float p = 0.f, w = 1.f;
-            if (i < lq && j < lk && !(causal && j > i)) {
-              const float score =
-                  s[nn][e] * scale + (HasMask<M>::value ? mask_terms[r][col] : 0.f);
-              if (score != -CUDART_INF_F) p = exp2f(score * kLog2e - row_lse[r]);
-              if (kDrop) {
-                w = DropoutWeight(seed, stream, (bh * lq + i) * lk + j, keep_below, inv_keep);
-              }
+            for (int e = 0; e < 4; ++e) {
+              const int r = 16 * c + 8 * nn + 2 * t + (e & 1);
+              const int col = warp * 16 + g + (e < 2 ? 0 : 8), i = i0 + r, j = j0 + col;
+              const float term = HasMask<M>::value ? mask_terms[r][col] : 0.f;
+              float p = exp2f(fmaf(s[nn][e], scale_log2, term) - row_lse[r]);
+              if (decltype(checked)::value && !(i < lq && j < lk && !(causal && j > i))) p = 0.f;
+              const float w =
+                  kDrop ? DropoutWeight(seed, stream, (bh * lq + i) * lk + j, keep_below, inv_keep)
+                        : 1.f;
+              const float ds = p * (dp[nn][e] * w - row_di[r]);
+              s[nn][e] = p * w;
+              dp[nn][e] = ds;
+              ds_tile[r][col] = FromFloat<T>(ds * scale);
             }
-            const float ds = p * (dp[nn][e] * w - row_di[r]);
-            s[nn][e] = p * w;
-            dp[nn][e] = ds;
-            if (i < lq && j < lk) dqk[(bh * lq + i) * lk + j] = FromFloat<T>(ds * scale);
           }
+        };
+        if (inside) {
+          grads(Flag<false>());
+        } else {
+          grads(Flag<true>());
         }
         const unsigned pa[4] = {Pack(T(), s[0][0], s[0][1]), Pack(T(), s[0][2], s[0][3]),
                                 Pack(T(), s[1][0], s[1][1]), Pack(T(), s[1][2], s[1][3])};
@@ -211,6 +272,8 @@ __device__ __forceinline__ void BackwardMma(
           Mma(acc_k[n], da, b0, b1, T());
         }
       }
+      __syncthreads();  // the tile's dS
+      StoreTile<T, kBM, kBN>(dqk + bh * lq * lk, ds_tile, i0, j0, lq, lk);
     }
   }
 #pragma unroll
