@@ -6,7 +6,9 @@
 /// dV += (P ∘ W)ᵀ dO and dK += dSᵀ Q with the probabilities and dS turned into the next mma's a
 /// operand in registers (rounded to the 16-bit type, as FlashAttention-2's backward rounds
 /// them) and dO and Q read transposed by ldmatrix. A warp's keys are its own, so nothing is
-/// shared between warps but the tiles, and nothing is atomic. It uses the helpers of
+/// shared between warps but the tiles, and nothing is atomic. Every load of a query tile is in
+/// flight at once (q and dO by cp.async, the mask's terms, O's rows and the logsumexp), and dS
+/// leaves through shared memory as 16-byte rows. It uses the helpers of
 /// AttentionKernelTemplate and AttentionMmaTemplate, printed before it.
 #include "backends/cuda/attention_grad_source.h"
 
@@ -17,9 +19,10 @@ const char* AttentionGradMmaTemplate() {
 #if __CUDA_ARCH__ >= 800
 namespace cinn_like_attention {
 
+// A compile-time bool as a type (a generic lambda's argument picks its body's form by it).
+template <bool B> struct Flag { static constexpr bool value = B; };
 // Whether a mask type is a mask (NoMask is none), and the term a mask element adds to a score
 // (a bool: 0 or -inf).
-template <bool B> struct Flag { static constexpr bool value = B; };
 template <typename M> struct HasMask { static constexpr bool value = true; };
 template <> struct HasMask<NoMask> { static constexpr bool value = false; };
 __device__ __forceinline__ float MaskTerm(const NoMask*, long long) { return 0.f; }
