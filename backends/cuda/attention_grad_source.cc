@@ -3,9 +3,8 @@
 
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "backends/cuda/attention_kernel_source.h"
 
 namespace cinn_like::backends {
@@ -13,6 +12,9 @@ namespace {
 
 constexpr const char* kPrefix = "cinn_like_attention_grad_";
 constexpr int kSharedLimit = 48 * 1024;
+constexpr AttentionNameForm kForm = {
+    kPrefix, "attention backward kernel",
+    "cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]"};
 
 /// The arguments every instance passes its template, after the tile's own.
 constexpr const char* kArguments =
@@ -35,17 +37,15 @@ std::string Signature(const std::string& kernel, const std::string& t) {
 
 /// A `_tc` instance: BackwardMma on sm_80 and later; before, the CUDA-core Backward on the two
 /// 32-key halves of the block's 64 keys, 32 query rows a tile.
-template <typename Bad>
 absl::StatusOr<std::string> TensorCoreInstance(const std::string& kernel,
-                                               const AttentionNameParts& read,
-                                               const std::vector<std::string>& parts, bool drop,
-                                               const Bad& bad) {
-  if (parts[0] == "float32") return bad("tensor cores for float32");
+                                               const AttentionName& read) {
   if (read.d > 64 || read.bm != 64 || read.bn != 64) {
-    return bad("tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
+    const std::vector<std::string>& parts = read.parts;
+    return AttentionNameError(kForm, kernel,
+                              "tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
   }
   const std::string flags = absl::StrCat(read.element, ", ", read.mask, ", ", read.d);
-  const char* dropout = drop ? "true" : "false";
+  const char* dropout = read.dropout ? "true" : "false";
   const std::string halves = absl::StrCat(
       "  cinn_like_attention::Backward<", flags, ", 32, 32, ", dropout, ">(2 * blockIdx.x, ",
       kArguments, "  __syncthreads();\n", "  cinn_like_attention::Backward<", flags, ", 32, 32, ",
@@ -228,25 +228,13 @@ __device__ __forceinline__ void Backward(
 }
 
 absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kernel) {
-  absl::string_view rest = kernel;
-  std::vector<std::string> parts;
-  if (absl::ConsumePrefix(&rest, kPrefix)) parts = absl::StrSplit(rest, '_');
-  auto bad = [&](const std::string& why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "attention backward kernel ", kernel, ": ", why,
-        " (expected cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_drop])"));
-  };
-  const bool drop = parts.size() >= 6 && parts.back() == "drop";
-  if (drop) parts.pop_back();
-  const bool tc = parts.size() == 6 && parts[5] == "tc";
-  if (parts.size() != 5 && !tc) return bad("malformed name");
-  const AttentionNameParts read = ReadAttentionNameParts(parts);
-  if (read.element.empty()) return bad("element dtype " + parts[0]);
-  if (read.mask.empty()) return bad("mask dtype " + parts[1]);
-  const std::string& mask = read.mask;
-  const int d = read.d, bm = read.bm, bn = read.bn;
+  auto name = ReadAttentionName(kForm, kernel);
+  if (!name.ok()) return name.status();
+  auto bad = [&](const std::string& why) { return AttentionNameError(kForm, kernel, why); };
+  const std::vector<std::string>& parts = name->parts;
+  const int d = name->d, bm = name->bm, bn = name->bn;
   if (d != 32 && d != 64 && d != 128) return bad("head dim " + parts[2]);
-  if (tc) return TensorCoreInstance(kernel, read, parts, drop, bad);
+  if (name->tensor_cores) return TensorCoreInstance(kernel, *name);
   if (bn != 16 && bn != 32) return bad("key tile " + parts[4]);
   if (bm <= 0 || bm > 64 || bm % (128 / bn) != 0 || 128 % bm != 0) {
     return bad("query tile " + parts[3]);
@@ -256,9 +244,9 @@ absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kerne
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  return absl::StrCat(Signature(kernel, read.element), "  cinn_like_attention::Backward<",
-                      read.element, ", ", mask, ", ", d, ", ", bm, ", ", bn, ", ",
-                      drop ? "true" : "false", ">(blockIdx.x, ", kArguments, "}\n\n");
+  return absl::StrCat(Signature(kernel, name->element), "  cinn_like_attention::Backward<",
+                      name->element, ", ", name->mask, ", ", d, ", ", bm, ", ", bn, ", ",
+                      name->dropout ? "true" : "false", ">(blockIdx.x, ", kArguments, "}\n\n");
 }
 
 }  // namespace cinn_like::backends

@@ -26,23 +26,43 @@ int Tagged(absl::string_view part, char tag) {
 
 bool IsAttentionKernel(const std::string& kernel) { return absl::StartsWith(kernel, kPrefix); }
 
-AttentionNameParts ReadAttentionNameParts(const std::vector<std::string>& parts) {
+absl::Status AttentionNameError(const AttentionNameForm& form, const std::string& kernel,
+                                const std::string& why) {
+  return absl::InvalidArgumentError(
+      absl::StrCat(form.noun, " ", kernel, ": ", why, " (expected ", form.grammar, ")"));
+}
+
+absl::StatusOr<AttentionName> ReadAttentionName(const AttentionNameForm& form,
+                                                const std::string& kernel) {
   static const std::map<std::string, std::string> kElement = {
       {"float32", "float"}, {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}};
-  AttentionNameParts read;
-  if (parts.size() < 5) return read;
-  if (auto e = kElement.find(parts[0]); e != kElement.end()) read.element = e->second;
+  auto bad = [&](const std::string& why) { return AttentionNameError(form, kernel, why); };
+  absl::string_view rest = kernel;
+  AttentionName name;
+  std::vector<std::string>& parts = name.parts;
+  if (absl::ConsumePrefix(&rest, form.prefix)) parts = absl::StrSplit(rest, '_');
+  name.dropout = parts.size() >= 6 && parts.back() == "drop";
+  if (name.dropout) parts.pop_back();
+  name.tensor_cores = parts.size() == 6 && parts[5] == "tc";
+  if (name.tensor_cores) parts.pop_back();
+  if (parts.size() != 5) return bad("malformed name");
+  auto element = kElement.find(parts[0]);
+  if (element == kElement.end()) return bad("element dtype " + parts[0]);
+  name.element = element->second;
   if (parts[1] == "none") {
-    read.mask = "cinn_like_attention::NoMask";
+    name.mask = "cinn_like_attention::NoMask";
   } else if (parts[1] == "bool") {
-    read.mask = "bool";
+    name.mask = "bool";
   } else if (auto m = kElement.find(parts[1]); m != kElement.end()) {
-    read.mask = m->second;
+    name.mask = m->second;
+  } else {
+    return bad("mask dtype " + parts[1]);
   }
-  read.d = Tagged(parts[2], 'd');
-  read.bm = Tagged(parts[3], 'q');
-  read.bn = Tagged(parts[4], 'k');
-  return read;
+  if (name.tensor_cores && parts[0] == "float32") return bad("tensor cores for float32");
+  name.d = Tagged(parts[2], 'd');
+  name.bm = Tagged(parts[3], 'q');
+  name.bn = Tagged(parts[4], 'k');
+  return name;
 }
 
 const char* AttentionKernelTemplate() {
@@ -267,26 +287,18 @@ __device__ __forceinline__ void Forward(
 }
 
 absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
-  absl::string_view rest = kernel;
-  std::vector<std::string> parts;
-  if (absl::ConsumePrefix(&rest, kPrefix)) parts = absl::StrSplit(rest, '_');
-  auto bad = [&](const std::string& why) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "attention kernel ", kernel, ": ", why,
-        " (expected cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop])"));
-  };
-  const bool drop = parts.size() >= 6 && parts.back() == "drop";
-  if (drop) parts.pop_back();
-  const bool tc = parts.size() == 6 && parts[5] == "tc";
-  if (parts.size() != 5 && !tc) return bad("malformed name");
-  const AttentionNameParts read = ReadAttentionNameParts(parts);
-  if (read.element.empty()) return bad("element dtype " + parts[0]);
-  if (read.mask.empty()) return bad("mask dtype " + parts[1]);
-  const std::string& mask = read.mask;
-  const int d = read.d, bm = read.bm, bn = read.bn;
+  static constexpr AttentionNameForm kForm = {
+      kPrefix, "attention kernel",
+      "cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]"};
+  auto name = ReadAttentionName(kForm, kernel);
+  if (!name.ok()) return name.status();
+  auto bad = [&](const std::string& why) { return AttentionNameError(kForm, kernel, why); };
+  const std::vector<std::string>& parts = name->parts;
+  const std::string& mask = name->mask;
+  const bool tc = name->tensor_cores, drop = name->dropout;
+  const int d = name->d, bm = name->bm, bn = name->bn;
   if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + parts[2]);
   if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + parts[4]);
-  if (tc && parts[0] == "float32") return bad("tensor cores for float32");
   if (tc && (d > 128 || bm != 64 || bn != 64)) {
     return bad("tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
   }
@@ -300,7 +312,7 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  const std::string& t = read.element;
+  const std::string& t = name->element;
   const std::string args =
       "(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, msh, "
       "msi, msj, seed, stream, keep_below);\n";

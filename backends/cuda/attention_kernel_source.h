@@ -31,15 +31,32 @@ namespace cinn_like::backends {
 /// "cinn_like_attention_grad_..." included).
 bool IsAttentionKernel(const std::string& kernel);
 
-/// The five parts both attention kernels' names share after their prefix, <dtype>, <mask>,
-/// d<D>, q<BM>, k<BN>, read: the CUDA element type (float, __half, __nv_bfloat16), the mask's
-/// type (cinn_like_attention::NoMask for "none", bool, or an element type), the numbers. An
-/// empty type or a -1 marks a part that names none (the caller's error names it).
-struct AttentionNameParts {
+/// How a family of attention kernels is named: its prefix, what an error calls one, and the
+/// grammar an error quotes.
+struct AttentionNameForm {
+  const char* prefix;
+  const char* noun;
+  const char* grammar;
+};
+
+/// The error "<noun> <kernel>: <why> (expected <grammar>)" of a name of `form`.
+absl::Status AttentionNameError(const AttentionNameForm& form, const std::string& kernel,
+                                const std::string& why);
+
+/// A name <prefix><dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop], read: its five parts as written
+/// (for errors), the CUDA element type (float, __half, __nv_bfloat16), the mask's type
+/// (cinn_like_attention::NoMask for "none", bool, or an element type), the numbers (-1 where a
+/// part is not a tagged number; the caller checks them), `_tc` and `_drop`.
+struct AttentionName {
+  std::vector<std::string> parts;
   std::string element, mask;
   int d = -1, bm = -1, bn = -1;
+  bool tensor_cores = false, dropout = false;
 };
-AttentionNameParts ReadAttentionNameParts(const std::vector<std::string>& parts);
+/// `kernel` read as a name of `form`; an AttentionNameError for a malformed name, an unknown
+/// element or mask dtype, or tensor cores for float32.
+absl::StatusOr<AttentionName> ReadAttentionName(const AttentionNameForm& form,
+                                                const std::string& kernel);
 
 /// The template (namespace cinn_like_attention), printed once before the instances, and its
 /// tensor-core form (attention_mma_source.cc), printed after it.

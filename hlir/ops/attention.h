@@ -40,7 +40,10 @@
 #pragma once
 
 #include <functional>
+#include <string>
 #include <vector>
+
+#include "absl/types/span.h"
 
 #include "hlir/op.h"
 
@@ -95,6 +98,22 @@ std::function<ir::Expr(const std::vector<ir::Expr>&)> DropoutFactor(
 
 /// The fused kernels' name for an element or mask dtype (float32, float16, bfloat16), or null.
 const char* AttentionKernelDType(const ir::Type& t);
+/// The <mask> part of a kernel's name: "none" without a mask, "bool", or AttentionKernelDType.
+const char* AttentionKernelMaskDType(const ir::Tensor* mask);
+/// A fused kernel's head-dim bucket (the padded head dim) and tile of `rows` queries by `keys`
+/// keys, on tensor cores or not.
+struct AttentionTile {
+  int head_dim, rows, keys;
+  bool tensor_cores = false;
+};
+/// The first of `tiles` whose bucket holds the larger of head dims `d` and `dv` (null: none, or
+/// a head dim is not a constant).
+const AttentionTile* FindAttentionTile(absl::Span<const AttentionTile> tiles, const int64_t* d,
+                                       const int64_t* dv);
+/// A kernel's name, the contract the backend's source reads back:
+/// <prefix><dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop].
+std::string AttentionKernelName(const char* prefix, const char* dtype, const char* mask_dtype,
+                                const AttentionTile& tile, bool dropout);
 /// A mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts), the kernels' arguments.
 std::vector<ir::Expr> AttentionMaskStrides(const ir::Tensor& mask);
 /// The host statement launching attention kernel `kernel` on grid (grid_x, grid_y) of 128
@@ -137,7 +156,7 @@ ExternComputeFn AttentionMatmulCompute();
 /// attention_grad decomposed in lang: P, dP, Di and dS as tensors, dk, dv and dqk from them.
 ComputeFn AttentionGradCompute();
 /// attention_grad as the fused backward kernel on NVGPU (ir::LibraryCall::kAttention): an extern
-/// tensor launching `cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_drop]`
+/// tensor launching `cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]`
 /// (backends/cuda/attention_grad_source.h); head dims above 128 and float64 are declined.
 ExternComputeFn AttentionGradKernelCompute();
 

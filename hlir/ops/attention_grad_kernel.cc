@@ -24,19 +24,15 @@ using ir::Expr;
 using ir::Tensor;
 using Made = absl::StatusOr<ExternTensors>;
 
-struct Tile {
-  int head_dim, rows, keys;
-  bool tensor_cores = false;
-};
 /// float16 and bfloat16 up to head dim 64: tensor cores, 64 queries by 64 keys (a warp's a
 /// operands and accumulators of 16 keys by D take about 200 registers at D 64).
-constexpr Tile kTensorCoreTiles[] = {{32, 64, 64, true}, {64, 64, 64, true}};
+constexpr AttentionTile kTensorCoreTiles[] = {{32, 64, 64, true}, {64, 64, 64, true}};
 /// Per head-dim bucket: (BM + BN)(D + 4) floats twice (q and grad_out, k and v), BN (BM + 4)
 /// twice (P and dS transposed): 44 KiB at D 64 with 32 x 32, 36 KiB at D 128 with 16 x 16.
-constexpr Tile kTiles[] = {{32, 32, 32}, {64, 32, 32}, {128, 16, 16}};
+constexpr AttentionTile kTiles[] = {{32, 32, 32}, {64, 32, 32}, {128, 16, 16}};
 /// The tiles of a grid below two blocks an SM (ir::DevicePropertiesOf) with 32-key tiles:
 /// 16-key tiles give twice the blocks (a block walks every query of its keys in turn).
-constexpr Tile kNarrowTiles[] = {{32, 32, 16}, {64, 32, 16}, {128, 16, 16}};
+constexpr AttentionTile kNarrowTiles[] = {{32, 32, 16}, {64, 32, 16}, {128, 16, 16}};
 
 }  // namespace
 
@@ -52,29 +48,21 @@ ExternComputeFn AttentionGradKernelCompute() {
     if (!a.ok()) return a.status();
     const bool has_mask = a->has_mask, dropout = a->dropout > 0;
     const char* dtype = AttentionKernelDType(q->dtype);
-    const char* mask_dtype = !has_mask                ? "none"
-                             : in[6]->dtype.is_bool() ? "bool"
-                                                      : AttentionKernelDType(in[6]->dtype);
+    const char* mask_dtype = AttentionKernelMaskDType(has_mask ? &in[6] : nullptr);
     const int64_t* dv = ir::AsConstInt(v->shape[3]);
-    const Tile* tile = nullptr;
     const int64_t *b = ir::AsConstInt(q->shape[0]), *hkv = ir::AsConstInt(k->shape[1]);
     const int64_t* keys = ir::AsConstInt(k->shape[2]);
     const int64_t two_waves = 2 * int64_t{ir::DevicePropertiesOf(target).multiprocessors};
     const bool few = b && hkv && keys && (*keys + 31) / 32 * *b * *hkv < two_waves;
-    auto pick = [&](const auto& tiles) {
-      for (const Tile& t : tiles) {
-        if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
-      }
-    };
-    if (q->dtype.is_low_precision_float()) pick(kTensorCoreTiles);
-    pick(few ? kNarrowTiles : kTiles);
+    const AttentionTile* tile = nullptr;
+    if (q->dtype.is_low_precision_float()) tile = FindAttentionTile(kTensorCoreTiles, d, dv);
+    if (!tile) tile = FindAttentionTile(few ? kNarrowTiles : kTiles, d, dv);
     if (!dtype || !mask_dtype || !tile) {
       return Declined(
           "the backward kernel takes float32, float16 and bfloat16 with head dims up to 128");
     }
-    const std::string kernel = absl::StrCat(
-        "cinn_like_attention_grad_", dtype, "_", mask_dtype, "_d", tile->head_dim, "_q", tile->rows,
-        "_k", tile->keys, tile->tensor_cores ? "_tc" : "", dropout ? "_drop" : "");
+    const std::string kernel =
+        AttentionKernelName("cinn_like_attention_grad_", dtype, mask_dtype, *tile, dropout);
     const Expr lk = AsInt32(k->shape[2]);
     const std::vector<Expr> dims{
         AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), AsInt32(q->shape[2]), lk,

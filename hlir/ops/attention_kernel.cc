@@ -26,25 +26,21 @@ using ir::Expr;
 using ir::Tensor;
 using Made = absl::StatusOr<ExternTensors>;
 
-struct Tile {
-  int head_dim, rows, keys;
-  bool tensor_cores;
-};
 /// Head-dim buckets and their tiles: on tensor cores for float16 and bfloat16 up to 128 (64
 /// queries by 64 keys; 16-key tiles on CUDA cores before sm_80), else on CUDA cores (static
 /// shared memory (BM + BN)(D + 4) + BM (BN + 4) floats, at most 38 KiB). On CUDA cores 32
 /// queries by 64 keys up to head dim 64: twice the blocks of 64-query tiles and half the
 /// barriers of 32-key ones (float32 attention on the H100, torch.profiler: [16, 8, 128, 32]
 /// 56 -> 35 us, [4, 12, 512, 64] 326 -> 233 us against 64 x 32).
-constexpr Tile kTensorCoreTiles[] = {{32, 64, 64, true}, {64, 64, 64, true}, {128, 64, 64, true}};
-constexpr Tile kTiles[] = {
+constexpr AttentionTile kTensorCoreTiles[] = {
+    {32, 64, 64, true}, {64, 64, 64, true}, {128, 64, 64, true}};
+constexpr AttentionTile kTiles[] = {
     {32, 32, 64, false}, {64, 32, 64, false}, {128, 32, 32, false}, {256, 16, 16, false}};
 constexpr int kThreads = 128;
 
-std::string KernelName(const char* dtype, const char* mask_dtype, const Tile& tile, bool dropout) {
-  return absl::StrCat("cinn_like_attention_", dtype, "_", mask_dtype, "_d", tile.head_dim, "_q",
-                      tile.rows, "_k", tile.keys, tile.tensor_cores ? "_tc" : "",
-                      dropout ? "_drop" : "");
+std::string KernelName(const char* dtype, const char* mask_dtype, const AttentionTile& tile,
+                       bool dropout) {
+  return AttentionKernelName("cinn_like_attention_", dtype, mask_dtype, tile, dropout);
 }
 
 }  // namespace
@@ -79,6 +75,26 @@ const char* AttentionKernelDType(const ir::Type& t) {
   return nullptr;
 }
 
+const char* AttentionKernelMaskDType(const Tensor* mask) {
+  if (!mask) return "none";
+  return (*mask)->dtype.is_bool() ? "bool" : AttentionKernelDType((*mask)->dtype);
+}
+
+const AttentionTile* FindAttentionTile(absl::Span<const AttentionTile> tiles, const int64_t* d,
+                                       const int64_t* dv) {
+  if (!d || !dv) return nullptr;
+  for (const AttentionTile& t : tiles) {
+    if (std::max(*d, *dv) <= t.head_dim) return &t;
+  }
+  return nullptr;
+}
+
+std::string AttentionKernelName(const char* prefix, const char* dtype, const char* mask_dtype,
+                                const AttentionTile& tile, bool dropout) {
+  return absl::StrCat(prefix, dtype, "_", mask_dtype, "_d", tile.head_dim, "_q", tile.rows, "_k",
+                      tile.keys, tile.tensor_cores ? "_tc" : "", dropout ? "_drop" : "");
+}
+
 Expr AsInt32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }
 
 std::vector<Expr> AttentionMaskStrides(const Tensor& mask) {
@@ -99,9 +115,9 @@ std::vector<std::string> PrebuiltAttentionKernels() {
     const bool half = std::string(dtype) != "float32";
     for (const char* mask : {"none", "bool", dtype}) {
       // The tile each head-dim bucket gets (as the compute's search picks it).
-      for (const Tile& t : kTiles) {
-        const Tile* tile = &t;
-        for (const Tile& tc : kTensorCoreTiles) {
+      for (const AttentionTile& t : kTiles) {
+        const AttentionTile* tile = &t;
+        for (const AttentionTile& tc : kTensorCoreTiles) {
           if (half && tc.head_dim == t.head_dim) tile = &tc;
         }
         names.push_back(KernelName(dtype, mask, *tile, false));  // dropout's: NVRTC at first use
@@ -122,18 +138,11 @@ ExternComputeFn AttentionKernelCompute() {
     if (!a.ok()) return a.status();
     const bool has_mask = a->has_mask, dropout = a->dropout > 0;
     const char* dtype = AttentionKernelDType(q->dtype);
-    const char* mask_dtype = !has_mask                ? "none"
-                             : in[3]->dtype.is_bool() ? "bool"
-                                                      : AttentionKernelDType(in[3]->dtype);
+    const char* mask_dtype = AttentionKernelMaskDType(has_mask ? &in[3] : nullptr);
     const int64_t* dv = ir::AsConstInt(v->shape[3]);
-    const Tile* tile = nullptr;
-    const bool half = q->dtype == ir::Float16() || q->dtype == ir::BFloat16();
-    for (const Tile& t : kTensorCoreTiles) {
-      if (!tile && half && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
-    }
-    for (const Tile& t : kTiles) {
-      if (!tile && d && dv && std::max(*d, *dv) <= t.head_dim) tile = &t;
-    }
+    const AttentionTile* tile = nullptr;
+    if (q->dtype.is_low_precision_float()) tile = FindAttentionTile(kTensorCoreTiles, d, dv);
+    if (!tile) tile = FindAttentionTile(kTiles, d, dv);
     if (!dtype || !mask_dtype || !tile) {
       return Declined("the kernel takes float32, float16 and bfloat16 with head dims up to 256");
     }

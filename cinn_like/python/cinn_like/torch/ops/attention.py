@@ -1,8 +1,8 @@
 """Converters of scaled dot-product attention: every fused aten form AOTAutograd hands the
 backend (the backend keeps them whole: see KEEP_WHOLE) becomes the cinn_like op `attention`
 (a fused flash-attention kernel on GPUs, matmuls and a softmax on x86), and each backward form
-becomes, on CUDA, the op `attention_grad` (one fused kernel) and a matmul for dq, elsewhere
-cinn_like's matmuls and elementwise ops (_Grad), all from the saved logsumexp.
+becomes, on CUDA where _fused says so, the op `attention_grad` (one fused kernel) and a matmul
+for dq, elsewhere cinn_like's matmuls and elementwise ops (_Grad), all from the saved logsumexp.
 
 Forms, by where PyTorch picks them: `_scaled_dot_product_flash_attention_for_cpu` (CPU),
 `_scaled_dot_product_cudnn_attention`, `_scaled_dot_product_efficient_attention` and
