@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/common_subexpressions.h"
 #include "backends/philox_source.h"
 #include "backends/vector_lanes.h"
 #include "ir/math.h"
@@ -327,8 +328,20 @@ void CodeGenC::PrintScalarStore(const ir::Store* op) {
     return;
   }
   CheckScalar(op->value.type(), "store");
+  const ir::Expr value = PrintCommonSubexpressions(op->value);
   Indent();
-  out_ << op->buffer->name << "[" << Print(op->indices[0]) << "] = " << Print(op->value) << ";\n";
+  out_ << op->buffer->name << "[" << Print(op->indices[0]) << "] = " << Print(value) << ";\n";
+}
+
+ir::Expr CodeGenC::PrintCommonSubexpressions(const ir::Expr& e) {
+  CommonSubexpressions common =
+      ExtractCommonSubexpressions(e, [this] { return absl::StrCat("cse_", cse_count_++); });
+  for (const auto& [var, value] : common.defs) {
+    Indent();
+    out_ << "const " << TypeName(value.type()) << " " << var->name << " = " << Print(value)
+         << ";\n";
+  }
+  return common.value;
 }
 
 void CodeGenC::PrintBoundFor(const ir::For* op) {

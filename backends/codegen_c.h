@@ -53,6 +53,9 @@ class CodeGenC : protected ir::IRVisitor {
   virtual void PrintVectorStore(const ir::Store* op) { PrintScalarStore(op); }
   /// `buf[i] = value;` of a scalar value and flat index.
   void PrintScalarStore(const ir::Store* op);
+  /// Prints `const T cse_<n> = ...;` for each subexpression of the scalar `e` worth computing
+  /// once (backends/common_subexpressions.h) and returns `e` reading those temporaries.
+  ir::Expr PrintCommonSubexpressions(const ir::Expr& e);
   /// The element type of a buffer in memory (a local array's): TypeName by default.
   virtual std::string MemoryTypeName(const ir::Type& t) { return TypeName(t); }
 
@@ -96,6 +99,7 @@ class CodeGenC : protected ir::IRVisitor {
   bool uses_philox_ = false;
   /// A maximum or minimum call was printed: the helpers of nan_extremes_source.h.
   bool uses_nan_extremes_ = false;
+  int cse_count_ = 0;  // temporaries PrintCommonSubexpressions has named
   // Enclosing thread-bound loops printed with an `if (v < extent)` (a block index's guard
   // holds for all of a block's threads alike).
   int guarded_bound_loops_ = 0;

@@ -254,6 +254,24 @@ inline Program TanhChain() {
   return *b.Build();
 }
 
+/// GELU's tanh form and its gradient as the decompositions write them: tanh(u) read three
+/// times and pow(x, 3) inside u, pow(x, 2) in u's derivative (the C printers compute each repeat
+/// once, the simplifier makes the powers products).
+inline Program GeluTanhBackward(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto g = b.CreateInput(DType::kFloat32, S({rows, cols}), "g");
+  auto c = [&](double v) { return b.Fill({1}, v, DType::kFloat32); };
+  auto u = b.Mul(b.Add(x, b.Mul(b.Pow(x, c(3)), c(0.044715))), c(0.7978845608));
+  auto t = b.Tanh(u);
+  auto du = b.Mul(b.Add(c(1), b.Mul(b.Pow(x, c(2)), c(3 * 0.044715))), c(0.7978845608));
+  auto half_x = b.Mul(x, c(0.5));
+  auto dt = b.Mul(b.Sub(c(1), b.Mul(t, t)), du);
+  b.MarkOutput(b.Add(b.Mul(b.Mul(g, half_x), dt), b.Mul(b.Mul(g, c(0.5)), b.Add(t, c(1)))));
+  b.MarkOutput(b.Mul(half_x, b.Add(t, c(1))));
+  return *b.Build();
+}
+
 /// int8 x[a, b, c] and bias[c]: add(relu(x), bias), reduce_max over c, reduce_min over a.
 /// With a * b * c past 2^31 - 1 it is lowered with 64-bit indices.
 inline Program WideInt8(int64_t a, int64_t b, int64_t c) {

@@ -308,6 +308,7 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
         PrintStmt(ir::Store::Make(op->buffer, {Lane(index, k, nullptr)}, value));
         continue;
       }
+      value = PrintCommonSubexpressions(value);
       Indent();
       out_ << op->buffer->name << "[" << Print(Lane(index, k, nullptr)) << "] = " << Print(value)
            << ";\n";
@@ -373,15 +374,22 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
              << (once ? "));\n" : ");\n");
       }
     }
+    // One variable per lane of a temporary, so that repeats of a load are equal expressions
+    // (PrintCommonSubexpressions compares variables by identity).
+    std::map<std::pair<size_t, int>, ir::Var> lane_vars;
     LoadHook hook = [&](const ir::Load* l, int k) -> ir::Expr {
       for (size_t i = 0; i < loads.size(); ++i) {
         if (loads[i]->buffer != l->buffer ||
             !ir::StructuralEqual(loads[i]->indices[0], l->indices[0])) {
           continue;
         }
-        // A name the printer writes verbatim: the lane of the vector temporary.
-        ir::Type elem = l->buffer->dtype;
-        return ir::Var(load_access[i].Component(k, TypeName(elem)), elem);
+        auto [it, fresh] = lane_vars.try_emplace({i, k});
+        if (fresh) {
+          // A name the printer writes verbatim: the lane of the vector temporary.
+          ir::Type elem = l->buffer->dtype;
+          it->second = ir::Var(load_access[i].Component(k, TypeName(elem)), elem);
+        }
+        return it->second;
       }
       return ir::Expr();
     };
@@ -392,8 +400,9 @@ void CodeGenCudaDev::PrintVectorStore(const ir::Store* store_op) {
       }
       std::string elem = TypeName(op->buffer->dtype);
       for (int k = 0; k < lanes; ++k) {
+        const ir::Expr value = PrintCommonSubexpressions(Lane(op->value, k, hook));
         Indent();
-        out_ << store->Component(k, elem) << " = " << Print(Lane(op->value, k, hook)) << ";\n";
+        out_ << store->Component(k, elem) << " = " << Print(value) << ";\n";
       }
       for (int c = 0; c < store->chunks; ++c) {
         Indent();

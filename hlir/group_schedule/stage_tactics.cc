@@ -472,7 +472,15 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       c.tactic = kind == StageKind::kMatmul ? "matmul.thread_per_output" : "elementwise.scalar";
       c.why = absl::StrCat(CountText(total), " outputs over blocks of ", kBlockThreads);
     }
-    if (kind == StageKind::kElementwise && lanes >= 2 && inner > 0 && inner % lanes == 0) {
+    // Vectors run along the fused axis, so they need only tile the whole extent: where the
+    // innermost one is not a multiple (a vocabulary of 50257), an input of another shape (a
+    // value per row) is read lane by lane, each lane its own element, and the output and the
+    // inputs of its shape still by vectors (H200, GPT-2's cross-entropy backward over
+    // 1024 x 50257 bfloat16: 198 us lane by lane).
+    auto tiles = [&](int n) {
+      return (inner > 0 && inner % n == 0) || (total > 0 && total % n == 0);
+    };
+    if (kind == StageKind::kElementwise && lanes >= 2 && tiles(lanes)) {
       // Where the accesses are contiguous and aligned, one vector load per input and one
       // vector store (the host tests the pointers' alignment before the launch and realigns
       // misaligned ones: backends/cuda/kernel_alignment.h). The tuner may take half as wide
@@ -480,7 +488,7 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       // faster with 8-byte accesses (Triton's choice there).
       std::vector<int> widths = {target.vector_bytes()};
       const int narrow = target.vector_bytes() / 2;
-      if (narrow / bytes >= 2 && inner % (narrow / bytes) == 0) widths.push_back(narrow);
+      if (narrow / bytes >= 2 && tiles(narrow / bytes)) widths.push_back(narrow);
       const int width = ChooseKnob(&c.knob, "vector_bytes", widths, knob);
       const int width_lanes = width / bytes;
       auto parts = s.Split(*fused, width_lanes);
@@ -490,9 +498,11 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
       st = BindBlocksAndThreads(s, parts->first, kBlockThreads);
       if (!st.ok()) return st;
       c.tactic = "elementwise.vector";
-      c.why = absl::StrCat(total, " outputs of ", bytes, " bytes, innermost extent ", inner,
-                           " a multiple of ", width_lanes, ": ", width_lanes, " lanes per thread (",
-                           width, "-byte accesses), blocks of ", kBlockThreads);
+      c.why = absl::StrCat(total, " outputs of ", bytes, " bytes, ",
+                           inner % width_lanes == 0 ? "innermost extent " : "extent ",
+                           inner % width_lanes == 0 ? inner : total, " a multiple of ", width_lanes,
+                           ": ", width_lanes, " lanes per thread (", width,
+                           "-byte accesses), blocks of ", kBlockThreads);
       return c;
     }
     absl::Status st = BindBlocksAndThreads(s, *fused, kBlockThreads);

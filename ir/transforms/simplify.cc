@@ -330,6 +330,27 @@ class Simplifier : public IRMutator {
     return v.same_as(op->value) ? self : Cast::Make(t, v);
   }
 
+  /// pow(x, 2) and pow(x, 3) of float32 and float64 as products, as PyTorch's own kernels
+  /// compute them: a general pow costs about a hundred GPU instructions even where its
+  /// exponent is a constant (GELU's tanh form cubes its input). 16-bit floats keep the call,
+  /// which rounds once where products would round after each.
+  Expr MutateCall(const Call* op, const Expr& self) override {
+    Expr e = IRMutator::MutateCall(op, self);
+    auto* call = e.As<Call>();
+    if (!call || call->call_kind != Call::CallKind::kPure || call->args.size() != 2 ||
+        call->name != GetMathOpInfo(MathOp::kPow).name || !call->type.is_float() ||
+        call->type.bits() < 32) {
+      return e;
+    }
+    Expr exponent = call->args[1];
+    if (auto* b = exponent.As<Broadcast>()) exponent = b->value;
+    const double* c = AsConstFloat(exponent);
+    const Expr& x = call->args[0];
+    if (c && *c == 2.0) return x * x;
+    if (c && *c == 3.0) return x * x * x;
+    return e;
+  }
+
   Stmt MutateFor(const For* op, const Stmt& self) override {
     Expr mn = Mutate(op->min), ext = Mutate(op->extent);
     if (IsConstInt(ext, 0)) return Block::Make({});
@@ -414,9 +435,14 @@ class Simplifier : public IRMutator {
   }
 
   /// x / c * c + x % c -> x, for integers x and a constant c > 0 (a fused index split into
-  /// dims, flattened again).
+  /// dims, flattened again); of vectors too, with c broadcast (a vectorized fused index whose
+  /// innermost dim the vectors do not tile).
   std::optional<Expr> UndoDivMod(const Expr& a, const Expr& b) {
-    if (!a.type().is_integer() || !a.type().is_scalar()) return std::nullopt;
+    if (!a.type().is_integer()) return std::nullopt;
+    auto constant = [](const Expr& e) {
+      auto* bc = e.As<Broadcast>();
+      return AsConstInt(bc ? bc->value : e);
+    };
     for (int order = 0; order < 2; ++order) {
       const Expr& p = order == 0 ? a : b;
       const Expr& q = order == 0 ? b : a;
@@ -424,10 +450,10 @@ class Simplifier : public IRMutator {
       auto* mod = q.As<Mod>();
       if (!mul || !mod) continue;
       auto* div = mul->a.As<Div>();
-      auto* c = AsConstInt(mul->b);
+      auto* c = constant(mul->b);
       if (!div || !c || *c <= 0) continue;
-      auto* dc = AsConstInt(div->b);
-      auto* mc = AsConstInt(mod->b);
+      auto* dc = constant(div->b);
+      auto* mc = constant(mod->b);
       if (dc && mc && *dc == *c && *mc == *c && StructuralEqual(div->a, mod->a)) return div->a;
     }
     return std::nullopt;

@@ -257,6 +257,16 @@ TEST(FusionGpu, ExternsOfConstantAndTransposedInputsMatchReference) {
   RunProgramCase(ExternsOfConstantAndTransposedInputs(), kGpu, RunOnGpu);
 }
 
+TEST(FusionGpu, RepeatedMathAndOddRowsOfVectorsMatchReference) {
+  // tanh(u) read three times and pow(x, 3) in u, computed once each; vectors along the fused
+  // index over rows of odd length (1001: a per-row value read lane by lane) and of none.
+  for (int64_t cols : {1001, 3072, 5}) {
+    SCOPED_TRACE(cols);
+    RunProgramCase(GeluTanhBackward(37, cols), kGpu, RunOnGpu);
+  }
+  RunProgramCase(CrossEntropyBackward(64, 1001), kGpu, RunOnGpu);
+}
+
 TEST(FusionGpu, ValuesCopiedIntoEveryGroupThatReadsThemMatchReference) {
   // A cross-entropy backward's one-hot computed in its row sum's kernel and in the gradient's
   // (hlir/pass/recompute_shared.h), vocabularies of one and several vectors per thread.

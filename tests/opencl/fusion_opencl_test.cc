@@ -113,6 +113,11 @@ TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
     RunProgramCase(*b.Build(), OpenCLTarget(), RunOnOpenCL);
   }
   RunProgramCase(TanhChain(), OpenCLTarget(), RunOnOpenCL);
+  // Repeated tanh and powers computed once; vectors over rows of odd length, whose per-row
+  // values are read lane by lane.
+  RunProgramCase(GeluTanhBackward(37, 1000), OpenCLTarget(), RunOnOpenCL);
+  RunProgramCase(GeluTanhBackward(3, 5), OpenCLTarget(), RunOnOpenCL);
+  RunProgramCase(CrossEntropyBackward(64, 1001), OpenCLTarget(), RunOnOpenCL);
   // Narrow integers: OpenCL C has one max/min overload per type, and C promotes a sum of int8
   // values and an int8 literal to int.
   for (DType dt : {DType::kInt8, DType::kUInt8, DType::kInt16}) {
