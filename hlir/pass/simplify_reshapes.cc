@@ -5,6 +5,7 @@
 #include <set>
 
 #include "hlir/op.h"
+#include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/graph_rewriter.h"
 
 namespace cinn_like::hlir {
@@ -60,7 +61,12 @@ std::optional<AttributeMap> DropsKeptDims(const Graph& graph,
 
 }  // namespace
 
-absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph) {
+absl::StatusOr<Graph> SimplifyReshapes(const Graph& input) {
+  // Readers that reach no output do not count (autocast leaves a bias gradient's cast to
+  // bfloat16 unread beside the output's view of it).
+  absl::StatusOr<Graph> live = EliminateDeadCode(input);
+  if (!live.ok()) return live.status();
+  const Graph& graph = *live;
   GraphRewriter rw(graph);
   const std::vector<std::vector<int>> consumers = ValueConsumers(graph);
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
@@ -117,8 +123,20 @@ absl::StatusOr<Graph> SimplifyReshapes(const Graph& graph) {
       source = rw.new_graph().nodes()[producer].inputs[0];
     }
     const Shape& shape = graph.values()[out].desc.shape;
-    if (rw.new_graph().values()[source].desc.shape == shape && !IsGraphOutput(graph, out)) {
+    const bool same = rw.new_graph().values()[source].desc.shape == shape;
+    if (same && !IsGraphOutput(graph, out)) {
       rw.SetMap(out, source);
+    } else if (same && source == in && producer >= 0 && consumers[node.inputs[0]].size() == 1 &&
+               !IsGraphOutput(graph, node.inputs[0]) &&
+               rw.new_graph().nodes()[producer].outputs.size() == 1) {
+      // A graph output that only renames what one node computes for it alone (a bias
+      // gradient's sum viewed as itself: a copy kernel after the sum's): that node, named as
+      // the output; the one copied before is left unread, for dead-code elimination.
+      const Node made_by = rw.new_graph().nodes()[producer];
+      const std::string& name = graph.values()[out].name;
+      auto made = rw.AddNode(made_by.op, made_by.inputs, made_by.attrs, name, {name});
+      if (!made.ok()) return made.status();
+      rw.SetMap(out, (*made)[0]);
     } else if (source != in) {
       const std::string& name = graph.values()[out].name;
       auto made = rw.AddNode("reshape", {source}, node.attrs, name, {name});

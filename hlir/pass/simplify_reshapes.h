@@ -10,9 +10,11 @@
 
 namespace cinn_like::hlir {
 
-/// Drops every reshape whose output shape equals its input's (its readers read the input),
-/// unless its output is a graph output, and makes every reshape of a reshape read the first
-/// one's input; a reshape left unread goes in dead-code elimination. A cast that is a
+/// Drops every reshape whose output shape equals its input's (its readers read the input);
+/// one that is a graph output stays, unless its input is what one node computes for it alone
+/// (that node then computes the output). Makes every reshape of a reshape read the first one's
+/// input; a reshape left unread goes in dead-code elimination. Nodes that reach no output are
+/// dropped first. A cast that is a
 /// reshape's one reader is moved before it (autocast's reshape -> cast -> matmul: the reshape
 /// then meets the matmul, which folds it, and the cast joins the group of what it casts).
 /// A sum, mean, max, min or product over axes of extent 1 only that keeps its input's dtype

@@ -2,6 +2,7 @@
 #include "ir/transforms/merge_nests.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <vector>
 
@@ -111,7 +112,58 @@ std::array<Expr, 3> LargerGrid(const std::array<Expr, 3>& a, const std::array<Ex
   return Spans(a, b) ? a : b;
 }
 
+/// The bytes of a buffer of constant shape, or -1.
+int64_t ConstantBytes(const Buffer& b) {
+  int64_t n = b->dtype.bytes();
+  for (const Expr& d : b->shape) {
+    const int64_t* c = AsConstInt(d);
+    if (!c) return -1;
+    n *= *c;
+  }
+  return n;
+}
+
 }  // namespace
+
+std::vector<Stmt> SinkOutputNests(const std::vector<Stmt>& top,
+                                  const std::vector<Buffer>& workspaces) {
+  std::map<const Variable*, int64_t> workspace_bytes;  // by data variable; -1: not constant
+  for (const Buffer& w : workspaces) workspace_bytes[w->data.node()] = ConstantBytes(w);
+  auto sinkable_reads = [&](const Item& item) {
+    int64_t bytes = 0;
+    for (const Variable* v : item.read) {
+      auto it = workspace_bytes.find(v);
+      if (it == workspace_bytes.end() || item.written.count(v)) continue;
+      if (it->second < 0) return false;
+      bytes += it->second;
+    }
+    return bytes <= kSinkReadBytes;
+  };
+  // From the end: a nest independent of every later statement that stays (`staying`: their
+  // uses together) moves; the moved keep their order among themselves, so what one of them
+  // needs from another is still computed before.
+  Item staying;
+  std::vector<bool> sunk(top.size(), false);
+  bool any = false;
+  for (int i = static_cast<int>(top.size()) - 1; i >= 0; --i) {
+    Item item = Describe(top[i]);
+    if (item.nest && Independent(item, staying) && sinkable_reads(item)) {
+      sunk[i] = any = true;
+      continue;
+    }
+    staying.read.insert(item.read.begin(), item.read.end());
+    staying.written.insert(item.written.begin(), item.written.end());
+  }
+  if (!any) return top;
+  std::vector<Stmt> out;
+  for (size_t i = 0; i < top.size(); ++i) {
+    if (!sunk[i]) out.push_back(top[i]);
+  }
+  for (size_t i = 0; i < top.size(); ++i) {
+    if (sunk[i]) out.push_back(top[i]);
+  }
+  return out;
+}
 
 std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top) {
   std::vector<Item> items;

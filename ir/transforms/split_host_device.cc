@@ -74,7 +74,8 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f, bool merge
   // independent nests of one launch shape together.
   std::vector<Stmt> top;
   if (merge_nests) {
-    for (const std::vector<Stmt>& group : GroupIndependentNests(stmts)) {
+    for (const std::vector<Stmt>& group :
+         GroupIndependentNests(SinkOutputNests(stmts, workspaces))) {
       top.push_back(Block::Make(group));
     }
   } else {

@@ -130,5 +130,47 @@ TEST(MergeNests, HostCallsKeepWhatTheyTouchInOrder) {
   EXPECT_EQ(groups.size(), 2u);
 }
 
+TEST(MergeNests, NestsNothingLaterNeedsMoveToTheEnd) {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_merge_kernels = false;
+  auto apart = LowerFour();
+  ASSERT_TRUE(apart.ok()) << apart.status();
+  std::map<std::string, Stmt> nest;
+  std::map<std::string, Buffer> buffer;
+  for (const auto& k : (*apart)->kernels) {
+    for (const Argument& arg : k->args) {
+      if (arg.is_buffer()) buffer[arg.buffer->name] = arg.buffer;
+      if (arg.is_buffer() && arg.kind == Argument::Kind::kOutput) nest[arg.buffer->name] = k->body;
+    }
+  }
+  auto call = [&](const std::string& touched) {
+    return Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kExternCall,
+                                     {StringImm::Make("lib"), Expr(buffer.at(touched)->data)}));
+  };
+  auto order = [&](const std::vector<Stmt>& stmts) {
+    std::string names;
+    for (const Stmt& s : stmts) {
+      for (const auto& [name, n] : nest) {
+        if (s.same_as(n)) names += name;
+      }
+      if (!s.same_as(nest.at("D")) && !s.same_as(nest.at("E")) && !s.same_as(nest.at("C"))) {
+        names += "call";
+      }
+    }
+    return names;
+  };
+  const Stmt lib = call("A");
+  // E (reading C and D) moves past a call that touches neither; D, which reads A, stays
+  // before the call that may write A; C before the call that names C.
+  EXPECT_EQ(order(SinkOutputNests({nest.at("D"), nest.at("E"), lib}, {})), "DcallE");
+  EXPECT_EQ(order(SinkOutputNests({nest.at("C"), call("C")}, {})), "Ccall");
+  // D as a workspace of 4 MiB: E, which reads it, stays (D would live until the end).
+  Buffer big = MakeBuffer("D", Float(32), {Expr(int64_t{1} << 20)});
+  big->data = buffer.at("D")->data;
+  EXPECT_EQ(order(SinkOutputNests({nest.at("D"), nest.at("E"), lib}, {big})), "DEcall");
+  // Of 4 KiB it moves.
+  EXPECT_EQ(order(SinkOutputNests({nest.at("D"), nest.at("E"), lib}, {buffer.at("D")})), "DcallE");
+}
+
 }  // namespace
 }  // namespace cinn_like::ir

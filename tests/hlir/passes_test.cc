@@ -546,8 +546,9 @@ TEST(GraphPasses, UnalignedMatmulRowsArePaddedAndTheProductSlicedBack) {
 
 TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   // A traced linear layer's view back to the same shape after a library call (the copy kernel
-  // nn.TransformerEncoderLayer paid), a view of a view, and an identity reshape that is a graph
-  // output (kept: an output is a value of its own).
+  // nn.TransformerEncoderLayer paid), a view of a view, and identity reshapes that are graph
+  // outputs: of a value nothing else reads (its node computes the output itself), of an input
+  // and of a value read twice (kept: an output is a value of its own).
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8}), "x");
   Var w = b.CreateInput(DType::kFloat32, MakeShape({8, 8}), "w");
@@ -556,14 +557,32 @@ TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   Var chained = b.Reshape(b.Reshape(same, {6, 8}), {48});  // a reshape of a reshape
   b.MarkOutput(b.Exp(chained));
   b.MarkOutput(b.Reshape(b.Tanh(x), {2, 3, 8}));  // identity, a graph output
+  b.MarkOutput(b.Reshape(x, {2, 3, 8}));          // of an input
+  Var twice = b.Sigmoid(x);
+  b.MarkOutput(b.Reshape(twice, {2, 3, 8}));  // of a value read twice
+  b.MarkOutput(b.Exp(twice));
+  // A bias gradient: a column sum kept as [1, 8], viewed as [8] and as itself (the output).
+  AttributeMap kept = {{"axes", std::vector<int64_t>{0}}, {"keepdim", true}};
+  b.MarkOutput(b.Reshape(b.Reshape(b.Op("reduce_sum", {w}, kept)[0], {8}), {8}));
   Graph g = Build(b);
   auto out = SimplifyReshapes(g);
   ASSERT_TRUE(out.ok()) << out.status();
   auto dce = EliminateDeadCode(*out);
   ASSERT_TRUE(dce.ok()) << dce.status();
   // Left: x's view [6, 8], the product's view back, the one reshape to [48] (of act itself)
-  // and the output's identity.
-  EXPECT_EQ(CountOp(*dce, "reshape"), 4);
+  // and the identities of the input and of the value read twice; tanh and the sum compute
+  // their outputs.
+  EXPECT_EQ(CountOp(*dce, "reshape"), 5);
+  EXPECT_EQ(CountOp(*dce, "tanh"), 1);
+  EXPECT_EQ(CountOp(*dce, "reduce_sum"), 1);
+  for (const int o : dce->outputs()) {
+    const int p = dce->values()[o].producer;
+    if (p >= 0 && (dce->nodes()[p].op == "tanh" || dce->nodes()[p].op == "reduce_sum")) continue;
+    if (p >= 0 && dce->nodes()[p].op == "reshape") {
+      const int q = dce->values()[dce->nodes()[p].inputs[0]].producer;
+      EXPECT_TRUE(q < 0 || dce->nodes()[q].op != "tanh") << dce->values()[o].name;
+    }
+  }
   for (const Node& n : dce->nodes()) {
     if (n.op != "reshape" || dce->values()[n.outputs[0]].desc.shape != MakeShape({48})) continue;
     const int p = dce->values()[n.inputs[0]].producer;
