@@ -4,7 +4,8 @@
 /// LLVM merges such repeats itself; NVRTC does not merge calls such as tanhf (H200, GPT-2's
 /// GELU backward: 47 us a call where the value computed once takes about a tenth of the
 /// instructions). The C-family printers bind each repeated subexpression that calls a math
-/// function to a `const` temporary before the statement.
+/// function to a `const` temporary before a scalar store and, in CUDA, before each lane of a
+/// vector store (OpenCL's vector stores print their lanes into one vector literal: not yet).
 #pragma once
 
 #include <functional>

@@ -49,6 +49,15 @@ bool IsReserved(const std::string& s) {
   if (kWords->count(s) || absl::StartsWith(s, "__") || absl::StartsWith(s, "cinn_like_")) {
     return true;
   }
+  // The C printers' own temporaries: bcast<n> (backends/cuda/codegen_cuda_vector.cc) and
+  // cse_<n> (backends/common_subexpressions.h).
+  for (const char* prefix : {"bcast", "cse_"}) {
+    const std::string p = prefix;
+    if (s.size() > p.size() && absl::StartsWith(s, p) &&
+        s.find_first_not_of("0123456789", p.size()) == std::string::npos) {
+      return true;
+    }
+  }
   // OpenCL C's conversion, reinterpretation and vector load/store builtins.
   for (const char* prefix : {"convert_", "as_", "vload", "vstore"}) {
     if (absl::StartsWith(s, prefix)) return true;

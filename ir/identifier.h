@@ -11,7 +11,8 @@ namespace cinn_like::ir {
 /// `name` as an identifier: characters outside [A-Za-z0-9_] become '_', a leading digit (or an
 /// empty name) gets a "v" in front, and a name generated code cannot use as it is (a C, C++ or
 /// CUDA keyword or builtin such as `int` or `threadIdx`, a vector type such as `float4`, a C
-/// math function, or a name in the reserved `__`/`cinn_like_` namespaces) gets "v_" in front.
+/// math function, a name in the reserved `__`/`cinn_like_` namespaces, or a name of the C
+/// printers' temporaries, `bcast<n>` and `cse_<n>`) gets "v_" in front.
 std::string CIdentifier(const std::string& name);
 
 /// Hands out identifiers unique among those it has given: CIdentifier(name), then "_1", "_2",

@@ -59,6 +59,23 @@ std::optional<AttributeMap> DropsKeptDims(const Graph& graph,
   return attrs;
 }
 
+/// Whether new value `v` is read, through every old value that stands for it (identity
+/// reshapes dropped before map to their input), by old node `reader` alone, and none of those
+/// old values is a graph output.
+bool ReadOnlyBy(const Graph& graph, const GraphRewriter& rw,
+                const std::vector<std::vector<int>>& consumers, int v, int reader) {
+  int readers = 0;
+  for (int u = 0; u < static_cast<int>(graph.values().size()); ++u) {
+    if (rw.Map(u) != v) continue;
+    if (IsGraphOutput(graph, u)) return false;
+    for (int c : consumers[u]) {
+      if (c != reader) return false;
+      ++readers;
+    }
+  }
+  return readers == 1;
+}
+
 }  // namespace
 
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& input) {
@@ -126,8 +143,7 @@ absl::StatusOr<Graph> SimplifyReshapes(const Graph& input) {
     const bool same = rw.new_graph().values()[source].desc.shape == shape;
     if (same && !IsGraphOutput(graph, out)) {
       rw.SetMap(out, source);
-    } else if (same && source == in && producer >= 0 && consumers[node.inputs[0]].size() == 1 &&
-               !IsGraphOutput(graph, node.inputs[0]) &&
+    } else if (same && source == in && producer >= 0 && ReadOnlyBy(graph, rw, consumers, in, n) &&
                rw.new_graph().nodes()[producer].outputs.size() == 1) {
       // A graph output that only renames what one node computes for it alone (a bias
       // gradient's sum viewed as itself: a copy kernel after the sum's): that node, named as

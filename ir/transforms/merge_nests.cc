@@ -129,15 +129,24 @@ std::vector<Stmt> SinkOutputNests(const std::vector<Stmt>& top,
                                   const std::vector<Buffer>& workspaces) {
   std::map<const Variable*, int64_t> workspace_bytes;  // by data variable; -1: not constant
   for (const Buffer& w : workspaces) workspace_bytes[w->data.node()] = ConstantBytes(w);
+  // The workspaces the moved nests read (each counted once): at most kSinkNestReadBytes more
+  // for each, kSinkReadBytes together.
+  std::set<const Variable*> kept_alive;
+  int64_t kept_bytes = 0;
   auto sinkable_reads = [&](const Item& item) {
     int64_t bytes = 0;
+    std::vector<const Variable*> more;
     for (const Variable* v : item.read) {
       auto it = workspace_bytes.find(v);
-      if (it == workspace_bytes.end() || item.written.count(v)) continue;
+      if (it == workspace_bytes.end() || item.written.count(v) || kept_alive.count(v)) continue;
       if (it->second < 0) return false;
       bytes += it->second;
+      more.push_back(v);
     }
-    return bytes <= kSinkReadBytes;
+    if (bytes > kSinkNestReadBytes || kept_bytes + bytes > kSinkReadBytes) return false;
+    kept_bytes += bytes;
+    kept_alive.insert(more.begin(), more.end());
+    return true;
   };
   // From the end: a nest independent of every later statement that stays (`staying`: their
   // uses together) moves; the moved keep their order among themselves, so what one of them

@@ -28,17 +28,20 @@ std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& to
 
 /// `top` reordered so that more nests can share kernels: each GPU-bound loop nest that no later
 /// statement depends on (nothing after it reads or writes what it writes, nor writes what it
-/// reads: it computes outputs of the entry, say) and that reads at most kSinkReadBytes of the
-/// entry's `workspaces` moves to the end, the moved ones in their order. A column reduction's
+/// reads: it computes outputs of the entry, say) moves to the end, the moved ones in their
+/// order, while the entry's `workspaces` they read come to at most kSinkNestReadBytes for one
+/// nest and kSinkReadBytes for all. A column reduction's
 /// final sums (a bias or norm weight gradient, one per layer) each stood between its partials'
 /// kernel and the next layer's, so none could join another; at the end they share one kernel.
 /// The workspaces a moved nest reads live until the end: hence the bound.
 std::vector<Stmt> SinkOutputNests(const std::vector<Stmt>& top,
                                   const std::vector<Buffer>& workspaces);
 
-/// The most bytes of workspaces a nest SinkOutputNests moves may read (a column reduction's
-/// partials: 32 rows of 768 floats are 96 KiB).
-inline constexpr int64_t kSinkReadBytes = int64_t{1} << 20;
+/// The most bytes of workspaces one nest SinkOutputNests moves may read (a column reduction's
+/// partials: 32 rows of 768 floats are 96 KiB, of 3072 floats 384 KiB), and all of them
+/// together (GPT-2's backward moves about 40 nests, its peak is about 1.9 GiB).
+inline constexpr int64_t kSinkNestReadBytes = int64_t{1} << 20;
+inline constexpr int64_t kSinkReadBytes = int64_t{32} << 20;
 
 /// A nest of at most this many blocks may share a kernel with nests of another grid (a
 /// position or seed computation, a column reduction's final sums): it costs the larger nest's

@@ -14,6 +14,7 @@
 #include "ir/mutator.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
+#include "ir/visitor.h"
 
 namespace cinn_like::ir {
 namespace {
@@ -330,7 +331,8 @@ class Simplifier : public IRMutator {
     return v.same_as(op->value) ? self : Cast::Make(t, v);
   }
 
-  /// pow(x, 2) and pow(x, 3) of float32 and float64 as products, as PyTorch's own kernels
+  /// pow(x, 2) and pow(x, 3) of float32 and float64 as products (x of at most
+  /// kMaxPowerBaseNodes nodes), as PyTorch's own kernels
   /// compute them: a general pow costs about a hundred GPU instructions even where its
   /// exponent is a constant (GELU's tanh form cubes its input). 16-bit floats keep the call,
   /// which rounds once where products would round after each.
@@ -346,9 +348,31 @@ class Simplifier : public IRMutator {
     if (auto* b = exponent.As<Broadcast>()) exponent = b->value;
     const double* c = AsConstFloat(exponent);
     const Expr& x = call->args[0];
-    if (c && *c == 2.0) return x * x;
-    if (c && *c == 3.0) return x * x * x;
+    // Only of small bases: a product repeats its base, and nested powers would double it at
+    // each level.
+    if (!c || NodeCount(x, kMaxPowerBaseNodes + 1) > kMaxPowerBaseNodes) return e;
+    if (*c == 2.0) return x * x;
+    if (*c == 3.0) return x * x * x;
     return e;
+  }
+
+  static constexpr int kMaxPowerBaseNodes = 8;
+  /// The nodes of `e`, counted up to `limit`; a load, ramp or broadcast is one (its index is
+  /// not repeated with it: the C printers read a load once).
+  static int NodeCount(const Expr& e, int limit) {
+    struct Count : IRVisitor {
+      using IRVisitor::Visit;
+      int n = 0, limit = 0;
+      void Visit(const Expr& x) override {
+        if (!x.defined() || n >= limit) return;
+        ++n;
+        if (x.As<Load>() || x.As<Ramp>() || x.As<Broadcast>()) return;
+        IRVisitor::Visit(x);
+      }
+    } count;
+    count.limit = limit;
+    count.Visit(e);
+    return count.n;
   }
 
   Stmt MutateFor(const For* op, const Stmt& self) override {

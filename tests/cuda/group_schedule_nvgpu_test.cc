@@ -104,6 +104,14 @@ TEST(GroupScheduleNVGPU, RepeatedMathIsComputedOncePerElement) {
   EXPECT_THAT(src, HasSubstr("const float cse_0 = tanhf("));
   // Two kernels (the gradient's and the output's own) of 4 lanes, one tanhf per lane.
   EXPECT_EQ(Occurrences(src, "tanhf("), 8u) << src;
+  // Tensors named as the printers' temporaries keep out of their way (NVRTC compiles it).
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({64, 1024}), "cse_0");
+  auto t = b.Tanh(b.Add(x, b.CreateInput(DType::kFloat32, S({64, 1024}), "bcast0")));
+  b.MarkOutput(b.Add(b.Mul(t, t), t));
+  const std::string named = CompiledSource(*b.Build());
+  EXPECT_THAT(named, HasSubstr("v_cse_0"));
+  EXPECT_THAT(named, HasSubstr("v_bcast0"));
 }
 
 TEST(GroupScheduleNVGPU, ChannelBroadcastsOfNchwTensorsStayVectorAccesses) {

@@ -259,10 +259,11 @@ TEST(FusionGpu, ExternsOfConstantAndTransposedInputsMatchReference) {
 
 TEST(FusionGpu, RepeatedMathAndOddRowsOfVectorsMatchReference) {
   // tanh(u) read three times and pow(x, 3) in u, computed once each; vectors along the fused
-  // index over rows of odd length (1001: a per-row value read lane by lane) and of none.
-  for (int64_t cols : {1001, 3072, 5}) {
+  // index over rows of odd length (64 x 1001), vectors over whole rows, and rows the vectors do
+  // not tile (37 x 5: scalar). The cross-entropy's per-row values are read lane by lane.
+  for (auto [rows, cols] : {std::pair<int64_t, int64_t>{64, 1001}, {64, 3072}, {37, 5}}) {
     SCOPED_TRACE(cols);
-    RunProgramCase(GeluTanhBackward(37, cols), kGpu, RunOnGpu);
+    RunProgramCase(GeluTanhBackward(rows, cols), kGpu, RunOnGpu);
   }
   RunProgramCase(CrossEntropyBackward(64, 1001), kGpu, RunOnGpu);
 }

@@ -561,6 +561,10 @@ TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   Var twice = b.Sigmoid(x);
   b.MarkOutput(b.Reshape(twice, {2, 3, 8}));  // of a value read twice
   b.MarkOutput(b.Exp(twice));
+  // Read twice through an identity reshape dropped before (not a graph output itself).
+  Var via = b.Op("cos", {x})[0];
+  b.MarkOutput(b.Reshape(b.Reshape(via, {2, 3, 8}), {2, 3, 8}));
+  b.MarkOutput(b.Op("sin", {via})[0]);
   // A bias gradient: a column sum kept as [1, 8], viewed as [8] and as itself (the output).
   AttributeMap kept = {{"axes", std::vector<int64_t>{0}}, {"keepdim", true}};
   b.MarkOutput(b.Reshape(b.Reshape(b.Op("reduce_sum", {w}, kept)[0], {8}), {8}));
@@ -570,10 +574,11 @@ TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   auto dce = EliminateDeadCode(*out);
   ASSERT_TRUE(dce.ok()) << dce.status();
   // Left: x's view [6, 8], the product's view back, the one reshape to [48] (of act itself)
-  // and the identities of the input and of the value read twice; tanh and the sum compute
-  // their outputs.
-  EXPECT_EQ(CountOp(*dce, "reshape"), 5);
+  // and the identities of the input and of the values read twice (cos once computed); tanh and
+  // the sum compute their outputs.
+  EXPECT_EQ(CountOp(*dce, "reshape"), 6);
   EXPECT_EQ(CountOp(*dce, "tanh"), 1);
+  EXPECT_EQ(CountOp(*dce, "cos"), 1);
   EXPECT_EQ(CountOp(*dce, "reduce_sum"), 1);
   for (const int o : dce->outputs()) {
     const int p = dce->values()[o].producer;

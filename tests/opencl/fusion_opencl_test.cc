@@ -113,9 +113,9 @@ TEST(FusionOpenCL, ElementwiseBroadcastAndLayoutChangesMatchReference) {
     RunProgramCase(*b.Build(), OpenCLTarget(), RunOnOpenCL);
   }
   RunProgramCase(TanhChain(), OpenCLTarget(), RunOnOpenCL);
-  // Repeated tanh and powers computed once; vectors over rows of odd length, whose per-row
-  // values are read lane by lane.
-  RunProgramCase(GeluTanhBackward(37, 1000), OpenCLTarget(), RunOnOpenCL);
+  // Repeated tanh and powers computed once; vectors over rows of odd length (64 x 1001), the
+  // cross-entropy's per-row values read lane by lane; rows the vectors do not tile (3 x 5).
+  RunProgramCase(GeluTanhBackward(64, 1001), OpenCLTarget(), RunOnOpenCL);
   RunProgramCase(GeluTanhBackward(3, 5), OpenCLTarget(), RunOnOpenCL);
   RunProgramCase(CrossEntropyBackward(64, 1001), OpenCLTarget(), RunOnOpenCL);
   // Narrow integers: OpenCL C has one max/min overload per type, and C promotes a sum of int8
