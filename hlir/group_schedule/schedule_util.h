@@ -19,6 +19,10 @@ constexpr int kBlockThreads = 256;
 /// Reductions of at most this many elements per output are computed per thread on GPUs (a
 /// pooling window, a short row): a block or a warp per output would leave most lanes idle.
 constexpr int64_t kPerThreadMaxReduce = 32;
+/// An elementwise stage whose innermost extent the vectors do not tile is vectorized along its
+/// fused extent only when that innermost extent (a row) is at least this long: a vector then
+/// rarely spans two rows, whose values of another shape it reads lane by lane.
+constexpr int64_t kMinRowOfGatheredVectors = 512;
 
 struct Leaves {
   std::vector<ir::Var> spatial, reduce;  // outermost first

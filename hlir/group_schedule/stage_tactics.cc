@@ -476,9 +476,12 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
     // innermost one is not a multiple (a vocabulary of 50257), an input of another shape (a
     // value per row) is read lane by lane, each lane its own element, and the output and the
     // inputs of its shape still by vectors (H200, GPT-2's cross-entropy backward over
-    // 1024 x 50257 bfloat16: 198 us lane by lane).
+    // 1024 x 50257 bfloat16: 198 us lane by lane). Only for long rows: over short ones (a
+    // feature map of 2 x 2) most lanes would read another row's values, each its own
+    // division, in a quarter of the threads.
     auto tiles = [&](int n) {
-      return (inner > 0 && inner % n == 0) || (total > 0 && total % n == 0);
+      return (inner > 0 && inner % n == 0) ||
+             (inner >= kMinRowOfGatheredVectors && total > 0 && total % n == 0);
     };
     if (kind == StageKind::kElementwise && lanes >= 2 && tiles(lanes)) {
       // Where the accesses are contiguous and aligned, one vector load per input and one
