@@ -40,6 +40,33 @@ absl::StatusOr<LoweredFunc> LowerFour() {
   return Lower("four", {a, c, d, e, f}, sch, Target::NVGPU(90));
 }
 
+/// LowerFour's nests lowered apart (each its own kernel) by the buffer each writes, its buffers
+/// by name, and a library call naming one of them.
+struct FourApart {
+  std::map<std::string, Stmt> nest;
+  std::map<std::string, Buffer> buffer;
+  Stmt Call(const std::string& touched) const {
+    return Evaluate::Make(ir::Call::Make(Int(32), IntrinsicOp::kExternCall,
+                                         {StringImm::Make("lib"), Expr(buffer.at(touched)->data)}));
+  }
+};
+absl::StatusOr<FourApart> LowerFourApart() {
+  gflags::FlagSaver saver;
+  FLAGS_cinn_like_merge_kernels = false;
+  auto apart = LowerFour();
+  if (!apart.ok()) return apart.status();
+  FourApart out;
+  for (const auto& k : (*apart)->kernels) {
+    for (const Argument& arg : k->args) {
+      if (arg.is_buffer()) out.buffer[arg.buffer->name] = arg.buffer;
+      if (arg.is_buffer() && arg.kind == Argument::Kind::kOutput) {
+        out.nest[arg.buffer->name] = k->body;
+      }
+    }
+  }
+  return out;
+}
+
 TEST(MergeNests, IndependentNestsOfOneLaunchShapeShareAKernel) {
   auto merged = LowerFour();
   ASSERT_TRUE(merged.ok()) << merged.status();
@@ -95,25 +122,11 @@ TEST(MergeNests, ATinyNestSharesTheKernelOfAnotherGrid) {
 }
 
 TEST(MergeNests, HostCallsKeepWhatTheyTouchInOrder) {
-  gflags::FlagSaver saver;
-  FLAGS_cinn_like_merge_kernels = false;
-  auto apart = LowerFour();
-  ASSERT_TRUE(apart.ok()) << apart.status();
-  const auto& kernels = (*apart)->kernels;
-  ASSERT_EQ(kernels.size(), 4u);
-  // The nests that write C, D and E, and the buffers by name.
-  std::map<std::string, Stmt> nest;
-  std::map<std::string, Buffer> buffer;
-  for (const auto& k : kernels) {
-    for (const Argument& arg : k->args) {
-      if (arg.is_buffer()) buffer[arg.buffer->name] = arg.buffer;
-      if (arg.is_buffer() && arg.kind == Argument::Kind::kOutput) nest[arg.buffer->name] = k->body;
-    }
-  }
-  auto call = [&](const std::string& touched) {
-    return Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kExternCall,
-                                     {StringImm::Make("lib"), Expr(buffer.at(touched)->data)}));
-  };
+  auto four = LowerFourApart();
+  ASSERT_TRUE(four.ok()) << four.status();
+  ASSERT_EQ(four->nest.size(), 4u);
+  const auto& nest = four->nest;
+  auto call = [&](const std::string& touched) { return four->Call(touched); };
   // A call naming C between C's and D's nests: D moves up past it into C's kernel; E reads C,
   // which the call may have written, and stays after it.
   auto groups = GroupIndependentNests({nest.at("C"), call("C"), nest.at("D"), nest.at("E")});
@@ -131,22 +144,11 @@ TEST(MergeNests, HostCallsKeepWhatTheyTouchInOrder) {
 }
 
 TEST(MergeNests, NestsNothingLaterNeedsMoveToTheEnd) {
-  gflags::FlagSaver saver;
-  FLAGS_cinn_like_merge_kernels = false;
-  auto apart = LowerFour();
-  ASSERT_TRUE(apart.ok()) << apart.status();
-  std::map<std::string, Stmt> nest;
-  std::map<std::string, Buffer> buffer;
-  for (const auto& k : (*apart)->kernels) {
-    for (const Argument& arg : k->args) {
-      if (arg.is_buffer()) buffer[arg.buffer->name] = arg.buffer;
-      if (arg.is_buffer() && arg.kind == Argument::Kind::kOutput) nest[arg.buffer->name] = k->body;
-    }
-  }
-  auto call = [&](const std::string& touched) {
-    return Evaluate::Make(Call::Make(Int(32), IntrinsicOp::kExternCall,
-                                     {StringImm::Make("lib"), Expr(buffer.at(touched)->data)}));
-  };
+  auto four = LowerFourApart();
+  ASSERT_TRUE(four.ok()) << four.status();
+  const auto& nest = four->nest;
+  const auto& buffer = four->buffer;
+  auto call = [&](const std::string& touched) { return four->Call(touched); };
   auto order = [&](const std::vector<Stmt>& stmts) {
     std::string names;
     for (const Stmt& s : stmts) {
