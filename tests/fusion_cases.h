@@ -254,6 +254,24 @@ inline Program TanhChain() {
   return *b.Build();
 }
 
+/// A residual add and the RMSNorm after it, as a training forward under autocast has them: the
+/// sum of the residual (returned), rsqrt of the row's mean square (returned: the backward
+/// reads it), and the normalized row times the weight, cast to `out` (bfloat16: the next
+/// matmul's operand). Of the group's two stored stages one holds an element per row.
+inline Program RmsNormWithSavedRsqrt(int64_t rows, int64_t cols, DType out = DType::kBFloat16) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto h = b.CreateInput(DType::kFloat32, S({rows, cols}), "h");
+  auto w = b.CreateInput(DType::kFloat32, S({cols}), "w");
+  auto sum = b.Add(x, h);
+  auto rsqrt =
+      b.Rsqrt(b.Add(b.ReduceMean(b.Mul(sum, sum), {1}, /*keepdim=*/true), b.Fill({1}, 1e-6)));
+  b.MarkOutput(sum);
+  b.MarkOutput(rsqrt);
+  b.MarkOutput(b.Cast(b.Mul(b.Mul(sum, rsqrt), w), out));
+  return *b.Build();
+}
+
 /// GELU's tanh form and its gradient as the decompositions write them: tanh(u) read three
 /// times and pow(x, 3) inside u, pow(x, 2) in u's derivative (the C printers compute each repeat
 /// once, the simplifier makes the powers products).

@@ -275,7 +275,19 @@ class GroupScheduler {
   /// a GPU, RowConsumerWithOutputs may still find one.
   bool FindRowConsumer(int group, ReductionGroup& g) {
     ReductionGroup single = g;
-    if (SingleRowConsumer(group, single)) {
+    const bool found = SingleRowConsumer(group, single);
+    // A single consumer of one element per row (an RMSNorm's rsqrt the backward saves) that a
+    // stage of the group reads whole rows with: that stage is the consumer and the rsqrt its
+    // row output, one kernel, where the rsqrt's kernel and the normalization's were two.
+    if (found && target_.is_gpu() &&
+        SameElements(*single.consumer->tensor().node(), *g.reductions[0]->tensor().node())) {
+      ReductionGroup with = g;
+      if (RowConsumerWithOutputs(group, with)) {
+        g = with;
+        return true;
+      }
+    }
+    if (found) {
       g = single;
       return true;
     }

@@ -38,6 +38,7 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
     RunProgramCase(LayerNormWithStatistics(S({4, 64}), cols), kGpu, RunOnGpu);
   }
   RunProgramCase(LayerNormWithStatistics({Sym("n")}, 512), kGpu, RunOnGpu);
+  RunProgramCase(RmsNormWithSavedRsqrt(256, 1024), kGpu, RunOnGpu, 1e-2);  // bfloat16 out
 }
 
 TEST(FusionGpu, RowAndColumnExtremesKeepTheirNaNs) {

@@ -258,6 +258,15 @@ TEST(FusionKernels, ALayerNormsStatisticsAreStoredFromItsRowKernel) {
   }
 }
 
+TEST(FusionKernels, AnRmsNormsSavedRsqrtIsStoredFromTheNormalizingKernel) {
+  // The rsqrt a training forward saves was its group's single row consumer: a warp per row
+  // stored it, and the normalization read it back in a kernel of its own (Llama's 4 layers:
+  // 9 launches a step). Now the normalization is the consumer and the rsqrt its row output.
+  Program p = RmsNormWithSavedRsqrt(256, 1024);
+  EXPECT_EQ(Kernels(p), 2) << NVGPUSource(p);            // the residual add's, the norm's
+  RunProgramCase(p, ir::Target::X86(), RunOnX86, 1e-2);  // bfloat16 output
+}
+
 TEST(FusionKernels, ALanguageModelsLogitsAreTheMatmulsResultAndItsLastNormOneKernel) {
   // A language model's head: the last LayerNorm's y, returned, is viewed as [rows, 768] and
   // multiplied by the vocabulary's weights; the product (the logits) is returned too. One

@@ -26,6 +26,11 @@ TEST(FusionOpenCL, SoftmaxMatchesReference) {
   }
 }
 
+TEST(FusionOpenCL, RmsNormWithASavedRsqrtMatchesReference) {
+  // The rsqrt stored from the normalizing kernel's rows (OpenCL C has no bfloat16: float64).
+  RunProgramCase(RmsNormWithSavedRsqrt(37, 1024, DType::kFloat64), OpenCLTarget(), RunOnOpenCL);
+}
+
 TEST(FusionOpenCL, LayerNormAndResidualLayerNormMatchReference) {
   for (int64_t cols : {5, 128, 768, 3000}) {
     for (const Shape& s : RowShapes(cols)) {
