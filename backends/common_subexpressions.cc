@@ -131,7 +131,9 @@ class Rebind : public ir::IRMutator {
 CommonSubexpressions ExtractCommonSubexpressions(const ir::Expr& e,
                                                  const std::function<std::string()>& name) {
   CommonSubexpressions out;
-  if (!e.defined()) return out;
+  out.value = e;
+  // Every binding calls a math function: most stores call none and skip the census.
+  if (!e.defined() || !ContentsOf(e).math_call) return out;
   Census census;
   census.Visit(e);
   Rebind rebind;

@@ -112,17 +112,6 @@ std::array<Expr, 3> LargerGrid(const std::array<Expr, 3>& a, const std::array<Ex
   return Spans(a, b) ? a : b;
 }
 
-/// The bytes of a buffer of constant shape, or -1.
-int64_t ConstantBytes(const Buffer& b) {
-  int64_t n = b->dtype.bytes();
-  for (const Expr& d : b->shape) {
-    const int64_t* c = AsConstInt(d);
-    if (!c) return -1;
-    n *= *c;
-  }
-  return n;
-}
-
 }  // namespace
 
 std::vector<Stmt> SinkOutputNests(const std::vector<Stmt>& top,

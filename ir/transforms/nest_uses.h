@@ -27,6 +27,17 @@ inline bool IsHostCall(const Stmt& s) {
                   call->is_intrinsic(IntrinsicOp::kLaunchKernel));
 }
 
+/// The bytes of a buffer of constant shape, or -1 where a dim is symbolic.
+inline int64_t ConstantBytes(const Buffer& b) {
+  int64_t bytes = b->dtype.bytes();
+  for (const Expr& d : b->shape) {
+    const int64_t* c = AsConstInt(d);
+    if (!c) return -1;
+    bytes *= *c;
+  }
+  return bytes;
+}
+
 /// What a statement uses, filled by Visit(statement).
 class NestUses : public IRVisitor {
  public:
@@ -76,13 +87,8 @@ class NestUses : public IRVisitor {
   }
   void VisitAllocate(const Allocate* op) override {
     if (op->buffer->scope == MemoryScope::kShared) {
-      int64_t bytes = op->buffer->dtype.bytes();
-      for (const Expr& d : op->buffer->shape) {
-        const int64_t* c = AsConstInt(d);
-        bytes = c ? bytes * *c : kUnknownBytes;
-        if (!c) break;
-      }
-      shared_bytes += bytes;
+      const int64_t bytes = ConstantBytes(op->buffer);
+      shared_bytes += bytes < 0 ? kUnknownBytes : bytes;
     }
     IRVisitor::VisitAllocate(op);
   }
