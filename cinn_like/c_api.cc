@@ -15,6 +15,7 @@
 #include "cinn_like/warm_up.h"
 #include "ir/flags.h"
 #include "runtime/cinn_like_runtime.h"
+#include "runtime/output_allocator.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cuda_graph.h"
 #endif
@@ -194,6 +195,13 @@ int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* s
   }
   DLTensor** args = PlanArgs(*plan, data);
   return cinn_like_call(plan->fn, args, static_cast<int32_t>(plan->tensors.size()), stream);
+}
+
+int cinn_like_call_plan_run_allocating(cinn_like_call_plan plan, void* const* data, void* stream,
+                                       cinn_like_output_alloc_fn alloc, void* ctx) {
+  if (!alloc) return Fail("cinn_like_call_plan_run_allocating: the output allocator is null");
+  cinn_like::runtime::OutputAllocatorScope scope(alloc, ctx);
+  return cinn_like_call_plan_run(plan, data, stream);
 }
 
 void cinn_like_call_plan_free(cinn_like_call_plan plan) { delete plan; }

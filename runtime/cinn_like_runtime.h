@@ -41,9 +41,11 @@ int cinn_like_check_overlap(const char* func, DLTensor* const* args, int32_t num
 /// entry's constants; the layout the code generator writes). `ndim` is the function's rank of
 /// the argument, `program_ndim` the rank the Program's signature declares: the same, or 0 for
 /// a Program's rank-0 value, which the function holds as one element (ndim 1, its dim 1).
+/// `output` is 1 for an output: its data may be null while the thread has an output allocator
+/// (runtime/output_allocator.h), the entry then allocating it (cinn_like_alloc_output).
 typedef struct {
   const char* name;
-  int32_t dtype_code, dtype_bits, ndim, program_ndim, device_type;
+  int32_t dtype_code, dtype_bits, ndim, program_ndim, device_type, output;
   int64_t max_elements;
 } cinn_like_argument_desc;
 
@@ -61,6 +63,12 @@ int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t n
 
 /// The tensor's first element (data + byte_offset).
 void* cinn_like_tensor_data(const DLTensor* t);
+/// The memory of output `index` of `args`, given none by the caller (null data): asked of the
+/// thread's output allocator (runtime/output_allocator.h) by the host entry before the first
+/// statement that writes it, and stored in the tensor (data, byte_offset 0). Null when there is
+/// no allocator or it fails, with the last error naming `func`, the output and its bytes.
+void* cinn_like_alloc_output(const char* func, DLTensor* const* args, int32_t index,
+                             const char* name);
 /// shape[dim]; the caller has checked the rank.
 int64_t cinn_like_tensor_dim(const DLTensor* t, int32_t dim);
 

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "runtime/device_name.h"
+#include "runtime/output_allocator.h"
 
 namespace {
 
@@ -90,7 +91,7 @@ int FirstNonRowMajorDim(const DLTensor* t, int64_t* expected) {
 
 /// Whether `t` passes cinn_like_check_tensor, checked without formatting or allocating.
 bool TensorPasses(const DLTensor* t, int32_t dtype_code, int32_t dtype_bits, int32_t ndim,
-                  int32_t device_type, int64_t max_elements) {
+                  int32_t device_type, int64_t max_elements, bool lazy = false) {
   if (t == nullptr || t->dtype.code != dtype_code || t->dtype.bits != dtype_bits ||
       t->dtype.lanes != 1 || t->ndim != ndim || (t->shape == nullptr && ndim != 0) ||
       t->device.device_type != device_type) {
@@ -102,7 +103,7 @@ bool TensorPasses(const DLTensor* t, int32_t dtype_code, int32_t dtype_bits, int
     empty |= t->shape[i] == 0;
     negative |= t->shape[i] < 0;
   }
-  return !negative && (t->data != nullptr || empty) && FitsIndexRange(t, max_elements) &&
+  return !negative && (t->data != nullptr || empty || lazy) && FitsIndexRange(t, max_elements) &&
          (empty || FirstNonRowMajorDim(t, &expect) < 0);
 }
 
@@ -226,7 +227,9 @@ int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t n
     // The function holds a Program's rank-0 value as one element (its dim 1, nothing to
     // check): a rank-0 tensor, the Program's own form, holds that element as well.
     const int32_t ndim = d.program_ndim == 0 && t != nullptr && t->ndim == 0 ? 0 : d.ndim;
-    if (!TensorPasses(t, d.dtype_code, d.dtype_bits, ndim, d.device_type, d.max_elements)) {
+    // An output of null data is allocated by the entry where the caller set an allocator.
+    const bool lazy = d.output != 0 && cinn_like::runtime::OutputAllocatorSet();
+    if (!TensorPasses(t, d.dtype_code, d.dtype_bits, ndim, d.device_type, d.max_elements, lazy)) {
       return TensorError(func, t, i, d.name, d.dtype_code, d.dtype_bits, ndim, d.device_type,
                          d.max_elements, dims, d.program_ndim);
     }

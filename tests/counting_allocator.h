@@ -4,8 +4,10 @@
 
 #include <dlpack/dlpack.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
+#include <map>
 #include <vector>
 
 #include "runtime/cinn_like_runtime.h"
@@ -33,6 +35,8 @@ class CountingAllocator {
   std::vector<size_t> bytes;          // of each successful allocation
   std::vector<int32_t> device_types;  // of each call, allocations and frees
   std::vector<void*> streams;         // of each allocation
+  size_t live_bytes = 0;              // allocated and not yet freed
+  size_t peak_bytes = 0;              // the most live at once
 
  private:
   static void* Alloc(void* ctx, size_t bytes, int32_t device_type, int32_t device_id,
@@ -55,6 +59,9 @@ class CountingAllocator {
     if (p) {
       ++self->allocs;
       self->bytes.push_back(bytes);
+      self->sizes_[p] = bytes;
+      self->live_bytes += bytes;
+      self->peak_bytes = std::max(self->peak_bytes, self->live_bytes);
     }
     return p;
   }
@@ -62,6 +69,11 @@ class CountingAllocator {
     auto* self = static_cast<CountingAllocator*>(ctx);
     self->device_types.push_back(device_type);
     ++self->frees;
+    auto it = self->sizes_.find(ptr);
+    if (it != self->sizes_.end()) {
+      self->live_bytes -= it->second;
+      self->sizes_.erase(it);
+    }
     if (device_type == kDLCPU) std::free(ptr);
 #ifdef CINN_LIKE_WITH_CUDA
     if (device_type == kDLCUDA) cinn_like_cuda_workspace_free(ptr, stream);
@@ -70,6 +82,7 @@ class CountingAllocator {
 
   int fail_at_;
   bool ok_ = false;
+  std::map<void*, size_t> sizes_;  // of each live allocation
 };
 
 }  // namespace cinn_like::testing

@@ -20,7 +20,7 @@ int64_t RoundUp(int64_t v, int64_t align) { return (v + align - 1) / align * ali
 }  // namespace
 
 ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
-                    const std::function<int64_t(const ir::Buffer&)>& bytes_of) {
+                    const std::function<int64_t(const ir::Buffer&)>& bytes_of, int64_t own_bytes) {
   std::vector<Workspace> spaces;
   std::unordered_map<const ir::Variable*, size_t> by_data;  // a workspace's base address
   ir::Stmt s = body;
@@ -46,15 +46,23 @@ ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
       w.last = i;
     }
   }
+  ArenaPlan plan;
+  plan.statements = s.get();
   // Largest first (then earliest), each at the lowest offset clear of the placed workspaces
   // live at the same time. A workspace no statement names is live nowhere.
-  std::vector<size_t> order(spaces.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < spaces.size(); ++i) {
+    const Workspace& w = spaces[i];
+    if (w.bytes >= own_bytes && w.first >= 0) {
+      plan.own.push_back({w.buffer, w.bytes, w.first, w.last});
+    } else {
+      order.push_back(i);
+    }
+  }
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return spaces[a].bytes != spaces[b].bytes ? spaces[a].bytes > spaces[b].bytes
                                               : spaces[a].first < spaces[b].first;
   });
-  ArenaPlan plan;
   struct Placed {
     int64_t begin, end;
     int first, last;

@@ -302,17 +302,27 @@ void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
   // 256 bytes: a CUDA allocation's alignment, and more than any vector load needs.
   constexpr int64_t kAlign = 256;
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
-  // Of variable or absurd size: a workspace of its own (refused by the allocator if absurd).
-  ArenaPlan plan = backends::PlanArena(body, kAlign, [&](const ir::Buffer& buf) -> int64_t {
-    ConstantSize size = SizeOf(buf);
-    if (buf->scope != ir::MemoryScope::kGlobal || !size.constant || size.absurd ||
-        size.bytes > kMaxBytes) {
-      return -1;
-    }
-    return size.bytes;
-  });
+  // From 8 MiB a workspace is allocated for its own live range: few enough allocations per
+  // call (a training step's logits gradient, a CNN's first feature maps), and it is the large
+  // ones that the arena would hold long after their last use.
+  constexpr int64_t kOwnBytes = int64_t{8} << 20;
+  // Of variable or absurd size: a workspace of its own for the whole body (refused by the
+  // allocator if absurd).
+  ArenaPlan plan = backends::PlanArena(
+      body, kAlign,
+      [&](const ir::Buffer& buf) -> int64_t {
+        ConstantSize size = SizeOf(buf);
+        if (buf->scope != ir::MemoryScope::kGlobal || !size.constant || size.absurd ||
+            size.bytes > kMaxBytes) {
+          return -1;
+        }
+        return size.bytes;
+      },
+      kOwnBytes);
   arena_offsets_ = std::move(plan.offsets);
   arena_bytes_ = plan.bytes;
+  own_workspaces_ = std::move(plan.own);
+  entry_statements_ = plan.statements;
 }
 
 llvm::Value* CodeGenLLVM::CurrentStream() {
@@ -467,7 +477,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   // arguments: about a minute). The data pointers land in a frame array read at each use.
   const int n_args = static_cast<int>(buffers.size());
   llvm::StructType* desc_type =
-      llvm::StructType::get(*context_, {ptr(), i32(), i32(), i32(), i32(), i32(), i64()});
+      llvm::StructType::get(*context_, {ptr(), i32(), i32(), i32(), i32(), i32(), i32(), i64()});
   std::vector<llvm::Constant*> descs;
   std::vector<int64_t> const_dims;
   for (const ir::Argument* a : buffers) {
@@ -485,7 +495,8 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
         desc_type,
         {llvm::cast<llvm::Constant>(ConstString(buf->name)), b.getInt32(DLPackCode(buf->dtype)),
          b.getInt32(bits), b.getInt32(ndim), b.getInt32(a->rank_zero ? 0 : ndim),
-         b.getInt32(DeviceType()), b.getInt64(ir::MaxIndexedElements(index_type))}));
+         b.getInt32(DeviceType()), b.getInt32(a->kind == ir::Argument::Kind::kOutput ? 1 : 0),
+         b.getInt64(ir::MaxIndexedElements(index_type))}));
   }
   auto table = [&](llvm::Constant* init, const std::string& name) {
     auto* g = new llvm::GlobalVariable(*module_, init->getType(), /*isConstant=*/true,
@@ -611,6 +622,14 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
       b.CreateCall(check_overlap, {fname, args_now(), b.getInt32(static_cast<int>(buffers.size())),
                                    ConstString(outputs), ConstString(names)}));
   ReturnIfOutputsEmpty(buffers);
+  entry_outputs_.clear();
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (buffers[i]->kind == ir::Argument::Kind::kOutput) {
+      entry_outputs_.push_back({static_cast<int>(i), buffers[i]->buffer.get()});
+    }
+  }
+  entry_name_ = fname;
+  entry_args_slot_ = args_slot;
   PlanArena(func.body);
   EmitStmt(func.body);
   b.CreateRet(b.getInt32(0));

@@ -14,6 +14,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "backends/llvm/arena_plan.h"
 #include "ir/module.h"
 
 namespace cinn_like::backends {
@@ -243,6 +244,26 @@ class CodeGenLLVM {
   static ConstantSize SizeOf(const ir::Buffer& buf);
   std::unordered_map<const ir::BufferNode*, int64_t> arena_offsets_;
   int64_t arena_bytes_ = 0;
+  // The entry's large workspaces, each allocated before the first top-level statement that
+  // names it and freed after the last (ArenaPlan::own), and the statements they are placed
+  // around (null once emitted).
+  std::vector<ArenaPlan::Own> own_workspaces_;
+  const ir::StmtNode* entry_statements_ = nullptr;
+  // The entry's outputs (argument index, buffer): one given no memory (null data) is allocated
+  // before the first statement that names it (cinn_like_alloc_output); the entry's name and
+  // the slot of its argument array, which that call is given.
+  struct EntryOutput {
+    int index;
+    const ir::BufferNode* buffer;
+  };
+  std::vector<EntryOutput> entry_outputs_;
+  llvm::Value* entry_name_ = nullptr;
+  llvm::AllocaInst* entry_args_slot_ = nullptr;
+  void EmitEntryStatements(const ir::Stmt& s);
+  /// Before statement `at` of EmitEntryStatements: allocates each output given no memory whose
+  /// first statement it is (`first_use`: per entry output, -1 if none names it, which
+  /// `at` = -1 allocates after the last).
+  void AllocateOutputsBefore(int at, const std::vector<int>& first_use);
   llvm::AllocaInst* arena_slot_ = nullptr;  // holds the arena's address while it is allocated
   int nest_count_ = 0;
   llvm::Value* stream_ = nullptr;

@@ -8,11 +8,13 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "backends/llvm/free_vars.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -22,6 +24,10 @@ namespace cinn_like::backends {
 
 void CodeGenLLVM::EmitStmt(const ir::Stmt& s) {
   if (!s.defined() || !status_.ok()) return;
+  if (entry_statements_ != nullptr && s.get() == entry_statements_ && function_ == entry_) {
+    EmitEntryStatements(s);
+    return;
+  }
   switch (s.kind()) {
     case ir::IrNodeKind::kStore:
       EmitStore(s.As<ir::Store>());
@@ -194,9 +200,107 @@ llvm::Value* CodeGenLLVM::EmitBufferBytes(const ir::Buffer& buf) {
   return b.CreateSelect(overflow, b.getInt64(-1), size, buf->name + ".bytes");
 }
 
+void CodeGenLLVM::EmitEntryStatements(const ir::Stmt& s) {
+  entry_statements_ = nullptr;
+  auto& b = *builder_;
+  const auto* block = s.As<ir::Block>();
+  const std::vector<ir::Stmt> stmts = block ? block->stmts : std::vector<ir::Stmt>{s};
+  auto alloc_fn = RuntimeFunction("cinn_like_alloc_workspace", ptr(), {i32(), i64(), ptr()});
+  auto free_fn = RuntimeFunction("cinn_like_free_workspace", i32(), {i32(), ptr(), ptr()});
+  llvm::Value* device = b.getInt32(DeviceType());
+  llvm::Value* null = llvm::ConstantPointerNull::get(b.getPtrTy());
+  // Each workspace's address while it is allocated, null outside: the unwind frees the
+  // allocated ones (freeing null does nothing).
+  std::vector<llvm::AllocaInst*> slots;
+  for (const ArenaPlan::Own& w : own_workspaces_) {
+    slots.push_back(EntryAlloca(ptr(), nullptr, w.buffer->name + ".slot"));
+    b.CreateStore(null, slots.back(), /*isVolatile=*/true);
+  }
+  // The first statement that names each output.
+  std::vector<int> first_use(entry_outputs_.size(), -1);
+  for (int i = 0; i < static_cast<int>(stmts.size()); ++i) {
+    FreeVars uses;
+    uses.Visit(stmts[i]);
+    const std::set<const ir::Variable*> named(uses.vars.begin(), uses.vars.end());
+    for (size_t k = 0; k < entry_outputs_.size(); ++k) {
+      if (first_use[k] < 0 && named.count(entry_outputs_[k].buffer->data.node())) {
+        first_use[k] = i;
+      }
+    }
+  }
+  // Only where there is one to free: otherwise failures go to the enclosing unwinds as they are.
+  if (!slots.empty()) OpenUnwind("workspaces.unwind");
+  for (int i = 0; i < static_cast<int>(stmts.size()) && status_.ok(); ++i) {
+    AllocateOutputsBefore(i, first_use);
+    for (size_t k = 0; k < own_workspaces_.size(); ++k) {
+      const ArenaPlan::Own& w = own_workspaces_[k];
+      if (w.first != i) continue;
+      llvm::Value* p =
+          b.CreateCall(alloc_fn, {device, b.getInt64(w.bytes), CurrentStream()}, w.buffer->name);
+      ReturnIf(b.CreateIsNull(p), b.getInt32(-1));
+      b.CreateStore(p, slots[k], /*isVolatile=*/true);
+      const ir::Variable* data = w.buffer->data.node();
+      vars_[data] = p;
+      frame_[data] = {slots[k], ptr()};
+    }
+    EmitStmt(stmts[i]);
+    for (size_t k = 0; k < own_workspaces_.size(); ++k) {
+      const ArenaPlan::Own& w = own_workspaces_[k];
+      if (w.last != i) continue;
+      // Cleared before the free: a failing free returns through the unwind, which must not
+      // free it again.
+      llvm::Value* p = b.CreateLoad(ptr(), slots[k], /*isVolatile=*/true);
+      b.CreateStore(null, slots[k], /*isVolatile=*/true);
+      vars_.erase(w.buffer->data.node());
+      frame_.erase(w.buffer->data.node());
+      ReturnIfNonzero(b.CreateCall(free_fn, {device, p, CurrentStream()}));
+    }
+  }
+  AllocateOutputsBefore(-1, first_use);
+  if (slots.empty()) return;
+  CloseUnwind([&] {
+    for (llvm::AllocaInst* slot : slots) {
+      b.CreateCall(free_fn,
+                   {device, b.CreateLoad(ptr(), slot, /*isVolatile=*/true), CurrentStream()});
+    }
+  });
+}
+
+void CodeGenLLVM::AllocateOutputsBefore(int at, const std::vector<int>& first_use) {
+  auto& b = *builder_;
+  auto alloc_output =
+      RuntimeFunction("cinn_like_alloc_output", ptr(), {ptr(), ptr(), i32(), ptr()});
+  for (size_t k = 0; k < entry_outputs_.size() && status_.ok(); ++k) {
+    if (first_use[k] != at) continue;
+    const ir::BufferNode* buf = entry_outputs_[k].buffer;
+    const ir::Variable* data = buf->data.node();
+    const FrameSlot& slot = frame_.at(data);  // its entry in the checked data array
+    auto* allocate = llvm::BasicBlock::Create(*context_, buf->name + ".allocate", function_);
+    auto* done = llvm::BasicBlock::Create(*context_, buf->name + ".allocated", function_);
+    b.CreateCondBr(b.CreateIsNull(b.CreateLoad(ptr(), slot.address, /*isVolatile=*/true)), allocate,
+                   done);
+    b.SetInsertPoint(allocate);
+    llvm::Value* p = b.CreateCall(
+        alloc_output,
+        {entry_name_, b.CreateLoad(ptr(), entry_args_slot_, /*isVolatile=*/true, "args"),
+         b.getInt32(entry_outputs_[k].index), ConstString(buf->name)});
+    ReturnIf(b.CreateIsNull(p), b.getInt32(-1));
+    b.CreateStore(p, slot.address, /*isVolatile=*/true);
+    b.CreateBr(done);
+    b.SetInsertPoint(done);
+    vars_[data] = EntryValue(data);
+  }
+}
+
 void CodeGenLLVM::EmitAllocate(const ir::Allocate* op) {
   auto& b = *builder_;
   const ir::Buffer& buf = op->buffer;
+  if (function_ == entry_ &&
+      std::any_of(own_workspaces_.begin(), own_workspaces_.end(),
+                  [&](const ArenaPlan::Own& w) { return w.buffer == buf.get(); })) {
+    EmitStmt(op->body);  // allocated around its statements (EmitEntryStatements)
+    return;
+  }
   constexpr int64_t kMaxStackBytes = 64 * 1024;
   const ConstantSize known = SizeOf(buf);
   llvm::Type* elem = MemoryType(buf->dtype);

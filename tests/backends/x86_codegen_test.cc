@@ -79,11 +79,13 @@ TEST(X86Codegen, ArgumentDescriptorsHoldTheProgramsRank) {
                                     ir::Store::Make(s, {ir::Expr(0)}, ir::Load::Make(v, {0})));
   auto text = X86HostIR(module);
   ASSERT_TRUE(text.ok()) << text.status();
-  // float32, the function's rank 1, the Program's rank (1, then 0), kDLCPU, 32-bit indices.
+  // float32, the function's rank 1, the Program's rank (1, then 0), kDLCPU, an input then an
+  // output, 32-bit indices.
   EXPECT_THAT(
       *text,
-      AllOf(HasSubstr("{ ptr @.str.V, i32 2, i32 32, i32 1, i32 1, i32 1, i64 2147483647 }"),
-            HasSubstr("{ ptr @.str.S, i32 2, i32 32, i32 1, i32 0, i32 1, i64 2147483647 }")));
+      AllOf(
+          HasSubstr("{ ptr @.str.V, i32 2, i32 32, i32 1, i32 1, i32 1, i32 0, i64 2147483647 }"),
+          HasSubstr("{ ptr @.str.S, i32 2, i32 32, i32 1, i32 0, i32 1, i32 1, i64 2147483647 }")));
 }
 
 TEST(X86Codegen, LoopHints) {
@@ -126,10 +128,11 @@ TEST(X86Codegen, CudaHostLaunchesThroughTheRuntime) {
   ASSERT_TRUE(text.ok()) << text.status();
   EXPECT_THAT(
       *text,
-      AllOf(HasSubstr("@myadd_kernel_ptr_ = external global ptr"),
-            HasSubstr("call i32 @cinn_like_cuda_launch("), HasSubstr("ptr %stream"),
-            // float32, rank 1 (the Program's as well), kDLCUDA, 32-bit indices
-            HasSubstr("{ ptr @.str.A, i32 2, i32 32, i32 1, i32 1, i32 2, i64 2147483647 }")));
+      AllOf(
+          HasSubstr("@myadd_kernel_ptr_ = external global ptr"),
+          HasSubstr("call i32 @cinn_like_cuda_launch("), HasSubstr("ptr %stream"),
+          // float32, rank 1 (the Program's as well), kDLCUDA, 32-bit indices
+          HasSubstr("{ ptr @.str.A, i32 2, i32 32, i32 1, i32 1, i32 2, i32 0, i64 2147483647 }")));
   // x86 has no such intrinsic.
   auto x86 = X86HostIR(module);
   ASSERT_FALSE(x86.ok());

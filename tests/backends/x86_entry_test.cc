@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "absl/cleanup/cleanup.h"
@@ -130,35 +131,108 @@ TEST(X86Arena, ConstantWorkspacesAreOneAllocationPerCall) {
   EXPECT_GE(counter.bytes[0], size_t{8 * 32 * 4 * 2});
 }
 
-TEST(X86Arena, RefusedArenaIsAnErrorThatLeaksNothing) {
-  auto graph = frontend::BuildGraph(Blocks(2));
-  ASSERT_TRUE(graph.ok()) << graph.status();
-  auto module = testing::CompileProgramModule(Blocks(2), ir::Target::X86(), "fused");
+/// Two stages, each a stored column sum of 8 MiB read by a row max: the second stage's sum
+/// needs only the first stage's maxima.
+Program TwoLargeStages() {
+  NetBuilder b;
+  auto x = b.CreateInput(hlir::DType::kFloat32, hlir::MakeShape({2, 2048, 1024}), "x");
+  auto a = b.ReduceSum(x, {0});
+  auto ra = b.ReduceMax(b.Tanh(a), {1}, /*keepdim=*/true);  // [2048, 1]
+  auto b2 = b.ReduceSum(b.Mul(x, b.BroadcastTo(ra, {2, 2048, 1024})), {0});
+  b.MarkOutput(b.ReduceMax(b.Tanh(b2), {1}));
+  return *b.Build();
+}
+
+TEST(X86Arena, LargeWorkspacesAreAllocatedForTheirLiveRangeOnly) {
+  // Each 8 MiB sum is allocated before the statement that writes it and freed after the one
+  // that last reads it, so the two are never allocated together; in the arena each would have
+  // stayed allocated for the whole call.
+  testing::CountingAllocator counter;
+  ASSERT_TRUE(counter.installed());
+  auto module = testing::CompileProgramModule(TwoLargeStages(), ir::Target::X86(), "stages");
   ASSERT_TRUE(module.ok()) << module.status();
-  auto compiler = Compiler::Create(ir::Target::X86());
-  ASSERT_TRUE(compiler.ok()) << compiler.status();
-  ASSERT_TRUE((*compiler)->Build(*module).ok());
-  auto fn = (*compiler)->Lookup("fused");
-  ASSERT_TRUE(fn.ok()) << fn.status();
+  auto ir = X86HostIR(*module);
+  ASSERT_TRUE(ir.ok()) << ir.status();
+  constexpr size_t kSum = size_t{2048} * 1024 * 4;
+  testing::RunProgramCase(TwoLargeStages(), ir::Target::X86(),
+                          [](const ir::Module& m, std::vector<testing::TypedTensor*>& args) {
+                            testing::RunOnX86(m, args);
+                          });
+  EXPECT_EQ(counter.allocs, counter.frees);
+  EXPECT_EQ(std::count(counter.bytes.begin(), counter.bytes.end(), kSum), 2) << *ir;
+  EXPECT_LT(counter.peak_bytes, 2 * kSum) << *ir;
+  EXPECT_EQ(counter.live_bytes, 0u);
+}
+
+/// A program compiled for x86 with arguments of its shapes (values unset), to call directly.
+struct DirectCall {
+  explicit DirectCall(const Program& program) {
+    auto graph = frontend::BuildGraph(program);
+    EXPECT_TRUE(graph.ok()) << graph.status();
+    auto module = testing::CompileProgramModule(program, ir::Target::X86(), "fused");
+    EXPECT_TRUE(module.ok()) << module.status();
+    auto made = Compiler::Create(ir::Target::X86());
+    EXPECT_TRUE(made.ok()) << made.status();
+    if (!graph.ok() || !module.ok() || !made.ok()) return;
+    compiler = std::move(*made);
+    EXPECT_TRUE(compiler->Build(*module).ok());
+    auto looked_up = compiler->Lookup("fused");
+    EXPECT_TRUE(looked_up.ok()) << looked_up.status();
+    if (looked_up.ok()) fn = *looked_up;
+    std::vector<int> values = graph->inputs();
+    values.insert(values.end(), graph->outputs().begin(), graph->outputs().end());
+    for (int v : values) {
+      const hlir::Value& value = graph->values()[v];
+      tensors.push_back(std::make_unique<testing::TypedTensor>(
+          hlir::ToIrType(value.desc.dtype), testing::Concrete(value.desc.shape)));
+      args.push_back(tensors.back()->dl());
+    }
+  }
+  int Run() { return fn(args.data(), static_cast<int32_t>(args.size()), nullptr); }
+
+  std::unique_ptr<Compiler> compiler;
+  EntryFunction fn = nullptr;
   std::vector<std::unique_ptr<testing::TypedTensor>> tensors;
   std::vector<DLTensor*> args;
-  std::vector<int> values = graph->inputs();
-  values.insert(values.end(), graph->outputs().begin(), graph->outputs().end());
-  for (int v : values) {
-    const hlir::Value& value = graph->values()[v];
-    tensors.push_back(std::make_unique<testing::TypedTensor>(hlir::ToIrType(value.desc.dtype),
-                                                             testing::Concrete(value.desc.shape)));
-    args.push_back(tensors.back()->dl());
-  }
+};
+
+TEST(X86Arena, RefusedArenaIsAnErrorThatLeaksNothing) {
+  DirectCall call(Blocks(2));
+  ASSERT_NE(call.fn, nullptr);
   testing::CountingAllocator counter(/*fail_at=*/1);
   ASSERT_TRUE(counter.installed());
   cinn_like_clear_last_error();
-  EXPECT_NE((*fn)(args.data(), static_cast<int32_t>(args.size()), nullptr), 0);
+  EXPECT_NE(call.Run(), 0);
   EXPECT_THAT(std::string(cinn_like_get_last_error()),
               ::testing::HasSubstr("workspace on cpu failed"));
   EXPECT_EQ(counter.refused, 1);
   EXPECT_EQ(counter.allocs, 0);
   EXPECT_EQ(counter.frees, 0);
+}
+
+TEST(X86Arena, RefusedLargeWorkspaceIsAnErrorThatLeaksNothing) {
+  // Each allocation of a call refused in turn: the call fails naming the workspace, and every
+  // allocation made before it (the arena, a large workspace) is freed.
+  DirectCall call(TwoLargeStages());
+  ASSERT_NE(call.fn, nullptr);
+  int made = 0;
+  {
+    testing::CountingAllocator counter;
+    ASSERT_EQ(call.Run(), 0) << cinn_like_get_last_error();
+    made = counter.allocs;
+  }
+  ASSERT_GE(made, 2);
+  for (int k = 1; k <= made; ++k) {
+    testing::CountingAllocator counter(/*fail_at=*/k);
+    cinn_like_clear_last_error();
+    EXPECT_NE(call.Run(), 0) << "allocation " << k;
+    EXPECT_THAT(std::string(cinn_like_get_last_error()),
+                ::testing::HasSubstr("workspace on cpu failed"));
+    EXPECT_EQ(counter.refused, 1);
+    EXPECT_EQ(counter.allocs, k - 1);
+    EXPECT_EQ(counter.frees, counter.allocs) << "allocation " << k;
+    EXPECT_EQ(counter.live_bytes, 0u) << "allocation " << k;
+  }
 }
 
 }  // namespace

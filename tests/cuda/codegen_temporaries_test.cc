@@ -71,11 +71,12 @@ TEST(CodeGenTemporaries, HostIrAllocatesAroundTheLaunchesAndFreesOnEveryPath) {
   ASSERT_NE(launch_at, std::string::npos) << *ir;
   EXPECT_LT(alloc_at, launch_at) << *ir;
   EXPECT_EQ(Count(*ir, "call i32 @cinn_like_cuda_launch("), 2) << *ir;
-  // One free after the last launch, one in T's unwind block, where each launch's failure goes:
-  // the error paths cost one free per workspace, however many launches follow it.
+  // One free after the last launch, one in T's unwind block, where each launch's failure goes
+  // (and a failed allocation of the output, where the caller gave it no memory): the error paths
+  // cost one free per workspace, however many launches follow it.
   const std::string free_call = "call i32 @cinn_like_free_workspace(i32 2, ptr %T";
   EXPECT_EQ(Count(*ir, free_call), 2) << *ir;
-  EXPECT_EQ(Count(*ir, "label %T.unwind, label %check_ok"), 2) << *ir;
+  EXPECT_EQ(Count(*ir, "label %T.unwind, label %check_ok"), 3) << *ir;
   EXPECT_LT(ir->rfind("call i32 @cinn_like_cuda_launch("), ir->rfind(free_call)) << *ir;
 }
 
@@ -87,12 +88,13 @@ TEST(CodeGenTemporaries, TwoWorkspacesAreFreedInnermostFirstOnAFailedAllocation)
   ASSERT_TRUE(ir.ok()) << ir.status();
   EXPECT_EQ(Count(*ir, "call ptr @cinn_like_alloc_workspace(i32 2"), 2) << *ir;
   // ir::Lower wraps the body in T's Allocate, then U's: U is the outer workspace. Each is freed
-  // at the end and once in its unwind block; a launch's failure goes to T's unwind block, which
-  // frees T and goes on to U's; a failure of T's free goes to U's.
+  // at the end and once in its unwind block; a launch's failure (or the output's allocation's)
+  // goes to T's unwind block, which frees T and goes on to U's; a failure of T's free goes to
+  // U's.
   EXPECT_EQ(Count(*ir, "@cinn_like_free_workspace(i32 2, ptr %U"), 2) << *ir;
   EXPECT_EQ(Count(*ir, "@cinn_like_free_workspace(i32 2, ptr %T"), 2) << *ir;
   EXPECT_THAT(*ir, HasSubstr("br label %U.unwind")) << *ir;
-  EXPECT_EQ(Count(*ir, "label %T.unwind, label %check_ok"), 3) << *ir;
+  EXPECT_EQ(Count(*ir, "label %T.unwind, label %check_ok"), 4) << *ir;
 }
 
 TEST(CodeGenTemporaries, CudaHasOneKernelPerStageAndCompilesToPtx) {

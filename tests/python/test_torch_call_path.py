@@ -316,6 +316,33 @@ class CallPathTest(unittest.TestCase):
         with self.assertRaisesRegex(TypeError, "missing 1 required positional argument"):
             kernel(x)
 
+    def test_large_results_are_allocated_by_the_call(self):
+        # Results of 1 MiB or more not pooled are given no memory: the call allocates each
+        # before its first write (kernel.LateOutputs, cinn_like_call_plan_run_allocating), one
+        # of them returned as a transposed view; small and pooled results as before; each call's
+        # in new memory, a kept result never overwritten. Tolerances: float32 sums of 512 terms
+        # in another order.
+        def f(x):
+            y = torch.tanh(x) * 2
+            return x.sum(0), y, (x * 3).t(), y.view(-1)[5:70000], torch.exp(x), x.abs()
+        x = torch.randn(512, 1024)
+        kernel = compile_partition(make_fx(f)(x), "x86", pooled=(4, 5))
+        late = {kernel.outputs[i][1] for i in (1, 2)}
+        self.assertEqual(set(kernel.late.outputs), late)
+        self.assertEqual(set(kernel.pool.offsets), {kernel.outputs[i][1] for i in (4, 5)})
+        kept = []
+        for _ in range(3):
+            args = (torch.randn(512, 1024),)
+            got, want = kernel(*args), f(*args)
+            for g, e in zip(got, want):
+                torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-4)
+                self.assertEqual(g.stride(), e.stride())
+            kept.append((got, [e.clone() for e in want]))
+        self.assertEqual(len({g[2].data_ptr() for g, _ in kept}), 3)
+        for got, want in kept:
+            for g, e in zip(got, want):
+                torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-4)
+
     def test_pooled_results_share_one_block_and_track_eager(self):
         # Results a training forward only saves are allocated as one block per call
         # (kernel.OutputPool): of several dtypes, one stored transposed, one a view of another;

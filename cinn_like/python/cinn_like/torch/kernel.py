@@ -17,7 +17,7 @@ import torch
 import torch.utils.dlpack
 
 from .. import _dlpack
-from .._lib import check, lib
+from .._lib import c_output_alloc, check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
 from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dense, dtype_name, pshape, val
 from .symbolic import SymbolicKernel, is_symbolic
@@ -247,6 +247,8 @@ class CinnLikeKernel(torch.nn.Module):
         self._device = torch.device(self.device)
         self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
         self._empty = _empty(self._device)
+        # Large outputs allocated by the call, before their first write (LateOutputs).
+        self.late = LateOutputs(len(inputs), self._out_alloc, self.pool, self._empty)
         self._num_args = len(inputs) + num_prog_outputs
         self._ptrs_type = ctypes.c_void_p * self._num_args
         self._plan = None
@@ -280,8 +282,9 @@ class CinnLikeKernel(torch.nn.Module):
         for k, (shape, strides, dtype) in enumerate(self._out_alloc):
             names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
         names.update(self.pool.names())
+        names.update(self.late.names())
         source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
-                              self.single, self._stream is not None, self.pool)
+                              self.single, self._stream is not None, self.pool, self.late)
         exec(compile(source, "<cinn_like partition>", "exec"), names)
         return names["run_partition"]
 
@@ -394,14 +397,15 @@ def stored_shape(shape, order):
     return shape if order is None else tuple(shape[d] for d in order)
 
 
-def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None):
+def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None, late=None):
     """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
     line for its number of inputs and outputs. `in_strides`: per input, the strides expected
     (None: contiguous); `pool`: the OutputPool of the outputs allocated as one block, whose
-    tensors are made after the run (the kernels are queued by then). The names it reads
-    (`_dtype<i>`, `_shape<i>`, `_size<k>`, `_plan`, ...) are bound by CinnLikeKernel._fast_call
-    and OutputPool.names."""
+    tensors are made after the run (the kernels are queued by then); `late`: the LateOutputs
+    the call allocates. The names it reads (`_dtype<i>`, `_shape<i>`, `_size<k>`, `_plan`, ...)
+    are bound by CinnLikeKernel._fast_call, OutputPool.names and LateOutputs.names."""
     pool = pool or OutputPool((), [])
+    lazy = late.outputs if late else ()
     num_inputs = len(in_strides)
     params = ", ".join(f"a{i}" for i in range(num_inputs))
     device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
@@ -413,18 +417,27 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None)
     lines = [f"def run_partition({params}):",
              f"    if ({checks or 'True'}):"]
     for k in range(num_prog_outputs):
-        if k not in pool.offsets:
+        if k not in pool.offsets and k not in lazy:
             lines.append(f"        o{k} = _empty(_size{k}, _strides{k}, _odtype{k})")
     if pool.offsets:
         lines.append("        block = _empty(_pool_bytes, (1,), _pool_uint8)")
         lines.append("        at = block.data_ptr()")
     pointers = [f"a{i}.data_ptr()" for i in range(num_inputs)]
-    pointers += [f"at + {pool.offsets[k][0]}" if k in pool.offsets else f"o{k}.data_ptr()"
-                 for k in range(num_prog_outputs)]
-    lines.append(f"        rc = _run(_plan, _ptrs({', '.join(pointers)}), "
-                 f"{'_stream()' if cuda else 'None'})")
+    pointers += [f"at + {pool.offsets[k][0]}" if k in pool.offsets else "None" if k in lazy
+                 else f"o{k}.data_ptr()" for k in range(num_prog_outputs)]
+    stream = "_stream()" if cuda else "None"
+    if lazy:
+        lines.append(f"        late = [None] * {num_prog_outputs}")
+        lines.append(f"        rc = _run_late(_plan, _ptrs({', '.join(pointers)}), {stream}, "
+                     f"_late_alloc, late)")
+    else:
+        lines.append(f"        rc = _run(_plan, _ptrs({', '.join(pointers)}), {stream})")
     lines.append("        if rc:")
     lines.append("            _fail(rc)")
+    for k in lazy:
+        lines.append(f"        o{k} = late[{k}]")
+        lines.append(f"        if o{k} is None:")
+        lines.append(f"            _late_missing({k})")
     for j, _ in enumerate(pool.dtypes):
         lines.append(f"        v{j} = block.view(_pool_dtype{j})")
     for k, (_, j) in sorted(pool.offsets.items()):
@@ -524,6 +537,51 @@ class OutputPool:
         for k, (at, j) in self.offsets.items():
             names[f"_pool_at{k}"] = at // self.dtypes[j].itemsize  # in elements of the view
         return names
+
+
+class LateOutputs:
+    """Program outputs of at least `MIN_BYTES` that the call allocates itself
+    (cinn_like_call_plan_run_allocating): given no memory, each is allocated by `alloc` when
+    the function reaches the first statement that writes it, so a training backward holds each
+    large gradient from its first write, not for the whole call (its peak was every gradient
+    beside the largest intermediates). Pooled outputs are allocated with their block.
+
+    `outputs`: the Program outputs so allocated; `alloc` (a ctypes callback) makes output k's
+    tensor into the call's list at k (`late`) and returns its address; the call passes the list
+    as the context, so concurrent calls never share one."""
+
+    MIN_BYTES = 1 << 20
+
+    def __init__(self, num_inputs, out_alloc, pool, empty):
+        self.outputs = tuple(
+            k for k, (shape, strides, dtype) in enumerate(out_alloc)
+            if k not in pool.offsets and _numel(shape) * dtype.itemsize >= self.MIN_BYTES)
+        expected = {k: _numel(out_alloc[k][0]) * out_alloc[k][2].itemsize for k in self.outputs}
+
+        def alloc(late, index, nbytes):
+            k = index - num_inputs
+            if expected.get(k) != nbytes:
+                return None  # not an output this call allocates: the call fails naming it
+            shape, strides, dtype = out_alloc[k]
+            t = empty(shape, strides, dtype)
+            late[k] = t
+            return t.data_ptr()
+
+        self.alloc = c_output_alloc(alloc) if self.outputs else None
+
+    def names(self):
+        """The constants `_call_source`'s lines for late outputs read."""
+        def missing(k):
+            raise RuntimeError(f"cinn_like.torch kernel: output {k} was not allocated by its call")
+        return {"_run_late": lib.cinn_like_call_plan_run_allocating, "_late_alloc": self.alloc,
+                "_late_missing": missing}
+
+
+def _numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
 
 
 __all__ = ["compile_partition", "make_kernel", "CinnLikeKernel", "DTYPES", "pshape"]
