@@ -163,6 +163,59 @@ std::vector<Stmt> SinkOutputNests(const std::vector<Stmt>& top,
   return out;
 }
 
+std::vector<Stmt> HoistLastReaders(const std::vector<Stmt>& top,
+                                   const std::vector<Buffer>& allocated,
+                                   const std::vector<Buffer>& workspaces) {
+  std::map<const Variable*, int64_t> bytes;  // by data variable; -1: not constant
+  for (const Buffer& b : allocated) bytes[b->data.node()] = ConstantBytes(b);
+  std::vector<Stmt> order = top;
+  std::vector<Item> items;
+  for (const Stmt& s : order) items.push_back(Describe(s));
+  auto names = [&](int i, const Variable* v) {
+    return items[i].read.count(v) > 0 || items[i].written.count(v) > 0;
+  };
+  auto first_use = [&](const Variable* v) {
+    for (int i = 0; i < static_cast<int>(items.size()); ++i) {
+      if (names(i, v)) return i;
+    }
+    return -1;
+  };
+  for (const Buffer& w : workspaces) {
+    const Variable* v = w->data.node();
+    const int64_t size = ConstantBytes(w);
+    if (size < kHoistWorkspaceBytes) continue;
+    int last = -1;
+    for (int i = static_cast<int>(items.size()) - 1; i >= 0 && last < 0; --i) {
+      if (names(i, v)) last = i;
+    }
+    if (last <= 0) continue;
+    // The earliest place it may run: just after the nearest earlier statement it depends on,
+    // and after the workspace's other uses (before them it would free nothing sooner, and hold
+    // what it writes longer).
+    int to = last;
+    while (to > 0 && Independent(items[to - 1], items[last]) && !names(to - 1, v)) --to;
+    if (to >= last) continue;
+    // What the statement names first would be held from `to` on, where the workspace is freed.
+    int64_t sooner = 0;
+    bool unknown = false;
+    for (const Variable* u : items[last].written) {
+      if (first_use(u) != last) continue;
+      auto it = bytes.find(u);
+      if (it == bytes.end()) continue;  // an input, or not a buffer (a variable)
+      if (it->second < 0) unknown = true;
+      sooner += it->second;
+    }
+    if (unknown || sooner >= size) continue;
+    Stmt moved = order[last];
+    Item item = items[last];
+    order.erase(order.begin() + last);
+    items.erase(items.begin() + last);
+    order.insert(order.begin() + to, moved);
+    items.insert(items.begin() + to, std::move(item));
+  }
+  return order;
+}
+
 std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& top) {
   std::vector<Item> items;
   for (const Stmt& stmt : top) {

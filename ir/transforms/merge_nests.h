@@ -37,6 +37,20 @@ std::vector<std::vector<Stmt>> GroupIndependentNests(const std::vector<Stmt>& to
 std::vector<Stmt> SinkOutputNests(const std::vector<Stmt>& top,
                                   const std::vector<Buffer>& workspaces);
 
+/// `top` reordered so that large workspaces die sooner: the statement that last uses a
+/// workspace of at least kHoistWorkspaceBytes moves up to just after the last earlier statement
+/// it depends on (one that writes what it reads or writes, or reads what it writes), when that
+/// ends the workspace's life sooner and the buffers it names first, which it would then hold
+/// sooner, are smaller. `allocated`: the buffers allocated at their first use (the entry's
+/// outputs and workspaces), whose constant sizes count; `workspaces`: those also freed after
+/// their last use. A training
+/// backward's logits gradient was last read by the tied weight's matmul near its end, beside
+/// every layer's gradients.
+std::vector<Stmt> HoistLastReaders(const std::vector<Stmt>& top,
+                                   const std::vector<Buffer>& allocated,
+                                   const std::vector<Buffer>& workspaces);
+inline constexpr int64_t kHoistWorkspaceBytes = int64_t{8} << 20;
+
 /// The most bytes of workspaces one nest SinkOutputNests moves may read (a column reduction's
 /// partials: 32 rows of 768 floats are 96 KiB, of 3072 floats 384 KiB), and all of them
 /// together (GPT-2's backward moves about 40 nests, its peak is about 1.9 GiB).

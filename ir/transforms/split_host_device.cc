@@ -72,6 +72,11 @@ absl::StatusOr<LoweredFunc> SplitHostDevice(const LoweredFuncNode& f, bool merge
   }
   // Each group one kernel (or host call): the top-level statements alone, or with the
   // independent nests of one launch shape together.
+  std::vector<Buffer> allocated;  // at their first use: workspaces, outputs (given no memory)
+  for (const Argument& a : buffers) {
+    if (a.kind == Argument::Kind::kOutput) allocated.push_back(a.buffer);
+  }
+  stmts = HoistLastReaders(stmts, allocated, workspaces);
   std::vector<Stmt> top;
   if (merge_nests) {
     for (const std::vector<Stmt>& group :

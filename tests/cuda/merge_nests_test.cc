@@ -174,5 +174,41 @@ TEST(MergeNests, NestsNothingLaterNeedsMoveToTheEnd) {
   EXPECT_EQ(order(SinkOutputNests({nest.at("D"), nest.at("E"), lib}, {buffer.at("D")})), "DcallE");
 }
 
+TEST(HoistLastReaders, TheLastReaderOfALargeWorkspaceRunsRightAfterWhatItNeeds) {
+  auto four = LowerFourApart();
+  ASSERT_TRUE(four.ok()) << four.status();
+  const auto& nest = four->nest;
+  auto order = [&](const std::vector<Stmt>& stmts) {
+    std::string names;
+    for (const Stmt& s : stmts) {
+      std::string name = "call";
+      for (const auto& [n, st] : nest) {
+        if (s.same_as(st)) name = n;
+      }
+      names += name;
+    }
+    return names;
+  };
+  // A buffer of `name`'s data variable holding `floats` floats.
+  auto sized = [&](const std::string& name, int64_t floats) {
+    Buffer b = MakeBuffer(name, Float(32), {Expr(floats)});
+    b->data = four->buffer.at(name)->data;
+    return b;
+  };
+  const Buffer big_d = sized("D", 2 << 20), small_e = sized("E", 1024);
+  const std::vector<Stmt> dcfe = {nest.at("D"), nest.at("C"), nest.at("F"), nest.at("E")};
+  // E, D's last reader, needs C and D: it moves before F, which D (8 MiB) need not outlive.
+  EXPECT_EQ(order(HoistLastReaders(dcfe, {big_d, small_e}, {big_d})), "DCEF");
+  // Not when what E writes first is as large (it would be held sooner), nor for a small D.
+  EXPECT_EQ(order(HoistLastReaders(dcfe, {big_d, sized("E", 2 << 20)}, {big_d})), "DCFE");
+  EXPECT_EQ(order(HoistLastReaders(dcfe, {four->buffer.at("D"), small_e}, {four->buffer.at("D")})),
+            "DCFE");
+  // A call naming D may write it: E stays after it.
+  EXPECT_EQ(order(HoistLastReaders(
+                {nest.at("D"), nest.at("C"), four->Call("D"), nest.at("F"), nest.at("E")},
+                {big_d, small_e}, {big_d})),
+            "DCcallEF");
+}
+
 }  // namespace
 }  // namespace cinn_like::ir

@@ -91,7 +91,10 @@ TEST(FusionGpu, ColumnReductionsMatchReference) {
         NetBuilder b;
         auto x = b.CreateInput(dt, s, "x");
         b.MarkOutput(kind == 0 ? b.ReduceSum(x, {0}) : b.ReduceMax(x, {0}));
-        RunProgramCase(*b.Build(), kGpu, RunOnGpu);
+        // A float16 sum may round to the other neighbour of the reference's (its float32
+        // partials add in another order): one float16 step, 2^-10 of the value, which 1e-4
+        // of the sum of |x| did not always cover (seed 3342499977018157447: -8.453 for -8.461).
+        RunProgramCase(*b.Build(), kGpu, RunOnGpu, dt == DType::kFloat16 ? 1e-3 : 1e-4);
       }
     }
   }
