@@ -87,8 +87,9 @@ int cinn_like_call_plan_create(cinn_like_function fn, DLTensor* const* examples,
 /* Calls the plan's function with data[i] as argument i's data (num_args pointers) on
  * `stream`, as cinn_like_call does (self-check included). */
 int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* stream);
-/* Memory for the `bytes` bytes of output argument `index`, at least 64-byte aligned, or null
- * (the call then fails naming the output). */
+/* Memory for the `bytes` bytes of output argument `index`, at least 64-byte aligned and shared
+ * with no other argument (it is not checked for overlap, as given pointers are), or null (the
+ * call then fails naming the output). */
 typedef void* (*cinn_like_output_alloc_fn)(void* ctx, int32_t index, size_t bytes);
 /* cinn_like_call_plan_run where an output's data pointer may be null: the function asks
  * `alloc` for that output's memory just before the first statement that writes it, so a long

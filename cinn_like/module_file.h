@@ -36,8 +36,9 @@ inline constexpr std::string_view kModuleFileFormat = "a cinn_like module file";
 /// functions (runtime/cinn_like_runtime.h): bump it when a runtime function's arguments or
 /// meaning change, so that code built against the old ones is refused, not called. 2: each
 /// argument's descriptor (cinn_like_argument_desc) holds the Program's rank; 3:
-/// cinn_like_check_size_range takes why a symbol must be at least 1.
-inline constexpr int kRuntimeAbiVersion = 3;
+/// cinn_like_check_size_range takes why a symbol must be at least 1; 4: the descriptor says
+/// whether the argument is an output (whose null data the entry allocates, cinn_like_alloc_output).
+inline constexpr int kRuntimeAbiVersion = 4;
 
 /// What generated host code links against: kRuntimeAbiVersion, the LLVM that made it and the
 /// runtime's symbol names (fingerprinted). Saved in each module file; loading another's fails.

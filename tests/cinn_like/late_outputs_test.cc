@@ -135,6 +135,9 @@ TEST(LateOutputs, ARefusedOutputFailsTheCallNamingItAndLeaksNothing) {
   EXPECT_NE(cinn_like_call_plan_run_allocating(c.plan, lazy, nullptr, &Outputs::Alloc, &outputs),
             0);
   const std::string error = cinn_like_get_last_error();
+  // Refused while the second sum was allocated: the unwind freed it.
+  ASSERT_EQ(outputs.live_then.size(), 1u);
+  EXPECT_GE(outputs.live_then[0], kSumBytes);
   EXPECT_THAT(error, HasSubstr("output 1"));
   EXPECT_THAT(error, HasSubstr("could not be allocated (8388608 bytes)"));
   EXPECT_EQ(workspaces.live_bytes, 0u);

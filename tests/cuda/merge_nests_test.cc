@@ -208,6 +208,11 @@ TEST(HoistLastReaders, TheLastReaderOfALargeWorkspaceRunsRightAfterWhatItNeeds) 
                 {nest.at("D"), nest.at("C"), four->Call("D"), nest.at("F"), nest.at("E")},
                 {big_d, small_e}, {big_d})),
             "DCcallEF");
+  // So does one naming C, which E reads (a call may write every buffer it names).
+  EXPECT_EQ(order(HoistLastReaders(
+                {nest.at("D"), nest.at("C"), four->Call("C"), nest.at("F"), nest.at("E")},
+                {big_d, small_e}, {big_d})),
+            "DCcallEF");
 }
 
 }  // namespace

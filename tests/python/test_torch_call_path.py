@@ -343,6 +343,33 @@ class CallPathTest(unittest.TestCase):
             for g, e in zip(got, want):
                 torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-4)
 
+    def test_a_failed_allocation_by_the_call_raises_its_own_error(self):
+        # The call's allocation of a large result runs in a ctypes callback: its exception (out
+        # of memory) fails the call, which raises it; the next call runs as before.
+        from unittest import mock  # noqa: PLC0415
+        from cinn_like.torch import kernel as K  # noqa: PLC0415
+        def f(x):
+            return torch.tanh(x) * 2
+        failing, real = [], K._empty
+
+        def empty_of(device):  # the kernel's allocation function, failing on demand
+            make = real(device)
+
+            def empty(shape, strides, dtype):
+                if failing:
+                    raise MemoryError("no memory for you")
+                return make(shape, strides, dtype)
+            return empty
+        x = torch.randn(512, 1024)
+        with mock.patch.object(K, "_empty", empty_of):
+            kernel = compile_partition(make_fx(f)(x), "x86")
+        self.assertEqual(len(kernel.late.outputs), 1)
+        failing.append(True)
+        with self.assertRaisesRegex(MemoryError, "no memory for you"):
+            kernel(x)
+        failing.clear()
+        torch.testing.assert_close(kernel(x), f(x))
+
     def test_pooled_results_share_one_block_and_track_eager(self):
         # Results a training forward only saves are allocated as one block per call
         # (kernel.OutputPool): of several dtypes, one stored transposed, one a view of another;

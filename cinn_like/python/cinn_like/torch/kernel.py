@@ -427,12 +427,15 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None,
                  else f"o{k}.data_ptr()" for k in range(num_prog_outputs)]
     stream = "_stream()" if cuda else "None"
     if lazy:
-        lines.append(f"        late = [None] * {num_prog_outputs}")
+        lines.append(f"        late = [None] * {num_prog_outputs + 1}")
         lines.append(f"        rc = _run_late(_plan, _ptrs({', '.join(pointers)}), {stream}, "
                      f"_late_alloc, late)")
     else:
         lines.append(f"        rc = _run(_plan, _ptrs({', '.join(pointers)}), {stream})")
     lines.append("        if rc:")
+    if lazy:
+        lines.append("            if late[-1] is not None:")
+        lines.append("                raise late[-1]")
     lines.append("            _fail(rc)")
     for k in lazy:
         lines.append(f"        o{k} = late[{k}]")
@@ -547,8 +550,9 @@ class LateOutputs:
     beside the largest intermediates). Pooled outputs are allocated with their block.
 
     `outputs`: the Program outputs so allocated; `alloc` (a ctypes callback) makes output k's
-    tensor into the call's list at k (`late`) and returns its address; the call passes the list
-    as the context, so concurrent calls never share one."""
+    tensor into the call's list at k (`late`, one slot more for an exception it caught) and
+    returns its address; the call passes the list as the context, so concurrent calls never
+    share one."""
 
     MIN_BYTES = 1 << 20
 
@@ -559,13 +563,20 @@ class LateOutputs:
         expected = {k: _numel(out_alloc[k][0]) * out_alloc[k][2].itemsize for k in self.outputs}
 
         def alloc(late, index, nbytes):
-            k = index - num_inputs
-            if expected.get(k) != nbytes:
-                return None  # not an output this call allocates: the call fails naming it
-            shape, strides, dtype = out_alloc[k]
-            t = empty(shape, strides, dtype)
-            late[k] = t
-            return t.data_ptr()
+            # Nothing may raise through C (ctypes would return an arbitrary pointer): an
+            # exception (out of memory, say) is kept in the list's last slot and the call fails;
+            # the call's Python raises it.
+            try:
+                k = index - num_inputs
+                if expected.get(k) != nbytes:
+                    return None  # not an output this call allocates: the call fails naming it
+                shape, strides, dtype = out_alloc[k]
+                t = empty(shape, strides, dtype)
+                late[k] = t
+                return t.data_ptr()
+            except BaseException as e:  # noqa: BLE001
+                late[-1] = e
+                return None
 
         self.alloc = c_output_alloc(alloc) if self.outputs else None
 
