@@ -20,7 +20,12 @@ int64_t RoundUp(int64_t v, int64_t align) { return (v + align - 1) / align * ali
 }  // namespace
 
 ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
-                    const std::function<int64_t(const ir::Buffer&)>& bytes_of, int64_t own_bytes) {
+                    const std::function<int64_t(const ir::Buffer&)>& bytes_of, int64_t own_bytes,
+                    const std::vector<const ir::Variable*>& outputs) {
+  ArenaPlan plan;
+  plan.output_first_use.assign(outputs.size(), -1);
+  std::unordered_map<const ir::Variable*, size_t> by_output;
+  for (size_t k = 0; k < outputs.size(); ++k) by_output[outputs[k]] = k;
   std::vector<Workspace> spaces;
   std::unordered_map<const ir::Variable*, size_t> by_data;  // a workspace's base address
   ir::Stmt s = body;
@@ -39,6 +44,10 @@ ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
     FreeVars uses;
     uses.Visit(stmts[i]);
     for (const ir::Variable* v : uses.vars) {
+      auto out = by_output.find(v);
+      if (out != by_output.end() && plan.output_first_use[out->second] < 0) {
+        plan.output_first_use[out->second] = i;
+      }
       auto it = by_data.find(v);
       if (it == by_data.end()) continue;
       Workspace& w = spaces[it->second];
@@ -46,7 +55,6 @@ ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
       w.last = i;
     }
   }
-  ArenaPlan plan;
   plan.statements = s.get();
   // Largest first (then earliest), each at the lowest offset clear of the placed workspaces
   // live at the same time. A workspace no statement names is live nowhere.

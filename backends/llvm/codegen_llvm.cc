@@ -299,6 +299,8 @@ void CodeGenLLVM::CheckSizeFits(llvm::Value* fname, const std::string& what, con
 
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
   arena_slot_ = nullptr;
+  std::vector<const ir::Variable*> outputs;
+  for (const EntryOutput& o : entry_outputs_) outputs.push_back(o.buffer->data.node());
   // 256 bytes: a CUDA allocation's alignment, and more than any vector load needs.
   constexpr int64_t kAlign = 256;
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
@@ -318,11 +320,12 @@ void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
         }
         return size.bytes;
       },
-      kOwnBytes);
+      kOwnBytes, outputs);
   arena_offsets_ = std::move(plan.offsets);
   arena_bytes_ = plan.bytes;
   own_workspaces_ = std::move(plan.own);
   entry_statements_ = plan.statements;
+  output_first_use_ = std::move(plan.output_first_use);
 }
 
 llvm::Value* CodeGenLLVM::CurrentStream() {

@@ -257,13 +257,14 @@ class CodeGenLLVM {
     const ir::BufferNode* buffer;
   };
   std::vector<EntryOutput> entry_outputs_;
+  std::vector<int> output_first_use_;  // per entry output: ArenaPlan::output_first_use
   llvm::Value* entry_name_ = nullptr;
   llvm::AllocaInst* entry_args_slot_ = nullptr;
   void EmitEntryStatements(const ir::Stmt& s);
   /// Before statement `at` of EmitEntryStatements: allocates each output given no memory whose
-  /// first statement it is (`first_use`: per entry output, -1 if none names it, which
-  /// `at` = -1 allocates after the last).
-  void AllocateOutputsBefore(int at, const std::vector<int>& first_use);
+  /// first statement it is (output_first_use_; one that none names, -1, is allocated by
+  /// `at` = -1, after the last).
+  void AllocateOutputsBefore(int at);
   llvm::AllocaInst* arena_slot_ = nullptr;  // holds the arena's address while it is allocated
   int nest_count_ = 0;
   llvm::Value* stream_ = nullptr;

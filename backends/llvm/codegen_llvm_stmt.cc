@@ -14,7 +14,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "backends/llvm/free_vars.h"
 #include "ir/printer.h"
 #include "ir/visitor.h"
 
@@ -216,22 +215,10 @@ void CodeGenLLVM::EmitEntryStatements(const ir::Stmt& s) {
     slots.push_back(EntryAlloca(ptr(), nullptr, w.buffer->name + ".slot"));
     b.CreateStore(null, slots.back(), /*isVolatile=*/true);
   }
-  // The first statement that names each output.
-  std::vector<int> first_use(entry_outputs_.size(), -1);
-  for (int i = 0; i < static_cast<int>(stmts.size()); ++i) {
-    FreeVars uses;
-    uses.Visit(stmts[i]);
-    const std::set<const ir::Variable*> named(uses.vars.begin(), uses.vars.end());
-    for (size_t k = 0; k < entry_outputs_.size(); ++k) {
-      if (first_use[k] < 0 && named.count(entry_outputs_[k].buffer->data.node())) {
-        first_use[k] = i;
-      }
-    }
-  }
   // Only where there is one to free: otherwise failures go to the enclosing unwinds as they are.
   if (!slots.empty()) OpenUnwind("workspaces.unwind");
   for (int i = 0; i < static_cast<int>(stmts.size()) && status_.ok(); ++i) {
-    AllocateOutputsBefore(i, first_use);
+    AllocateOutputsBefore(i);
     for (size_t k = 0; k < own_workspaces_.size(); ++k) {
       const ArenaPlan::Own& w = own_workspaces_[k];
       if (w.first != i) continue;
@@ -256,7 +243,7 @@ void CodeGenLLVM::EmitEntryStatements(const ir::Stmt& s) {
       ReturnIfNonzero(b.CreateCall(free_fn, {device, p, CurrentStream()}));
     }
   }
-  AllocateOutputsBefore(-1, first_use);
+  AllocateOutputsBefore(-1);
   if (slots.empty()) return;
   CloseUnwind([&] {
     for (llvm::AllocaInst* slot : slots) {
@@ -266,12 +253,12 @@ void CodeGenLLVM::EmitEntryStatements(const ir::Stmt& s) {
   });
 }
 
-void CodeGenLLVM::AllocateOutputsBefore(int at, const std::vector<int>& first_use) {
+void CodeGenLLVM::AllocateOutputsBefore(int at) {
   auto& b = *builder_;
   auto alloc_output =
       RuntimeFunction("cinn_like_alloc_output", ptr(), {ptr(), ptr(), i32(), ptr()});
   for (size_t k = 0; k < entry_outputs_.size() && status_.ok(); ++k) {
-    if (first_use[k] != at) continue;
+    if (output_first_use_[k] != at) continue;
     const ir::BufferNode* buf = entry_outputs_[k].buffer;
     const ir::Variable* data = buf->data.node();
     const FrameSlot& slot = frame_.at(data);  // its entry in the checked data array

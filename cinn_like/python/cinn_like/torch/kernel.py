@@ -12,6 +12,7 @@ written for it (`_call_source`), which the fused graph calls directly.
 """
 import contextlib
 import ctypes
+import math
 
 import torch
 import torch.utils.dlpack
@@ -559,8 +560,8 @@ class LateOutputs:
     def __init__(self, num_inputs, out_alloc, pool, empty):
         self.outputs = tuple(
             k for k, (shape, strides, dtype) in enumerate(out_alloc)
-            if k not in pool.offsets and _numel(shape) * dtype.itemsize >= self.MIN_BYTES)
-        expected = {k: _numel(out_alloc[k][0]) * out_alloc[k][2].itemsize for k in self.outputs}
+            if k not in pool.offsets and math.prod(shape) * dtype.itemsize >= self.MIN_BYTES)
+        expected = {k: math.prod(out_alloc[k][0]) * out_alloc[k][2].itemsize for k in self.outputs}
 
         def alloc(late, index, nbytes):
             # Nothing may raise through C (ctypes would return an arbitrary pointer): an
@@ -586,13 +587,6 @@ class LateOutputs:
             raise RuntimeError(f"cinn_like.torch kernel: output {k} was not allocated by its call")
         return {"_run_late": lib.cinn_like_call_plan_run_allocating, "_late_alloc": self.alloc,
                 "_late_missing": missing}
-
-
-def _numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
 
 
 __all__ = ["compile_partition", "make_kernel", "CinnLikeKernel", "DTYPES", "pshape"]
