@@ -14,8 +14,8 @@
 #include "cinn_like/disk_cache.h"
 #include "cinn_like/warm_up.h"
 #include "ir/flags.h"
+#include "runtime/call_hooks.h"
 #include "runtime/cinn_like_runtime.h"
-#include "runtime/output_allocator.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cuda_graph.h"
 #endif
@@ -197,10 +197,10 @@ int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* s
   return cinn_like_call(plan->fn, args, static_cast<int32_t>(plan->tensors.size()), stream);
 }
 
-int cinn_like_call_plan_run_allocating(cinn_like_call_plan plan, void* const* data, void* stream,
-                                       cinn_like_output_alloc_fn alloc, void* ctx) {
-  if (!alloc) return Fail("cinn_like_call_plan_run_allocating: the output allocator is null");
-  cinn_like::runtime::OutputAllocatorScope scope(alloc, ctx);
+int cinn_like_call_plan_run_hooked(cinn_like_call_plan plan, void* const* data, void* stream,
+                                   cinn_like_output_alloc_fn alloc, void* alloc_ctx,
+                                   cinn_like_input_release_fn release, void* release_ctx) {
+  cinn_like::runtime::CallHooksScope scope(alloc, alloc_ctx, release, release_ctx);
   return cinn_like_call_plan_run(plan, data, stream);
 }
 

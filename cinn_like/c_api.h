@@ -91,12 +91,24 @@ int cinn_like_call_plan_run(cinn_like_call_plan plan, void* const* data, void* s
  * with no other argument (it is not checked for overlap, as given pointers are), or null (the
  * call then fails naming the output). */
 typedef void* (*cinn_like_output_alloc_fn)(void* ctx, int32_t index, size_t bytes);
-/* cinn_like_call_plan_run where an output's data pointer may be null: the function asks
- * `alloc` for that output's memory just before the first statement that writes it, so a long
- * call holds a late output only from then on (a training step's backward, its gradients). The
- * caller owns what `alloc` returned, whether the call succeeded or not. */
-int cinn_like_call_plan_run_allocating(cinn_like_call_plan plan, void* const* data, void* stream,
-                                       cinn_like_output_alloc_fn alloc, void* ctx);
+/* Says that the call will not name input argument `index` again: its memory may be reused once
+ * the work the call has queued so far is done (for the cuda target, a free ordered on the
+ * call's stream, as the CUDA caching allocators of frameworks do; for x86, at once). */
+typedef void (*cinn_like_input_release_fn)(void* ctx, int32_t index);
+/* cinn_like_call_plan_run with the caller managing memory during the call:
+ * - with `alloc`, an output's data pointer may be null: the function asks `alloc` for that
+ *   output's memory just before the first statement that writes it, so a long call holds a
+ *   late output only from then on (a training step's backward, its gradients). The caller owns
+ *   what `alloc` returned, whether the call succeeded or not;
+ * - with `release`, the function calls it for each input of 64 KiB or more (or of a symbolic
+ *   size) once past the last statement that names it (x86 and cuda targets; a function of
+ *   another target never does), so a caller
+ *   that holds an input only for this call can free it early (a backward's saved
+ *   activations). An input may be released before the call fails.
+ * Either may be null, its context then unused. */
+int cinn_like_call_plan_run_hooked(cinn_like_call_plan plan, void* const* data, void* stream,
+                                   cinn_like_output_alloc_fn alloc, void* alloc_ctx,
+                                   cinn_like_input_release_fn release, void* release_ctx);
 void cinn_like_call_plan_free(cinn_like_call_plan plan);
 /* CUDA graphs: a plan's call with `data` captured once, then launched without the host work of
  * a call (argument checks, launch parameters, library plans): each launch runs the recorded

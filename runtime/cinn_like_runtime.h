@@ -42,7 +42,7 @@ int cinn_like_check_overlap(const char* func, DLTensor* const* args, int32_t num
 /// the argument, `program_ndim` the rank the Program's signature declares: the same, or 0 for
 /// a Program's rank-0 value, which the function holds as one element (ndim 1, its dim 1).
 /// `output` is 1 for an output: its data may be null while the thread has an output allocator
-/// (runtime/output_allocator.h), the entry then allocating it (cinn_like_alloc_output).
+/// (runtime/call_hooks.h), the entry then allocating it (cinn_like_alloc_output).
 typedef struct {
   const char* name;
   int32_t dtype_code, dtype_bits, ndim, program_ndim, device_type, output;
@@ -64,11 +64,14 @@ int cinn_like_check_arguments(const char* func, DLTensor* const* args, int32_t n
 /// The tensor's first element (data + byte_offset).
 void* cinn_like_tensor_data(const DLTensor* t);
 /// The memory of output `index` of `args`, given none by the caller (null data): asked of the
-/// thread's output allocator (runtime/output_allocator.h) by the host entry before the first
+/// thread's output allocator (runtime/call_hooks.h) by the host entry before the first
 /// statement that writes it, and stored in the tensor (data, byte_offset 0). Null when there is
 /// no allocator or it fails, with the last error naming `func`, the output and its bytes.
 void* cinn_like_alloc_output(const char* func, DLTensor* const* args, int32_t index,
                              const char* name);
+/// Called by the host entry after the last statement that names input `index` (its work
+/// queued): passed to the thread's input release (runtime/call_hooks.h), if any.
+void cinn_like_release_input(int32_t index);
 /// shape[dim]; the caller has checked the rank.
 int64_t cinn_like_tensor_dim(const DLTensor* t, int32_t dim);
 

@@ -6,8 +6,8 @@
 #include <sstream>
 #include <string>
 
+#include "runtime/call_hooks.h"
 #include "runtime/device_name.h"
-#include "runtime/output_allocator.h"
 
 namespace {
 

@@ -27,6 +27,7 @@ std::vector<std::pair<std::string, void*>> RuntimeSymbols() {
       CINN_LIKE_SYMBOL(cinn_like_check_tensor),
       CINN_LIKE_SYMBOL(cinn_like_tensor_data),
       CINN_LIKE_SYMBOL(cinn_like_alloc_output),
+      CINN_LIKE_SYMBOL(cinn_like_release_input),
       CINN_LIKE_SYMBOL(cinn_like_tensor_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_dim),
       CINN_LIKE_SYMBOL(cinn_like_check_overlap),

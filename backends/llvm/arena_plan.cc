@@ -21,11 +21,14 @@ int64_t RoundUp(int64_t v, int64_t align) { return (v + align - 1) / align * ali
 
 ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
                     const std::function<int64_t(const ir::Buffer&)>& bytes_of, int64_t own_bytes,
-                    const std::vector<const ir::Variable*>& outputs) {
+                    const std::vector<const ir::Variable*>& outputs,
+                    const std::vector<const ir::Variable*>& inputs) {
   ArenaPlan plan;
   plan.output_first_use.assign(outputs.size(), -1);
-  std::unordered_map<const ir::Variable*, size_t> by_output;
+  plan.input_last_use.assign(inputs.size(), -1);
+  std::unordered_map<const ir::Variable*, size_t> by_output, by_input;
   for (size_t k = 0; k < outputs.size(); ++k) by_output[outputs[k]] = k;
+  for (size_t k = 0; k < inputs.size(); ++k) by_input[inputs[k]] = k;
   std::vector<Workspace> spaces;
   std::unordered_map<const ir::Variable*, size_t> by_data;  // a workspace's base address
   ir::Stmt s = body;
@@ -48,6 +51,8 @@ ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
       if (out != by_output.end() && plan.output_first_use[out->second] < 0) {
         plan.output_first_use[out->second] = i;
       }
+      auto in = by_input.find(v);
+      if (in != by_input.end()) plan.input_last_use[in->second] = i;
       auto it = by_data.find(v);
       if (it == by_data.end()) continue;
       Workspace& w = spaces[it->second];

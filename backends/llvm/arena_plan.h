@@ -32,19 +32,23 @@ struct ArenaPlan {
   const ir::StmtNode* statements = nullptr;  // the body under the chain
   // Per output asked about, the first of those statements that names it (-1: none).
   std::vector<int> output_first_use;
+  // Per input asked about, the last of those statements that names it (-1: none).
+  std::vector<int> input_last_use;
 };
 
 /// Plans the workspaces `body` allocates at its top (its leading chain of Allocate nodes) for
 /// which `bytes_of` gives a size (>= 0; -1: not planned), each offset a multiple of `align`;
 /// those of `own_bytes` or more that some statement names are `own` instead; and the first
 /// statement naming each of `outputs` (data variables), which the entry allocates there when
-/// the caller gave it no memory. A workspace's live
+/// the caller gave it no memory; and the last statement naming each of `inputs`, after which
+/// the entry hands it back to a caller that asked (cinn_like_release_input). A workspace's live
 /// range is the statements of the body under the chain (a Block's, or the one statement) that
 /// name it, first to last; workspaces whose ranges overlap never share a byte. Placement:
 /// largest first, each at the lowest offset clear of the placed workspaces it overlaps in time.
 ArenaPlan PlanArena(const ir::Stmt& body, int64_t align,
                     const std::function<int64_t(const ir::Buffer&)>& bytes_of,
                     int64_t own_bytes = INT64_MAX,
-                    const std::vector<const ir::Variable*>& outputs = {});
+                    const std::vector<const ir::Variable*>& outputs = {},
+                    const std::vector<const ir::Variable*>& inputs = {});
 
 }  // namespace cinn_like::backends

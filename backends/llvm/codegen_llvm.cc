@@ -299,8 +299,9 @@ void CodeGenLLVM::CheckSizeFits(llvm::Value* fname, const std::string& what, con
 
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
   arena_slot_ = nullptr;
-  std::vector<const ir::Variable*> outputs;
+  std::vector<const ir::Variable*> outputs, inputs;
   for (const EntryOutput& o : entry_outputs_) outputs.push_back(o.buffer->data.node());
+  for (const EntryOutput& i : entry_inputs_) inputs.push_back(i.buffer->data.node());
   // 256 bytes: a CUDA allocation's alignment, and more than any vector load needs.
   constexpr int64_t kAlign = 256;
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
@@ -320,12 +321,13 @@ void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
         }
         return size.bytes;
       },
-      kOwnBytes, outputs);
+      kOwnBytes, outputs, inputs);
   arena_offsets_ = std::move(plan.offsets);
   arena_bytes_ = plan.bytes;
   own_workspaces_ = std::move(plan.own);
   entry_statements_ = plan.statements;
   output_first_use_ = std::move(plan.output_first_use);
+  input_last_use_ = std::move(plan.input_last_use);
 }
 
 llvm::Value* CodeGenLLVM::CurrentStream() {
@@ -626,9 +628,19 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
                                    ConstString(outputs), ConstString(names)}));
   ReturnIfOutputsEmpty(buffers);
   entry_outputs_.clear();
+  entry_inputs_.clear();
   for (size_t i = 0; i < buffers.size(); ++i) {
+    const EntryOutput arg{static_cast<int>(i), buffers[i]->buffer.get()};
     if (buffers[i]->kind == ir::Argument::Kind::kOutput) {
-      entry_outputs_.push_back({static_cast<int>(i), buffers[i]->buffer.get()});
+      entry_outputs_.push_back(arg);
+    } else if (ReleasesInputs()) {
+      // Handing back a small input frees too little to be worth a call to the caller's hook
+      // (a backward has hundreds: a Python callback each).
+      constexpr int64_t kMinReleaseBytes = 64 << 10;
+      const ConstantSize size = SizeOf(buffers[i]->buffer);
+      if (!size.constant || size.absurd || size.bytes >= kMinReleaseBytes) {
+        entry_inputs_.push_back(arg);
+      }
     }
   }
   entry_name_ = fname;

@@ -49,6 +49,10 @@ class CodeGenLLVM {
 
   /// The DLPack device type the entry's tensors must be on.
   virtual int32_t DeviceType() const;
+  /// Whether the entry hands each input back after the last statement that names it
+  /// (cinn_like_release_input): where a statement done is its work finished (x86) or queued
+  /// on the call's stream (cuda), not where a later one may still read it (OpenCL's queue).
+  virtual bool ReleasesInputs() const { return true; }
   /// Emits an intrinsic call (Call::CallKind::kIntrinsic): the default emits the CPU ones
   /// (vector reduces, extern calls). Report errors with Fail(); return a value of the call's
   /// type (any i32 value for void calls).
@@ -258,6 +262,10 @@ class CodeGenLLVM {
   };
   std::vector<EntryOutput> entry_outputs_;
   std::vector<int> output_first_use_;  // per entry output: ArenaPlan::output_first_use
+  // The entry's inputs of 64 KiB or more (argument index, buffer), each handed back after the
+  // last statement that names it (input_last_use_, ArenaPlan's; -1: before the first).
+  std::vector<EntryOutput> entry_inputs_;
+  std::vector<int> input_last_use_;
   llvm::Value* entry_name_ = nullptr;
   llvm::AllocaInst* entry_args_slot_ = nullptr;
   void EmitEntryStatements(const ir::Stmt& s);
@@ -265,6 +273,9 @@ class CodeGenLLVM {
   /// first statement it is (output_first_use_; one that none names, -1, is allocated by
   /// `at` = -1, after the last).
   void AllocateOutputsBefore(int at);
+  /// After statement `at` of EmitEntryStatements (-1: before the first): hands back each input
+  /// whose last statement it is.
+  void ReleaseInputsAfter(int at);
   llvm::AllocaInst* arena_slot_ = nullptr;  // holds the arena's address while it is allocated
   int nest_count_ = 0;
   llvm::Value* stream_ = nullptr;

@@ -217,6 +217,7 @@ void CodeGenLLVM::EmitEntryStatements(const ir::Stmt& s) {
   }
   // Only where there is one to free: otherwise failures go to the enclosing unwinds as they are.
   if (!slots.empty()) OpenUnwind("workspaces.unwind");
+  ReleaseInputsAfter(-1);
   for (int i = 0; i < static_cast<int>(stmts.size()) && status_.ok(); ++i) {
     AllocateOutputsBefore(i);
     for (size_t k = 0; k < own_workspaces_.size(); ++k) {
@@ -242,6 +243,7 @@ void CodeGenLLVM::EmitEntryStatements(const ir::Stmt& s) {
       frame_.erase(w.buffer->data.node());
       ReturnIfNonzero(b.CreateCall(free_fn, {device, p, CurrentStream()}));
     }
+    ReleaseInputsAfter(i);
   }
   AllocateOutputsBefore(-1);
   if (slots.empty()) return;
@@ -276,6 +278,14 @@ void CodeGenLLVM::AllocateOutputsBefore(int at) {
     b.CreateBr(done);
     b.SetInsertPoint(done);
     vars_[data] = EntryValue(data);
+  }
+}
+
+void CodeGenLLVM::ReleaseInputsAfter(int at) {
+  auto release = RuntimeFunction("cinn_like_release_input", builder_->getVoidTy(), {i32()});
+  for (size_t k = 0; k < entry_inputs_.size(); ++k) {
+    if (input_last_use_[k] != at) continue;
+    builder_->CreateCall(release, {builder_->getInt32(entry_inputs_[k].index)});
   }
 }
 

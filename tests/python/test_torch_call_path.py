@@ -238,7 +238,7 @@ class CallPathTest(unittest.TestCase):
         self.assertEqual(len(compiles), 2, compiles)  # one per partition
         self.assertIs(fx_common.GraphModule, torch.fx.GraphModule)
 
-        def broken(gm, rules):
+        def broken(gm, rules, owns_args):
             raise RuntimeError("a failure inside the fusion")
 
         inner = backend._compile_fused_graph
@@ -318,7 +318,7 @@ class CallPathTest(unittest.TestCase):
 
     def test_large_results_are_allocated_by_the_call(self):
         # Results of 1 MiB or more not pooled are given no memory: the call allocates each
-        # before its first write (kernel.LateOutputs, cinn_like_call_plan_run_allocating), one
+        # before its first write (kernel.LateOutputs, cinn_like_call_plan_run_hooked), one
         # of them returned as a transposed view; small and pooled results as before; each call's
         # in new memory, a kept result never overwritten. Tolerances: float32 sums of 512 terms
         # in another order.
@@ -369,6 +369,65 @@ class CallPathTest(unittest.TestCase):
             kernel(x)
         failing.clear()
         torch.testing.assert_close(kernel(x), f(x))
+
+    def test_an_owned_call_drops_each_input_after_its_last_read(self):
+        # call_owned takes a list it owns and drops each input from it after the last statement
+        # that reads it (cinn_like_release_input): x, read by the first statement only, is freed
+        # before the result (2 MiB, allocated by the call before the last statement, which reads
+        # y) is allocated; after the call the list is empty of both. Tolerance: float32 sums
+        # of two terms in another order.
+        import weakref  # noqa: PLC0415
+        from unittest import mock  # noqa: PLC0415
+        from cinn_like.torch import kernel as K  # noqa: PLC0415
+
+        def f(x, y):
+            return (y * torch.tanh(x.sum(0)).amax(1, keepdim=True)).sum(0)
+        x_dead_then, real = [], K._empty
+        ref = []
+
+        def empty_of(device):
+            make = real(device)
+
+            def empty(shape, strides, dtype):
+                x_dead_then.append(ref[0]() is None)
+                return make(shape, strides, dtype)
+            return empty
+        x, y = torch.randn(2, 512, 1024), torch.randn(2, 512, 1024)
+        with mock.patch.object(K, "_empty", empty_of):
+            kernel = compile_partition(make_fx(f)(x, y), "x86")
+        self.assertEqual(len(kernel.late.outputs), 1)
+        want = f(x, y)
+        ref.append(weakref.ref(x))
+        inputs = [x, y]
+        del x, y
+        got = kernel.call_owned(inputs)
+        torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+        self.assertEqual(x_dead_then, [True], "x was alive when the result was allocated")
+        self.assertEqual(inputs, [None, None])
+        # The plain call holds its inputs as before, and a list it cannot take as it is (a
+        # transposed input) goes to the slow path, which drops nothing.
+        a, b = torch.randn(2, 512, 1024), torch.randn(2, 512, 1024)
+        torch.testing.assert_close(kernel(a, b), f(a, b), rtol=1e-5, atol=1e-5)
+        odd = [a.transpose(1, 2).contiguous().transpose(1, 2), b]
+        torch.testing.assert_close(kernel.call_owned(odd), f(a, b), rtol=1e-5, atol=1e-5)
+        self.assertIsNotNone(odd[0])
+
+    def test_pooled_results_are_grouped_by_their_last_read(self):
+        # Pooled results with the ranks of their last reads (kernel.OutputPool): values written
+        # back (rank -1) share a block with no saved one; large saved values go in rank order
+        # into blocks closed at MIN_BLOCK_BYTES (4 MiB each here) where the rank changes (two of
+        # rank 1 share one); small ones share one block whatever their ranks.
+        def f(x, v):
+            return (torch.tanh(x), torch.exp(x), x.abs(), x * 2, x - 1, v + 1, v * 3, v.exp())
+        x, v = torch.randn(1024, 1024), torch.randn(48)
+        ranks = {0: 3, 1: 1, 2: 2, 3: -1, 4: 1, 5: 0, 6: 9, 7: -1}
+        kernel = compile_partition(make_fx(f)(x, v), "x86", pooled=ranks)
+        block_of = {i: kernel.pool.offsets[kernel.outputs[i][1]][0] for i in ranks}
+        self.assertEqual(block_of, {3: 0, 7: 0, 1: 1, 4: 1, 2: 2, 0: 3, 5: 4, 6: 4})
+        got = kernel(x, v)
+        for g, e in zip(got, f(x, v)):
+            torch.testing.assert_close(g, e)
+        self.assertEqual(len({g.untyped_storage().data_ptr() for g in got}), 5)
 
     def test_pooled_results_share_one_block_and_track_eager(self):
         # Results a training forward only saves are allocated as one block per call

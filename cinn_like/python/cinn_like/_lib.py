@@ -59,9 +59,11 @@ lib.cinn_like_call_plan_run.restype = ctypes.c_int
 lib.cinn_like_call_plan_run.argtypes = [c_call_plan, ctypes.c_void_p, ctypes.c_void_p]
 c_output_alloc = ctypes.CFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_int32,
                                   ctypes.c_size_t)
-lib.cinn_like_call_plan_run_allocating.restype = ctypes.c_int
-lib.cinn_like_call_plan_run_allocating.argtypes = [c_call_plan, ctypes.c_void_p, ctypes.c_void_p,
-                                                   c_output_alloc, ctypes.py_object]
+c_input_release = ctypes.CFUNCTYPE(None, ctypes.py_object, ctypes.c_int32)
+lib.cinn_like_call_plan_run_hooked.restype = ctypes.c_int
+lib.cinn_like_call_plan_run_hooked.argtypes = [c_call_plan, ctypes.c_void_p, ctypes.c_void_p,
+                                               c_output_alloc, ctypes.py_object,
+                                               c_input_release, ctypes.py_object]
 lib.cinn_like_call_plan_free.restype = None
 lib.cinn_like_call_plan_free.argtypes = [c_call_plan]
 lib.cinn_like_module_free.restype = None

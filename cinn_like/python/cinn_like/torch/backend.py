@@ -15,12 +15,12 @@ from torch._dynamo.backends.common import aot_autograd
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
-from . import (allocator, cache, cudagraph, isolate, plan_body, plan_cache, policy, sdpa_dropout,
-               seeds, symbolic, write_back)
+from . import (allocator, cache, cudagraph, isolate, owned_args, plan_body, plan_cache, policy,
+               sdpa_dropout, seeds, symbolic, write_back)
 from .kernel import CinnLikeKernel, build_program, compile_partition, make_kernel
 from .ops import attention
-from .partition import (KEEP_OUTPUT_ALIASES, SAVED_FROM, CinnLikeSupport, propose, saved_only,
-                        splice)
+from .partition import (KEEP_OUTPUT_ALIASES, SAVED_FROM, SAVED_LAST_READ, CinnLikeSupport, propose,
+                        saved_only, splice)
 from .registry import val
 
 
@@ -35,12 +35,13 @@ def _target(nodes, cpu_target):
 
 def _pooled(nodes, outputs, saved):
     """The positions of a partition's `outputs` that are only saved for the backward or written
-    back into inputs (`saved`), and read by no node outside the partition but the graph's output
-    and the write-back (an op left to PyTorch could return a view of one, which would keep the
-    block alive): the kernel allocates them together (kernel.OutputPool)."""
+    back into inputs (`saved`: node -> the rank of its last read in the backward, or -1), and
+    read by no node outside the partition but the graph's output and the write-back (an op left
+    to PyTorch could return a view of one, which would keep its block alive): the kernel
+    allocates them in blocks by that rank (kernel.OutputPool). Returns {position: rank}."""
     inside = set(nodes)
-    return tuple(i for i, n in enumerate(outputs) if n in saved and all(
-        u in inside or u.op == "output" or write_back.is_write_back(u) for u in n.users))
+    return {i: saved[n] for i, n in enumerate(outputs) if n in saved and all(
+        u in inside or u.op == "output" or write_back.is_write_back(u) for u in n.users)}
 
 
 def _partitions_that_compile(gm, support, saved):
@@ -48,7 +49,7 @@ def _partitions_that_compile(gm, support, saved):
     its op at fault found (isolate.find_culprit) and refused, and the partitions are proposed
     anew, until every one compiles. Returns, per partition, (its nodes in topological order, its
     inputs, its outputs, its kernel); `saved`: the nodes only saved for the backward or written
-    back into inputs (_pooled's)."""
+    back into inputs, with their ranks (_pooled's)."""
     first = True
     while True:
         sorted_nodes = propose(gm, support)
@@ -110,14 +111,16 @@ def _compile_sub(sub, target, pooled=()):
     return compile_partition(sub, target, pooled)
 
 
-def compile_graph(gm, example_inputs, options=None):
+def compile_graph(gm, example_inputs, options=None, owns_args=False):
     """Partitions an aten GraphModule and compiles its supported partitions (fw and bw); an op
     the compiler fails on runs in PyTorch, the rest of its partition still compiles. `options`:
     torch.compile's options dict (policy.py), resolved now with set_options and the
-    environment; in strict mode a fallback raises policy.FallbackError naming every one."""
+    environment; in strict mode a fallback raises policy.FallbackError naming every one. With
+    `owns_args` (a backward: AOTAutograd hands over its arguments) the compiled graph frees
+    each argument after its last use (owned_args.py), except in the CUDA-graph mode."""
     start = time.perf_counter()
     try:
-        return _compile_graph(gm, policy.resolve(options))
+        return _compile_graph(gm, policy.resolve(options), owns_args)
     finally:
         cache.count("compile_seconds", time.perf_counter() - start)
 
@@ -153,19 +156,19 @@ def _lazy_graph_modules():
             common.GraphModule = lifted
 
 
-def _compile_graph(gm, rules):
+def _compile_graph(gm, rules, owns_args=False):
     with _lazy_graph_modules():
-        return _compile_fused_graph(gm, rules)
+        return _compile_fused_graph(gm, rules, owns_args)
 
 
-def _compile_fused_graph(gm, rules):
+def _compile_fused_graph(gm, rules, owns_args):
     cache.count("graphs")
     seeds.add_seeds(gm)
     write_back.group_input_copies(gm)
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
     plan = plan_cache.load(key)
-    saved = saved_only(gm) | write_back.copied_only(gm)
+    saved = {n: -1 for n in write_back.copied_only(gm)} | saved_only(gm)
     planned = _splice_plan(gm, plan, rules.cpu_target, saved) if plan is not None else None
     if planned is not None:
         fused, pieces = planned
@@ -175,12 +178,17 @@ def _compile_fused_graph(gm, rules):
     for nodes, _, _, _ in pieces:
         cache.count("partitions")
         cache.count("ops_compiled", sum(1 for n in nodes if n.op == "call_function"))
+    owned = owns_args and not rules.cudagraphs
+    if owned:
+        owned_args.own_args(fused, {k.call: k for *_, k in pieces})
     fused.recompile()
     if hasattr(fused, "real_recompile"):  # a lazy GraphModule: generate its forward now
         fused.real_recompile()
     # The generated forward itself: calling the GraphModule would add nn.Module.__call__ and
     # fx's call_wrapped, a few microseconds per call on every graph.
     forward = fused.forward
+    if owned:
+        return owned_args.boxed(forward)
     if rules.cudagraphs:
         forward = cudagraph.wrap(fused, forward)
     boxed = make_boxed_func(forward)
@@ -321,11 +329,21 @@ def _decompositions(batch_norm_written_out=False):
 def _partition_marking_saved(joint, joint_inputs, **kwargs):
     """Inductor's min-cut partitioner (it saves for the backward only what is cheaper to keep
     than to recompute); the forward it returns is marked with where its saved values begin
-    (partition.SAVED_FROM: after the forward's own num_fwd_outputs outputs)."""
+    (partition.SAVED_FROM: after the forward's own num_fwd_outputs outputs) and when the
+    backward reads each for the last time (partition.SAVED_LAST_READ)."""
     fw, bw = min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
     if "num_fwd_outputs" in kwargs:
         fw.meta[SAVED_FROM] = kwargs["num_fwd_outputs"]
+        fw.meta[SAVED_LAST_READ] = _last_reads(bw)
     return fw, bw
+
+
+def _last_reads(bw):
+    """Per placeholder of the backward `bw` (by name: the partitioner names a saved value in both
+    graphs alike), the position among bw's nodes of its last user."""
+    position = {n: i for i, n in enumerate(bw.graph.nodes)}
+    return {p.name: max((position[u] for u in p.users), default=0)
+            for p in bw.graph.nodes if p.op == "placeholder"}
 
 
 # torch.compile's modes: those that ask Inductor for CUDA graphs ask cinn_like for them.
@@ -349,6 +367,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
         _lib.lib.cinn_like_warm_up(b"cuda")
     sdpa_dropout.write_out(gm)  # attention with dropout: cinn_like's op, before AOTAutograd
     compile_fn = functools.partial(compile_graph, options=options)
+    backward_fn = functools.partial(compile_graph, options=options, owns_args=True)
     direct = []  # the inference forward, when AOTAutograd's wrappers would only pass through
     # The closures below outlive this call (AOTAutograd keeps them with the compiled graph):
     # they must not hold Dynamo's example inputs, real tensors of the first call (GPT-2's
@@ -371,7 +390,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     static = not any(isinstance(x, torch.SymInt) or
                      (isinstance(x, torch.Tensor) and symbolic.is_symbolic(x))
                      for x in example_inputs)
-    aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=compile_fn,
+    aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=backward_fn,
                        inference_compiler=inference,
                        decompositions=_decompositions(batch_norm_written_out=static),
                        partition_fn=_partition_marking_saved,

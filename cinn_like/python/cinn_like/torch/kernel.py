@@ -18,7 +18,7 @@ import torch
 import torch.utils.dlpack
 
 from .. import _dlpack
-from .._lib import c_output_alloc, check, lib
+from .._lib import c_input_release, c_output_alloc, check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
 from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dense, dtype_name, pshape, val
 from .symbolic import SymbolicKernel, is_symbolic
@@ -206,6 +206,19 @@ def _empty(device):
                                                              device=device)
 
 
+def _drop(inputs, index):
+    # Nothing may raise through C: the call goes on holding the input (freed when it returns).
+    try:
+        inputs[index] = None
+    except BaseException:  # noqa: BLE001, S110
+        pass
+
+
+# The input release of every owned call (cinn_like_call_plan_run_hooked): the call's list of
+# inputs is its context.
+_release_input = c_input_release(_drop)
+
+
 class CinnLikeKernel(torch.nn.Module):
     """Runs one compiled partition. The call path is prepared once: a C call plan
     (cinn_like_call_plan_create: the arguments' dtypes and shapes copied once, each call passes
@@ -215,7 +228,9 @@ class CinnLikeKernel(torch.nn.Module):
     loop, list or DLPack capsule. Calls it does not take (an input of another dtype or shape,
     not contiguous, not a plain tensor) go to `_slow_call`, which converts or refuses them. The
     torch backend puts `call` in the graph in place of the module (no module lookup per call);
-    `__call__` and `forward` are `call` too."""
+    `__call__` and `forward` are `call` too. `call_owned(inputs)` is `call` for a caller that
+    hands over its only references to the inputs in a list: the call drops each from the list
+    after its last read, so a backward frees its saved activations as it goes (owned_args.py)."""
 
     def __init__(self, module, inputs, outputs, num_prog_outputs, single, pooled=()):
         super().__init__()
@@ -284,9 +299,15 @@ class CinnLikeKernel(torch.nn.Module):
             names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
         names.update(self.pool.names())
         names.update(self.late.names())
-        source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
-                              self.single, self._stream is not None, self.pool, self.late)
-        exec(compile(source, "<cinn_like partition>", "exec"), names)
+        names["_run_hooked"] = lib.cinn_like_call_plan_run_hooked
+        names["_release_input"] = _release_input
+        names["_no_alloc"], names["_no_release"] = c_output_alloc(), c_input_release()  # null
+        for owned in (False, True):
+            source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
+                                  self.single, self._stream is not None, self.pool, self.late,
+                                  owned=owned)
+            exec(compile(source, "<cinn_like partition>", "exec"), names)
+        self.call_owned = names["run_partition_owned"]
         return names["run_partition"]
 
     def _prepare(self, i, t, meta):
@@ -398,14 +419,19 @@ def stored_shape(shape, order):
     return shape if order is None else tuple(shape[d] for d in order)
 
 
-def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None, late=None):
+def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None, late=None,
+                 owned=False):
     """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
     line for its number of inputs and outputs. `in_strides`: per input, the strides expected
-    (None: contiguous); `pool`: the OutputPool of the outputs allocated as one block, whose
+    (None: contiguous); `pool`: the OutputPool of the outputs allocated in blocks, whose
     tensors are made after the run (the kernels are queued by then); `late`: the LateOutputs
-    the call allocates. The names it reads (`_dtype<i>`, `_shape<i>`, `_size<k>`, `_plan`, ...)
-    are bound by CinnLikeKernel._fast_call, OutputPool.names and LateOutputs.names."""
-    pool = pool or OutputPool((), [])
+    the call allocates. With `owned`, `run_partition_owned(inputs)` instead: it takes a list it
+    owns (CinnLikeKernel.call_owned) and drops each input from it once the call has read it for
+    the last time (cinn_like_release_input), so that an input nothing else holds is freed
+    before the call returns. The names it reads (`_dtype<i>`, `_shape<i>`, `_size<k>`,
+    `_plan`, ...) are bound by CinnLikeKernel._fast_call, OutputPool.names and
+    LateOutputs.names."""
+    pool = pool or OutputPool({}, [])
     lazy = late.outputs if late else ()
     num_inputs = len(in_strides)
     params = ", ".join(f"a{i}" for i in range(num_inputs))
@@ -415,24 +441,39 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None,
     checks = " and\n            ".join(
         f"type(a{i}) in _tensor and a{i}.dtype is _dtype{i} and a{i}.shape == _shape{i} and "
         f"{device.format(i)} and {layout[i].format(i)}" for i in range(num_inputs))
-    lines = [f"def run_partition({params}):",
-             f"    if ({checks or 'True'}):"]
+    if owned:
+        lines = ["def run_partition_owned(inputs):"]
+        if num_inputs:
+            lines.append(f"    {params}, = inputs")
+    else:
+        lines = [f"def run_partition({params}):"]
+    lines.append(f"    if ({checks or 'True'}):")
     for k in range(num_prog_outputs):
         if k not in pool.offsets and k not in lazy:
             lines.append(f"        o{k} = _empty(_size{k}, _strides{k}, _odtype{k})")
-    if pool.offsets:
-        lines.append("        block = _empty(_pool_bytes, (1,), _pool_uint8)")
-        lines.append("        at = block.data_ptr()")
+    for g in range(len(pool.blocks)):
+        lines.append(f"        block{g} = _empty(_pool_bytes{g}, (1,), _pool_uint8)")
+        lines.append(f"        at{g} = block{g}.data_ptr()")
     pointers = [f"a{i}.data_ptr()" for i in range(num_inputs)]
-    pointers += [f"at + {pool.offsets[k][0]}" if k in pool.offsets else "None" if k in lazy
-                 else f"o{k}.data_ptr()" for k in range(num_prog_outputs)]
+    pointers += [f"at{pool.offsets[k][0]} + {pool.offsets[k][1]}" if k in pool.offsets
+                 else "None" if k in lazy else f"o{k}.data_ptr()"
+                 for k in range(num_prog_outputs)]
     stream = "_stream()" if cuda else "None"
+    lines.append(f"        ptrs = _ptrs({', '.join(pointers)})")
+    if owned:
+        # Only the list holds the inputs now (those the results pass through excepted).
+        passed = {r[1] for r in outputs if r[0] == "input"}
+        dropped = [f"a{i}" for i in range(num_inputs) if i not in passed]
+        if dropped:
+            lines.append(f"        {' = '.join(dropped)} = None")
     if lazy:
         lines.append(f"        late = [None] * {num_prog_outputs + 1}")
-        lines.append(f"        rc = _run_late(_plan, _ptrs({', '.join(pointers)}), {stream}, "
-                     f"_late_alloc, late)")
+    if lazy or owned:
+        alloc = "_late_alloc, late" if lazy else "_no_alloc, None"
+        release = "_release_input, inputs" if owned else "_no_release, None"
+        lines.append(f"        rc = _run_hooked(_plan, ptrs, {stream}, {alloc}, {release})")
     else:
-        lines.append(f"        rc = _run(_plan, _ptrs({', '.join(pointers)}), {stream})")
+        lines.append(f"        rc = _run(_plan, ptrs, {stream})")
     lines.append("        if rc:")
     if lazy:
         lines.append("            if late[-1] is not None:")
@@ -442,12 +483,12 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None,
         lines.append(f"        o{k} = late[{k}]")
         lines.append(f"        if o{k} is None:")
         lines.append(f"            _late_missing({k})")
-    for j, _ in enumerate(pool.dtypes):
-        lines.append(f"        v{j} = block.view(_pool_dtype{j})")
-    for k, (_, j) in sorted(pool.offsets.items()):
-        lines.append(f"        o{k} = v{j}.as_strided(_size{k}, _strides{k}, _pool_at{k})")
+    for g, j in sorted({(g, j) for g, _, j in pool.offsets.values()}):
+        lines.append(f"        v{g}_{j} = block{g}.view(_pool_dtype{j})")
+    for k, (g, _, j) in sorted(pool.offsets.items()):
+        lines.append(f"        o{k} = v{g}_{j}.as_strided(_size{k}, _strides{k}, _pool_at{k})")
     lines.append(f"        return {_results(outputs, single, pool)}")
-    lines.append(f"    return _slow({params})")
+    lines.append("    return _slow(*inputs)" if owned else f"    return _slow({params})")
     return "\n".join(lines) + "\n"
 
 
@@ -496,56 +537,91 @@ def make_kernel(module, inputs, outputs, num_prog_outputs, single, pooled=()):
 
 def pooled_outputs(outputs, positions):
     """The Program outputs of `outputs` (build_program's) that only results at `positions`
-    return, as they are or viewed: those that may share one block, where there are two or more
-    (a block of one is an allocation and a view more)."""
+    return, as they are or viewed: those that may share blocks, where there are two or more (a
+    block of one is an allocation and a view more). `positions`: a mapping of position to the
+    rank of the result's last read (OutputPool), or a sequence of positions (all of one rank).
+    Returns {Program output: rank}, a viewed output's rank the latest of its results'."""
+    if not isinstance(positions, dict):
+        positions = dict.fromkeys(positions, 0)
     others = {o[1] for i, o in enumerate(outputs)
               if o[0] in ("prog", "view") and i not in positions}
-    pooled = sorted({o[1] for i, o in enumerate(outputs)
-                     if o[0] in ("prog", "view") and i in positions} - others)
-    return pooled if len(pooled) > 1 else []
+    ranks = {}
+    for i, o in enumerate(outputs):
+        if o[0] in ("prog", "view") and i in positions and o[1] not in others:
+            ranks[o[1]] = max(ranks.get(o[1], positions[i]), positions[i])
+    return ranks if len(ranks) > 1 else {}
 
 
 class OutputPool:
-    """Program outputs allocated as one block per call: one allocation before the run where
-    each would take its own (about 2 us each on the CUDA caching allocator, paid before the
-    first kernel is queued: 85 of them before a GPT-2 training forward's first kernel), and the
-    outputs' tensors made as views of the block after the run, while the GPU works.
+    """Program outputs allocated in a few blocks per call: an allocation per block before the
+    run where each output would take its own (about 2 us each on the CUDA caching allocator,
+    paid before the first kernel is queued: 85 of them before a GPT-2 training forward's first
+    kernel), and the outputs' tensors made as views of their block after the run, while the GPU
+    works.
 
-    Only for outputs that live and die together: a training forward's saved activations, held
-    by AOTAutograd until the backward has run, and values written back into inputs, which die
-    once written (the torch backend pools those no other node reads, backend._pooled). The
-    block lives as long as any of them does: a result the caller keeps (the loss) must not be
-    in it.
+    Only for outputs that nothing but the graph holds: a training forward's saved activations,
+    held by AOTAutograd until the backward reads them, and values written back into inputs,
+    which die once written (the torch backend pools those no other node reads,
+    backend._pooled). A block lives as long as any of its outputs does: a result the caller
+    keeps (the loss) must not be in one. So the outputs are grouped by the rank of their last
+    read (`pooled`: Program output -> rank; a rank below 0: read by no backward, all in one
+    block), in rank order, a block closed once it holds `1 / BLOCKS` of the bytes (at least
+    MIN_BLOCK_BYTES): a backward that frees each saved activation after its last read
+    (CinnLikeKernel.call_owned) frees each block after its last, where one block would live
+    until the backward's end (a CNN's backward held every saved feature map beside the
+    gradients of its first layers). Outputs under SMALL_BYTES share one block of their own
+    whatever their ranks: a backward may read them last of all (the BatchNorm statistics,
+    read by the weight gradients at its end), and in a block of large ones one of them would
+    keep it alive.
 
-    `offsets`: Program output -> (byte offset in the block, index of its dtype in `dtypes`);
-    each output starts on a 256-byte boundary (cuBLASLt's best alignment, any vector width)."""
+    `offsets`: Program output -> (block, byte offset in the block, index of its dtype in
+    `dtypes`); `blocks`: each block's bytes. Each output starts on a 256-byte boundary
+    (cuBLASLt's best alignment, any vector width)."""
 
     ALIGN = 256
+    BLOCKS = 8
+    MIN_BLOCK_BYTES = 4 << 20
+    SMALL_BYTES = 256 << 10
 
     def __init__(self, pooled, out_alloc):
-        self.offsets, self.dtypes, self.bytes = {}, [], 0
+        self.offsets, self.dtypes, self.blocks = {}, [], []
+        sizes = {}
         for k in pooled:
             shape, strides, dtype = out_alloc[k]
+            span = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, strides))
+            sizes[k] = -(-span * dtype.itemsize // self.ALIGN) * self.ALIGN
+
+        def group(k):  # what the blocks are made in turn from: dead, large, small
+            return 0 if pooled[k] < 0 else 1 if sizes[k] >= self.SMALL_BYTES else 2
+        least = max(sum(sizes.values()) // self.BLOCKS, self.MIN_BLOCK_BYTES)
+        last = None
+        for k in sorted(pooled, key=lambda k: (group(k), pooled[k], k)):
+            dtype = out_alloc[k][2]
             if dtype not in self.dtypes:
                 self.dtypes.append(dtype)
-            span = 0 if 0 in shape else 1 + sum((n - 1) * st for n, st in zip(shape, strides))
-            self.offsets[k] = (self.bytes, self.dtypes.index(dtype))
-            size = span * dtype.itemsize
-            self.bytes += -(-size // self.ALIGN) * self.ALIGN
+            rank = (group(k), pooled[k])
+            if not self.blocks or rank[0] != last[0] or (
+                    rank[0] == 1 and rank != last and self.blocks[-1] >= least):
+                self.blocks.append(0)
+            last = rank
+            self.offsets[k] = (len(self.blocks) - 1, self.blocks[-1], self.dtypes.index(dtype))
+            self.blocks[-1] += sizes[k]
 
     def names(self):
         """The constants `_call_source`'s pooled lines read."""
-        names = {"_pool_bytes": (max(self.bytes, self.ALIGN),), "_pool_uint8": torch.uint8}
+        names = {"_pool_uint8": torch.uint8}
+        for g, size in enumerate(self.blocks):
+            names[f"_pool_bytes{g}"] = (max(size, self.ALIGN),)
         for j, dtype in enumerate(self.dtypes):
             names[f"_pool_dtype{j}"] = dtype
-        for k, (at, j) in self.offsets.items():
+        for k, (_, at, j) in self.offsets.items():
             names[f"_pool_at{k}"] = at // self.dtypes[j].itemsize  # in elements of the view
         return names
 
 
 class LateOutputs:
     """Program outputs of at least `MIN_BYTES` that the call allocates itself
-    (cinn_like_call_plan_run_allocating): given no memory, each is allocated by `alloc` when
+    (cinn_like_call_plan_run_hooked): given no memory, each is allocated by `alloc` when
     the function reaches the first statement that writes it, so a training backward holds each
     large gradient from its first write, not for the whole call (its peak was every gradient
     beside the largest intermediates). Pooled outputs are allocated with their block.
@@ -585,8 +661,7 @@ class LateOutputs:
         """The constants `_call_source`'s lines for late outputs read."""
         def missing(k):
             raise RuntimeError(f"cinn_like.torch kernel: output {k} was not allocated by its call")
-        return {"_run_late": lib.cinn_like_call_plan_run_allocating, "_late_alloc": self.alloc,
-                "_late_missing": missing}
+        return {"_late_alloc": self.alloc, "_late_missing": missing}
 
 
 __all__ = ["compile_partition", "make_kernel", "CinnLikeKernel", "DTYPES", "pshape"]

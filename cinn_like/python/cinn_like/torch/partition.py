@@ -110,21 +110,27 @@ KEEP_OUTPUT_ALIASES = "cinn_like_keep_output_aliases"
 # Set in a training forward's GraphModule.meta by the backend (its partition_fn): the position
 # of the first output AOTAutograd's partitioner returns only to be saved for the backward.
 SAVED_FROM = "cinn_like_saved_from"
+# Beside it: per saved value's name, the position in the backward of its last read.
+SAVED_LAST_READ = "cinn_like_saved_last_read"
 
 
 def saved_only(gm):
     """The nodes a training forward returns only to be saved for its backward (SAVED_FROM): at
-    no position of the output before the saved ones. AOTAutograd holds them until the backward
-    has run, all of them: their kernels may allocate them together (kernel.OutputPool)."""
+    no position of the output before the saved ones, each with the rank of its last read in the
+    backward (SAVED_LAST_READ; 0 where unknown). AOTAutograd holds them until the backward
+    reads them: their kernels may allocate them together, in blocks by that rank
+    (kernel.OutputPool). Returns {node: rank}."""
     start = gm.meta.get(SAVED_FROM)
+    last_read = gm.meta.get(SAVED_LAST_READ, {})
     out = next((n for n in reversed(gm.graph.nodes) if n.op == "output"), None)
     if start is None or out is None or not isinstance(out.args[0], (list, tuple)):
-        return set()
+        return {}
     first = {}
     for i, a in enumerate(out.args[0]):
         if isinstance(a, torch.fx.Node):
             first.setdefault(a, i)
-    return {n for n, i in first.items() if i >= start and n.op == "call_function"}
+    return {n: last_read.get(n.name, 0) for n, i in first.items()
+            if i >= start and n.op == "call_function"}
 
 
 def _outputs_to_the_caller(graph):

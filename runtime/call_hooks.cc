@@ -1,6 +1,6 @@
-/// \file The allocator of a call's outputs (runtime/output_allocator.h) and what the host entry
-/// calls to use it (cinn_like_alloc_output).
-#include "runtime/output_allocator.h"
+/// \file A call's hooks (runtime/call_hooks.h) and what the host entry calls to use them
+/// (cinn_like_alloc_output, cinn_like_release_input).
+#include "runtime/call_hooks.h"
 
 #include <dlpack/dlpack.h>
 
@@ -14,18 +14,28 @@ namespace {
 
 thread_local OutputAllocator current_alloc = nullptr;
 thread_local void* current_ctx = nullptr;
+thread_local InputRelease current_release = nullptr;
+thread_local void* current_release_ctx = nullptr;
 
 }  // namespace
 
-OutputAllocatorScope::OutputAllocatorScope(OutputAllocator alloc, void* ctx)
-    : previous_alloc_(current_alloc), previous_ctx_(current_ctx) {
+CallHooksScope::CallHooksScope(OutputAllocator alloc, void* alloc_ctx, InputRelease release,
+                               void* release_ctx)
+    : previous_alloc_(current_alloc),
+      previous_alloc_ctx_(current_ctx),
+      previous_release_(current_release),
+      previous_release_ctx_(current_release_ctx) {
   current_alloc = alloc;
-  current_ctx = ctx;
+  current_ctx = alloc_ctx;
+  current_release = release;
+  current_release_ctx = release_ctx;
 }
 
-OutputAllocatorScope::~OutputAllocatorScope() {
+CallHooksScope::~CallHooksScope() {
   current_alloc = previous_alloc_;
-  current_ctx = previous_ctx_;
+  current_ctx = previous_alloc_ctx_;
+  current_release = previous_release_;
+  current_release_ctx = previous_release_ctx_;
 }
 
 bool OutputAllocatorSet() { return current_alloc != nullptr; }
@@ -62,4 +72,10 @@ extern "C" void* cinn_like_alloc_output(const char* func, DLTensor* const* args,
   t->data = p;
   t->byte_offset = 0;
   return p;
+}
+
+extern "C" void cinn_like_release_input(int32_t index) {
+  using cinn_like::runtime::current_release;
+  using cinn_like::runtime::current_release_ctx;
+  if (current_release != nullptr) current_release(current_release_ctx, index);
 }

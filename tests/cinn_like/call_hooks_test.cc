@@ -1,7 +1,8 @@
-/// \file Outputs the call allocates (cinn_like_call_plan_run_allocating): an output given no
-/// memory is asked of the caller's allocator just before the first statement that writes it,
-/// after the large workspaces of earlier statements were freed; its values equal a call given
-/// the memory up front; a refused allocation fails the call naming the output, leaking nothing.
+/// \file A call's hooks (cinn_like_call_plan_run_hooked). Outputs the call allocates: an output
+/// given no memory is asked of the caller's allocator just before the first statement that
+/// writes it, after the large workspaces of earlier statements were freed; its values equal a
+/// call given the memory up front; a refused allocation fails the call naming the output,
+/// leaking nothing. Inputs the call hands back: each after the last statement that reads it.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -66,23 +67,31 @@ struct Compiled {
   cinn_like_module module = nullptr;
   cinn_like_function fn = nullptr;
   cinn_like_call_plan plan = nullptr;
-  std::vector<int64_t> x_shape{2, kRows, kCols}, out_shape{kRows, kCols};
-  explicit Compiled(const frontend::Program& p) {
+  std::vector<std::vector<int64_t>> shapes;  // of the arguments, inputs then the output
+  Compiled(const frontend::Program& p, std::vector<std::vector<int64_t>> arg_shapes)
+      : shapes(std::move(arg_shapes)) {
     const std::string json = frontend::ProgramToJson(p);
     EXPECT_EQ(cinn_like_compile(json.c_str(), "x86", "f", &module), 0)
         << cinn_like_get_last_error();
     if (module) EXPECT_EQ(cinn_like_module_lookup(module, "f", &fn), 0);
     if (!fn) return;
-    DLTensor x{}, out{};
-    for (auto [t, shape] : {std::pair{&x, &x_shape}, std::pair{&out, &out_shape}}) {
-      t->device = {kDLCPU, 0};
-      t->dtype = {kDLFloat, 32, 1};
-      t->ndim = static_cast<int32_t>(shape->size());
-      t->shape = shape->data();
+    std::vector<DLTensor> args(shapes.size());
+    std::vector<DLTensor*> examples;
+    for (size_t i = 0; i < shapes.size(); ++i) {
+      DLTensor& t = args[i];
+      t.device = {kDLCPU, 0};
+      t.dtype = {kDLFloat, 32, 1};
+      t.ndim = static_cast<int32_t>(shapes[i].size());
+      t.shape = shapes[i].data();
+      examples.push_back(&t);
     }
-    DLTensor* examples[] = {&x, &out};
-    EXPECT_EQ(cinn_like_call_plan_create(fn, examples, 2, &plan), 0) << cinn_like_get_last_error();
+    EXPECT_EQ(cinn_like_call_plan_create(fn, examples.data(), static_cast<int32_t>(examples.size()),
+                                         &plan),
+              0)
+        << cinn_like_get_last_error();
   }
+  explicit Compiled(const frontend::Program& p)
+      : Compiled(p, {{2, kRows, kCols}, {kRows, kCols}}) {}
   ~Compiled() {
     cinn_like_call_plan_free(plan);
     cinn_like_module_free(module);
@@ -105,7 +114,9 @@ TEST(LateOutputs, AnOutputIsAllocatedAfterTheWorkspacesBeforeItsFirstWrite) {
   Outputs outputs;
   outputs.workspaces = &workspaces;
   void* lazy[] = {x.data(), nullptr};
-  ASSERT_EQ(cinn_like_call_plan_run_allocating(c.plan, lazy, nullptr, &Outputs::Alloc, &outputs), 0)
+  ASSERT_EQ(cinn_like_call_plan_run_hooked(c.plan, lazy, nullptr, &Outputs::Alloc, &outputs,
+                                           nullptr, nullptr),
+            0)
       << cinn_like_get_last_error();
   ASSERT_EQ(outputs.blocks.size(), 1u);
   EXPECT_EQ(outputs.indices[0], 1);
@@ -116,7 +127,8 @@ TEST(LateOutputs, AnOutputIsAllocatedAfterTheWorkspacesBeforeItsFirstWrite) {
   // A pointer given is used as it is, the allocator not asked.
   std::vector<float> again(kRows * kCols);
   void* both[] = {x.data(), again.data()};
-  ASSERT_EQ(cinn_like_call_plan_run_allocating(c.plan, both, nullptr, &Outputs::Alloc, &outputs),
+  ASSERT_EQ(cinn_like_call_plan_run_hooked(c.plan, both, nullptr, &Outputs::Alloc, &outputs,
+                                           nullptr, nullptr),
             0);
   EXPECT_EQ(outputs.indices.size(), 1u);
   EXPECT_EQ(again, given);
@@ -132,7 +144,8 @@ TEST(LateOutputs, ARefusedOutputFailsTheCallNamingItAndLeaksNothing) {
   outputs.refuse = true;
   void* lazy[] = {x.data(), nullptr};
   cinn_like_clear_last_error();
-  EXPECT_NE(cinn_like_call_plan_run_allocating(c.plan, lazy, nullptr, &Outputs::Alloc, &outputs),
+  EXPECT_NE(cinn_like_call_plan_run_hooked(c.plan, lazy, nullptr, &Outputs::Alloc, &outputs,
+                                           nullptr, nullptr),
             0);
   const std::string error = cinn_like_get_last_error();
   // Refused while the second sum was allocated: the unwind freed it.
@@ -157,12 +170,79 @@ TEST(LateOutputs, WithoutAnAllocatorANullOutputIsRefused) {
   testing::CountingAllocator workspaces;
   outputs.workspaces = &workspaces;
   void* no_input[] = {nullptr, nullptr};
-  EXPECT_NE(
-      cinn_like_call_plan_run_allocating(c.plan, no_input, nullptr, &Outputs::Alloc, &outputs), 0);
+  EXPECT_NE(cinn_like_call_plan_run_hooked(c.plan, no_input, nullptr, &Outputs::Alloc, &outputs,
+                                           nullptr, nullptr),
+            0);
   EXPECT_THAT(std::string(cinn_like_get_last_error()), HasSubstr("argument 0"));
   EXPECT_TRUE(outputs.indices.empty());
-  EXPECT_EQ(cinn_like_call_plan_run_allocating(c.plan, lazy, nullptr, nullptr, nullptr), -1);
-  EXPECT_THAT(std::string(cinn_like_get_last_error()), HasSubstr("output allocator is null"));
+  EXPECT_EQ(
+      cinn_like_call_plan_run_hooked(c.plan, lazy, nullptr, nullptr, nullptr, nullptr, nullptr),
+      -1);
+  EXPECT_THAT(std::string(cinn_like_get_last_error()), HasSubstr("argument 1"));
+}
+
+/// out = sum over axis 0 of y * max_row(tanh(sum over axis 0 of x)): x is read by the first
+/// statement only, y by the last, which writes the output.
+frontend::Program TwoInputs() {
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, hlir::MakeShape({2, kRows, kCols}), "x");
+  auto y = b.CreateInput(DType::kFloat32, hlir::MakeShape({2, kRows, kCols}), "y");
+  auto ra = b.ReduceMax(b.Tanh(b.ReduceSum(x, {0})), {1}, /*keepdim=*/true);
+  b.MarkOutput(b.ReduceSum(b.Mul(y, b.BroadcastTo(ra, {2, kRows, kCols})), {0}));
+  return *b.Build();
+}
+
+/// What the hooks were asked, in order: "alloc <index>" and "release <index>".
+struct Events {
+  std::vector<std::string> log;
+  std::vector<void*> blocks;
+  ~Events() {
+    for (void* p : blocks) std::free(p);
+  }
+  static void* Alloc(void* ctx, int32_t index, size_t bytes) {
+    auto* self = static_cast<Events*>(ctx);
+    self->log.push_back("alloc " + std::to_string(index));
+    self->blocks.push_back(std::aligned_alloc(64, (bytes + 63) / 64 * 64));
+    return self->blocks.back();
+  }
+  static void Release(void* ctx, int32_t index) {
+    static_cast<Events*>(ctx)->log.push_back("release " + std::to_string(index));
+  }
+};
+
+TEST(ReleasedInputs, EachInputIsHandedBackAfterTheLastStatementThatReadsIt) {
+  Compiled c(TwoInputs(), {{2, kRows, kCols}, {2, kRows, kCols}, {kRows, kCols}});
+  ASSERT_NE(c.plan, nullptr);
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<float> dist(-1, 1);
+  std::vector<float> x(2 * kRows * kCols), y(2 * kRows * kCols), given(kRows * kCols);
+  for (float& v : x) v = dist(rng);
+  for (float& v : y) v = dist(rng);
+  void* data[] = {x.data(), y.data(), given.data()};
+  ASSERT_EQ(cinn_like_call_plan_run(c.plan, data, nullptr), 0) << cinn_like_get_last_error();
+  // x is handed back before the output is allocated for the last statement, y after it.
+  Events events;
+  void* lazy[] = {x.data(), y.data(), nullptr};
+  ASSERT_EQ(cinn_like_call_plan_run_hooked(c.plan, lazy, nullptr, &Events::Alloc, &events,
+                                           &Events::Release, &events),
+            0)
+      << cinn_like_get_last_error();
+  EXPECT_THAT(events.log, ::testing::ElementsAre("release 0", "alloc 2", "release 1"));
+  ASSERT_EQ(events.blocks.size(), 1u);
+  EXPECT_EQ(std::memcmp(events.blocks[0], given.data(), kSumBytes), 0);
+  // The release alone, outputs given: each input once, in the order of their last reads.
+  Events released;
+  std::vector<float> again(kRows * kCols);
+  void* both[] = {x.data(), y.data(), again.data()};
+  ASSERT_EQ(cinn_like_call_plan_run_hooked(c.plan, both, nullptr, nullptr, nullptr,
+                                           &Events::Release, &released),
+            0)
+      << cinn_like_get_last_error();
+  EXPECT_THAT(released.log, ::testing::ElementsAre("release 0", "release 1"));
+  EXPECT_EQ(again, given);
+  // Without the hook nothing is released (and the call is as before).
+  ASSERT_EQ(cinn_like_call_plan_run(c.plan, both, nullptr), 0);
+  EXPECT_EQ(released.log.size(), 2u);
 }
 
 }  // namespace
