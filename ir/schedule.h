@@ -199,7 +199,8 @@ class Stage {
   /// ComputeAt into the tensor's own (global) buffer instead of a region buffer: each
   /// iteration of `loop` stores its region at the tensor's own indices, so the tensor is
   /// stored whole once the consumer's nest has run and may be a function argument (an
-  /// output) or a temporary that later nests read. Readers inside the nest read the same
+  /// output) or a temporary that later nests read (stages after the consumer; one before it
+  /// is refused). Readers inside the nest read the same
   /// buffer at those indices. On GPUs every thread of the nest that runs the region stores it
   /// (the same value: a row's statistic stored from inside the row's kernel).
   absl::Status ComputeAtOwnBuffer(Stage& consumer, const Var& loop);
@@ -210,6 +211,9 @@ class Stage {
 
  private:
   friend class Schedule;
+  /// ComputeAt and ComputeAtOwnBuffer: with `own_buffer`, readers after the consumer need not
+  /// be computed at the same loop.
+  absl::Status AttachAt(Stage& consumer, const Var& loop, bool thread_private, bool own_buffer);
   /// Rebuilds the root axes from the current body/reduce description (no scheduling kept).
   void ResetAxes(std::vector<Var> spatial, std::vector<IterVar> reduce_axes);
   /// Gives the root axes fresh variables named `<tensor>_<axis>` and rewrites the body.

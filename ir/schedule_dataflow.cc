@@ -337,6 +337,11 @@ absl::Status Stage::ReverseComputeInline() {
 }
 
 absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_private) {
+  return AttachAt(consumer, loop, thread_private, /*own_buffer=*/false);
+}
+
+absl::Status Stage::AttachAt(Stage& consumer, const Var& loop, bool thread_private,
+                             bool own_buffer) {
   std::string loop_name = loop.defined() && loop.As<Variable>() ? loop.name() : "?";
   std::string what = absl::StrCat("compute_at of stage ", tensor_.name(), " at loop ", loop_name,
                                   " of stage ", consumer.tensor().name());
@@ -438,6 +443,19 @@ absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_priv
                      " nor a stage computed at that loop reads ", tensor_.name(),
                      ", so its loops do not enclose a use of it"));
   }
+  // Into its own buffer the tensor is whole once the consumer's nest has run: stages after
+  // the consumer may read it there, not those before.
+  if (own_buffer) {
+    std::vector<std::string> before;
+    for (auto& s : state_->stages) {
+      if (s.get() == &consumer) break;
+      if (s.get() != this && !s->inlined() && !s->folded() && s->InlinedBodyReads(buffer) &&
+          !(s->attach() && s->attach()->consumer == &consumer)) {
+        before.push_back(s->tensor().name());
+      }
+    }
+    others = before;
+  }
   if (!others.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": ", tensor_.name(), " is also read by ", absl::StrJoin(others, ", "),
@@ -536,7 +554,7 @@ absl::Status Stage::ComputeAtOwnBuffer(Stage& consumer, const Var& loop) {
     return absl::InvalidArgumentError(absl::StrCat(
         "compute_at of stage ", tensor_.name(), " into its own buffer: the buffer is not global"));
   }
-  absl::Status st = ComputeAt(consumer, loop);
+  absl::Status st = AttachAt(consumer, loop, /*thread_private=*/false, /*own_buffer=*/true);
   if (!st.ok()) return st;
   attach_->own_buffer = true;
   attach_->buffer = tensor_->buffer;

@@ -272,6 +272,30 @@ inline Program RmsNormWithSavedRsqrt(int64_t rows, int64_t cols, DType out = DTy
   return *b.Build();
 }
 
+/// Two pre-norm residual steps, as a training forward has them: s1 = x + a (returned) is read by
+/// its RMSNorm and by s2 = s1 + c (returned), which its own RMSNorm reads; each norm returns its
+/// rsqrt and its normalized row times w, cast to bfloat16. Each sum is read by two groups.
+inline Program PreNormResidualChain(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto a = b.CreateInput(DType::kFloat32, S({rows, cols}), "a");
+  auto c = b.CreateInput(DType::kFloat32, S({rows, cols}), "c");
+  auto w = b.CreateInput(DType::kFloat32, S({cols}), "w");
+  auto norm = [&](frontend::Var s) {
+    auto rsqrt =
+        b.Rsqrt(b.Add(b.ReduceMean(b.Mul(s, s), {1}, /*keepdim=*/true), b.Fill({1}, 1e-6)));
+    b.MarkOutput(rsqrt);
+    b.MarkOutput(b.Cast(b.Mul(b.Mul(s, rsqrt), w), DType::kBFloat16));
+  };
+  auto s1 = b.Add(x, a);
+  b.MarkOutput(s1);
+  norm(s1);
+  auto s2 = b.Add(s1, c);
+  b.MarkOutput(s2);
+  norm(s2);
+  return *b.Build();
+}
+
 /// GELU's tanh form and its gradient as the decompositions write them: tanh(u) read three
 /// times and pow(x, 3) inside u, pow(x, 2) in u's derivative (the C printers compute each repeat
 /// once, the simplifier makes the powers products).

@@ -91,7 +91,9 @@ class GroupScheduler {
     std::map<int, ReductionGroup> row_groups;
     for (auto& [group, reductions] : internal_reductions_) {
       ReductionGroup g{nullptr, reductions, -1};
-      if (FindRowConsumer(group, g)) row_groups.emplace(group, g);
+      if (!FindRowConsumer(group, g)) continue;
+      if (target_.is_gpu()) FindElementOutputs(group, g);
+      row_groups.emplace(group, g);
     }
     if (target_.is_gpu()) MarkReadOnce(row_groups);
     std::set<ir::Stage*> done;
@@ -113,6 +115,7 @@ class GroupScheduler {
       choices_.push_back(*c);
       done.insert(g.consumer);
       done.insert(g.row_outputs.begin(), g.row_outputs.end());
+      done.insert(g.element_outputs.begin(), g.element_outputs.end());
     }
     const std::vector<std::pair<ir::Stage*, ir::Stage*>> stored_in = StoredInReader(done);
     std::set<ir::Stage*> stored_values;
@@ -367,13 +370,45 @@ class GroupScheduler {
     return true;
   }
 
+  /// The element outputs of row group `g` (ReductionGroup::element_outputs): stored stages of
+  /// its fusion group, of the consumer's static shape, that its reductions or consumer read
+  /// and that read none of the group's stored stages. None where the reductions are computed
+  /// per thread (ThreadPerElement) or read whole rows per thread (a row of one element).
+  void FindElementOutputs(int group, ReductionGroup& g) {
+    if (!PerThreadReason(*g.reductions[0]).empty() || g.row_dims < 1) return;
+    const ir::TensorNode& consumer = *g.consumer->tensor().node();
+    for (const ir::Expr& d : consumer.shape) {
+      if (!ir::AsConstInt(d)) return;
+    }
+    std::vector<ir::Stage*> stored = g.reductions;
+    stored.insert(stored.end(), g.row_outputs.begin(), g.row_outputs.end());
+    stored.push_back(g.consumer);
+    auto reads = [](const ir::Stage* reader, const ir::Stage* s) {
+      return reader->InlinedBodyReads(s->tensor()->buffer.get());
+    };
+    for (ir::Stage* s : roots_) {
+      const ir::TensorNode* t = s->tensor().node().get();
+      if (Info(t).group != group || t->reduce != ir::ReduceKind::kNone || t->extern_body ||
+          std::count(stored.begin(), stored.end(), s) ||
+          !ir::StructuralEqual(t->shape, consumer.shape)) {
+        continue;
+      }
+      const bool read = std::any_of(stored.begin(), stored.end(),
+                                    [&](const ir::Stage* r) { return reads(r, s); });
+      const bool reads_group = std::any_of(stored.begin(), stored.end(),
+                                           [&](const ir::Stage* r) { return reads(s, r); });
+      if (read && !reads_group) g.element_outputs.push_back(s);
+    }
+  }
+
   /// The tactic of a group whose reductions are computed inside their consumer.
   absl::StatusOr<TacticChoice> ScheduleReductionGroup(const ReductionGroup& g, int knob) {
     if (!target_.is_gpu()) return CpuRowGroup(sch_, g, target_);
     std::string per_thread = PerThreadReason(*g.reductions[0]);
     if (!per_thread.empty()) return ThreadPerElement(sch_, g, target_, std::move(per_thread));
-    // Row outputs: a warp or a block per row (the persistent row does not store them).
-    auto plan = g.row_outputs.empty()
+    // Row and element outputs: a warp or a block per row (the persistent row does not store
+    // them).
+    auto plan = g.row_outputs.empty() && g.element_outputs.empty()
                     ? PlanPersistentRow(sch_, g, target_, knob, in_.symbolic_row_bound)
                     : std::nullopt;
     if (plan) {

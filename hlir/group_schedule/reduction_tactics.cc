@@ -32,22 +32,31 @@ namespace {
 /// axes split by `threads` over threadIdx.x (in vectors of `lanes`, BindVectorsToThreads):
 /// each thread keeps its own copy of its row's result (the cross-thread combine leaves it in
 /// every thread), so no shared memory and no barrier; each row output computed there too, into
-/// its own buffer. Consumers first: a stage read by another (softmax's max by its sum, a
-/// LayerNorm's mean by its variance) is attached after its reader, so that the reader's loads
-/// count in its region.
+/// its own buffer, and each element output, its elements split over the threads as the
+/// consumer's columns are (each thread then reads back what it stored itself). Consumers
+/// first: a stage read by another (softmax's max by its sum, a LayerNorm's mean by its
+/// variance) is attached after its reader, so that the reader's loads count in its region.
 absl::Status ReduceAtRow(ir::Schedule& sch, const ReductionGroup& g, const ir::Var& row,
                          int threads, int lanes = 0) {
-  std::vector<ir::Stage*> stages = g.reductions;  // with the row outputs, in schedule order
+  std::vector<ir::Stage*> stages = g.reductions;  // with the outputs, in schedule order
   stages.insert(stages.end(), g.row_outputs.begin(), g.row_outputs.end());
+  stages.insert(stages.end(), g.element_outputs.begin(), g.element_outputs.end());
   std::map<const ir::Stage*, size_t> order;
   for (const auto& s : sch.stages()) order.emplace(s.get(), order.size());
   std::sort(stages.begin(), stages.end(),
             [&](const ir::Stage* a, const ir::Stage* b) { return order[a] < order[b]; });
   const std::set<const ir::Stage*> outputs(g.row_outputs.begin(), g.row_outputs.end());
+  const std::set<const ir::Stage*> elements(g.element_outputs.begin(), g.element_outputs.end());
   for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
-    if (outputs.count(*it)) {
+    if (outputs.count(*it) || elements.count(*it)) {
       absl::Status st = (*it)->ComputeAtOwnBuffer(*g.consumer, row);
       if (!st.ok()) return st;
+      if (elements.count(*it)) {
+        const std::vector<ir::Var> leaves = LeafVars(**it);
+        const std::vector<ir::Var> cols(leaves.begin() + g.row_dims, leaves.end());
+        st = BindVectorsToThreads(**it, cols, threads, lanes);
+        if (!st.ok()) return st;
+      }
       continue;
     }
     ir::Tensor t = (*it)->tensor();

@@ -21,6 +21,13 @@ struct ReductionGroup {
   /// (ir::Stage::ComputeAtOwnBuffer), every thread of the row storing the same value. Schedule
   /// order; only WarpPerRow and BlockPerRow take them.
   std::vector<ir::Stage*> row_outputs;
+  /// Stored values of the consumer's shape that the group's reductions or consumer read and
+  /// that read neither (outputs: a training forward's residual stream before its norm, saved
+  /// for the backward): each row of them computed in the consumer's row into their own
+  /// buffers, its elements over the row's threads as the consumer's are, so that each thread
+  /// reads back only what it stored (ir::Stage::ComputeAtOwnBuffer). Schedule order; only
+  /// WarpPerRow and BlockPerRow take them, for static shapes.
+  std::vector<ir::Stage*> element_outputs;
 };
 
 /// The consumer's elements over blocks of 256 threads; each reduction computed by each thread

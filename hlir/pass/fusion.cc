@@ -49,8 +49,9 @@ class Fuser {
     }
     std::vector<FusionGroup> groups;
     for (auto& m : members_) groups.push_back(Describe(m));
-    // A group's last node is the one that started it, and only it may feed other groups, so
-    // ordering by last node puts producers first.
+    // A group's last node is the one that started it. Only it feeds other groups, or a node
+    // that joined the earliest of its readers' groups (StoredValueGroup), which none of the
+    // others feeds: ordering by last node puts producers first.
     std::sort(groups.begin(), groups.end(), [](const FusionGroup& a, const FusionGroup& b) {
       return a.nodes.back() < b.nodes.back();
     });
@@ -67,9 +68,63 @@ class Fuser {
     if (consumers.empty() || pattern_[n] == OpPattern::kOpaque) return -1;
     int g = group_of_[consumers[0]];
     for (int c : consumers) {
-      if (group_of_[c] != g) return -1;
+      if (group_of_[c] != g) return StoredValueGroup(n, consumers);
     }
     return !IsReadInPlace(g) && CanJoin(n, consumers, g) ? g : -1;
+  }
+
+  /// The group that computes elementwise node `n`, whose value is a graph output read by
+  /// several groups, or -1: the first of those groups to run, where it has a reduction (a
+  /// training forward's residual stream, saved for the backward, read by the norm after it and
+  /// by the next residual add). The value is stored either way; computed in the norm's group,
+  /// whose kernel may store it from the norm's rows (the GPU group scheduler's element
+  /// outputs), it takes no kernel of its own. Only for a graph output: a value that need not
+  /// be stored is better copied into each reader (recompute_shared.h).
+  int StoredValueGroup(int n, const std::vector<int>& consumers) const {
+    const Node& node = graph_.nodes()[n];
+    const bool elementwise =
+        pattern_[n] == OpPattern::kElementwise || pattern_[n] == OpPattern::kBroadcast;
+    if (!elementwise || node.outputs.size() != 1 || !IsGraphOutput(graph_, node.outputs[0])) {
+      return -1;
+    }
+    // Groups run in the order of the nodes that started them (their last nodes): the group
+    // whose starter comes first runs first.
+    int g = -1;
+    for (int c : consumers) {
+      const int h = group_of_[c];
+      if (g < 0 || members_[h].front() < members_[g].front()) g = h;
+    }
+    std::vector<int> in_g, others;
+    for (int c : consumers) {
+      if (group_of_[c] == g) {
+        in_g.push_back(c);
+      } else {
+        others.push_back(group_of_[c]);
+      }
+    }
+    const bool reduces = std::any_of(members_[g].begin(), members_[g].end(),
+                                     [&](int m) { return pattern_[m] == OpPattern::kReduction; });
+    if (!reduces || IsReadInPlace(g) || !CanJoin(n, in_g, g) || Reaches(others, g, n)) return -1;
+    return g;
+  }
+
+  /// Whether a node of one of `groups` feeds group `g` (then `g` may not store a value they
+  /// read): a walk from `g`'s nodes to their producers, all after node `n`.
+  bool Reaches(const std::vector<int>& groups, int g, int n) const {
+    std::vector<bool> seen(graph_.nodes().size(), false);
+    std::vector<int> todo(members_[g].begin(), members_[g].end());
+    while (!todo.empty()) {
+      const int m = todo.back();
+      todo.pop_back();
+      for (int v : graph_.nodes()[m].inputs) {
+        const int p = graph_.values()[v].producer;
+        if (p <= n || seen[p]) continue;
+        if (std::find(groups.begin(), groups.end(), group_of_[p]) != groups.end()) return true;
+        seen[p] = true;
+        todo.push_back(p);
+      }
+    }
+    return false;
   }
 
   /// Whether group `g` is a lone reshape that only ops reading their inputs' bytes read

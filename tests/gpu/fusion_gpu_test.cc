@@ -39,6 +39,9 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   }
   RunProgramCase(LayerNormWithStatistics({Sym("n")}, 512), kGpu, RunOnGpu);
   RunProgramCase(RmsNormWithSavedRsqrt(256, 1024), kGpu, RunOnGpu, 1e-2);  // bfloat16 out
+  // The residual sums stored from their norms' row kernels, each lane storing what it reads.
+  RunProgramCase(PreNormResidualChain(256, 1024), kGpu, RunOnGpu, 1e-2);
+  RunProgramCase(PreNormResidualChain(64, 4096), kGpu, RunOnGpu, 1e-2);  // a block per row
 }
 
 TEST(FusionGpu, RowAndColumnExtremesKeepTheirNaNs) {
