@@ -102,9 +102,9 @@ typedef void (*cinn_like_input_release_fn)(void* ctx, int32_t index);
  *   what `alloc` returned, whether the call succeeded or not;
  * - with `release`, the function calls it for each input of 64 KiB or more (or of a symbolic
  *   size) once past the last statement that names it (x86 and cuda targets; a function of
- *   another target never does), so a caller
- *   that holds an input only for this call can free it early (a backward's saved
- *   activations). An input may be released before the call fails.
+ *   another target never does), so a caller that holds an input only for this call can free
+ *   it early (a backward's saved activations). An input may be released before the call
+ *   fails. Calls the function makes for a self-check's diagnosis do not use either hook.
  * Either may be null, its context then unused. */
 int cinn_like_call_plan_run_hooked(cinn_like_call_plan plan, void* const* data, void* stream,
                                    cinn_like_output_alloc_fn alloc, void* alloc_ctx,

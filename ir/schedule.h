@@ -127,6 +127,10 @@ class Stage {
   /// taken to be in bounds, as the IR's loads are).
   std::optional<std::vector<Expr>> ReadNotAtOwnIndex(const BufferNode* buffer,
                                                      bool flat = false) const;
+  /// Whether every load of `buffer` in InlinedBody() reads, at its first `row_dims` dims, this
+  /// stage's own root axes and, at the others, this stage's reduce axes in order: a row
+  /// reduction reading `buffer` element for element along its rows.
+  bool ReadsAlongOwnRows(const BufferNode* buffer, int row_dims) const;
   /// Stages computed at leaf `loop` of this stage, in schedule order.
   std::vector<const Stage*> AttachedAt(const Var& loop) const;
   /// This stage's loops and those of the stages it is computed at; compute_at records it to

@@ -3,6 +3,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -195,6 +196,24 @@ std::optional<std::vector<Expr>> Stage::ReadNotAtOwnIndex(const BufferNode* buff
     if (!at_own) return idx;
   }
   return std::nullopt;
+}
+
+bool Stage::ReadsAlongOwnRows(const BufferNode* buffer, int row_dims) const {
+  const int reduce = num_root_ - rank_;
+  if (row_dims > rank_) return false;
+  for (auto& idx : LoadsOf(InlinedBody(), buffer)) {
+    if (static_cast<int>(idx.size()) != row_dims + reduce) return false;
+    for (int d = 0; d < row_dims; ++d) {
+      if (!idx[d].same_as(tensor_->axes[d]) && !idx[d].same_as(axes_[d].var)) return false;
+    }
+    for (int k = 0; k < reduce; ++k) {
+      const Expr& e = idx[row_dims + k];
+      const bool original = k < static_cast<int>(tensor_->reduce_axes.size()) &&
+                            e.same_as(tensor_->reduce_axes[k].var);
+      if (!original && !e.same_as(axes_[rank_ + k].var)) return false;
+    }
+  }
+  return true;
 }
 
 std::vector<const Stage*> Stage::AttachedAt(const Var& loop) const {
@@ -443,18 +462,27 @@ absl::Status Stage::AttachAt(Stage& consumer, const Var& loop, bool thread_priva
                      " nor a stage computed at that loop reads ", tensor_.name(),
                      ", so its loops do not enclose a use of it"));
   }
-  // Into its own buffer the tensor is whole once the consumer's nest has run: stages after
-  // the consumer may read it there, not those before.
+  // Into its own buffer the tensor is whole once the consumer's nest has run: a reader whose
+  // nest runs after the consumer's (its root stage, the one it is computed at followed out,
+  // comes later) may read it there; one whose nest runs before it, or inside it at another
+  // loop, may not.
   if (own_buffer) {
-    std::vector<std::string> before;
+    std::map<const Stage*, size_t> position;
+    for (auto& s : state_->stages) position.emplace(s.get(), position.size());
+    auto root_of = [](const Stage* s) {
+      while (s->attach()) s = s->attach()->consumer;
+      return s;
+    };
+    others.clear();
     for (auto& s : state_->stages) {
-      if (s.get() == &consumer) break;
-      if (s.get() != this && !s->inlined() && !s->folded() && s->InlinedBodyReads(buffer) &&
-          !(s->attach() && s->attach()->consumer == &consumer)) {
-        before.push_back(s->tensor().name());
+      if (s.get() == &consumer || s.get() == this || s->inlined() || s->folded() ||
+          !s->InlinedBodyReads(buffer)) {
+        continue;
       }
+      const Attach* sa = s->attach();
+      if (sa && sa->consumer == &consumer && sa->loop.same_as(loop)) continue;  // counted above
+      if (position[root_of(s.get())] <= position[&consumer]) others.push_back(s->tensor().name());
     }
-    others = before;
   }
   if (!others.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -296,6 +296,23 @@ inline Program PreNormResidualChain(int64_t rows, int64_t cols) {
   return *b.Build();
 }
 
+/// An RMSNorm of a residual sum's halves swapped (rotate-half), the sum returned: the norm reads
+/// each row's elements at other columns than its own, so a thread storing the sum's elements
+/// would not be the one that reads them back.
+inline Program RmsNormOfASwappedSum(int64_t rows, int64_t cols) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
+  auto h = b.CreateInput(DType::kFloat32, S({rows, cols}), "h");
+  auto sum = b.Add(x, h);
+  b.MarkOutput(sum);
+  auto swapped =
+      b.Concat({b.Slice(sum, {1}, {cols / 2}, {cols}), b.Slice(sum, {1}, {0}, {cols / 2})}, 1);
+  auto rsqrt = b.Rsqrt(
+      b.Add(b.ReduceMean(b.Mul(swapped, swapped), {1}, /*keepdim=*/true), b.Fill({1}, 1e-6)));
+  b.MarkOutput(b.Mul(swapped, rsqrt));
+  return *b.Build();
+}
+
 /// GELU's tanh form and its gradient as the decompositions write them: tanh(u) read three
 /// times and pow(x, 3) inside u, pow(x, 2) in u's derivative (the C printers compute each repeat
 /// once, the simplifier makes the powers products).

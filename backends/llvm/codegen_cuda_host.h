@@ -26,6 +26,7 @@ class CodeGenCudaHost : public CodeGenLLVM {
  protected:
   CodeGenCudaHost(std::string triple, std::string data_layout);
   int32_t DeviceType() const override;
+  bool ReleasesInputs() const override { return true; }
   llvm::Value* EmitIntrinsicCall(const ir::Call* op) override;
 
  private:

@@ -300,8 +300,8 @@ void CodeGenLLVM::CheckSizeFits(llvm::Value* fname, const std::string& what, con
 void CodeGenLLVM::PlanArena(const ir::Stmt& body) {
   arena_slot_ = nullptr;
   std::vector<const ir::Variable*> outputs, inputs;
-  for (const EntryOutput& o : entry_outputs_) outputs.push_back(o.buffer->data.node());
-  for (const EntryOutput& i : entry_inputs_) inputs.push_back(i.buffer->data.node());
+  for (const EntryArg& o : entry_outputs_) outputs.push_back(o.buffer->data.node());
+  for (const EntryArg& i : entry_inputs_) inputs.push_back(i.buffer->data.node());
   // 256 bytes: a CUDA allocation's alignment, and more than any vector load needs.
   constexpr int64_t kAlign = 256;
   constexpr int64_t kMaxBytes = int64_t{1} << 46;
@@ -630,7 +630,7 @@ void CodeGenLLVM::EmitHostEntry(const ir::LoweredFuncNode& func) {
   entry_outputs_.clear();
   entry_inputs_.clear();
   for (size_t i = 0; i < buffers.size(); ++i) {
-    const EntryOutput arg{static_cast<int>(i), buffers[i]->buffer.get()};
+    const EntryArg arg{static_cast<int>(i), buffers[i]->buffer.get()};
     if (buffers[i]->kind == ir::Argument::Kind::kOutput) {
       entry_outputs_.push_back(arg);
     } else if (ReleasesInputs()) {

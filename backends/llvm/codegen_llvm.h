@@ -50,9 +50,10 @@ class CodeGenLLVM {
   /// The DLPack device type the entry's tensors must be on.
   virtual int32_t DeviceType() const;
   /// Whether the entry hands each input back after the last statement that names it
-  /// (cinn_like_release_input): where a statement done is its work finished (x86) or queued
-  /// on the call's stream (cuda), not where a later one may still read it (OpenCL's queue).
-  virtual bool ReleasesInputs() const { return true; }
+  /// (cinn_like_release_input): only where a statement done is its work finished (x86) or
+  /// queued on the call's stream (cuda), so that a stream-ordered free is safe; not where a
+  /// later statement may still read it (OpenCL's queue).
+  virtual bool ReleasesInputs() const { return false; }
   /// Emits an intrinsic call (Call::CallKind::kIntrinsic): the default emits the CPU ones
   /// (vector reduces, extern calls). Report errors with Fail(); return a value of the call's
   /// type (any i32 value for void calls).
@@ -256,15 +257,15 @@ class CodeGenLLVM {
   // The entry's outputs (argument index, buffer): one given no memory (null data) is allocated
   // before the first statement that names it (cinn_like_alloc_output); the entry's name and
   // the slot of its argument array, which that call is given.
-  struct EntryOutput {
+  struct EntryArg {
     int index;
     const ir::BufferNode* buffer;
   };
-  std::vector<EntryOutput> entry_outputs_;
+  std::vector<EntryArg> entry_outputs_;
   std::vector<int> output_first_use_;  // per entry output: ArenaPlan::output_first_use
   // The entry's inputs of 64 KiB or more (argument index, buffer), each handed back after the
   // last statement that names it (input_last_use_, ArenaPlan's; -1: before the first).
-  std::vector<EntryOutput> entry_inputs_;
+  std::vector<EntryArg> entry_inputs_;
   std::vector<int> input_last_use_;
   llvm::Value* entry_name_ = nullptr;
   llvm::AllocaInst* entry_args_slot_ = nullptr;

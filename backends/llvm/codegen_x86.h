@@ -16,6 +16,7 @@ class CodeGenX86 : public CodeGenLLVM {
  protected:
   CodeGenX86(std::string triple, std::string data_layout);
   int32_t DeviceType() const override;
+  bool ReleasesInputs() const override { return true; }
 };
 
 }  // namespace cinn_like::backends

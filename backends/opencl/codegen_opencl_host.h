@@ -24,8 +24,6 @@ class CodeGenOpenCLHost : public CodeGenLLVM {
  protected:
   CodeGenOpenCLHost(std::string triple, std::string data_layout);
   llvm::Value* EmitIntrinsicCall(const ir::Call* op) override;
-  /// A launch is queued, and a statement done may still read its inputs.
-  bool ReleasesInputs() const override { return false; }
 
  private:
   void EmitLaunchKernel(const ir::Call* op);

@@ -371,9 +371,13 @@ class GroupScheduler {
   }
 
   /// The element outputs of row group `g` (ReductionGroup::element_outputs): stored stages of
-  /// its fusion group, of the consumer's static shape, that its reductions or consumer read
-  /// and that read none of the group's stored stages. None where the reductions are computed
-  /// per thread (ThreadPerElement) or read whole rows per thread (a row of one element).
+  /// its fusion group, of the consumer's static shape, that read none of the group's stored
+  /// stages and that its reductions or consumer read, each only at the element the row's thread
+  /// that stores it holds (a reduction along its rows, the consumer at its own index): a read
+  /// of another element (a rotation of the row, a transpose) would load what another thread
+  /// stores, with no barrier between. Every other stage that reads one runs after the
+  /// consumer (ComputeAtOwnBuffer refuses the others). None where the reductions are computed
+  /// per thread (ThreadPerElement).
   void FindElementOutputs(int group, ReductionGroup& g) {
     if (!PerThreadReason(*g.reductions[0]).empty() || g.row_dims < 1) return;
     const ir::TensorNode& consumer = *g.consumer->tensor().node();
@@ -383,21 +387,38 @@ class GroupScheduler {
     std::vector<ir::Stage*> stored = g.reductions;
     stored.insert(stored.end(), g.row_outputs.begin(), g.row_outputs.end());
     stored.push_back(g.consumer);
-    auto reads = [](const ir::Stage* reader, const ir::Stage* s) {
-      return reader->InlinedBodyReads(s->tensor()->buffer.get());
-    };
+    std::map<const ir::Stage*, size_t> position;
+    for (const auto& st : sch_.stages()) position.emplace(st.get(), position.size());
     for (ir::Stage* s : roots_) {
       const ir::TensorNode* t = s->tensor().node().get();
+      const ir::BufferNode* buffer = t->buffer.get();
       if (Info(t).group != group || t->reduce != ir::ReduceKind::kNone || t->extern_body ||
           std::count(stored.begin(), stored.end(), s) ||
-          !ir::StructuralEqual(t->shape, consumer.shape)) {
+          !ir::StructuralEqual(t->shape, consumer.shape) ||
+          std::any_of(stored.begin(), stored.end(), [&](const ir::Stage* r) {
+            return s->InlinedBodyReads(r->tensor()->buffer.get());
+          })) {
         continue;
       }
-      const bool read = std::any_of(stored.begin(), stored.end(),
-                                    [&](const ir::Stage* r) { return reads(r, s); });
-      const bool reads_group = std::any_of(stored.begin(), stored.end(),
-                                           [&](const ir::Stage* r) { return reads(s, r); });
-      if (read && !reads_group) g.element_outputs.push_back(s);
+      bool read = false, own_elements = true;
+      for (const ir::Stage* r : stored) {
+        if (!r->InlinedBodyReads(buffer)) continue;
+        read = true;
+        if (r->tensor()->reduce != ir::ReduceKind::kNone) {
+          own_elements = own_elements && r->ReadsAlongOwnRows(buffer, g.row_dims);
+        } else {
+          own_elements = own_elements && r == g.consumer && !r->ReadNotAtOwnIndex(buffer);
+        }
+      }
+      bool later = true;
+      for (const auto& st : sch_.stages()) {
+        if (st.get() == s || st->inlined() || st->folded() ||
+            std::count(stored.begin(), stored.end(), st.get()) || !st->InlinedBodyReads(buffer)) {
+          continue;
+        }
+        later = later && position[st.get()] > position[g.consumer];
+      }
+      if (read && own_elements && later) g.element_outputs.push_back(s);
     }
   }
 

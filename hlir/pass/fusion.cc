@@ -59,7 +59,8 @@ class Fuser {
   }
 
  private:
-  /// The group node `n` may join, or -1: all consumers of its outputs must be in one group.
+  /// The group node `n` may join, or -1: all consumers of its outputs must be in one group
+  /// (but see StoredValueGroup).
   int JoinableGroup(int n) {
     std::vector<int> consumers;
     for (int v : graph_.nodes()[n].outputs) {
@@ -74,7 +75,7 @@ class Fuser {
   }
 
   /// The group that computes elementwise node `n`, whose value is a graph output read by
-  /// several groups, or -1: the first of those groups to run, where it has a reduction (a
+  /// several groups, or -1: the first of those groups to run, where that group has a reduction (a
   /// training forward's residual stream, saved for the backward, read by the norm after it and
   /// by the next residual add). The value is stored either way; computed in the norm's group,
   /// whose kernel may store it from the norm's rows (the GPU group scheduler's element
@@ -94,37 +95,16 @@ class Fuser {
       const int h = group_of_[c];
       if (g < 0 || members_[h].front() < members_[g].front()) g = h;
     }
-    std::vector<int> in_g, others;
+    std::vector<int> in_g;
     for (int c : consumers) {
-      if (group_of_[c] == g) {
-        in_g.push_back(c);
-      } else {
-        others.push_back(group_of_[c]);
-      }
+      if (group_of_[c] == g) in_g.push_back(c);
     }
     const bool reduces = std::any_of(members_[g].begin(), members_[g].end(),
                                      [&](int m) { return pattern_[m] == OpPattern::kReduction; });
-    if (!reduces || IsReadInPlace(g) || !CanJoin(n, in_g, g) || Reaches(others, g, n)) return -1;
-    return g;
-  }
-
-  /// Whether a node of one of `groups` feeds group `g` (then `g` may not store a value they
-  /// read): a walk from `g`'s nodes to their producers, all after node `n`.
-  bool Reaches(const std::vector<int>& groups, int g, int n) const {
-    std::vector<bool> seen(graph_.nodes().size(), false);
-    std::vector<int> todo(members_[g].begin(), members_[g].end());
-    while (!todo.empty()) {
-      const int m = todo.back();
-      todo.pop_back();
-      for (int v : graph_.nodes()[m].inputs) {
-        const int p = graph_.values()[v].producer;
-        if (p <= n || seen[p]) continue;
-        if (std::find(groups.begin(), groups.end(), group_of_[p]) != groups.end()) return true;
-        seen[p] = true;
-        todo.push_back(p);
-      }
-    }
-    return false;
+    // No cycle: the other readers' groups run later than `g` and feed it nothing, since a group
+    // feeds others only through its starter or through a node that joined the first of its
+    // readers' groups, and so only groups that run after it.
+    return reduces && !IsReadInPlace(g) && CanJoin(n, in_g, g) ? g : -1;
   }
 
   /// Whether group `g` is a lone reshape that only ops reading their inputs' bytes read

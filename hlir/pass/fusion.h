@@ -4,7 +4,10 @@
 /// Rules (TVM's and CINN's, decided node by node from the last node to the first: a producer
 /// joins the group of its consumers only when ALL consumers of all its outputs already are in
 /// that one group, so a value read by two groups is materialized and ends its group; groups
-/// grow one producer at a time, which keeps the group graph acyclic):
+/// grow one producer at a time, which keeps the group graph acyclic. One exception: an
+/// elementwise graph output, stored either way, that several groups read joins the first of
+/// them to run where that group has a reduction, which stores it for the others: a residual
+/// stream before its norm):
 ///   - elementwise, broadcast and injective producers join elementwise/broadcast/injective
 ///     groups (chains fuse), and reduction groups (fused into the reduction's input);
 ///   - a reduction joins a group whose other members are elementwise/broadcast (or input-less)

@@ -1,8 +1,8 @@
 /// \file Recomputing cheap values that several fusion groups read (Inductor recomputes its
 /// pointwise values in every kernel that reads them). Fusion joins a producer to its consumers'
-/// group only when they all are in one group (fusion.h), so a value read by two groups is
-/// stored by a kernel of its own and read back by both: softmax's `x - max` read by the sum of
-/// its exponentials and by the output, a one-hot of targets read by a row sum and by the
+/// group only when they all are in one group (fusion.h; graph outputs aside), so a value read by
+/// two groups is stored by a kernel of its own and read back by both: softmax's `x - max` read by
+/// the sum of its exponentials and by the output, a one-hot of targets read by a row sum and by the
 /// gradient beside it. Here such a value is computed by a copy of its node in each group that
 /// reads it, and the groups are formed again: a chain of cheap values is copied whole (a node
 /// whose readers are all copies is copied into their groups), but a node that reads a cheap

@@ -42,6 +42,7 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   // The residual sums stored from their norms' row kernels, each lane storing what it reads.
   RunProgramCase(PreNormResidualChain(256, 1024), kGpu, RunOnGpu, 1e-2);
   RunProgramCase(PreNormResidualChain(64, 4096), kGpu, RunOnGpu, 1e-2);  // a block per row
+  RunProgramCase(RmsNormOfASwappedSum(256, 1024), kGpu, RunOnGpu);
 }
 
 TEST(FusionGpu, RowAndColumnExtremesKeepTheirNaNs) {

@@ -263,7 +263,7 @@ TEST(FusionKernels, AnRmsNormsSavedRsqrtIsStoredFromTheNormalizingKernel) {
   // stored it, and the normalization read it back in a kernel of its own (Llama's 4 layers:
   // 9 launches a step). Now the normalization is the consumer and the rsqrt its row output.
   // The residual sum before it, returned too, is stored from the same kernel, each warp lane
-  // storing the elements of its row it reads back (8 launches more a step).
+  // storing the elements of its row it reads back (8 launches fewer a step).
   Program p = RmsNormWithSavedRsqrt(256, 1024);
   EXPECT_EQ(Kernels(p), 1) << NVGPUSource(p);
   RunProgramCase(p, ir::Target::X86(), RunOnX86, 1e-2);  // bfloat16 output
@@ -277,6 +277,10 @@ TEST(FusionKernels, APreNormResidualStreamIsStoredFromItsNormsKernel) {
   Program p = PreNormResidualChain(256, 1024);
   EXPECT_EQ(Kernels(p), 2) << NVGPUSource(p);
   RunProgramCase(p, ir::Target::X86(), RunOnX86, 1e-2);  // bfloat16 outputs
+  // Read at other columns than the thread that would store them holds: a kernel of its own.
+  Program swapped = RmsNormOfASwappedSum(256, 1024);
+  EXPECT_EQ(Kernels(swapped), 2) << NVGPUSource(swapped);
+  RunProgramCase(swapped, ir::Target::X86(), RunOnX86);
 }
 
 TEST(FusionKernels, ALanguageModelsLogitsAreTheMatmulsResultAndItsLastNormOneKernel) {

@@ -257,7 +257,7 @@ class CinnLikeKernel(torch.nn.Module):
         # strides of inputs stored in another order (None: contiguous).
         self._expect = [(m.dtype, torch.Size(m.shape)) for m in inputs]
         self._in_strides = [tuple(m.stride()) if memory_order(m) else None for m in inputs]
-        # Program outputs allocated together, in one block per call (OutputPool): the saved
+        # Program outputs allocated together, in a few blocks per call (OutputPool): the saved
         # activations of a training forward.
         self.pool = OutputPool(pooled, self._out_alloc)
         self._device = torch.device(self.device)
@@ -527,7 +527,7 @@ def compile_partition(sub, target, pooled=()):
 def make_kernel(module, inputs, outputs, num_prog_outputs, single, pooled=()):
     """The kernel that runs `module` for a partition of these inputs (tensor metas, None for a
     size) and outputs (build_program's); `pooled`: the positions in `outputs` whose Program
-    outputs may share one allocation (pooled_outputs)."""
+    outputs may share blocks, with the ranks of their last reads (pooled_outputs)."""
     metas = [m for m in inputs if m is not None] + [o[2] for o in outputs if o[0] == "prog"]
     if any(m is None for m in inputs) or any(is_symbolic(m) for m in metas):
         return SymbolicKernel(module, inputs, outputs, num_prog_outputs, single)

@@ -1,9 +1,15 @@
 """A backward graph that frees what it is given as it goes. AOTAutograd calls a compiled
 backward with one list, the saved activations and the gradients of the outputs, and holds none
-of them itself meanwhile (it clears the saved tensors and hands the list over): a backward that
-clears the list and drops each value after its last use frees each saved activation once it has
-read it for the last time, as Inductor's does. Without it a backward holds every saved
-activation until it returns, beside the gradients of the first layers (a CNN's peak).
+of them itself meanwhile (it clears the saved tensors and hands the list over, unless the
+caller retains the graph: then dropping them only drops references): a backward that clears the
+list and drops each value after its last use frees each saved activation once it has read it
+for the last time, as Inductor's does. Without it a backward holds every saved activation until
+it returns, beside the gradients of the first layers (a CNN's peak).
+
+A value dropped inside a kernel's call goes back to PyTorch's caching allocator while kernels
+that read it may still be queued: safe because the backward runs on the stream the forward
+allocated its values on (autograd's default, which Inductor's frees rely on too), so the
+allocator hands the memory out again only to work queued after them.
 
 Two steps make the graph's code own its values:
 - its function takes the list and clears it (`ArgsListCodeGen`), FX then dropping each value
@@ -17,7 +23,13 @@ import torch
 
 
 class ArgsListCodeGen(torch.fx.graph.CodeGen):
-    """FX code whose function takes its placeholders in one list, which it unpacks and clears."""
+    """FX code whose function takes its placeholders in one list, which it unpacks and clears;
+    those named in `unused` (FX frees a value after its last user, and these have none) are
+    dropped at once."""
+
+    def __init__(self, unused=()):
+        super().__init__()
+        self.unused = tuple(unused)
 
     def gen_fn_def(self, free_vars, maybe_return_annotation, **kwargs):
         names = [v.split(":")[0].split("=")[0].strip() for v in free_vars]
@@ -27,6 +39,9 @@ class ArgsListCodeGen(torch.fx.graph.CodeGen):
         if names:
             lines.append(f"    {', '.join(names)}, = args")
             lines.append("    args.clear()")
+        unused = [n for n in names if n in self.unused]
+        if unused:
+            lines.append(f"    {' = '.join(unused)} = None")
         return "\n".join(lines)
 
 
@@ -48,7 +63,8 @@ def own_args(gm, kernels):
             inputs = graph.call_function(_hand_over, tuple(node.args))
         node.target = kernel.call_owned
         node.args = (inputs,)
-    graph.set_codegen(ArgsListCodeGen())
+    unused = [n.name for n in graph.nodes if n.op == "placeholder" and not n.users]
+    graph.set_codegen(ArgsListCodeGen(unused))
 
 
 def boxed(forward):

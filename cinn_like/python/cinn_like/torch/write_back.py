@@ -9,7 +9,7 @@ A training step of a CNN with BatchNorm writes each layer's running mean, varian
 count: 60 inputs of resnet18, each otherwise copied back by AOTAutograd's wrapper after the
 graph, one Python call and one kernel launch apiece, the GPU idle meanwhile. The partitioner
 counts the calls as PyTorch's own work, not fallbacks; the new values are the partitions'
-outputs, which the kernels may allocate as one block (backend._pooled).
+outputs, which the kernels may allocate in a block of their own (backend._pooled).
 """
 import torch
 
