@@ -404,17 +404,29 @@ absl::Status Stage::AttachAt(Stage& consumer, const Var& loop, bool thread_priva
   // their region-relative root axes mapped back to indices and relaxed over the region. For a
   // thread-private buffer, a reader whose loops are bound to thread indices (a row reduction
   // over the threads) counts its loads in its leaf loops instead: only its thread's share.
+  // Into its own buffer the tensor is whole once the consumer's nest has run: a reader whose
+  // nest runs after the consumer's (its root stage, the one it is computed at followed out,
+  // comes later) may read it there; one whose nest runs before it, or inside it at another
+  // loop, may not.
+  std::map<const Stage*, size_t> position;
+  if (own_buffer) {
+    for (auto& s : state_->stages) position.emplace(s.get(), position.size());
+  }
+  auto runs_after_consumer = [&](const Stage* s) {
+    while (s->attach()) s = s->attach()->consumer;
+    return own_buffer && position[s] > position[&consumer];
+  };
   std::vector<std::string> others;
   RelaxedLoops relaxed;
   for (auto& s : state_->stages) {
     if (s.get() == &consumer || s.get() == this || s->inlined() || s->folded()) continue;
     if (!s->InlinedBodyReads(buffer)) continue;
-    std::vector<std::vector<Expr>> reads = LoadsOf(s->InlinedBody(), buffer);
     const Attach* sa = s->attach();
     if (!sa || sa->consumer != &consumer || !sa->loop.same_as(loop)) {
-      others.push_back(s->tensor().name());
+      if (!runs_after_consumer(s.get())) others.push_back(s->tensor().name());
       continue;
     }
+    std::vector<std::vector<Expr>> reads = LoadsOf(s->InlinedBody(), buffer);
     bool per_thread = false;
     for (int leaf : s->leaves_) per_thread |= fix_to_thread(s->axes_[leaf]);
     if (per_thread) {
@@ -461,28 +473,6 @@ absl::Status Stage::AttachAt(Stage& consumer, const Var& loop, bool thread_priva
         absl::StrCat(what, ": neither stage ", consumer.tensor().name(),
                      " nor a stage computed at that loop reads ", tensor_.name(),
                      ", so its loops do not enclose a use of it"));
-  }
-  // Into its own buffer the tensor is whole once the consumer's nest has run: a reader whose
-  // nest runs after the consumer's (its root stage, the one it is computed at followed out,
-  // comes later) may read it there; one whose nest runs before it, or inside it at another
-  // loop, may not.
-  if (own_buffer) {
-    std::map<const Stage*, size_t> position;
-    for (auto& s : state_->stages) position.emplace(s.get(), position.size());
-    auto root_of = [](const Stage* s) {
-      while (s->attach()) s = s->attach()->consumer;
-      return s;
-    };
-    others.clear();
-    for (auto& s : state_->stages) {
-      if (s.get() == &consumer || s.get() == this || s->inlined() || s->folded() ||
-          !s->InlinedBodyReads(buffer)) {
-        continue;
-      }
-      const Attach* sa = s->attach();
-      if (sa && sa->consumer == &consumer && sa->loop.same_as(loop)) continue;  // counted above
-      if (position[root_of(s.get())] <= position[&consumer]) others.push_back(s->tensor().name());
-    }
   }
   if (!others.empty()) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -270,14 +270,16 @@ class CinnLikeKernel(torch.nn.Module):
         self._plan = None
         self._make_plan()
         self.call = self._fast_call()
+        self._call_owned = None
 
     def _make_plan(self):
         specs = [(m.dtype, stored_shape(tuple(m.shape), memory_order(m))) for m in self.inputs]
         specs += [(alloc[2], stored) for alloc, stored in zip(self._out_alloc, self._out_stored)]
         self._plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
 
-    def _fast_call(self):
-        """`call` for this partition: `_call_source` run with its constants bound."""
+    def _fast_call(self, owned=False):
+        """`call` (`call_owned` with `owned`) for this partition: `_call_source` run with its
+        constants bound."""
         device = self._device
         names = {
             "_tensor": (torch.Tensor, torch.nn.Parameter),
@@ -302,13 +304,19 @@ class CinnLikeKernel(torch.nn.Module):
         names["_run_hooked"] = lib.cinn_like_call_plan_run_hooked
         names["_release_input"] = _release_input
         names["_no_alloc"], names["_no_release"] = c_output_alloc(), c_input_release()  # null
-        for owned in (False, True):
-            source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
-                                  self.single, self._stream is not None, self.pool, self.late,
-                                  owned=owned)
-            exec(compile(source, "<cinn_like partition>", "exec"), names)
-        self.call_owned = names["run_partition_owned"]
-        return names["run_partition"]
+        source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
+                              self.single, self._stream is not None, self.pool, self.late,
+                              owned=owned)
+        exec(compile(source, "<cinn_like partition>", "exec"), names)
+        return names["run_partition_owned" if owned else "run_partition"]
+
+    @property
+    def call_owned(self):
+        """`call` taking its inputs in a list it owns (the class's docstring), written on first
+        use: only a backward's kernels take it."""
+        if self._call_owned is None:
+            self._call_owned = self._fast_call(owned=True)
+        return self._call_owned
 
     def _prepare(self, i, t, meta):
         if not isinstance(t, torch.Tensor):
