@@ -350,7 +350,7 @@ class CallPathTest(unittest.TestCase):
         from cinn_like.torch import kernel as K  # noqa: PLC0415
         def f(x):
             return torch.tanh(x) * 2
-        failing, real = [], K._empty
+        failing, real = [], K.empty_allocator
 
         def empty_of(device):  # the kernel's allocation function, failing on demand
             make = real(device)
@@ -361,7 +361,7 @@ class CallPathTest(unittest.TestCase):
                 return make(shape, strides, dtype)
             return empty
         x = torch.randn(512, 1024)
-        with mock.patch.object(K, "_empty", empty_of):
+        with mock.patch.object(K, "empty_allocator", empty_of):
             kernel = compile_partition(make_fx(f)(x), "x86")
         self.assertEqual(len(kernel.late.outputs), 1)
         failing.append(True)
@@ -382,7 +382,7 @@ class CallPathTest(unittest.TestCase):
 
         def f(x, y):
             return (y * torch.tanh(x.sum(0)).amax(1, keepdim=True)).sum(0)
-        x_dead_then, real = [], K._empty
+        x_dead_then, real = [], K.empty_allocator
         ref = []
 
         def empty_of(device):
@@ -393,7 +393,7 @@ class CallPathTest(unittest.TestCase):
                 return make(shape, strides, dtype)
             return empty
         x, y = torch.randn(2, 512, 1024), torch.randn(2, 512, 1024)
-        with mock.patch.object(K, "_empty", empty_of):
+        with mock.patch.object(K, "empty_allocator", empty_of):
             kernel = compile_partition(make_fx(f)(x, y), "x86")
         self.assertEqual(len(kernel.late.outputs), 1)
         want = f(x, y)

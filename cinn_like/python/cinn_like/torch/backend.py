@@ -16,7 +16,7 @@ from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
 from . import (allocator, cache, cudagraph, isolate, owned_args, plan_body, plan_cache, policy,
-               sdpa_dropout, seeds, symbolic, write_back)
+               sdpa_dropout, seeds, sizes, symbolic, write_back)
 from .kernel import CinnLikeKernel, build_program, compile_partition, make_kernel
 from .ops import attention
 from .partition import (KEEP_OUTPUT_ALIASES, SAVED_FROM, SAVED_LAST_READ, CinnLikeSupport, propose,
@@ -388,7 +388,7 @@ def cinn_like_backend(gm, example_inputs, options=None, mode=None, **kwargs):
     # call (write_back.py), except in the CUDA-graph mode, whose graph must not write its
     # inputs (AOTAutograd's wrapper then writes them back after the replay).
     static = not any(isinstance(x, torch.SymInt) or
-                     (isinstance(x, torch.Tensor) and symbolic.is_symbolic(x))
+                     (isinstance(x, torch.Tensor) and sizes.is_symbolic(x))
                      for x in example_inputs)
     aot = aot_autograd(fw_compiler=compile_fn, bw_compiler=backward_fn,
                        inference_compiler=inference,

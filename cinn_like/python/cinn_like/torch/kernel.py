@@ -10,18 +10,18 @@ dense in another order (channels-last, a transpose) are Program tensors in that 
 passed and returned without a copy (build_program). Each partition's call is a function
 written for it (`_call_source`), which the fused graph calls directly.
 """
-import contextlib
 import ctypes
 import math
 
 import torch
-import torch.utils.dlpack
 
-from .. import _dlpack
 from .._lib import c_input_release, c_output_alloc, check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
-from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dense, dtype_name, pshape, val
-from .symbolic import SymbolicKernel, is_symbolic
+from .call import empty_allocator, make_plan, raw_stream, results_source
+from .layout import dense, inverse_order, memory_order, stored_shape
+from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dtype_name, pshape, val
+from .sizes import contiguous_strides, is_symbolic
+from .symbolic import SymbolicKernel
 
 
 def build_program(sub):
@@ -51,7 +51,7 @@ def build_program(sub):
             c.add_input(p, f"in{i}")
         else:
             stored = c.b.input(f"in{i}", dtype_name(meta.dtype), [int(meta.shape[d]) for d in order])
-            c.env[p] = c.op("transpose", [stored], {"perm": _inverse(order)})
+            c.env[p] = c.op("transpose", [stored], {"perm": inverse_order(order)})
         inputs.append(meta)
     static = all(m is not None and not is_symbolic(m) for m in inputs)
     names = {}
@@ -141,71 +141,6 @@ def _data_flow_order(sub):
     return order
 
 
-def memory_order(meta):
-    """The dims of `meta` from outermost to innermost in memory where its strides are dense but
-    not row-major (channels-last: (0, 2, 3, 1)), else None. Dims of size 1 may sit anywhere.
-    None for symbolic sizes (asking would guard on them): such tensors are row-major."""
-    if meta.dim() < 2 or is_symbolic(meta) or meta.is_contiguous() or not dense(meta):
-        return None
-    sizes, strides = tuple(meta.shape), tuple(meta.stride())
-    order = tuple(sorted(range(meta.dim()), key=lambda d: (-strides[d], d)))
-    if order == tuple(range(meta.dim())) or _strides_of(sizes, order) != tuple(
-            st if sz != 1 else 0 for st, sz in zip(strides, sizes)):
-        return None
-    return order
-
-
-def _strides_of(sizes, order):
-    """The strides of a tensor of `sizes` stored in `order`, with 0 for dims of size 1."""
-    strides, step = [0] * len(sizes), 1
-    for d in reversed(order):
-        strides[d] = step if sizes[d] != 1 else 0
-        step *= max(sizes[d], 1)
-    return tuple(strides)
-
-
-def _inverse(order):
-    inv = [0] * len(order)
-    for k, d in enumerate(order):
-        inv[d] = k
-    return inv
-
-
-def _raw_stream(device):
-    """The current CUDA stream of `device` as an int, without making a torch.cuda.Stream."""
-    get = getattr(torch._C, "_cuda_getCurrentRawStream", None)
-    if get is not None:
-        return lambda: get(device.index if device.index is not None else 0)
-    return lambda: torch.cuda.current_stream(device).cuda_stream
-
-
-def _contiguous_strides(shape):
-    strides, step = [], 1
-    for size in reversed(shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return tuple(reversed(strides))
-
-
-def _empty(device):
-    """f(shape, strides, dtype): an uninitialised tensor on `device`, through the allocation
-    functions Inductor's generated code calls (no dispatcher: a third of torch.empty's cost)
-    when this PyTorch has them."""
-    guards = getattr(getattr(torch._C, "_dynamo", None), "guards", None)
-    if device.type == "cpu" and hasattr(guards, "_empty_strided_cpu"):
-        return guards._empty_strided_cpu
-    if device.type == "cuda" and hasattr(guards, "_empty_strided_cuda"):
-        fast, index, current = guards._empty_strided_cuda, device.index or 0, torch._C._cuda_getDevice
-
-        def cuda(shape, strides, dtype):  # it allocates on the current device
-            if current() == index:
-                return fast(shape, strides, dtype)
-            return torch.empty_strided(shape, strides, dtype=dtype, device=device)
-        return cuda
-    return lambda shape, strides, dtype: torch.empty_strided(shape, strides, dtype=dtype,
-                                                             device=device)
-
-
 def _drop(inputs, index):
     # Nothing may raise through C: the call goes on holding the input (freed when it returns).
     try:
@@ -251,7 +186,7 @@ class CinnLikeKernel(torch.nn.Module):
                 shape = tuple(meta.shape)
                 order = memory_order(meta)
                 self._out_alloc[o[1]] = (shape, tuple(meta.stride()) if order
-                                         else _contiguous_strides(shape), meta.dtype)
+                                         else contiguous_strides(shape), meta.dtype)
                 self._out_stored[o[1]] = stored_shape(shape, order)
         # Plain values (the metas are fake tensors, slow to ask), compared at every call; the
         # strides of inputs stored in another order (None: contiguous).
@@ -261,21 +196,21 @@ class CinnLikeKernel(torch.nn.Module):
         # activations of a training forward.
         self.pool = OutputPool(pooled, self._out_alloc)
         self._device = torch.device(self.device)
-        self._stream = _raw_stream(self._device) if self._device.type == "cuda" else None
-        self._empty = _empty(self._device)
+        self._stream = raw_stream(self._device) if self._device.type == "cuda" else None
+        self._empty = empty_allocator(self._device)
         # Large outputs allocated by the call, before their first write (LateOutputs).
         self.late = LateOutputs(len(inputs), self._out_alloc, self.pool, self._empty)
         self._num_args = len(inputs) + num_prog_outputs
         self._ptrs_type = ctypes.c_void_p * self._num_args
         self._plan = None
-        self._make_plan()
+        self._new_plan()
         self.call = self._fast_call()
         self._call_owned = None
 
-    def _make_plan(self):
+    def _new_plan(self):
         specs = [(m.dtype, stored_shape(tuple(m.shape), memory_order(m))) for m in self.inputs]
         specs += [(alloc[2], stored) for alloc, stored in zip(self._out_alloc, self._out_stored)]
-        self._plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
+        self._plan = make_plan(self.module, specs, self._device, self._ptrs_type)
 
     def _fast_call(self, owned=False):
         """`call` (`call_owned` with `owned`) for this partition: `_call_source` run with its
@@ -367,66 +302,6 @@ class CinnLikeKernel(torch.nn.Module):
         return self.call(*args)
 
 
-def _make_plan(module, specs, device, ptrs_type):
-    """The C call plan of `module` for arguments of the (dtype, shape) `specs`, from DLPack
-    descriptions of them without data (the plan keeps dtypes, shapes and the device). A 0-d
-    argument is described as one element of rank 1, the Program's form of a scalar."""
-    keep = []
-    ptrs = ptrs_type()
-    for k, (dtype, shape) in enumerate(specs):
-        device_type, device_id, code, bits, lanes = _dlpack_kind(dtype, device)
-        shape = tuple(shape) or (1,)
-        sizes = (ctypes.c_int64 * len(shape))(*shape)
-        t = _dlpack.DLTensor(None, device_type, device_id, len(shape), code, bits, lanes, sizes)
-        keep.append((sizes, t))
-        ptrs[k] = ctypes.addressof(t)
-    plan = _Plan()
-    check(lib.cinn_like_call_plan_create(module._fn, ptrs, len(specs), ctypes.byref(plan)),
-          "cinn_like.torch kernel")
-    return plan
-
-
-_dlpack_kinds = {}
-
-
-def _dlpack_kind(dtype, device):
-    """(device type, device id, type code, bits, lanes) of DLPack for tensors of `dtype` on
-    `device`, as PyTorch's own export writes them (asked once per pair)."""
-    key = (dtype, device)
-    kind = _dlpack_kinds.get(key)
-    if kind is None:
-        with _real_tensors():  # the backend compiles under Dynamo's fake tensor mode
-            cap = torch.utils.dlpack.to_dlpack(torch.empty(1, dtype=dtype, device=device))
-            t = _dlpack.DLTensor.from_address(_dlpack._get_pointer(cap, b"dltensor"))
-            kind = (t.device_type, t.device_id, t.code, t.bits, t.lanes)
-        _dlpack_kinds[key] = kind
-    return kind
-
-
-class _Plan(ctypes.c_void_p):
-    """A C call plan, freed when the last holder (kernels, their copies, the functions written
-    for them) lets it go."""
-
-    def __del__(self):
-        if self.value:
-            lib.cinn_like_call_plan_free(self)
-            self.value = None
-
-
-def _real_tensors():
-    """A context in which new tensors are real, also inside a fake tensor mode."""
-    try:
-        from torch._subclasses.fake_tensor import unset_fake_temporarily  # noqa: PLC0415
-    except ImportError:  # older PyTorch
-        return contextlib.nullcontext()
-    return unset_fake_temporarily()
-
-
-def stored_shape(shape, order):
-    """`shape` in memory order `order` (None: as it is)."""
-    return shape if order is None else tuple(shape[d] for d in order)
-
-
 def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None, late=None,
                  owned=False):
     """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
@@ -495,24 +370,9 @@ def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None,
         lines.append(f"        v{g}_{j} = block{g}.view(_pool_dtype{j})")
     for k, (g, _, j) in sorted(pool.offsets.items()):
         lines.append(f"        o{k} = v{g}_{j}.as_strided(_size{k}, _strides{k}, _pool_at{k})")
-    lines.append(f"        return {_results(outputs, single, pool)}")
+    lines.append(f"        return {results_source(outputs, single, pool)}")
     lines.append("    return _slow(*inputs)" if owned else f"    return _slow({params})")
     return "\n".join(lines) + "\n"
-
-
-def _results(outputs, single, pool=None):
-    """Python of a partition call's results: o<k> for Program output k, a view of it, a<i> for
-    input i passed through, None; one value or a tuple. A view's offset counts from its
-    base's start, in the block where the base is pooled."""
-    def one(r):
-        if r[0] == "view":
-            m = r[2]
-            at = f" + _pool_at{r[1]}" if pool and r[1] in pool.offsets else ""
-            return (f"o{r[1]}.as_strided({tuple(m.shape)}, {tuple(m.stride())}, "
-                    f"{m.storage_offset()}{at})")
-        return f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
-    results = [one(r) for r in outputs]
-    return results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"
 
 
 def compile_partition(sub, target, pooled=()):

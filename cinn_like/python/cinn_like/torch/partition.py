@@ -18,7 +18,7 @@ from torch.fx.passes.utils.fuser_utils import topo_sort
 from . import cache, policy, seeds, write_back
 from . import ops  # noqa: F401 (registers the converters)
 from .registry import DENSE_VIEWS, DTYPES, Unsupported, convert_alone, pshape, val
-from .symbolic import no_new_guards
+from .sizes import no_new_guards
 
 
 def _tensor_values(v):

@@ -28,7 +28,8 @@ import operator
 import torch
 from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
-from .kernel import memory_order, stored_shape, viewed_base
+from .kernel import viewed_base
+from .layout import memory_order, stored_shape
 from .plan_cache import value_text
 from .registry import dtype_name, val
 

@@ -55,7 +55,7 @@ import cinn_like
 
 from .. import _lib
 from . import cache
-from .symbolic import is_symbolic
+from .sizes import is_symbolic
 
 _VERSION = 2  # 2: no bytecode (kernel calls are written from the plan's fields)
 _MAGIC = b"cinn_like plan"

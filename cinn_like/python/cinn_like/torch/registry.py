@@ -30,6 +30,8 @@ import operator
 import torch
 
 from ..program import ProgramBuilder
+from .errors import Unsupported
+from .sizes import size_text
 
 DTYPES = {
     torch.float16: "float16", torch.bfloat16: "bfloat16", torch.float32: "float32",
@@ -40,10 +42,6 @@ DTYPES = {
 FRAGMENT = "cinn_like_fragment"  # the node.meta key of a node's Fragment
 
 
-class Unsupported(Exception):
-    """The reason a node stays in PyTorch."""
-
-
 def val(node):
     v = node.meta.get("val") if isinstance(node, torch.fx.Node) else None
     if v is None:
@@ -52,10 +50,9 @@ def val(node):
 
 
 def size(d):
-    """A size as a Program has it: an int, or the text of a symbolic size (symbolic.size_text)."""
+    """A size as a Program has it: an int, or the text of a symbolic size (sizes.size_text)."""
     if isinstance(d, int):
         return d
-    from .symbolic import size_text  # noqa: PLC0415 (symbolic imports this module)
     return size_text(d)
 
 
@@ -83,18 +80,6 @@ _ATEN = torch.ops.aten
 DENSE_VIEWS = {_ATEN.view.default, _ATEN._unsafe_view.default, _ATEN.permute.default,
                _ATEN.t.default, _ATEN.transpose.int, _ATEN.unsqueeze.default, _ATEN.squeeze.dim,
                _ATEN.squeeze.dims, _ATEN.alias.default}
-
-
-def dense(t):
-    """True when t's strides are a permutation of a row-major layout (no overlap, no gap):
-    strides a fresh tensor can be given."""
-    dims = sorted((st, sz) for st, sz in zip(t.stride(), t.shape) if sz != 1)
-    expect = 1
-    for st, sz in dims:
-        if st != expect:
-            return False
-        expect *= sz
-    return True
 
 
 def pshape(t):

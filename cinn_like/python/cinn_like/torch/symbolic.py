@@ -1,20 +1,15 @@
-"""Dynamic shapes: Dynamo's symbolic sizes in Programs, and the call of a partition compiled
-for them.
+"""Dynamic shapes: graphs whose sizes are no polynomial specialised, and the call of a partition
+compiled for symbolic sizes (sizes.py writes the sizes themselves).
 
-A SymInt size (`s0`, `s0*s1` after a view) becomes the text of its polynomial in the Program
-(cinn_like parses it: hlir/sym_expr.h). Dynamo's guards (`s0 >= 2`) are not written into the
-Program as bounds (ProgramBuilder.symbol): Dynamo checks them before any call, and graphs that
-differ only by a bound would compile twice.
-A converter that asks for a symbolic size's value (int() of a SymInt, a comparison) would add a
-guard and specialise the graph to this call's size: `no_new_guards` turns such a question into
-Unsupported, so the node stays in PyTorch with the reason, and the rest compiles symbolically.
+Dynamo's guards (`s0 >= 2`) are not written into the Program as bounds
+(ProgramBuilder.symbol): Dynamo checks them before any call, and graphs that differ only by a
+bound would compile twice.
 
 SymbolicKernel runs a partition compiled with symbolic sizes: per call, the symbols are read
 from the inputs' sizes, each input's shape is compared with its expected sizes, outputs are
 allocated at their sizes, and a C call plan made once per distinct set of symbol values runs
 the entry (which checks the arguments again).
 """
-import contextlib
 import ctypes
 
 import sympy
@@ -22,70 +17,9 @@ import torch
 
 from .._lib import check, lib
 from . import cache
-from .registry import Unsupported
-
-def size_text(d):
-    """The text of a symbolic size (a SymInt) as a polynomial of its symbols ("s0*s1 + 1"), or
-    its int where the size is a known number; Unsupported for any other expression (FloorDiv,
-    Mod, Max)."""
-    expr = _expr(d)
-    if expr.is_number:
-        return int(expr)
-    return _poly(expr)
-
-
-def _expr(d):
-    """A SymInt's expression with what the shape environment knows substituted: its
-    replacements, and the symbols that a guard fixed (Eq(s0, 1) in a graph Dynamo traced for
-    size 1 under backed_size_oblivious, which keeps s0 in the graph's metadata)."""
-    env = d.node.shape_env
-    if env is None:
-        return d.node.expr
-    expr = env.simplify(d.node.expr)
-    fixed = _fixed_symbols(env)
-    return expr.xreplace(fixed) if fixed and not expr.is_number else expr
-
-
-def _fixed_symbols(env):
-    """{symbol: number} of env's guards Eq(symbol, number), cached per number of guards."""
-    cached = env.__dict__.get("_cinn_like_fixed")
-    if cached is not None and cached[0] == len(env.guards):
-        return cached[1]
-    fixed = {}
-    for g in env.guards:
-        e = g.expr
-        if getattr(e, "is_Relational", False) and e.rel_op == "==":
-            a, b = e.lhs, e.rhs
-            if a.is_Symbol and b.is_Integer:
-                fixed[a] = b
-            elif b.is_Symbol and a.is_Integer:
-                fixed[b] = a
-    env.__dict__["_cinn_like_fixed"] = (len(env.guards), fixed)
-    return fixed
-
-
-def _poly(e, names=None):
-    """The text of polynomial `e` (the Program's syntax, which is Python's too), each symbol by
-    its name in `names` where it has one."""
-    if e.is_Symbol:
-        return (names or {}).get(e.name, e.name)
-    if e.is_Integer:
-        return str(int(e))
-    if e.is_Add:
-        return "(" + " + ".join(_poly(a, names) for a in e.args) + ")"
-    if e.is_Mul:
-        return "*".join(f"({_poly(a, names)})" if a.is_Add else _poly(a, names) for a in e.args)
-    if e.is_Pow and e.exp.is_Integer and int(e.exp) > 0:
-        return "*".join([f"({_poly(e.base, names)})"] * int(e.exp))
-    raise Unsupported(f"symbolic size {e} is not a polynomial of sizes")
-
-
-def _is_polynomial(e):
-    try:
-        _poly(e)
-        return True
-    except Unsupported:
-        return False
+from .call import empty_allocator, make_plan, raw_stream, results_source
+from .layout import memory_order, stored_shape
+from .sizes import is_polynomial, op_label, poly_text, size_expr, stride_texts
 
 
 def specialize_non_polynomial(gm):
@@ -111,8 +45,8 @@ def specialize_non_polynomial(gm):
             for d in sizes:
                 if not isinstance(d, torch.SymInt):
                     continue
-                e = _expr(d)
-                if e.is_number or _is_polynomial(e):
+                e = size_expr(d)
+                if e.is_number or is_polynomial(e):
                     continue
                 env = d.node.shape_env
                 if getattr(env, "frozen", False):
@@ -141,7 +75,7 @@ def _fold_fixed_sizes(gm):
         v = n.meta.get("val") if isinstance(n, torch.fx.Node) else None
         if not isinstance(v, torch.SymInt):
             return None
-        e = _expr(v)
+        e = size_expr(v)
         return int(e) if e.is_number else None
 
     folded = False
@@ -158,82 +92,12 @@ def _fold_fixed_sizes(gm):
         gm.recompile()
 
 
-def is_symbolic(t):
-    """Whether a tensor value has a size that is not a known number."""
-    return any(not isinstance(d, int) and not _expr(d).is_number for d in t.shape)
-
-
-def _shape_env(node):
-    for v in [node.meta.get("val")] + [a.meta.get("val") for a in node.all_input_nodes]:
-        values = v if isinstance(v, (list, tuple)) else [v]
-        for x in values:
-            if isinstance(x, torch.Tensor):
-                for d in x.shape:
-                    if isinstance(d, torch.SymInt):
-                        return d.node.shape_env
-            elif isinstance(x, torch.SymInt):
-                return x.node.shape_env
-    return None
-
-
-@contextlib.contextmanager
-def no_new_guards(node):
-    """Converting `node` may not specialise a symbolic size: within this context a question
-    about sizes that their known facts (Dynamo's guards so far) do not answer raises
-    Unsupported instead of adding a guard (the graph would be specialised to this call's size).
-    A guard added some other way is counted (`symbolic_specializations`)."""
-    env = _shape_env(node)
-    if env is None:
-        yield
-        return
-    before = len(env.guards)
-    original = env.evaluate_expr
-    own = env.__dict__.get("evaluate_expr")  # restored exactly (None: the class's method)
-
-    def answered_only(expr, hint=None, fx_node=None, size_oblivious=False, fallback_value=None,
-                      **kwargs):
-        # Only what the facts answer: a question with a fallback (guard_or_false) still guards
-        # on sizes known at trace time; size-oblivious ones are answered as PyTorch would.
-        if env._maybe_evaluate_static(expr, size_oblivious=size_oblivious) is None:
-            raise Unsupported(f"symbolic shape: converting {op_label(node)} needs to know "
-                              f"whether {expr}")
-        return original(expr, hint, fx_node, size_oblivious, fallback_value, **kwargs)
-
-    env.evaluate_expr = answered_only
-    try:
-        yield
-    finally:
-        if own is None:
-            env.__dict__.pop("evaluate_expr", None)
-        else:
-            env.evaluate_expr = own
-        if len(env.guards) > before:
-            cache.count("symbolic_specializations")
-            cache.log.warning("cinn_like.torch: converting %s specialised a symbolic size: %s",
-                              node.format_node(), env.guards[before:])
-
-
-def op_label(node):
-    name = getattr(getattr(node.target, "overloadpacket", None), "__name__", None)
-    return str(node.target) if name is None else name  # str() only where needed: it is slow
-
-
-def _strides(shape):
-    """Python texts of the contiguous strides of a shape of Python texts."""
-    strides, step = [], "1"
-    for s in reversed(shape):
-        strides.append(step)
-        step = f"({s})*{step}" if step != "1" else f"({s})"
-    return list(reversed(strides))
-
-
 class SymbolicKernel(torch.nn.Module):
     """Runs one partition compiled with symbolic sizes (see the module's docstring). `inputs`:
     per partition argument, the tensor's metadata, or None for a size argument (a SymInt the
     graph passes, which the Program does not take); `outputs` as CinnLikeKernel's."""
 
     def __init__(self, module, inputs, outputs, num_prog_outputs, single):
-        from .kernel import memory_order  # noqa: PLC0415 (kernel imports this module)
         super().__init__()
         self.module = module
         self.inputs = inputs
@@ -249,7 +113,7 @@ class SymbolicKernel(torch.nn.Module):
             if m is None:
                 continue
             for d, s in enumerate(m.shape):
-                e = None if isinstance(s, int) else _expr(s)
+                e = None if isinstance(s, int) else size_expr(s)
                 if e is not None and e.is_Symbol and e.name not in self._symbols:
                     self._symbols[e.name] = f"_z{len(self._symbols)}"
                     reads.append(f"{self._symbols[e.name]} = a{i}.shape[{d}]")
@@ -267,7 +131,7 @@ class SymbolicKernel(torch.nn.Module):
                 self._out_shapes[k] = self._texts(meta)
                 self._out_orders[k] = memory_order(meta)
                 self._out_strides[k] = ([str(st) for st in meta.stride()] if self._out_orders[k]
-                                        else _strides(self._out_shapes[k]))
+                                        else stride_texts(self._out_shapes[k]))
                 self._out_dtypes[k] = meta.dtype
         self._num_args = len(tensors) + num_prog_outputs
         self._ptrs_type = ctypes.c_void_p * self._num_args
@@ -277,22 +141,21 @@ class SymbolicKernel(torch.nn.Module):
         """Python texts of meta's sizes over the symbols' locals."""
         texts = []
         for d in meta.shape:
-            e = None if isinstance(d, int) else _expr(d)
+            e = None if isinstance(d, int) else size_expr(d)
             texts.append(str(d) if e is None else str(int(e)) if e.is_number
-                         else _poly(e, self._symbols))
+                         else poly_text(e, self._symbols))
         return texts
 
     def _fast_call(self, reads, single):
-        from .kernel import _empty, _raw_stream, _results  # noqa: PLC0415 (kernel imports this)
         cuda = self._device.type == "cuda"
         names = {"torch": torch, "_tensor": (torch.Tensor, torch.nn.Parameter),
-                 "_empty": _empty(self._device),
+                 "_empty": empty_allocator(self._device),
                  "_run": lib.cinn_like_call_plan_run, "_ptrs": self._ptrs_type,
                  "_plans": self._plans, "_plan_for": self._plan_for,
                  "_fail": lambda rc: check(rc, "cinn_like.torch kernel"),
                  "_device": self._device.index or 0, "__name__": __name__}
         if cuda:
-            names["_stream"] = _raw_stream(self._device)
+            names["_stream"] = raw_stream(self._device)
         params = [f"a{i}" for i in range(len(self.inputs))]
         tensor_args = [i for i, m in enumerate(self.inputs) if m is not None]
         for i in tensor_args:
@@ -340,7 +203,7 @@ class SymbolicKernel(torch.nn.Module):
                      f"{'_stream()' if cuda else 'None'})")
         lines.append("    if rc:")
         lines.append("        _fail(rc)")
-        lines.append(f"    return {_results(self.outputs, single)}")
+        lines.append(f"    return {results_source(self.outputs, single)}")
         exec("\n".join(lines) + "\n", names)
         self.source = "\n".join(lines)
         return names["run_partition"]
@@ -348,7 +211,6 @@ class SymbolicKernel(torch.nn.Module):
     def _plan_for(self, key):
         """The C call plan of one set of symbol values (kept: a model sees a few sizes; past 64
         the oldest half is dropped)."""
-        from .kernel import _make_plan, stored_shape  # noqa: PLC0415
         values = dict(zip(self._symbols.values(), key))
         def sizes(texts):
             return tuple(eval(t, {}, values) for t in texts)  # noqa: S307 (our own size texts)
@@ -356,7 +218,7 @@ class SymbolicKernel(torch.nn.Module):
                  for i, m in enumerate(self.inputs) if m is not None]
         specs += [(dt, stored_shape(sizes(s), order))
                   for dt, s, order in zip(self._out_dtypes, self._out_shapes, self._out_orders)]
-        plan = _make_plan(self.module, specs, self._device, self._ptrs_type)
+        plan = make_plan(self.module, specs, self._device, self._ptrs_type)
         if len(self._plans) >= 64:
             for old in list(self._plans)[:32]:
                 del self._plans[old]
@@ -370,5 +232,4 @@ class SymbolicKernel(torch.nn.Module):
         return self.call(*args)
 
 
-__all__ = ["SymbolicKernel", "is_symbolic", "size_text", "no_new_guards",
-           "specialize_non_polynomial"]
+__all__ = ["SymbolicKernel", "specialize_non_polynomial"]

@@ -17,15 +17,6 @@ def iota(c, size, rank, dim):
     return c.op("reshape", [a], {"shape": shape}) if rank > 1 else a
 
 
-def contiguous_strides(shape):
-    """The row-major element strides of shape."""
-    s, out = 1, []
-    for d in reversed(shape):
-        out.append(s)
-        s *= d
-    return out[::-1]
-
-
 def clamp_index(c, x, hi):
     """int64 x clamped into [0, hi]."""
     return c.op("minimum", [c.op("maximum", [x, scalar(c, 0)]), scalar(c, hi)])

@@ -18,7 +18,8 @@ import math
 import torch
 
 from ..registry import Unsupported, converts, dtype_name, no_rank0, pshape, val
-from .common import (I64, clamp_index, contiguous_strides, extreme, flat_gather, iota,
+from ..sizes import contiguous_strides
+from .common import (I64, clamp_index, extreme, flat_gather, iota,
                      linear_index, scalar, scaled, user_index)
 
 aten = torch.ops.aten

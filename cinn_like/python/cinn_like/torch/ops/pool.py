@@ -20,7 +20,8 @@ import operator
 import torch
 
 from ..registry import Unsupported, acc_dtype, converts, dtype_name, val, batch_sizes, mul_sizes
-from .common import (I64, contiguous_strides, dilate, extreme, iota, linear_index, pad_or_crop,
+from ..sizes import contiguous_strides
+from .common import (I64, dilate, extreme, iota, linear_index, pad_or_crop,
                      scalar, scaled)
 from .conv import conv_nd, transposed_conv
 

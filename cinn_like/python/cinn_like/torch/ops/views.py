@@ -11,7 +11,8 @@ its sizes in some order, else one gather at the computed positions.
 import torch
 
 from ..registry import CONVERTERS, Unsupported, converts, moves, no_rank0, pshape, val
-from .common import clamp_index, contiguous_strides, flat_gather, iota, linear_index, scalar, scaled
+from ..sizes import contiguous_strides
+from .common import clamp_index, flat_gather, iota, linear_index, scalar, scaled
 
 aten = torch.ops.aten
 
