@@ -165,7 +165,7 @@ const char* cinn_like_compile_stats(void);
 const char* cinn_like_cache_dir(void);
 
 /* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;
- * README's flag table), its value parsed by the flag's type (bool, string). Any other name,
+ * docs/flags.md), its value parsed by the flag's type (bool, string). Any other name,
  * gflags' and glog's flags included ("flagfile", "fromenv", "v"), is refused. */
 int cinn_like_set_flag(const char* name, const char* value);
 

@@ -68,8 +68,8 @@ bool SavesSources() {
 /// (CUDA C to PTX is a tenth of it), and ptxas scales with threads: on the GPU machine (16 vCPUs,
 /// NVIDIA's ComputeCache off, fresh processes) the GPT-2 block's 10 kernels took 328-356 ms as
 /// one unit, 162-224 ms as 4 and 215-292 ms as 10; efficientnet_b0's 52 kernels 1382-1409,
-/// 403-432 and 475-504 ms (16 units); T5's 39 kernels 2000-2864, 922-1037 and 524-636 ms (README,
-/// "Cold GPU compiles").
+/// 403-432 and 475-504 ms (16 units); T5's 39 kernels 2000-2864, 922-1037 and 524-636 ms
+/// (docs/benchmarks.md, "Cold GPU compiles").
 size_t TranslationUnits(size_t kernels) {
   if (SavesSources()) return 1;
   if (ir::CurrentCompileOptions().nvrtc_units > 0) return ir::CurrentCompileOptions().nvrtc_units;

@@ -65,7 +65,8 @@ def poly_text(e, names=None):
     if e.is_Add:
         return "(" + " + ".join(poly_text(a, names) for a in e.args) + ")"
     if e.is_Mul:
-        return "*".join(f"({poly_text(a, names)})" if a.is_Add else poly_text(a, names) for a in e.args)
+        return "*".join(f"({poly_text(a, names)})" if a.is_Add else poly_text(a, names)
+                        for a in e.args)
     if e.is_Pow and e.exp.is_Integer and int(e.exp) > 0:
         return "*".join([f"({poly_text(e.base, names)})"] * int(e.exp))
     raise Unsupported(f"symbolic size {e} is not a polynomial of sizes")
