@@ -75,6 +75,25 @@ class ProgramOrderTest(unittest.TestCase):
                                     if n.op == "call_function"])
         self.assertEqual(build_program(one)[0].to_json(), build_program(two)[0].to_json())
 
+    def test_every_copy_variant_converts_as_its_view(self):
+        # `<view>_copy` ops get their view's converter once every family has registered its
+        # own (ops/__init__.py), whatever order the families are imported in and whichever
+        # aten ops were used before: each overload of a converted view has a converter under
+        # its `_copy` name too (split_copy was missed while the ops were found by listing the
+        # lazily loaded aten namespace).
+        aten = torch.ops.aten
+        checked = 0
+        for view in list(registry.CONVERTERS):
+            packet = getattr(view, "overloadpacket", None)
+            copy = getattr(aten, f"{packet.__name__}_copy", None) if packet else None
+            overload = getattr(copy, view._overloadname, None) if copy else None
+            if overload is None:
+                continue
+            with self.subTest(view=str(view)):
+                self.assertIn(overload, registry.CONVERTERS)
+            checked += 1
+        self.assertGreater(checked, 10)  # view, permute, expand, narrow, unbind, ...
+
     def test_a_partition_compiles_once(self):
         # The trial fusion (backend._partitions_that_compile) and the final one make the same
         # Program, inputs in the same order: the final one finds it compiled (PyTorch 2.11

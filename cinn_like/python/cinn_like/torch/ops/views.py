@@ -258,22 +258,21 @@ def _copy(c, n):
     return c.op("broadcast_to", [s], {"shape": pshape(xt)})
 
 
-
-def _alias_copy_variants():
-    """The `<view>_copy` ops (view_copy, permute_copy, narrow_copy, unbind_copy, ...) compute
-    what their view does: a Program never aliases, so each takes its view's converter. Runs
-    last (this module is imported after shape), over the converters registered so far."""
-    for packet_name in dir(aten):
-        if not packet_name.endswith("_copy") or packet_name.startswith("_to"):
+def register_copy_variants():
+    """The `<view>_copy` ops (view_copy, permute_copy, split_copy, unbind_copy, ...) compute
+    what their view does: a Program never aliases, so each takes its view's converter. Run by
+    the ops package once every family has registered its converters (ops/__init__.py), so the
+    families' import order does not matter; a `_copy` op with a converter of its own keeps it.
+    Each converted overload's `_copy` op is asked for by name (the aten namespace loads ops
+    lazily: a listing of it holds only those used so far)."""
+    for view, convert in list(CONVERTERS.items()):
+        packet = getattr(view, "overloadpacket", None)
+        if packet is None or getattr(view, "namespace", None) != "aten":
             continue
-        base = getattr(aten, packet_name[:-len("_copy")], None)
-        if base is None:
+        try:
+            copy = getattr(aten, f"{packet.__name__}_copy")
+        except AttributeError:
             continue
-        copy = getattr(aten, packet_name)
-        for overload in copy.overloads():
-            view = getattr(base, overload, None)
-            if view in CONVERTERS and getattr(copy, overload) not in CONVERTERS:
-                CONVERTERS[getattr(copy, overload)] = CONVERTERS[view]
-
-
-_alias_copy_variants()
+        overload = getattr(copy, view._overloadname, None)
+        if overload is not None and overload not in CONVERTERS:
+            CONVERTERS[overload] = convert
