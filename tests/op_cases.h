@@ -104,7 +104,7 @@ inline bool Oscillating(const std::string& op) {
          op == "bessel_y1" || op == "spherical_bessel_j0";
 }
 /// Orthogonal polynomials the generated code evaluates by a Gauss quadrature (a sum of terms
-/// that cancel, hlir/ops/special_functions.cc): at high degrees in float64 their relative error
+/// that cancel, hlir/ops/special_polynomials.cc): at high degrees in float64 their relative error
 /// reaches about 1e-10 (hermite_polynomial_h of degree near 300: 1.25e-10, seed
 /// 1418358650966825548), so float64 gets ten times the usual rtol.
 inline bool ByQuadrature(const std::string& op) {

@@ -64,7 +64,7 @@ void RegisterBinary(OpRegistry& r, const std::string& name, DTypeClass accepts, 
                     ir::Expr (*lang)(const ir::Expr&, const ir::Expr&));
 
 /// The special functions without one math call (digamma, polygamma, erfinv, erfcx, zeta, the
-/// Bessel functions, igamma, ndtri, frexp, nextafter...; hlir/ops/special_functions.cc),
+/// Bessel functions, igamma, ndtri, frexp, nextafter...; hlir/ops/special_functions.h),
 /// registered by RegisterElementwiseOps.
 void RegisterSpecialFunctionOps(OpRegistry& r);
 
