@@ -7,6 +7,7 @@
 #include <set>
 
 #include "absl/strings/str_cat.h"
+#include "ir/buffer_reads.h"
 #include "ir/compile_options.h"
 #include "ir/in_place_extern.h"
 #include "ir/lower_stage.h"
@@ -25,31 +26,8 @@
 #include "ir/transforms/unroll.h"
 #include "ir/transforms/vectorize.h"
 #include "ir/transforms/vectorize_reduce.h"
-#include "ir/visitor.h"
 
 namespace cinn_like::ir {
-namespace {
-
-/// Buffers a statement reads, except those it allocates itself (an extern statement's locals).
-std::set<const BufferNode*> ReadBuffers(const Stmt& s) {
-  struct Finder : IRVisitor {
-    std::set<const BufferNode*> found, allocated;
-    using IRVisitor::Visit;
-    void VisitLoad(const Load* op) override {
-      found.insert(op->buffer.get());
-      IRVisitor::VisitLoad(op);
-    }
-    void VisitAllocate(const Allocate* op) override {
-      allocated.insert(op->buffer.get());
-      IRVisitor::VisitAllocate(op);
-    }
-  } f;
-  f.Visit(s);
-  for (const BufferNode* b : f.allocated) f.found.erase(b);
-  return f.found;
-}
-
-}  // namespace
 
 absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Tensor>& args,
                                   const Schedule& schedule, const Target& target) {
@@ -144,7 +122,7 @@ absl::StatusOr<LoweredFunc> Lower(const std::string& name, const std::vector<Ten
   std::vector<Stmt> stmts;
   for (TensorNest& n : nests) stmts.push_back(std::move(n.stmt));
   Stmt body = Block::Make(stmts);
-  for (const BufferNode* read : ReadBuffers(body)) {
+  for (const BufferNode* read : BuffersReadFromOutside(body)) {
     if (!computed.count(read) && !arg_buffers.count(read)) {
       return absl::InvalidArgumentError("function " + name + ": tensor " + read->name +
                                         " is read but is neither an argument nor computed here");

@@ -11,6 +11,7 @@
 #include "hlir/group_schedule/schedule_util.h"
 #include "hlir/group_schedule/stage_tactics.h"
 #include "hlir/inline_size.h"
+#include "ir/buffer_reads.h"
 #include "ir/structural_equal.h"
 #include "ir/visitor.h"
 
@@ -263,7 +264,7 @@ class GroupScheduler {
                              Info(t).pattern != OpPattern::kOutFusible &&
                              !recomputed.count(stage.get());
       const ir::Expr body = stage->InlinedBody();  // built once for all its buffers
-      for (const auto& [node, buffer] : LoadedBuffers(body)) {
+      for (const auto& [node, buffer] : ir::LoadedBuffers(body)) {
         ++readers[node];
         all.emplace(node, buffer);
         if (reduction && ReadsEachElementOnce(*stage, body, node)) once.emplace(node, buffer);

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "hlir/group_schedule/schedule_util.h"
+#include "ir/buffer_reads.h"
 #include "ir/printer.h"
 #include "ir/schedule_region.h"
 #include "ir/structural_equal.h"
@@ -77,7 +78,7 @@ using StageOf = std::map<const ir::BufferNode*, const ir::Stage*>;
 void AddReadsThrough(const ir::Expr& e, const StageOf& stage_of,
                      const std::set<const ir::BufferNode*>& kept,
                      std::set<const ir::Stage*>* visited, std::set<const ir::BufferNode*>* out) {
-  for (const ir::BufferNode* b : BuffersRead(e)) {
+  for (const ir::BufferNode* b : ir::BuffersRead(e)) {
     out->insert(b);
     auto it = stage_of.find(b);
     if (it == stage_of.end() || !it->second->inlined() || kept.count(b)) continue;
@@ -362,7 +363,7 @@ absl::StatusOr<TacticChoice> PersistentRow(ir::Schedule& sch, const ReductionGro
   auto keep_at_row = [&](const ir::Tensor& t) -> absl::Status {
     std::vector<ir::Tensor> readers;
     for (const auto& s : sch.stages()) {
-      if (!s->tensor()->extern_body && Reads(s->body(), {t->buffer.get()}) &&
+      if (!s->tensor()->extern_body && ir::Reads(s->body(), {t->buffer.get()}) &&
           (s->inlined() || group.count(s.get()))) {
         readers.push_back(s->tensor());
       }

@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "ir/buffer_reads.h"
 #include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
@@ -250,45 +251,11 @@ int LanesDividing(int64_t n, int widest) {
   return 0;
 }
 
-bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs) {
-  struct Finder : ir::IRVisitor {
-    const std::set<const ir::BufferNode*>* bufs;
-    bool found = false;
-    using ir::IRVisitor::Visit;
-    void VisitLoad(const ir::Load* op) override {
-      found = found || bufs->count(op->buffer.get());
-      ir::IRVisitor::VisitLoad(op);
-    }
-  } f;
-  f.bufs = &bufs;
-  f.Visit(e);
-  return f.found;
-}
-
-std::map<const ir::BufferNode*, ir::Buffer> LoadedBuffers(const ir::Expr& e) {
-  struct Finder : ir::IRVisitor {
-    std::map<const ir::BufferNode*, ir::Buffer> found;
-    using ir::IRVisitor::Visit;
-    void VisitLoad(const ir::Load* op) override {
-      found.emplace(op->buffer.get(), op->buffer);
-      ir::IRVisitor::VisitLoad(op);
-    }
-  } f;
-  f.Visit(e);
-  return std::move(f.found);
-}
-
-std::set<const ir::BufferNode*> BuffersRead(const ir::Expr& e) {
-  std::set<const ir::BufferNode*> nodes;
-  for (const auto& [node, buffer] : LoadedBuffers(e)) nodes.insert(node);
-  return nodes;
-}
-
 ReaderIndex DirectReaders(const ir::Schedule& sch) {
   ReaderIndex index;
   for (const auto& s : sch.stages()) {
     if (!s->body().defined()) continue;  // an extern stage
-    for (const ir::BufferNode* b : BuffersRead(s->body())) index[b].push_back(s.get());
+    for (const ir::BufferNode* b : ir::BuffersRead(s->body())) index[b].push_back(s.get());
   }
   return index;
 }

@@ -110,14 +110,6 @@ int FloatLanes(const ir::Target& target);
 /// The largest power of two from `widest` down to 2 that divides `n` (> 0), or 0.
 int LanesDividing(int64_t n, int widest);
 
-/// Whether `e` loads from any of `bufs`.
-bool Reads(const ir::Expr& e, const std::set<const ir::BufferNode*>& bufs);
-
-/// The buffers `e` loads from.
-std::set<const ir::BufferNode*> BuffersRead(const ir::Expr& e);
-/// The same, each with its Buffer (for a caller that marks them: BufferNode::read_once).
-std::map<const ir::BufferNode*, ir::Buffer> LoadedBuffers(const ir::Expr& e);
-
 /// For each buffer, the stages of `sch` whose own bodies (not inlined) load from it, in
 /// schedule order: one walk of every body, where asking Reads of each stage for each buffer
 /// would walk the whole schedule once per buffer (a Program's schedule holds all its groups).

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "hlir/group_schedule/matmul_tactic.h"
 #include "hlir/group_schedule/schedule_util.h"
+#include "ir/buffer_reads.h"
 #include "ir/device_properties.h"
 
 namespace cinn_like::hlir {
@@ -326,7 +327,7 @@ absl::StatusOr<std::string> CacheTilesInRegisters(ir::Schedule& sch, ir::Stage& 
     for (const auto& stage : sch.stages()) {
       if (stage.get() != &s && !stage->inlined()) {
         elsewhere = elsewhere || stage->InlinedBodyReads(buffer);
-      } else if (Reads(stage->body(), {buffer})) {
+      } else if (ir::Reads(stage->body(), {buffer})) {
         readers.push_back(stage->tensor());
       }
     }
