@@ -9,8 +9,8 @@
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-
 #include "cinn_like/autotune.h"
+#include "cinn_like/call_check.h"
 #include "cinn_like/compile_stats.h"
 #include "cinn_like/debug_wrong_op.h"
 #include "cinn_like/disk_cache.h"

@@ -9,13 +9,14 @@
 
 #include "absl/status/statusor.h"
 #include "backends/compiler.h"
-#include "cinn_like/call_check.h"
 #include "cinn_like/module_file.h"
 #include "frontend/program.h"
 #include "ir/module.h"
 #include "ir/target.h"
 
 namespace cinn_like {
+
+struct CallCheckContext;  // cinn_like/call_check.h: only held here, by pointer
 
 /// This library's version, "<major>.<minor>.<patch>" (cinn_like_version()).
 inline constexpr char kVersion[] = "0.1.0";
