@@ -11,6 +11,13 @@ if HAVE_TORCH:
     from torch_util import GPT2Block, MLP, SmallCNN, compiled, devices
 
 
+def assert_same_grads(eager, mine, label, atol):
+    """Each parameter gradient of `mine` against `eager`'s (rtol 1e-4), named in a failure."""
+    for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
+        torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=atol,
+                                   msg=lambda m: f"{label} grad {name}: {m}")
+
+
 @needs_torch
 class TorchTrainingTest(unittest.TestCase):
     def train(self, title, make, x_shape, classes=10, steps=20, rtol=1e-3):
@@ -33,9 +40,7 @@ class TorchTrainingTest(unittest.TestCase):
                     loss.backward()
                     losses.append(loss.item())
                 if step == 0:
-                    for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
-                        torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
-                                                   msg=lambda m: f"{title} grad {name}: {m}")
+                    assert_same_grads(eager, mine, title, 1e-5)
                 opt_e.step()
                 opt_c.step()
                 self.assertAlmostEqual(losses[1], losses[0], delta=rtol * max(1.0, abs(losses[0])),
@@ -218,9 +223,7 @@ class TorchTrainingTest(unittest.TestCase):
             g = torch.randn_like(want)
             got.backward(g)
             want.backward(g)
-            for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
-                torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
-                                           msg=lambda m: f"{dev} grad {name}: {m}")
+            assert_same_grads(eager, mine, dev, 1e-5)
 
     def test_a_retained_graph_runs_its_backward_twice(self):
         # The backward graph owns its arguments and each kernel drops its inputs after their
@@ -242,16 +245,14 @@ class TorchTrainingTest(unittest.TestCase):
                 want = eager(x)
                 want.backward(g, retain_graph=True)
                 want.backward(g)
-                for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
-                    torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-4,
-                                               msg=lambda m: f"{dev} grad {name}: {m}")
+                assert_same_grads(eager, mine, dev, 1e-4)
 
     def test_a_forward_allocates_what_it_saves_in_blocks(self):
         # What a training forward returns only for its backward is allocated in a few blocks per
         # call (kernel.OutputPool: an allocation per block before the kernels run, not one per
-        # saved tensor; values this small all in one); its output, which the caller may keep, has an allocation of its own, so
-        # keeping it keeps none of the saved tensors alive; also where a stored graph plan gives
-        # the kernels (a warm start). Gradients as eager's.
+        # saved tensor; values this small all in one); its output, which the caller may keep,
+        # has an allocation of its own, so keeping it keeps none of the saved tensors alive;
+        # also where a stored graph plan gives the kernels (a warm start). Gradients as eager's.
         import cinn_like  # noqa: PLC0415
         for dev in devices():
             with self.subTest(dev=dev):
@@ -287,9 +288,7 @@ class TorchTrainingTest(unittest.TestCase):
                     want.backward(g)
                     if start == "warm" and cinn_like.cache_dir():
                         self.assertGreater(ct.stats().get("plan_hits", 0), hits)
-                for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
-                    torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-5,
-                                               msg=lambda m: f"{dev} grad {name}: {m}")
+                assert_same_grads(eager, mine, dev, 1e-5)
 
     def test_batch_norm_statistics_are_written_back_by_one_call(self):
         # A training step writes BatchNorm's running mean, variance and batch count: AOTAutograd
@@ -325,9 +324,7 @@ class TorchTrainingTest(unittest.TestCase):
                 self.assertIn((3, 2), grouped, "the statistics were not written back by two calls")
                 for (name, b), be in zip(mine.named_buffers(), eager.buffers()):
                     torch.testing.assert_close(b, be, rtol=1e-5, atol=1e-6, msg=name)
-                for (name, pe), pc in zip(eager.named_parameters(), mine.parameters()):
-                    torch.testing.assert_close(pc.grad, pe.grad, rtol=1e-4, atol=1e-4,
-                                               msg=lambda m: f"{dev} grad {name}: {m}")
+                assert_same_grads(eager, mine, dev, 1e-4)
 
     def test_layer_norm_output_and_gradients_over_two_dims(self):
         # Training keeps mean and rstd for the backward: the output is made from them
