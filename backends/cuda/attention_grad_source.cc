@@ -234,6 +234,7 @@ absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kerne
   const std::vector<std::string>& parts = name->parts;
   const int d = name->d, bm = name->bm, bn = name->bn;
   if (d != 32 && d != 64 && d != 128) return bad("head dim " + parts[2]);
+  if (name->tensor_cores && parts[0] == "float32") return bad("tensor cores for float32");
   if (name->tensor_cores) return TensorCoreInstance(kernel, *name);
   if (bn != 16 && bn != 32) return bad("key tile " + parts[4]);
   if (bm <= 0 || bm > 64 || bm % (128 / bn) != 0 || 128 % bm != 0) {

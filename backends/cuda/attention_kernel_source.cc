@@ -58,7 +58,6 @@ absl::StatusOr<AttentionName> ReadAttentionName(const AttentionNameForm& form,
   } else {
     return bad("mask dtype " + parts[1]);
   }
-  if (name.tensor_cores && parts[0] == "float32") return bad("tensor cores for float32");
   name.d = Tagged(parts[2], 'd');
   name.bm = Tagged(parts[3], 'q');
   name.bn = Tagged(parts[4], 'k');
@@ -297,9 +296,11 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
   const std::string& mask = name->mask;
   const bool tc = name->tensor_cores, drop = name->dropout;
   const int d = name->d, bm = name->bm, bn = name->bn;
+  const std::string& t = name->element;
   if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + parts[2]);
   if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + parts[4]);
-  if (tc && (d > 128 || bm != 64 || bn != 64)) {
+  const bool tf32 = tc && t == "float";  // float32 on tensor cores: head dims up to 64
+  if (tc && (d > (tf32 ? 64 : 128) || bm != 64 || bn != 64)) {
     return bad("tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
   }
   const int simt_bn = tc ? 16 : bn;  // the CUDA-core tile of a tensor-core kernel before sm_80
@@ -312,7 +313,6 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  const std::string& t = name->element;
   const std::string args =
       "(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, msh, "
       "msi, msj, seed, stream, keep_below);\n";
@@ -320,8 +320,9 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
   const std::string simt = absl::StrCat("  cinn_like_attention::Forward<", t, ", ", mask, ", ", d,
                                         ", ", bm, ", ", simt_bn, ", ", dropout, ">", args);
   const std::string body =
-      tc ? absl::StrCat("#if __CUDA_ARCH__ >= 800\n  cinn_like_attention::ForwardMma<", t, ", ",
-                        mask, ", ", d, ", ", dropout, ">", args, "#else\n", simt, "#endif\n")
+      tc ? absl::StrCat("#if __CUDA_ARCH__ >= 800\n  cinn_like_attention::",
+                        tf32 ? "ForwardTf32<" : absl::StrCat("ForwardMma<", t, ", "), mask, ", ", d,
+                        ", ", dropout, ">", args, "#else\n", simt, "#endif\n")
          : simt;
   return absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,

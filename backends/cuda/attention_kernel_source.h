@@ -54,7 +54,7 @@ struct AttentionName {
   bool tensor_cores = false, dropout = false;
 };
 /// `kernel` read as a name of `form`; an AttentionNameError for a malformed name, an unknown
-/// element or mask dtype, or tensor cores for float32.
+/// element or mask dtype.
 absl::StatusOr<AttentionName> ReadAttentionName(const AttentionNameForm& form,
                                                 const std::string& kernel);
 
@@ -67,9 +67,9 @@ const char* AttentionMmaTemplate();
 /// cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop] with dtype float32, float16 or
 /// bfloat16, mask none, bool, float32, float16 or bfloat16, D a multiple of 32 up to 256 (the
 /// padded head dim), BN 16, 32 or 64 and BM a multiple of 128 / min(BN, 32) up to 128, the tiles
-/// within 48 KiB of shared memory. `_tc`: tensor cores (float16 or bfloat16, D up to 128, BM
-/// and BN 64) on sm_80 and later, 16-key tiles on CUDA cores before. An error names the part
-/// of the name that is not one of those.
+/// within 48 KiB of shared memory. `_tc`: tensor cores (BM and BN 64; D up to 128 for float16
+/// and bfloat16, up to 64 for float32 as tf32 pairs) on sm_80 and later, 16-key tiles on CUDA
+/// cores before. An error names the part of the name that is not one of those.
 absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel);
 
 }  // namespace cinn_like::backends

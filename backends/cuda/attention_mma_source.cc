@@ -1,9 +1,10 @@
-/// \file The tensor-core form of the fused attention kernel as CUDA C text (float16 and bfloat16
-/// on sm_80 and later): each warp computes 16 query rows with mma.sync m16n8k16 (float32
-/// accumulation), the scores and the output accumulators in registers in the documented
-/// fragment layout, the probabilities turned into the next mma's operand in registers (as
-/// FlashAttention-2 does), keys and values in shared memory (values read transposed by
-/// ldmatrix). It extends the template of AttentionKernelTemplate (its helpers and Forward).
+/// \file The tensor-core forms of the fused attention kernel as CUDA C text, sm_80 and later:
+/// each warp computes 16 query rows with mma.sync (float32 accumulation; m16n8k16 for float16
+/// and bfloat16, m16n8k8 on tf32 pairs for float32), the scores and the output accumulators in
+/// registers in the documented fragment layout, the probabilities turned into the next mma's
+/// operand in registers (as FlashAttention-2 does), keys and values in shared memory (half
+/// values read transposed by ldmatrix). It extends the template of AttentionKernelTemplate
+/// (its helpers and Forward).
 #include "backends/cuda/attention_kernel_source.h"
 
 namespace cinn_like::backends {
@@ -86,6 +87,121 @@ __device__ __forceinline__ void LoadTile(T (*tile)[kD + 8], const T* __restrict_
   }
 }
 
+// The online softmax's running max (log2 units) and sum of a warp's rows row0 = q0 + 16 warp + g
+// and row1 = row0 + 8, scores in the m16n8 accumulator layout: thread (g = lane / 4, t = lane %
+// 4) holds columns 2t, 2t + 1 of every block of 8, elements 0, 1 of row0 and 2, 3 of row1.
+struct RowState {
+  float m0 = -CUDART_INF_F, m1 = -CUDART_INF_F, l0 = 0.f, l1 = 0.f;
+};
+
+// One key tile of the online softmax: the scores s of keys j0 .. j0 + 8 kKeyBlocks scaled,
+// masked and turned into probabilities in place (dropped, for p v, where kDrop), the rows'
+// max and sum updated and the output accumulators o rescaled to the new max.
+template <typename M, int kKeyBlocks, int kOutBlocks, bool kDrop>
+__device__ __forceinline__ void SoftmaxTile(float (&s)[kKeyBlocks][4], float (&o)[kOutBlocks][4],
+                                            RowState& rows, const M* mask, long long mask_bh,
+                                            long long msi, long long msj, int row0, int j0,
+                                            int lq, int lk, int causal, float scale,
+                                            long long seed, long long stream, int bh,
+                                            float keep_below, float inv_keep) {
+  constexpr float kLog2e = 1.4426950408889634f;
+  const int t = threadIdx.x % 4, row1 = row0 + 8;
+  float mx0 = -CUDART_INF_F, mx1 = -CUDART_INF_F;
+#pragma unroll
+  for (int n = 0; n < kKeyBlocks; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = e < 2 ? row0 : row1, j = j0 + n * 8 + 2 * t + (e & 1);
+      float val = -CUDART_INF_F;
+      if (i < lq && j < lk && !(causal && j > i)) {  // in log2 units from here on
+        val = Masked(mask, mask_bh + i * msi + j * msj, s[n][e] * scale) * kLog2e;
+      }
+      s[n][e] = val;
+    }
+    mx0 = fmaxf(mx0, fmaxf(s[n][0], s[n][1]));
+    mx1 = fmaxf(mx1, fmaxf(s[n][2], s[n][3]));
+  }
+#pragma unroll
+  for (int o2 = 1; o2 < 4; o2 <<= 1) {  // the four threads of a row
+    mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, o2));
+    mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, o2));
+  }
+  const float n0 = fmaxf(rows.m0, mx0), n1 = fmaxf(rows.m1, mx1);
+  const float a0 = rows.m0 == -CUDART_INF_F ? 0.f : exp2f(rows.m0 - n0);
+  const float a1 = rows.m1 == -CUDART_INF_F ? 0.f : exp2f(rows.m1 - n1);
+  rows.m0 = n0;
+  rows.m1 = n1;
+  rows.l0 *= a0;
+  rows.l1 *= a1;
+#pragma unroll
+  for (int n = 0; n < kOutBlocks; ++n) {
+    o[n][0] *= a0;
+    o[n][1] *= a0;
+    o[n][2] *= a1;
+    o[n][3] *= a1;
+  }
+#pragma unroll
+  for (int n = 0; n < kKeyBlocks; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const float m = e < 2 ? n0 : n1;
+      s[n][e] = m == -CUDART_INF_F ? 0.f : exp2f(s[n][e] - m);
+    }
+    rows.l0 += s[n][0] + s[n][1];
+    rows.l1 += s[n][2] + s[n][3];
+  }
+  if (kDrop) {  // the sums above are the undropped softmax's; p v reads dropped probabilities
+    // Which probabilities are kept, a bit each, drawn in a rolled loop: unrolled, the draws
+    // interleave and take some 60 more registers (255 and spills for float32 at head dim 64).
+    static_assert(kKeyBlocks * 4 <= 32, "a bit per probability");
+    unsigned kept = 0;
+#pragma unroll 1
+    for (int x = 0; x < kKeyBlocks * 4; ++x) {
+      const int e = x % 4, i = e < 2 ? row0 : row1, j = j0 + x / 4 * 8 + 2 * t + (e & 1);
+      const long long at = ((long long)bh * lq + i) * lk + j;
+      kept |= static_cast<unsigned>(DropoutWeight(seed, stream, at, keep_below, 1.f) != 0.f) << x;
+    }
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n) {
+#pragma unroll
+      for (int e = 0; e < 4; ++e) s[n][e] *= kept >> (4 * n + e) & 1u ? inv_keep : 0.f;
+    }
+  }
+}
+
+// The output rows row0 and row1 (o over the row sums) and their logsumexp; a row without a
+// kept key gets out 0 and logsumexp +inf.
+template <typename T, int kOutBlocks>
+__device__ __forceinline__ void StoreRows(const float (&o)[kOutBlocks][4], RowState rows,
+                                          T* __restrict__ out, float* __restrict__ lse, int bh,
+                                          int row0, int lq, int dv) {
+  constexpr float kLn2 = 0.6931471805599453f;
+  const int t = threadIdx.x % 4, row1 = row0 + 8;
+#pragma unroll
+  for (int o2 = 1; o2 < 4; o2 <<= 1) {
+    rows.l0 += __shfl_xor_sync(0xffffffffu, rows.l0, o2);
+    rows.l1 += __shfl_xor_sync(0xffffffffu, rows.l1, o2);
+  }
+  const float l0 = rows.l0, l1 = rows.l1;
+  const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f, inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+#pragma unroll
+  for (int n = 0; n < kOutBlocks; ++n) {
+#pragma unroll
+    for (int e = 0; e < 4; ++e) {
+      const int i = e < 2 ? row0 : row1, c = n * 8 + 2 * t + (e & 1);
+      if (i < lq && c < dv) {
+        out[((long long)bh * lq + i) * dv + c] = FromFloat<T>(o[n][e] * (e < 2 ? inv0 : inv1));
+      }
+    }
+  }
+  if (t == 0 && row0 < lq) {
+    lse[(long long)bh * lq + row0] = l0 > 0.f ? rows.m0 * kLn2 + logf(l0) : CUDART_INF_F;
+  }
+  if (t == 0 && row1 < lq) {
+    lse[(long long)bh * lq + row1] = l1 > 0.f ? rows.m1 * kLn2 + logf(l1) : CUDART_INF_F;
+  }
+}
+
 template <typename T, typename M, int kD, bool kDrop>
 __device__ __forceinline__ void ForwardMma(
     const T* __restrict__ q, const T* __restrict__ k, const T* __restrict__ v,
@@ -94,14 +210,13 @@ __device__ __forceinline__ void ForwardMma(
     long long msh, long long msi, long long msj, const long long* seed_ptr,
     const long long* stream_ptr, float keep_below) {
   constexpr int kBM = 64, kBN = 64, kSteps = kD / 16, kKeyBlocks = kBN / 8, kOutBlocks = kD / 8;
-  constexpr float kLog2e = 1.4426950408889634f, kLn2 = 0.6931471805599453f;
   static_assert(kD % 16 == 0, "head dim");
   __shared__ __align__(16) T ks[kBN][kD + 8];  // the query tile first, then each key tile
   __shared__ __align__(16) T vs[kBN][kD + 8];
   const M* mask = static_cast<const M*>(mask_ptr);
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
   const int bh = blockIdx.y, b = bh / heads, h = bh % heads, kvh = h / (heads / kv_heads);
-  const int q0 = blockIdx.x * kBM, row0 = q0 + warp * 16 + g, row1 = row0 + 8;
+  const int q0 = blockIdx.x * kBM, row0 = q0 + warp * 16 + g;
   const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
   const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
   const long long mask_bh = b * msb + h * msh;
@@ -116,7 +231,7 @@ __device__ __forceinline__ void ForwardMma(
   float o[kOutBlocks][4];
 #pragma unroll
   for (int n = 0; n < kOutBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
-  float m0 = -CUDART_INF_F, m1 = -CUDART_INF_F, l0 = 0.f, l1 = 0.f;  // rows row0, row1
+  RowState rows;
 
   const int kv_end = causal ? min(lk, q0 + kBM) : lk;
   for (int j0 = 0; j0 < kv_end; j0 += kBN) {
@@ -135,62 +250,9 @@ __device__ __forceinline__ void ForwardMma(
             *reinterpret_cast<const unsigned*>(kr + 8), T());
       }
     }
-    // Scale, mask, and the running max of rows row0 (elements 0, 1) and row1 (2, 3).
-    float mx0 = -CUDART_INF_F, mx1 = -CUDART_INF_F;
-#pragma unroll
-    for (int n = 0; n < kKeyBlocks; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const int i = e < 2 ? row0 : row1, j = j0 + n * 8 + 2 * t + (e & 1);
-        float val = -CUDART_INF_F;
-        if (i < lq && j < lk && !(causal && j > i)) {  // in log2 units from here on
-          val = Masked(mask, mask_bh + i * msi + j * msj, s[n][e] * scale) * kLog2e;
-        }
-        s[n][e] = val;
-      }
-      mx0 = fmaxf(mx0, fmaxf(s[n][0], s[n][1]));
-      mx1 = fmaxf(mx1, fmaxf(s[n][2], s[n][3]));
-    }
-#pragma unroll
-    for (int o2 = 1; o2 < 4; o2 <<= 1) {  // the four threads of a row
-      mx0 = fmaxf(mx0, __shfl_xor_sync(0xffffffffu, mx0, o2));
-      mx1 = fmaxf(mx1, __shfl_xor_sync(0xffffffffu, mx1, o2));
-    }
-    const float n0 = fmaxf(m0, mx0), n1 = fmaxf(m1, mx1);
-    const float a0 = m0 == -CUDART_INF_F ? 0.f : exp2f(m0 - n0);
-    const float a1 = m1 == -CUDART_INF_F ? 0.f : exp2f(m1 - n1);
-    m0 = n0;
-    m1 = n1;
-    l0 *= a0;
-    l1 *= a1;
-#pragma unroll
-    for (int n = 0; n < kOutBlocks; ++n) {
-      o[n][0] *= a0;
-      o[n][1] *= a0;
-      o[n][2] *= a1;
-      o[n][3] *= a1;
-    }
-#pragma unroll
-    for (int n = 0; n < kKeyBlocks; ++n) {
-#pragma unroll
-      for (int e = 0; e < 4; ++e) {
-        const float m = e < 2 ? n0 : n1;
-        s[n][e] = m == -CUDART_INF_F ? 0.f : exp2f(s[n][e] - m);
-      }
-      l0 += s[n][0] + s[n][1];
-      l1 += s[n][2] + s[n][3];
-    }
-    if (kDrop) {  // the sums above are the undropped softmax's; p v reads dropped probabilities
-#pragma unroll
-      for (int n = 0; n < kKeyBlocks; ++n) {
-#pragma unroll
-        for (int e = 0; e < 4; ++e) {
-          const int i = e < 2 ? row0 : row1, j = j0 + n * 8 + 2 * t + (e & 1);
-          s[n][e] *= DropoutWeight(seed, stream, ((long long)bh * lq + i) * lk + j, keep_below,
-                                   inv_keep);
-        }
-      }
-    }
+    SoftmaxTile<M, kKeyBlocks, kOutBlocks, kDrop>(s, o, rows, mask, mask_bh, msi, msj, row0, j0,
+                                                   lq, lk, causal, scale, seed, stream, bh,
+                                                   keep_below, inv_keep);
     // o += p v: the probabilities of keys 16c .. 16c + 15 are the a operand as they lie.
 #pragma unroll
     for (int c = 0; c < kBN / 16; ++c) {
@@ -206,29 +268,137 @@ __device__ __forceinline__ void ForwardMma(
       }
     }
   }
-#pragma unroll
-  for (int o2 = 1; o2 < 4; o2 <<= 1) {
-    l0 += __shfl_xor_sync(0xffffffffu, l0, o2);
-    l1 += __shfl_xor_sync(0xffffffffu, l1, o2);
+  StoreRows<T, kOutBlocks>(o, rows, out, lse, bh, row0, lq, dv);
+}
+
+// x as a pair of tf32 numbers, big + small = x to about 2^-22 of x: the three products small
+// big, big small and big big (small small dropped) are float32's product to float32 accuracy,
+// the "fast float32" of CUTLASS's memory-efficient attention.
+__device__ __forceinline__ void SplitTf32(float x, unsigned& big, unsigned& small) {
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(big) : "f"(x));
+  asm("cvt.rna.tf32.f32 %0, %1;\n" : "=r"(small) : "f"(x - __uint_as_float(big)));
+}
+
+// d += a b for a 16x8 (row) by 8x8 (col) tile of tf32; thread (g, t) holds a: (g, t), (g+8, t),
+// (g, t+4), (g+8, t+4); b: (t, g), (t+4, g); d as Mma's.
+__device__ __forceinline__ void MmaTf32(float* d, const unsigned* a, unsigned b0, unsigned b1) {
+  asm("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, "
+      "{%8, %9}, {%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// d += a b to float32 accuracy: a as split pairs (ab, as), b's two registers split here.
+__device__ __forceinline__ void Mma3xTf32(float* d, const unsigned* ab, const unsigned* as,
+                                          float b0, float b1) {
+  unsigned bb0, bs0, bb1, bs1;
+  SplitTf32(b0, bb0, bs0);
+  SplitTf32(b1, bb1, bs1);
+  MmaTf32(d, as, bb0, bb1);
+  MmaTf32(d, ab, bs0, bs1);
+  MmaTf32(d, ab, bb0, bb1);
+}
+
+// rows [r0, r0 + kRows) x columns [0, kD) of a row-major float [n, ld] tensor into tile (stride
+// kD + 4), zero outside rows < n and columns < ld: float4 vectors when every row is aligned to
+// 16 bytes, else one float a thread step.
+template <int kRows, int kD>
+__device__ __forceinline__ void LoadTileF32(float (*tile)[kD + 4], const float* __restrict__ src,
+                                            int r0, int n, int ld) {
+  if (ld % 4 == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0) {
+    for (int x = threadIdx.x; x < kRows * kD / 4; x += 128) {
+      const int r = x / (kD / 4), c = 4 * (x % (kD / 4));
+      float4 val = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (r0 + r < n && c < ld) {
+        val = *reinterpret_cast<const float4*>(src + (long long)(r0 + r) * ld + c);
+      }
+      *reinterpret_cast<float4*>(&tile[r][c]) = val;
+    }
+    return;
   }
-  // A row without a kept key: out 0, logsumexp +inf.
-  const float inv0 = l0 > 0.f ? 1.f / l0 : 0.f, inv1 = l1 > 0.f ? 1.f / l1 : 0.f;
+  for (int x = threadIdx.x; x < kRows * kD; x += 128) {
+    const int r = x / kD, c = x % kD;
+    tile[r][c] = r0 + r < n && c < ld ? src[(long long)(r0 + r) * ld + c] : 0.f;
+  }
+}
+
+// ForwardMma for float32 (head dims up to 64): mma.sync m16n8k8 on tf32 pairs, three products
+// for each of float32's. The scores' accumulator layout is not the a operand's of m16n8k8, so
+// p v sums its keys in another order: a block of 8 keys is the operand's k as (2t -> t,
+// 2t + 1 -> t + 4), the probabilities as they lie and the value rows read in that order.
+template <typename M, int kD, bool kDrop>
+__device__ __forceinline__ void ForwardTf32(
+    const float* __restrict__ q, const float* __restrict__ k, const float* __restrict__ v,
+    const void* mask_ptr, float* __restrict__ out, float* __restrict__ lse, int batch,
+    int heads, int kv_heads, int lq, int lk, int d, int dv, float scale, int causal,
+    long long msb, long long msh, long long msi, long long msj, const long long* seed_ptr,
+    const long long* stream_ptr, float keep_below) {
+  constexpr int kBM = 64, kBN = 64, kSteps = kD / 8, kKeyBlocks = kBN / 8, kOutBlocks = kD / 8;
+  static_assert(kD % 8 == 0 && kD <= 64, "head dim");
+  // Rows padded by 4 floats: the fragments' reads (8 rows by 4 columns, or 4 row pairs by 8
+  // columns of the value tile) hit 32 distinct banks.
+  __shared__ __align__(16) float ks[kBN][kD + 4];  // the query tile first, then each key tile
+  __shared__ __align__(16) float vs[kBN][kD + 4];
+  const M* mask = static_cast<const M*>(mask_ptr);
+  const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
+  const int bh = blockIdx.y, b = bh / heads, h = bh % heads, kvh = h / (heads / kv_heads);
+  const int q0 = blockIdx.x * kBM, row0 = q0 + warp * 16 + g;
+  const float* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
+  const float* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  const long long mask_bh = b * msb + h * msh;
+  const long long seed = kDrop ? *seed_ptr : 0, stream = kDrop ? *stream_ptr : 0;
+  const float inv_keep = 1.f / keep_below;
+
+  LoadTileF32<kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
+  __syncthreads();
+  unsigned qb[kSteps][4], qs[kSteps][4];  // the query rows as tf32 pairs
 #pragma unroll
-  for (int n = 0; n < kOutBlocks; ++n) {
+  for (int s = 0; s < kSteps; ++s) {
+    const float* r0 = ks[warp * 16 + g] + s * 8 + t;
+    const float* r1 = ks[warp * 16 + g + 8] + s * 8 + t;
+    SplitTf32(r0[0], qb[s][0], qs[s][0]);
+    SplitTf32(r1[0], qb[s][1], qs[s][1]);
+    SplitTf32(r0[4], qb[s][2], qs[s][2]);
+    SplitTf32(r1[4], qb[s][3], qs[s][3]);
+  }
+  float o[kOutBlocks][4];
 #pragma unroll
-    for (int e = 0; e < 4; ++e) {
-      const int i = e < 2 ? row0 : row1, c = n * 8 + 2 * t + (e & 1);
-      if (i < lq && c < dv) {
-        out[((long long)bh * lq + i) * dv + c] = FromFloat<T>(o[n][e] * (e < 2 ? inv0 : inv1));
+  for (int n = 0; n < kOutBlocks; ++n) o[n][0] = o[n][1] = o[n][2] = o[n][3] = 0.f;
+  RowState rows;
+
+  const int kv_end = causal ? min(lk, q0 + kBM) : lk;
+  for (int j0 = 0; j0 < kv_end; j0 += kBN) {
+    __syncthreads();  // every warp is done with the previous tiles (or the query tile)
+    LoadTileF32<kBN, kD>(ks, kb, j0, lk, d);
+    LoadTileF32<kBN, kD>(vs, vb, j0, lk, dv);
+    __syncthreads();
+    float s[kKeyBlocks][4];
+#pragma unroll
+    for (int n = 0; n < kKeyBlocks; ++n) {
+      s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
+#pragma unroll
+      for (int st = 0; st < kSteps; ++st) {
+        const float* kr = &ks[n * 8 + g][st * 8 + t];  // b: head-dim t, t + 4 of key 8n + g
+        Mma3xTf32(s[n], qb[st], qs[st], kr[0], kr[4]);
+      }
+    }
+    SoftmaxTile<M, kKeyBlocks, kOutBlocks, kDrop>(s, o, rows, mask, mask_bh, msi, msj, row0, j0,
+                                                   lq, lk, causal, scale, seed, stream, bh,
+                                                   keep_below, inv_keep);
+#pragma unroll
+    for (int c = 0; c < kKeyBlocks; ++c) {
+      unsigned pb[4], ps[4];  // a: keys 8c + 2t (k = t) and 8c + 2t + 1 (k = t + 4)
+      SplitTf32(s[c][0], pb[0], ps[0]);
+      SplitTf32(s[c][2], pb[1], ps[1]);
+      SplitTf32(s[c][1], pb[2], ps[2]);
+      SplitTf32(s[c][3], pb[3], ps[3]);
+#pragma unroll
+      for (int n = 0; n < kOutBlocks; ++n) {
+        Mma3xTf32(o[n], pb, ps, vs[c * 8 + 2 * t][n * 8 + g], vs[c * 8 + 2 * t + 1][n * 8 + g]);
       }
     }
   }
-  if (t == 0 && row0 < lq) {
-    lse[(long long)bh * lq + row0] = l0 > 0.f ? m0 * kLn2 + logf(l0) : CUDART_INF_F;
-  }
-  if (t == 0 && row1 < lq) {
-    lse[(long long)bh * lq + row1] = l1 > 0.f ? m1 * kLn2 + logf(l1) : CUDART_INF_F;
-  }
+  StoreRows<float, kOutBlocks>(o, rows, out, lse, bh, row0, lq, dv);
 }
 
 }  // namespace cinn_like_attention

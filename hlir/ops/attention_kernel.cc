@@ -26,17 +26,26 @@ using ir::Expr;
 using ir::Tensor;
 using Made = absl::StatusOr<ExternTensors>;
 
-/// Head-dim buckets and their tiles: on tensor cores for float16 and bfloat16 up to 128 (64
-/// queries by 64 keys; 16-key tiles on CUDA cores before sm_80), else on CUDA cores (static
-/// shared memory (BM + BN)(D + 4) + BM (BN + 4) floats, at most 38 KiB). On CUDA cores 32
-/// queries by 64 keys up to head dim 64: twice the blocks of 64-query tiles and half the
-/// barriers of 32-key ones (float32 attention on the H100, torch.profiler: [16, 8, 128, 32]
-/// 56 -> 35 us, [4, 12, 512, 64] 326 -> 233 us against 64 x 32).
+/// Head-dim buckets and their tiles: on tensor cores for float16 and bfloat16 up to 128 and
+/// float32 (as tf32 pairs, three products for each) up to 64 (64 queries by 64 keys; 16-key
+/// tiles on CUDA cores before sm_80; float32 [4, 12, 256, 64] causal with dropout on the H200
+/// 82 -> 70 us), else on CUDA cores (static shared memory (BM + BN)(D + 4) + BM (BN + 4)
+/// floats, at most 38 KiB). On CUDA cores 32 queries by 64 keys up to head dim 64: twice the
+/// blocks of 64-query tiles and half the barriers of 32-key ones (float32 attention on the
+/// H100, torch.profiler: [16, 8, 128, 32] 56 -> 35 us, [4, 12, 512, 64] 326 -> 233 us against
+/// 64 x 32).
 constexpr AttentionTile kTensorCoreTiles[] = {
     {32, 64, 64, true}, {64, 64, 64, true}, {128, 64, 64, true}};
 constexpr AttentionTile kTiles[] = {
     {32, 32, 64, false}, {64, 32, 64, false}, {128, 32, 32, false}, {256, 16, 16, false}};
 constexpr int kThreads = 128;
+
+/// The tensor-core tiles of element dtype `t`: float32's the first two.
+absl::Span<const AttentionTile> TensorCoreTiles(const ir::Type& t) {
+  if (t.is_low_precision_float()) return kTensorCoreTiles;
+  if (t == ir::Float(32)) return absl::MakeConstSpan(kTensorCoreTiles).first(2);
+  return {};
+}
 
 std::string KernelName(const char* dtype, const char* mask_dtype, const AttentionTile& tile,
                        bool dropout) {
@@ -111,14 +120,14 @@ std::vector<Expr> AttentionMaskStrides(const Tensor& mask) {
 
 std::vector<std::string> PrebuiltAttentionKernels() {
   std::vector<std::string> names;
-  for (const char* dtype : {"float32", "float16", "bfloat16"}) {
-    const bool half = std::string(dtype) != "float32";
+  for (const ir::Type& type : {ir::Float(32), ir::Float16(), ir::BFloat16()}) {
+    const char* dtype = AttentionKernelDType(type);
     for (const char* mask : {"none", "bool", dtype}) {
       // The tile each head-dim bucket gets (as the compute's search picks it).
       for (const AttentionTile& t : kTiles) {
         const AttentionTile* tile = &t;
-        for (const AttentionTile& tc : kTensorCoreTiles) {
-          if (half && tc.head_dim == t.head_dim) tile = &tc;
+        for (const AttentionTile& tc : TensorCoreTiles(type)) {
+          if (tc.head_dim == t.head_dim) tile = &tc;
         }
         names.push_back(KernelName(dtype, mask, *tile, false));  // dropout's: NVRTC at first use
       }
@@ -140,8 +149,7 @@ ExternComputeFn AttentionKernelCompute() {
     const char* dtype = AttentionKernelDType(q->dtype);
     const char* mask_dtype = AttentionKernelMaskDType(has_mask ? &in[3] : nullptr);
     const int64_t* dv = ir::AsConstInt(v->shape[3]);
-    const AttentionTile* tile = nullptr;
-    if (q->dtype.is_low_precision_float()) tile = FindAttentionTile(kTensorCoreTiles, d, dv);
+    const AttentionTile* tile = FindAttentionTile(TensorCoreTiles(q->dtype), d, dv);
     if (!tile) tile = FindAttentionTile(kTiles, d, dv);
     if (!dtype || !mask_dtype || !tile) {
       return Declined("the kernel takes float32, float16 and bfloat16 with head dims up to 256");

@@ -117,8 +117,9 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
     }
   }
   std::vector<std::string> tensor_cores;
-  for (const char* t : {"float16", "bfloat16"}) {
+  for (const char* t : {"float16", "bfloat16", "float32"}) {
     for (const char* tile : {"d32_q64_k64_tc", "d64_q64_k64_tc", "d128_q64_k64_tc"}) {
+      if (t == std::string("float32") && tile == std::string("d128_q64_k64_tc")) continue;
       tensor_cores.push_back(
           absl::StrCat("cinn_like_attention_", t, "_", masks[n++ % 5], "_", tile));
     }
@@ -126,6 +127,7 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
   // Dropout's instances (the Philox of the attention namespace), on both kinds of cores.
   names.push_back("cinn_like_attention_float32_none_d64_q32_k64_drop");
   tensor_cores.push_back("cinn_like_attention_bfloat16_bfloat16_d64_q64_k64_tc_drop");
+  tensor_cores.push_back("cinn_like_attention_float32_bool_d64_q64_k64_tc_drop");
   names.insert(names.end(), tensor_cores.begin(), tensor_cores.end());
   // sm_90: every kernel, the tensor-core ones with mma.sync and ldmatrix; sm_75 (before
   // tensor cores of this shape): the tensor-core kernels on their CUDA-core tiles.
@@ -143,6 +145,9 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
       EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
       EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
       EXPECT_THAT(*ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+      // float32: tf32 pairs, each float split by round-to-nearest conversions.
+      EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
+      EXPECT_THAT(*ptx, HasSubstr("cvt.rna.tf32.f32"));
     } else {
       EXPECT_THAT(*ptx, Not(HasSubstr("mma.sync")));
     }
@@ -180,9 +185,7 @@ TEST(AttentionNVGPUError, BadKernelNamesAreErrors) {
         Bad{"cinn_like_attention_float32_none_d64_q30_k32", "query tile q30"},
         Bad{"cinn_like_attention_float32_none_d256_q128_k64", "shared memory"},
         Bad{"cinn_like_attention_float32", "malformed name"},
-        Bad{"cinn_like_attention_float32_none_d64_q64_k64_tc",
-            "tensor cores for "
-            "float32"},
+        Bad{"cinn_like_attention_float32_none_d128_q64_k64_tc", "tensor-core tile"},
         Bad{"cinn_like_attention_float16_none_d256_q64_k64_tc", "tensor-core tile"},
         Bad{"cinn_like_attention_float16_none_d64_q64_k64_xx", "malformed name"},
         Bad{"cinn_like_attention_float16_none_d64_q64_k64_drop_tc", "malformed name"}}) {
