@@ -16,6 +16,9 @@ namespace cinn_like::hlir {
 /// Threads per block of the GPU tactics that do not size their blocks otherwise (a choice,
 /// within every GPU's max_threads_per_block).
 constexpr int kBlockThreads = 256;
+/// The length from which a row that BlockPerRow reads without vectors takes blocks of 1024
+/// threads (reduction_tactics.cc).
+constexpr int64_t kLongScalarRow = 16384;
 /// Reductions of at most this many elements per output are computed per thread on GPUs (a
 /// pooling window, a short row): a block or a warp per output would leave most lanes idle.
 constexpr int64_t kPerThreadMaxReduce = 32;
