@@ -296,7 +296,7 @@ class CallPathTest(unittest.TestCase):
         torch.testing.assert_close(kernel(*args), chain(*args))  # still works after errors
 
     def test_partition_call_returns_every_kind_of_result(self):
-        # The call written for the partition (kernel._call_source) returns computed results,
+        # The call written for the partition (call_source.py) returns computed results,
         # an input passed through and a transposed result in its strides, takes parameters,
         # and sends a non-contiguous input or another dtype to the slow path.
         def f(x, w):

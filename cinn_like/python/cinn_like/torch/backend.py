@@ -235,7 +235,7 @@ def _splice_plan(gm, plan, cpu_target, saved):
             module = cache.get_module(p["program"], p["target"])
             metas = [val(n) for n in inputs]
             plan_body.check_signature(module, metas, results, p["num_prog_outputs"])
-            # The kernel writes its call from these fields (kernel._call_source): a plan holds
+            # The kernel writes its call from these fields (call_source.py): a plan holds
             # no code.
             kernel = make_kernel(module, metas, results, p["num_prog_outputs"],
                                  len(outputs) == 1, _pooled(body, outputs, saved))

@@ -1,6 +1,6 @@
 """The pieces a compiled partition's call is made of, for static (kernel.CinnLikeKernel) and
 symbolic (symbolic.SymbolicKernel) partitions alike: the C call plan of a Module, PyTorch's
-current CUDA stream and allocation functions, and the Python text of a call's results.
+current CUDA stream and allocation functions. call_source.py writes the call itself.
 """
 import contextlib
 import ctypes
@@ -93,17 +93,3 @@ def real_tensors():
         return contextlib.nullcontext()
     return unset_fake_temporarily()
 
-
-def results_source(outputs, single, pool=None):
-    """Python of a partition call's results: o<k> for Program output k, a view of it, a<i> for
-    input i passed through, None; one value or a tuple. A view's offset counts from its
-    base's start, in the block where the base is pooled."""
-    def one(r):
-        if r[0] == "view":
-            m = r[2]
-            at = f" + _pool_at{r[1]}" if pool and r[1] in pool.offsets else ""
-            return (f"o{r[1]}.as_strided({tuple(m.shape)}, {tuple(m.stride())}, "
-                    f"{m.storage_offset()}{at})")
-        return f"o{r[1]}" if r[0] == "prog" else f"a{r[1]}" if r[0] == "input" else "None"
-    results = [one(r) for r in outputs]
-    return results[0] if single else "(" + "".join(f"{x}, " for x in results) + ")"

@@ -8,16 +8,17 @@ when theirs differs (views: expands, chunks), outputs are allocated with PyTorch
 the entry runs on PyTorch's current stream for CUDA. Inputs and results whose strides are
 dense in another order (channels-last, a transpose) are Program tensors in that memory order,
 passed and returned without a copy (build_program). Each partition's call is a function
-written for it (`_call_source`), which the fused graph calls directly.
+written for it (call_source.py), which the fused graph calls directly.
 """
 import ctypes
 import math
 
 import torch
 
-from .._lib import c_input_release, c_output_alloc, check, lib
+from .._lib import c_output_alloc, check, lib
 from . import cache, ops  # noqa: F401 (ops registers the converters)
-from .call import empty_allocator, make_plan, raw_stream, results_source
+from .call import empty_allocator, make_plan, raw_stream
+from .call_source import CallInput, CallOutput, CallSpec, make_call
 from .layout import dense, inverse_order, memory_order, stored_shape
 from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dtype_name, pshape, val
 from .sizes import contiguous_strides, is_symbolic
@@ -141,31 +142,19 @@ def _data_flow_order(sub):
     return order
 
 
-def _drop(inputs, index):
-    # Nothing may raise through C: the call goes on holding the input (freed when it returns).
-    try:
-        inputs[index] = None
-    except BaseException:  # noqa: BLE001, S110
-        pass
-
-
-# The input release of every owned call (cinn_like_call_plan_run_hooked): the call's list of
-# inputs is its context.
-_release_input = c_input_release(_drop)
-
-
 class CinnLikeKernel(torch.nn.Module):
     """Runs one compiled partition. The call path is prepared once: a C call plan
     (cinn_like_call_plan_create: the arguments' dtypes and shapes copied once, each call passes
     only data pointers and the stream) and `call`, a function written for this partition
-    (`_call_source`) that checks each input against its expected dtype, shape and device with
-    plain comparisons, allocates the outputs, runs the plan and returns the results, with no
-    loop, list or DLPack capsule. Calls it does not take (an input of another dtype or shape,
-    not contiguous, not a plain tensor) go to `_slow_call`, which converts or refuses them. The
-    torch backend puts `call` in the graph in place of the module (no module lookup per call);
-    `__call__` and `forward` are `call` too. `call_owned(inputs)` is `call` for a caller that
-    hands over its only references to the inputs in a list: the call drops each from the list
-    after its last read, so a backward frees its saved activations as it goes (owned_args.py)."""
+    (call_source.py, with a slow path) that checks each input against its expected dtype,
+    shape, device and layout with plain comparisons, allocates the outputs, runs the plan and
+    returns the results, with no loop, list or DLPack capsule. Calls it does not take (an input
+    of another dtype or shape, not contiguous, not a plain tensor) go to `_slow_call`, which
+    converts or refuses them. The torch backend puts `call` in the graph in place of the module
+    (no module lookup per call); `__call__` and `forward` are `call` too. `call_owned(inputs)`
+    is `call` for a caller that hands over its only references to the inputs in a list: the
+    call drops each from the list after its last read, so a backward frees its saved
+    activations as it goes (owned_args.py)."""
 
     def __init__(self, module, inputs, outputs, num_prog_outputs, single, pooled=()):
         super().__init__()
@@ -213,37 +202,27 @@ class CinnLikeKernel(torch.nn.Module):
         self._plan = make_plan(self.module, specs, self._device, self._ptrs_type)
 
     def _fast_call(self, owned=False):
-        """`call` (`call_owned` with `owned`) for this partition: `_call_source` run with its
-        constants bound."""
-        device = self._device
-        names = {
-            "_tensor": (torch.Tensor, torch.nn.Parameter),
-            "_device": device.index if device.index is not None else 0,
-            "_empty": self._empty,
-            "_run": lib.cinn_like_call_plan_run,
-            "_plan": self._plan,
-            "_ptrs": self._ptrs_type,
-            "_slow": self._slow_call,
-            "_fail": lambda rc: check(rc, "cinn_like.torch kernel"),
-            "__name__": __name__,
-        }
-        if self._stream is not None:
-            names["_stream"] = self._stream
+        """`call` (`call_owned` with `owned`) for this partition: written by call_source.py
+        with a slow path, `_slow_call`; the expected shapes and strides and the outputs' sizes
+        are constants bound here, the pool's and the late outputs' by OutputPool.names and
+        LateOutputs.names."""
+        names = {"_empty": self._empty, "_plan": self._plan, "_ptrs": self._ptrs_type,
+                 "_slow": self._slow_call, "__name__": __name__}
+        inputs = []
         for i, (dtype, shape) in enumerate(self._expect):
-            names[f"_dtype{i}"], names[f"_shape{i}"] = dtype, shape
-            names[f"_in_strides{i}"] = self._in_strides[i]
+            names[f"_shape{i}"], names[f"_in_strides{i}"] = shape, self._in_strides[i]
+            strides = None if self._in_strides[i] is None else f"_in_strides{i}"
+            inputs.append(CallInput(i, dtype, len(shape), f"_shape{i}", strides))
+        outputs = []
         for k, (shape, strides, dtype) in enumerate(self._out_alloc):
-            names[f"_size{k}"], names[f"_strides{k}"], names[f"_odtype{k}"] = shape, strides, dtype
+            names[f"_size{k}"], names[f"_strides{k}"] = shape, strides
+            outputs.append(CallOutput(dtype, f"_size{k}", f"_strides{k}"))
         names.update(self.pool.names())
         names.update(self.late.names())
-        names["_run_hooked"] = lib.cinn_like_call_plan_run_hooked
-        names["_release_input"] = _release_input
-        names["_no_alloc"], names["_no_release"] = c_output_alloc(), c_input_release()  # null
-        source = _call_source(self._in_strides, self.outputs, self.num_prog_outputs,
-                              self.single, self._stream is not None, self.pool, self.late,
-                              owned=owned)
-        exec(compile(source, "<cinn_like partition>", "exec"), names)
-        return names["run_partition_owned" if owned else "run_partition"]
+        spec = CallSpec(len(inputs), tuple(inputs), tuple(outputs), tuple(self.outputs),
+                        self.single, self._device, slow_path=True, pool=self.pool,
+                        late=self.late.outputs)
+        return make_call(spec, names, owned)[0]
 
     @property
     def call_owned(self):
@@ -300,79 +279,6 @@ class CinnLikeKernel(torch.nn.Module):
 
     def __call__(self, *args):
         return self.call(*args)
-
-
-def _call_source(in_strides, outputs, num_prog_outputs, single, cuda, pool=None, late=None,
-                 owned=False):
-    """Python source of `run_partition(a0, ..)`: the fast path of a partition's call, straight
-    line for its number of inputs and outputs. `in_strides`: per input, the strides expected
-    (None: contiguous); `pool`: the OutputPool of the outputs allocated in blocks, whose
-    tensors are made after the run (the kernels are queued by then); `late`: the LateOutputs
-    the call allocates. With `owned`, `run_partition_owned(inputs)` instead: it takes a list it
-    owns (CinnLikeKernel.call_owned) and drops each input from it once the call has read it for
-    the last time (cinn_like_release_input), so that an input nothing else holds is freed
-    before the call returns. The names it reads (`_dtype<i>`, `_shape<i>`, `_size<k>`,
-    `_plan`, ...) are bound by CinnLikeKernel._fast_call, OutputPool.names and
-    LateOutputs.names."""
-    pool = pool or OutputPool({}, [])
-    lazy = late.outputs if late else ()
-    num_inputs = len(in_strides)
-    params = ", ".join(f"a{i}" for i in range(num_inputs))
-    device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
-    layout = ["a{0}.is_contiguous()" if st is None else "a{0}.stride() == _in_strides{0}"
-              for st in in_strides]
-    checks = " and\n            ".join(
-        f"type(a{i}) in _tensor and a{i}.dtype is _dtype{i} and a{i}.shape == _shape{i} and "
-        f"{device.format(i)} and {layout[i].format(i)}" for i in range(num_inputs))
-    if owned:
-        lines = ["def run_partition_owned(inputs):"]
-        if num_inputs:
-            lines.append(f"    {params}, = inputs")
-    else:
-        lines = [f"def run_partition({params}):"]
-    lines.append(f"    if ({checks or 'True'}):")
-    for k in range(num_prog_outputs):
-        if k not in pool.offsets and k not in lazy:
-            lines.append(f"        o{k} = _empty(_size{k}, _strides{k}, _odtype{k})")
-    for g in range(len(pool.blocks)):
-        lines.append(f"        block{g} = _empty(_pool_bytes{g}, (1,), _pool_uint8)")
-        lines.append(f"        at{g} = block{g}.data_ptr()")
-    pointers = [f"a{i}.data_ptr()" for i in range(num_inputs)]
-    pointers += [f"at{pool.offsets[k][0]} + {pool.offsets[k][1]}" if k in pool.offsets
-                 else "None" if k in lazy else f"o{k}.data_ptr()"
-                 for k in range(num_prog_outputs)]
-    stream = "_stream()" if cuda else "None"
-    lines.append(f"        ptrs = _ptrs({', '.join(pointers)})")
-    if owned:
-        # Only the list holds the inputs now (those the results pass through excepted).
-        passed = {r[1] for r in outputs if r[0] == "input"}
-        dropped = [f"a{i}" for i in range(num_inputs) if i not in passed]
-        if dropped:
-            lines.append(f"        {' = '.join(dropped)} = None")
-    if lazy:
-        lines.append(f"        late = [None] * {num_prog_outputs + 1}")
-    if lazy or owned:
-        alloc = "_late_alloc, late" if lazy else "_no_alloc, None"
-        release = "_release_input, inputs" if owned else "_no_release, None"
-        lines.append(f"        rc = _run_hooked(_plan, ptrs, {stream}, {alloc}, {release})")
-    else:
-        lines.append(f"        rc = _run(_plan, ptrs, {stream})")
-    lines.append("        if rc:")
-    if lazy:
-        lines.append("            if late[-1] is not None:")
-        lines.append("                raise late[-1]")
-    lines.append("            _fail(rc)")
-    for k in lazy:
-        lines.append(f"        o{k} = late[{k}]")
-        lines.append(f"        if o{k} is None:")
-        lines.append(f"            _late_missing({k})")
-    for g, j in sorted({(g, j) for g, _, j in pool.offsets.values()}):
-        lines.append(f"        v{g}_{j} = block{g}.view(_pool_dtype{j})")
-    for k, (g, _, j) in sorted(pool.offsets.items()):
-        lines.append(f"        o{k} = v{g}_{j}.as_strided(_size{k}, _strides{k}, _pool_at{k})")
-    lines.append(f"        return {results_source(outputs, single, pool)}")
-    lines.append("    return _slow(*inputs)" if owned else f"    return _slow({params})")
-    return "\n".join(lines) + "\n"
 
 
 def compile_partition(sub, target, pooled=()):
@@ -476,7 +382,7 @@ class OutputPool:
             self.blocks[-1] += sizes[k]
 
     def names(self):
-        """The constants `_call_source`'s pooled lines read."""
+        """The constants the call's pooled lines read (call_source.py)."""
         names = {"_pool_uint8": torch.uint8}
         for g, size in enumerate(self.blocks):
             names[f"_pool_bytes{g}"] = (max(size, self.ALIGN),)
@@ -526,7 +432,7 @@ class LateOutputs:
         self.alloc = c_output_alloc(alloc) if self.outputs else None
 
     def names(self):
-        """The constants `_call_source`'s lines for late outputs read."""
+        """The constants the call's lines for late outputs read (call_source.py)."""
         def missing(k):
             raise RuntimeError(f"cinn_like.torch kernel: output {k} was not allocated by its call")
         return {"_late_alloc": self.alloc, "_late_missing": missing}

@@ -19,7 +19,7 @@ What is checked, against the graph and the compiled Module, never against the pl
 The Program's meaning is not checked (that would be converting the partition again, which is
 what a plan saves): a Program that parses and has the right arguments is trusted as the compile
 cache's machine code is, because of who can write the directory (docs/persistence.md, "What
-the cache trusts"). The kernel's call is written from these fields (kernel._call_source), never read from
+the cache trusts"). The kernel's call is written from these fields (call_source.py), never read from
 the plan.
 """
 import functools

@@ -9,7 +9,7 @@ with their reasons (plan_body.py writes and reads that body). Loading the Progra
 hits the compile cache (cinn_like's DiskCache: no NVRTC, no LLVM), and the backend splices the
 kernels into the graph as after a cold compile (partition.splice).
 
-A plan holds no code. Version 1 carried each kernel's call (kernel._call_source) as marshalled
+A plan holds no code. Version 1 carried each kernel's call (then kernel._call_source) as marshalled
 Python bytecode, which the backend ran: a body changed and signed again (a bug, or whoever can
 write the directory; the checksum finds only damage) ran any bytecode, or a call that returned
 the wrong values or raised at the first call, past every check. Checking bytecode against its

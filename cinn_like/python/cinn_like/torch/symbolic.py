@@ -5,19 +5,19 @@ Dynamo's guards (`s0 >= 2`) are not written into the Program as bounds
 (ProgramBuilder.symbol): Dynamo checks them before any call, and graphs that differ only by a
 bound would compile twice.
 
-SymbolicKernel runs a partition compiled with symbolic sizes: per call, the symbols are read
-from the inputs' sizes, each input's shape is compared with its expected sizes, outputs are
-allocated at their sizes, and a C call plan made once per distinct set of symbol values runs
-the entry (which checks the arguments again).
+SymbolicKernel runs a partition compiled with symbolic sizes through a call written by
+call_source.py: per call, the symbols are read from the inputs' sizes, each input's shape is
+compared with its expected sizes, outputs are allocated at their sizes, and a C call plan made
+once per distinct set of symbol values runs the entry (which checks the arguments again).
 """
 import ctypes
 
 import sympy
 import torch
 
-from .._lib import check, lib
 from . import cache
-from .call import empty_allocator, make_plan, raw_stream, results_source
+from .call import empty_allocator, make_plan
+from .call_source import CallInput, CallOutput, CallSpec, make_call
 from .layout import memory_order, stored_shape
 from .sizes import is_polynomial, op_label, poly_text, size_expr, stride_texts
 
@@ -106,7 +106,8 @@ class SymbolicKernel(torch.nn.Module):
         metas = tensors + [o[2] for o in outputs if o[0] == "prog"]
         self._device = metas[0].device
         self._plans = {}
-        # Each symbol is read from the first input dim that is that symbol alone.
+        # Each symbol is read from the first input dim that is that symbol alone, into a local
+        # of the call: (local, input, dim).
         self._symbols = {}
         reads = []
         for i, m in enumerate(inputs):
@@ -116,7 +117,7 @@ class SymbolicKernel(torch.nn.Module):
                 e = None if isinstance(s, int) else size_expr(s)
                 if e is not None and e.is_Symbol and e.name not in self._symbols:
                     self._symbols[e.name] = f"_z{len(self._symbols)}"
-                    reads.append(f"{self._symbols[e.name]} = a{i}.shape[{d}]")
+                    reads.append((self._symbols[e.name], i, d))
         # Static tensors dense in another order than row-major (a transposed weight) are
         # Program tensors in their memory order, as CinnLikeKernel's (kernel.build_program).
         self._in_shapes = [None if m is None else self._texts(m) for m in inputs]
@@ -147,66 +148,20 @@ class SymbolicKernel(torch.nn.Module):
         return texts
 
     def _fast_call(self, reads, single):
-        cuda = self._device.type == "cuda"
-        names = {"torch": torch, "_tensor": (torch.Tensor, torch.nn.Parameter),
-                 "_empty": empty_allocator(self._device),
-                 "_run": lib.cinn_like_call_plan_run, "_ptrs": self._ptrs_type,
-                 "_plans": self._plans, "_plan_for": self._plan_for,
-                 "_fail": lambda rc: check(rc, "cinn_like.torch kernel"),
-                 "_device": self._device.index or 0, "__name__": __name__}
-        if cuda:
-            names["_stream"] = raw_stream(self._device)
-        params = [f"a{i}" for i in range(len(self.inputs))]
-        tensor_args = [i for i, m in enumerate(self.inputs) if m is not None]
-        for i in tensor_args:
-            names[f"_dtype{i}"] = self.inputs[i].dtype
-        for k, dt in enumerate(self._out_dtypes):
-            names[f"_odtype{k}"] = dt
-        device = "a{0}.is_cuda and a{0}.get_device() == _device" if cuda else "a{0}.is_cpu"
-        lines = [f"def run_partition({', '.join(params)}):"]
-        rank_checks = [f"type(a{i}) in _tensor and a{i}.dim() == {len(self._in_shapes[i])}"
-                       for i in tensor_args]
-        lines.append(f"    if not ({' and '.join(rank_checks) or 'True'}):")
-        lines.append(f"        raise ValueError('cinn_like.torch: a partition compiled for "
-                     f"tensors of ranks {[len(self._in_shapes[i]) for i in tensor_args]} got '"
-                     f" + str([getattr(a, 'shape', a) for a in ({', '.join(params)},)]))")
-        lines += [f"    {r}" for r in reads]
-        for i in tensor_args:
-            shape = "(" + "".join(f"{t}, " for t in self._in_shapes[i]) + ")"
-            lines.append(f"    if not (a{i}.dtype is _dtype{i} and {device.format(i)} and "
-                         f"tuple(a{i}.shape) == {shape}):")
-            lines.append(f"        raise ValueError('cinn_like.torch: input {i} is ' + str(a{i}.dtype)"
-                         f" + str(list(a{i}.shape)) + ' on ' + str(a{i}.device) + ', expected '"
-                         f" + str(_dtype{i}) + str(list({shape})))")
-            # b<i>: what the entry reads (a copy where the layout differs); a<i> stays the
-            # caller's tensor, which an ("input", i) result returns.
-            lines.append(f"    b{i} = a{i}")
-            if self._in_orders[i] is None:
-                lines.append(f"    if not a{i}.is_contiguous():")
-                lines.append(f"        b{i} = a{i}.contiguous()")
-            else:
-                strides = tuple(self.inputs[i].stride())
-                lines.append(f"    if a{i}.stride() != {strides}:")
-                lines.append(f"        b{i} = torch.empty_strided(a{i}.shape, {strides}, "
-                             f"dtype=a{i}.dtype, device=a{i}.device).copy_(a{i})")
-        key = "(" + "".join(f"{v}, " for v in self._symbols.values()) + ")"
-        lines.append(f"    plan = _plans.get({key})")
-        lines.append("    if plan is None:")
-        lines.append(f"        plan = _plan_for({key})")
-        for k, shape in enumerate(self._out_shapes):
-            size = "(" + "".join(f"{t}, " for t in shape) + ")"
-            strides = "(" + "".join(f"{t}, " for t in self._out_strides[k]) + ")"
-            lines.append(f"    o{k} = _empty({size}, {strides}, _odtype{k})")
-        pointers = [f"b{i}.data_ptr()" for i in tensor_args]
-        pointers += [f"o{k}.data_ptr()" for k in range(len(self._out_shapes))]
-        lines.append(f"    rc = _run(plan, _ptrs({', '.join(pointers)}), "
-                     f"{'_stream()' if cuda else 'None'})")
-        lines.append("    if rc:")
-        lines.append("        _fail(rc)")
-        lines.append(f"    return {results_source(self.outputs, single)}")
-        exec("\n".join(lines) + "\n", names)
-        self.source = "\n".join(lines)
-        return names["run_partition"]
+        """`call` for this partition: written by call_source.py without a slow path, the
+        symbols read from input dims and a C call plan per set of their values."""
+        names = {"_empty": empty_allocator(self._device), "_ptrs": self._ptrs_type,
+                 "_plans": self._plans, "_plan_for": self._plan_for, "__name__": __name__}
+        inputs = tuple(
+            CallInput(i, m.dtype, len(self._in_shapes[i]), _tuple_text(self._in_shapes[i]),
+                      None if self._in_orders[i] is None else str(tuple(m.stride())))
+            for i, m in enumerate(self.inputs) if m is not None)
+        outputs = tuple(CallOutput(dt, _tuple_text(shape), _tuple_text(strides)) for dt, shape,
+                        strides in zip(self._out_dtypes, self._out_shapes, self._out_strides))
+        spec = CallSpec(len(self.inputs), inputs, outputs, tuple(self.outputs), single,
+                        self._device, slow_path=False, symbols=tuple(reads))
+        call, self.source = make_call(spec, names)
+        return call
 
     def _plan_for(self, key):
         """The C call plan of one set of symbol values (kept: a model sees a few sizes; past 64
@@ -230,6 +185,11 @@ class SymbolicKernel(torch.nn.Module):
 
     def __call__(self, *args):
         return self.call(*args)
+
+
+def _tuple_text(texts):
+    """Python text of the tuple of `texts`."""
+    return "(" + "".join(f"{t}, " for t in texts) + ")"
 
 
 __all__ = ["SymbolicKernel", "specialize_non_polynomial"]
