@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <deque>
-#include <fstream>
 #include <set>
 #include <string>
 #include <system_error>
@@ -19,6 +17,7 @@
 #include "backends/cuda/library_kernels.h"
 #include "backends/cuda/nvrtc_compiler.h"
 #include "backends/cuda/prebuilt_kernels.h"
+#include "backends/device_compiler.h"
 #include "backends/llvm/codegen_cuda_host.h"
 #include "backends/llvm/execution_engine.h"
 #include "backends/step_timer.h"
@@ -110,28 +109,26 @@ bool ReserveCompileThread() {
 
 void ReleaseCompileThread() { compile_threads.fetch_sub(1); }
 
-class CompilerNVGPU : public Compiler {
+class CompilerNVGPU : public DeviceCompiler {
  public:
   CompilerNVGPU(ir::Target target, std::unique_ptr<ExecutionEngine> engine)
-      : Compiler(std::move(target)), engine_(std::move(engine)) {}
+      : DeviceCompiler(std::move(target), std::move(engine)) {}
 
   absl::Status Build(const ir::Module& module) override;
-  absl::StatusOr<EntryFunction> Lookup(const std::string& name) override;
   absl::StatusOr<std::string> GetSourceCode(const ir::Module& module) override;
-  absl::Status ExportObject(const std::string& path) override;
-  BuiltCode Code() const override;
-  absl::Status Load(const BuiltCode& code) override;
 
  private:
-  /// Loads `binary` as a CUDA module, gets each of its kernels' handles and registers them as
-  /// the runtime symbols <kernel>_ptr_ (the addresses of slots this compiler owns).
-  absl::Status LoadDevice(DeviceBinary binary, const std::string& name);
+  /// Loads `binary` as a CUDA module and registers its kernels' handles (CUfunctions).
+  absl::Status LoadDevice(DeviceBinary binary, const std::string& name) override;
+  /// A CUBIN runs on its arch and newer minor versions of the same major (sm_80 on sm_86);
+  /// PTX is compiled by the driver for this arch or any newer one.
+  absl::Status CheckDeviceImages(const BuiltCode& code) const override;
+  std::string BinaryExtension(const DeviceBinary& binary) const override {
+    return binary.cubin ? ".cubin" : ".ptx";
+  }
 
-  std::unique_ptr<ExecutionEngine> engine_;
   nvrtc::Compiler nvrtc_;
   std::vector<std::unique_ptr<runtime::cuda::CudaModule>> cuda_modules_;
-  std::deque<void*> kernel_slots_;  // one stable slot per kernel, holding its CUfunction
-  std::vector<DeviceBinary> device_binaries_;
 };
 
 absl::Status CompilerNVGPU::LoadDevice(DeviceBinary binary, const std::string& name) {
@@ -141,18 +138,14 @@ absl::Status CompilerNVGPU::LoadDevice(DeviceBinary binary, const std::string& n
         cuda_module.status().code(),
         absl::StrCat("loading the CUDA module of ", name, ": ", cuda_module.status().message()));
   }
-  std::vector<std::pair<std::string, void*>> symbols;
-  for (const std::string& kernel : binary.kernels) {
-    auto function = (*cuda_module)->GetFunction(kernel);
-    if (!function.ok()) return function.status();
-    kernel_slots_.push_back(*function);
-    symbols.emplace_back(kernel + "_ptr_", static_cast<void*>(&kernel_slots_.back()));
-  }
+  runtime::cuda::CudaModule* loaded = cuda_module->get();
   cuda_modules_.push_back(std::move(*cuda_module));
-  absl::Status registered = engine_->RegisterSymbols(symbols);
-  if (!registered.ok()) return registered;
-  device_binaries_.push_back(std::move(binary));
-  return absl::OkStatus();
+  return RegisterKernels(std::move(binary),
+                         [&](const std::string& kernel) -> absl::StatusOr<void*> {
+                           auto function = loaded->GetFunction(kernel);
+                           if (!function.ok()) return function.status();
+                           return static_cast<void*>(*function);
+                         });
 }
 
 absl::Status CompilerNVGPU::Build(const ir::Module& module) {
@@ -245,22 +238,7 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
   if (!loaded.ok()) return loaded;
 
   // 4. LLVM IR for the host entries, linked in the ORC JIT.
-  auto host =
-      steps.Run(&CompileTimes::host_codegen_ms, [&] { return CodeGenCudaHost::Generate(module); });
-  if (!host.ok()) return host.status();
-  if (!DumpDir().empty()) DumpToFile(name + ".host.ll", host->ToString());
-  absl::Status optimized =
-      steps.Run(&CompileTimes::host_optimize_ms, [&] { return engine_->Optimize(*host); });
-  if (!optimized.ok()) return optimized;
-  absl::Status linked =
-      steps.Run(&CompileTimes::orc_link_ms, [&] { return engine_->AddModule(std::move(*host)); });
-  if (!linked.ok()) return linked;
-  steps.Finish(name);
-  return absl::OkStatus();
-}
-
-absl::StatusOr<EntryFunction> CompilerNVGPU::Lookup(const std::string& name) {
-  return engine_->LookupEntry(name);
+  return LinkHost([&] { return CodeGenCudaHost::Generate(module); }, name, steps);
 }
 
 absl::StatusOr<std::string> CompilerNVGPU::GetSourceCode(const ir::Module& module) {
@@ -269,52 +247,20 @@ absl::StatusOr<std::string> CompilerNVGPU::GetSourceCode(const ir::Module& modul
   return CodeGenCudaDev::Generate(module);
 }
 
-absl::Status CompilerNVGPU::ExportObject(const std::string& path) {
-  absl::Status s = engine_->ExportObject(path);
-  if (!s.ok()) return s;
-  for (size_t k = 0; k < device_binaries_.size(); ++k) {
-    const char* ext = device_binaries_[k].cubin ? ".cubin" : ".ptx";
-    std::string file = k == 0 ? path + ext : absl::StrCat(path, ".", k, ext);
-    std::ofstream out(file, std::ios::binary);
-    out << device_binaries_[k].image;
-    if (!out) return absl::InternalError("cannot write the device binary " + file);
-  }
-  return absl::OkStatus();
-}
-
-BuiltCode CompilerNVGPU::Code() const {
-  BuiltCode code;
-  auto host = HostCodeDescription();
-  code.host = host.ok() ? *host : std::string();
-  code.host_objects = engine_->objects();
-  code.device = device_binaries_;
-  return code;
-}
-
-absl::Status CompilerNVGPU::Load(const BuiltCode& code) {
-  absl::Status host = CheckHostCode(code.host);  // before any image is loaded
-  if (!host.ok()) return host;
-  if (!code.device.empty()) {
-    auto device = runtime::cuda::DeviceComputeCapability();
-    if (!device.ok()) return device.status();
-    const int arch = target_.cuda_arch;
-    for (const DeviceBinary& binary : code.device) {
-      // A CUBIN runs on its arch and newer minor versions of the same major (sm_80 on sm_86);
-      // PTX is compiled by the driver for this arch or any newer one.
-      const bool runs =
-          binary.cubin ? *device / 10 == arch / 10 && *device >= arch : *device >= arch;
-      if (!runs) {
-        return absl::FailedPreconditionError(absl::StrCat("the code was built for sm_", arch, " (",
-                                                          binary.cubin ? "CUBIN" : "PTX",
-                                                          "); device 0 is sm_", *device));
-      }
+absl::Status CompilerNVGPU::CheckDeviceImages(const BuiltCode& code) const {
+  if (code.device.empty()) return absl::OkStatus();
+  auto device = runtime::cuda::DeviceComputeCapability();
+  if (!device.ok()) return device.status();
+  const int arch = target_.cuda_arch;
+  for (const DeviceBinary& binary : code.device) {
+    const bool runs = binary.cubin ? *device / 10 == arch / 10 && *device >= arch : *device >= arch;
+    if (!runs) {
+      return absl::FailedPreconditionError(absl::StrCat("the code was built for sm_", arch, " (",
+                                                        binary.cubin ? "CUBIN" : "PTX",
+                                                        "); device 0 is sm_", *device));
     }
   }
-  for (size_t k = 0; k < code.device.size(); ++k) {
-    absl::Status loaded = LoadDevice(code.device[k], absl::StrCat("loaded image ", k));
-    if (!loaded.ok()) return loaded;
-  }
-  return engine_->AddObjectsFor(code.host, code.host_objects);
+  return absl::OkStatus();
 }
 
 /// The schedules ask device 0 through the driver, when the target is for its arch (or names

@@ -1,13 +1,12 @@
 /// \file CompilerOpenCL: Build's steps, in order, in one function.
 #include "backends/opencl/compiler_opencl.h"
 
-#include <deque>
-#include <fstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "backends/device_compiler.h"
 #include "backends/llvm/execution_engine.h"
 #include "backends/opencl/codegen_opencl_dev.h"
 #include "backends/opencl/codegen_opencl_host.h"
@@ -27,51 +26,40 @@ absl::StatusOr<Device*> SelectDevice(const ir::Target& target) {
   return Device::Select(target.opencl_device, ir::CurrentCompileOptions().opencl_device);
 }
 
-class CompilerOpenCL : public Compiler {
+class CompilerOpenCL : public DeviceCompiler {
  public:
   CompilerOpenCL(ir::Target target, Device* device, std::unique_ptr<ExecutionEngine> engine)
-      : Compiler(std::move(target)), device_(device), engine_(std::move(engine)) {}
+      : DeviceCompiler(std::move(target), std::move(engine)), device_(device) {}
 
   absl::Status Build(const ir::Module& module) override;
-  absl::StatusOr<EntryFunction> Lookup(const std::string& name) override {
-    return engine_->LookupEntry(name);
-  }
   absl::StatusOr<std::string> GetSourceCode(const ir::Module& module) override;
-  absl::Status ExportObject(const std::string& path) override;
-  BuiltCode Code() const override;
-  absl::Status Load(const BuiltCode& code) override;
 
  private:
   CodeGenOpenCLDev::DeviceTypes Types() const {
     const runtime::opencl::DeviceInfo& info = device_->info();
     return {info.fp16, info.fp64, info.Describe()};
   }
-  /// Builds `source` for the device, gets each kernel's handle and registers it as the runtime
-  /// symbol <kernel>_ptr_ (the address of a slot this compiler owns).
-  absl::Status LoadDevice(DeviceBinary binary, const std::string& name);
+  /// Builds the OpenCL C of `binary` for the device and registers its kernels' handles.
+  absl::Status LoadDevice(DeviceBinary binary, const std::string& name) override;
+  /// OpenCL code is OpenCL C, built again for the device that loads it: never a CUBIN.
+  absl::Status CheckDeviceImages(const BuiltCode& code) const override;
+  std::string BinaryExtension(const DeviceBinary&) const override { return ".cl"; }
 
   Device* device_;
-  std::unique_ptr<ExecutionEngine> engine_;
   std::vector<std::unique_ptr<Program>> programs_;
-  std::deque<void*> kernel_slots_;  // one stable slot per kernel, holding its Kernel*
-  std::vector<DeviceBinary> device_binaries_;
 };
 
 absl::Status CompilerOpenCL::LoadDevice(DeviceBinary binary, const std::string& name) {
   auto program = Program::Build(device_, binary.image, name);
   if (!program.ok()) return program.status();
-  std::vector<std::pair<std::string, void*>> symbols;
-  for (const std::string& kernel : binary.kernels) {
-    auto handle = (*program)->GetKernel(kernel);
-    if (!handle.ok()) return handle.status();
-    kernel_slots_.push_back(*handle);
-    symbols.emplace_back(kernel + "_ptr_", static_cast<void*>(&kernel_slots_.back()));
-  }
+  Program* built = program->get();
   programs_.push_back(std::move(*program));
-  absl::Status registered = engine_->RegisterSymbols(symbols);
-  if (!registered.ok()) return registered;
-  device_binaries_.push_back(std::move(binary));
-  return absl::OkStatus();
+  return RegisterKernels(std::move(binary),
+                         [&](const std::string& kernel) -> absl::StatusOr<void*> {
+                           auto handle = built->GetKernel(kernel);
+                           if (!handle.ok()) return handle.status();
+                           return static_cast<void*>(*handle);
+                         });
 }
 
 absl::Status CompilerOpenCL::Build(const ir::Module& module) {
@@ -109,18 +97,7 @@ absl::Status CompilerOpenCL::Build(const ir::Module& module) {
   }
 
   // 3. LLVM IR for the host entries, linked in the ORC JIT.
-  auto host = steps.Run(&CompileTimes::host_codegen_ms,
-                        [&] { return CodeGenOpenCLHost::Generate(module); });
-  if (!host.ok()) return host.status();
-  if (!DumpDir().empty()) DumpToFile(name + ".host.ll", host->ToString());
-  absl::Status optimized =
-      steps.Run(&CompileTimes::host_optimize_ms, [&] { return engine_->Optimize(*host); });
-  if (!optimized.ok()) return optimized;
-  absl::Status linked =
-      steps.Run(&CompileTimes::orc_link_ms, [&] { return engine_->AddModule(std::move(*host)); });
-  if (!linked.ok()) return linked;
-  steps.Finish(name);
-  return absl::OkStatus();
+  return LinkHost([&] { return CodeGenOpenCLHost::Generate(module); }, name, steps);
 }
 
 absl::StatusOr<std::string> CompilerOpenCL::GetSourceCode(const ir::Module& module) {
@@ -131,38 +108,13 @@ absl::StatusOr<std::string> CompilerOpenCL::GetSourceCode(const ir::Module& modu
   return std::move(source->source);
 }
 
-absl::Status CompilerOpenCL::ExportObject(const std::string& path) {
-  absl::Status s = engine_->ExportObject(path);
-  if (!s.ok()) return s;
-  for (size_t k = 0; k < device_binaries_.size(); ++k) {
-    std::string file = k == 0 ? path + ".cl" : absl::StrCat(path, ".", k, ".cl");
-    std::ofstream out(file, std::ios::binary);
-    out << device_binaries_[k].image;
-    if (!out) return absl::InternalError("cannot write the OpenCL source " + file);
-  }
-  return absl::OkStatus();
-}
-
-BuiltCode CompilerOpenCL::Code() const {
-  BuiltCode code;
-  auto host = HostCodeDescription();
-  code.host = host.ok() ? *host : std::string();
-  code.host_objects = engine_->objects();
-  code.device = device_binaries_;  // OpenCL C: built again for the device that loads it
-  return code;
-}
-
-absl::Status CompilerOpenCL::Load(const BuiltCode& code) {
-  absl::Status host = CheckHostCode(code.host);
-  if (!host.ok()) return host;
-  for (size_t k = 0; k < code.device.size(); ++k) {
-    if (code.device[k].cubin) {
+absl::Status CompilerOpenCL::CheckDeviceImages(const BuiltCode& code) const {
+  for (const DeviceBinary& binary : code.device) {
+    if (binary.cubin) {
       return absl::InvalidArgumentError("the code holds a CUBIN; OpenCL code is OpenCL C");
     }
-    absl::Status loaded = LoadDevice(code.device[k], absl::StrCat("loaded program ", k));
-    if (!loaded.ok()) return loaded;
   }
-  return engine_->AddObjectsFor(code.host, code.host_objects);
+  return absl::OkStatus();
 }
 
 /// The schedules ask the selected device (compute units, work-group size, local memory).
