@@ -9,6 +9,7 @@
 #include "ir/library_functions.h"
 
 #include "backends/library_environment.h"
+#include "ir/library_calls.h"
 
 #include <glog/logging.h>
 
@@ -20,6 +21,7 @@
 #include "runtime/x86/onednn.h"
 #endif
 #ifdef CINN_LIKE_WITH_CUDA
+#include "runtime/cuda/cublas.h"
 #include "runtime/cuda/cublaslt.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cudnn.h"
@@ -31,13 +33,42 @@ namespace {
 
 using ir::kArgAtCall;
 
-/// The plain calls take 10 (matmul) or 18 (conv2d) integers, those with an epilogue one more.
-template <size_t kCount, absl::StatusOr<std::string> (*kCheck)(const std::vector<int64_t>&)>
-absl::StatusOr<std::string> Exactly(const std::vector<int64_t>& v) {
-  if (v.size() != kCount) {
-    return absl::InternalError(absl::StrCat("the extern takes ", kCount, " integer arguments"));
-  }
-  return kCheck(v);
+/// The runtime's C functions take their pointers, one int64_t per field of the call's
+/// arguments (ir/library_calls.h) and the stream: a count that differs fails the build here,
+/// where both are seen.
+template <typename F>
+struct Arity;
+template <typename R, typename... A>
+struct Arity<R (*)(A...)> {
+  static constexpr size_t value = sizeof...(A);
+};
+template <template <typename> class Args, typename F>
+constexpr bool TakesArgs(F, size_t pointers, bool epilogue) {
+  return Arity<F>::value == pointers + ir::ArgCount<Args>(epilogue) + 1;
+}
+#ifdef CINN_LIKE_WITH_CUDA
+static_assert(TakesArgs<ir::MatmulArgs>(&cinn_like_cublas_matmul, 4, false));
+static_assert(TakesArgs<ir::MatmulArgs>(&cinn_like_cublaslt_matmul, 4, true));
+static_assert(TakesArgs<ir::Conv2dArgs>(&cinn_like_cudnn_conv2d, 4, false));
+static_assert(TakesArgs<ir::Conv2dArgs>(&cinn_like_cudnn_conv2d_nhwc, 4, false));
+static_assert(TakesArgs<ir::Conv2dGradArgs>(&cinn_like_cudnn_conv2d_backward_data, 3, false));
+static_assert(TakesArgs<ir::Conv2dGradArgs>(&cinn_like_cudnn_conv2d_backward_filter, 3, false));
+#endif
+#ifdef CINN_LIKE_WITH_ONEDNN
+static_assert(TakesArgs<ir::MatmulArgs>(&cinn_like_dnnl_matmul, 4, false));
+static_assert(TakesArgs<ir::MatmulArgs>(&cinn_like_dnnl_matmul_epilogue, 4, true));
+static_assert(TakesArgs<ir::Conv2dArgs>(&cinn_like_dnnl_conv2d, 4, false));
+static_assert(TakesArgs<ir::Conv2dArgs>(&cinn_like_dnnl_conv2d_epilogue, 4, true));
+#endif
+
+/// A check of `call`'s arguments read into their struct (ir/library_calls.h; `epilogue`: with
+/// the activation), the check `check` of them.
+template <template <typename> class Args, bool epilogue,
+          absl::StatusOr<std::string> (*check)(const Args<int64_t>&)>
+absl::StatusOr<std::string> Typed(const std::vector<int64_t>& v) {
+  auto args = ir::ArgsFromList<Args>(v, epilogue, Args<int64_t>::kName);
+  if (!args.ok()) return args.status();
+  return check(*args);
 }
 
 #ifdef CINN_LIKE_WITH_CUDA
@@ -60,79 +91,76 @@ absl::StatusOr<std::string> CheckCudnnPlan(const runtime::cuda::Conv2dArgs& a,
 }
 #endif
 
-/// The conv2d extern's 18 integers (has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h,
-/// pad_w, stride_h, stride_w, dilation_h, dilation_w, groups; `channels_last`: NHWC tensors):
-/// dtype codes cuDNN takes (runtime/cuda/cudnn.h) are float32 and float16; then CheckCudnnPlan.
+/// A conv2d call (`channels_last`: NHWC tensors): dtype codes cuDNN takes
+/// (runtime/cuda/cudnn.h) are float32 and float16; then CheckCudnnPlan.
 template <bool channels_last>
-absl::StatusOr<std::string> CheckCudnnConv2d(const std::vector<int64_t>& v) {
-  const int64_t dtype = v[1];
-  if (dtype != 0 && dtype != 1) {
-    return absl::UnimplementedError(
-        absl::StrCat("the cuDNN conv2d extern takes float32 and float16, not dtype code ", dtype));
-  }
-#ifdef CINN_LIKE_WITH_CUDA
-  runtime::cuda::Conv2dArgs a{};
-  a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the call adds a bias
-  a.dtype = v[1];
-  a.n = v[2], a.c = v[3], a.h = v[4], a.w_dim = v[5], a.k = v[6], a.r = v[7], a.s = v[8];
-  a.out_h = v[9], a.out_w = v[10], a.pad_h = v[11], a.pad_w = v[12];
-  a.stride_h = v[13], a.stride_w = v[14], a.dilation_h = v[15], a.dilation_w = v[16];
-  a.groups = v[17];
-  a.channels_last = channels_last;
-  return CheckCudnnPlan(a, v);
-#else
-  return std::string("cuDNN");
-#endif
-}
-
-/// The conv2d gradients' 17 integers (dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w,
-/// stride_h, stride_w, dilation_h, dilation_w, groups), as CheckCudnnConv2d's. `direction`:
-/// runtime/cuda/cudnn.h's ConvDirection, 1 backward data, 2 backward filter.
-template <int64_t direction>
-absl::StatusOr<std::string> CheckCudnnConvBackward(const std::vector<int64_t>& v) {
-  if (v[0] != 0 && v[0] != 1) {
-    return absl::UnimplementedError(
-        absl::StrCat("the cuDNN conv2d gradients take float32 and float16, not dtype code ", v[0]));
-  }
-#ifdef CINN_LIKE_WITH_CUDA
-  runtime::cuda::Conv2dArgs a{};
-  a.dtype = v[0];
-  a.n = v[1], a.c = v[2], a.h = v[3], a.w_dim = v[4], a.k = v[5], a.r = v[6], a.s = v[7];
-  a.out_h = v[8], a.out_w = v[9], a.pad_h = v[10], a.pad_w = v[11];
-  a.stride_h = v[12], a.stride_w = v[13], a.dilation_h = v[14], a.dilation_w = v[15];
-  a.groups = v[16];
-  a.direction = direction;
-  return CheckCudnnPlan(a, v);
-#else
-  return std::string("cuDNN");
-#endif
-}
-
-/// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b,
-/// activation. Where this machine has a GPU, cuBLASLt must load and, for static sizes, its
-/// heuristic must have an algorithm (else the generated kernel runs, not a call that fails).
-absl::StatusOr<std::string> CheckCublasLtMatmul(const std::vector<int64_t>& v) {
-  if (v.size() != 11) {
-    return absl::InternalError("the matmul epilogue extern takes 11 integer arguments");
-  }
-  if (v[1] != 0 && v[1] != 1 && v[1] != 2) {
+absl::StatusOr<std::string> CheckCudnnConv2d(const ir::Conv2dArgs<int64_t>& v) {
+  if (v.dtype != 0 && v.dtype != 1) {
     return absl::UnimplementedError(absl::StrCat(
-        "the cuBLASLt matmul takes float32, float16 and bfloat16, not dtype code ", v[1]));
+        "the cuDNN conv2d extern takes float32 and float16, not dtype code ", v.dtype));
   }
-  if (v[10] < 0 || v[10] > 2) {
-    return absl::UnimplementedError(absl::StrCat("no cuBLASLt epilogue for activation ", v[10]));
+#ifdef CINN_LIKE_WITH_CUDA
+  runtime::cuda::Conv2dArgs a{};
+  a.bias = v.has_bias ? &a : nullptr;  // any non-null pointer: the call adds a bias
+  a.dtype = v.dtype;
+  a.n = v.n, a.c = v.c, a.h = v.h, a.w_dim = v.w, a.k = v.k, a.r = v.r, a.s = v.s;
+  a.out_h = v.out_h, a.out_w = v.out_w, a.pad_h = v.pad_h, a.pad_w = v.pad_w;
+  a.stride_h = v.stride_h, a.stride_w = v.stride_w;
+  a.dilation_h = v.dilation_h, a.dilation_w = v.dilation_w;
+  a.groups = v.groups;
+  a.channels_last = channels_last;
+  return CheckCudnnPlan(a, ir::ArgList(v));
+#else
+  return std::string("cuDNN");
+#endif
+}
+
+/// A conv2d gradient, as CheckCudnnConv2d. `direction`: runtime/cuda/cudnn.h's ConvDirection,
+/// 1 backward data, 2 backward filter.
+template <int64_t direction>
+absl::StatusOr<std::string> CheckCudnnConvBackward(const ir::Conv2dGradArgs<int64_t>& v) {
+  if (v.dtype != 0 && v.dtype != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the cuDNN conv2d gradients take float32 and float16, not dtype code ", v.dtype));
+  }
+#ifdef CINN_LIKE_WITH_CUDA
+  runtime::cuda::Conv2dArgs a{};
+  a.dtype = v.dtype;
+  a.n = v.n, a.c = v.c, a.h = v.h, a.w_dim = v.w, a.k = v.k, a.r = v.r, a.s = v.s;
+  a.out_h = v.out_h, a.out_w = v.out_w, a.pad_h = v.pad_h, a.pad_w = v.pad_w;
+  a.stride_h = v.stride_h, a.stride_w = v.stride_w;
+  a.dilation_h = v.dilation_h, a.dilation_w = v.dilation_w;
+  a.groups = v.groups;
+  a.direction = direction;
+  return CheckCudnnPlan(a, ir::ArgList(v));
+#else
+  return std::string("cuDNN");
+#endif
+}
+
+/// A matmul with an epilogue. Where this machine has a GPU, cuBLASLt must load and, for static
+/// sizes, its heuristic must have an algorithm (else the generated kernel runs, not a call
+/// that fails).
+absl::StatusOr<std::string> CheckCublasLtMatmul(const ir::MatmulArgs<int64_t>& v) {
+  if (v.dtype != 0 && v.dtype != 1 && v.dtype != 2) {
+    return absl::UnimplementedError(absl::StrCat(
+        "the cuBLASLt matmul takes float32, float16 and bfloat16, not dtype code ", v.dtype));
+  }
+  if (v.activation < 0 || v.activation > 2) {
+    return absl::UnimplementedError(
+        absl::StrCat("no cuBLASLt epilogue for activation ", v.activation));
   }
 #ifdef CINN_LIKE_WITH_CUDA
   if (runtime::cuda::EnsureContext().ok()) {
     runtime::cuda::MatmulArgs a{};
-    a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the epilogue adds a bias
-    a.dtype = v[1];
-    a.batch = v[2], a.m = v[3], a.n = v[4], a.k = v[5];
-    a.trans_a = v[6] != 0, a.trans_b = v[7] != 0;
+    a.bias = v.has_bias ? &a : nullptr;  // any non-null pointer: the epilogue adds a bias
+    a.dtype = v.dtype;
+    a.batch = v.batch, a.m = v.m, a.n = v.n, a.k = v.k;
+    a.trans_a = v.trans_a != 0, a.trans_b = v.trans_b != 0;
     // A batch stride is 0 (a broadcast operand) or its matrix's size.
-    a.batch_stride_a = v[8] == kArgAtCall ? a.m * a.k : v[8];
-    a.batch_stride_b = v[9] == kArgAtCall ? a.k * a.n : v[9];
-    return runtime::cuda::CublasLtCheck(a, v[10]);
+    a.batch_stride_a = v.batch_stride_a == kArgAtCall ? a.m * a.k : v.batch_stride_a;
+    a.batch_stride_b = v.batch_stride_b == kArgAtCall ? a.k * a.n : v.batch_stride_b;
+    return runtime::cuda::CublasLtCheck(a, v.activation);
   }
 #endif
   return std::string("cuBLASLt");
@@ -154,26 +182,26 @@ absl::StatusOr<std::string> Logged(absl::StatusOr<std::string> answer) {
 constexpr int64_t kStandIn = 8;
 int64_t Sized(int64_t v) { return v == kArgAtCall ? kStandIn : v; }
 
-/// has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a, batch_stride_b, and
-/// with an epilogue (11 arguments) activation; the count is checked by Exactly.
-absl::StatusOr<std::string> CheckDnnlMatmul(const std::vector<int64_t>& v) {
+/// A matmul, with an epilogue where `epilogue`.
+template <bool epilogue>
+absl::StatusOr<std::string> CheckDnnlMatmul(const ir::MatmulArgs<int64_t>& v) {
   runtime::x86::DnnlMatmulArgs a{};
-  a.bias = v[0] ? &a : nullptr;  // any non-null pointer: the primitive takes a bias
-  a.dtype = v[1];
-  a.batch = Sized(v[2]);
-  a.m = Sized(v[3]);
-  a.n = Sized(v[4]);
-  a.k = Sized(v[5]);
-  a.trans_a = v[6] != 0;
-  a.trans_b = v[7] != 0;
+  a.bias = v.has_bias ? &a : nullptr;  // any non-null pointer: the primitive takes a bias
+  a.dtype = v.dtype;
+  a.batch = Sized(v.batch);
+  a.m = Sized(v.m);
+  a.n = Sized(v.n);
+  a.k = Sized(v.k);
+  a.trans_a = v.trans_a != 0;
+  a.trans_b = v.trans_b != 0;
   // A batch stride is 0 (a broadcast operand) or its matrix's size.
-  a.batch_stride_a = v[8] == kArgAtCall ? a.m * a.k : v[8];
-  a.batch_stride_b = v[9] == kArgAtCall ? a.k * a.n : v[9];
-  if (v.size() == 11) {
-    a.activation = v[10];
+  a.batch_stride_a = v.batch_stride_a == kArgAtCall ? a.m * a.k : v.batch_stride_a;
+  a.batch_stride_b = v.batch_stride_b == kArgAtCall ? a.k * a.n : v.batch_stride_b;
+  if (epilogue) {
+    a.activation = v.activation;
     // C = activation(bias) where k = 0, which the extern refuses: a static k = 0, or one known
     // only at the call, runs the generated kernel.
-    if (a.activation != 0 && (v[5] == 0 || v[5] == kArgAtCall)) {
+    if (a.activation != 0 && (v.k == 0 || v.k == kArgAtCall)) {
       return absl::UnimplementedError(
           "a matmul epilogue with an activation needs k >= 1, known at compile time");
     }
@@ -189,30 +217,29 @@ void StandInSpatial(int64_t* in, int64_t* out, int64_t kernel, int64_t pad, int6
   if (*out == kArgAtCall) *out = (*in + 2 * pad - extent) / stride + 1;
 }
 
-/// has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w, stride_h, stride_w,
-/// dilation_h, dilation_w, groups, and with an epilogue (19 arguments) activation; the count
-/// is checked by Exactly.
-absl::StatusOr<std::string> CheckDnnlConv2d(const std::vector<int64_t>& v) {
+/// A conv2d, with an epilogue where `epilogue`.
+template <bool epilogue>
+absl::StatusOr<std::string> CheckDnnlConv2d(const ir::Conv2dArgs<int64_t>& v) {
   runtime::x86::DnnlConv2dArgs a{};
-  a.bias = v[0] ? &a : nullptr;
-  a.dtype = v[1];
-  a.n = Sized(v[2]);
-  a.c = Sized(v[3]);
-  a.h = v[4];
-  a.w_dim = v[5];
-  a.k = Sized(v[6]);
-  a.r = Sized(v[7]);
-  a.s = Sized(v[8]);
-  a.out_h = v[9];
-  a.out_w = v[10];
-  a.pad_h = v[11];
-  a.pad_w = v[12];
-  a.stride_h = v[13];
-  a.stride_w = v[14];
-  a.dilation_h = v[15];
-  a.dilation_w = v[16];
-  a.groups = v[17];
-  if (v.size() == 19) a.activation = v[18];
+  a.bias = v.has_bias ? &a : nullptr;
+  a.dtype = v.dtype;
+  a.n = Sized(v.n);
+  a.c = Sized(v.c);
+  a.h = v.h;
+  a.w_dim = v.w;
+  a.k = Sized(v.k);
+  a.r = Sized(v.r);
+  a.s = Sized(v.s);
+  a.out_h = v.out_h;
+  a.out_w = v.out_w;
+  a.pad_h = v.pad_h;
+  a.pad_w = v.pad_w;
+  a.stride_h = v.stride_h;
+  a.stride_w = v.stride_w;
+  a.dilation_h = v.dilation_h;
+  a.dilation_w = v.dilation_w;
+  a.groups = v.groups;
+  if (epilogue) a.activation = v.activation;
   StandInSpatial(&a.h, &a.out_h, a.r, a.pad_h, a.stride_h, a.dilation_h);
   StandInSpatial(&a.w_dim, &a.out_w, a.s, a.pad_w, a.stride_w, a.dilation_w);
   return Logged(runtime::x86::DnnlPrepareConv2d(a));
@@ -222,37 +249,39 @@ absl::StatusOr<std::string> CheckDnnlConv2d(const std::vector<int64_t>& v) {
 const bool kRegistered = [] {
   using Arch = ir::Target::Arch;
   using ir::LibraryCall;
+  using ir::Conv2dArgs, ir::Conv2dGradArgs, ir::MatmulArgs;
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kMatmul,
                               {"cuBLAS", "cinn_like_cublas_matmul", nullptr, ""});
-  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kMatmulEpilogue,
-                              {"cuBLASLt", "cinn_like_cublaslt_matmul", CheckCublasLtMatmul, ""});
+  ir::RegisterLibraryFunction(
+      Arch::kNVGPU, LibraryCall::kMatmulEpilogue,
+      {"cuBLASLt", "cinn_like_cublaslt_matmul", Typed<MatmulArgs, true, CheckCublasLtMatmul>, ""});
   ir::RegisterLibraryFunction(
       Arch::kNVGPU, LibraryCall::kConv2d,
-      {"cuDNN", "cinn_like_cudnn_conv2d", Exactly<18, CheckCudnnConv2d<false>>, ""});
-  ir::RegisterLibraryFunction(
-      Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,
-      {"cuDNN", "cinn_like_cudnn_conv2d_nhwc", Exactly<18, CheckCudnnConv2d<true>>, ""});
+      {"cuDNN", "cinn_like_cudnn_conv2d", Typed<Conv2dArgs, false, CheckCudnnConv2d<false>>, ""});
+  ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dChannelsLast,
+                              {"cuDNN", "cinn_like_cudnn_conv2d_nhwc",
+                               Typed<Conv2dArgs, false, CheckCudnnConv2d<true>>, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dBackwardData,
                               {"cuDNN", "cinn_like_cudnn_conv2d_backward_data",
-                               Exactly<17, CheckCudnnConvBackward<1>>, ""});
+                               Typed<Conv2dGradArgs, false, CheckCudnnConvBackward<1>>, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kConv2dBackwardFilter,
                               {"cuDNN", "cinn_like_cudnn_conv2d_backward_filter",
-                               Exactly<17, CheckCudnnConvBackward<2>>, ""});
+                               Typed<Conv2dGradArgs, false, CheckCudnnConvBackward<2>>, ""});
   ir::RegisterLibraryFunction(Arch::kNVGPU, LibraryCall::kAttention,
                               {"cinn_like", "cinn_like_attention", nullptr, ""});
 #ifdef CINN_LIKE_WITH_ONEDNN
   ir::RegisterLibraryFunction(
       Arch::kX86, LibraryCall::kMatmul,
-      {"oneDNN", "cinn_like_dnnl_matmul", Exactly<10, CheckDnnlMatmul>, ""});
-  ir::RegisterLibraryFunction(
-      Arch::kX86, LibraryCall::kMatmulEpilogue,
-      {"oneDNN", "cinn_like_dnnl_matmul_epilogue", Exactly<11, CheckDnnlMatmul>, ""});
+      {"oneDNN", "cinn_like_dnnl_matmul", Typed<MatmulArgs, false, CheckDnnlMatmul<false>>, ""});
+  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kMatmulEpilogue,
+                              {"oneDNN", "cinn_like_dnnl_matmul_epilogue",
+                               Typed<MatmulArgs, true, CheckDnnlMatmul<true>>, ""});
   ir::RegisterLibraryFunction(
       Arch::kX86, LibraryCall::kConv2d,
-      {"oneDNN", "cinn_like_dnnl_conv2d", Exactly<18, CheckDnnlConv2d>, ""});
-  ir::RegisterLibraryFunction(
-      Arch::kX86, LibraryCall::kConv2dEpilogue,
-      {"oneDNN", "cinn_like_dnnl_conv2d_epilogue", Exactly<19, CheckDnnlConv2d>, ""});
+      {"oneDNN", "cinn_like_dnnl_conv2d", Typed<Conv2dArgs, false, CheckDnnlConv2d<false>>, ""});
+  ir::RegisterLibraryFunction(Arch::kX86, LibraryCall::kConv2dEpilogue,
+                              {"oneDNN", "cinn_like_dnnl_conv2d_epilogue",
+                               Typed<Conv2dArgs, true, CheckDnnlConv2d<true>>, ""});
 #endif
   return true;
 }();

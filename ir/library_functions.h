@@ -16,31 +16,28 @@
 
 namespace cinn_like::ir {
 
-/// The calls, each with one C argument list every library's function shares.
+/// The calls, each with one C argument list every library's function shares: its pointers,
+/// then its integers, whose struct and order are ir/library_calls.h's.
 enum class LibraryCall : uint8_t {
-  /// int f(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a, trans_b, batch_stride_a,
-  /// batch_stride_b, stream): runtime/cuda/cublas.h, runtime/x86/onednn.h.
+  /// int f(a, b, bias, c, MatmulArgs (no activation)..., stream): runtime/cuda/cublas.h,
+  /// runtime/x86/onednn.h.
   kMatmul,
-  /// kMatmul's arguments with `activation` after batch_stride_b (0 none, 1 relu, 2 gelu with
-  /// the tanh approximation), applied after the bias as the GEMM's epilogue:
+  /// kMatmul's with the activation, applied after the bias as the GEMM's epilogue:
   /// runtime/cuda/cublaslt.h (hlir/pass/matmul_epilogue.h makes such matmuls).
   kMatmulEpilogue,
-  /// int f(x, w, bias, y, has_bias, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w,
-  /// stride_h, stride_w, dilation_h, dilation_w, groups, stream): runtime/cuda/cudnn.h.
+  /// int f(x, w, bias, y, Conv2dArgs (no activation)..., stream): runtime/cuda/cudnn.h.
   kConv2d,
   /// The same arguments for channels-last tensors: x [n, h, w, c], w [k, r, s, c / groups],
   /// y [n, out_h, out_w, k] (hlir/pass/conv_layout.h makes such convolutions on NVGPU).
   kConv2dChannelsLast,
-  /// kConv2d's arguments with `activation` after groups (kMatmulEpilogue's codes), applied
-  /// after the bias by the convolution itself: runtime/x86/onednn.h's post-ops
-  /// (hlir/pass/matmul_epilogue.h's FoldConvEpilogue makes such convolutions on x86).
+  /// kConv2d's with the activation, applied after the bias by the convolution itself:
+  /// runtime/x86/onednn.h's post-ops (hlir/pass/matmul_epilogue.h's FoldConvEpilogue makes
+  /// such convolutions on x86).
   kConv2dEpilogue,
   /// The gradients of kConv2d's convolution (hlir/ops/conv_backward.cc), NCHW, no bias:
-  /// int f(dy, w, dx, dtype, n, c, h, w, k, r, s, out_h, out_w, pad_h, pad_w, stride_h,
-  /// stride_w, dilation_h, dilation_w, groups, stream), the sizes the forward's
-  /// (runtime/cuda/cudnn.h).
+  /// int f(dy, w, dx, Conv2dGradArgs..., stream) (runtime/cuda/cudnn.h).
   kConv2dBackwardData,
-  /// int f(x, dy, dw, the same integers, stream).
+  /// int f(x, dy, dw, Conv2dGradArgs..., stream).
   kConv2dBackwardFilter,
   /// The fused attention kernel, a library kernel the backend adds to the device module
   /// (hlir/ops/attention_kernel.cc); no integer arguments are checked.

@@ -3,18 +3,13 @@
 
 #include <vector>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "backends/cuda/attention_kernel_source.h"
 
 namespace cinn_like::backends {
 namespace {
 
-constexpr const char* kPrefix = "cinn_like_attention_grad_";
 constexpr int kSharedLimit = 48 * 1024;
-constexpr AttentionNameForm kForm = {
-    kPrefix, "attention backward kernel",
-    "cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]"};
 
 /// The arguments every instance passes its template, after the tile's own.
 constexpr const char* kArguments =
@@ -37,27 +32,23 @@ std::string Signature(const std::string& kernel, const std::string& t) {
 
 /// A `_tc` instance: BackwardMma on sm_80 and later; before, the CUDA-core Backward on the two
 /// 32-key halves of the block's 64 keys, 32 query rows a tile.
-absl::StatusOr<std::string> TensorCoreInstance(const std::string& kernel,
-                                               const AttentionName& read) {
-  if (read.d > 64 || read.bm != 64 || read.bn != 64) {
-    const std::vector<std::string>& parts = read.parts;
-    return AttentionNameError(kForm, kernel,
-                              "tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
+absl::StatusOr<std::string> TensorCoreInstance(const ir::AttentionKernelSpec& spec) {
+  if (spec.head_dim > 64 || spec.rows != 64 || spec.keys != 64) {
+    return spec.Error("tensor-core tile " + spec.TilePart());
   }
-  const std::string flags = absl::StrCat(read.element, ", ", read.mask, ", ", read.d);
-  const char* dropout = read.dropout ? "true" : "false";
+  const AttentionCudaTypes types = AttentionTypes(spec);
+  const std::string flags = absl::StrCat(types.element, ", ", types.mask, ", ", spec.head_dim);
+  const char* dropout = spec.dropout ? "true" : "false";
   const std::string halves = absl::StrCat(
       "  cinn_like_attention::Backward<", flags, ", 32, 32, ", dropout, ">(2 * blockIdx.x, ",
       kArguments, "  __syncthreads();\n", "  cinn_like_attention::Backward<", flags, ", 32, 32, ",
       dropout, ">(2 * blockIdx.x + 1, ", kArguments);
-  return absl::StrCat(Signature(kernel, read.element), "#if __CUDA_ARCH__ >= 800\n",
+  return absl::StrCat(Signature(spec.Name(), types.element), "#if __CUDA_ARCH__ >= 800\n",
                       "  cinn_like_attention::BackwardMma<", flags, ", ", dropout, ">(", kArguments,
                       "#else\n", halves, "#endif\n}\n\n");
 }
 
 }  // namespace
-
-bool IsAttentionGradKernel(const std::string& kernel) { return absl::StartsWith(kernel, kPrefix); }
 
 const char* AttentionGradTemplate() {
   return R"cuda(// Fused attention backward (cinn_like library kernel).
@@ -227,27 +218,25 @@ __device__ __forceinline__ void Backward(
 )cuda";
 }
 
-absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kernel) {
-  auto name = ReadAttentionName(kForm, kernel);
-  if (!name.ok()) return name.status();
-  auto bad = [&](const std::string& why) { return AttentionNameError(kForm, kernel, why); };
-  const std::vector<std::string>& parts = name->parts;
-  const int d = name->d, bm = name->bm, bn = name->bn;
-  if (d != 32 && d != 64 && d != 128) return bad("head dim " + parts[2]);
-  if (name->tensor_cores && parts[0] == "float32") return bad("tensor cores for float32");
-  if (name->tensor_cores) return TensorCoreInstance(kernel, *name);
-  if (bn != 16 && bn != 32) return bad("key tile " + parts[4]);
+absl::StatusOr<std::string> AttentionGradKernelInstance(const ir::AttentionKernelSpec& spec) {
+  auto bad = [&](const std::string& why) { return spec.Error(why); };
+  const int d = spec.head_dim, bm = spec.rows, bn = spec.keys;
+  if (d != 32 && d != 64 && d != 128) return bad("head dim " + spec.HeadDimPart());
+  if (spec.tensor_cores && spec.dtype == "float32") return bad("tensor cores for float32");
+  if (spec.tensor_cores) return TensorCoreInstance(spec);
+  if (bn != 16 && bn != 32) return bad("key tile " + spec.KeysPart());
   if (bm <= 0 || bm > 64 || bm % (128 / bn) != 0 || 128 % bm != 0) {
-    return bad("query tile " + parts[3]);
+    return bad("query tile " + spec.RowsPart());
   }
   const int shared = 4 * (2 * (bm + bn) * (d + 4) + 2 * bn * (bm + 4) + 2 * bm);
   if (shared > kSharedLimit) {
     return bad(
         absl::StrCat("the tiles take ", shared, " bytes of shared memory, over ", kSharedLimit));
   }
-  return absl::StrCat(Signature(kernel, name->element), "  cinn_like_attention::Backward<",
-                      name->element, ", ", name->mask, ", ", d, ", ", bm, ", ", bn, ", ",
-                      name->dropout ? "true" : "false", ">(blockIdx.x, ", kArguments, "}\n\n");
+  const AttentionCudaTypes types = AttentionTypes(spec);
+  return absl::StrCat(Signature(spec.Name(), types.element), "  cinn_like_attention::Backward<",
+                      types.element, ", ", types.mask, ", ", d, ", ", bm, ", ", bn, ", ",
+                      spec.dropout ? "true" : "false", ">(blockIdx.x, ", kArguments, "}\n\n");
 }
 
 }  // namespace cinn_like::backends

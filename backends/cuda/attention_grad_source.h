@@ -23,11 +23,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "ir/attention_kernel_spec.h"
 
 namespace cinn_like::backends {
-
-/// Whether `kernel` is named as an attention backward kernel ("cinn_like_attention_grad_...").
-bool IsAttentionGradKernel(const std::string& kernel);
 
 /// The template (in namespace cinn_like_attention, after AttentionKernelTemplate()), and its
 /// tensor-core form (attention_grad_mma_source.cc; after AttentionMmaTemplate(), whose
@@ -35,13 +33,13 @@ bool IsAttentionGradKernel(const std::string& kernel);
 const char* AttentionGradTemplate();
 const char* AttentionGradMmaTemplate();
 
-/// The instance called `kernel`:
-/// cinn_like_attention_grad_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop] with dtype float32,
+/// The instance of backward kernel `spec` (its name's form is ir/attention_kernel_spec.h's)
+/// with dtype float32,
 /// float16 or bfloat16, mask none, bool or a float dtype, D 32, 64 or 128 (the padded head
 /// dim), BN 16 or 32 and BM 16, 32 or 64 (a multiple of 128 / BN), the tiles within 48 KiB of
 /// shared memory. `_tc`: tensor cores (float16 or bfloat16, D up to 64, BM and BN 64) on sm_80
 /// and later, the CUDA-core form on each 32-key half before. An error names the part of the
 /// name that is none of those.
-absl::StatusOr<std::string> AttentionGradKernelInstance(const std::string& kernel);
+absl::StatusOr<std::string> AttentionGradKernelInstance(const ir::AttentionKernelSpec& spec);
 
 }  // namespace cinn_like::backends

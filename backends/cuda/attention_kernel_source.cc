@@ -1,67 +1,26 @@
-/// \file The fused attention kernel's CUDA C text, and the parsing of its instance names.
+/// \file The fused attention kernel's CUDA C text and its instances.
 #include "backends/cuda/attention_kernel_source.h"
 
-#include <map>
-#include <vector>
+#include <algorithm>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 
 namespace cinn_like::backends {
 namespace {
 
-constexpr const char* kPrefix = "cinn_like_attention_";
 constexpr int kSharedLimit = 48 * 1024;
 
-/// A number after a one-letter tag ("d64" -> 64), or -1.
-int Tagged(absl::string_view part, char tag) {
-  int v = -1;
-  if (part.empty() || part[0] != tag || !absl::SimpleAtoi(part.substr(1), &v)) return -1;
-  return v;
+std::string CudaElement(const std::string& dtype) {
+  return dtype == "float16" ? "__half" : dtype == "bfloat16" ? "__nv_bfloat16" : "float";
 }
 
 }  // namespace
 
-bool IsAttentionKernel(const std::string& kernel) { return absl::StartsWith(kernel, kPrefix); }
-
-absl::Status AttentionNameError(const AttentionNameForm& form, const std::string& kernel,
-                                const std::string& why) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(form.noun, " ", kernel, ": ", why, " (expected ", form.grammar, ")"));
-}
-
-absl::StatusOr<AttentionName> ReadAttentionName(const AttentionNameForm& form,
-                                                const std::string& kernel) {
-  static const std::map<std::string, std::string> kElement = {
-      {"float32", "float"}, {"float16", "__half"}, {"bfloat16", "__nv_bfloat16"}};
-  auto bad = [&](const std::string& why) { return AttentionNameError(form, kernel, why); };
-  absl::string_view rest = kernel;
-  AttentionName name;
-  std::vector<std::string>& parts = name.parts;
-  if (absl::ConsumePrefix(&rest, form.prefix)) parts = absl::StrSplit(rest, '_');
-  name.dropout = parts.size() >= 6 && parts.back() == "drop";
-  if (name.dropout) parts.pop_back();
-  name.tensor_cores = parts.size() == 6 && parts[5] == "tc";
-  if (name.tensor_cores) parts.pop_back();
-  if (parts.size() != 5) return bad("malformed name");
-  auto element = kElement.find(parts[0]);
-  if (element == kElement.end()) return bad("element dtype " + parts[0]);
-  name.element = element->second;
-  if (parts[1] == "none") {
-    name.mask = "cinn_like_attention::NoMask";
-  } else if (parts[1] == "bool") {
-    name.mask = "bool";
-  } else if (auto m = kElement.find(parts[1]); m != kElement.end()) {
-    name.mask = m->second;
-  } else {
-    return bad("mask dtype " + parts[1]);
-  }
-  name.d = Tagged(parts[2], 'd');
-  name.bm = Tagged(parts[3], 'q');
-  name.bn = Tagged(parts[4], 'k');
-  return name;
+AttentionCudaTypes AttentionTypes(const ir::AttentionKernelSpec& spec) {
+  const std::string mask = spec.mask == "none"   ? "cinn_like_attention::NoMask"
+                           : spec.mask == "bool" ? "bool"
+                                                 : CudaElement(spec.mask);
+  return {CudaElement(spec.dtype), mask};
 }
 
 const char* AttentionKernelTemplate() {
@@ -285,27 +244,21 @@ __device__ __forceinline__ void Forward(
 )cuda";
 }
 
-absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
-  static constexpr AttentionNameForm kForm = {
-      kPrefix, "attention kernel",
-      "cinn_like_attention_<dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop]"};
-  auto name = ReadAttentionName(kForm, kernel);
-  if (!name.ok()) return name.status();
-  auto bad = [&](const std::string& why) { return AttentionNameError(kForm, kernel, why); };
-  const std::vector<std::string>& parts = name->parts;
-  const std::string& mask = name->mask;
-  const bool tc = name->tensor_cores, drop = name->dropout;
-  const int d = name->d, bm = name->bm, bn = name->bn;
-  const std::string& t = name->element;
-  if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + parts[2]);
-  if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + parts[4]);
-  const bool tf32 = tc && t == "float";  // float32 on tensor cores: head dims up to 64
+absl::StatusOr<std::string> AttentionKernelInstance(const ir::AttentionKernelSpec& spec) {
+  auto bad = [&](const std::string& why) { return spec.Error(why); };
+  const AttentionCudaTypes types = AttentionTypes(spec);
+  const std::string &t = types.element, &mask = types.mask;
+  const bool tc = spec.tensor_cores, drop = spec.dropout;
+  const int d = spec.head_dim, bm = spec.rows, bn = spec.keys;
+  if (d < 32 || d > 256 || d % 32 != 0) return bad("head dim " + spec.HeadDimPart());
+  if (bn != 16 && bn != 32 && bn != 64) return bad("key tile " + spec.KeysPart());
+  const bool tf32 = tc && spec.dtype == "float32";  // float32 on tensor cores: head dims up to 64
   if (tc && (d > (tf32 ? 64 : 128) || bm != 64 || bn != 64)) {
-    return bad("tensor-core tile " + parts[2] + "_" + parts[3] + "_" + parts[4]);
+    return bad("tensor-core tile " + spec.TilePart());
   }
   const int simt_bn = tc ? 16 : bn;  // the CUDA-core tile of a tensor-core kernel before sm_80
   const int row_step = 128 / std::min(simt_bn, 32);
-  if (bm <= 0 || bm > 128 || bm % row_step != 0) return bad("query tile " + parts[3]);
+  if (bm <= 0 || bm > 128 || bm % row_step != 0) return bad("query tile " + spec.RowsPart());
   // Rows padded by 4 floats (float4 reads): the largest tile, the CUDA-core fallback of a
   // tensor-core kernel (d128, q64, k16), takes 48128 of the 49152 bytes.
   const int shared = 4 * ((bm + simt_bn) * (d + 4) + bm * (simt_bn + 4) + 3 * bm);
@@ -325,7 +278,7 @@ absl::StatusOr<std::string> AttentionKernelInstance(const std::string& kernel) {
                         ", ", dropout, ">", args, "#else\n", simt, "#endif\n")
          : simt;
   return absl::StrCat(
-      "extern \"C\" __global__ void __launch_bounds__(128) ", kernel, "(const ", t,
+      "extern \"C\" __global__ void __launch_bounds__(128) ", spec.Name(), "(const ", t,
       "* __restrict__ q, const ", t, "* __restrict__ k, const ", t,
       "* __restrict__ v, const void* __restrict__ mask, ", t,
       "* __restrict__ out, float* __restrict__ lse, int batch, int heads, int kv_heads, int lq, "

@@ -26,14 +26,16 @@ absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>&
   std::string instances;
   bool grad = false;
   for (const std::string& name : names) {
-    if (!IsAttentionKernel(name)) {
+    if (!ir::AttentionKernelSpec::IsAttention(name)) {
       return absl::NotFoundError(absl::StrCat("kernel ", name,
                                               " is launched but neither generated for the module "
                                               "nor a library kernel"));
     }
-    grad = grad || IsAttentionGradKernel(name);
-    auto instance = IsAttentionGradKernel(name) ? AttentionGradKernelInstance(name)
-                                                : AttentionKernelInstance(name);
+    auto spec = ir::AttentionKernelSpec::Parse(name);
+    if (!spec.ok()) return spec.status();
+    grad = grad || spec->grad;
+    auto instance =
+        spec->grad ? AttentionGradKernelInstance(*spec) : AttentionKernelInstance(*spec);
     if (!instance.ok()) return instance.status();
     instances += *instance;
   }

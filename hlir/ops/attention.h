@@ -46,6 +46,7 @@
 #include "absl/types/span.h"
 
 #include "hlir/op.h"
+#include "ir/attention_kernel_spec.h"
 
 namespace cinn_like::hlir::ops {
 
@@ -110,10 +111,10 @@ struct AttentionTile {
 /// a head dim is not a constant).
 const AttentionTile* FindAttentionTile(absl::Span<const AttentionTile> tiles, const int64_t* d,
                                        const int64_t* dv);
-/// A kernel's name, the contract the backend's source reads back:
-/// <prefix><dtype>_<mask>_d<D>_q<BM>_k<BN>[_tc][_drop].
-std::string AttentionKernelName(const char* prefix, const char* dtype, const char* mask_dtype,
-                                const AttentionTile& tile, bool dropout);
+/// The kernel of these parts (the backward's where `grad`), its name the contract the
+/// backend's source reads back (ir/attention_kernel_spec.h).
+ir::AttentionKernelSpec AttentionKernel(bool grad, const char* dtype, const char* mask_dtype,
+                                        const AttentionTile& tile, bool dropout);
 /// A mask's element strides along [B, H, Lq, Lk] (0 where it broadcasts), the kernels' arguments.
 std::vector<ir::Expr> AttentionMaskStrides(const ir::Tensor& mask);
 /// The host statement launching attention kernel `kernel` on grid (grid_x, grid_y) of 128

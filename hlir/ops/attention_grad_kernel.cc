@@ -62,7 +62,7 @@ ExternComputeFn AttentionGradKernelCompute() {
           "the backward kernel takes float32, float16 and bfloat16 with head dims up to 128");
     }
     const std::string kernel =
-        AttentionKernelName("cinn_like_attention_grad_", dtype, mask_dtype, *tile, dropout);
+        AttentionKernel(/*grad=*/true, dtype, mask_dtype, *tile, dropout).Name();
     const Expr lk = AsInt32(k->shape[2]);
     const std::vector<Expr> dims{
         AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), AsInt32(q->shape[2]), lk,

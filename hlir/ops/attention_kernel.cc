@@ -49,7 +49,7 @@ absl::Span<const AttentionTile> TensorCoreTiles(const ir::Type& t) {
 
 std::string KernelName(const char* dtype, const char* mask_dtype, const AttentionTile& tile,
                        bool dropout) {
-  return AttentionKernelName("cinn_like_attention_", dtype, mask_dtype, tile, dropout);
+  return AttentionKernel(/*grad=*/false, dtype, mask_dtype, tile, dropout).Name();
 }
 
 }  // namespace
@@ -98,10 +98,16 @@ const AttentionTile* FindAttentionTile(absl::Span<const AttentionTile> tiles, co
   return nullptr;
 }
 
-std::string AttentionKernelName(const char* prefix, const char* dtype, const char* mask_dtype,
-                                const AttentionTile& tile, bool dropout) {
-  return absl::StrCat(prefix, dtype, "_", mask_dtype, "_d", tile.head_dim, "_q", tile.rows, "_k",
-                      tile.keys, tile.tensor_cores ? "_tc" : "", dropout ? "_drop" : "");
+ir::AttentionKernelSpec AttentionKernel(bool grad, const char* dtype, const char* mask_dtype,
+                                        const AttentionTile& tile, bool dropout) {
+  ir::AttentionKernelSpec spec;
+  spec.grad = grad;
+  spec.dtype = dtype;
+  spec.mask = mask_dtype;
+  spec.head_dim = tile.head_dim, spec.rows = tile.rows, spec.keys = tile.keys;
+  spec.tensor_cores = tile.tensor_cores;
+  spec.dropout = dropout;
+  return spec;
 }
 
 Expr AsInt32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Make(ir::Int(32), e); }

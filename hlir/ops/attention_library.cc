@@ -14,6 +14,7 @@
 
 #include "hlir/ops/attention.h"
 #include "hlir/ops/compute_util.h"
+#include "ir/library_calls.h"
 #include "ir/math.h"
 
 namespace cinn_like::hlir::ops {
@@ -29,8 +30,12 @@ constexpr int64_t kFloat32Code = 0;  // the matmul call's dtype code (ir::Librar
 /// arguments of ir::LibraryCall::kMatmul after its pointers.
 std::vector<Expr> ProductInts(const Expr& batch, const Expr& m, const Expr& n, const Expr& k,
                               bool trans_b) {
-  return {Expr(int64_t{0}), Expr(kFloat32Code),     batch, m,    n, k,
-          Expr(int64_t{0}), Expr(int64_t{trans_b}), m * k, k * n};
+  ir::MatmulArgs<Expr> a;
+  a.has_bias = Expr(int64_t{0}), a.dtype = Expr(kFloat32Code);
+  a.batch = batch, a.m = m, a.n = n, a.k = k;
+  a.trans_a = Expr(int64_t{0}), a.trans_b = Expr(int64_t{trans_b});
+  a.batch_stride_a = m * k, a.batch_stride_b = k * n;
+  return ir::ArgList(a);
 }
 
 /// The extern tensor computing `a` times `b` by `function` with `ints` (ProductInts).

@@ -6,6 +6,7 @@
 /// declined: the generated compute serves them. The convolution's two gradients
 /// (hlir/ops/conv_backward.cc) are one call each, kConv2dBackwardData and kConv2dBackwardFilter.
 #include "hlir/ops/compute_util.h"
+#include "ir/library_calls.h"
 
 namespace cinn_like::hlir::ops {
 namespace {
@@ -54,14 +55,16 @@ ExternComputeFn Conv2dExternCompute() {
     const Tensor &x = in[0], &w = in[1];
     const auto& y = outs[0].shape;
     bool bias = in.size() == 3;
-    std::vector<Expr> ints{Expr(int64_t{bias}),  Expr(dtype),           AsInt64(x->shape[0]),
-                           AsInt64(x->shape[c]), AsInt64(x->shape[h]),  AsInt64(x->shape[w_]),
-                           AsInt64(w->shape[0]), AsInt64(w->shape[kh]), AsInt64(w->shape[kw]),
-                           AsInt64(y[h]),        AsInt64(y[w_])};
-    for (int64_t v :
-         {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
-      ints.push_back(Expr(v));
-    }
+    ir::Conv2dArgs<Expr> a;
+    a.has_bias = Expr(int64_t{bias}), a.dtype = Expr(dtype);
+    a.n = AsInt64(x->shape[0]), a.c = AsInt64(x->shape[c]);
+    a.h = AsInt64(x->shape[h]), a.w = AsInt64(x->shape[w_]);
+    a.k = AsInt64(w->shape[0]), a.r = AsInt64(w->shape[kh]), a.s = AsInt64(w->shape[kw]);
+    a.out_h = AsInt64(y[h]), a.out_w = AsInt64(y[w_]);
+    a.pad_h = Expr(pads[0]), a.pad_w = Expr(pads[1]);
+    a.stride_h = Expr(strides[0]), a.stride_w = Expr(strides[1]);
+    a.dilation_h = Expr(dilations[0]), a.dilation_w = Expr(dilations[1]);
+    a.groups = Expr(*groups);
     // An activation after the bias (FoldConvEpilogue): the call with an epilogue, NCHW only.
     auto epilogue = GetMatmulEpilogue(in.size(), attrs, "conv2d");
     if (!epilogue.ok()) return epilogue.status();
@@ -69,8 +72,9 @@ ExternComputeFn Conv2dExternCompute() {
     if (epilogue->activation != 0) {
       if (last) return Declined("no library call applies an activation to an NHWC convolution");
       call = ir::LibraryCall::kConv2dEpilogue;
-      ints.push_back(Expr(epilogue->activation));
+      a.activation = Expr(epilogue->activation);
     }
+    const std::vector<Expr> ints = ir::ArgList(a, epilogue->activation != 0);
     auto f = FindLibrary(target, call, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
     const std::string function = f->function;
@@ -105,13 +109,16 @@ ExternComputeFn ConvBackwardExternCompute(bool filter) {
     const auto& x = filter ? in[0]->shape : outs[0].shape;
     const auto& w = filter ? outs[0].shape : in[1]->shape;
     const auto& y = filter ? in[1]->shape : in[0]->shape;
-    std::vector<Expr> ints{Expr(dtype),   AsInt64(x[0]), AsInt64(x[1]), AsInt64(x[2]),
-                           AsInt64(x[3]), AsInt64(w[0]), AsInt64(w[2]), AsInt64(w[3]),
-                           AsInt64(y[2]), AsInt64(y[3])};
-    for (int64_t v :
-         {pads[0], pads[1], strides[0], strides[1], dilations[0], dilations[1], *groups}) {
-      ints.push_back(Expr(v));
-    }
+    ir::Conv2dGradArgs<Expr> a;
+    a.dtype = Expr(dtype);
+    a.n = AsInt64(x[0]), a.c = AsInt64(x[1]), a.h = AsInt64(x[2]), a.w = AsInt64(x[3]);
+    a.k = AsInt64(w[0]), a.r = AsInt64(w[2]), a.s = AsInt64(w[3]);
+    a.out_h = AsInt64(y[2]), a.out_w = AsInt64(y[3]);
+    a.pad_h = Expr(pads[0]), a.pad_w = Expr(pads[1]);
+    a.stride_h = Expr(strides[0]), a.stride_w = Expr(strides[1]);
+    a.dilation_h = Expr(dilations[0]), a.dilation_w = Expr(dilations[1]);
+    a.groups = Expr(*groups);
+    const std::vector<Expr> ints = ir::ArgList(a);
     const ir::LibraryCall call =
         filter ? ir::LibraryCall::kConv2dBackwardFilter : ir::LibraryCall::kConv2dBackwardData;
     auto f = FindLibrary(target, call, ints);

@@ -6,6 +6,7 @@
 /// broadcast, other dtypes), or that the library refuses, are declined: the generated compute
 /// serves them.
 #include "hlir/ops/compute_util.h"
+#include "ir/library_calls.h"
 
 namespace cinn_like::hlir::ops {
 namespace {
@@ -51,11 +52,15 @@ bool BatchStride(const Tensor& t, const std::vector<Expr>& out_shape, Expr elems
   return true;
 }
 
-/// The call's integer arguments after its pointers (ir::LibraryCall::kMatmul).
-std::vector<Expr> MatmulInts(bool bias, int64_t dtype, Expr batch, Expr m, Expr n, Expr k, bool ta,
-                             bool tb, Expr stride_a, Expr stride_b) {
-  return {Expr(int64_t{bias}), Expr(dtype),       batch,    m,       n, k,
-          Expr(int64_t{ta}),   Expr(int64_t{tb}), stride_a, stride_b};
+/// The call's integer arguments (ir::LibraryCall::kMatmul's, without an activation).
+ir::MatmulArgs<Expr> MatmulInts(bool bias, int64_t dtype, Expr batch, Expr m, Expr n, Expr k,
+                                bool ta, bool tb, Expr stride_a, Expr stride_b) {
+  ir::MatmulArgs<Expr> a;
+  a.has_bias = Expr(int64_t{bias}), a.dtype = Expr(dtype);
+  a.batch = batch, a.m = m, a.n = n, a.k = k;
+  a.trans_a = Expr(int64_t{ta}), a.trans_b = Expr(int64_t{tb});
+  a.batch_stride_a = stride_a, a.batch_stride_b = stride_b;
+  return a;
 }
 
 Stmt MatmulCall(const std::string& function, const std::vector<Expr>& pointers,
@@ -127,8 +132,9 @@ ExternComputeFn MatmulExternCompute() {
       batch = Expr(int64_t{1});
       sa = Expr(int64_t{0});
     }
-    std::vector<Expr> ints = MatmulInts(epilogue->bias, dtype, batch, m, n, k, *tx, *ty, sa, sb);
-    if (fused) ints.push_back(Expr(epilogue->activation));
+    ir::MatmulArgs<Expr> args = MatmulInts(epilogue->bias, dtype, batch, m, n, k, *tx, *ty, sa, sb);
+    args.activation = Expr(epilogue->activation);
+    const std::vector<Expr> ints = ir::ArgList(args, /*epilogue=*/fused);
     auto f = FindLibrary(target,
                          fused ? ir::LibraryCall::kMatmulEpilogue : ir::LibraryCall::kMatmul, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
@@ -154,7 +160,7 @@ ExternComputeFn LinearExternCompute() {
     bool bias = in.size() == 3;
     Expr zero(int64_t{0});
     const std::vector<Expr> ints =
-        MatmulInts(bias, dtype, Expr(int64_t{1}), m, n, k, false, true, zero, zero);
+        ir::ArgList(MatmulInts(bias, dtype, Expr(int64_t{1}), m, n, k, false, true, zero, zero));
     auto f = FindLibrary(target, ir::LibraryCall::kMatmul, ints);
     if (!f.ok()) return Declined(std::string(f.status().message()));
     return MatmulTensor(*f, name, outs[0], in, bias, ints);

@@ -372,39 +372,33 @@ double AiryAi(double x) {
 }  // namespace
 
 void RegisterBesselFunctionOps(OpRegistry& r) {
-  const auto kF = DTypeClass::kFloat;
-  const auto same = OutDType::kSame;
   using X = const Expr&;
-  RegisterUnary(r, "i0", kF, same, BesselI0, [](X x) { return BesselI0(x, false); });
-  RegisterUnary(r, "i0e", kF, same, BesselI0e, [](X x) { return BesselI0(x, true); });
-  RegisterUnary(r, "i1", kF, same, BesselI1, [](X x) { return BesselI1(x, false); });
-  RegisterUnary(r, "i1e", kF, same, BesselI1e, [](X x) { return BesselI1(x, true); });
-  RegisterUnary(
-      r, "bessel_k0", kF, same, [](double x) { return BesselK(x, 0, false); },
+  FloatUnary(r, "i0", BesselI0, [](X x) { return BesselI0(x, false); });
+  FloatUnary(r, "i0e", BesselI0e, [](X x) { return BesselI0(x, true); });
+  FloatUnary(r, "i1", BesselI1, [](X x) { return BesselI1(x, false); });
+  FloatUnary(r, "i1e", BesselI1e, [](X x) { return BesselI1(x, true); });
+  FloatUnary(
+      r, "bessel_k0", [](double x) { return BesselK(x, 0, false); },
       [](X x) { return BesselK(x, 0, false); });
-  RegisterUnary(
-      r, "bessel_k1", kF, same, [](double x) { return BesselK(x, 1, false); },
+  FloatUnary(
+      r, "bessel_k1", [](double x) { return BesselK(x, 1, false); },
       [](X x) { return BesselK(x, 1, false); });
-  RegisterUnary(
-      r, "bessel_k0e", kF, same, [](double x) { return BesselK(x, 0, true); },
+  FloatUnary(
+      r, "bessel_k0e", [](double x) { return BesselK(x, 0, true); },
       [](X x) { return BesselK(x, 0, true); });
-  RegisterUnary(
-      r, "bessel_k1e", kF, same, [](double x) { return BesselK(x, 1, true); },
+  FloatUnary(
+      r, "bessel_k1e", [](double x) { return BesselK(x, 1, true); },
       [](X x) { return BesselK(x, 1, true); });
-  RegisterUnary(
-      r, "bessel_j0", kF, same, [](double x) { return BesselJ(x, 0); },
-      [](X x) { return BesselJ(x, 0); });
-  RegisterUnary(
-      r, "bessel_j1", kF, same, [](double x) { return BesselJ(x, 1); },
-      [](X x) { return BesselJ(x, 1); });
-  RegisterUnary(
-      r, "bessel_y0", kF, same, [](double x) { return BesselY(x, 0); },
-      [](X x) { return BesselY(x, 0); });
-  RegisterUnary(
-      r, "bessel_y1", kF, same, [](double x) { return BesselY(x, 1); },
-      [](X x) { return BesselY(x, 1); });
-  RegisterUnary(r, "spherical_bessel_j0", kF, same, SphericalBesselJ0, SphericalBesselJ0);
-  RegisterUnary(r, "airy_ai", kF, same, AiryAi, AiryAi);
+  FloatUnary(
+      r, "bessel_j0", [](double x) { return BesselJ(x, 0); }, [](X x) { return BesselJ(x, 0); });
+  FloatUnary(
+      r, "bessel_j1", [](double x) { return BesselJ(x, 1); }, [](X x) { return BesselJ(x, 1); });
+  FloatUnary(
+      r, "bessel_y0", [](double x) { return BesselY(x, 0); }, [](X x) { return BesselY(x, 0); });
+  FloatUnary(
+      r, "bessel_y1", [](double x) { return BesselY(x, 1); }, [](X x) { return BesselY(x, 1); });
+  FloatUnary(r, "spherical_bessel_j0", SphericalBesselJ0, SphericalBesselJ0);
+  FloatUnary(r, "airy_ai", AiryAi, AiryAi);
 }
 
 }  // namespace cinn_like::hlir::ops::special

@@ -117,11 +117,9 @@ double Ndtri(double p) {
 }  // namespace
 
 void RegisterErrorFunctionOps(OpRegistry& r) {
-  const auto kF = DTypeClass::kFloat;
-  const auto same = OutDType::kSame;
-  RegisterUnary(r, "erfinv", kF, same, Erfinv, Erfinv);
-  RegisterUnary(r, "erfcx", kF, same, Erfcx, Erfcx);
-  RegisterUnary(r, "ndtri", kF, same, Ndtri, Ndtri);
+  FloatUnary(r, "erfinv", Erfinv, Erfinv);
+  FloatUnary(r, "erfcx", Erfcx, Erfcx);
+  FloatUnary(r, "ndtri", Ndtri, Ndtri);
 }
 
 }  // namespace cinn_like::hlir::ops::special

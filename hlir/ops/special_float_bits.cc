@@ -115,11 +115,9 @@ absl::StatusOr<Binary> MakeNextAfter(const AttributeMap&, const std::string&, DT
 }  // namespace
 
 void RegisterFloatBitOps(OpRegistry& r) {
-  const auto kF = DTypeClass::kFloat;
-  const auto same = OutDType::kSame;
-  RegisterUnary(r, "frexp_mantissa", kF, same, FrexpMantissa, FrexpMantissa);
-  RegisterUnary(r, "frexp_exponent", kF, same, FrexpExponent, FrexpExponent);
-  RegisterBinary(r, "nextafter", kF, same, true, MakeNextAfter);
+  FloatUnary(r, "frexp_mantissa", FrexpMantissa, FrexpMantissa);
+  FloatUnary(r, "frexp_exponent", FrexpExponent, FrexpExponent);
+  FloatBinary(r, "nextafter", MakeNextAfter);
 }
 
 }  // namespace cinn_like::hlir::ops::special

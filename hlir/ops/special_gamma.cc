@@ -314,16 +314,12 @@ absl::StatusOr<Unary> MakePolygamma(const AttributeMap& attrs, const std::string
 }  // namespace
 
 void RegisterGammaFunctionOps(OpRegistry& r) {
-  const auto kF = DTypeClass::kFloat;
-  const auto same = OutDType::kSame;
   using X = const Expr&;
-  RegisterUnary(r, "digamma", kF, same, Digamma, Digamma);
-  RegisterUnary(r, "polygamma", kF, same, MakePolygamma);
-  RegisterBinary(r, "zeta", kF, same, true, Zeta, Zeta);
-  RegisterBinary(r, "igamma", kF, same, true, Igamma,
-                 [](X a, X x) { return IncompleteGamma(a, x, false); });
-  RegisterBinary(r, "igammac", kF, same, true, Igammac,
-                 [](X a, X x) { return IncompleteGamma(a, x, true); });
+  FloatUnary(r, "digamma", Digamma, Digamma);
+  FloatUnary(r, "polygamma", MakePolygamma);
+  FloatBinary(r, "zeta", Zeta, Zeta);
+  FloatBinary(r, "igamma", Igamma, [](X a, X x) { return IncompleteGamma(a, x, false); });
+  FloatBinary(r, "igammac", Igammac, [](X a, X x) { return IncompleteGamma(a, x, true); });
 }
 
 }  // namespace cinn_like::hlir::ops::special

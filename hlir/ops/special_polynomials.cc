@@ -339,31 +339,25 @@ double LaguerreL(double x, double n) {
 }  // namespace
 
 void RegisterPolynomialOps(OpRegistry& r) {
-  const auto kF = DTypeClass::kFloat;
-  const auto same = OutDType::kSame;
-  RegisterBinary(r, "chebyshev_polynomial_t", kF, same, true, ChebyshevT, ChebyshevT);
-  RegisterBinary(r, "legendre_polynomial_p", kF, same, true, LegendreP, LegendreP);
-  RegisterBinary(r, "hermite_polynomial_h", kF, same, true, HermiteH, HermiteH);
-  RegisterBinary(r, "hermite_polynomial_he", kF, same, true, HermiteHe, HermiteHe);
+  FloatBinary(r, "chebyshev_polynomial_t", ChebyshevT, ChebyshevT);
+  FloatBinary(r, "legendre_polynomial_p", LegendreP, LegendreP);
+  FloatBinary(r, "hermite_polynomial_h", HermiteH, HermiteH);
+  FloatBinary(r, "hermite_polynomial_he", HermiteHe, HermiteHe);
   OpDef laguerre =
-      BinaryOpDef("laguerre_polynomial_l", kF, same, true,
+      BinaryOpDef("laguerre_polynomial_l", DTypeClass::kFloat, OutDType::kSame, true,
                   [](const AttributeMap&, const std::string&, DType) -> absl::StatusOr<Binary> {
                     return Binary{[](double x, double n) { return LaguerreL(x, n); }, nullptr};
                   });
   laguerre.pattern = OpPattern::kOpaque;  // a reduction inside
   laguerre.compute = ComputeLaguerreL;
   r.Register(std::move(laguerre));
-  RegisterBinary(r, "chebyshev_polynomial_u", kF, same, true, ChebyshevU, ChebyshevU);
-  RegisterBinary(r, "chebyshev_polynomial_v", kF, same, true, ChebyshevV, ChebyshevV);
-  RegisterBinary(r, "chebyshev_polynomial_w", kF, same, true, ChebyshevW, ChebyshevW);
-  RegisterBinary(r, "shifted_chebyshev_polynomial_t", kF, same, true, ShiftedChebyshevT,
-                 ShiftedChebyshevT);
-  RegisterBinary(r, "shifted_chebyshev_polynomial_u", kF, same, true, ShiftedChebyshevU,
-                 ShiftedChebyshevU);
-  RegisterBinary(r, "shifted_chebyshev_polynomial_v", kF, same, true, ShiftedChebyshevV,
-                 ShiftedChebyshevV);
-  RegisterBinary(r, "shifted_chebyshev_polynomial_w", kF, same, true, ShiftedChebyshevW,
-                 ShiftedChebyshevW);
+  FloatBinary(r, "chebyshev_polynomial_u", ChebyshevU, ChebyshevU);
+  FloatBinary(r, "chebyshev_polynomial_v", ChebyshevV, ChebyshevV);
+  FloatBinary(r, "chebyshev_polynomial_w", ChebyshevW, ChebyshevW);
+  FloatBinary(r, "shifted_chebyshev_polynomial_t", ShiftedChebyshevT, ShiftedChebyshevT);
+  FloatBinary(r, "shifted_chebyshev_polynomial_u", ShiftedChebyshevU, ShiftedChebyshevU);
+  FloatBinary(r, "shifted_chebyshev_polynomial_v", ShiftedChebyshevV, ShiftedChebyshevV);
+  FloatBinary(r, "shifted_chebyshev_polynomial_w", ShiftedChebyshevW, ShiftedChebyshevW);
 }
 
 }  // namespace cinn_like::hlir::ops::special

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "hlir/ops/compute_util.h"
+#include "hlir/ops/elementwise_def.h"
 #include "ir/math.h"
 
 namespace cinn_like::hlir::ops::special {
@@ -15,6 +16,25 @@ namespace cinn_like::hlir::ops::special {
 using ir::Expr;
 using ir::MathOp;
 using ir::Select;
+
+/// A special function's op: floating-point operands (of one dtype, where two), its result of
+/// theirs; the other arguments are RegisterUnary's and RegisterBinary's (elementwise_def.h).
+inline void FloatUnary(OpRegistry& r, const std::string& name, UnaryMaker make) {
+  RegisterUnary(r, name, DTypeClass::kFloat, OutDType::kSame, std::move(make));
+}
+inline void FloatUnary(OpRegistry& r, const std::string& name, double (*reference)(double),
+                       Expr (*lang)(const Expr&)) {
+  RegisterUnary(r, name, DTypeClass::kFloat, OutDType::kSame, reference, lang);
+}
+inline void FloatBinary(OpRegistry& r, const std::string& name, BinaryMaker make) {
+  RegisterBinary(r, name, DTypeClass::kFloat, OutDType::kSame, /*same_dtype=*/true,
+                 std::move(make));
+}
+inline void FloatBinary(OpRegistry& r, const std::string& name, double (*reference)(double, double),
+                        Expr (*lang)(const Expr&, const Expr&)) {
+  RegisterBinary(r, name, DTypeClass::kFloat, OutDType::kSame, /*same_dtype=*/true, reference,
+                 lang);
+}
 
 inline constexpr double kInf = std::numeric_limits<double>::infinity();
 inline constexpr double kNan = std::numeric_limits<double>::quiet_NaN();

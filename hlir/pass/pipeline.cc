@@ -19,6 +19,7 @@
 #include "hlir/pass/split_to_slices.h"
 #include "ir/compile_options.h"
 #include "ir/flags.h"
+#include "ir/library_calls.h"
 #include "ir/library_functions.h"
 #include "ir/pass_runner.h"
 
@@ -57,10 +58,11 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
   if (target.arch == ir::Target::Arch::kNVGPU && has("conv2d")) {
     // Only where the channels-last library call will take float16 convolutions (not declined
     // by a flag, its library loadable): else the transposes would only cost.
-    std::vector<int64_t> probe(18, ir::kArgAtCall);
-    probe[0] = 0, probe[1] = 1;  // no bias, float16
+    auto probe = ir::ArgsAll<ir::Conv2dArgs>(ir::kArgAtCall);
+    probe.has_bias = 0, probe.dtype = 1;  // no bias, float16
     options.conv_channels_last =
-        ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, probe).ok();
+        ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, ir::ArgList(probe))
+            .ok();
   }
   // cuBLAS's GEMMs want 16-byte rows; oneDNN's take any (and pads itself where it helps).
   options.pad_matmul =
@@ -71,20 +73,25 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
   // Only where a matmul (a convolution) with a bias and a relu goes to a library epilogue
   // (cuBLASLt's, or oneDNN's post-ops), probed with the dtype each target's models mostly run
   // in and stand-ins for the sizes.
-  std::vector<int64_t> mm(11, ir::kArgAtCall);
-  mm[0] = 1, mm[10] = 1;                                    // bias, relu
-  mm[1] = target.arch == ir::Target::Arch::kNVGPU ? 1 : 0;  // float16, float32
+  auto mm = ir::ArgsAll<ir::MatmulArgs>(ir::kArgAtCall);
+  mm.has_bias = 1, mm.activation = 1;                          // bias, relu
+  mm.dtype = target.arch == ir::Target::Arch::kNVGPU ? 1 : 0;  // float16, float32
   // oneDNN's check declines an activation over a k known only at the call (k = 0 there would
   // make C the activation of the bias, which its call refuses): a 64 x 64 x 64 product.
-  if (target.arch == ir::Target::Arch::kX86) mm[2] = 1, mm[3] = mm[4] = mm[5] = 64;
-  mm[6] = mm[7] = 0;  // not transposed
+  if (target.arch == ir::Target::Arch::kX86) mm.batch = 1, mm.m = mm.n = mm.k = 64;
+  mm.trans_a = mm.trans_b = 0;
   options.matmul_epilogue =
-      has("matmul") && ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue, mm).ok();
-  std::vector<int64_t> conv(19, ir::kArgAtCall);
-  conv[0] = 1, conv[1] = mm[1], conv[18] = 1;  // bias, that dtype, relu
-  for (int k = 11; k < 18; ++k) conv[k] = 1;   // pads, strides, dilations, groups of 1
+      has("matmul") && ir::FindLibraryFunction(target, ir::LibraryCall::kMatmulEpilogue,
+                                               ir::ArgList(mm, /*epilogue=*/true))
+                           .ok();
+  auto conv = ir::ArgsAll<ir::Conv2dArgs>(ir::kArgAtCall);
+  conv.has_bias = 1, conv.dtype = mm.dtype, conv.activation = 1;  // bias, that dtype, relu
+  conv.pad_h = conv.pad_w = conv.stride_h = conv.stride_w = 1;
+  conv.dilation_h = conv.dilation_w = conv.groups = 1;
   options.conv_epilogue =
-      has("conv2d") && ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dEpilogue, conv).ok();
+      has("conv2d") && ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dEpilogue,
+                                               ir::ArgList(conv, /*epilogue=*/true))
+                           .ok();
   return options;
 }
 

@@ -49,7 +49,7 @@ TEST(AttentionGradNVGPU, EveryCaseLaunchesTheBackwardKernelAndCompilesToPtx) {
     EXPECT_TRUE(f->kernels.empty()) << ir::ToString(*f);
     std::vector<std::string> names = backends::LibraryKernelNames(*module);
     ASSERT_EQ(names.size(), 1u);
-    EXPECT_TRUE(backends::IsAttentionGradKernel(names[0])) << names[0];
+    EXPECT_TRUE(ir::AttentionKernelSpec::IsAttentionGrad(names[0])) << names[0];
     EXPECT_THAT(Ptx(*module), HasSubstr(".entry " + names[0]));
   }
   EXPECT_GE(cases, 7);
@@ -115,8 +115,7 @@ TEST(AttentionGradNVGPU, CasesTheKernelDoesNotTakeUseTheDecomposedCompute) {
 
 TEST(AttentionGradNVGPUError, BadKernelNamesAreErrors) {
   EXPECT_TRUE(
-      backends::AttentionGradKernelInstance("cinn_like_attention_grad_float32_none_d64_q32_k32")
-          .ok());
+      backends::LibraryKernelsSource({"cinn_like_attention_grad_float32_none_d64_q32_k32"}).ok());
   struct Bad {
     const char* name;
     const char* why;
@@ -133,7 +132,7 @@ TEST(AttentionGradNVGPUError, BadKernelNamesAreErrors) {
         Bad{"cinn_like_attention_grad_float16_none_d128_q64_k64_tc", "tensor-core tile"},
         Bad{"cinn_like_attention_grad_bfloat16_none_d64_q32_k64_tc", "tensor-core tile"},
         Bad{"cinn_like_attention_grad_float16_none_d64_q64_k64_tc_x", "malformed name"}}) {
-    auto s = backends::AttentionGradKernelInstance(b.name);
+    auto s = backends::LibraryKernelsSource({b.name});
     ASSERT_FALSE(s.ok()) << b.name;
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.why));
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.name));

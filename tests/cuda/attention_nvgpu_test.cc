@@ -170,9 +170,9 @@ TEST(AttentionNVGPU, CasesTheKernelDoesNotTakeUseTheDecomposedCompute) {
 }
 
 TEST(AttentionNVGPUError, BadKernelNamesAreErrors) {
-  EXPECT_TRUE(backends::IsAttentionKernel("cinn_like_attention_float32_none_d64_q64_k32"));
+  EXPECT_TRUE(ir::AttentionKernelSpec::IsAttention("cinn_like_attention_float32_none_d64_q64_k32"));
   EXPECT_TRUE(
-      backends::AttentionKernelInstance("cinn_like_attention_float32_none_d64_q64_k32").ok());
+      backends::LibraryKernelsSource({"cinn_like_attention_float32_none_d64_q64_k32"}).ok());
   struct Bad {
     const char* name;
     const char* why;
@@ -189,7 +189,7 @@ TEST(AttentionNVGPUError, BadKernelNamesAreErrors) {
         Bad{"cinn_like_attention_float16_none_d256_q64_k64_tc", "tensor-core tile"},
         Bad{"cinn_like_attention_float16_none_d64_q64_k64_xx", "malformed name"},
         Bad{"cinn_like_attention_float16_none_d64_q64_k64_drop_tc", "malformed name"}}) {
-    auto s = backends::AttentionKernelInstance(b.name);
+    auto s = backends::LibraryKernelsSource({b.name});
     ASSERT_FALSE(s.ok()) << b.name;
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.why));
     EXPECT_THAT(std::string(s.status().message()), HasSubstr(b.name));
