@@ -1,7 +1,7 @@
 /// \file BuiltCode: what a Compiler made, as bytes. Another Compiler for the same target, in
 /// this process or another, loads it (Compiler::Load) and calls its functions without compiling
 /// anything: no code generation, no NVRTC, no LLVM optimisation. The persistent cache and saved
-/// modules (cinn_like/module_file.h) are this, with a header.
+/// modules (cinn_like/cache/module_file.h) are this, with a header.
 #pragma once
 
 #include <string>

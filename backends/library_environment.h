@@ -1,5 +1,5 @@
 /// \file What the compile-time library checks (backends/library_functions.cc) depend on besides
-/// their arguments, for keys of compiled code (cinn_like/disk_cache.h): an entry made where
+/// their arguments, for keys of compiled code (cinn_like/cache/disk_cache.h): an entry made where
 /// cuDNN loads calls cuDNN, one made where it does not runs generated kernels.
 #pragma once
 

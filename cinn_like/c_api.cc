@@ -8,11 +8,11 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "cinn_like/call_check.h"
+#include "cinn_like/cache/disk_cache.h"
 #include "cinn_like/compile.h"
-#include "cinn_like/compile_stats.h"
-#include "cinn_like/disk_cache.h"
-#include "cinn_like/warm_up.h"
+#include "cinn_like/pipeline/compile_stats.h"
+#include "cinn_like/tune/warm_up.h"
+#include "cinn_like/verify/call_check.h"
 #include "ir/flags.h"
 #include "runtime/call_hooks.h"
 #include "runtime/cinn_like_runtime.h"

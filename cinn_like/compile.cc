@@ -1,30 +1,22 @@
-/// \file CompileProgram: Program -> Graph -> passes -> Module -> Compiler::Build.
+/// \file CompileProgram: the persistent cache, else the pipeline (Program -> Module ->
+/// Compiler::Build); what a CompiledProgram holds, saves and loads.
 #include "cinn_like/compile.h"
 
-#include <glog/logging.h>
 #include <nlohmann/json.hpp>
 
-#include <algorithm>
-#include <chrono>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
-#include "cinn_like/autotune.h"
-#include "cinn_like/call_check.h"
-#include "cinn_like/compile_stats.h"
-#include "cinn_like/debug_wrong_op.h"
-#include "cinn_like/disk_cache.h"
-#include "cinn_like/warm_up.h"
+#include "cinn_like/cache/disk_cache.h"
+#include "cinn_like/pipeline/compile_stats.h"
+#include "cinn_like/pipeline/lower_and_build.h"
+#include "cinn_like/pipeline/options_of_this_compile.h"
+#include "cinn_like/pipeline/stopwatch.h"
+#include "cinn_like/verify/call_check.h"
 #include "frontend/program_json.h"
-#include "hlir/graph_compiler.h"
-#include "hlir/pass/pipeline.h"
 #include "ir/compile_options.h"
 #include "ir/flags.h"
-#include "ir/library_functions.h"
 #include "runtime/files.h"
-#ifdef CINN_LIKE_WITH_CUDA
-#include "runtime/cuda/cudnn.h"
-#endif
 
 namespace cinn_like {
 namespace {
@@ -50,16 +42,6 @@ std::string Signature(const hlir::Graph& graph) {
   return nlohmann::json{{"inputs", describe(graph.inputs())},
                         {"outputs", describe(graph.outputs())}}
       .dump();
-}
-
-/// Waits for the library plans this thread's lowering queued (cuDNN's, made beside the Build:
-/// runtime/cuda/cudnn.h); the first that failed.
-absl::Status WaitForLibraryPlans() {
-#ifdef CINN_LIKE_WITH_CUDA
-  return runtime::cuda::CudnnWaitForPlans();
-#else
-  return absl::OkStatus();
-#endif
 }
 
 }  // namespace
@@ -99,85 +81,10 @@ absl::StatusOr<backends::EntryFunction> CompiledProgram::Lookup(const std::strin
   return compiler_->Lookup(name);
 }
 
-namespace {
-
-/// Milliseconds since it was made.
-class Stopwatch {
- public:
-  double Milliseconds() const {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
-        .count();
-  }
-
- private:
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
-};
-
-/// What CompileProgram and ProgramSource share: the graph, its passes and the lowered module.
-struct Lowered {
-  hlir::Graph graph;
-  hlir::FusedGraph fused;
-  ir::Module module;
-};
-
-/// `tune`: ask the tuner (cinn_like/autotune.h) for the groups' knob values, when the flag
-/// cinn_like_autotune is on (it times kernels on the device: never for ProgramSource).
-absl::StatusOr<Lowered> LowerProgram(const frontend::Program& program, const ir::Target& target,
-                                     const std::string& name, bool tune) {
-  auto graph = frontend::BuildGraph(program);
-  if (!graph.ok()) return graph.status();
-  const std::string wrong_ops = ir::CurrentCompileOptions().debug_wrong_op;
-  auto compiled_graph = wrong_ops.empty() ? graph : PlantWrongResults(program, *graph, wrong_ops);
-  if (!compiled_graph.ok()) return compiled_graph.status();
-  auto fused = hlir::RunGraphPasses(*compiled_graph,
-                                    hlir::TargetPassOptions(target, name, &*compiled_graph));
-  if (!fused.ok()) return fused.status();
-  const bool autotune = tune && ir::CurrentCompileOptions().autotune;
-  std::vector<hlir::TacticChoice> tactics;
-  auto module = hlir::CompileFusedGraph(*fused, target, name, {}, autotune ? &tactics : nullptr);
-  if (!module.ok()) return module.status();
-  if (autotune) {
-    // Lowered again only where the tuner chose another value than a tactic's own.
-    auto tuned = TuneGroups(*fused, tactics, target, name);
-    if (!tuned.ok()) return tuned.status();
-    if (!tuned->empty()) module = hlir::CompileFusedGraph(*fused, target, name, *tuned);
-    if (!module.ok()) return module.status();
-  }
-  // The Program's bounds of its symbols, for the entry to check where it binds them.
-  for (const ir::LoweredFunc& f : module->functions) {
-    for (auto& [var, size] : f->size_symbols) {
-      auto it = program.symbols.find(size.symbol);
-      if (it == program.symbols.end()) continue;
-      size.min = std::max(size.min, it->second.min);  // an op may need more (SizeSymbol::why)
-      size.max = it->second.max;
-    }
-  }
-  return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};
-}
-
-}  // namespace
-
-namespace {
-
-/// The code-changing flags read once for the compile that starts on this thread (the cache key
-/// and the lowering both read them), unless one is running already (an inner compile: the
-/// tuner's).
-struct OptionsOfThisCompile {
-  OptionsOfThisCompile() {
-    if (!ir::InstalledCompileOptions()) {
-      scope.emplace(std::make_shared<const ir::CompileOptions>(ir::CompileOptions::Read()));
-    }
-  }
-  std::optional<ir::CompileOptionsScope> scope;
-};
-
-}  // namespace
-
 absl::StatusOr<std::string> ProgramSource(const frontend::Program& program,
                                           const ir::Target& target, const std::string& name) {
   OptionsOfThisCompile options;
-  auto lowered = LowerProgram(program, target, name, /*tune=*/false);
-  (void)WaitForLibraryPlans();  // nothing runs this lowering: its plans are not needed now
+  auto lowered = LowerAndBuild(program, target, name, PipelineEnd::kLowered, nullptr);
   if (!lowered.ok()) return lowered.status();
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();
@@ -255,9 +162,7 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   auto compiler = backends::Compiler::Create(target);  // resolves the arch (the cache key's)
   if (!compiler.ok()) {
     if (absl::Status s = parse(); !s.ok()) return s;  // the Program's errors first
-    auto lowered = LowerProgram(*parsed, target, name, /*tune=*/false);
-    (void)WaitForLibraryPlans();
-    return lowered.ok() ? compiler.status() : lowered.status();
+    return LowerAndBuild(*parsed, target, name, PipelineEnd::kBuilt, compiler.status()).status();
   }
   const std::string cache_dir = DiskCacheDir();
   std::string key;
@@ -288,56 +193,27 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
     }
   }
   double cache_ms = cache_clock.Milliseconds();
-  Stopwatch lower_clock;
+  Stopwatch parse_clock;
   if (absl::Status s = parse(); !s.ok()) return s;
   const frontend::Program& program = *parsed;
-  FinishWarmUp();  // the libraries it loads are the lowering's first needs (a hit needs none)
-  const double library_before = ir::LibraryCheckMilliseconds();
-  // Whatever way this compile ends, no plan it queued is left being made after it.
-  struct PlansWaited {
-    ~PlansWaited() { (void)WaitForLibraryPlans(); }
-  } plans_waited;
-  auto lowered = LowerProgram(program, target, name, /*tune=*/true);
-  if (!lowered.ok()) return lowered.status();
-  double lower_ms = lower_clock.Milliseconds();
-  double library_ms = ir::LibraryCheckMilliseconds() - library_before;
-  absl::Status built = (*compiler)->Build(lowered->module);
-  // The library plans made beside the Build: what the Build did not hide counts as library
-  // checks, part of lowering, as when the checks made them inline.
-  Stopwatch plans_clock;
-  absl::Status plans = WaitForLibraryPlans();
-  library_ms += plans_clock.Milliseconds();
-  lower_ms += plans_clock.Milliseconds();
-  if (built.ok() && !plans.ok()) {
-    // A library turned a call down: lowered again, that call is the generated code's.
-    LOG(INFO) << "cinn_like: compiling " << name
-              << " again without a library call: " << plans.message();
-    compiler = backends::Compiler::Create(target);
-    if (!compiler.ok()) return compiler.status();
-    lowered = LowerProgram(program, target, name, /*tune=*/true);
-    if (!lowered.ok()) return lowered.status();
-    built = (*compiler)->Build(lowered->module);
-    // Plans queued again (those that could not be made at the first try) are made before the
-    // compile returns; a refusal now is the first call's error to report.
-    absl::Status again = WaitForLibraryPlans();
-    if (!again.ok()) LOG(WARNING) << "cinn_like: compiling " << name << ": " << again.message();
-  }
-  if (!built.ok()) return built;
+  const double parse_ms = parse_clock.Milliseconds();
+  auto built = LowerAndBuild(program, target, name, PipelineEnd::kBuilt, *std::move(compiler));
+  if (!built.ok()) return built.status();
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
-  out->compiler_ = std::move(*compiler);
+  out->compiler_ = std::move(built->compiler);
   out->name_ = name;
-  out->module_ = lowered->module;
-  out->signature_ = Signature(lowered->graph);
+  out->module_ = std::move(built->module);
+  out->signature_ = Signature(built->graph);
   if (ir::CurrentCompileOptions().self_check) {
-    out->call_check_ = MakeCallCheckContext(program, lowered->graph, target, name, lowered->fused);
+    out->call_check_ = MakeCallCheckContext(program, built->graph, target, name, built->fused);
   }
   if (!cache_dir.empty()) {
     Stopwatch store_clock;
     DiskCacheStore(cache_dir, key, out->Image());
     cache_ms += store_clock.Milliseconds();
   }
-  RecordCompile(/*loaded=*/false, lower_ms, library_ms, out->compiler_->last_build_times(),
-                cache_ms);
+  RecordCompile(/*loaded=*/false, parse_ms + built->lower_ms, built->library_check_ms,
+                out->compiler_->last_build_times(), cache_ms);
   return out;
 }
 

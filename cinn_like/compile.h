@@ -9,14 +9,14 @@
 
 #include "absl/status/statusor.h"
 #include "backends/compiler.h"
-#include "cinn_like/module_file.h"
+#include "cinn_like/cache/module_file.h"
 #include "frontend/program.h"
 #include "ir/module.h"
 #include "ir/target.h"
 
 namespace cinn_like {
 
-struct CallCheckContext;  // cinn_like/call_check.h: only held here, by pointer
+struct CallCheckContext;  // cinn_like/verify/call_check.h: only held here, by pointer
 
 /// This library's version, "<major>.<minor>.<patch>" (cinn_like_version()).
 inline constexpr char kVersion[] = "0.1.0";
@@ -38,12 +38,12 @@ class CompiledProgram {
   const std::string& name() const { return name_; }
   /// Whether it was loaded from the persistent cache rather than compiled.
   bool from_cache() const { return from_cache_; }
-  /// Writes the module file (cinn_like/module_file.h) that LoadCompiledProgram loads, in
+  /// Writes the module file (cinn_like/cache/module_file.h) that LoadCompiledProgram loads, in
   /// another process too, without compiling: atomically (temporary file + rename). It replaces
   /// nothing but a module file (or an empty regular file): a directory, a device, a FIFO, a
   /// symbolic link or a file of another format at `path` is an error naming it.
   absl::Status Save(const std::string& path) const;
-  /// What the call-time self-check needs (cinn_like/call_check.h); null unless the flag
+  /// What the call-time self-check needs (cinn_like/verify/call_check.h); null unless the flag
   /// cinn_like_self_check was on when this Program was compiled.
   const std::shared_ptr<const CallCheckContext>& call_check() const { return call_check_; }
 
@@ -75,9 +75,11 @@ class CompiledProgram {
   mutable std::string source_;
 };
 
-/// Graph passes, op lowering, then Compiler::Build for `target`: one host entry `name` taking
-/// the Program's inputs then its outputs. Errors name the op, tensor and shapes at fault. The
-/// debug flag cinn_like_debug_wrong_op plants wrong results (cinn_like/debug_wrong_op.h).
+/// The Program loaded from the persistent cache (cinn_like/cache/disk_cache.h), else lowered
+/// and built for `target` by the pipeline (cinn_like/pipeline/lower_and_build.h: graph passes,
+/// op lowering, the tuner, Compiler::Build) and stored there: one host entry `name` taking the
+/// Program's inputs then its outputs. Errors name the op, tensor and shapes at fault. The debug
+/// flag cinn_like_debug_wrong_op plants wrong results (cinn_like/pipeline/debug_wrong_op.h).
 absl::StatusOr<std::unique_ptr<CompiledProgram>> CompileProgram(const frontend::Program& program,
                                                                 const ir::Target& target,
                                                                 const std::string& name);

@@ -36,7 +36,7 @@ DECLARE_bool(cinn_like_merge_kernels);     // independent GPU nests of one launc
 // Numerics.
 DECLARE_bool(
     cinn_like_fast_math);  // CUDA __expf/__logf/__powf, rsqrtf, --use_fast_math; LLVM fast flags
-// Tuning (cinn_like/autotune.h).
+// Tuning (cinn_like/tune/autotune.h).
 DECLARE_bool(cinn_like_autotune);  // time each group's tactic knobs on the device, keep the best
 DECLARE_string(
     cinn_like_autotune_cache);  // JSON file of the tuner's choices (empty: this process only)
@@ -44,10 +44,10 @@ DECLARE_string(
 DECLARE_string(cinn_like_decline_libraries);  // libraries declined (comma-separated)
 DECLARE_bool(cinn_like_check_indices);        // GPU gathers check indices (synchronizes) vs clamp
 DECLARE_string(cinn_like_debug_fail_op);      // ops (comma-separated) the graph compiler fails on
-// Accuracy self-check (cinn_like/call_check.h).
+// Accuracy self-check (cinn_like/verify/call_check.h).
 DECLARE_bool(cinn_like_self_check);        // cinn_like_call checks outputs against the reference
 DECLARE_string(cinn_like_debug_wrong_op);  // ops (comma-separated) whose results are negated
-// The persistent compile cache (cinn_like/disk_cache.h).
+// The persistent compile cache (cinn_like/cache/disk_cache.h).
 DECLARE_bool(cinn_like_cache);             // use it (on by default)
 DECLARE_string(cinn_like_cache_dir);       // its directory (empty: CINN_LIKE_CACHE_DIR, ~/.cache)
 DECLARE_int64(cinn_like_cache_max_bytes);  // its size cap (least recently used entries go)

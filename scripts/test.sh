@@ -7,7 +7,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/build.sh"
 cd "${BUILD_DIR:-$root/build}"
 rm -f zoo_coverage.txt opinfo_x86.txt
-# The persistent compile cache (cinn_like/disk_cache.h) of this run only: each Program's first
+# The persistent compile cache (cinn_like/cache/disk_cache.h) of this run only: each Program's first
 # compile in the run misses, later tests compiling it load the entry.
 export CINN_LIKE_CACHE_DIR="$PWD/test_cache"
 rm -rf "$CINN_LIKE_CACHE_DIR"

@@ -15,9 +15,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "cinn_like/autotune.h"
 #include "cinn_like/compile.h"
-#include "cinn_like/self_check.h"
+#include "cinn_like/tune/autotune.h"
+#include "cinn_like/verify/first_difference.h"
 #include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"

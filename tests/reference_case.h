@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "cinn_like/self_check.h"
+#include "cinn_like/compare/random_inputs.h"
 #include "frontend/program.h"
 #include "hlir/reference_interpreter.h"
 
@@ -20,7 +20,7 @@ struct ReferenceCase {
   std::vector<hlir::HostTensor> inputs, want;
 };
 
-/// Inputs from a fresh seed (SelfCheckOptions' ranges) and the reference's outputs.
+/// Inputs from a fresh seed (RandomInputOptions' ranges) and the reference's outputs.
 inline ReferenceCase MakeReferenceCase(const frontend::Program& program) {
   ReferenceCase c;
   auto graph = frontend::BuildGraph(program);
@@ -28,7 +28,7 @@ inline ReferenceCase MakeReferenceCase(const frontend::Program& program) {
     ADD_FAILURE() << graph.status();
     return c;
   }
-  SelfCheckOptions random;
+  RandomInputOptions random;
   random.seed = std::random_device{}();
   c.seed = "seed " + std::to_string(random.seed);
   c.inputs = RandomInputs(*graph, random);

@@ -10,8 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include "cinn_like/compare/call_and_compare.h"
+#include "cinn_like/compare/random_inputs.h"
 #include "cinn_like/compile.h"
-#include "cinn_like/self_check.h"
 #include "frontend/net_builder.h"
 #include "frontend/program.h"
 #include "hlir/reference_interpreter.h"
@@ -158,18 +159,19 @@ inline void CheckAtEverySize(const testing::SymbolicCase& c, const ir::Target& t
                              void* stream) {
   auto compiled = CompileProgram(c.program, target, "f");
   ASSERT_TRUE(compiled.ok()) << c.name << ": " << compiled.status();
+  auto fn = (*compiled)->Lookup("f");
+  ASSERT_TRUE(fn.ok()) << fn.status();
   auto graph = frontend::BuildGraph(c.program);
   ASSERT_TRUE(graph.ok()) << graph.status();
   uint64_t seed = 1;
   for (const auto& sizes : c.sizes) {
-    SelfCheckOptions o;
+    RandomInputOptions o;
     o.sizes = sizes;
     o.seed = seed++;
     std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
     auto want = hlir::RunReference(*graph, inputs);
     ASSERT_TRUE(want.ok()) << want.status();
-    std::string diffs =
-        CallAndCompare(**compiled, target, inputs, *want, c.program.outputs, stream);
+    std::string diffs = CallAndCompare(*fn, target, inputs, *want, c.program.outputs, stream);
     std::string at;
     for (const auto& [s, v] : sizes) at += s + "=" + std::to_string(v) + " ";
     EXPECT_EQ(diffs, "") << c.name << " at " << at;

@@ -16,7 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "cinn_like/compile.h"
-#include "cinn_like/self_check.h"
+#include "cinn_like/verify/self_check.h"
 #include "frontend/program_json.h"
 
 DEFINE_string(program, "", "the Program JSON file");

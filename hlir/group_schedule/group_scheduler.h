@@ -43,7 +43,7 @@ struct GroupScheduleInput {
   std::set<const ir::TensorNode*> keep;             // stored: outputs, values read across groups
   std::set<const ir::TensorNode*> outputs;
   /// By fusion group, the value its tactics' knobs take (TacticChoice::knob: the tuner's
-  /// choice, cinn_like/autotune.h); a group not listed, or a value not among a knob's
+  /// choice, cinn_like/tune/autotune.h); a group not listed, or a value not among a knob's
   /// options, gets the tactic's own.
   std::map<int, int> knob_values;
   /// A bucket's lowering (hlir/row_buckets.h): each row reduction whose rows have a symbolic

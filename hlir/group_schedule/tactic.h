@@ -8,8 +8,9 @@
 
 namespace cinn_like::hlir {
 
-/// A schedule parameter a tactic leaves to the tuner (cinn_like_autotune, cinn_like/autotune.h):
-/// the values worth timing for this kernel, its default first, and the value the schedule used.
+/// A schedule parameter a tactic leaves to the tuner (cinn_like_autotune,
+/// cinn_like/tune/autotune.h): the values worth timing for this kernel, its default first, and
+/// the value the schedule used.
 struct TuningKnob {
   std::string name;          // "vector_bytes", "row_bytes_per_thread", ...
   std::vector<int> options;  // two or more, distinct; options[0] is the tactic's own choice

@@ -1,5 +1,5 @@
 /// \file One fusion group of a FusedGraph as a graph of its own (the tuner compiles and times
-/// groups alone, cinn_like/autotune.h), and a key that names a group by its structure.
+/// groups alone, cinn_like/tune/autotune.h), and a key that names a group by its structure.
 #pragma once
 
 #include <string>

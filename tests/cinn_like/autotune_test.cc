@@ -1,4 +1,4 @@
-/// \file The tuner on x86 (cinn_like/autotune.h): an elementwise group's vector width timed
+/// \file The tuner on x86 (cinn_like/tune/autotune.h): an elementwise group's vector width timed
 /// once, remembered, read from the cache file, and right with every width; off by default;
 /// a malformed cache file ignored and replaced, a file of another format left alone; symbolic
 /// shapes left untimed. The GPU knobs are checked the same way on the GPU machine

@@ -1,5 +1,5 @@
-/// \file The persistent compile cache (cinn_like/disk_cache.h) and saved modules
-/// (cinn_like/module_file.h) on x86: a second compile loads the entry and computes what the
+/// \file The persistent compile cache (cinn_like/cache/disk_cache.h) and saved modules
+/// (cinn_like/cache/module_file.h) on x86: a second compile loads the entry and computes what the
 /// reference does; damaged and truncated entries, and entries of another key, are compiled again
 /// and replaced; the size cap holds and evicts only the cache's own files; what is not a regular
 /// file is never read or replaced; a directory others can change is not used; the key (a
@@ -22,10 +22,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cinn_like/cache/disk_cache.h"
+#include "cinn_like/cache/module_file.h"
+#include "cinn_like/compare/call_and_compare.h"
 #include "cinn_like/compile.h"
-#include "cinn_like/disk_cache.h"
-#include "cinn_like/module_file.h"
-#include "cinn_like/self_check.h"
 #include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"
@@ -71,9 +71,10 @@ std::vector<fs::path> Entries(const std::string& dir) {
 void ExpectRightResults(const CompiledProgram& compiled, const frontend::Program& program) {
   const ReferenceCase reference = MakeReferenceCase(program);
   ASSERT_TRUE(reference.ok);
-  EXPECT_EQ(
-      CallAndCompare(compiled, kX86, reference.inputs, reference.want, program.outputs, nullptr),
-      "")
+  auto fn = compiled.Lookup(compiled.name());
+  ASSERT_TRUE(fn.ok()) << fn.status();
+  EXPECT_EQ(CallAndCompare(*fn, kX86, reference.inputs, reference.want, program.outputs, nullptr),
+            "")
       << reference.seed;
 }
 

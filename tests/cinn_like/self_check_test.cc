@@ -1,7 +1,7 @@
 /// \file SelfCheck (and cinn_replay, its command line): a Program that matches the reference
 /// passes; a failing one is narrowed to its first differing instruction, found by compiling
 /// prefixes; inputs the reference refuses are an error of the check, not a verdict.
-#include "cinn_like/self_check.h"
+#include "cinn_like/verify/self_check.h"
 
 #include <gflags/gflags.h>
 #include <gmock/gmock.h>

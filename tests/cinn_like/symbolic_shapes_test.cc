@@ -9,8 +9,9 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "cinn_like/compare/call_and_compare.h"
+#include "cinn_like/compare/random_inputs.h"
 #include "cinn_like/compile.h"
-#include "cinn_like/self_check.h"
 #include "frontend/program.h"
 #include "frontend/program_json.h"
 #include "hlir/reference_interpreter.h"
@@ -31,9 +32,11 @@ TEST(SymbolicShapes, ACallThatBreaksTheSizesIsRefusedByName) {
   testing::SymbolicCase c = testing::AttentionShapes();
   auto compiled = CompileProgram(c.program, ir::Target::X86(), "f");
   ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto fn = (*compiled)->Lookup("f");
+  ASSERT_TRUE(fn.ok()) << fn.status();
   auto graph = frontend::BuildGraph(c.program);
   ASSERT_TRUE(graph.ok());
-  SelfCheckOptions o;
+  RandomInputOptions o;
   o.sizes = {{"s0", 2}, {"s1", 5}};
   std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
   auto want = hlir::RunReference(*graph, inputs);
@@ -41,7 +44,7 @@ TEST(SymbolicShapes, ACallThatBreaksTheSizesIsRefusedByName) {
   // k with 6 tokens where q has 5: s1 cannot be both.
   inputs[1] = hlir::HostTensor(hlir::DType::kFloat32, {2, 4, 6, 16});
   std::string diffs =
-      CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, c.program.outputs, nullptr);
+      CallAndCompare(*fn, ir::Target::X86(), inputs, *want, c.program.outputs, nullptr);
   EXPECT_THAT(diffs, HasSubstr("tensor k has size 6 at dim 2, expected 5 = s1 (s1 from q dim 2)"));
 }
 
@@ -59,19 +62,20 @@ TEST(SymbolicShapes, APolynomialDimOfAnInputIsChecked) {
   EXPECT_EQ(program->inputs[1].desc.shape[0].symbol, "s0*s1");  // canonical
   auto compiled = CompileProgram(*program, ir::Target::X86(), "f");
   ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto fn = (*compiled)->Lookup("f");
+  ASSERT_TRUE(fn.ok()) << fn.status();
   auto graph = frontend::BuildGraph(*program);
   ASSERT_TRUE(graph.ok());
-  SelfCheckOptions o;
+  RandomInputOptions o;
   o.sizes = {{"s0", 3}, {"s1", 7}};
   std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
   ASSERT_EQ(inputs[1].shape, std::vector<int64_t>{21});
   auto want = hlir::RunReference(*graph, inputs);
   ASSERT_TRUE(want.ok()) << want.status();
-  EXPECT_EQ(CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, program->outputs, nullptr),
-            "");
+  EXPECT_EQ(CallAndCompare(*fn, ir::Target::X86(), inputs, *want, program->outputs, nullptr), "");
   inputs[1] = hlir::HostTensor(hlir::DType::kFloat32, {20});
   std::string diffs =
-      CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, program->outputs, nullptr);
+      CallAndCompare(*fn, ir::Target::X86(), inputs, *want, program->outputs, nullptr);
   EXPECT_THAT(diffs, HasSubstr("tensor y has size 20 at dim 0, expected 21 = (s0 * s1) (s0 from x "
                                "dim 0, s1 from x dim 1)"));
   auto refused = hlir::RunReference(*graph, inputs);
@@ -130,16 +134,18 @@ TEST(SymbolicShapes, ASizeOutsideItsSymbolsBoundsIsRefused) {
   EXPECT_EQ(again->symbols.at("s0").max, 64);
   auto compiled = CompileProgram(*program, ir::Target::X86(), "f");
   ASSERT_TRUE(compiled.ok()) << compiled.status();
+  auto fn = (*compiled)->Lookup("f");
+  ASSERT_TRUE(fn.ok()) << fn.status();
   auto graph = frontend::BuildGraph(*program);
   ASSERT_TRUE(graph.ok());
   for (int64_t rows : {1, 2, 64, 65}) {
-    SelfCheckOptions o;
+    RandomInputOptions o;
     o.sizes = {{"s0", rows}};
     std::vector<hlir::HostTensor> inputs = RandomInputs(*graph, o);
     auto want = hlir::RunReference(*graph, inputs);
     ASSERT_TRUE(want.ok()) << want.status();
     std::string diffs =
-        CallAndCompare(**compiled, ir::Target::X86(), inputs, *want, program->outputs, nullptr);
+        CallAndCompare(*fn, ir::Target::X86(), inputs, *want, program->outputs, nullptr);
     if (rows >= 2 && rows <= 64) {
       EXPECT_EQ(diffs, "") << rows;
     } else {

@@ -562,7 +562,7 @@ TEST(GroupScheduleNVGPU, TheDumpNamesEachKernelsTacticAndWhy) {
 }
 
 /// The CUDA source and tactics of one-group `program` with its knob at `value` (the tuner's
-/// choice, cinn_like/autotune.h), after checking the source compiles to PTX.
+/// choice, cinn_like/tune/autotune.h), after checking the source compiles to PTX.
 std::pair<std::string, std::string> WithKnob(const Program& program, int value) {
   const ir::Target target = ir::Target::NVGPU(90);
   auto graph = frontend::BuildGraph(program);

@@ -1,5 +1,5 @@
-/// \file Fuzz target: module files (cinn_like/module_file.h), as a cache entry or a file a host
-/// loads. Any bytes in: DecodeModuleImage returns a status, never crashes, throws or allocates
+/// \file Fuzz target: module files (cinn_like/cache/module_file.h), as a cache entry or a file a
+/// host loads. Any bytes in: DecodeModuleImage returns a status, never crashes, throws or allocates
 /// beyond the input's size; what it accepts encodes to bytes that decode to the same image. (The
 /// SHA-256 checksum refuses nearly every mutation, so the corpus holds files re-checksummed after
 /// the change: they reach the header and blob checks; version2_fnv1a is a file of the format
@@ -13,7 +13,7 @@
 #include <random>
 #include <string>
 
-#include "cinn_like/module_file.h"
+#include "cinn_like/cache/module_file.h"
 #include "tests/fuzz/module_file_mutator.h"
 
 namespace {

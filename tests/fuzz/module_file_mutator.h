@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "cinn_like/module_file.h"
+#include "cinn_like/cache/module_file.h"
 
 namespace cinn_like::fuzz {
 

@@ -1,4 +1,4 @@
-/// \file The tuner on the GPU (cinn_like/autotune.h): each GPU knob (elementwise threads per
+/// \file The tuner on the GPU (cinn_like/tune/autotune.h): each GPU knob (elementwise threads per
 /// block, a persistent row's bytes per thread, rows per block of a warp per row, threads per
 /// row of a row reduction alone, chunks of a two-stage column reduction) timed once,
 /// remembered, read from the cache file without timing, and right against the reference with

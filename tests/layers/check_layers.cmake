@@ -1,6 +1,7 @@
 # \file The layer table holds in the build (ctest `layer_roots`): compiles a header of each
-# layer against the include root of every layer (build/layer_roots/<layer>, CMakeLists.txt) and
-# fails unless the header is found exactly where the table allows it.
+# layer against the include root of every layer (build/layer_roots/<layer>, a '/' in the layer's
+# folder as '_': CMakeLists.txt) and fails unless the header is found exactly where the table
+# allows it.
 #   cmake -DCXX=<compiler> -DROOTS=<build>/layer_roots -DSYSTEM_INCLUDES=<dirs;..>
 #         -DTABLE=<layer>:<seen>,<seen>;... -DSOURCE=<source tree> -P check_layers.cmake
 set(probe_runtime runtime/files.h)
@@ -8,6 +9,11 @@ set(probe_ir ir/ir.h)
 set(probe_hlir hlir/dtype.h)
 set(probe_backends backends/compiler.h)
 set(probe_frontend frontend/program.h)
+set(probe_cinn_like/compare cinn_like/compare/tensor_transfer.h)
+set(probe_cinn_like/tune cinn_like/tune/autotune.h)
+set(probe_cinn_like/pipeline cinn_like/pipeline/lower_and_build.h)
+set(probe_cinn_like/cache cinn_like/cache/disk_cache.h)
+set(probe_cinn_like/verify cinn_like/verify/call_check.h)
 set(probe_cinn_like cinn_like/compile.h)
 set(flags -std=c++17 -fsyntax-only -x c++)
 foreach(dir ${SYSTEM_INCLUDES})
@@ -23,15 +29,23 @@ foreach(row ${TABLE})
 endforeach()
 set(wrong 0)
 foreach(layer ${layers})
-  if(NOT EXISTS ${ROOTS}/${layer})
-    message(SEND_ERROR "no include root ${ROOTS}/${layer}")
+  string(REPLACE "/" "_" root ${layer})
+  set(root ${ROOTS}/${root})
+  if(NOT EXISTS ${root})
+    message(SEND_ERROR "no include root ${root}")
     math(EXPR wrong "${wrong} + 1")
     continue()
   endif()
   foreach(other ${layers})
-    set(file ${ROOTS}/probe_${layer}_${other}.cc)
+    string(REPLACE "/" "_" file probe_${layer}_${other}.cc)
+    set(file ${ROOTS}/${file})
+    if(NOT DEFINED probe_${other})
+      message(SEND_ERROR "no probe header for the layer ${other}")
+      math(EXPR wrong "${wrong} + 1")
+      continue()
+    endif()
     file(WRITE ${file} "#include \"${probe_${other}}\"\n")
-    execute_process(COMMAND ${CXX} ${flags} -I${ROOTS}/${layer} ${file}
+    execute_process(COMMAND ${CXX} ${flags} -I${root} ${file}
                     RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
     file(REMOVE ${file})
     list(FIND seen_${layer} ${other} at)

@@ -39,7 +39,7 @@ the body (JSON). It is written atomically (a temporary file made anew, then a re
 does not check is removed and the graph compiled again (its plan replaces it). What is not a
 regular file at an entry's path (a link, a FIFO) is neither read, removed nor replaced. The compile cache's
 eviction, which runs as it stores a Module, counts plan entries with its own under the cap
-(cinn_like/disk_cache.cc). Plans are used whenever the compile cache is (cinn_like.cache_dir()
+(cinn_like/cache/disk_cache.cc). Plans are used whenever the compile cache is (cinn_like.cache_dir()
 is not empty): cinn_like_cache=false turns both off.
 """
 import errno

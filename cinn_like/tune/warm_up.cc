@@ -1,5 +1,5 @@
 /// \file The warm-up thread.
-#include "cinn_like/warm_up.h"
+#include "cinn_like/tune/warm_up.h"
 
 #include <mutex>
 #include <system_error>

@@ -1,5 +1,5 @@
 /// \file The process's summed compile stages.
-#include "cinn_like/compile_stats.h"
+#include "cinn_like/pipeline/compile_stats.h"
 
 #include <mutex>
 

@@ -25,7 +25,8 @@ CompileStats GetCompileStats();
 /// "total_ms"} (total_ms: all the milliseconds above but library_check_ms, which lower_ms holds).
 std::string CompileStatsJson();
 
-/// Adds one CompileProgram's figures (compile.cc).
+/// Adds one CompileProgram's figures (cinn_like/compile.cc: a cache hit's, or the pipeline's
+/// times, cinn_like/pipeline/lower_and_build.h, with the cache's).
 void RecordCompile(bool loaded, double lower_ms, double library_check_ms,
                    const backends::CompileTimes& build, double cache_ms);
 

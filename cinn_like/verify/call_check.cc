@@ -1,6 +1,6 @@
 /// \file The call-time self-check: the registry of checked functions, the copies of a call's
 /// tensors, the comparison and the message.
-#include "cinn_like/call_check.h"
+#include "cinn_like/verify/call_check.h"
 
 #include <mutex>
 #include <utility>
@@ -9,8 +9,9 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/strip.h"
-#include "cinn_like/self_check.h"
-#include "cinn_like/tensor_transfer.h"
+#include "cinn_like/compare/compare_outputs.h"
+#include "cinn_like/compare/tensor_transfer.h"
+#include "cinn_like/verify/first_difference.h"
 #include "hlir/op.h"
 #include "hlir/reference_interpreter.h"
 #include "ir/flags.h"

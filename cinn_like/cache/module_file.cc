@@ -1,5 +1,5 @@
 /// \file Encoding and checked decoding of module files.
-#include "cinn_like/module_file.h"
+#include "cinn_like/cache/module_file.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,5 +1,5 @@
 /// \file The persistent compile cache's directory, keys, lookups, writes and eviction.
-#include "cinn_like/disk_cache.h"
+#include "cinn_like/cache/disk_cache.h"
 
 #include <fcntl.h>
 #include <glog/logging.h>

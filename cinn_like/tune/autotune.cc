@@ -1,5 +1,5 @@
 /// \file The tuner: knobs timed per group, choices remembered in memory and in a file.
-#include "cinn_like/autotune.h"
+#include "cinn_like/tune/autotune.h"
 
 #include <glog/logging.h>
 
@@ -13,8 +13,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "backends/compiler.h"
-#include "cinn_like/self_check.h"
-#include "cinn_like/tensor_transfer.h"
+#include "cinn_like/compare/random_inputs.h"
+#include "cinn_like/compare/tensor_transfer.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/group_graph.h"
 #include "ir/compile_options.h"
@@ -264,7 +264,7 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
       continue;
     }
     // The group's inputs at random, its outputs zero, on the device; kept for every value.
-    SelfCheckOptions random;
+    RandomInputOptions random;
     std::vector<hlir::HostTensor> hosts = RandomInputs(one->graph, random);
     for (int v : one->graph.outputs()) {
       std::vector<int64_t> dims;

@@ -1,6 +1,6 @@
-/// \file The persistent compile cache: compiled Programs as module files (cinn_like/module_file.h)
-/// in one directory that many processes share, so that a Program compiled once, by any process
-/// on this machine, is loaded afterwards without NVRTC or LLVM.
+/// \file The persistent compile cache: compiled Programs as module files
+/// (cinn_like/cache/module_file.h) in one directory that many processes share, so that a Program
+/// compiled once, by any process on this machine, is loaded afterwards without NVRTC or LLVM.
 ///
 /// An entry is <dir>/<key>.clm, the key the SHA-256 of a text that holds everything that
 /// changes the code: the Program's JSON, the entry's name, the target with its arch, this host's
@@ -27,7 +27,7 @@
 #include <string>
 #include <string_view>
 
-#include "cinn_like/module_file.h"
+#include "cinn_like/cache/module_file.h"
 #include "frontend/program.h"
 #include "ir/target.h"
 

@@ -1,5 +1,5 @@
 /// \file The module file: a compiled Program as one file of bytes, for the persistent compile
-/// cache (cinn_like/disk_cache.h) and for modules saved and loaded by hosts
+/// cache (cinn_like/cache/disk_cache.h) and for modules saved and loaded by hosts
 /// (CompiledProgram::Save, LoadCompiledProgram).
 ///
 /// Layout (integers little-endian):

@@ -14,9 +14,10 @@ namespace cinn_like {
 /// Failures are not reported here: the compile that needs a library reports them.
 void WarmUp(const ir::Target& target);
 
-/// Waits for a warm-up still running (CompileProgram calls it before lowering, so that the
-/// thread ends while the process works, not during its exit, when the libraries it loads may
-/// already be torn down). Cheap when there is none.
+/// Waits for a warm-up still running (the pipeline calls it before lowering for a build,
+/// cinn_like/pipeline/lower_and_build.h, so that the thread ends while the process works, not
+/// during its exit, when the libraries it loads may already be torn down). Cheap when there is
+/// none.
 void FinishWarmUp();
 
 }  // namespace cinn_like

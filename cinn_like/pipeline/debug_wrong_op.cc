@@ -1,5 +1,5 @@
 /// \file PlantWrongResults: a Program rewrite, so the whole compiler runs on the planted op.
-#include "cinn_like/debug_wrong_op.h"
+#include "cinn_like/pipeline/debug_wrong_op.h"
 
 #include <set>
 

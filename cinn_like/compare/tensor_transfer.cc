@@ -1,5 +1,5 @@
 /// \file DeviceTensor and ReadTensor: element encoding per dtype, strides, the CUDA copies.
-#include "cinn_like/tensor_transfer.h"
+#include "cinn_like/compare/tensor_transfer.h"
 
 #include <algorithm>
 #include <cstring>
