@@ -91,6 +91,21 @@ absl::StatusOr<std::string> CheckCudnnPlan(const runtime::cuda::Conv2dArgs& a,
 }
 #endif
 
+#ifdef CINN_LIKE_WITH_CUDA
+/// The sizes both convolution calls share (Conv2dArgs or Conv2dGradArgs) as cuDNN's arguments.
+template <typename Args>
+runtime::cuda::Conv2dArgs CudnnConvArgs(const Args& v) {
+  runtime::cuda::Conv2dArgs a{};
+  a.dtype = v.dtype;
+  a.n = v.n, a.c = v.c, a.h = v.h, a.w_dim = v.w, a.k = v.k, a.r = v.r, a.s = v.s;
+  a.out_h = v.out_h, a.out_w = v.out_w, a.pad_h = v.pad_h, a.pad_w = v.pad_w;
+  a.stride_h = v.stride_h, a.stride_w = v.stride_w;
+  a.dilation_h = v.dilation_h, a.dilation_w = v.dilation_w;
+  a.groups = v.groups;
+  return a;
+}
+#endif
+
 /// A conv2d call (`channels_last`: NHWC tensors): dtype codes cuDNN takes
 /// (runtime/cuda/cudnn.h) are float32 and float16; then CheckCudnnPlan.
 template <bool channels_last>
@@ -100,14 +115,8 @@ absl::StatusOr<std::string> CheckCudnnConv2d(const ir::Conv2dArgs<int64_t>& v) {
         "the cuDNN conv2d extern takes float32 and float16, not dtype code ", v.dtype));
   }
 #ifdef CINN_LIKE_WITH_CUDA
-  runtime::cuda::Conv2dArgs a{};
+  runtime::cuda::Conv2dArgs a = CudnnConvArgs(v);
   a.bias = v.has_bias ? &a : nullptr;  // any non-null pointer: the call adds a bias
-  a.dtype = v.dtype;
-  a.n = v.n, a.c = v.c, a.h = v.h, a.w_dim = v.w, a.k = v.k, a.r = v.r, a.s = v.s;
-  a.out_h = v.out_h, a.out_w = v.out_w, a.pad_h = v.pad_h, a.pad_w = v.pad_w;
-  a.stride_h = v.stride_h, a.stride_w = v.stride_w;
-  a.dilation_h = v.dilation_h, a.dilation_w = v.dilation_w;
-  a.groups = v.groups;
   a.channels_last = channels_last;
   return CheckCudnnPlan(a, ir::ArgList(v));
 #else
@@ -124,13 +133,7 @@ absl::StatusOr<std::string> CheckCudnnConvBackward(const ir::Conv2dGradArgs<int6
         "the cuDNN conv2d gradients take float32 and float16, not dtype code ", v.dtype));
   }
 #ifdef CINN_LIKE_WITH_CUDA
-  runtime::cuda::Conv2dArgs a{};
-  a.dtype = v.dtype;
-  a.n = v.n, a.c = v.c, a.h = v.h, a.w_dim = v.w, a.k = v.k, a.r = v.r, a.s = v.s;
-  a.out_h = v.out_h, a.out_w = v.out_w, a.pad_h = v.pad_h, a.pad_w = v.pad_w;
-  a.stride_h = v.stride_h, a.stride_w = v.stride_w;
-  a.dilation_h = v.dilation_h, a.dilation_w = v.dilation_w;
-  a.groups = v.groups;
+  runtime::cuda::Conv2dArgs a = CudnnConvArgs(v);
   a.direction = direction;
   return CheckCudnnPlan(a, ir::ArgList(v));
 #else
