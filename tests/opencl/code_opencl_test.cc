@@ -25,24 +25,15 @@ using ::testing::HasSubstr;
 
 /// relu(x * x) of a random [64, 256] tensor through `fn`, against the same formula here.
 void ExpectReluOfSquare(backends::EntryFunction fn) {
-  const int64_t count = 64 * 256;
-  std::vector<float> in(count), out(count, -1.f);
+  TypedTensor x(ir::Float(32), {64, 256}), y(ir::Float(32), {64, 256});
   std::mt19937 rng(std::random_device{}());
   std::uniform_real_distribution<float> dist(-3.f, 3.f);
-  for (float& v : in) v = dist(rng);
-  std::vector<int64_t> shape = {64, 256};
-  auto tensor = [&](float* data) {
-    DLTensor t{};
-    t.data = data;
-    t.device = {kDLCPU, 0};
-    t.ndim = 2;
-    t.dtype = {kDLFloat, 32, 1};
-    t.shape = shape.data();
-    return t;
-  };
-  DLTensor tx = tensor(in.data()), ty = tensor(out.data());
-  DLTensor* args[] = {&tx, &ty};
+  const int64_t count = 64 * 256;
+  for (int64_t k = 0; k < count; ++k) x.Set(k, dist(rng));
+  DLTensor* args[] = {x.dl(), y.dl()};
   ASSERT_EQ(fn(args, 2, nullptr), 0) << cinn_like_get_last_error();
+  const float* in = static_cast<const float*>(x.data());
+  const float* out = static_cast<const float*>(y.data());
   for (int64_t k = 0; k < count; ++k) {
     ASSERT_EQ(out[k], in[k] * in[k] > 0 ? in[k] * in[k] : 0.f) << "element " << k;
   }
