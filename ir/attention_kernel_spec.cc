@@ -68,10 +68,6 @@ absl::StatusOr<AttentionKernelSpec> AttentionKernelSpec::Parse(const std::string
   return spec;
 }
 
-const char* AttentionKernelSpec::Noun() const {
-  return grad ? "attention backward kernel" : "attention kernel";
-}
-
 absl::Status AttentionKernelSpec::Error(const std::string& why) const {
   return NameError(grad, Name(), why);
 }

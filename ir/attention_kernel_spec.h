@@ -25,7 +25,7 @@ struct AttentionKernelSpec {
 
   /// The kernel's name.
   std::string Name() const;
-  /// The kernel `name` names: InvalidArgument "<Noun> <name>: <why> (expected <grammar>)" for
+  /// The kernel `name` names: InvalidArgument as Error's, naming `name`, for
   /// a name not of the form, an element or mask dtype not in the lists above.
   static absl::StatusOr<AttentionKernelSpec> Parse(const std::string& name);
   /// Whether `name` starts as an attention kernel's (the backward's included) or the
@@ -33,9 +33,8 @@ struct AttentionKernelSpec {
   static bool IsAttention(const std::string& name);
   static bool IsAttentionGrad(const std::string& name);
 
-  /// "attention kernel" or "attention backward kernel", for messages.
-  const char* Noun() const;
-  /// The error "<Noun> <Name>: <why> (expected <the grammar>)" about this kernel.
+  /// The error "attention [backward ]kernel <Name>: <why> (expected <the grammar>)" about this
+  /// kernel.
   absl::Status Error(const std::string& why) const;
   /// The tile's parts as the name writes them: "d64", "q32", "k64", "d64_q32_k64".
   std::string HeadDimPart() const { return "d" + std::to_string(head_dim); }
