@@ -449,8 +449,15 @@ class GroupScheduler {
     const int rows_per_block = WarpRowsPerBlock(g, knob, &rows_knob, &warp_why);
     if (symbolic_length.defined() && in_.padded_rows) in_.padded_rows->push_back(symbolic_length);
     if (rows_per_block > 0) {
-      if (lanes > 1) absl::StrAppend(&warp_why, ", ", lanes, "-element vectors per lane");
-      auto c = WarpPerRow(sch_, g, target_, rows_per_block, lanes, warp_why);
+      // A static row is read in vectors where each lane's share is whole vectors.
+      const int warp_lanes =
+          symbolic_length.defined()
+              ? lanes
+              : StaticRowVectorLanes({g.reductions.begin(), g.reductions.end()},
+                                     SymbolicRowLanes(g), ReduceExtent(*g.reductions[0]),
+                                     target_.warp_size());
+      if (warp_lanes > 1) absl::StrAppend(&warp_why, ", ", warp_lanes, "-element vectors per lane");
+      auto c = WarpPerRow(sch_, g, target_, rows_per_block, warp_lanes, warp_why);
       if (c.ok()) c->knob = rows_knob;
       return c;
     }

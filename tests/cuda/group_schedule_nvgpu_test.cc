@@ -282,6 +282,18 @@ TEST(GroupScheduleNVGPU, ShortRowsGetAWarpEachLongRowsABlock) {
   EXPECT_THAT(warp, HasSubstr("threadIdx.y"));
   EXPECT_THAT(warp, HasSubstr("cinn_like_block_reduce_sum"));
   EXPECT_EQ(CountKernels(warp), 1);
+  // Each lane reads its 16 elements as 4 vectors of 4 floats; a row of 500 (no multiple of
+  // 32 lanes x 4) is read one float at a time.
+  EXPECT_EQ(CountOccurrences(warp, "reinterpret_cast<const float4*>(&x["), 1) << warp;
+  EXPECT_THAT(Kernels(CompiledSource(ScaledRowSum(64, 500))), Not(HasSubstr("float4")));
+  // GPT-2's residual LayerNorm, rows of 768 (6 vectors per lane): every read of a row is.
+  {
+    std::string norm = Kernels(CompiledSource(LayerNormProgram(S({64, 768}), 768, true)));
+    EXPECT_THAT(norm, HasSubstr("threadIdx.y"));
+    EXPECT_THAT(norm, HasSubstr("reinterpret_cast<const float4*>(&x["));
+    EXPECT_THAT(norm, HasSubstr("reinterpret_cast<const float4*>(&residual["));
+    EXPECT_EQ(CountOccurrences(norm, " x["), 0) << norm;  // no scalar read of x
+  }
   // Rows past 1024 elements, or a row count no multiple of 2: a block per row (also where
   // the row is held in registers).
   for (const Program& p :
