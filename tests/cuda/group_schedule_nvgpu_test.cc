@@ -392,6 +392,11 @@ TEST(GroupScheduleNVGPU, FewColumnsSplitTheirReduceAxisIntoTwoKernels) {
   std::string two_axes = Kernels(CompiledSource(*b.Build()));
   EXPECT_EQ(CountKernels(two_axes), 2) << two_axes;
   EXPECT_THAT(two_axes, HasSubstr("blockIdx.y"));
+  // Chunks of 32 rows or fewer, and 32 partials or fewer, are unrolled: each thread's loads
+  // are all in flight at once (8192 rows in 64-row chunks, above, stay loops).
+  EXPECT_THAT(two_axes, Not(HasSubstr("for (")));
+  EXPECT_EQ(CountOccurrences(two_axes, "x["), 32) << two_axes;
+  EXPECT_THAT(split, HasSubstr("for ("));
   // 2^18 columns fill the device (1024 blocks): one kernel, a thread per column.
   std::string wide = Kernels(CompiledSource(ReduceRows(64, 1 << 18, 0)));
   EXPECT_EQ(CountKernels(wide), 1);
