@@ -244,6 +244,19 @@ class Stage {
   std::vector<int> leaves_;
 };
 
+/// The order in which the loop nests of a schedule's stages run: a stage runs in its own nest,
+/// or, computed at a loop of another stage, in that stage's (followed out to a root).
+class NestOrder {
+ public:
+  explicit NestOrder(const std::vector<std::unique_ptr<Stage>>& stages);
+  /// Whether the nest `s` runs in comes after `other`'s nest: all of `other`'s stores, its own
+  /// buffer's included, are done by then.
+  bool RunsAfter(const Stage& s, const Stage& other) const;
+
+ private:
+  std::map<const Stage*, size_t> position_;
+};
+
 /// The stages of every Compute tensor needed by some outputs, producers first.
 class Schedule {
  public:

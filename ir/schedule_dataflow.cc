@@ -355,6 +355,18 @@ absl::Status Stage::ReverseComputeInline() {
   return absl::OkStatus();
 }
 
+NestOrder::NestOrder(const std::vector<std::unique_ptr<Stage>>& stages) {
+  for (const auto& s : stages) position_.emplace(s.get(), position_.size());
+}
+
+bool NestOrder::RunsAfter(const Stage& s, const Stage& other) const {
+  const Stage* root = &s;
+  while (root->attach()) root = root->attach()->consumer;
+  const Stage* other_root = &other;
+  while (other_root->attach()) other_root = other_root->attach()->consumer;
+  return position_.at(root) > position_.at(other_root);
+}
+
 absl::Status Stage::ComputeAt(Stage& consumer, const Var& loop, bool thread_private) {
   return AttachAt(consumer, loop, thread_private, /*own_buffer=*/false);
 }
@@ -408,13 +420,9 @@ absl::Status Stage::AttachAt(Stage& consumer, const Var& loop, bool thread_priva
   // nest runs after the consumer's (its root stage, the one it is computed at followed out,
   // comes later) may read it there; one whose nest runs before it, or inside it at another
   // loop, may not.
-  std::map<const Stage*, size_t> position;
-  if (own_buffer) {
-    for (auto& s : state_->stages) position.emplace(s.get(), position.size());
-  }
+  const NestOrder order(state_->stages);
   auto runs_after_consumer = [&](const Stage* s) {
-    while (s->attach()) s = s->attach()->consumer;
-    return own_buffer && position[s] > position[&consumer];
+    return own_buffer && order.RunsAfter(*s, consumer);
   };
   std::vector<std::string> others;
   RelaxedLoops relaxed;

@@ -388,8 +388,7 @@ class GroupScheduler {
     std::vector<ir::Stage*> stored = g.reductions;
     stored.insert(stored.end(), g.row_outputs.begin(), g.row_outputs.end());
     stored.push_back(g.consumer);
-    std::map<const ir::Stage*, size_t> position;
-    for (const auto& st : sch_.stages()) position.emplace(st.get(), position.size());
+    const ir::NestOrder order(sch_.stages());
     for (ir::Stage* s : roots_) {
       const ir::TensorNode* t = s->tensor().node().get();
       const ir::BufferNode* buffer = t->buffer.get();
@@ -417,7 +416,7 @@ class GroupScheduler {
             std::count(stored.begin(), stored.end(), st.get()) || !st->InlinedBodyReads(buffer)) {
           continue;
         }
-        later = later && position[st.get()] > position[g.consumer];
+        later = later && order.RunsAfter(*st, *g.consumer);
       }
       if (read && own_elements && later) g.element_outputs.push_back(s);
     }
