@@ -60,15 +60,17 @@ __device__ __forceinline__ void TransposedB(const T (*tile)[kW], int r, int c, u
                : "r"(at));
 }
 
-// rows [r0, r0 + kRows) x columns [0, kD) of a row-major [n, ld] tensor into tile (stride
-// kD + 8), zero outside rows < n and columns < ld: 16-byte vectors when every row is aligned
-// to 16 bytes, else two elements a thread step.
+// rows [r0, r0 + kRows) x columns [0, kD) of a row-major [n, ld] tensor into tile, zero outside
+// rows < n and columns < ld: 16-byte vectors when every row is aligned to 16 bytes, else one
+// element a thread step. A tile's row is padded by one such vector (kD + 16 / sizeof(T)
+// elements), so that the rows a warp reads at once start in different banks.
 template <typename T, int kRows, int kD>
-__device__ __forceinline__ void LoadTile(T (*tile)[kD + 8], const T* __restrict__ src, int r0,
-                                         int n, int ld) {
-  if (ld % 8 == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0) {
-    for (int x = threadIdx.x; x < kRows * kD / 8; x += 128) {
-      const int r = x / (kD / 8), c = 8 * (x % (kD / 8));
+__device__ __forceinline__ void LoadTile(T (*tile)[kD + 16 / sizeof(T)], const T* __restrict__ src,
+                                         int r0, int n, int ld) {
+  constexpr int kVec = 16 / sizeof(T);
+  if (ld % kVec == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0) {
+    for (int x = threadIdx.x; x < kRows * kD / kVec; x += 128) {
+      const int r = x / (kD / kVec), c = kVec * (x % (kD / kVec));
       uint4 val = make_uint4(0, 0, 0, 0);
       if (r0 + r < n && c < ld) {
         val = *reinterpret_cast<const uint4*>(src + (long long)(r0 + r) * ld + c);
@@ -77,13 +79,9 @@ __device__ __forceinline__ void LoadTile(T (*tile)[kD + 8], const T* __restrict_
     }
     return;
   }
-  const T zero = FromFloat<T>(0.f);
-  for (int x = threadIdx.x; x < kRows * kD / 2; x += 128) {
-    const int r = x / (kD / 2), c = 2 * (x % (kD / 2));
-    const bool row = r0 + r < n;
-    const T* p = src + (long long)(r0 + r) * ld + c;
-    tile[r][c] = row && c < ld ? p[0] : zero;
-    tile[r][c + 1] = row && c + 1 < ld ? p[1] : zero;
+  for (int x = threadIdx.x; x < kRows * kD; x += 128) {
+    const int r = x / kD, c = x % kD;
+    tile[r][c] = r0 + r < n && c < ld ? src[(long long)(r0 + r) * ld + c] : FromFloat<T>(0.f);
   }
 }
 
@@ -299,29 +297,6 @@ __device__ __forceinline__ void Mma3xTf32(float* d, const unsigned* ab, const un
   MmaTf32(d, ab, bb0, bb1);
 }
 
-// rows [r0, r0 + kRows) x columns [0, kD) of a row-major float [n, ld] tensor into tile (stride
-// kD + 4), zero outside rows < n and columns < ld: float4 vectors when every row is aligned to
-// 16 bytes, else one float a thread step.
-template <int kRows, int kD>
-__device__ __forceinline__ void LoadTileF32(float (*tile)[kD + 4], const float* __restrict__ src,
-                                            int r0, int n, int ld) {
-  if (ld % 4 == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0) {
-    for (int x = threadIdx.x; x < kRows * kD / 4; x += 128) {
-      const int r = x / (kD / 4), c = 4 * (x % (kD / 4));
-      float4 val = make_float4(0.f, 0.f, 0.f, 0.f);
-      if (r0 + r < n && c < ld) {
-        val = *reinterpret_cast<const float4*>(src + (long long)(r0 + r) * ld + c);
-      }
-      *reinterpret_cast<float4*>(&tile[r][c]) = val;
-    }
-    return;
-  }
-  for (int x = threadIdx.x; x < kRows * kD; x += 128) {
-    const int r = x / kD, c = x % kD;
-    tile[r][c] = r0 + r < n && c < ld ? src[(long long)(r0 + r) * ld + c] : 0.f;
-  }
-}
-
 // ForwardMma for float32 (head dims up to 64): mma.sync m16n8k8 on tf32 pairs, three products
 // for each of float32's. The scores' accumulator layout is not the a operand's of m16n8k8, so
 // p v sums its keys in another order: a block of 8 keys is the operand's k as (2t -> t,
@@ -349,7 +324,7 @@ __device__ __forceinline__ void ForwardTf32(
   const long long seed = kDrop ? *seed_ptr : 0, stream = kDrop ? *stream_ptr : 0;
   const float inv_keep = 1.f / keep_below;
 
-  LoadTileF32<kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
+  LoadTile<float, kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
   __syncthreads();
   unsigned qb[kSteps][4], qs[kSteps][4];  // the query rows as tf32 pairs
 #pragma unroll
@@ -369,8 +344,8 @@ __device__ __forceinline__ void ForwardTf32(
   const int kv_end = causal ? min(lk, q0 + kBM) : lk;
   for (int j0 = 0; j0 < kv_end; j0 += kBN) {
     __syncthreads();  // every warp is done with the previous tiles (or the query tile)
-    LoadTileF32<kBN, kD>(ks, kb, j0, lk, d);
-    LoadTileF32<kBN, kD>(vs, vb, j0, lk, dv);
+    LoadTile<float, kBN, kD>(ks, kb, j0, lk, d);
+    LoadTile<float, kBN, kD>(vs, vb, j0, lk, dv);
     __syncthreads();
     float s[kKeyBlocks][4];
 #pragma unroll
