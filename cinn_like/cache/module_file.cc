@@ -12,17 +12,12 @@
 #include "absl/strings/str_join.h"
 #include "runtime/byte_io.h"
 #include "runtime/files.h"
-#include "runtime/sha256.h"
 #include "runtime/symbols.h"
 
 namespace cinn_like {
 namespace {
 
-constexpr std::string_view kMagic = kModuleFileMagic;
-constexpr size_t kDigestBytes = sizeof(runtime::Sha256Digest);
-
 using runtime::PutBytes;
-using runtime::PutU64;
 using Reader = runtime::ByteReader;
 
 }  // namespace
@@ -52,45 +47,20 @@ std::string EncodeModuleImage(const ModuleImage& image) {
                                  {"host", image.code.host},
                                  {"host_objects", image.code.host_objects.size()},
                                  {"device", device}};
-  std::string out(kMagic);
-  for (int i = 0; i < 4; ++i)
-    out.push_back(static_cast<char>((kModuleFileVersion >> (8 * i)) & 0xff));
-  PutBytes(&out, header.dump());
-  for (const std::string& object : image.code.host_objects) PutBytes(&out, object);
-  for (const backends::DeviceBinary& d : image.code.device) PutBytes(&out, d.image);
-  const runtime::Sha256Digest digest = runtime::Sha256(out);
-  out.append(reinterpret_cast<const char*>(digest.data()), digest.size());
-  return out;
+  std::string body;
+  PutBytes(&body, header.dump());
+  for (const std::string& object : image.code.host_objects) PutBytes(&body, object);
+  for (const backends::DeviceBinary& d : image.code.device) PutBytes(&body, d.image);
+  return SealRecord(kModuleFile, body);
 }
 
 absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std::string& origin) {
   auto damaged = [&](const std::string& what) {
     return absl::DataLossError(absl::StrCat(origin, " is damaged: ", what));
   };
-  if (bytes.size() < kMagic.size() || bytes.substr(0, kMagic.size()) != kMagic) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(origin, " is not ", std::string(kModuleFileFormat), " (no CLMODULE magic)"));
-  }
-  Reader in(bytes.substr(kMagic.size()));
-  uint32_t version = 0;
-  if (!in.U32(&version)) return damaged("it ends in its format version");
-  if (version != kModuleFileVersion) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        origin, " has module file format version ", version, "; this cinn_like reads version ",
-        kModuleFileVersion, " (compile the Program again with this library)"));
-  }
-  if (bytes.size() < kMagic.size() + 4 + kDigestBytes) {
-    return damaged("it is shorter than its digest");
-  }
-  const std::string_view body = bytes.substr(0, bytes.size() - kDigestBytes);
-  const runtime::Sha256Digest digest = runtime::Sha256(body);
-  if (bytes.substr(body.size()) !=
-      std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size())) {
-    return damaged("its SHA-256 checksum does not match (truncated or changed)");
-  }
-
-  in = Reader(body.substr(kMagic.size()));
-  in.U32(&version);
+  auto body = OpenRecord(kModuleFile, bytes, origin);
+  if (!body.ok()) return body.status();
+  Reader in(*body);
   std::string header_text;
   if (!in.Bytes(&header_text)) return damaged("its header runs past the end");
   nlohmann::json header = nlohmann::json::parse(header_text, nullptr, /*allow_exceptions=*/false);
@@ -113,7 +83,7 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
   // Each object takes at least its 8-byte size: a count beyond that is a lie, refused before
   // anything is allocated for it.
   const uint64_t objects = header["host_objects"].get<uint64_t>();
-  if (objects > (body.size() - kMagic.size() - in.pos()) / 8) {
+  if (objects > (body->size() - in.pos()) / 8) {
     return damaged("its header counts more objects than it has bytes");
   }
   for (uint64_t k = 0; k < objects; ++k) {
@@ -135,7 +105,7 @@ absl::StatusOr<ModuleImage> DecodeModuleImage(std::string_view bytes, const std:
     if (!in.Bytes(&binary.image)) return damaged("a device image runs past the end");
     image.code.device.push_back(std::move(binary));
   }
-  if (in.pos() != body.size() - kMagic.size()) {
+  if (in.pos() != body->size()) {
     return damaged("it has bytes its header does not describe");
   }
   return image;

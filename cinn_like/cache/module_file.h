@@ -9,6 +9,7 @@
 ///                        "key", "host", "host_objects": count, "device": [{"cubin", "kernels"}]}
 ///   u64 n, n bytes       each host object, then each device image, in the header's order
 ///   32 bytes             SHA-256 (runtime/sha256.h) of every byte before it
+/// which is a record of cinn_like/cache/record.h (its magic, version and digest checked there).
 /// Anything else (another magic or version, a size past the end, bytes after the digest, a
 /// digest that differs, a header that does not say what it must) is refused with a message
 /// that says which. The digest finds damage, not forgery: whoever can write a file can seal it
@@ -21,6 +22,7 @@
 
 #include "absl/status/statusor.h"
 #include "backends/built_code.h"
+#include "cinn_like/cache/record.h"
 
 namespace cinn_like {
 
@@ -31,6 +33,10 @@ inline constexpr uint32_t kModuleFileVersion = 3;
 inline constexpr std::string_view kModuleFileMagic = "CLMODULE";
 /// What a module file is called in messages.
 inline constexpr std::string_view kModuleFileFormat = "a cinn_like module file";
+/// The module file as a record (record.h).
+inline constexpr RecordFormat kModuleFile = {kModuleFileMagic, kModuleFileVersion, "module file",
+                                             kModuleFileFormat,
+                                             "compile the Program again with this library"};
 
 /// The version of the calling convention between generated host code and the runtime's C
 /// functions (runtime/cinn_like_runtime.h): bump it when a runtime function's arguments or
