@@ -2,17 +2,17 @@
 /// (cinn_like/cache/module_file.h) in one directory that many processes share, so that a Program
 /// compiled once, by any process on this machine, is loaded afterwards without NVRTC or LLVM.
 ///
-/// An entry is <dir>/<key>.clm, the key the SHA-256 of a text that holds everything that
-/// changes the code: the Program's JSON, the entry's name, the target with its arch, this host's
-/// CPU, every cinn_like flag except those that only say where things go (dump and cache paths),
-/// the library itself (its path, size and modification time: another build is another key)
-/// and, for GPUs, NVRTC's version. The entry holds its key and is used only under it (a file
-/// copied or renamed to another entry's name is refused). Entries are written atomically
-/// (temporary file + rename), checked when read (a damaged or truncated entry is removed and
-/// compiled again, never used), compiled by one process at a time (DiskCacheCompileLock) and
-/// kept under the size cap cinn_like_cache_max_bytes, least recently used first out (a hit
-/// touches its entry). The cache removes and replaces only its own files: regular files named
-/// <key>.clm, <key>.clp, <key>.lock or their temporary files, in its directory.
+/// An entry is the store's module entry <dir>/<key>.clm (cinn_like/cache/store.h), the key the
+/// SHA-256 of a text that holds everything that changes the code: the Program's JSON, the
+/// entry's name, the target with its arch, this host's CPU, every cinn_like flag except those
+/// that only say where things go (dump and cache paths), the library itself (its path, size and
+/// modification time: another build is another key) and, for GPUs, NVRTC's version. The entry
+/// holds its key and is used only under it (a file copied or renamed to another entry's name is
+/// refused). The store writes entries atomically; they are checked when read (a damaged or
+/// truncated entry is removed and compiled again, never used), compiled by one process at a
+/// time (DiskCacheCompileLock) and kept under the size cap cinn_like_cache_max_bytes, least
+/// recently used first out (a hit touches its entry), by the store's eviction, which removes
+/// only the store's own files.
 ///
 /// Its entries are machine code that compiles load and run, so whoever can write the directory
 /// can run code in every process that uses it: the directory, when this creates it, is its
@@ -28,6 +28,7 @@
 #include <string_view>
 
 #include "cinn_like/cache/module_file.h"
+#include "cinn_like/cache/store.h"
 #include "frontend/program.h"
 #include "ir/target.h"
 
@@ -70,24 +71,20 @@ bool ProgramJsonUsesLibraries(std::string_view json, bool* convolutions);
 
 /// Held while a process looks entry `key` up and, on a miss, compiles and stores it: a process
 /// (or thread) after the same key waits for the holder and then finds its entry, so ranks that
-/// compile one Program at once compile it once. An advisory lock (flock) on <dir>/<key>.lock,
-/// which the holder's death releases too; a wait ends after `max_wait_ms` (a holder stopped in a
-/// debugger, say), and then this process compiles as if it held the lock: the entry's atomic
-/// write keeps either result whole. Without a lock file (a read-only directory) nothing waits.
+/// compile one Program at once compile it once. The store's lock of the key (StoreLock: a wait
+/// ends after `max_wait_ms`, and then this process compiles as if it held the lock), its wait
+/// counted.
 class DiskCacheCompileLock {
  public:
   DiskCacheCompileLock(const std::string& dir, const std::string& key, int max_wait_ms = 120000);
-  ~DiskCacheCompileLock();
   DiskCacheCompileLock(const DiskCacheCompileLock&) = delete;
   DiskCacheCompileLock& operator=(const DiskCacheCompileLock&) = delete;
 
   /// Whether another holder was waited for.
-  bool waited() const { return waited_; }
+  bool waited() const { return lock_.waited(); }
 
  private:
-  std::string path_;
-  int fd_ = -1;
-  bool held_ = false, waited_ = false;
+  StoreLock lock_;
 };
 
 /// The checked image of entry `key` in `dir`, or nullopt (a miss; a damaged entry, one larger
