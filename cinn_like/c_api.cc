@@ -4,11 +4,13 @@
 
 #include <exception>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "cinn_like/cache/disk_cache.h"
+#include "cinn_like/cache/store.h"
 #include "cinn_like/compile.h"
 #include "cinn_like/pipeline/compile_stats.h"
 #include "cinn_like/tune/warm_up.h"
@@ -29,6 +31,10 @@ struct cinn_like_call_plan_s {
   cinn_like_function fn;
   std::vector<DLTensor> tensors;  // data null; shape into `shapes`
   std::vector<std::vector<int64_t>> shapes;
+};
+
+struct cinn_like_store_lock_s {
+  cinn_like::StoreLock lock;
 };
 
 struct cinn_like_cuda_graph_s {
@@ -56,6 +62,32 @@ int Guarded(const char* what, Body&& body) {
   } catch (...) {
     return Fail(std::string(what) + ": internal error");
   }
+}
+
+static_assert(static_cast<int>(cinn_like::StoreMiss::kAbsent) == CINN_LIKE_STORE_ABSENT &&
+              static_cast<int>(cinn_like::StoreMiss::kDamaged) == CINN_LIKE_STORE_DAMAGED &&
+              static_cast<int>(cinn_like::StoreMiss::kRefused) == CINN_LIKE_STORE_REFUSED);
+
+/// The store in `dir` and the kind named `kind`, or a failure of `what` (its message set).
+struct StoreArgs {
+  std::optional<cinn_like::Store> store;
+  cinn_like::StoreKind kind = cinn_like::StoreKind::kPlan;
+};
+int OpenStore(const char* what, const char* dir, const char* kind, const char* key,
+              StoreArgs* out) {
+  if (!dir || !kind || !key) return Fail(absl::StrCat(what, ": null argument"));
+  const std::optional<cinn_like::StoreKind> named = cinn_like::StoreKindNamed(kind);
+  if (!named || *named == cinn_like::StoreKind::kModule) {
+    return Fail(absl::StrCat(what, ": no record kind '", kind, "' (these functions keep: plan)"));
+  }
+  if (!cinn_like::IsStoreKey(key)) {
+    return Fail(absl::StrCat(what, ": the key '", key, "' is not 64 lower-case hex digits"));
+  }
+  auto store = cinn_like::Store::Open(dir);
+  if (!store.ok()) return Fail(absl::StrCat(what, ": ", store.status().message()));
+  out->store = *std::move(store);
+  out->kind = *named;
+  return 0;
 }
 
 /// `make()` in a string of this thread's that lives until the next call; "" (with the error
@@ -312,6 +344,68 @@ const char* cinn_like_compile_stats(void) {
 const char* cinn_like_cache_dir(void) {
   return ThreadText("cinn_like_cache_dir", [] { return cinn_like::DiskCacheDir(); });
 }
+
+const char* cinn_like_store_key(const char* text, size_t size) {
+  return ThreadText("cinn_like_store_key", [&] {
+    return text ? cinn_like::StoreKey(std::string_view(text, size)) : std::string();
+  });
+}
+
+int cinn_like_store_get(const char* dir, const char* kind, const char* key, const void** data,
+                        size_t* size, int* miss) {
+  return Guarded("cinn_like_store_get", [&] {
+    if (!data || !size || !miss) return Fail("cinn_like_store_get: null argument");
+    *data = nullptr;
+    *size = 0;
+    *miss = CINN_LIKE_STORE_REFUSED;
+    StoreArgs args;
+    if (OpenStore("cinn_like_store_get", dir, kind, key, &args) != 0) return -1;
+    auto payload = args.store->Get(args.kind, key);
+    if (!payload.ok()) {
+      *miss = static_cast<int>(cinn_like::MissOf(payload.status()));
+      return Fail(absl::StrCat("cinn_like_store_get: ", payload.status().message()));
+    }
+    thread_local std::string held;
+    held = *std::move(payload);
+    *data = held.data();
+    *size = held.size();
+    return 0;
+  });
+}
+
+int cinn_like_store_put(const char* dir, const char* kind, const char* key, const void* data,
+                        size_t size) {
+  return Guarded("cinn_like_store_put", [&] {
+    if (!data && size != 0) return Fail("cinn_like_store_put: null data");
+    StoreArgs args;
+    if (OpenStore("cinn_like_store_put", dir, kind, key, &args) != 0) return -1;
+    absl::Status written = args.store->Put(
+        args.kind, key, std::string_view(static_cast<const char*>(data), data ? size : 0));
+    if (!written.ok()) return Fail(absl::StrCat("cinn_like_store_put: ", written.message()));
+    return 0;
+  });
+}
+
+int cinn_like_store_lock_key(const char* dir, const char* key, int max_wait_ms,
+                             cinn_like_store_lock* out, int* waited) {
+  return Guarded("cinn_like_store_lock_key", [&] {
+    if (!dir || !key || !out || !waited) return Fail("cinn_like_store_lock_key: null argument");
+    *out = nullptr;
+    if (!cinn_like::IsStoreKey(key)) {
+      return Fail(absl::StrCat("cinn_like_store_lock_key: the key '", key,
+                               "' is not 64 lower-case hex digits"));
+    }
+    auto store = cinn_like::Store::Open(dir);
+    if (!store.ok()) {
+      return Fail(absl::StrCat("cinn_like_store_lock_key: ", store.status().message()));
+    }
+    *out = new cinn_like_store_lock_s{{dir, key, max_wait_ms}};
+    *waited = (*out)->lock.waited() ? 1 : 0;
+    return 0;
+  });
+}
+
+void cinn_like_store_unlock(cinn_like_store_lock lock) { delete lock; }
 
 int cinn_like_set_flag(const char* name, const char* value) {
   return Guarded("cinn_like_set_flag", [&] {

@@ -164,6 +164,43 @@ const char* cinn_like_compile_stats(void);
  * warning in the log). */
 const char* cinn_like_cache_dir(void);
 
+/* The persistent store (cinn_like/cache/store.h, docs/persistence.md): one directory of files
+ * that the processes of a machine share, which the compile cache keeps its modules in and a
+ * host its own records (the torch backend its graph plans, kind "plan"). Each function takes
+ * the directory (cinn_like_cache_dir()'s, say), made mode 0700 where missing and refused where
+ * another user owns it or its group or others can write it; a key of 64 lower-case hex digits
+ * (cinn_like_store_key), refused otherwise; and a kind by name ("plan": the one kind these
+ * functions read and write; the compile cache's modules are its own). */
+
+/* The store's key of the `size` bytes at `text`: their SHA-256 as 64 lower-case hex digits,
+ * owned by the library (valid until the next call on this thread). */
+const char* cinn_like_store_key(const char* text, size_t size);
+/* Why cinn_like_store_get found no record. */
+enum {
+  CINN_LIKE_STORE_ABSENT = 1,  /* no record under the key */
+  CINN_LIKE_STORE_DAMAGED = 2, /* it did not check (its checksum, its frame, another kind or key
+                                  held): removed */
+  CINN_LIKE_STORE_REFUSED = 3  /* not a regular file (left as it is), or an unusable directory */
+};
+/* Reads the record of `kind` under `key`: 0 with `*data` and `*size` its payload (owned by the
+ * library, valid until the next call on this thread), the record marked recently used. Else
+ * nonzero, `*miss` one of CINN_LIKE_STORE_* and the reason in cinn_like_get_last_error(). */
+int cinn_like_store_get(const char* dir, const char* kind, const char* key, const void** data,
+                        size_t* size, int* miss);
+/* Writes `size` bytes at `data` as the record of `kind` under `key`, atomically (a reader sees
+ * the old record or the whole new one; writers of one key at once leave one whole record).
+ * Fails, naming the path, rather than replace what is not a regular file of the store's. */
+int cinn_like_store_put(const char* dir, const char* kind, const char* key, const void* data,
+                        size_t size);
+/* The store's lock of `key` (an flock between processes and threads), held from this call to
+ * cinn_like_store_unlock: a holder elsewhere is waited for, up to `max_wait_ms`, after which
+ * `*out` is given unheld (the work then runs unlocked, as it would without a lock file).
+ * `*waited` says whether another holder was waited for. A thread must not take a key it holds. */
+typedef struct cinn_like_store_lock_s* cinn_like_store_lock;
+int cinn_like_store_lock_key(const char* dir, const char* key, int max_wait_ms,
+                             cinn_like_store_lock* out, int* waited);
+void cinn_like_store_unlock(cinn_like_store_lock lock);
+
 /* Sets one of cinn_like's own flags by name ("cinn_like_dump_dir", "cinn_like_fast_math", ...;
  * docs/flags.md), its value parsed by the flag's type (bool, string). Any other name,
  * gflags' and glog's flags included ("flagfile", "fromenv", "v"), is refused. */

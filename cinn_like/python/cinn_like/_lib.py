@@ -80,6 +80,23 @@ lib.cinn_like_compile_stats.restype = ctypes.c_char_p
 lib.cinn_like_compile_stats.argtypes = []
 lib.cinn_like_cache_dir.restype = ctypes.c_char_p
 lib.cinn_like_cache_dir.argtypes = []
+c_store_lock = ctypes.c_void_p
+lib.cinn_like_store_key.restype = ctypes.c_char_p
+lib.cinn_like_store_key.argtypes = [ctypes.c_char_p, ctypes.c_size_t]
+lib.cinn_like_store_get.restype = ctypes.c_int
+lib.cinn_like_store_get.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.POINTER(ctypes.c_void_p),
+                                    ctypes.POINTER(ctypes.c_size_t),
+                                    ctypes.POINTER(ctypes.c_int)]
+lib.cinn_like_store_put.restype = ctypes.c_int
+lib.cinn_like_store_put.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                    ctypes.c_char_p, ctypes.c_size_t]
+lib.cinn_like_store_lock_key.restype = ctypes.c_int
+lib.cinn_like_store_lock_key.argtypes = [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                         ctypes.POINTER(c_store_lock),
+                                         ctypes.POINTER(ctypes.c_int)]
+lib.cinn_like_store_unlock.restype = None
+lib.cinn_like_store_unlock.argtypes = [c_store_lock]
 lib.cinn_like_set_flag.restype = ctypes.c_int
 lib.cinn_like_set_flag.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
 
