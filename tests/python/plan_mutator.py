@@ -11,28 +11,36 @@ run: its partitions listed in another order, say, or one partition left to PyTor
 """
 import base64
 import copy
-import hashlib
 import json
 import marshal
+import os
+
+from cinn_like import store
 
 _PARTITION_KEYS = ("nodes", "inputs", "outputs", "values", "target", "program", "results",
                    "num_prog_outputs")
 _OTHER_TYPES = (None, True, 1.5, "x", [], {}, [[]], -1)
 
 
+def _where(path):
+    """(the store's directory, the plan's key) of the plan file at `path` (<dir>/<key>.clp)."""
+    directory, name = os.path.split(path)
+    return directory, name[:-len(".clp")]
+
+
 def read(path):
-    """(header version, body as a dict) of the plan file at `path`."""
-    with open(path, "rb") as f:
-        head, body = f.read().split(b"\n", 1)
-    return int(head.split(b" ")[2]), json.loads(body)
+    """The body (a dict) of the plan file at `path`."""
+    directory, key = _where(path)
+    got = store.get(directory, "plan", key)
+    if isinstance(got, store.Miss):
+        raise ValueError(f"no plan at {path}: {got.why}")
+    return json.loads(got)
 
 
-def write(path, version, body):
-    """Writes `body` (a dict) at `path` under a header that checks."""
-    data = json.dumps(body, separators=(",", ":")).encode()
-    with open(path, "wb") as f:
-        f.write(b"cinn_like plan %d %s\n" % (version, hashlib.sha256(data).hexdigest().encode()))
-        f.write(data)
+def write(path, body):
+    """Writes `body` (a dict) at `path` as a record that checks."""
+    directory, key = _where(path)
+    store.put(directory, "plan", key, json.dumps(body, separators=(",", ":")).encode())
 
 
 def mutate(plan, graph_size, rng):
@@ -226,7 +234,7 @@ def _fallbacks(plan, n, rng):
 
 def _missing_key(plan, n, rng):
     if rng.random() < 0.3:
-        key = rng.choice(("fallbacks", "ops_fallback", "partitions", "key"))
+        key = rng.choice(("fallbacks", "ops_fallback", "partitions"))
         del plan[key]
         return key, "reject"
     i, p = _partition(plan, rng)
@@ -277,12 +285,7 @@ def _partitions(plan, n, rng):
     return how, "either"
 
 
-def _key(plan, n, rng):
-    plan["key"] = plan["key"][::-1]
-    return "another graph's key", "reject"
-
-
 _MUTATIONS = {"positions": _positions, "results": _results, "num_prog_outputs": _num_prog_outputs,
               "values": _values, "program": _program, "call_code": _call_code,
               "fallbacks": _fallbacks, "missing key": _missing_key, "wrong type": _wrong_type,
-              "target": _target, "partitions": _partitions, "key": _key}
+              "target": _target, "partitions": _partitions}

@@ -3,10 +3,11 @@ SHA-256 digests; a record round-trips, and one damaged, truncated, of the old pl
 written under another key is refused and removed; a FIFO at a record's path is left alone; keys,
 kinds and directories the store does not make are refused; the compile cache's eviction takes
 plan records and leaves every file of the directory that is not the store's; processes writing
-one key at once leave one whole record; the lock holds between processes. The C++ side:
-tests/cinn_like/store_test.cc.
+one key at once leave one whole record; the lock holds between processes; and the torch
+backend's plan cache round-trips a plan through it. The C++ side: tests/cinn_like/store_test.cc.
 """
 import hashlib
+import json
 import os
 import subprocess
 import sys
@@ -16,6 +17,11 @@ import unittest
 import cinn_like
 from cinn_like import store
 from api_util import CacheDirTest
+
+try:
+    import torch
+except ImportError:  # pragma: no cover
+    torch = None
 
 
 class StoreTest(unittest.TestCase):
@@ -151,6 +157,41 @@ class StoreAcrossProcessesTest(CacheDirTest):
         for name in foreign:
             with open(os.path.join(self.cache, name)) as f:
                 self.assertEqual(f.read(), "the user's")
+
+
+# The plan cache over the store, in a process of its own (its directory is the compile cache's):
+# a plan stored and loaded; a file of the old plan format at its path is damaged, then replaced.
+_PLANS = r"""
+import json, os
+import cinn_like
+from cinn_like import store
+from cinn_like.torch import cache, plan_cache
+key = store.key_of("a graph's text")
+plan = {"fallbacks": [["tanh.default", "denied"]], "ops_fallback": 1, "partitions": []}
+assert plan_cache.load(key) is None
+plan_cache.store(key, plan)
+assert plan_cache.load(key) == plan
+path = os.path.join(cinn_like.cache_dir(), key + ".clp")
+with open(path, "wb") as f:
+    f.write(b"cinn_like plan 2 0000\n" + json.dumps(plan).encode())
+assert plan_cache.load(key) is None and not os.path.exists(path)
+plan_cache.store(key, plan)
+with plan_cache.locked(key):
+    assert plan_cache.load(key) == plan
+print(json.dumps({k: v for k, v in cache.stats().items() if k.startswith("plan_")}))
+"""
+
+
+@unittest.skipIf(torch is None, "needs PyTorch")
+class PlanCacheOverTheStoreTest(CacheDirTest):
+    def test_a_plan_round_trips_through_the_c_api(self):
+        done = subprocess.run([sys.executable, "-c", _PLANS], env=self.env, capture_output=True,
+                              text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        counts = json.loads(done.stdout.strip().splitlines()[-1])
+        self.assertEqual(counts, {"plan_misses": 1, "plan_stores": 2, "plan_damaged": 1})
+        [name] = os.listdir(self.cache)
+        self.assertTrue(name.endswith(".clp") and len(name) == 64 + 4, name)
 
 
 if __name__ == "__main__":

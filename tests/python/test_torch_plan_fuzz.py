@@ -1,9 +1,9 @@
 """The torch backend's graph plans (cinn_like/torch/plan_cache.py) fuzzed by structure: real
 plans of a few small CPU graphs, each changed by plan_mutator.py and signed again, so that it
-passes the checksum. At the warm start that reads it, whatever was changed, nothing may escape
+passes the store's checks. At the warm start that reads it, whatever was changed, nothing may escape
 the compiled function and its results are eager's; a plan the mutator says is wrong is not used
-(counted as plan_stale, or plan_damaged where the body is of another graph) and is replaced by
-the one the fresh compile stores. One worker process runs every case, so that a crash is a
+(counted as plan_stale) and is replaced by the one the fresh compile stores (a record the store
+finds of another graph is its test's: test_store.py). One worker process runs every case, so that a crash is a
 failure that names the seed and the case it died in. CINN_LIKE_PLAN_FUZZ_CASES runs more cases,
 CINN_LIKE_PLAN_FUZZ_SEED replays a seed.
 """
@@ -79,7 +79,7 @@ for name in GRAPHS:
     warm_start(name)
     [entry] = [f for f in os.listdir(cache) if f.endswith(".clp") and f not in before]
     path = os.path.join(cache, entry)
-    plans[name] = (path, *plan_mutator.read(path), sizes[-1])
+    plans[name] = (path, plan_mutator.read(path), sizes[-1])
 
 seed = int(sys.argv[2])
 rng = random.Random(seed)
@@ -87,12 +87,12 @@ torch.manual_seed(seed)
 names = sorted(GRAPHS)
 for case in range(len(names) + int(sys.argv[3])):
     name = names[case] if case < len(names) else rng.choice(names)
-    path, version, original, size = plans[name]
+    path, original, size = plans[name]
     if case < len(names):  # each plan as stored, signed again: it must be taken
         body, what, expect = original, "none", "hit"
     else:
         body, what, expect = plan_mutator.mutate(original, size, rng)
-    plan_mutator.write(path, version, body)
+    plan_mutator.write(path, body)
     record = {"case": case, "graph": name, "what": what, "expect": expect}
     print(json.dumps(record), file=sys.stderr, flush=True)  # where a crash happened
     try:
@@ -102,7 +102,7 @@ for case in range(len(names) + int(sys.argv[3])):
     stats = ct.stats()
     record.update({k: stats.get(k, 0) for k in ("plan_hits", "plan_stale", "plan_damaged",
                                                 "plan_stores")})
-    record["replaced"] = os.path.exists(path) and plan_mutator.read(path)[1] == original
+    record["replaced"] = os.path.exists(path) and plan_mutator.read(path) == original
     print(json.dumps(record), flush=True)
 """
 

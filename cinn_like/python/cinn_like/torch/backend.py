@@ -167,14 +167,15 @@ def _compile_fused_graph(gm, rules, owns_args):
     write_back.group_input_copies(gm)
     symbolic.specialize_non_polynomial(gm)
     key = plan_cache.graph_key(gm, rules)
-    plan = plan_cache.load(key)
     saved = {n: -1 for n in write_back.copied_only(gm)} | saved_only(gm)
-    planned = _splice_plan(gm, plan, rules.cpu_target, saved) if plan is not None else None
-    if planned is not None:
-        fused, pieces = planned
-    else:
-        pieces = _compile_partitions(gm, rules, key, saved)
-        fused = splice(gm, pieces)
+    with plan_cache.locked(key):  # another process compiling the graph: its plan taken after
+        plan = plan_cache.load(key)
+        planned = _splice_plan(gm, plan, rules.cpu_target, saved) if plan is not None else None
+        if planned is not None:
+            fused, pieces = planned
+        else:
+            pieces = _compile_partitions(gm, rules, key, saved)
+            fused = splice(gm, pieces)
     for nodes, _, _, _ in pieces:
         cache.count("partitions")
         cache.count("ops_compiled", sum(1 for n in nodes if n.op == "call_function"))

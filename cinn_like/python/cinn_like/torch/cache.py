@@ -147,8 +147,8 @@ def stats():
     direct_inference_graphs: inference graphs that Dynamo calls without AOTAutograd's runtime
     wrappers (backend.py: they would only have passed the arguments through); once counted,
     the graph plans' plan_hits, plan_misses, plan_stores, plan_damaged (entries that did not
-    check), plan_stale (plans that no longer fit their graph) and plan_write_errors
-    (plan_cache.py)."""
+    check), plan_stale (plans that no longer fit their graph), plan_write_errors and plan_waits
+    (compiles that waited for another process's compile of the same graph) (plan_cache.py)."""
     with _lock:
         return {**_stats, **{name: c[0] for name, c in _cells.items()}}
 

@@ -33,7 +33,7 @@ from .layout import memory_order, stored_shape
 from .plan_cache import value_text
 from .registry import dtype_name, val
 
-_PLAN_KEYS = {"key", "fallbacks", "ops_fallback", "partitions"}
+_PLAN_KEYS = {"fallbacks", "ops_fallback", "partitions"}  # the key: the store binds the record
 _PARTITION_KEYS = {"nodes", "inputs", "outputs", "values", "target", "program", "results",
                    "num_prog_outputs"}
 

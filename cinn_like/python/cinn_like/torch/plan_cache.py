@@ -34,19 +34,20 @@ version, this package's files and the library (path, size, modification time: an
 is another key). Graphs with symbolic sizes, call_module nodes
 or arguments it cannot spell exactly are not cached.
 
-An entry is <cache dir>/<key>.clp: a line "cinn_like plan <version> <sha256 of the body>" and
-the body (JSON). It is written atomically (a temporary file made anew, then a rename); one that
-does not check is removed and the graph compiled again (its plan replaces it). What is not a
-regular file at an entry's path (a link, a FIFO) is neither read, removed nor replaced. The compile cache's
-eviction, which runs as it stores a Module, counts plan entries with its own under the cap
-(cinn_like/cache/disk_cache.cc). Plans are used whenever the compile cache is (cinn_like.cache_dir()
-is not empty): cinn_like_cache=false turns both off.
+An entry is the persistent store's plan record <cache dir>/<key>.clp (cinn_like/cache/store.h,
+through the C API: cinn_like.store), its payload the body as JSON. The store names it by the
+key, writes it atomically, checks its SHA-256 and that it was written under this key when it is
+read, and removes one that does not check (counted as plan_damaged; the graph is compiled again
+and its plan replaces it). What is not a regular file at an entry's path (a link, a FIFO) is
+neither read, removed nor replaced. One process at a time compiles a graph (`locked`: the store's
+lock of the key, held from the plan's lookup to its store), so that processes handed one graph at
+once convert it once. The compile cache's eviction, which runs as it stores a Module, counts plan
+entries with its own under the cap. Plans are used whenever the compile cache is
+(cinn_like.cache_dir() is not empty): cinn_like_cache=false turns both off.
 """
-import errno
-import hashlib
+import contextlib
 import json
 import os
-import stat
 import threading
 
 import torch
@@ -54,12 +55,14 @@ import torch
 import cinn_like
 
 from .. import _lib
+from .. import store as _store
 from . import cache
 from .sizes import is_symbolic
 
-_VERSION = 2  # 2: no bytecode (kernel calls are written from the plan's fields)
-_MAGIC = b"cinn_like plan"
-_SUFFIX = ".clp"
+# In the key: 2, no bytecode (kernel calls are written from the plan's fields); 3, a record of
+# the persistent store, without the key in its body.
+_VERSION = 3
+_KIND = "plan"
 
 
 # Off, plans are neither read nor written (tests that watch the converters work turn it off:
@@ -220,94 +223,68 @@ def _graph_key(gm, rules):
     head = [f"cinn_like plan {_VERSION}", _code_identity(), repr(lists), repr(rules.strict),
             repr(rules.cudagraphs), repr(rules.cpu_target), repr(rules.emulate_precision_casts),
             repr(flags), repr(env), repr(gpus)]
-    return hashlib.sha256("\n".join(head + lines).encode()).hexdigest()
+    return _store.key_of("\n".join(head + lines))
 
 
-def _path(directory, key):
-    return os.path.join(directory, key[:32] + _SUFFIX)
+def _directory(key):
+    """The store's directory for plan `key`, or None: no key, plans off or the cache off."""
+    if key is None or not enabled:
+        return None
+    return cinn_like.cache_dir() or None
+
+
+@contextlib.contextmanager
+def locked(key):
+    """Holds the store's lock of plan `key` in the block (not without a key or the cache): a
+    process compiling the same graph meanwhile waits (counted as plan_waits), then takes the plan
+    this one stores."""
+    directory = _directory(key)
+    with contextlib.ExitStack() as held:
+        if directory is not None:
+            try:
+                if held.enter_context(_store.locked(directory, key)):
+                    cache.count("plan_waits")
+            except cinn_like.CinnLikeError as e:
+                cache.log.warning("cinn_like.torch: plan %s not locked (%s): compiling", key, e)
+        yield
 
 
 def load(key):
     """The plan stored under `key` (a dict), or None: no entry, plans off, or a damaged entry
     (removed and counted as plan_damaged)."""
-    directory = cinn_like.cache_dir()
-    if key is None or not directory or not enabled:
+    directory = _directory(key)
+    if directory is None:
         return None
-    path = _path(directory, key)
-    try:
-        # Not through a link, and without waiting for a FIFO's writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError as e:
-        if e.errno != errno.ENOENT:
-            cache.log.warning("cinn_like.torch: plan %s cannot be read (%s): compiling", path, e)
-        cache.count("plan_misses")
-        return None
-    with os.fdopen(fd, "rb") as f:
-        size = os.fstat(f.fileno())
-        if not stat.S_ISREG(size.st_mode):  # not a plan this cache wrote: left as it is
-            cache.log.warning("cinn_like.torch: plan %s is not a regular file: compiling", path)
+    got = _store.get(directory, _KIND, key)
+    if isinstance(got, _store.Miss):
+        if got.reason == _store.DAMAGED:
+            cache.log.warning("cinn_like.torch: %s: compiling again", got.why)
+            cache.count("plan_damaged")
+        else:
+            if got.reason == _store.REFUSED:
+                cache.log.warning("cinn_like.torch: %s: compiling", got.why)
             cache.count("plan_misses")
-            return None
-        data = f.read(size.st_size)
-    try:
-        head, body = data.split(b"\n", 1)
-        magic, version, digest = head.rsplit(b" ", 2)
-        if magic != _MAGIC or int(version) != _VERSION:
-            raise ValueError("not a plan of this version")
-        if hashlib.sha256(body).hexdigest().encode() != digest:
-            raise ValueError("checksum mismatch")
-        plan = json.loads(body)
-        if not isinstance(plan, dict) or plan.get("key") != key:
-            raise ValueError("the entry is of another graph")
-    except (ValueError, UnicodeDecodeError) as e:
-        cache.log.warning("cinn_like.torch: plan %s is damaged (%s): compiling again", path, e)
-        cache.count("plan_damaged")
-        _remove(path)
         return None
     try:
-        os.utime(path)  # recently used, for the compile cache's eviction
-    except OSError:
-        pass
+        plan = json.loads(got)
+        if not isinstance(plan, dict):
+            raise ValueError("not a JSON object")
+    except (ValueError, UnicodeDecodeError) as e:  # sealed, yet no plan: its graph's replaces it
+        cache.log.warning("cinn_like.torch: plan %s is no plan (%s): compiling again", key, e)
+        cache.count("plan_damaged")
+        return None
     return plan
 
 
 def store(key, plan):
     """Writes `plan` under `key`, atomically; a failure is logged and counted, never raised."""
-    directory = cinn_like.cache_dir()
-    if key is None or not directory or not enabled:
+    directory = _directory(key)
+    if directory is None:
         return
-    body = json.dumps(dict(plan, key=key), separators=(",", ":")).encode()
-    data = b"%s %d %s\n%s" % (_MAGIC, _VERSION, hashlib.sha256(body).hexdigest().encode(), body)
-    path = _path(directory, key)
-    tmp = f"{path}.tmp.{os.getpid()}.{threading.get_ident()}"
+    body = json.dumps(plan, separators=(",", ":")).encode()
     try:
-        if not _regular_or_absent(path):
-            raise OSError(f"refusing to replace {path}: it is not a regular file")
-        # A new file, never one planted at the temporary name nor through a link there.
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                     0o666)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
+        _store.put(directory, _KIND, key, body)
         cache.count("plan_stores")
-    except OSError as e:
-        cache.log.warning("cinn_like.torch: could not write plan %s: %s", path, e)
+    except cinn_like.CinnLikeError as e:
+        cache.log.warning("cinn_like.torch: could not write plan %s: %s", key, e)
         cache.count("plan_write_errors")
-        _remove(tmp)
-
-
-def _regular_or_absent(path):
-    """Whether `path` names nothing or a regular file (not a link, FIFO, device or directory)."""
-    try:
-        return stat.S_ISREG(os.lstat(path).st_mode)
-    except FileNotFoundError:
-        return True
-
-
-def _remove(path):
-    """Removes the plan file (or temporary file) at `path`: a regular file only."""
-    try:
-        if stat.S_ISREG(os.lstat(path).st_mode):
-            os.remove(path)
-    except OSError:  # gone already (another process), or never written
-        pass
