@@ -120,10 +120,8 @@ std::string DiskCacheStatsJson() {
 
 DiskCacheCompileLock::DiskCacheCompileLock(const std::string& dir, const std::string& key,
                                            int max_wait_ms)
-    : lock_(dir, key, max_wait_ms) {
-  if (!lock_.waited()) return;
-  Count(&DiskCacheStats::waits);
-  if (!lock_.held()) {
+    : lock_(dir, key, max_wait_ms, [] { Count(&DiskCacheStats::waits); }) {
+  if (lock_.waited() && !lock_.held()) {
     LOG(WARNING) << "cinn_like cache: waited " << max_wait_ms << " ms for " << lock_.path()
                  << "; compiling without it";
   }
@@ -208,7 +206,7 @@ std::optional<ModuleImage> DiskCacheLookup(const std::string& dir, const std::st
         Count(&DiskCacheStats::misses);
         break;
       case StoreMiss::kRefused:  // not a file this cache wrote (a link, a FIFO): left alone
-        DiskCacheMiss(dir, key, std::string(bytes.status().message()));
+        DiskCacheMiss(dir, key, "it is not a regular file, so not an entry of this cache");
         break;
       case StoreMiss::kDamaged:
         DiskCacheDiscard(dir, key, std::string(bytes.status().message()));

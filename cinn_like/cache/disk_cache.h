@@ -73,7 +73,7 @@ bool ProgramJsonUsesLibraries(std::string_view json, bool* convolutions);
 /// (or thread) after the same key waits for the holder and then finds its entry, so ranks that
 /// compile one Program at once compile it once. The store's lock of the key (StoreLock: a wait
 /// ends after `max_wait_ms`, and then this process compiles as if it held the lock), its wait
-/// counted.
+/// counted as it begins.
 class DiskCacheCompileLock {
  public:
   DiskCacheCompileLock(const std::string& dir, const std::string& key, int max_wait_ms = 120000);

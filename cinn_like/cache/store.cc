@@ -147,7 +147,8 @@ absl::StatusOr<std::string> Store::Read(StoreKind kind, std::string_view key,
     return absl::NotFoundError(absl::StrCat("no entry ", path));
   }
   if (!S_ISREG(st.st_mode)) {
-    return absl::FailedPreconditionError("it is not a regular file, so not an entry of this store");
+    return absl::FailedPreconditionError(
+        absl::StrCat(path, " is not a regular file, so not an entry of this store"));
   }
   auto bytes = runtime::ReadRegularFile(path, "store entry", max_bytes);
   // InvalidArgument: it became something else meanwhile, or is too large (damaged).
@@ -231,7 +232,8 @@ int Store::Evict(uint64_t cap_bytes, const std::string& keep) const {
   return removed;
 }
 
-StoreLock::StoreLock(const std::string& dir, std::string_view key, int max_wait_ms)
+StoreLock::StoreLock(const std::string& dir, std::string_view key, int max_wait_ms,
+                     const std::function<void()>& on_wait)
     : path_((fs::path(dir) / absl::StrCat(std::string(key), std::string(kLockSuffix))).string()) {
   fd_ = open(path_.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd_ < 0) return;
@@ -253,6 +255,7 @@ StoreLock::StoreLock(const std::string& dir, std::string_view key, int max_wait_
       continue;
     }
     if (errno != EWOULDBLOCK && errno != EINTR) break;  // no locks here: work unlocked
+    if (!waited_ && on_wait) on_wait();
     waited_ = true;
     if (std::chrono::steady_clock::now() >= deadline) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(2));

@@ -20,6 +20,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <string>
@@ -101,10 +102,12 @@ class Store {
 /// on <dir>/<key>.lock, which the holder's death releases too; a wait ends after `max_wait_ms`
 /// (a holder stopped in a debugger, say), and then the work runs as if the lock were held: the
 /// entry's atomic write keeps either result whole. Without a lock file (a read-only directory)
-/// nothing waits. In one process, a thread must not take a key it holds already.
+/// nothing waits. In one process, a thread must not take a key it holds already. `on_wait`, where
+/// given, is called once as the wait begins (a counter others may watch meanwhile).
 class StoreLock {
  public:
-  StoreLock(const std::string& dir, std::string_view key, int max_wait_ms = 120000);
+  StoreLock(const std::string& dir, std::string_view key, int max_wait_ms = 120000,
+            const std::function<void()>& on_wait = {});
   ~StoreLock();
   StoreLock(const StoreLock&) = delete;
   StoreLock& operator=(const StoreLock&) = delete;

@@ -263,9 +263,12 @@ TEST(Store, TheLockHoldsBetweenProcesses) {
     const pid_t pid = fork();
     ASSERT_GE(pid, 0);
     if (pid == 0) {
-      StoreLock blocked(store.dir(), key, /*max_wait_ms=*/50);
-      StoreLock other(store.dir(), StoreKey("other"), 50);
-      _exit(blocked.waited() && !blocked.held() && other.held() && !other.waited() ? 0 : 1);
+      int waits = 0;  // told once, as the wait begins
+      StoreLock blocked(store.dir(), key, /*max_wait_ms=*/50, [&] { ++waits; });
+      StoreLock other(store.dir(), StoreKey("other"), 50, [&] { ++waits; });
+      _exit(blocked.waited() && !blocked.held() && other.held() && !other.waited() && waits == 1
+                ? 0
+                : 1);
     }
     int status = 0;
     ASSERT_EQ(waitpid(pid, &status, 0), pid);

@@ -78,6 +78,7 @@ class StoreTest(unittest.TestCase):
         os.mkfifo(self.path())
         got = store.get(self.dir, "plan", self.key)  # would wait for a writer if it read
         self.assertEqual(got.reason, store.REFUSED, got.why)
+        self.assertIn(self.path() + " is not a regular file", got.why)
         with self.assertRaisesRegex(cinn_like.CinnLikeError, "it is a FIFO, not a regular file"):
             store.put(self.dir, "plan", self.key, b"x")
         self.assertTrue(os.path.exists(self.path()) and not os.path.isfile(self.path()))
