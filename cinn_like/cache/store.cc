@@ -22,16 +22,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr StoreKind kKinds[] = {StoreKind::kModule, StoreKind::kPlan};
+/// Each kind's name (the C API's, and keyed records') and its entries' suffix.
+struct KindInfo {
+  StoreKind kind;
+  std::string_view name, suffix;
+};
+constexpr KindInfo kKinds[] = {{StoreKind::kModule, "module", ".clm"},
+                               {StoreKind::kPlan, "plan", ".clp"}};
 constexpr std::string_view kLockSuffix = ".lock";
 constexpr std::string_view kTmpInfix = ".tmp.";
 
 std::string_view SuffixOf(StoreKind kind) {
-  switch (kind) {
-    case StoreKind::kModule:
-      return ".clm";
-    case StoreKind::kPlan:
-      return ".clp";
+  for (const KindInfo& k : kKinds) {
+    if (k.kind == kind) return k.suffix;
   }
   return "";
 }
@@ -70,8 +73,8 @@ OwnFile ClassifyName(std::string_view name) {
   std::string_view rest;
   if (!StartsWithKey(name, &rest)) return OwnFile::kNotOurs;
   if (rest == kLockSuffix) return OwnFile::kLock;
-  for (StoreKind kind : kKinds) {
-    const std::string_view suffix = SuffixOf(kind);
+  for (const KindInfo& k : kKinds) {
+    const std::string_view suffix = k.suffix;
     if (rest == suffix) return OwnFile::kEntry;
     const std::string prefix = absl::StrCat(std::string(suffix), std::string(kTmpInfix));
     if (rest.substr(0, prefix.size()) != prefix) continue;
@@ -96,18 +99,15 @@ void RemoveRegular(const std::string& path) {
 }  // namespace
 
 std::string_view StoreKindName(StoreKind kind) {
-  switch (kind) {
-    case StoreKind::kModule:
-      return "module";
-    case StoreKind::kPlan:
-      return "plan";
+  for (const KindInfo& k : kKinds) {
+    if (k.kind == kind) return k.name;
   }
   return "";
 }
 
 std::optional<StoreKind> StoreKindNamed(std::string_view name) {
-  for (StoreKind kind : kKinds) {
-    if (StoreKindName(kind) == name) return kind;
+  for (const KindInfo& k : kKinds) {
+    if (k.name == name) return k.kind;
   }
   return std::nullopt;
 }
