@@ -226,36 +226,24 @@ absl::Status CublasMatmul(const MatmulArgs& a) {
   return absl::OkStatus();
 }
 
-MatmulArgs MatmulArgsOfCall(const void* a, const void* b, const void* bias, void* c,
-                            int64_t has_bias, int64_t dtype, int64_t batch, int64_t m, int64_t n,
-                            int64_t k, int64_t trans_a, int64_t trans_b, int64_t batch_stride_a,
-                            int64_t batch_stride_b, void* stream) {
-  return MatmulArgs{a,
-                    b,
-                    has_bias ? bias : nullptr,
-                    c,
-                    dtype,
-                    batch,
-                    m,
-                    n,
-                    k,
-                    trans_a != 0,
-                    trans_b != 0,
-                    batch_stride_a,
-                    batch_stride_b,
-                    stream};
+MatmulArgs MatmulArgsOf(const void* a, const void* b, const void* bias, void* c,
+                        const MatmulArgList<int64_t>& args, void* stream) {
+  MatmulArgs out{};
+  out.a = a;
+  out.b = b;
+  out.bias = args.has_bias ? bias : nullptr;
+  out.c = c;
+  SetMatmulSizes(args, out);
+  out.stream = stream;
+  return out;
 }
 
 }  // namespace cinn_like::runtime::cuda
 
 extern "C" int cinn_like_cublas_matmul(const void* a, const void* b, const void* bias, void* c,
-                                       int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
-                                       int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                       int64_t batch_stride_a, int64_t batch_stride_b,
-                                       void* stream) {
+                                       CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
   namespace cu = cinn_like::runtime::cuda;
-  const cu::MatmulArgs args =
-      cu::MatmulArgsOfCall(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a, trans_b,
-                           batch_stride_a, batch_stride_b, stream);
-  return cinn_like::runtime::ReturnStatus(cu::CublasMatmul(args));
+  const cinn_like::runtime::MatmulArgList<int64_t> args{CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_VALUE)};
+  return cinn_like::runtime::ReturnStatus(
+      cu::CublasMatmul(cu::MatmulArgsOf(a, b, bias, c, args, stream)));
 }

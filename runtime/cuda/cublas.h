@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "absl/status/status.h"
+#include "runtime/library_args.h"
 
 namespace cinn_like::runtime::cuda {
 
@@ -48,11 +49,10 @@ int MatmulCudaDataType(int64_t dtype);
 /// for kMatmulFloat32Tf32.
 int MatmulComputeType(int64_t dtype);
 
-/// The MatmulArgs of the matmul externs' C arguments (the bias used when has_bias).
-MatmulArgs MatmulArgsOfCall(const void* a, const void* b, const void* bias, void* c,
-                            int64_t has_bias, int64_t dtype, int64_t batch, int64_t m, int64_t n,
-                            int64_t k, int64_t trans_a, int64_t trans_b, int64_t batch_stride_a,
-                            int64_t batch_stride_b, void* stream);
+/// The MatmulArgs of a matmul extern's pointers and integer arguments (the bias used where
+/// has_bias).
+MatmulArgs MatmulArgsOf(const void* a, const void* b, const void* bias, void* c,
+                        const MatmulArgList<int64_t>& args, void* stream);
 
 /// cublasGemmStridedBatchedEx (the bias first through a rank-1 cublasGemmEx); errors name the
 /// sizes, the dtype and the cuBLAS status; Unavailable when cuBLAS cannot be loaded.
@@ -60,10 +60,8 @@ absl::Status CublasMatmul(const MatmulArgs& args);
 
 }  // namespace cinn_like::runtime::cuda
 
-/// The matmul extern (C ABI, a JIT runtime symbol): MatmulArgs spelled out, bias used when
-/// has_bias; 0 on success, else -1 with the message in cinn_like_get_last_error().
+/// The matmul extern (C ABI, a JIT runtime symbol): the pointers, then the integers of
+/// runtime/library_args.h's CINN_LIKE_MATMUL_ARGS in its order, bias used when has_bias; 0 on
+/// success, else -1 with the message in cinn_like_get_last_error().
 extern "C" int cinn_like_cublas_matmul(const void* a, const void* b, const void* bias, void* c,
-                                       int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
-                                       int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                       int64_t batch_stride_a, int64_t batch_stride_b,
-                                       void* stream);
+                                       CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM) void* stream);

@@ -320,13 +320,12 @@ absl::Status LoadCublasLt() { return Get().status; }
 }  // namespace cinn_like::runtime::cuda
 
 extern "C" int cinn_like_cublaslt_matmul(const void* a, const void* b, const void* bias, void* c,
-                                         int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
-                                         int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                         int64_t batch_stride_a, int64_t batch_stride_b,
-                                         int64_t activation, void* stream) {
+                                         CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM)
+                                             int64_t activation,
+                                         void* stream) {
   namespace cu = cinn_like::runtime::cuda;
-  const cu::MatmulArgs args =
-      cu::MatmulArgsOfCall(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a, trans_b,
-                           batch_stride_a, batch_stride_b, stream);
-  return cinn_like::runtime::ReturnStatus(cu::CublasLtMatmul(args, activation));
+  const cinn_like::runtime::MatmulArgList<int64_t> args{CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_VALUE)
+                                                            activation};
+  return cinn_like::runtime::ReturnStatus(
+      cu::CublasLtMatmul(cu::MatmulArgsOf(a, b, bias, c, args, stream), args.activation));
 }

@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "runtime/cuda/cublas.h"
+#include "runtime/library_args.h"
 
 namespace cinn_like::runtime::cuda {
 
@@ -42,7 +43,6 @@ absl::Status LoadCublasLt();
 /// `activation` (MatmulActivation) after batch_stride_b; 0 on success, else -1 with the
 /// message in cinn_like_get_last_error().
 extern "C" int cinn_like_cublaslt_matmul(const void* a, const void* b, const void* bias, void* c,
-                                         int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
-                                         int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                         int64_t batch_stride_a, int64_t batch_stride_b,
-                                         int64_t activation, void* stream);
+                                         CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM)
+                                             int64_t activation,
+                                         void* stream);

@@ -453,95 +453,63 @@ absl::Status CudnnWaitForPlans() { return ThisThreadsPlans().Wait(); }
 
 namespace {
 
+namespace cu = cinn_like::runtime::cuda;
+
+/// Conv2dArgs of a convolution extern's pointers and sizes (a forward's or a gradient's list:
+/// the same names), by name.
+template <typename List>
+cu::Conv2dArgs ConvArgsOf(const void* x, const void* w, const void* bias, void* y, const List& a,
+                          void* stream) {
+  cu::Conv2dArgs out{};
+  out.x = x;
+  out.w = w;
+  out.bias = bias;
+  out.y = y;
+  cinn_like::runtime::SetConv2dSizes(a, out);
+  out.stream = stream;
+  return out;
+}
+
 int RunConv2d(bool channels_last, const void* x, const void* w, const void* bias, void* y,
-              int64_t has_bias, int64_t dtype, int64_t n, int64_t c, int64_t h, int64_t w_dim,
-              int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-              int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-              int64_t dilation_w, int64_t groups, void* stream) {
-  namespace cu = cinn_like::runtime::cuda;
-  cu::Conv2dArgs args{x,
-                      w,
-                      has_bias ? bias : nullptr,
-                      y,
-                      dtype,
-                      n,
-                      c,
-                      h,
-                      w_dim,
-                      k,
-                      r,
-                      s,
-                      out_h,
-                      out_w,
-                      pad_h,
-                      pad_w,
-                      stride_h,
-                      stride_w,
-                      dilation_h,
-                      dilation_w,
-                      groups,
-                      stream,
-                      channels_last};
+              const cinn_like::runtime::Conv2dArgList<int64_t>& a, void* stream) {
+  cu::Conv2dArgs args = ConvArgsOf(x, w, a.has_bias ? bias : nullptr, y, a, stream);
+  args.channels_last = channels_last;
+  return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
+}
+
+/// A gradient: kConvBackwardData writes Conv2dArgs::x and reads dy through y,
+/// kConvBackwardFilter writes w.
+int RunConvBackward(int64_t direction, const void* x, const void* w, void* y,
+                    const cinn_like::runtime::Conv2dGradArgList<int64_t>& a, void* stream) {
+  cu::Conv2dArgs args = ConvArgsOf(x, w, nullptr, y, a, stream);
+  args.direction = direction;
   return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
 }
 
 }  // namespace
 
 extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* bias, void* y,
-                                      int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                      int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
-                                      int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
-                                      int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-                                      int64_t dilation_w, int64_t groups, void* stream) {
-  return RunConv2d(false, x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s, out_h, out_w,
-                   pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
+                                      CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
+  return RunConv2d(false, x, w, bias, y, {CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_VALUE)}, stream);
 }
-
-namespace {
-
-int RunConvBackward(int64_t direction, const void* x, const void* w, void* y, int64_t dtype,
-                    int64_t n, int64_t c, int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
-                    int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w, int64_t stride_h,
-                    int64_t stride_w, int64_t dilation_h, int64_t dilation_w, int64_t groups,
-                    void* stream) {
-  namespace cu = cinn_like::runtime::cuda;
-  cu::Conv2dArgs args{x,        w,        nullptr,    y,          dtype,  n,      c,     h,
-                      w_dim,    k,        r,          s,          out_h,  out_w,  pad_h, pad_w,
-                      stride_h, stride_w, dilation_h, dilation_w, groups, stream, false, direction};
-  return cinn_like::runtime::ReturnStatus(cu::CudnnConv2d(args));
-}
-
-}  // namespace
 
 extern "C" int cinn_like_cudnn_conv2d_backward_data(
-    const void* dy, const void* w, void* dx, int64_t dtype, int64_t n, int64_t c, int64_t h,
-    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
-    int64_t groups, void* stream) {
-  // dx is written through Conv2dArgs::x, dy read through y.
-  return RunConvBackward(cinn_like::runtime::cuda::kConvBackwardData, dx, w, const_cast<void*>(dy),
-                         dtype, n, c, h, w_dim, k, r, s, out_h, out_w, pad_h, pad_w, stride_h,
-                         stride_w, dilation_h, dilation_w, groups, stream);
+    const void* dy, const void* w, void* dx,
+    CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
+  return RunConvBackward(cu::kConvBackwardData, dx, w, const_cast<void*>(dy),
+                         {CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_VALUE)}, stream);
 }
 
 extern "C" int cinn_like_cudnn_conv2d_backward_filter(
-    const void* x, const void* dy, void* dw, int64_t dtype, int64_t n, int64_t c, int64_t h,
-    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
-    int64_t groups, void* stream) {
-  return RunConvBackward(cinn_like::runtime::cuda::kConvBackwardFilter, x, dw,
-                         const_cast<void*>(dy), dtype, n, c, h, w_dim, k, r, s, out_h, out_w, pad_h,
-                         pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
+    const void* x, const void* dy, void* dw,
+    CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
+  return RunConvBackward(cu::kConvBackwardFilter, x, dw, const_cast<void*>(dy),
+                         {CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_VALUE)}, stream);
 }
 
-extern "C" int cinn_like_cudnn_conv2d_nhwc(const void* x, const void* w, const void* bias, void* y,
-                                           int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                           int64_t h, int64_t w_dim, int64_t k, int64_t r,
-                                           int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-                                           int64_t pad_w, int64_t stride_h, int64_t stride_w,
-                                           int64_t dilation_h, int64_t dilation_w, int64_t groups,
-                                           void* stream) {
-  return RunConv2d(true, x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s, out_h, out_w,
-                   pad_h, pad_w, stride_h, stride_w, dilation_h, dilation_w, groups, stream);
+extern "C" int cinn_like_cudnn_conv2d_nhwc(
+    const void* x, const void* w, const void* bias, void* y,
+    CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
+  return RunConv2d(true, x, w, bias, y, {CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_VALUE)}, stream);
 }
 #pragma GCC diagnostic pop

@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "runtime/library_args.h"
 
 namespace cinn_like::runtime::cuda {
 
@@ -73,32 +74,20 @@ size_t CudnnPlanCount();
 
 }  // namespace cinn_like::runtime::cuda
 
-/// The conv2d extern (C ABI, a JIT runtime symbol): Conv2dArgs spelled out, bias used when
-/// has_bias; 0 on success, else -1 with the message in cinn_like_get_last_error().
+/// The conv2d extern (C ABI, a JIT runtime symbol): the pointers, then the integers of
+/// runtime/library_args.h's CINN_LIKE_CONV2D_ARGS in its order, bias used when has_bias; 0 on
+/// success, else -1 with the message in cinn_like_get_last_error().
 extern "C" int cinn_like_cudnn_conv2d(const void* x, const void* w, const void* bias, void* y,
-                                      int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                      int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
-                                      int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
-                                      int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-                                      int64_t dilation_w, int64_t groups, void* stream);
+                                      CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM) void* stream);
 /// The gradients of the NCHW convolution (ir::LibraryCall::kConv2dBackwardData, ...Filter):
 /// dx = conv2d_backward_data(dy, w), dw = conv2d_backward_filter(x, dy), the sizes the
 /// forward's; 0 on success, else -1 with the message in cinn_like_get_last_error().
 extern "C" int cinn_like_cudnn_conv2d_backward_data(
-    const void* dy, const void* w, void* dx, int64_t dtype, int64_t n, int64_t c, int64_t h,
-    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
-    int64_t groups, void* stream);
+    const void* dy, const void* w, void* dx,
+    CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_PARAM) void* stream);
 extern "C" int cinn_like_cudnn_conv2d_backward_filter(
-    const void* x, const void* dy, void* dw, int64_t dtype, int64_t n, int64_t c, int64_t h,
-    int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-    int64_t pad_w, int64_t stride_h, int64_t stride_w, int64_t dilation_h, int64_t dilation_w,
-    int64_t groups, void* stream);
+    const void* x, const void* dy, void* dw,
+    CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_PARAM) void* stream);
 /// The same with channels-last (NHWC) x, w and y.
 extern "C" int cinn_like_cudnn_conv2d_nhwc(const void* x, const void* w, const void* bias, void* y,
-                                           int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                           int64_t h, int64_t w_dim, int64_t k, int64_t r,
-                                           int64_t s, int64_t out_h, int64_t out_w, int64_t pad_h,
-                                           int64_t pad_w, int64_t stride_h, int64_t stride_w,
-                                           int64_t dilation_h, int64_t dilation_w, int64_t groups,
-                                           void* stream);
+                                           CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM) void* stream);

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "runtime/library_args.h"
 
 namespace cinn_like::runtime::x86 {
 
@@ -74,30 +75,23 @@ absl::Status DnnlConv2d(const DnnlConv2dArgs& args);
 
 }  // namespace cinn_like::runtime::x86
 
-/// The externs (C ABI, JIT runtime symbols): the structs above spelled out, bias used when
-/// has_bias, `stream` ignored (CPU calls are synchronous); 0 on success, else -1 with the
-/// message in cinn_like_get_last_error().
+/// The externs (C ABI, JIT runtime symbols): the pointers, then the integers of
+/// runtime/library_args.h's lists in their order, bias used when has_bias, `stream` ignored (CPU
+/// calls are synchronous); 0 on success, else -1 with the message in cinn_like_get_last_error().
 extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* bias, void* c,
-                                     int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
-                                     int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                     int64_t batch_stride_a, int64_t batch_stride_b, void* stream);
+                                     CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM) void* stream);
 /// cinn_like_dnnl_matmul with `activation` after the bias (ir::LibraryCall::kMatmulEpilogue's
 /// arguments, as cinn_like_cublaslt_matmul's); k must be at least 1.
 extern "C" int cinn_like_dnnl_matmul_epilogue(const void* a, const void* b, const void* bias,
-                                              void* c, int64_t has_bias, int64_t dtype,
-                                              int64_t batch, int64_t m, int64_t n, int64_t k,
-                                              int64_t trans_a, int64_t trans_b,
-                                              int64_t batch_stride_a, int64_t batch_stride_b,
-                                              int64_t activation, void* stream);
+                                              void* c,
+                                              CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM)
+                                                  int64_t activation,
+                                              void* stream);
 /// cinn_like_dnnl_conv2d with `activation` after the bias (ir::LibraryCall::kConv2dEpilogue).
-extern "C" int cinn_like_dnnl_conv2d_epilogue(
-    const void* x, const void* w, const void* bias, void* y, int64_t has_bias, int64_t dtype,
-    int64_t n, int64_t c, int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h,
-    int64_t out_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t activation, void* stream);
+extern "C" int cinn_like_dnnl_conv2d_epilogue(const void* x, const void* w, const void* bias,
+                                              void* y,
+                                              CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM)
+                                                  int64_t activation,
+                                              void* stream);
 extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
-                                     int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                     int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
-                                     int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
-                                     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-                                     int64_t dilation_w, int64_t groups, void* stream);
+                                     CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM) void* stream);

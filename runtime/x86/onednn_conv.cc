@@ -182,31 +182,28 @@ absl::Status DnnlConv2d(const DnnlConv2dArgs& a) {
 
 }  // namespace cinn_like::runtime::x86
 
-extern "C" int cinn_like_dnnl_conv2d_epilogue(
-    const void* x, const void* w, const void* bias, void* y, int64_t has_bias, int64_t dtype,
-    int64_t n, int64_t c, int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s, int64_t out_h,
-    int64_t out_w, int64_t pad_h, int64_t pad_w, int64_t stride_h, int64_t stride_w,
-    int64_t dilation_h, int64_t dilation_w, int64_t groups, int64_t activation, void* /*stream*/) {
+extern "C" int cinn_like_dnnl_conv2d_epilogue(const void* x, const void* w, const void* bias,
+                                              void* y,
+                                              CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM)
+                                                  int64_t activation,
+                                              void* /*stream*/) {
   namespace x86 = cinn_like::runtime::x86;
-  x86::DnnlConv2dArgs args{x,          w,          has_bias ? bias : nullptr,
-                           y,          dtype,      n,
-                           c,          h,          w_dim,
-                           k,          r,          s,
-                           out_h,      out_w,      pad_h,
-                           pad_w,      stride_h,   stride_w,
-                           dilation_h, dilation_w, groups,
-                           activation};
+  const cinn_like::runtime::Conv2dArgList<int64_t> list{CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_VALUE)
+                                                            activation};
+  x86::DnnlConv2dArgs args{};
+  args.x = x;
+  args.w = w;
+  args.bias = list.has_bias ? bias : nullptr;
+  args.y = y;
+  cinn_like::runtime::SetConv2dSizes(list, args);
+  args.activation = list.activation;
   return cinn_like::runtime::ReturnStatus(x86::DnnlConv2d(args));
 }
 
 extern "C" int cinn_like_dnnl_conv2d(const void* x, const void* w, const void* bias, void* y,
-                                     int64_t has_bias, int64_t dtype, int64_t n, int64_t c,
-                                     int64_t h, int64_t w_dim, int64_t k, int64_t r, int64_t s,
-                                     int64_t out_h, int64_t out_w, int64_t pad_h, int64_t pad_w,
-                                     int64_t stride_h, int64_t stride_w, int64_t dilation_h,
-                                     int64_t dilation_w, int64_t groups, void* stream) {
-  return cinn_like_dnnl_conv2d_epilogue(x, w, bias, y, has_bias, dtype, n, c, h, w_dim, k, r, s,
-                                        out_h, out_w, pad_h, pad_w, stride_h, stride_w, dilation_h,
-                                        dilation_w, groups,
-                                        cinn_like::runtime::x86::kDnnlActivationNone, stream);
+                                     CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
+  return cinn_like_dnnl_conv2d_epilogue(x, w, bias, y,
+                                        CINN_LIKE_CONV2D_ARGS(CINN_LIKE_ARG_VALUE)
+                                            cinn_like::runtime::x86::kDnnlActivationNone,
+                                        stream);
 }

@@ -163,34 +163,27 @@ absl::Status DnnlMatmul(const DnnlMatmulArgs& a) {
 }  // namespace cinn_like::runtime::x86
 
 extern "C" int cinn_like_dnnl_matmul_epilogue(const void* a, const void* b, const void* bias,
-                                              void* c, int64_t has_bias, int64_t dtype,
-                                              int64_t batch, int64_t m, int64_t n, int64_t k,
-                                              int64_t trans_a, int64_t trans_b,
-                                              int64_t batch_stride_a, int64_t batch_stride_b,
-                                              int64_t activation, void* /*stream*/) {
+                                              void* c,
+                                              CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM)
+                                                  int64_t activation,
+                                              void* /*stream*/) {
   namespace x86 = cinn_like::runtime::x86;
-  x86::DnnlMatmulArgs args{a,
-                           b,
-                           has_bias ? bias : nullptr,
-                           c,
-                           dtype,
-                           batch,
-                           m,
-                           n,
-                           k,
-                           trans_a != 0,
-                           trans_b != 0,
-                           batch_stride_a,
-                           batch_stride_b,
-                           activation};
+  const cinn_like::runtime::MatmulArgList<int64_t> list{CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_VALUE)
+                                                            activation};
+  x86::DnnlMatmulArgs args{};
+  args.a = a;
+  args.b = b;
+  args.bias = list.has_bias ? bias : nullptr;
+  args.c = c;
+  cinn_like::runtime::SetMatmulSizes(list, args);
+  args.activation = list.activation;
   return cinn_like::runtime::ReturnStatus(x86::DnnlMatmul(args));
 }
 
 extern "C" int cinn_like_dnnl_matmul(const void* a, const void* b, const void* bias, void* c,
-                                     int64_t has_bias, int64_t dtype, int64_t batch, int64_t m,
-                                     int64_t n, int64_t k, int64_t trans_a, int64_t trans_b,
-                                     int64_t batch_stride_a, int64_t batch_stride_b, void* stream) {
-  return cinn_like_dnnl_matmul_epilogue(a, b, bias, c, has_bias, dtype, batch, m, n, k, trans_a,
-                                        trans_b, batch_stride_a, batch_stride_b,
-                                        cinn_like::runtime::x86::kDnnlActivationNone, stream);
+                                     CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_PARAM) void* stream) {
+  return cinn_like_dnnl_matmul_epilogue(a, b, bias, c,
+                                        CINN_LIKE_MATMUL_ARGS(CINN_LIKE_ARG_VALUE)
+                                            cinn_like::runtime::x86::kDnnlActivationNone,
+                                        stream);
 }
