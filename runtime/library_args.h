@@ -8,21 +8,22 @@
 
 #include <cstdint>
 
+// Each list in the order the C functions take its arguments.
+// clang-format off
 /// kMatmul (and kMatmulEpilogue, which adds `activation` last): row-major strided-batched
 /// C = op(A) op(B) (+ bias). dtype: runtime/cuda/cublas.h's MatmulDType codes.
 #define CINN_LIKE_MATMUL_ARGS(X) \
-  X(has_bias)                    \
-  X(dtype) X(batch) X(m) X(n) X(k) X(trans_a) X(trans_b) X(batch_stride_a) X(batch_stride_b)
+  X(has_bias) X(dtype) X(batch) X(m) X(n) X(k) X(trans_a) X(trans_b) \
+  X(batch_stride_a) X(batch_stride_b)
 /// kConv2d, kConv2dChannelsLast (and kConv2dEpilogue, which adds `activation` last).
-#define CINN_LIKE_CONV2D_ARGS(X)                                                              \
-  X(has_bias)                                                                                 \
-  X(dtype) X(n) X(c) X(h) X(w) X(k) X(r) X(s) X(out_h) X(out_w) X(pad_h) X(pad_w) X(stride_h) \
-      X(stride_w) X(dilation_h) X(dilation_w) X(groups)
+#define CINN_LIKE_CONV2D_ARGS(X) \
+  X(has_bias) X(dtype) X(n) X(c) X(h) X(w) X(k) X(r) X(s) X(out_h) X(out_w) \
+  X(pad_h) X(pad_w) X(stride_h) X(stride_w) X(dilation_h) X(dilation_w) X(groups)
 /// kConv2dBackwardData and kConv2dBackwardFilter: the forward's sizes (NCHW, no bias).
-#define CINN_LIKE_CONV2D_GRAD_ARGS(X)                                                            \
-  X(dtype)                                                                                       \
-  X(n) X(c) X(h) X(w) X(k) X(r) X(s) X(out_h) X(out_w) X(pad_h) X(pad_w) X(stride_h) X(stride_w) \
-      X(dilation_h) X(dilation_w) X(groups)
+#define CINN_LIKE_CONV2D_GRAD_ARGS(X) \
+  X(dtype) X(n) X(c) X(h) X(w) X(k) X(r) X(s) X(out_h) X(out_w) \
+  X(pad_h) X(pad_w) X(stride_h) X(stride_w) X(dilation_h) X(dilation_w) X(groups)
+// clang-format on
 
 /// A C function's parameter for argument `name`, and its value in a struct's initializer (the
 /// parameters are named arg_<name>: a convolution's `w` is also its weights' pointer).
