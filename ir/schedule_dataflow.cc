@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -420,9 +421,10 @@ absl::Status Stage::AttachAt(Stage& consumer, const Var& loop, bool thread_priva
   // nest runs after the consumer's (its root stage, the one it is computed at followed out,
   // comes later) may read it there; one whose nest runs before it, or inside it at another
   // loop, may not.
-  const NestOrder order(state_->stages);
+  std::optional<NestOrder> order;  // only asked of a stage computed into its own buffer
+  if (own_buffer) order.emplace(state_->stages);
   auto runs_after_consumer = [&](const Stage* s) {
-    return own_buffer && order.RunsAfter(*s, consumer);
+    return order && order->RunsAfter(*s, consumer);
   };
   std::vector<std::string> others;
   RelaxedLoops relaxed;

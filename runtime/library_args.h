@@ -30,6 +30,7 @@
 #define CINN_LIKE_ARG_PARAM(name) int64_t arg_##name,
 #define CINN_LIKE_ARG_VALUE(name) arg_##name,
 
+// The structs' fields and their visit, from a list (this header's own).
 #define CINN_LIKE_ARG_FIELD(name) T name{};
 #define CINN_LIKE_ARG_VISIT(name) f(a.name);
 
@@ -76,6 +77,9 @@ struct Conv2dGradArgList {
     CINN_LIKE_CONV2D_GRAD_ARGS(CINN_LIKE_ARG_VISIT)
   }
 };
+
+#undef CINN_LIKE_ARG_FIELD
+#undef CINN_LIKE_ARG_VISIT
 
 /// A library's own arguments struct `out` given a matmul list's sizes by name (the dtype, the
 /// shapes, the transposes as bools and the batch strides; not has_bias, which says whether the

@@ -448,30 +448,28 @@ class GroupScheduler {
     const int rows_per_block = WarpRowsPerBlock(g, knob, &rows_knob, &warp_why);
     if (symbolic_length.defined() && in_.padded_rows) in_.padded_rows->push_back(symbolic_length);
     if (rows_per_block > 0) {
-      // A static row is read in vectors where each lane's share is whole vectors.
       const int warp_lanes =
-          symbolic_length.defined()
-              ? lanes
-              : StaticRowVectorLanes({g.reductions.begin(), g.reductions.end()},
-                                     SymbolicRowLanes(g), ReduceExtent(*g.reductions[0]),
-                                     target_.warp_size());
+          symbolic_length.defined() ? lanes : StaticRowLanes(g, target_.warp_size());
       if (warp_lanes > 1) absl::StrAppend(&warp_why, ", ", warp_lanes, "-element vectors per lane");
       auto c = WarpPerRow(sch_, g, target_, rows_per_block, warp_lanes, warp_why);
       if (c.ok()) c->knob = rows_knob;
       return c;
     }
-    return BlockPerRow(sch_, g, target_, symbolic_length.defined() ? lanes : StaticRowLanes(g));
+    const int64_t extent = ReduceExtent(*g.reductions[0]);
+    return BlockPerRow(
+        sch_, g, target_,
+        symbolic_length.defined() ? lanes : StaticRowLanes(g, RowThreads(extent, target_)));
   }
 
-  /// The elements of a static row each thread of BlockPerRow reads at a time: SymbolicRowLanes's
-  /// vector where the reductions read along their one reduce axis (ReadsAlongReduceAxis) and the
-  /// row is a multiple of one vector per thread (no thread has a partial vector), else 0 (scalar
-  /// loads). A float16 row sum (accumulated in float32, cast back by the group's consumer) is
-  /// read as the float32 one is (stage_tactics.cc).
-  int StaticRowLanes(const ReductionGroup& g) const {
-    const int64_t extent = ReduceExtent(*g.reductions[0]);
+  /// The elements of a static row each of `threads` threads (a block's in BlockPerRow, a warp's
+  /// lanes in WarpPerRow) reads at a time: SymbolicRowLanes's vector where the reductions read
+  /// along their one reduce axis (ReadsAlongReduceAxis) and the row is a multiple of one vector
+  /// per thread (no thread has a partial vector), else 0 (scalar loads). A float16 row sum
+  /// (accumulated in float32, cast back by the group's consumer) is read as the float32 one is
+  /// (stage_tactics.cc).
+  int StaticRowLanes(const ReductionGroup& g, int threads) const {
     return StaticRowVectorLanes({g.reductions.begin(), g.reductions.end()}, SymbolicRowLanes(g),
-                                extent, RowThreads(extent, target_));
+                                ReduceExtent(*g.reductions[0]), threads);
   }
 
   /// A CPU reduction that CpuRowGroup can compute inside its consumer's rows: a row reduction

@@ -137,6 +137,15 @@ int64_t BlocksToFill(const ir::Target& target) {
   return 2 * static_cast<int64_t>(ir::DevicePropertiesOf(target).multiprocessors);
 }
 
+/// Unrolls each reduce loop of `s` longer than one.
+absl::Status UnrollReduceLoops(ir::Stage& s) {
+  for (const ir::Var& r : SplitLeaves(s).reduce) {
+    if (StaticExtent(s, {r}) <= 1) continue;
+    if (absl::Status st = s.Unroll(r); !st.ok()) return st;
+  }
+  return absl::OkStatus();
+}
+
 /// A column reduction with too few outputs to fill the device (Inductor's and CINN's split
 /// reduction): its outermost reduce axis split into `parts` chunks, a first kernel reducing
 /// each chunk of each column (threads over the columns, chunks on blockIdx.y) into partials,
@@ -214,11 +223,7 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
     // with few columns (a norm's weight gradient, 768) the partials fill less than a wave.
     // GPT-2's LayerNorm weight and bias gradients (96 blocks of 256, 32 rows a thread): 9.9 us
     // a launch, 12% occupancy, 88% of stalls waiting on loads (ncu, H200); unrolled, 6 us.
-    if (st.ok() && all_rows / parts <= kUnrollChunkRows) {
-      for (const ir::Var& r : pl.reduce) {
-        if (st.ok() && StaticExtent(partial, {r}) > 1) st = partial.Unroll(r);
-      }
-    }
+    if (st.ok() && all_rows / parts <= kUnrollChunkRows) st = UnrollReduceLoops(partial);
   }
   if (!st.ok()) return st;
   // The final sum of each column's partials, a thread per column.
@@ -227,11 +232,7 @@ absl::StatusOr<std::optional<TacticChoice>> TwoStageColumns(ir::Schedule& sch, i
   if (!fused.ok()) return fused.status();
   st = BindBlocksAndThreads(final_stage, *fused, kBlockThreads);
   // Its partials' loads all in flight at once, as the chunk's rows are.
-  if (st.ok() && !symbolic && parts <= kUnrollChunkRows) {
-    for (const ir::Var& r : SplitLeaves(final_stage).reduce) {
-      if (st.ok() && StaticExtent(final_stage, {r}) > 1) st = final_stage.Unroll(r);
-    }
-  }
+  if (st.ok() && !symbolic && parts <= kUnrollChunkRows) st = UnrollReduceLoops(final_stage);
   if (!st.ok()) return st;
   const std::string why =
       outputs > 0 && k > 0
