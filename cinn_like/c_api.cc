@@ -73,21 +73,28 @@ struct StoreArgs {
   std::optional<cinn_like::Store> store;
   cinn_like::StoreKind kind = cinn_like::StoreKind::kPlan;
 };
-int OpenStore(const char* what, const char* dir, const char* kind, const char* key,
-              StoreArgs* out) {
-  if (!dir || !kind || !key) return Fail(absl::StrCat(what, ": null argument"));
-  const std::optional<cinn_like::StoreKind> named = cinn_like::StoreKindNamed(kind);
-  if (!named || *named == cinn_like::StoreKind::kModule) {
-    return Fail(absl::StrCat(what, ": no record kind '", kind, "' (these functions keep: plan)"));
-  }
+/// The store in `dir` for work on `key`, or a failure of `what` (its message set).
+int OpenStoreForKey(const char* what, const char* dir, const char* key,
+                    std::optional<cinn_like::Store>* out) {
+  if (!dir || !key) return Fail(absl::StrCat(what, ": null argument"));
   if (!cinn_like::IsStoreKey(key)) {
     return Fail(absl::StrCat(what, ": the key '", key, "' is not 64 lower-case hex digits"));
   }
   auto store = cinn_like::Store::Open(dir);
   if (!store.ok()) return Fail(absl::StrCat(what, ": ", store.status().message()));
-  out->store = *std::move(store);
-  out->kind = *named;
+  *out = *std::move(store);
   return 0;
+}
+
+int OpenStore(const char* what, const char* dir, const char* kind, const char* key,
+              StoreArgs* out) {
+  if (!kind) return Fail(absl::StrCat(what, ": null argument"));
+  const std::optional<cinn_like::StoreKind> named = cinn_like::StoreKindNamed(kind);
+  if (!named || *named == cinn_like::StoreKind::kModule) {
+    return Fail(absl::StrCat(what, ": no record kind '", kind, "' (these functions keep: plan)"));
+  }
+  out->kind = *named;
+  return OpenStoreForKey(what, dir, key, &out->store);
 }
 
 /// `make()` in a string of this thread's that lives until the next call; "" (with the error
@@ -389,16 +396,10 @@ int cinn_like_store_put(const char* dir, const char* kind, const char* key, cons
 int cinn_like_store_lock_key(const char* dir, const char* key, int max_wait_ms,
                              cinn_like_store_lock* out, int* waited) {
   return Guarded("cinn_like_store_lock_key", [&] {
-    if (!dir || !key || !out || !waited) return Fail("cinn_like_store_lock_key: null argument");
+    if (!out || !waited) return Fail("cinn_like_store_lock_key: null argument");
     *out = nullptr;
-    if (!cinn_like::IsStoreKey(key)) {
-      return Fail(absl::StrCat("cinn_like_store_lock_key: the key '", key,
-                               "' is not 64 lower-case hex digits"));
-    }
-    auto store = cinn_like::Store::Open(dir);
-    if (!store.ok()) {
-      return Fail(absl::StrCat("cinn_like_store_lock_key: ", store.status().message()));
-    }
+    std::optional<cinn_like::Store> store;
+    if (OpenStoreForKey("cinn_like_store_lock_key", dir, key, &store) != 0) return -1;
     *out = new cinn_like_store_lock_s{{dir, key, max_wait_ms}};
     *waited = (*out)->lock.waited() ? 1 : 0;
     return 0;

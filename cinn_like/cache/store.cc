@@ -166,8 +166,8 @@ absl::Status Store::Write(StoreKind kind, std::string_view key, std::string_view
 void Store::Remove(StoreKind kind, std::string_view key) const { RemoveRegular(Path(kind, key)); }
 
 void Store::Touch(StoreKind kind, std::string_view key) const {
-  std::error_code ec;
-  fs::last_write_time(Path(kind, key), fs::file_time_type::clock::now(), ec);
+  // Now, on the entry itself: never on what a link put at its path points to.
+  utimensat(AT_FDCWD, Path(kind, key).c_str(), nullptr, AT_SYMLINK_NOFOLLOW);
 }
 
 absl::StatusOr<std::string> Store::Get(StoreKind kind, std::string_view key) const {

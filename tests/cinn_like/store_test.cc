@@ -142,6 +142,11 @@ TEST(Store, WhatIsNotARegularFileIsLeftAlone) {
   EXPECT_FALSE(store.Put(StoreKind::kPlan, StoreKey("link"), "x").ok());
   EXPECT_TRUE(fs::is_symlink(linked));
   EXPECT_EQ(*runtime::ReadWholeFile(outside), "the user's");
+  // Marking the entry used (as Get does once it reads one) never touches what a link points to.
+  const auto before = fs::file_time_type::clock::now() - std::chrono::hours(5);
+  fs::last_write_time(outside, before);
+  store.Touch(StoreKind::kPlan, StoreKey("link"));
+  EXPECT_EQ(fs::last_write_time(outside), before);
   // A regular file of another format at an entry's path is not overwritten either.
   const std::string foreign = store.Path(StoreKind::kPlan, StoreKey("foreign"));
   std::ofstream(foreign) << "the user's notes";
