@@ -17,6 +17,7 @@
 #include <mutex>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/library_args.h"
 #ifdef CINN_LIKE_WITH_ONEDNN
 #include "runtime/x86/onednn.h"
 #endif
@@ -96,12 +97,7 @@ absl::StatusOr<std::string> CheckCudnnPlan(const runtime::cuda::Conv2dArgs& a,
 template <typename Args>
 runtime::cuda::Conv2dArgs CudnnConvArgs(const Args& v) {
   runtime::cuda::Conv2dArgs a{};
-  a.dtype = v.dtype;
-  a.n = v.n, a.c = v.c, a.h = v.h, a.w_dim = v.w, a.k = v.k, a.r = v.r, a.s = v.s;
-  a.out_h = v.out_h, a.out_w = v.out_w, a.pad_h = v.pad_h, a.pad_w = v.pad_w;
-  a.stride_h = v.stride_h, a.stride_w = v.stride_w;
-  a.dilation_h = v.dilation_h, a.dilation_w = v.dilation_w;
-  a.groups = v.groups;
+  runtime::SetConv2dSizes(v, a);
   return a;
 }
 #endif
@@ -157,9 +153,7 @@ absl::StatusOr<std::string> CheckCublasLtMatmul(const ir::MatmulArgs<int64_t>& v
   if (runtime::cuda::EnsureContext().ok()) {
     runtime::cuda::MatmulArgs a{};
     a.bias = v.has_bias ? &a : nullptr;  // any non-null pointer: the epilogue adds a bias
-    a.dtype = v.dtype;
-    a.batch = v.batch, a.m = v.m, a.n = v.n, a.k = v.k;
-    a.trans_a = v.trans_a != 0, a.trans_b = v.trans_b != 0;
+    runtime::SetMatmulSizes(v, a);
     // A batch stride is 0 (a broadcast operand) or its matrix's size.
     a.batch_stride_a = v.batch_stride_a == kArgAtCall ? a.m * a.k : v.batch_stride_a;
     a.batch_stride_b = v.batch_stride_b == kArgAtCall ? a.k * a.n : v.batch_stride_b;
@@ -190,13 +184,11 @@ template <bool epilogue>
 absl::StatusOr<std::string> CheckDnnlMatmul(const ir::MatmulArgs<int64_t>& v) {
   runtime::x86::DnnlMatmulArgs a{};
   a.bias = v.has_bias ? &a : nullptr;  // any non-null pointer: the primitive takes a bias
-  a.dtype = v.dtype;
+  runtime::SetMatmulSizes(v, a);
   a.batch = Sized(v.batch);
   a.m = Sized(v.m);
   a.n = Sized(v.n);
   a.k = Sized(v.k);
-  a.trans_a = v.trans_a != 0;
-  a.trans_b = v.trans_b != 0;
   // A batch stride is 0 (a broadcast operand) or its matrix's size.
   a.batch_stride_a = v.batch_stride_a == kArgAtCall ? a.m * a.k : v.batch_stride_a;
   a.batch_stride_b = v.batch_stride_b == kArgAtCall ? a.k * a.n : v.batch_stride_b;
@@ -225,23 +217,12 @@ template <bool epilogue>
 absl::StatusOr<std::string> CheckDnnlConv2d(const ir::Conv2dArgs<int64_t>& v) {
   runtime::x86::DnnlConv2dArgs a{};
   a.bias = v.has_bias ? &a : nullptr;
-  a.dtype = v.dtype;
+  runtime::SetConv2dSizes(v, a);
   a.n = Sized(v.n);
   a.c = Sized(v.c);
-  a.h = v.h;
-  a.w_dim = v.w;
   a.k = Sized(v.k);
   a.r = Sized(v.r);
   a.s = Sized(v.s);
-  a.out_h = v.out_h;
-  a.out_w = v.out_w;
-  a.pad_h = v.pad_h;
-  a.pad_w = v.pad_w;
-  a.stride_h = v.stride_h;
-  a.stride_w = v.stride_w;
-  a.dilation_h = v.dilation_h;
-  a.dilation_w = v.dilation_w;
-  a.groups = v.groups;
   if (epilogue) a.activation = v.activation;
   StandInSpatial(&a.h, &a.out_h, a.r, a.pad_h, a.stride_h, a.dilation_h);
   StandInSpatial(&a.w_dim, &a.out_w, a.s, a.pad_w, a.stride_w, a.dilation_w);
