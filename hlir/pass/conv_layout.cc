@@ -4,6 +4,7 @@
 #include "hlir/pass/conv_layout.h"
 
 #include <map>
+#include <set>
 
 #include "hlir/op.h"
 #include "hlir/pass/graph_rewriter.h"
@@ -14,11 +15,12 @@ namespace {
 const std::vector<int64_t> kToNhwc = {0, 2, 3, 1};
 const std::vector<int64_t> kToNchw = {0, 3, 1, 2};
 
-/// Whether conv2d node `node` is one to rewrite: float16, NCHW, symmetric paddings (what the
-/// channels-last library call takes; others would only gain transposes).
-bool Rewrites(const Graph& graph, const Node& node) {
+/// Whether conv2d node `node` is NCHW with symmetric paddings (what the channels-last library
+/// call takes; others would only gain transposes) of float16 or float32 operands.
+bool TakesChannelsLast(const Graph& graph, const Node& node) {
   if (node.op != "conv2d" || node.inputs.size() < 2) return false;
-  if (graph.values()[node.inputs[0]].desc.dtype != DType::kFloat16) return false;
+  const DType t = graph.values()[node.inputs[0]].desc.dtype;
+  if (t != DType::kFloat16 && t != DType::kFloat32) return false;
   auto format = GetString(node.attrs, "data_format", "conv2d", "NCHW");
   if (!format.ok() || *format != "NCHW") return false;
   auto p = GetInts(node.attrs, "paddings", "conv2d", std::vector<int64_t>{0, 0});
@@ -34,14 +36,20 @@ bool IsTranspose(const Node& node, const std::vector<int64_t>& perm) {
 
 class ChannelsLast {
  public:
-  explicit ChannelsLast(const Graph& graph) : graph_(graph), rw_(graph) {}
+  explicit ChannelsLast(const Graph& graph) : graph_(graph), rw_(graph) {
+    for (const Node& n : graph.nodes()) {
+      if (IsTranspose(n, kToNhwc)) read_as_nhwc_.insert(n.inputs[0]);
+    }
+    for (const Node& n : graph.nodes()) active_ = active_ || Rewrites(n);
+  }
 
   absl::StatusOr<Graph> Run() {
     for (int n = 0; n < static_cast<int>(graph_.nodes().size()); ++n) {
       const Node& node = graph_.nodes()[n];
-      absl::Status s = Rewrites(graph_, node) ? Conv(node)
-                       : Sinks(node)          ? Elementwise(node)
-                                              : Copy(n);
+      absl::Status s = Rewrites(node)                          ? Conv(node)
+                       : active_ && IsTranspose(node, kToNchw) ? Defer(node)
+                       : Sinks(node)                           ? Elementwise(node)
+                                                               : Copy(n);
       if (!s.ok()) return s;
     }
     for (int v : graph_.outputs()) {
@@ -52,6 +60,29 @@ class ChannelsLast {
   }
 
  private:
+  /// Whether conv2d `node` runs channels last: float16 ones always (cuDNN's tensor-core kernels
+  /// take NHWC), float32 ones where their neighbours are channels last already: the input is
+  /// (pending, or a transpose from NHWC) or a transpose reads the result as NHWC. ConvNeXt's
+  /// blocks are the case: a depthwise convolution whose result is permuted to NHWC for a
+  /// LayerNorm over its channels, the block's result permuted back and added to the residual.
+  bool Rewrites(const Node& node) const {
+    if (!TakesChannelsLast(graph_, node)) return false;
+    if (graph_.values()[node.inputs[0]].desc.dtype == DType::kFloat16) return true;
+    const int x = node.inputs[0], p = graph_.values()[x].producer;
+    return pending_.count(x) || (p >= 0 && IsTranspose(graph_.nodes()[p], kToNchw)) ||
+           read_as_nhwc_.count(node.outputs[0]);
+  }
+
+  /// A transpose to NCHW in a graph with channels-last convolutions: its result stays pending
+  /// (its input is its channels-last form), so that elementwise ops after it run channels last
+  /// and a convolution reading it reads its input.
+  absl::Status Defer(const Node& node) {
+    auto nhwc = Materialize(node.inputs[0]);
+    if (!nhwc.ok()) return nhwc.status();
+    pending_[node.outputs[0]] = *nhwc;
+    return absl::OkStatus();
+  }
+
   /// The new value standing for old value `v`: a pending one's NCHW form made now, under v's
   /// own name (it may be a graph output).
   absl::StatusOr<int> Materialize(int v) {
@@ -169,6 +200,11 @@ class ChannelsLast {
 
   const Graph& graph_;
   GraphRewriter rw_;
+  /// Old values a transpose to NHWC reads.
+  std::set<int> read_as_nhwc_;
+  /// Whether a convolution of the graph runs channels last (the transposes to NCHW are
+  /// deferred only then).
+  bool active_ = false;
   /// Old values whose NCHW form is transpose(new value, kToNchw), not made yet.
   std::map<int, int> pending_;
 };

@@ -881,6 +881,51 @@ TEST(GraphPasses, ChannelsLastRunsThroughElementwiseOpsBetweenConvolutions) {
   EXPECT_EQ(CountOp(f.graph, "transpose"), 2 + 2 + 2) << GroupsString(f);  // + w1, w2, 2 params
 }
 
+/// Two ConvNeXt blocks in float32: depthwise 7x7 conv -> permute to NHWC -> LayerNorm over the
+/// channels -> permute back -> * layer scale -> + the block's input.
+Graph ConvNextBlocks(int64_t c) {
+  NetBuilder b;
+  using I64s = std::vector<int64_t>;
+  Var h = b.CreateInput(DType::kFloat32, MakeShape({2, c, 9, 7}), "x");
+  for (int i = 0; i < 2; ++i) {
+    auto in = [&](std::string name, std::vector<int64_t> dims) {
+      return b.CreateInput(DType::kFloat32, MakeShape(dims), name + std::to_string(i));
+    };
+    Var conv = b.Op("conv2d", {h, in("w", {c, 1, 7, 7}), in("bias", {c})},
+                    {{"groups", c}, {"paddings", I64s{3, 3}}})[0];
+    Var n =
+        b.LayerNorm(b.Transpose(conv, {0, 2, 3, 1}), in("gamma", {c}), in("beta", {c}), -1, 1e-6f);
+    h = b.Add(b.Mul(b.Transpose(n, {0, 3, 1, 2}), in("scale", {c, 1, 1})), h);
+  }
+  b.MarkOutput(h);
+  return Build(b);
+}
+
+TEST(GraphPasses, Float32ConvolutionsRunChannelsLastBetweenChannelsLastNorms) {
+  // The convolutions run channels last, each norm reads its rows contiguous (its permute
+  // cancels), and the residual stream stays channels last: whole activations are transposed
+  // only where the graph's input enters (once for the convolution and the residual) and where
+  // its output leaves.
+  Graph g = ConvNextBlocks(8);
+  auto out = ConvToChannelsLast(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  int nhwc = 0;
+  for (const Node& n : out->nodes()) {
+    if (n.op == "conv2d")
+      nhwc += GetString(n.attrs, "data_format", "conv2d", "NCHW").value() == "NHWC";
+  }
+  EXPECT_EQ(nhwc, 2);
+  ExpectSameResults(g, *out, 1e-4);
+  PassOptions options;
+  options.conv_channels_last = true;
+  FusedGraph f = Pipeline(g, options);  // results checked against the graph's
+  int full = 0;
+  for (const Node& n : f.graph.nodes()) {
+    if (n.op == "transpose" && f.graph.values()[n.outputs[0]].desc.shape[0].value == 2) ++full;
+  }
+  EXPECT_EQ(full, 2) << GroupsString(f);
+}
+
 TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
