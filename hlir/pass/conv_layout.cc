@@ -116,6 +116,11 @@ class ChannelsLast {
     return (*t)[0];
   }
 
+  /// `node` channels last, its result pending. A bias becomes an add after the convolution
+  /// (broadcast over the channels, the last dim; where their count is static), which fuses into
+  /// the result's readers: cuDNN
+  /// adds a bias with a kernel of its own (op_generic_tensor_kernel), a second pass over the
+  /// whole result.
   absl::Status Conv(const Node& node) {
     std::vector<int> inputs;
     for (int k = 0; k < 2; ++k) {
@@ -123,17 +128,31 @@ class ChannelsLast {
       if (!v.ok()) return v.status();
       inputs.push_back(*v);
     }
-    if (node.inputs.size() == 3) {
+    const std::string& name = graph_.values()[node.outputs[0]].name;
+    AttributeMap attrs = node.attrs;
+    attrs["data_format"] = std::string("NHWC");
+    const Dim& channels = graph_.values()[node.outputs[0]].desc.shape[1];
+    const bool bias_after = node.inputs.size() == 3 && !channels.is_symbolic();
+    if (node.inputs.size() == 3 && !bias_after) {
       auto bias = Materialize(node.inputs[2]);
       if (!bias.ok()) return bias.status();
       inputs.push_back(*bias);
     }
-    AttributeMap attrs = node.attrs;
-    attrs["data_format"] = std::string("NHWC");
-    auto conv =
-        rw_.AddNode("conv2d", inputs, attrs, graph_.values()[node.outputs[0]].name + "_nhwc");
+    auto conv = rw_.AddNode("conv2d", inputs, attrs, name + "_nhwc");
     if (!conv.ok()) return conv.status();
-    pending_[node.outputs[0]] = (*conv)[0];
+    int result = (*conv)[0];
+    if (bias_after) {
+      auto bias = Materialize(node.inputs[2]);
+      if (!bias.ok()) return bias.status();
+      auto row =
+          rw_.AddNode("reshape", {*bias},
+                      {{"shape", std::vector<int64_t>{1, 1, 1, channels.value}}}, name + "_bias");
+      if (!row.ok()) return row.status();
+      auto sum = rw_.AddNode("add", {result, (*row)[0]}, {}, name + "_nhwc_biased");
+      if (!sum.ok()) return sum.status();
+      result = (*sum)[0];
+    }
+    pending_[node.outputs[0]] = result;
     return absl::OkStatus();
   }
 

@@ -2,6 +2,8 @@
 /// execution plans, made once per configuration.
 #include "runtime/cuda/cudnn_graph.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <utility>
 #include <vector>
@@ -293,12 +295,22 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
     return failed("the heuristics' results could not be read");
   }
   // The engines that keep the precision in the heuristics' order, precompiled ones first:
-  // runtime-compiled ones are tried only where no precompiled one makes a plan. The first
-  // kTimedPlans plans are timed and the fastest kept.
+  // runtime-compiled ones are tried where the heuristics rank them above every precompiled one
+  // (cuDNN's specialized kernels, such as the NHWC depthwise conv2d_c1_k1_nhwc: 78 against 730
+  // us for a grouped direct kernel on ConvNeXt's 7x7 at batch 32, H200; the first call waits
+  // for their compile, as PyTorch's does), and the others only where no precompiled one makes a
+  // plan. The first kTimedPlans plans are timed and the fastest kept.
   std::vector<int64_t> order, compiled;
+  bool precompiled_seen = false;
   for (int64_t i = 0; i < count; ++i) {
     const Engine kind = Classify(dnn, raw[i], float32);
-    if (kind != Engine::kRefused) (kind == Engine::kPrecompiled ? order : compiled).push_back(i);
+    VLOG(1) << what << ": heuristic rank " << i << ": "
+            << (kind == Engine::kRefused       ? "refused (precision or determinism)"
+                : kind == Engine::kPrecompiled ? "precompiled"
+                                               : "compiled at run time");
+    if (kind == Engine::kRefused) continue;
+    precompiled_seen = precompiled_seen || kind == Engine::kPrecompiled;
+    (kind == Engine::kPrecompiled || !precompiled_seen ? order : compiled).push_back(i);
   }
   const size_t precompiled = order.size();
   order.insert(order.end(), compiled.begin(), compiled.end());
@@ -325,10 +337,13 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
     }
     ++made;
     const float ms = TimePlan(dnn, *candidate, a);
+    VLOG(1) << what << ": heuristic rank " << i << " (" << (k < precompiled ? "timed" : "fallback")
+            << ", workspace " << candidate->workspace_bytes << " bytes): " << ms << " ms";
     if (ms < 0) continue;
     if (!best || ms < best_ms) best = candidate, best_ms = ms;
   }
   if (!best) return failed("no engine made a plan that ran");
+  VLOG(1) << what << ": kept the plan of " << best_ms << " ms";
   return std::shared_ptr<const GraphConvPlan>(std::move(best));
 }
 
