@@ -13,6 +13,7 @@
 #include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/recompute_shared.h"
+#include "hlir/pass/reshape_before_transpose.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/pass/simplify_reshapes.h"
 #include "hlir/pass/simplify_transposes.h"
@@ -101,6 +102,9 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   absl::StatusOr<Graph> g = runner.Run("simplify_batch_norm", SimplifyBatchNorm, graph);
   if (g.ok() && options.conv_channels_last) {
     g = runner.Run("conv_to_channels_last", ConvToChannelsLast, *g);
+  }
+  if (g.ok()) {
+    g = runner.Run("move_reshapes_before_transposes", MoveReshapesBeforeTransposes, *g);
   }
   if (g.ok()) g = runner.Run("simplify_reshapes", SimplifyReshapes, *g);
   if (g.ok()) g = runner.Run("simplify_transposes", SimplifyTransposes, *g);

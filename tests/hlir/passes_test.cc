@@ -19,11 +19,13 @@
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/fold_transpose.h"
 #include "hlir/pass/fusion.h"
+#include "hlir/pass/graph_dump.h"
 #include "hlir/pass/matmul_epilogue.h"
 #include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
 #include "hlir/pass/pipeline.h"
 #include "hlir/pass/recompute_shared.h"
+#include "hlir/pass/reshape_before_transpose.h"
 #include "hlir/pass/simplify_batch_norm.h"
 #include "hlir/pass/simplify_reshapes.h"
 #include "hlir/pass/simplify_transposes.h"
@@ -926,6 +928,29 @@ TEST(GraphPasses, Float32ConvolutionsRunChannelsLastBetweenChannelsLastNorms) {
   EXPECT_EQ(full, 2) << GroupsString(f);
 }
 
+TEST(GraphPasses, ReshapesThatSplitATransposesDimsMoveBeforeIt) {
+  // nn.MultiheadAttention's q: view(S, B * H, d).transpose(0, 1).view(B, H, S, d), here with
+  // ones around; a view that merges the transposed dims stays after its transpose.
+  NetBuilder b;
+  Var x = b.CreateInput(DType::kFloat32, MakeShape({5, 12, 8}), "x");
+  b.MarkOutput(b.Reshape(b.Transpose(x, {1, 0, 2}), {4, 3, 5, 8}));
+  b.MarkOutput(b.Reshape(b.Transpose(x, {2, 0, 1}), {1, 2, 4, 5, 1, 12, 1}));
+  b.MarkOutput(b.Reshape(b.Transpose(x, {1, 0, 2}), {60, 8}));  // merges 12 and 5
+  Graph g = Build(b);
+  auto out = MoveReshapesBeforeTransposes(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  int after_transpose = 0;
+  for (const Node& n : dce->nodes()) {
+    const int p = dce->values()[n.inputs[0]].producer;
+    after_transpose += n.op == "reshape" && p >= 0 && dce->nodes()[p].op == "transpose";
+  }
+  EXPECT_EQ(after_transpose, 1) << GraphToText(*dce);
+  EXPECT_EQ(dce->values()[dce->outputs()[0]].name, g.values()[g.outputs()[0]].name);
+  ExpectSameResults(g, *dce);
+}
+
 TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
@@ -1241,16 +1266,17 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
   };
   EXPECT_NE(read("mlp.00_input.txt").find("input x: float32[8, 16]"), std::string::npos);
   for (const char* f :
-       {"mlp.01_simplify_batch_norm.txt", "mlp.02_simplify_reshapes.txt",
-        "mlp.03_simplify_transposes.txt", "mlp.04_split_to_slices.txt",
-        "mlp.05_fold_transpose_into_matmul.txt", "mlp.06_fold_reshape_into_matmul.txt",
-        "mlp.07_accumulate_index_add_into_sum.txt", "mlp.08_common_subexpression_elimination.txt",
-        "mlp.09_constant_folding.txt", "mlp.10_dead_code_elimination.txt"}) {
+       {"mlp.01_simplify_batch_norm.txt", "mlp.02_move_reshapes_before_transposes.txt",
+        "mlp.03_simplify_reshapes.txt", "mlp.04_simplify_transposes.txt",
+        "mlp.05_split_to_slices.txt", "mlp.06_fold_transpose_into_matmul.txt",
+        "mlp.07_fold_reshape_into_matmul.txt", "mlp.08_accumulate_index_add_into_sum.txt",
+        "mlp.09_common_subexpression_elimination.txt", "mlp.10_constant_folding.txt",
+        "mlp.11_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
-  EXPECT_NE(read("mlp.11_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
+  EXPECT_NE(read("mlp.12_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
             std::string::npos);
-  std::string dot = read("mlp.11_fusion.dot");
+  std::string dot = read("mlp.12_fusion.dot");
   EXPECT_NE(dot.find("digraph"), std::string::npos);
   EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
   std::filesystem::remove_all(dir);
