@@ -49,7 +49,7 @@ def kernel_kind(name):
         return "attention"
     if "cinn_like" in low or low.startswith("triton"):
         return "generated"
-    if any(k in low for k in ("gemm", "cutlass", "cublas", "splitk")):
+    if any(k in low for k in ("gemm", "cutlass", "cublas", "splitk", "nvjet")):
         return "GEMM"
     if any(k in low for k in ("conv", "cudnn", "wgrad", "dgrad", "implicit")):
         return "convolution"
