@@ -272,27 +272,24 @@ inline Program RmsNormWithSavedRsqrt(int64_t rows, int64_t cols, DType out = DTy
   return *b.Build();
 }
 
-/// Two pre-norm residual steps, as a training forward has them: s1 = x + a (returned) is read by
-/// its RMSNorm and by s2 = s1 + c (returned), which its own RMSNorm reads; each norm returns its
-/// rsqrt and its normalized row times w, cast to bfloat16. Each sum is read by two groups.
-inline Program PreNormResidualChain(int64_t rows, int64_t cols) {
+/// Pre-norm residual steps, as a training forward has them (two by default): s1 = x + a
+/// (returned) is read by its RMSNorm and by s2 = s1 + c (returned), which its own RMSNorm reads,
+/// and so on (each step adds an input); each norm returns its rsqrt and its normalized row times
+/// w, cast to bfloat16. Each sum but the last is read by two groups. Without `sums_returned`, as
+/// inference has them.
+inline Program PreNormResidualChain(int64_t rows, int64_t cols, bool sums_returned = true,
+                                    int steps = 2) {
   NetBuilder b;
-  auto x = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
-  auto a = b.CreateInput(DType::kFloat32, S({rows, cols}), "a");
-  auto c = b.CreateInput(DType::kFloat32, S({rows, cols}), "c");
+  auto s = b.CreateInput(DType::kFloat32, S({rows, cols}), "x");
   auto w = b.CreateInput(DType::kFloat32, S({cols}), "w");
-  auto norm = [&](frontend::Var s) {
+  for (int i = 0; i < steps; ++i) {
+    s = b.Add(s, b.CreateInput(DType::kFloat32, S({rows, cols}), "a" + std::to_string(i)));
+    if (sums_returned) b.MarkOutput(s);
     auto rsqrt =
         b.Rsqrt(b.Add(b.ReduceMean(b.Mul(s, s), {1}, /*keepdim=*/true), b.Fill({1}, 1e-6)));
     b.MarkOutput(rsqrt);
     b.MarkOutput(b.Cast(b.Mul(b.Mul(s, rsqrt), w), DType::kBFloat16));
-  };
-  auto s1 = b.Add(x, a);
-  b.MarkOutput(s1);
-  norm(s1);
-  auto s2 = b.Add(s1, c);
-  b.MarkOutput(s2);
-  norm(s2);
+  }
   return *b.Build();
 }
 

@@ -74,20 +74,19 @@ class Fuser {
     return !IsReadInPlace(g) && CanJoin(n, consumers, g) ? g : -1;
   }
 
-  /// The group that computes elementwise node `n`, whose value is a graph output read by
-  /// several groups, or -1: the first of those groups to run, where that group has a reduction (a
-  /// training forward's residual stream, saved for the backward, read by the norm after it and
-  /// by the next residual add). The value is stored either way; computed in the norm's group,
+  /// The group that computes elementwise node `n`, whose value several groups read, or -1: the
+  /// first of those groups to run, where that group has a reduction (a pre-norm residual
+  /// stream, read by the norm after it and by the next residual add; in training also returned,
+  /// saved for the backward). The value is stored either way; computed in the norm's group,
   /// whose kernel may store it from the norm's rows (the GPU group scheduler's element
-  /// outputs), it takes no kernel of its own. Only for a graph output: a value that need not
-  /// be stored is better copied into each reader (recompute_shared.h).
+  /// outputs), it takes no kernel of its own. A value cheap enough to compute again in each
+  /// reader is copied there before the groups are formed again (recompute_shared.h); one read
+  /// through a chain of such values (the residual stream) is not.
   int StoredValueGroup(int n, const std::vector<int>& consumers) const {
     const Node& node = graph_.nodes()[n];
     const bool elementwise =
         pattern_[n] == OpPattern::kElementwise || pattern_[n] == OpPattern::kBroadcast;
-    if (!elementwise || node.outputs.size() != 1 || !IsGraphOutput(graph_, node.outputs[0])) {
-      return -1;
-    }
+    if (!elementwise || node.outputs.size() != 1) return -1;
     // Groups run in the order of the nodes that started them (their last nodes): the group
     // whose starter comes first runs first.
     int g = -1;

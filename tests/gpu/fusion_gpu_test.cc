@@ -42,6 +42,8 @@ TEST(FusionGpu, LayerNormStatisticsStoredFromTheRowKernelMatchReference) {
   // The residual sums stored from their norms' row kernels, each lane storing what it reads.
   RunProgramCase(PreNormResidualChain(256, 1024), kGpu, RunOnGpu, 1e-2);
   RunProgramCase(PreNormResidualChain(64, 4096), kGpu, RunOnGpu, 1e-2);  // a block per row
+  RunProgramCase(PreNormResidualChain(256, 1024, /*sums_returned=*/false, /*steps=*/4), kGpu,
+                 RunOnGpu, 1e-2);
   RunProgramCase(RmsNormOfASwappedSum(256, 1024), kGpu, RunOnGpu);
 }
 

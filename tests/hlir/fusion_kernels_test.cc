@@ -270,13 +270,24 @@ TEST(FusionKernels, AnRmsNormsSavedRsqrtIsStoredFromTheNormalizingKernel) {
 }
 
 TEST(FusionKernels, APreNormResidualStreamIsStoredFromItsNormsKernel) {
-  // Each residual sum of a pre-norm chain, returned and read by its norm and by the next sum,
+  // Each residual sum of a pre-norm chain, read by its norm and by the next sum (returned or not),
   // joins its norm's group and is stored from the norm's row kernel: two kernels, where each
   // sum had one of its own (hlir/pass/fusion.cc, StoredValueGroup). Results on x86 against the
   // reference; on the GPU by FusionGpu.
   Program p = PreNormResidualChain(256, 1024);
   EXPECT_EQ(Kernels(p), 2) << NVGPUSource(p);
   RunProgramCase(p, ir::Target::X86(), RunOnX86, 1e-2);  // bfloat16 outputs
+  // In inference the sums are not returned: the first is cheap enough to compute again in
+  // the second's group, and the two norms' kernels merge.
+  Program inference = PreNormResidualChain(256, 1024, /*sums_returned=*/false);
+  EXPECT_EQ(Kernels(inference), 1) << NVGPUSource(inference);
+  RunProgramCase(inference, ir::Target::X86(), RunOnX86, 1e-2);
+  // Further down the stream a sum reads the one before it, which is not computed again: each
+  // is stored from its norm's kernel, where it had a kernel of its own (ViT's and BERT's
+  // inference: a residual add before each LayerNorm).
+  Program deep = PreNormResidualChain(256, 1024, /*sums_returned=*/false, /*steps=*/4);
+  EXPECT_EQ(Kernels(deep), 3) << NVGPUSource(deep);
+  RunProgramCase(deep, ir::Target::X86(), RunOnX86, 1e-2);
   // Read at other columns than the thread that would store them holds: a kernel of its own.
   Program swapped = RmsNormOfASwappedSum(256, 1024);
   EXPECT_EQ(Kernels(swapped), 2) << NVGPUSource(swapped);
