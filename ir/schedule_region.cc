@@ -145,6 +145,33 @@ AffineForm Subtract(const AffineForm& a, const AffineForm& b) {
   return out;
 }
 
+/// Whether the index expressions `a` and `b` are one sum written two ways: their affine forms
+/// agree, with terms paired where they are equal or are quotients (remainders) by one divisor
+/// of such sums. Two accesses of one value through different reshapes write its index so: a
+/// term 0 * 4096 in one, the sum associated another way (Llama's residual add read by its
+/// RMSNorm and by the next add).
+bool SameIndex(const Expr& a, const Expr& b) {
+  if (StructuralEqual(a, b)) return true;
+  if (auto* da = a.As<Div>(), *db = b.As<Div>(); da && db) {
+    return SameIndex(da->b, db->b) && SameIndex(da->a, db->a);
+  }
+  if (auto* ma = a.As<Mod>(), *mb = b.As<Mod>(); ma && mb) {
+    return SameIndex(ma->b, mb->b) && SameIndex(ma->a, mb->a);
+  }
+  AffineForm diff = Subtract(Linearize(a), Linearize(b));
+  if (diff.constant != 0) return false;
+  std::vector<AffineForm::Term*> left;
+  for (auto& t : diff.terms) {
+    if (t.coeff != 0) left.push_back(&t);
+  }
+  if (left.size() == 2 && left[0]->coeff == -left[1]->coeff) {
+    // One quotient (remainder) each way that Linearize kept whole: x / c against x' / c.
+    const Expr &x = left[0]->expr, &y = left[1]->expr;
+    if ((x.As<Div>() && y.As<Div>()) || (x.As<Mod>() && y.As<Mod>())) return SameIndex(x, y);
+  }
+  return left.empty();
+}
+
 absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesses,
                                    const RelaxedLoops& relaxed, const std::string& what) {
   Region region;
@@ -195,7 +222,7 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
         fixed_form = fixed;
         lo = alo;
         hi = ahi;
-      } else if (!StructuralEqual(this_fixed, first_fixed)) {
+      } else if (!SameIndex(this_fixed, first_fixed)) {
         return absl::InvalidArgumentError(absl::StrCat(
             what, ": accesses disagree in dimension ", d, " (", ToString(first_fixed), " vs ",
             ToString(this_fixed), "); the region would not have a constant shape"));

@@ -205,5 +205,24 @@ TEST_F(StructuralEqualTest, RegionAccessesThatPrintAlikeButUseDifferentVarsDisag
   EXPECT_THAT(disagree.status().message(), HasSubstr("accesses disagree in dimension 0 (i vs i)"));
 }
 
+TEST_F(StructuralEqualTest, RegionAccessesOfOneIndexWrittenTwoWaysAgree) {
+  // One value read through two reshapes: a term 0 * 4096 left in one index, the sum associated
+  // another way in the other (Llama's residual add read by its RMSNorm and by the next add,
+  // whose compute_at failed and fell back to PyTorch).
+  const Expr zero = IndexConst(0);
+  const Expr first = (zero * 4096 + ((zero * 8 + i / 256) * 512 + ((i % 256) * 2 + j))) / 512;
+  const Expr second = (((i / 256) * 512 + (i % 256) * 2) + j) / 512;
+  auto region = InferRegion({{first}, {second}}, RelaxedLoops{}, "test");
+  ASSERT_TRUE(region.ok()) << region.status();
+  EXPECT_EQ(region->extent, std::vector<int64_t>{1});
+  // Another divisor, another remainder, another sum: different indices.
+  for (const Expr& other : {(((i / 256) * 512 + (i % 256) * 2) + j) / 256,
+                            (((i / 256) * 512 + (i % 256) * 2) + j) % 512,
+                            (((i / 256) * 512 + (i % 256) * 4) + j) / 512}) {
+    auto disagree = InferRegion({{first}, {other}}, RelaxedLoops{}, "test");
+    EXPECT_FALSE(disagree.ok()) << ToString(other);
+  }
+}
+
 }  // namespace
 }  // namespace cinn_like::ir
