@@ -272,6 +272,26 @@ inline Program RmsNormWithSavedRsqrt(int64_t rows, int64_t cols, DType out = DTy
   return *b.Build();
 }
 
+/// Two ConvNeXt blocks in float32 on x [2, c, h, w]: depthwise 7x7 conv with a bias -> permute
+/// to NHWC -> LayerNorm over the channels -> permute back -> * layer scale [c, 1, 1] -> + the
+/// block's input (hlir/pass/conv_layout.h runs them channels last on GPUs).
+inline Program ConvNextBlocks(int64_t c, int64_t h, int64_t w) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({2, c, h, w}), "x");
+  for (int i = 0; i < 2; ++i) {
+    auto in = [&](const std::string& name, const std::vector<int64_t>& dims) {
+      return b.CreateInput(DType::kFloat32, hlir::MakeShape(dims), name + std::to_string(i));
+    };
+    auto conv = b.Op("conv2d", {x, in("w", {c, 1, 7, 7}), in("bias", {c})},
+                     {{"groups", c}, {"paddings", std::vector<int64_t>{3, 3}}})[0];
+    auto n =
+        b.LayerNorm(b.Transpose(conv, {0, 2, 3, 1}), in("gamma", {c}), in("beta", {c}), -1, 1e-6);
+    x = b.Add(b.Mul(b.Transpose(n, {0, 3, 1, 2}), in("scale", {c, 1, 1})), x);
+  }
+  b.MarkOutput(x);
+  return *b.Build();
+}
+
 /// Pre-norm residual steps, as a training forward has them (two by default): s1 = x + a
 /// (returned) is read by its RMSNorm and by s2 = s1 + c (returned), which its own RMSNorm reads,
 /// and so on (each step adds an input); each norm returns its rsqrt and its normalized row times

@@ -352,23 +352,7 @@ TEST(FusionGpu, Float16ConvolutionsChannelsLastMatchReference) {
 /// channels last (hlir/pass/conv_layout.h) and match the reference.
 TEST(FusionGpu, Float32ConvNextBlocksChannelsLastMatchReference) {
   ASSERT_TRUE(FLAGS_cinn_like_extern_libs);
-  using I64s = std::vector<int64_t>;
-  const DType f = DType::kFloat32;
-  const int64_t c = 32;
-  NetBuilder b;
-  auto h = b.CreateInput(f, S({2, c, 14, 11}), "x");
-  for (int i = 0; i < 2; ++i) {
-    auto in = [&](std::string name, std::vector<int64_t> dims) {
-      return b.CreateInput(f, hlir::MakeShape(dims), name + std::to_string(i));
-    };
-    auto conv = b.Op("conv2d", {h, in("w", {c, 1, 7, 7}), in("bias", {c})},
-                     {{"groups", c}, {"paddings", I64s{3, 3}}})[0];
-    auto n =
-        b.LayerNorm(b.Transpose(conv, {0, 2, 3, 1}), in("gamma", {c}), in("beta", {c}), -1, 1e-6);
-    h = b.Add(b.Mul(b.Transpose(n, {0, 3, 1, 2}), in("scale", {c, 1, 1})), h);
-  }
-  b.MarkOutput(h);
-  RunProgramCase(*b.Build(), kGpu, RunOnGpu, 1e-4);
+  RunProgramCase(ConvNextBlocks(32, 14, 11), kGpu, RunOnGpu, 1e-4);
 }
 
 /// cuDNN and cuBLAS declined (the flag cinn_like_decline_libraries, the fallback a library

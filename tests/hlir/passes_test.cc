@@ -817,6 +817,26 @@ TEST(GraphPasses, SplitsBecomeSlicesThatFuseWithTheirReaders) {
   EXPECT_EQ(fused.groups.size(), 3u);  // each slice with its reader, not a kernel of its own
 }
 
+/// The conv2d nodes of `g` that run channels last.
+int NhwcConvolutions(const Graph& g) {
+  int nhwc = 0;
+  for (const Node& n : g.nodes()) {
+    if (n.op == "conv2d")
+      nhwc += GetString(n.attrs, "data_format", "conv2d", "NCHW").value() == "NHWC";
+  }
+  return nhwc;
+}
+
+/// The transposes of whole activations in `g` (their batch `batch`, where weights and
+/// per-channel parameters have other leading dims).
+int WholeActivationTransposes(const Graph& g, int64_t batch) {
+  int full = 0;
+  for (const Node& n : g.nodes()) {
+    full += n.op == "transpose" && g.values()[n.outputs[0]].desc.shape[0].value == batch;
+  }
+  return full;
+}
+
 TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat16, MakeShape({2, 4, 7, 6}), "x");
@@ -840,12 +860,7 @@ TEST(GraphPasses, Float16ConvolutionsRunChannelsLastBetweenTransposes) {
   ASSERT_TRUE(out.ok()) << out.status();
   auto dce = EliminateDeadCode(*out);
   ASSERT_TRUE(dce.ok()) << dce.status();
-  int nhwc = 0;
-  for (const Node& n : dce->nodes()) {
-    if (n.op == "conv2d")
-      nhwc += GetString(n.attrs, "data_format", "conv2d", "NCHW").value() == "NHWC";
-  }
-  EXPECT_EQ(nhwc, 2);
+  EXPECT_EQ(NhwcConvolutions(*dce), 2);
   // x, w (once per conv: common-subexpression elimination merges them later) and two results;
   // x_nhwc's transpose is gone.
   EXPECT_EQ(CountOp(*dce, "transpose"), 5);
@@ -875,32 +890,9 @@ TEST(GraphPasses, ChannelsLastRunsThroughElementwiseOpsBetweenConvolutions) {
   PassOptions options;
   options.conv_channels_last = true;
   FusedGraph f = Pipeline(g, options);  // results checked against the graph's
-  int full = 0;  // transposes of whole activations (not of weights or per-channel parameters)
-  for (const Node& n : f.graph.nodes()) {
-    if (n.op == "transpose" && f.graph.values()[n.outputs[0]].desc.shape[0].value == 2) ++full;
-  }
-  EXPECT_EQ(full, 2) << GroupsString(f);  // x in (once, shared by conv and residual), y out
+  // x in (once, shared by conv and residual), y out
+  EXPECT_EQ(WholeActivationTransposes(f.graph, 2), 2) << GroupsString(f);
   EXPECT_EQ(CountOp(f.graph, "transpose"), 2 + 2 + 2) << GroupsString(f);  // + w1, w2, 2 params
-}
-
-/// Two ConvNeXt blocks in float32: depthwise 7x7 conv -> permute to NHWC -> LayerNorm over the
-/// channels -> permute back -> * layer scale -> + the block's input.
-Graph ConvNextBlocks(int64_t c) {
-  NetBuilder b;
-  using I64s = std::vector<int64_t>;
-  Var h = b.CreateInput(DType::kFloat32, MakeShape({2, c, 9, 7}), "x");
-  for (int i = 0; i < 2; ++i) {
-    auto in = [&](std::string name, std::vector<int64_t> dims) {
-      return b.CreateInput(DType::kFloat32, MakeShape(dims), name + std::to_string(i));
-    };
-    Var conv = b.Op("conv2d", {h, in("w", {c, 1, 7, 7}), in("bias", {c})},
-                    {{"groups", c}, {"paddings", I64s{3, 3}}})[0];
-    Var n =
-        b.LayerNorm(b.Transpose(conv, {0, 2, 3, 1}), in("gamma", {c}), in("beta", {c}), -1, 1e-6f);
-    h = b.Add(b.Mul(b.Transpose(n, {0, 3, 1, 2}), in("scale", {c, 1, 1})), h);
-  }
-  b.MarkOutput(h);
-  return Build(b);
 }
 
 TEST(GraphPasses, Float32ConvolutionsRunChannelsLastBetweenChannelsLastNorms) {
@@ -908,24 +900,17 @@ TEST(GraphPasses, Float32ConvolutionsRunChannelsLastBetweenChannelsLastNorms) {
   // cancels), and the residual stream stays channels last: whole activations are transposed
   // only where the graph's input enters (once for the convolution and the residual) and where
   // its output leaves.
-  Graph g = ConvNextBlocks(8);
+  auto graph = frontend::BuildGraph(testing::ConvNextBlocks(8, 9, 7));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const Graph& g = *graph;
   auto out = ConvToChannelsLast(g);
   ASSERT_TRUE(out.ok()) << out.status();
-  int nhwc = 0;
-  for (const Node& n : out->nodes()) {
-    if (n.op == "conv2d")
-      nhwc += GetString(n.attrs, "data_format", "conv2d", "NCHW").value() == "NHWC";
-  }
-  EXPECT_EQ(nhwc, 2);
+  EXPECT_EQ(NhwcConvolutions(*out), 2);
   ExpectSameResults(g, *out, 1e-4);
   PassOptions options;
   options.conv_channels_last = true;
   FusedGraph f = Pipeline(g, options);  // results checked against the graph's
-  int full = 0;
-  for (const Node& n : f.graph.nodes()) {
-    if (n.op == "transpose" && f.graph.values()[n.outputs[0]].desc.shape[0].value == 2) ++full;
-  }
-  EXPECT_EQ(full, 2) << GroupsString(f);
+  EXPECT_EQ(WholeActivationTransposes(f.graph, 2), 2) << GroupsString(f);
 }
 
 TEST(GraphPasses, ReshapesThatSplitATransposesDimsMoveBeforeIt) {
