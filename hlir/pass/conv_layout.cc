@@ -118,9 +118,8 @@ class ChannelsLast {
 
   /// `node` channels last, its result pending. A bias becomes an add after the convolution
   /// (broadcast over the channels, the last dim; where their count is static), which fuses into
-  /// the result's readers: cuDNN
-  /// adds a bias with a kernel of its own (op_generic_tensor_kernel), a second pass over the
-  /// whole result.
+  /// the result's readers: cuDNN adds a bias with a kernel of its own (op_generic_tensor_kernel),
+  /// a second pass over the whole result.
   absl::Status Conv(const Node& node) {
     std::vector<int> inputs;
     for (int k = 0; k < 2; ++k) {
