@@ -7,15 +7,10 @@
 
 #include "hlir/attribute.h"
 #include "hlir/pass/graph_rewriter.h"
+#include "hlir/shape.h"
 
 namespace cinn_like::hlir {
 namespace {
-
-std::vector<int64_t> Dims(const Shape& s) {
-  std::vector<int64_t> d;
-  for (const Dim& x : s) d.push_back(x.value);
-  return d;
-}
 
 /// reshape(transpose(x, perm), out) as transpose(reshape(x, split), split_perm), where the
 /// transpose's result has dims `t`.
@@ -79,7 +74,7 @@ absl::StatusOr<Graph> MoveReshapesBeforeTransposes(const Graph& graph) {
         if (perm.ok() && perm->size() == mid.size()) {
           std::vector<int64_t> pos = *perm;
           for (int64_t& a : pos) a = a < 0 ? a + static_cast<int64_t>(mid.size()) : a;
-          plan = Plan(pos, Dims(mid), Dims(out));
+          plan = Plan(pos, StaticDims(mid), StaticDims(out));
         }
       }
     }
