@@ -14,9 +14,33 @@
 namespace cinn_like::ir {
 namespace {
 
+bool IsConstant(const AffineForm& f);
+
+/// Whether integer expressions `a` and `b` are one affine sum (their forms' difference is 0).
+bool SameSum(const Expr& a, const Expr& b) {
+  const AffineForm diff = Subtract(Linearize(a), Linearize(b));
+  return diff.constant == 0 && IsConstant(diff);
+}
+
+/// Whether opaque terms `a` and `b` are one term: structurally equal, or quotients (remainders)
+/// of one sum by one divisor. One value read through two reshapes has its index written two
+/// ways, a term 0 * 4096 left in one, the sum associated another way in the other (Llama's
+/// residual add read by its RMSNorm and by the next add): its accesses must agree, and the
+/// offsets of a read into a computed-at region must cancel.
+bool SameTerm(const Expr& a, const Expr& b) {
+  if (StructuralEqual(a, b)) return true;
+  if (auto* da = a.As<Div>(), *db = b.As<Div>(); da && db) {
+    return SameSum(da->b, db->b) && SameSum(da->a, db->a);
+  }
+  if (auto* ma = a.As<Mod>(), *mb = b.As<Mod>(); ma && mb) {
+    return SameSum(ma->b, mb->b) && SameSum(ma->a, mb->a);
+  }
+  return false;
+}
+
 void AddTerm(AffineForm* f, const Expr& e, int64_t coeff) {
   for (auto& t : f->terms) {
-    if (StructuralEqual(t.expr, e)) {
+    if (SameTerm(t.expr, e)) {
       t.coeff += coeff;
       return;
     }
@@ -145,33 +169,6 @@ AffineForm Subtract(const AffineForm& a, const AffineForm& b) {
   return out;
 }
 
-/// Whether the index expressions `a` and `b` are one sum written two ways: their affine forms
-/// agree, with terms paired where they are equal or are quotients (remainders) by one divisor
-/// of such sums. Two accesses of one value through different reshapes write its index so: a
-/// term 0 * 4096 in one, the sum associated another way (Llama's residual add read by its
-/// RMSNorm and by the next add).
-bool SameIndex(const Expr& a, const Expr& b) {
-  if (StructuralEqual(a, b)) return true;
-  if (auto* da = a.As<Div>(), *db = b.As<Div>(); da && db) {
-    return SameIndex(da->b, db->b) && SameIndex(da->a, db->a);
-  }
-  if (auto* ma = a.As<Mod>(), *mb = b.As<Mod>(); ma && mb) {
-    return SameIndex(ma->b, mb->b) && SameIndex(ma->a, mb->a);
-  }
-  AffineForm diff = Subtract(Linearize(a), Linearize(b));
-  if (diff.constant != 0) return false;
-  std::vector<AffineForm::Term*> left;
-  for (auto& t : diff.terms) {
-    if (t.coeff != 0) left.push_back(&t);
-  }
-  if (left.size() == 2 && left[0]->coeff == -left[1]->coeff) {
-    // One quotient (remainder) each way that Linearize kept whole: x / c against x' / c.
-    const Expr &x = left[0]->expr, &y = left[1]->expr;
-    if ((x.As<Div>() && y.As<Div>()) || (x.As<Mod>() && y.As<Mod>())) return SameIndex(x, y);
-  }
-  return left.empty();
-}
-
 absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesses,
                                    const RelaxedLoops& relaxed, const std::string& what) {
   Region region;
@@ -222,7 +219,7 @@ absl::StatusOr<Region> InferRegion(const std::vector<std::vector<Expr>>& accesse
         fixed_form = fixed;
         lo = alo;
         hi = ahi;
-      } else if (!SameIndex(this_fixed, first_fixed)) {
+      } else if (!IsConstant(Subtract(fixed, fixed_form))) {
         return absl::InvalidArgumentError(absl::StrCat(
             what, ": accesses disagree in dimension ", d, " (", ToString(first_fixed), " vs ",
             ToString(this_fixed), "); the region would not have a constant shape"));

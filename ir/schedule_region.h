@@ -14,7 +14,8 @@ namespace cinn_like::ir {
 
 /// sum(coeff * term) + constant. A term is a variable or an opaque subexpression (anything
 /// that is not + - or * by a constant), kept in order of first appearance; structurally equal
-/// terms are one term.
+/// terms are one term, and so are quotients (remainders) of one affine sum by one divisor
+/// however each is written.
 struct AffineForm {
   struct Term {
     Expr expr;
