@@ -21,42 +21,6 @@ namespace cinn_like_attention {
 
 // A compile-time bool as a type (a generic lambda's argument picks its body's form by it).
 template <bool B> struct Flag { static constexpr bool value = B; };
-// Whether a mask type is a mask (NoMask is none), and the term a mask element adds to a score
-// (a bool: 0 or -inf).
-template <typename M> struct HasMask { static constexpr bool value = true; };
-template <> struct HasMask<NoMask> { static constexpr bool value = false; };
-__device__ __forceinline__ float MaskTerm(const NoMask*, long long) { return 0.f; }
-__device__ __forceinline__ float MaskTerm(const bool* m, long long at) {
-  return m[at] ? 0.f : -CUDART_INF_F;
-}
-template <typename M>
-__device__ __forceinline__ float MaskTerm(const M* m, long long at) {
-  return ToFloat(m[at]);
-}
-
-// LoadTile's copy as cp.async, 16 bytes a thread step (zero-filled outside rows < n and columns
-// < ld), where every row is aligned to 16 bytes; else LoadTile itself. The caller commits and
-// waits (cp.async.wait_all, then a barrier).
-template <typename T, int kRows, int kD>
-__device__ __forceinline__ void LoadTileAsync(T (*tile)[kD + 8], const T* __restrict__ src, int r0,
-                                              int n, int ld) {
-  static_assert(kRows * kD % (8 * 128) == 0, "tile");
-  if (ld % 8 != 0 || reinterpret_cast<unsigned long long>(src) % 16 != 0) {
-    LoadTile<T, kRows, kD>(tile, src, r0, n, ld);
-    return;
-  }
-#pragma unroll
-  for (int it = 0; it < kRows * kD / (8 * 128); ++it) {
-    const int x = threadIdx.x + 128 * it, r = x / (kD / 8), c = 8 * (x % (kD / 8));
-    const bool in = r0 + r < n && c < ld;
-    const T* from = in ? src + (long long)(r0 + r) * ld + c : src;
-    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(&tile[r][c]));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :
-                 : "r"(to), "l"(from), "r"(in ? 16 : 0));
-  }
-}
-
 // The mask terms of rows [i0, i0 + kRows) x keys [j0, j0 + kKeys) times log2(e) into `terms`
 // (0 outside rows < lq and keys < lk): 16-byte vectors along the keys where the mask's keys are contiguous
 // (msj 1) and every row of it is aligned to 16 bytes, else an element a thread step.

@@ -30,6 +30,9 @@ const char* AttentionKernelTemplate() {
 namespace cinn_like_attention {
 
 struct NoMask {};
+// Whether a mask type is a mask (NoMask is none).
+template <typename M> struct HasMask { static constexpr bool value = true; };
+template <> struct HasMask<NoMask> { static constexpr bool value = false; };
 
 __device__ __forceinline__ float ToFloat(float x) { return x; }
 __device__ __forceinline__ float ToFloat(__half x) { return __half2float(x); }
@@ -52,6 +55,15 @@ __device__ __forceinline__ float Masked(const bool* m, long long at, float s) {
 template <typename M>
 __device__ __forceinline__ float Masked(const M* m, long long at, float s) {
   return s + ToFloat(m[at]);
+}
+// The term a mask element adds to a score (a bool: 0 or -inf).
+__device__ __forceinline__ float MaskTerm(const NoMask*, long long) { return 0.f; }
+__device__ __forceinline__ float MaskTerm(const bool* m, long long at) {
+  return m[at] ? 0.f : -CUDART_INF_F;
+}
+template <typename M>
+__device__ __forceinline__ float MaskTerm(const M* m, long long at) {
+  return ToFloat(m[at]);
 }
 
 // Dropout's weight of probability `at` (its row-major index in [B, H, Lq, Lk]): 1 / keep_below

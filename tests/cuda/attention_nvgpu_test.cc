@@ -144,7 +144,11 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
     if (arch == 90) {
       EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"));
       EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
-      EXPECT_THAT(*ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16"));
+      // Keys by ldmatrix as they lie, values transposed, four 8x8 matrices at once; the tiles
+      // copied by cp.async.
+      EXPECT_THAT(*ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x4.shared.b16"));
+      EXPECT_THAT(*ptx, HasSubstr("ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"));
+      EXPECT_THAT(*ptx, HasSubstr("cp.async.cg.shared.global"));
       // float32: tf32 pairs, each float split by round-to-nearest conversions.
       EXPECT_THAT(*ptx, HasSubstr("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"));
       EXPECT_THAT(*ptx, HasSubstr("cvt.rna.tf32.f32"));
