@@ -1,6 +1,7 @@
 /// \file Attention checks shared by the x86 test (tests/hlir/attention_test.cc) and the GPU test
 /// (tests/gpu/attention_gpu_test.cc): rows whose keys are all masked (out 0, logsumexp +inf,
-/// in the reference and in the compiled code), the larger cases that walk several query
+/// in the reference and in the compiled code), a banded mask whose tiles outside the band drop
+/// every key, the larger cases that walk several query
 /// and key tiles of the fused GPU kernel in each head-dim bucket, and dropout's mask as the one
 /// random_uniform draws (what a backward draws again).
 #pragma once
@@ -84,6 +85,61 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
         if (masked) EXPECT_EQ(w, 0.0);
         EXPECT_NEAR(out.Get(row * 8 + e), w, masked ? 0.0 : 1e-5);
       }
+    }
+  }
+}
+
+/// attention whose float mask keeps only a band of keys per query row (keys i + 40 .. i + 119,
+/// a random bias on them) and none of row 7, so that a 64-row query tile's leading or trailing
+/// key tiles drop every key (the fused kernel skips them): float16 on tensor cores with a
+/// float16 mask over 448 keys (16-byte reads of the mask), float32 with a float32 mask over 451
+/// keys (rows not aligned: element reads). Both outputs compared with the reference (the masked
+/// row exactly 0 and +inf).
+inline void CheckBandedMask(const ir::Target& target, const Executor& exec) {
+  for (const DType t : {DType::kFloat16, DType::kFloat32}) {
+    const int64_t lq = 300, lk = t == DType::kFloat16 ? 448 : 451, masked_row = 7;
+    SCOPED_TRACE(hlir::DTypeName(t));
+    OpCase c{"attention",
+             {t, t, t, t},
+             {S({2, 3, lq, 64}), S({2, 3, lk, 64}), S({2, 3, lk, 64}), S({lq, lk})},
+             {{"scale", 0.125}},
+             {}};
+    auto graph = CaseGraph(c);
+    ASSERT_TRUE(graph.ok()) << graph.status();
+    auto module = hlir::CompileGraph(*graph, target, "banded_mask");
+    ASSERT_TRUE(module.ok()) << module.status();
+    std::mt19937_64 rng(std::random_device{}());
+    std::uniform_real_distribution<double> uniform(-1, 1);
+    std::vector<hlir::HostTensor> in;
+    for (size_t i = 0; i < 4; ++i) {
+      in.emplace_back(t, Concrete(c.shapes[i]));
+      for (double& x : in.back().data) x = hlir::RoundToDType(uniform(rng), t);
+    }
+    for (int64_t i = 0; i < lq; ++i) {
+      for (int64_t j = 0; j < lk; ++j) {
+        if (i == masked_row || j < i + 40 || j >= i + 120) in[3].data[i * lk + j] = -INFINITY;
+      }
+    }
+    std::vector<hlir::HostTensor> want;
+    auto args = RunBesideReference(*graph, *module, in, exec, &want);
+    if (::testing::Test::HasFatalFailure() || args.empty()) return;
+    const Tolerance tol = ToleranceFor(t);
+    const TypedTensor &out = *args[4], &lse = *args[5];
+    int bad = 0;
+    for (int64_t row = 0; row < 2 * 3 * lq && bad < 5; ++row) {
+      if (row % lq == masked_row) {
+        EXPECT_EQ(lse.Get(row), INFINITY) << "row " << row;
+        for (int64_t e = 0; e < 64; ++e) EXPECT_EQ(out.Get(row * 64 + e), 0.0) << "row " << row;
+        continue;
+      }
+      bad += !(std::fabs(lse.Get(row) - want[1].data[row]) <= 1e-4 + 1e-4 * want[1].data[row]);
+      for (int64_t e = 0; e < 64; ++e) {
+        const double w = want[0].data[row * 64 + e], g = out.Get(row * 64 + e);
+        bad += !(std::fabs(g - w) <= tol.atol + tol.rtol * std::fabs(w));
+      }
+      if (bad)
+        ADD_FAILURE() << "row " << row << " (lse " << lse.Get(row) << ", want " << want[1].data[row]
+                      << ")";
     }
   }
 }

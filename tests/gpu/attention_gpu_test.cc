@@ -1,9 +1,9 @@
 /// \file GPU machine only: the attention op against the reference interpreter on fresh random
 /// data, through the fused kernel (the default, prebuilt or compiled by NVRTC) on the op table's
 /// attention cases, on the larger cases that walk several query and key tiles in every head-dim
-/// bucket, on fully masked rows and on dropout's mask (random_uniform's), and through the
-/// decomposed compute (extern libraries off) on the op table's cases; attention_grad's fused
-/// kernel on large cases of both its tile widths.
+/// bucket, on fully masked rows, on a banded mask and on dropout's mask (random_uniform's), and
+/// through the decomposed compute (extern libraries off) on the op table's cases; attention_grad's
+/// fused kernel on large cases of both its tile widths.
 #include <gtest/gtest.h>
 
 #include "absl/strings/match.h"
@@ -93,6 +93,10 @@ TEST(AttentionGpu, BackwardKernelMatchesReferenceOnLargeCases) {
 
 TEST(AttentionGpu, FusedKernelGivesFullyMaskedRowsZeroAndInfinity) {
   CheckFullyMaskedRows(ir::Target::NVGPU(), RunOnGpu);
+}
+
+TEST(AttentionGpu, FusedKernelMatchesReferenceOnABandedMask) {
+  CheckBandedMask(ir::Target::NVGPU(), RunOnGpu);
 }
 
 TEST(AttentionGpu, FusedKernelsDropoutMaskIsTheOneRandomUniformDraws) {

@@ -58,6 +58,8 @@ TEST(AttentionX86, FullyMaskedRowsAreZeroWithInfiniteLogsumexp) {
   CheckFullyMaskedRows(ir::Target::X86(), RunOnX86);
 }
 
+TEST(AttentionX86, BandedMaskMatchesReference) { CheckBandedMask(ir::Target::X86(), RunOnX86); }
+
 TEST(AttentionX86, DropoutMaskIsTheOneRandomUniformDraws) {
   CheckDropoutIsRandomUniformsMask(ir::Target::X86(), RunOnX86);
 }
