@@ -91,10 +91,10 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
 
 /// attention whose float mask keeps only a band of keys per query row (keys i + 40 .. i + 119,
 /// a random bias on them) and none of row 7, so that a 64-row query tile's leading or trailing
-/// key tiles drop every key (the fused kernel skips them): float16 on tensor cores with a
-/// float16 mask over 448 keys (16-byte reads of the mask), float32 with a float32 mask over 451
-/// keys (rows not aligned: element reads). Both outputs compared with the reference (the masked
-/// row exactly 0 and +inf).
+/// key tiles drop every key: float16 on tensor cores with a float16 mask over 448 keys (the
+/// fused kernel reads it 16 bytes at a time and skips those tiles), float32 with a float32 mask
+/// over 451 keys (rows not aligned: the terms read one by one, every tile walked). Both outputs
+/// compared with the reference (the masked row exactly 0 and +inf).
 inline void CheckBandedMask(const ir::Target& target, const Executor& exec) {
   for (const DType t : {DType::kFloat16, DType::kFloat32}) {
     const int64_t lq = 300, lk = t == DType::kFloat16 ? 448 : 451, masked_row = 7;

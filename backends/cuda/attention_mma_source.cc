@@ -4,14 +4,17 @@
 /// registers in the documented fragment layout, the probabilities turned into the next mma's
 /// operand in registers (as FlashAttention-2 does), keys and values in shared memory (half keys
 /// and values read by ldmatrix, four 8x8 matrices at once). The key and value tiles are copied
-/// by cp.async, each in flight while the other is used (WalkKeys), a tile's mask terms are
-/// loaded into registers before its scores are computed, and only tiles that hold a causal,
-/// past-the-end key or row check their scores. It extends the template of
-/// AttentionKernelTemplate (its helpers and Forward).
+/// by cp.async, each in flight while the other is used (WalkKeys), and only tiles that hold a
+/// causal, past-the-end key or row check their scores. A mask's terms are copied with the value
+/// tile where its rows are 16-byte aligned (the 16-bit forms), else loaded into registers
+/// before the tile's scores; tiles the mask drops whole are skipped (KeyRange at a block's
+/// ends, a warp's softmax and p v inside). It extends the template of AttentionKernelTemplate
+/// (its helpers and Forward).
 ///
-/// On the H200 ([8, 12, 512, 64], a side-by-side harness of the kernels' cubins): float16 causal
-/// 58 -> 39 us (PyTorch's flash 30), float32 causal 186 -> 115 (CUTLASS's memory-efficient
-/// 159), float32 with a [B, 1, S, S] float mask 320 -> 269, float16 with one 99 -> 87.
+/// On the H200 ([8, 12, 512, 64], the kernels' cubins side by side, before -> after these
+/// changes; PyTorch's kernels in brackets): float16 causal 58 -> 39 us (flash 30), float32
+/// causal 186 -> 115 (CUTLASS's memory-efficient 159), a causal [B, 1, S, S] float mask:
+/// float16 99 -> 62, float32 317 -> 206.
 #include "backends/cuda/attention_kernel_source.h"
 
 namespace cinn_like::backends {
@@ -161,38 +164,48 @@ __device__ __forceinline__ void BlockTile(int causal, int& tile, int& bh) {
   }
 }
 
-// The key walk of both tensor-core forms: tiles [kv_begin, kv_end) of kBN keys and values copied into
-// ks and vs by cp.async, each copy in flight while the other tile is used (the next key tile
-// while the softmax and p v run, the next value tile while the next scores are computed).
-// scores(j0) reads ks, softmax(j0) reads neither, accumulate() reads vs.
-template <typename T, int kD, int kBN, typename Scores, typename Softmax, typename Accumulate>
-__device__ __forceinline__ void WalkKeys(T (*ks)[kD + 16 / sizeof(T)],
-                                         T (*vs)[kD + 16 / sizeof(T)], const T* __restrict__ kb,
-                                         const T* __restrict__ vb, int lk, int d, int dv,
-                                         int kv_begin, int kv_end, Scores scores,
-                                         Softmax softmax, Accumulate accumulate) {
+// The key walk of both tensor-core forms over tiles [kv_begin, kv_end) of kBN keys: load_keys(j0)
+// and load_values(j0) copy a key tile and a value tile (with what the softmax reads, a staged
+// mask tile) by cp.async, each copy in flight while the other buffer is used: the next key
+// tile while the softmax and p v run, the next value tile while the next scores are computed.
+// scores(j0) reads the key tile, softmax(j0) and accumulate() what load_values copied.
+template <int kBN, typename LoadKeys, typename LoadValues, typename Scores, typename Softmax,
+          typename Accumulate>
+__device__ __forceinline__ void WalkKeys(int kv_begin, int kv_end, LoadKeys load_keys,
+                                         LoadValues load_values, Scores scores, Softmax softmax,
+                                         Accumulate accumulate) {
   const int tiles = (kv_end - kv_begin + kBN - 1) / kBN;
-  __syncthreads();  // every warp is done with the query tile in ks
-  LoadTileAsync<T, kBN, kD>(ks, kb, kv_begin, lk, d);
+  __syncthreads();  // every warp is done with the query tile
+  load_keys(kv_begin);
   CpAsyncCommit();
-  LoadTileAsync<T, kBN, kD>(vs, vb, kv_begin, lk, dv);
+  load_values(kv_begin);
   CpAsyncCommit();
   for (int it = 0; it < tiles; ++it) {
     const int j0 = kv_begin + it * kBN;
     CpAsyncWait<1>();  // the key tile (the value tile may be in flight)
     __syncthreads();
     scores(j0);
-    __syncthreads();  // every warp is done with ks
-    if (it + 1 < tiles) LoadTileAsync<T, kBN, kD>(ks, kb, j0 + kBN, lk, d);
+    __syncthreads();  // every warp is done with the key tile
+    if (it + 1 < tiles) load_keys(j0 + kBN);
     CpAsyncCommit();
-    softmax(j0);
     CpAsyncWait<1>();  // the value tile (the next key tile may be in flight)
     __syncthreads();
+    softmax(j0);
     accumulate();
-    __syncthreads();  // every warp is done with vs
-    if (it + 1 < tiles) LoadTileAsync<T, kBN, kD>(vs, vb, j0 + kBN, lk, dv);
+    __syncthreads();  // every warp is done with the value tile
+    if (it + 1 < tiles) load_values(j0 + kBN);
     CpAsyncCommit();
   }
+}
+
+// Whether the mask's rows can be read 16 bytes at a time: keys contiguous, every row and the
+// key count a multiple of 16 bytes (a tile's row is then whole vectors in or out of range).
+template <typename M>
+__device__ __forceinline__ bool MaskVectors(const M* mask, long long mask_bh, long long msi,
+                                            long long msj, int lk) {
+  constexpr int kPer = 16 / sizeof(M);
+  return msj == 1 && msi % kPer == 0 && lk % kPer == 0 && mask_bh % kPer == 0 &&
+         reinterpret_cast<unsigned long long>(mask) % 16 == 0;
 }
 
 // Whether the mask keeps some key of rows [q0, q0 + kBM) x keys [j0, j0 + kBN) (a term not
@@ -227,13 +240,9 @@ template <typename M, int kBM, int kBN>
 __device__ __forceinline__ void KeyRange(const M* mask, long long mask_bh, long long msi,
                                          long long msj, int q0, int lq, int lk, int causal,
                                          int& begin, int& end) {
-  constexpr int kPer = 16 / sizeof(M);
   begin = 0;
   end = causal ? min(lk, q0 + kBM) : lk;
-  if (!HasMask<M>::value || end <= 2 * kBN || msj != 1 || msi % kPer != 0 || lk % kPer != 0 ||
-      mask_bh % kPer != 0 || reinterpret_cast<unsigned long long>(mask) % 16 != 0) {
-    return;
-  }
+  if (!HasMask<M>::value || end <= 2 * kBN || !MaskVectors(mask, mask_bh, msi, msj, lk)) return;
   while (end > begin && !__syncthreads_or(KeepsAKey<M, kBM, kBN>(
                             mask, mask_bh, msi, q0, (end - 1) / kBN * kBN, lq, lk))) {
     end = (end - 1) / kBN * kBN;
@@ -326,6 +335,41 @@ __device__ __forceinline__ void LoadMaskTile(typename MaskPair<M>::type (&mt)[kK
       }
     }
   }
+}
+
+// The mask's rows [q0, q0 + kBM) x keys [j0, j0 + kBN) into shared memory by cp.async, 16 bytes
+// a copy (MaskVectors), zero outside rows < lq and keys < lk (the softmax checks those).
+template <typename M, int kBM, int kBN>
+__device__ __forceinline__ void StageMaskTile(M (*ms)[kBN + 16 / sizeof(M)],
+                                              const SoftmaxArgs<M>& a, int j0) {
+  constexpr int kPer = 16 / sizeof(M), kRowVectors = kBN / kPer;
+#pragma unroll 1
+  for (int it = 0; it < kBM * kRowVectors / 128; ++it) {
+    const int x = threadIdx.x + 128 * it, r = x / kRowVectors, c = x % kRowVectors * kPer;
+    const int i = a.q0 + r, j = j0 + c;
+    const bool in = i < a.lq && j < a.lk;
+    const M* from = in ? a.mask + a.mask_bh + i * a.msi + j : a.mask;
+    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(&ms[r][c]));
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+                 :
+                 : "r"(to), "l"(from), "r"(in ? 16 : 0));
+  }
+}
+
+// args with the staged tile of key tile j0 as its mask: rows from q0, keys from j0.
+template <typename M, int kBN>
+__device__ __forceinline__ SoftmaxArgs<M> StagedMask(const SoftmaxArgs<M>& args,
+                                                     const M (*ms)[kBN + 16 / sizeof(M)],
+                                                     int j0) {
+  SoftmaxArgs<M> view = args;
+  view.mask = &ms[0][0];
+  view.mask_bh = 0;
+  view.msi = kBN + 16 / sizeof(M);
+  view.msj = 1;
+  view.row0 = args.row0 - args.q0;
+  view.lq = args.lq - args.q0;
+  view.lk = args.lk - j0;
+  return view;
 }
 
 // One key tile of the online softmax: the scores s of keys j0 .. j0 + 8 kKeyBlocks scaled, plus
@@ -484,6 +528,8 @@ __device__ __forceinline__ void ForwardMma(
   static_assert(kD % 32 == 0, "head dim");
   __shared__ __align__(16) T ks[kBN][kD + 8];  // the query tile first, then each key tile
   __shared__ __align__(16) T vs[kBN][kD + 8];
+  // The mask's terms of each key tile, where its rows can be copied 16 bytes at a time.
+  __shared__ __align__(16) M ms[HasMask<M>::value ? kBM : 1][kBN + 16 / sizeof(M)];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4;
   int tile, bh;
   BlockTile(causal || HasMask<M>::value, tile, bh);
@@ -510,12 +556,17 @@ __device__ __forceinline__ void ForwardMma(
   float s[kKeyBlocks][4];  // the scores
   typename MaskPair<M>::type mt[kKeyBlocks][2];
   bool live = true;  // the tile adds to the warp's rows
-  WalkKeys<T, kD, kBN>(
-      ks, vs, k + (long long)(b * kv_heads + kvh) * lk * d,
-      v + (long long)(b * kv_heads + kvh) * lk * dv, lk, d, dv,
-      kv_begin, kv_end,
+  const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
+  const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  const bool staged = HasMask<M>::value && MaskVectors(args.mask, args.mask_bh, msi, msj, lk);
+  WalkKeys<kBN>(
+      kv_begin, kv_end, [&](int j0) { LoadTileAsync<T, kBN, kD>(ks, kb, j0, lk, d); },
       [&](int j0) {
-        if (HasMask<M>::value) LoadMaskTile(mt, args, j0);
+        LoadTileAsync<T, kBN, kD>(vs, vb, j0, lk, dv);
+        if (HasMask<M>::value && staged) StageMaskTile<M, kBM, kBN>(ms, args, j0);
+      },
+      [&](int j0) {
+        if (HasMask<M>::value && !staged) LoadMaskTile(mt, args, j0);
 #pragma unroll
         for (int n = 0; n < kKeyBlocks; ++n) {
           s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
@@ -529,6 +580,7 @@ __device__ __forceinline__ void ForwardMma(
         }
       },
       [&](int j0) {
+        if (HasMask<M>::value && staged) LoadMaskTile(mt, StagedMask<M, kBN>(args, ms, j0), 0);
         live = Softmax<M, kBM, kBN, kKeyBlocks, kOutBlocks, kDrop>(s, o, mt, rows, args, j0);
       },
       [&]() {
@@ -631,10 +683,11 @@ __device__ __forceinline__ void ForwardTf32(
   float s[kKeyBlocks][4];  // the scores
   typename MaskPair<M>::type mt[kKeyBlocks][2];
   bool live = true;  // the tile adds to the warp's rows
-  WalkKeys<float, kD, kBN>(
-      ks, vs, k + (long long)(b * kv_heads + kvh) * lk * d,
-      v + (long long)(b * kv_heads + kvh) * lk * dv, lk, d, dv,
-      kv_begin, kv_end,
+  const float* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
+  const float* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  WalkKeys<kBN>(
+      kv_begin, kv_end, [&](int j0) { LoadTileAsync<float, kBN, kD>(ks, kb, j0, lk, d); },
+      [&](int j0) { LoadTileAsync<float, kBN, kD>(vs, vb, j0, lk, dv); },
       [&](int j0) {
         if (HasMask<M>::value) {
           // Three products a score: where the mask drops every key of the tile for the warp's
