@@ -528,8 +528,12 @@ __device__ __forceinline__ void ForwardMma(
   static_assert(kD % 32 == 0, "head dim");
   __shared__ __align__(16) T ks[kBN][kD + 8];  // the query tile first, then each key tile
   __shared__ __align__(16) T vs[kBN][kD + 8];
-  // The mask's terms of each key tile, where its rows can be copied 16 bytes at a time.
-  __shared__ __align__(16) M ms[HasMask<M>::value ? kBM : 1][kBN + 16 / sizeof(M)];
+  // The mask's terms of each key tile, where its rows can be copied 16 bytes at a time and the
+  // tiles fit in 48 KiB of shared memory (not float32 masks at head dim 128).
+  constexpr bool kStage =
+      HasMask<M>::value && 2 * kBN * (kD + 8) * sizeof(T) +
+                                   kBM * (kBN + 16 / sizeof(M)) * sizeof(M) <= 48 * 1024;
+  __shared__ __align__(16) M ms[kStage ? kBM : 1][kBN + 16 / sizeof(M)];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4;
   int tile, bh;
   BlockTile(causal || HasMask<M>::value, tile, bh);
@@ -558,12 +562,12 @@ __device__ __forceinline__ void ForwardMma(
   bool live = true;  // the tile adds to the warp's rows
   const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
   const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
-  const bool staged = HasMask<M>::value && MaskVectors(args.mask, args.mask_bh, msi, msj, lk);
+  const bool staged = kStage && MaskVectors(args.mask, args.mask_bh, msi, msj, lk);
   WalkKeys<kBN>(
       kv_begin, kv_end, [&](int j0) { LoadTileAsync<T, kBN, kD>(ks, kb, j0, lk, d); },
       [&](int j0) {
         LoadTileAsync<T, kBN, kD>(vs, vb, j0, lk, dv);
-        if (HasMask<M>::value && staged) StageMaskTile<M, kBM, kBN>(ms, args, j0);
+        if (kStage && staged) StageMaskTile<M, kBM, kBN>(ms, args, j0);
       },
       [&](int j0) {
         if (HasMask<M>::value && !staged) LoadMaskTile(mt, args, j0);
@@ -580,7 +584,7 @@ __device__ __forceinline__ void ForwardMma(
         }
       },
       [&](int j0) {
-        if (HasMask<M>::value && staged) LoadMaskTile(mt, StagedMask<M, kBN>(args, ms, j0), 0);
+        if (kStage && staged) LoadMaskTile(mt, StagedMask<M, kBN>(args, ms, j0), 0);
         live = Softmax<M, kBM, kBN, kKeyBlocks, kOutBlocks, kDrop>(s, o, mt, rows, args, j0);
       },
       [&]() {

@@ -158,6 +158,24 @@ TEST(AttentionNVGPU, EveryBucketDTypeAndMaskCompilesToPtx) {
   }
 }
 
+// The largest tensor-core tiles with every mask dtype, as CUBIN for sm_90: ptxas holds each
+// kernel's static shared memory (key, value and a staged mask tile) to 48 KiB.
+TEST(AttentionNVGPU, LargestTensorCoreTilesFitSharedMemory) {
+  std::vector<std::string> names;
+  for (const char* t : {"float16", "bfloat16"}) {
+    for (const char* mask : {"none", "bool", "float32", "float16", "bfloat16"}) {
+      names.push_back(absl::StrCat("cinn_like_attention_", t, "_", mask, "_d128_q64_k64_tc"));
+    }
+  }
+  names.push_back("cinn_like_attention_float32_float32_d64_q64_k64_tc");
+  auto src = backends::LibraryKernelsSource(names);
+  ASSERT_TRUE(src.ok()) << src.status();
+  backends::nvrtc::Compiler nvrtc;
+  auto cubin = nvrtc.Compile("#include <math_constants.h>\n" + *src, 90, /*to_cubin=*/true,
+                             "attention_tiles");
+  EXPECT_TRUE(cubin.ok()) << cubin.status();
+}
+
 TEST(AttentionNVGPU, CasesTheKernelDoesNotTakeUseTheDecomposedCompute) {
   for (auto [t, d] : {std::pair{DType::kFloat64, int64_t{16}}, {DType::kFloat32, int64_t{300}}}) {
     auto module = Compile(OutThenAdd(t, d));
