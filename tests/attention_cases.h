@@ -89,18 +89,29 @@ inline void CheckFullyMaskedRows(const ir::Target& target, const Executor& exec)
   }
 }
 
-/// attention whose float mask keeps only a band of keys per query row (keys i + 40 .. i + 119,
-/// a random bias on them) and none of row 7, so that a 64-row query tile's leading or trailing
-/// key tiles drop every key: float16 on tensor cores with a float16 mask over 448 keys (the
-/// fused kernel reads it 16 bytes at a time and skips those tiles), float32 with a float32 mask
-/// over 451 keys (rows not aligned: the terms read one by one, every tile walked). Both outputs
-/// compared with the reference (the masked row exactly 0 and +inf).
+/// attention whose mask keeps only a band of keys per query row (keys i + 40 .. i + 119, a
+/// random bias on them where the mask is a float) and none of row 7 and rows 128 .. 191 (a whole
+/// 64-row query tile), so that a query tile's leading or trailing key tiles drop every key and
+/// one tile drops them all: float16 on tensor cores with a float16 mask over 448 keys (the fused
+/// kernel reads it 16 bytes at a time, skips those tiles and walks none for the masked tile),
+/// float32 with a float32 mask over 451 keys (rows not aligned: the terms read one by one, every
+/// tile walked), and float16 with a bool mask over 448 keys whose last key, dropped by every
+/// row, is +inf in k (a bool mask drops a key whatever its score: the outputs stay finite).
+/// Both outputs compared with the reference (the masked rows exactly 0 and +inf).
 inline void CheckBandedMask(const ir::Target& target, const Executor& exec) {
-  for (const DType t : {DType::kFloat16, DType::kFloat32}) {
-    const int64_t lq = 300, lk = t == DType::kFloat16 ? 448 : 451, masked_row = 7;
-    SCOPED_TRACE(hlir::DTypeName(t));
+  struct Form {
+    DType t, mask;
+    int64_t lk;
+  };
+  for (const Form& f :
+       {Form{DType::kFloat16, DType::kFloat16, 448}, Form{DType::kFloat32, DType::kFloat32, 451},
+        Form{DType::kFloat16, DType::kBool, 448}}) {
+    const int64_t lq = 300, lk = f.lk;
+    const bool keeps = f.mask == DType::kBool;
+    auto dropped = [](int64_t i) { return i == 7 || (i >= 128 && i < 192); };
+    SCOPED_TRACE(absl::StrCat(hlir::DTypeName(f.t), " mask ", hlir::DTypeName(f.mask)));
     OpCase c{"attention",
-             {t, t, t, t},
+             {f.t, f.t, f.t, f.mask},
              {S({2, 3, lq, 64}), S({2, 3, lk, 64}), S({2, 3, lk, 64}), S({lq, lk})},
              {{"scale", 0.125}},
              {}};
@@ -111,23 +122,32 @@ inline void CheckBandedMask(const ir::Target& target, const Executor& exec) {
     std::mt19937_64 rng(std::random_device{}());
     std::uniform_real_distribution<double> uniform(-1, 1);
     std::vector<hlir::HostTensor> in;
-    for (size_t i = 0; i < 4; ++i) {
-      in.emplace_back(t, Concrete(c.shapes[i]));
-      for (double& x : in.back().data) x = hlir::RoundToDType(uniform(rng), t);
+    for (size_t i = 0; i < 3; ++i) {
+      in.emplace_back(f.t, Concrete(c.shapes[i]));
+      for (double& x : in.back().data) x = hlir::RoundToDType(uniform(rng), f.t);
     }
+    in.emplace_back(f.mask, Concrete(c.shapes[3]));
     for (int64_t i = 0; i < lq; ++i) {
       for (int64_t j = 0; j < lk; ++j) {
-        if (i == masked_row || j < i + 40 || j >= i + 120) in[3].data[i * lk + j] = -INFINITY;
+        const bool kept = !dropped(i) && j >= i + 40 && j < i + 120;
+        in[3].data[i * lk + j] = keeps  ? kept
+                                 : kept ? hlir::RoundToDType(uniform(rng), f.mask)
+                                        : -INFINITY;
+      }
+    }
+    if (keeps) {  // k's last key: +inf, dropped by every row
+      for (int64_t bh = 0; bh < 6; ++bh) {
+        for (int64_t e = 0; e < 64; ++e) in[1].data[(bh * lk + lk - 1) * 64 + e] = INFINITY;
       }
     }
     std::vector<hlir::HostTensor> want;
     auto args = RunBesideReference(*graph, *module, in, exec, &want);
     if (::testing::Test::HasFatalFailure() || args.empty()) return;
-    const Tolerance tol = ToleranceFor(t);
+    const Tolerance tol = ToleranceFor(f.t);
     const TypedTensor &out = *args[4], &lse = *args[5];
     int bad = 0;
     for (int64_t row = 0; row < 2 * 3 * lq && bad < 5; ++row) {
-      if (row % lq == masked_row) {
+      if (dropped(row % lq)) {
         EXPECT_EQ(lse.Get(row), INFINITY) << "row " << row;
         for (int64_t e = 0; e < 64; ++e) EXPECT_EQ(out.Get(row * 64 + e), 0.0) << "row " << row;
         continue;
@@ -137,9 +157,10 @@ inline void CheckBandedMask(const ir::Target& target, const Executor& exec) {
         const double w = want[0].data[row * 64 + e], g = out.Get(row * 64 + e);
         bad += !(std::fabs(g - w) <= tol.atol + tol.rtol * std::fabs(w));
       }
-      if (bad)
+      if (bad) {
         ADD_FAILURE() << "row " << row << " (lse " << lse.Get(row) << ", want " << want[1].data[row]
                       << ")";
+      }
     }
   }
 }

@@ -33,6 +33,9 @@ struct NoMask {};
 // Whether a mask type is a mask (NoMask is none).
 template <typename M> struct HasMask { static constexpr bool value = true; };
 template <> struct HasMask<NoMask> { static constexpr bool value = false; };
+// Whether a mask type keeps or drops (bool) rather than adds.
+template <typename M> struct IsBool { static constexpr bool value = false; };
+template <> struct IsBool<bool> { static constexpr bool value = true; };
 
 __device__ __forceinline__ float ToFloat(float x) { return x; }
 __device__ __forceinline__ float ToFloat(__half x) { return __half2float(x); }

@@ -150,15 +150,15 @@ __device__ __forceinline__ void TransposedB2(const T (*tile)[kW], int r, int c, 
                : "r"(at));
 }
 
-// The query tile and (batch x head) of this block: the grid's (x, y) as they are, or for a
-// causal kernel, whose later query tiles walk more keys, the tiles in reverse order across the
-// whole grid (every head's last tile first), so that the longest blocks start first and the
-// short ones fill the last wave.
-__device__ __forceinline__ void BlockTile(int causal, int& tile, int& bh) {
+// The query tile and (batch x head) of this block: the grid's (x, y) as they are, or where later
+// query tiles may walk more keys (`uneven`: a causal or masked kernel), the tiles in reverse
+// order across the whole grid (every head's last tile first), so that the longest blocks start
+// first and the short ones fill the last wave.
+__device__ __forceinline__ void BlockTile(bool uneven, int& tile, int& bh) {
   tile = blockIdx.x;
   bh = blockIdx.y;
-  if (causal) {
-    const int at = blockIdx.x + gridDim.x * blockIdx.y;
+  if (uneven) {
+    const unsigned at = blockIdx.x + gridDim.x * blockIdx.y;
     bh = at % gridDim.y;
     tile = gridDim.x - 1 - at / gridDim.y;
   }
@@ -175,6 +175,7 @@ __device__ __forceinline__ void WalkKeys(int kv_begin, int kv_end, LoadKeys load
                                          LoadValues load_values, Scores scores, Softmax softmax,
                                          Accumulate accumulate) {
   const int tiles = (kv_end - kv_begin + kBN - 1) / kBN;
+  if (tiles == 0) return;  // no copy left in flight at exit
   __syncthreads();  // every warp is done with the query tile
   load_keys(kv_begin);
   CpAsyncCommit();
@@ -220,7 +221,7 @@ __device__ __forceinline__ bool KeepsAKey(const M* mask, long long mask_bh, long
   for (int x = threadIdx.x; x < kBM * kRowVectors; x += 128) {
     const int i = q0 + x / kRowVectors, j = j0 + x % kRowVectors * kPer;
     if (i < lq && j < lk) {  // lk is a multiple of kPer
-      M terms[kPer];
+      __align__(16) M terms[kPer];
       *reinterpret_cast<uint4*>(terms) =
           *reinterpret_cast<const uint4*>(mask + mask_bh + i * msi + j);
 #pragma unroll
@@ -389,9 +390,11 @@ __device__ __forceinline__ void SoftmaxTile(float (&s)[kKeyBlocks][4], float (&o
   for (int n = 0; n < kKeyBlocks; ++n) {
 #pragma unroll
     for (int e = 0; e < 4; ++e) {  // in log2 units from here on
-      if (HasMask<M>::value) {
-        const float2 term = TermPair(mt[n][e >> 1]);
-        s[n][e] = (s[n][e] * a.scale + (e & 1 ? term.y : term.x)) * kLog2e;
+      if (HasMask<M>::value) {  // a bool mask selects (a dropped key is -inf whatever its score)
+        const float2 pair = TermPair(mt[n][e >> 1]);
+        const float term = e & 1 ? pair.y : pair.x;
+        s[n][e] = IsBool<M>::value ? (term == -CUDART_INF_F ? term : s[n][e] * a.scale_log2)
+                                   : (s[n][e] * a.scale + term) * kLog2e;
       } else {
         s[n][e] *= a.scale_log2;
       }
@@ -484,6 +487,45 @@ __device__ __forceinline__ bool Softmax(float (&s)[kKeyBlocks][4], float (&o)[kO
   return true;
 }
 
+// How a block of either tensor-core form starts: its (batch x head) (BlockTile), batch and
+// key/value head, the softmax's arguments for the warp's rows, the query tile copied into
+// `qtile` (waited for, then a barrier) and the key tiles to walk (KeyRange), found while that
+// copy is in flight.
+template <typename T, typename M, int kBM, int kBN, int kD, bool kDrop>
+__device__ __forceinline__ SoftmaxArgs<M> StartBlock(
+    T (*qtile)[kD + 16 / sizeof(T)], const T* __restrict__ q, const void* mask_ptr, int heads,
+    int kv_heads, int lq, int lk, int d, float scale, int causal, long long msb, long long msh,
+    long long msi, long long msj, const long long* seed_ptr, const long long* stream_ptr,
+    float keep_below, int& b, int& kvh, int& kv_begin, int& kv_end) {
+  int tile, bh;
+  BlockTile(causal || HasMask<M>::value, tile, bh);
+  b = bh / heads;
+  const int h = bh % heads, q0 = tile * kBM, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4;
+  kvh = h / (heads / kv_heads);
+  const SoftmaxArgs<M> args{static_cast<const M*>(mask_ptr),
+                            b * msb + h * msh,
+                            msi,
+                            msj,
+                            q0 + warp * 16 + g,
+                            q0,
+                            lq,
+                            lk,
+                            causal,
+                            scale,
+                            scale * 1.4426950408889634f,
+                            kDrop ? *seed_ptr : 0,
+                            kDrop ? *stream_ptr : 0,
+                            bh,
+                            keep_below,
+                            1.f / keep_below};
+  LoadTileAsync<T, kBM, kD>(qtile, q + (long long)bh * lq * d, q0, lq, d);
+  CpAsyncCommit();
+  KeyRange<M, kBM, kBN>(args.mask, args.mask_bh, msi, msj, q0, lq, lk, causal, kv_begin, kv_end);
+  CpAsyncWait<0>();
+  __syncthreads();
+  return args;
+}
+
 // The output rows row0 and row1 (o over the row sums) and their logsumexp; a row without a
 // kept key gets out 0 and logsumexp +inf.
 template <typename T, int kOutBlocks>
@@ -535,21 +577,10 @@ __device__ __forceinline__ void ForwardMma(
                                    kBM * (kBN + 16 / sizeof(M)) * sizeof(M) <= 48 * 1024;
   __shared__ __align__(16) M ms[kStage ? kBM : 1][kBN + 16 / sizeof(M)];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4;
-  int tile, bh;
-  BlockTile(causal || HasMask<M>::value, tile, bh);
-  const int b = bh / heads, h = bh % heads, kvh = h / (heads / kv_heads);
-  const int q0 = tile * kBM, row0 = q0 + warp * 16 + g;
-  const SoftmaxArgs<M> args{static_cast<const M*>(mask_ptr), b * msb + h * msh, msi, msj, row0,
-                            q0, lq, lk, causal, scale, scale * 1.4426950408889634f,
-                            kDrop ? *seed_ptr : 0, kDrop ? *stream_ptr : 0, bh, keep_below,
-                            1.f / keep_below};
-
-  LoadTileAsync<T, kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
-  CpAsyncCommit();
-  int kv_begin, kv_end;
-  KeyRange<M, kBM, kBN>(args.mask, args.mask_bh, msi, msj, q0, lq, lk, causal, kv_begin, kv_end);
-  CpAsyncWait<0>();
-  __syncthreads();
+  int b, kvh, kv_begin, kv_end;
+  const SoftmaxArgs<M> args = StartBlock<T, M, kBM, kBN, kD, kDrop>(
+      ks, q, mask_ptr, heads, kv_heads, lq, lk, d, scale, causal, msb, msh, msi, msj, seed_ptr,
+      stream_ptr, keep_below, b, kvh, kv_begin, kv_end);
   unsigned qa[kSteps][4];
 #pragma unroll
   for (int s = 0; s < kSteps; ++s) RowMajorA(ks, warp * 16, s * 16, qa[s]);
@@ -606,7 +637,7 @@ __device__ __forceinline__ void ForwardMma(
           }
         }
       });
-  StoreRows<T, kOutBlocks>(o, rows, out, lse, bh, row0, lq, dv);
+  StoreRows<T, kOutBlocks>(o, rows, out, lse, args.bh, args.row0, lq, dv);
 }
 
 // x as a pair of tf32 numbers, big + small = x to about 2^-22 of x: the three products small
@@ -655,21 +686,10 @@ __device__ __forceinline__ void ForwardTf32(
   __shared__ __align__(16) float ks[kBN][kD + 4];  // the query tile first, then each key tile
   __shared__ __align__(16) float vs[kBN][kD + 4];
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
-  int tile, bh;
-  BlockTile(causal || HasMask<M>::value, tile, bh);
-  const int b = bh / heads, h = bh % heads, kvh = h / (heads / kv_heads);
-  const int q0 = tile * kBM, row0 = q0 + warp * 16 + g;
-  const SoftmaxArgs<M> args{static_cast<const M*>(mask_ptr), b * msb + h * msh, msi, msj, row0,
-                            q0, lq, lk, causal, scale, scale * 1.4426950408889634f,
-                            kDrop ? *seed_ptr : 0, kDrop ? *stream_ptr : 0, bh, keep_below,
-                            1.f / keep_below};
-
-  LoadTileAsync<float, kBM, kD>(ks, q + (long long)bh * lq * d, q0, lq, d);
-  CpAsyncCommit();
-  int kv_begin, kv_end;
-  KeyRange<M, kBM, kBN>(args.mask, args.mask_bh, msi, msj, q0, lq, lk, causal, kv_begin, kv_end);
-  CpAsyncWait<0>();
-  __syncthreads();
+  int b, kvh, kv_begin, kv_end;
+  const SoftmaxArgs<M> args = StartBlock<float, M, kBM, kBN, kD, kDrop>(
+      ks, q, mask_ptr, heads, kv_heads, lq, lk, d, scale, causal, msb, msh, msi, msj, seed_ptr,
+      stream_ptr, keep_below, b, kvh, kv_begin, kv_end);
   unsigned qb[kSteps][4], qs[kSteps][4];  // the query rows as tf32 pairs
 #pragma unroll
   for (int s = 0; s < kSteps; ++s) {
@@ -730,7 +750,7 @@ __device__ __forceinline__ void ForwardTf32(
           }
         }
       });
-  StoreRows<float, kOutBlocks>(o, rows, out, lse, bh, row0, lq, dv);
+  StoreRows<float, kOutBlocks>(o, rows, out, lse, args.bh, args.row0, lq, dv);
 }
 
 }  // namespace cinn_like_attention
