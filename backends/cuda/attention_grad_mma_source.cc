@@ -9,7 +9,7 @@
 /// shared between warps but the tiles, and nothing is atomic. Every load of a query tile is in
 /// flight at once (q and dO by cp.async, the mask's terms, O's rows and the logsumexp), and dS
 /// leaves through shared memory as 16-byte rows. It uses the helpers of
-/// AttentionKernelTemplate and AttentionMmaTemplate, printed before it.
+/// AttentionKernelTemplate, AttentionTileTemplate and AttentionMmaTemplate, printed before it.
 #include "backends/cuda/attention_grad_source.h"
 
 namespace cinn_like::backends {

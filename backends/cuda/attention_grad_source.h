@@ -28,8 +28,8 @@
 namespace cinn_like::backends {
 
 /// The template (in namespace cinn_like_attention, after AttentionKernelTemplate()), and its
-/// tensor-core form (attention_grad_mma_source.cc; after AttentionMmaTemplate(), whose
-/// fragment helpers it uses).
+/// tensor-core form (attention_grad_mma_source.cc; after AttentionTileTemplate() and
+/// AttentionMmaTemplate(), whose fragment and copy helpers it uses).
 const char* AttentionGradTemplate();
 const char* AttentionGradMmaTemplate();
 

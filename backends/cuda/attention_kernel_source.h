@@ -36,9 +36,11 @@ struct AttentionCudaTypes {
 };
 AttentionCudaTypes AttentionTypes(const ir::AttentionKernelSpec& spec);
 
-/// The template (namespace cinn_like_attention), printed once before the instances, and its
-/// tensor-core form (attention_mma_source.cc), printed after it.
+/// The template (namespace cinn_like_attention), printed once before the instances, then the
+/// tensor-core tiles (attention_tile_source.cc) and forms (attention_mma_source.cc), in that
+/// order.
 const char* AttentionKernelTemplate();
+const char* AttentionTileTemplate();
 const char* AttentionMmaTemplate();
 
 /// The `extern "C" __global__` instance of forward kernel `spec` (its name's form is

@@ -50,7 +50,7 @@ absl::StatusOr<std::string> LibraryKernelsSource(const std::vector<std::string>&
       "typedef unsigned long long uint64_t;\n"
       "typedef unsigned int uint32_t;\n",
       PhiloxSource("__device__ __forceinline__", "__umulhi"), "}\n", AttentionKernelTemplate(),
-      AttentionMmaTemplate(), grad ? AttentionGradTemplate() : "",
+      AttentionTileTemplate(), AttentionMmaTemplate(), grad ? AttentionGradTemplate() : "",
       grad ? AttentionGradMmaTemplate() : "", instances);
 }
 
