@@ -29,6 +29,7 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch as ct  # noqa: E402 (registers backend="cinn_like")
 from kernel_profile import kernels_per_step  # noqa: E402 (one home of the kernel time)
+from roofline_bench import geomean  # noqa: E402
 from torch_models_bench import median_ms  # noqa: E402 (one timing method)
 
 TOLERANCE = {torch.float32: 1e-3, torch.float16: 1e-2}
@@ -134,8 +135,7 @@ def main():
             failed += not ok
             ratios.append(ratio)
     if ratios:
-        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
-        print(f"geomean best PyTorch / cinn_like: {geo:.2f}x over {len(ratios)} rows")
+        print(f"geomean best PyTorch / cinn_like: {geomean(ratios):.2f}x over {len(ratios)} rows")
     sys.exit(1 if failed else 0)
 
 

@@ -102,9 +102,12 @@ __device__ __forceinline__ void SoftmaxTile(float (&s)[kKeyBlocks][4], float (&o
   }
 }
 
-// Whether some mask term of the warp's rows in the tile is not -inf.
-template <typename P, int kKeyBlocks>
-__device__ __forceinline__ bool AnyKept(const P (&mt)[kKeyBlocks][2]) {
+// Whether the tile adds to the warp's rows: without a mask always; with one, where some mask term
+// of the warp's rows in the tile is not -inf (else its probabilities are all 0: a causal mask's
+// tiles past the diagonal), asked once a tile.
+template <typename M, typename P, int kKeyBlocks>
+__device__ __forceinline__ bool Live(const P (&mt)[kKeyBlocks][2]) {
+  if (!HasMask<M>::value) return true;
   bool any = false;
 #pragma unroll
   for (int n = 0; n < kKeyBlocks; ++n) {
@@ -119,19 +122,16 @@ __device__ __forceinline__ bool AnyKept(const P (&mt)[kKeyBlocks][2]) {
 
 // SoftmaxTile of key tile j0 of the block's rows [q0, q0 + kBM), checked where some score of the
 // tile may be out: keys past lk, rows past lq, or causal keys after the block's first row.
-// False, with nothing done, where the mask drops every key of the tile for the warp's rows (a
-// causal mask's tiles past the diagonal): their probabilities are 0 and the tile adds nothing.
+// The forms call it only for a live tile (Live).
 template <typename M, int kBM, int kBN, int kKeyBlocks, int kOutBlocks, bool kDrop>
-__device__ __forceinline__ bool Softmax(float (&s)[kKeyBlocks][4], float (&o)[kOutBlocks][4],
+__device__ __forceinline__ void Softmax(float (&s)[kKeyBlocks][4], float (&o)[kOutBlocks][4],
                                         const typename MaskPair<M>::type (&mt)[kKeyBlocks][2],
                                         RowState& rows, const SoftmaxArgs<M>& a, int j0) {
-  if (HasMask<M>::value && !AnyKept(mt)) return false;
   if (j0 + kBN > a.lk || a.q0 + kBM > a.lq || (a.causal && j0 + kBN > a.q0 + 1)) {
     SoftmaxTile<M, kKeyBlocks, kOutBlocks, kDrop, true>(s, o, mt, rows, a, j0);
   } else {
     SoftmaxTile<M, kKeyBlocks, kOutBlocks, kDrop, false>(s, o, mt, rows, a, j0);
   }
-  return true;
 }
 
 // How a block of either tensor-core form starts: its (batch x head) (BlockTile), batch and
@@ -263,7 +263,8 @@ __device__ __forceinline__ void ForwardMma(
       },
       [&](int j0) {
         if (kStage && staged) LoadMaskTile(mt, StagedMask<M, kBN>(args, ms, j0), 0);
-        live = Softmax<M, kBM, kBN, kKeyBlocks, kOutBlocks, kDrop>(s, o, mt, rows, args, j0);
+        live = Live<M>(mt);
+        if (live) Softmax<M, kBM, kBN, kKeyBlocks, kOutBlocks, kDrop>(s, o, mt, rows, args, j0);
       },
       [&]() {
         if (!live) return;
@@ -365,7 +366,7 @@ __device__ __forceinline__ void ForwardTf32(
           // rows, waiting for its terms costs less than the scores (H200, a causal [B, 1, S, S]
           // mask: 246 -> 233 us).
           LoadMaskTile(mt, args, j0);
-          live = AnyKept(mt);
+          live = Live<M>(mt);
           if (!live) return;
         }
 #pragma unroll
@@ -379,7 +380,7 @@ __device__ __forceinline__ void ForwardTf32(
         }
       },
       [&](int j0) {
-        live = Softmax<M, kBM, kBN, kKeyBlocks, kOutBlocks, kDrop>(s, o, mt, rows, args, j0);
+        if (live) Softmax<M, kBM, kBN, kKeyBlocks, kOutBlocks, kDrop>(s, o, mt, rows, args, j0);
       },
       [&]() {
         if (!live) return;

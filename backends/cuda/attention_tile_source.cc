@@ -86,6 +86,15 @@ __device__ __forceinline__ void LoadTile(T (*tile)[kD + 16 / sizeof(T)], const T
   }
 }
 
+// 16 bytes from global `from` to shared `to` by cp.async; zeros where !in (`from` is then only
+// a valid address, not read).
+__device__ __forceinline__ void CpAsync16(void* to, const void* from, bool in) {
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
+               :
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(to))), "l"(from),
+                 "r"(in ? 16 : 0));
+}
+
 // LoadTile's copy as cp.async, 16 bytes a thread step (zero-filled outside rows < n and columns
 // < ld), where every row is aligned to 16 bytes; else LoadTile itself (its stores are done when
 // it returns). The caller commits, waits (CpAsyncWait) and then passes a barrier.
@@ -102,11 +111,7 @@ __device__ __forceinline__ void LoadTileAsync(T (*tile)[kD + 16 / sizeof(T)],
   for (int it = 0; it < kRows * kD / (kVec * 128); ++it) {
     const int x = threadIdx.x + 128 * it, r = x / (kD / kVec), c = kVec * (x % (kD / kVec));
     const bool in = r0 + r < n && c < ld;
-    const T* from = in ? src + (long long)(r0 + r) * ld + c : src;
-    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(&tile[r][c]));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :
-                 : "r"(to), "l"(from), "r"(in ? 16 : 0));
+    CpAsync16(&tile[r][c], in ? src + (long long)(r0 + r) * ld + c : src, in);
   }
 }
 __device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
@@ -340,11 +345,7 @@ __device__ __forceinline__ void StageMaskTile(M (*ms)[kBN + 16 / sizeof(M)],
     const int x = threadIdx.x + 128 * it, r = x / kRowVectors, c = x % kRowVectors * kPer;
     const int i = a.q0 + r, j = j0 + c;
     const bool in = i < a.lq && j < a.lk;
-    const M* from = in ? a.mask + a.mask_bh + i * a.msi + j : a.mask;
-    const unsigned to = static_cast<unsigned>(__cvta_generic_to_shared(&ms[r][c]));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16, %2;\n"
-                 :
-                 : "r"(to), "l"(from), "r"(in ? 16 : 0));
+    CpAsync16(&ms[r][c], in ? a.mask + a.mask_bh + i * a.msi + j : a.mask, in);
   }
 }
 
