@@ -400,6 +400,33 @@ inline Program CrossEntropyBackward(int64_t rows, int64_t classes) {
   return *b.Build();
 }
 
+/// A causal language model's cross-entropy forward as PyTorch's decompositions write it for a
+/// training graph: the logits of [2, tokens, classes] shifted (all tokens but the last) and
+/// viewed as rows, the row max and the log of the sum of exponentials saved for the backward
+/// (outputs), and the mean loss, which gathers each row's `x - max - log(sum)` at its target
+/// (flattened, as `aten.gather` lowers; the targets drawn are taken modulo `classes`).
+inline Program CrossEntropyForward(int64_t tokens, int64_t classes) {
+  NetBuilder b;
+  const int64_t rows = 2 * (tokens - 1);
+  auto logits = b.CreateInput(DType::kFloat32, S({2, tokens, classes}), "logits");
+  auto drawn = b.CreateInput(DType::kInt64, S({rows}), "target");
+  auto target = b.Mod(b.Abs(drawn), b.Fill({1}, static_cast<double>(classes), DType::kInt64));
+  auto x = b.Reshape(b.Slice(logits, {1}, {0}, {tokens - 1}), {rows, classes});
+  auto max = b.ReduceMax(x, {1}, /*keepdim=*/true);
+  auto shifted = b.Sub(x, max);
+  auto log_sum = b.Log(b.ReduceSum(b.Exp(shifted), {1}, /*keepdim=*/true));
+  auto logp = b.Sub(shifted, log_sum);
+  auto at = b.Add(
+      b.Mul(b.Arange(0, rows), b.Fill({1}, static_cast<double>(classes), DType::kInt64)), target);
+  auto picked = b.Gather(b.Reshape(logp, {rows * classes}), at, 0);
+  auto loss = b.Div(b.ReduceSum(b.Neg(picked), {0}, /*keepdim=*/true),
+                    b.Fill({1}, static_cast<double>(rows)));
+  b.MarkOutput(max);
+  b.MarkOutput(log_sum);
+  b.MarkOutput(loss);
+  return *b.Build();
+}
+
 /// How many times `what` occurs in `text` (library calls in a tactics dump, say).
 inline size_t Occurrences(const std::string& text, const std::string& what) {
   size_t n = 0;

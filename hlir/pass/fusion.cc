@@ -74,19 +74,23 @@ class Fuser {
     return !IsReadInPlace(g) && CanJoin(n, consumers, g) ? g : -1;
   }
 
-  /// The group that computes elementwise node `n`, whose value several groups read, or -1: the
-  /// first of those groups to run, where that group has a reduction (a pre-norm residual
-  /// stream, read by the norm after it and by the next residual add; in training also returned,
-  /// saved for the backward). The value is stored either way; computed in the norm's group,
-  /// whose kernel may store it from the norm's rows (the GPU group scheduler's element
-  /// outputs), it takes no kernel of its own. A value cheap enough to compute again in each
-  /// reader is copied there before the groups are formed again (recompute_shared.h); one read
-  /// through a chain of such values (the residual stream) is not.
+  /// The group that computes elementwise or reduction node `n`, whose value several groups
+  /// read, or -1: the first of those groups to run, where that group has a reduction. An
+  /// elementwise value: a pre-norm residual stream, read by the norm after it and by the next
+  /// residual add (in training also returned, saved for the backward); stored either way,
+  /// computed in the norm's group, whose kernel may store it from the norm's rows (the GPU group
+  /// scheduler's element outputs), it takes no kernel of its own. A value cheap enough to
+  /// compute again in each reader is copied there before the groups are formed again
+  /// (recompute_shared.h); one read through a chain of such values (the residual stream) is
+  /// not. A reduction: a log-softmax's row max, read by the sum of exponentials and, once
+  /// `x - max` is copied into its readers, by a loss's gather of the target's `x - max`; it
+  /// joins the sum's group (the same rows reduced, CanJoin), one row kernel where the max had
+  /// one of its own and `x - max` was stored whole.
   int StoredValueGroup(int n, const std::vector<int>& consumers) const {
     const Node& node = graph_.nodes()[n];
-    const bool elementwise =
-        pattern_[n] == OpPattern::kElementwise || pattern_[n] == OpPattern::kBroadcast;
-    if (!elementwise || node.outputs.size() != 1) return -1;
+    const bool joins = pattern_[n] == OpPattern::kElementwise ||
+                       pattern_[n] == OpPattern::kBroadcast || pattern_[n] == OpPattern::kReduction;
+    if (!joins || node.outputs.size() != 1) return -1;
     // Groups run in the order of the nodes that started them (their last nodes): the group
     // whose starter comes first runs first.
     int g = -1;

@@ -285,6 +285,12 @@ TEST(FusionGpu, ValuesCopiedIntoEveryGroupThatReadsThemMatchReference) {
     SCOPED_TRACE(classes);
     RunProgramCase(CrossEntropyBackward(64, classes), kGpu, RunOnGpu);
   }
+  // A language model's loss forward: x - max computed in the row sum's kernel and again at each
+  // row's target in the loss's (FusionKernels.ACrossEntropysShiftedLogitsAreNotStored).
+  for (int64_t classes : {1000, 50257}) {
+    SCOPED_TRACE(classes);
+    RunProgramCase(CrossEntropyForward(129, classes), kGpu, RunOnGpu);
+  }
 }
 
 TEST(FusionGpu, LayerNormAndResidualLayerNormMatchReference) {
