@@ -3,6 +3,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "hlir/pass/common_subexpression_elimination.h"
+#include "hlir/pass/constant_attention_masks.h"
 #include "hlir/pass/constant_folding.h"
 #include "hlir/pass/conv_layout.h"
 #include "hlir/pass/dead_code_elimination.h"
@@ -125,6 +126,12 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   }
   if (g.ok()) g = runner.Run("accumulate_index_add_into_sum", AccumulateIndexAddIntoSum, *g);
   if (g.ok()) g = runner.Run("common_subexpression_elimination", EliminateCommonSubexpressions, *g);
+  // After CSE: the mask every layer computes alike is one value, evaluated once.
+  if (g.ok()) {
+    g = runner.Run(
+        "simplify_constant_attention_masks",
+        [](const Graph& in) { return SimplifyConstantAttentionMasks(in); }, *g);
+  }
   if (g.ok()) {
     g = runner.Run(
         "constant_folding",

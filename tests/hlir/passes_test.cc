@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <set>
 #include <sstream>
@@ -14,6 +15,7 @@
 #include "frontend/net_builder.h"
 #include "hlir/op.h"
 #include "hlir/pass/common_subexpression_elimination.h"
+#include "hlir/pass/constant_attention_masks.h"
 #include "hlir/pass/constant_folding.h"
 #include "hlir/pass/conv_layout.h"
 #include "hlir/pass/dead_code_elimination.h"
@@ -936,6 +938,130 @@ TEST(GraphPasses, ReshapesThatSplitATransposesDimsMoveBeforeIt) {
   ExpectSameResults(g, *dce);
 }
 
+/// Attention of [2, 3, 8, 4] q, k, v under a mask made by `mask` from key positions j
+/// [1, 8] and query positions i [8, 1] (int64 aranges) and the builder; with `grad`, its
+/// attention_grad too (random out, grad_out and logsumexp), each output returned.
+template <typename MakeMask>
+Graph AttentionUnderMask(MakeMask mask, bool causal = false, bool grad = false) {
+  NetBuilder b;
+  const int64_t B = 2, H = 3, L = 8, D = 4;
+  std::vector<Var> qkv;
+  for (const char* name : {"q", "k", "v"}) {
+    qkv.push_back(b.CreateInput(DType::kFloat32, MakeShape({B, H, L, D}), name));
+  }
+  Var j = b.Reshape(b.Arange(0, L), {1, L}), i = b.Reshape(b.Arange(0, L), {L, 1});
+  Var m = b.BroadcastTo(mask(b, i, j), {B, 1, L, L});
+  AttributeMap attrs{{"scale", 0.5}, {"causal", causal}};
+  std::vector<Var> in = qkv;
+  in.push_back(m);
+  for (const Var& o : b.Op("attention", in, attrs)) b.MarkOutput(o);
+  if (grad) {
+    std::vector<Var> g = qkv;
+    g.push_back(b.CreateInput(DType::kFloat32, MakeShape({B, H, L, D}), "out"));
+    g.push_back(b.CreateInput(DType::kFloat32, MakeShape({B, H, L, D}), "grad_out"));
+    g.push_back(b.CreateInput(DType::kFloat32, MakeShape({B, H, L}), "lse"));
+    g.push_back(m);
+    for (const Var& o : b.Op("attention_grad", g, attrs)) b.MarkOutput(o);
+  }
+  return Build(b);
+}
+
+/// The attention-like nodes of `g` as (inputs, causal).
+std::vector<std::pair<size_t, bool>> AttentionNodes(const Graph& g) {
+  std::vector<std::pair<size_t, bool>> found;
+  for (const Node& n : g.nodes()) {
+    if (n.op != "attention" && n.op != "attention_grad") continue;
+    found.emplace_back(n.inputs.size(), GetBool(n.attrs, "causal", n.op, false).value());
+  }
+  return found;
+}
+
+TEST(GraphPasses, ConstantAttentionMasksBecomeTheCausalAttributeOrNone) {
+  // Hugging Face builds its causal mask in the graph from positions (masking_utils): a float
+  // mask of 0 and -inf, or a bool one, the same for every batch row; here made from aranges.
+  using Nodes = std::vector<std::pair<size_t, bool>>;
+  const double inf = std::numeric_limits<double>::infinity();
+  auto causal_float = [&](NetBuilder& b, Var i, Var j) {
+    return b.Where(b.LessEqual(j, i), b.Fill({1}, 0), b.Fill({1}, -inf));
+  };
+  auto causal_lowest = [&](NetBuilder& b, Var i, Var j) {  // eager masks: finfo(float32).min
+    return b.Where(b.LessEqual(j, i), b.Fill({1}, 0),
+                   b.Fill({1}, -static_cast<double>(std::numeric_limits<float>::max())));
+  };
+  auto causal_half_lowest = [&](NetBuilder& b, Var i, Var j) {  // finfo(float16).min
+    return b.Where(b.LessEqual(j, i), b.Fill({1}, 0), b.Fill({1}, -65504));
+  };
+  auto causal_bias = [&](NetBuilder& b, Var i, Var j) {  // -1000 is a bias, not a drop
+    return b.Where(b.LessEqual(j, i), b.Fill({1}, 0), b.Fill({1}, -1000));
+  };
+  auto all_true = [](NetBuilder& b, Var i, Var j) {
+    return b.LogicalAnd(b.GreaterEqual(j, b.Fill({1}, 0, DType::kInt64)),
+                        b.GreaterEqual(i, b.Fill({1}, 0, DType::kInt64)));
+  };
+  auto window = [](NetBuilder& b, Var i, Var j) {  // j <= i and j > i - 3: stays a mask
+    return b.LogicalAnd(b.LessEqual(j, i), b.Greater(j, b.Sub(i, b.Fill({1}, 3, DType::kInt64))));
+  };
+  auto bias = [](NetBuilder& b, Var i, Var j) {  // an additive bias (ALiBi-like): stays
+    return b.Mul(b.Cast(b.Sub(j, i), DType::kFloat32), b.Fill({1}, 0.5));
+  };
+  struct Case {
+    std::string name;
+    Graph graph;
+    Nodes before, after;
+  };
+  std::vector<Case> cases;
+  cases.push_back({"causal float", AttentionUnderMask(causal_float), {{4, false}}, {{3, true}}});
+  cases.push_back({"causal lowest", AttentionUnderMask(causal_lowest), {{4, false}}, {{3, true}}});
+  cases.push_back(
+      {"causal float16 lowest", AttentionUnderMask(causal_half_lowest), {{4, false}}, {{3, true}}});
+  cases.push_back({"causal -1000", AttentionUnderMask(causal_bias), {{4, false}}, {{4, false}}});
+  cases.push_back(
+      {"causal bool",
+       AttentionUnderMask([](NetBuilder& b, Var i, Var j) { return b.LessEqual(j, i); }),
+       {{4, false}},
+       {{3, true}}});
+  cases.push_back({"backward too",
+                   AttentionUnderMask(causal_float, false, /*grad=*/true),
+                   {{4, false}, {7, false}},
+                   {{3, true}, {6, true}}});
+  cases.push_back({"keeps all", AttentionUnderMask(all_true), {{4, false}}, {{3, false}}});
+  cases.push_back({"causal and causal attribute",
+                   AttentionUnderMask(causal_float, true),
+                   {{4, true}},
+                   {{3, true}}});
+  cases.push_back({"window", AttentionUnderMask(window), {{4, false}}, {{4, false}}});
+  cases.push_back({"bias", AttentionUnderMask(bias), {{4, false}}, {{4, false}}});
+  // A mask read from an input (a padding mask) is not evaluated.
+  {
+    NetBuilder b;
+    std::vector<Var> in;
+    for (const char* name : {"q", "k", "v"}) {
+      in.push_back(b.CreateInput(DType::kFloat32, MakeShape({2, 3, 8, 4}), name));
+    }
+    Var pad = b.CreateInput(DType::kBool, MakeShape({2, 1, 1, 8}), "pad");
+    Var causal = b.LessEqual(b.Reshape(b.Arange(0, 8), {1, 8}), b.Reshape(b.Arange(0, 8), {8, 1}));
+    in.push_back(b.LogicalAnd(causal, pad));
+    for (const Var& o : b.Op("attention", in, {})) b.MarkOutput(o);
+    cases.push_back({"from an input", Build(b), {{4, false}}, {{4, false}}});
+  }
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_EQ(AttentionNodes(c.graph), c.before);
+    auto out = SimplifyConstantAttentionMasks(c.graph);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(AttentionNodes(*out), c.after) << GraphToText(*out);
+    ExpectSameResults(c.graph, *out);
+  }
+  // The limit counts the mask before its broadcasts ([8, 8] here, [2, 1, 8, 8] read): PyTorch's
+  // CUDA attention expands a mask over the heads. Past the limit a mask is left alone.
+  auto at_limit = SimplifyConstantAttentionMasks(cases[0].graph, /*max_elements=*/64);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
+  EXPECT_EQ(AttentionNodes(*at_limit), (Nodes{{3, true}}));
+  auto past = SimplifyConstantAttentionMasks(cases[0].graph, /*max_elements=*/63);
+  ASSERT_TRUE(past.ok()) << past.status();
+  EXPECT_EQ(AttentionNodes(*past), (Nodes{{4, false}}));
+}
+
 TEST(GraphPasses, RewriterFreshNamesAvoidNamesOfBothGraphs) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({2, 3}), "x");
@@ -1255,13 +1381,14 @@ TEST(GraphPasses, DumpWritesEachPassAndTheFusionGroupsAsDot) {
         "mlp.03_simplify_reshapes.txt", "mlp.04_simplify_transposes.txt",
         "mlp.05_split_to_slices.txt", "mlp.06_fold_transpose_into_matmul.txt",
         "mlp.07_fold_reshape_into_matmul.txt", "mlp.08_accumulate_index_add_into_sum.txt",
-        "mlp.09_common_subexpression_elimination.txt", "mlp.10_constant_folding.txt",
-        "mlp.11_dead_code_elimination.txt"}) {
+        "mlp.09_common_subexpression_elimination.txt",
+        "mlp.10_simplify_constant_attention_masks.txt", "mlp.11_constant_folding.txt",
+        "mlp.12_dead_code_elimination.txt"}) {
     EXPECT_NE(read(f).find("= gelu("), std::string::npos) << f;
   }
-  EXPECT_NE(read("mlp.12_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
+  EXPECT_NE(read("mlp.13_fusion.txt").find("group 0 (broadcast, master gelu): add#0 gelu#1"),
             std::string::npos);
-  std::string dot = read("mlp.12_fusion.dot");
+  std::string dot = read("mlp.13_fusion.dot");
   EXPECT_NE(dot.find("digraph"), std::string::npos);
   EXPECT_NE(dot.find("subgraph cluster_0"), std::string::npos);
   std::filesystem::remove_all(dir);
