@@ -147,6 +147,36 @@ class TorchTrainingTest(unittest.TestCase):
                 torch.nn.functional.cross_entropy(xr, t).backward()
                 torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-4, atol=1e-6)
 
+    def test_a_mask_made_from_positions_is_computed_again_not_saved(self):
+        # Hugging Face's causal masks are made from positions in the graph (a cumsum among
+        # them, which the min-cut partitioner does not recompute): the backward computes the
+        # mask again (recompute_constants.py) instead of receiving it saved, so cinn_like sees
+        # it as a constant there too. Only x is saved (the positions were, before); gradients
+        # against float64 eager.
+        def f(x):
+            s = x.shape[-1]
+            pos = torch.ones(s, dtype=torch.long, device=x.device).cumsum(0) - 1
+            keep = pos[None, :] <= pos[:, None]
+            return torch.where(keep, x, torch.zeros((), device=x.device)).square().sum()
+
+        for dev in devices():
+            with self.subTest(dev=dev):
+                torch.manual_seed(6)
+                x = torch.randn(4, 16, 16, device=dev, requires_grad=True)
+                saved = []
+
+                def pack(t):
+                    saved.append((tuple(t.shape), t.dtype))
+                    return t
+
+                with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                    loss = compiled(f)(x)
+                loss.backward()
+                self.assertEqual(saved, [((4, 16, 16), torch.float32)])  # x alone, not pos
+                xr = x.detach().double().requires_grad_()
+                f(xr).backward()
+                torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-6, atol=1e-6)
+
     def test_batch_norm_in_training_saves_what_inductor_saves(self):
         # Training BatchNorm reaches the backend written out (var_mean, then elementwise), as
         # Inductor's does, so the partitioner can save a convolution's output and the

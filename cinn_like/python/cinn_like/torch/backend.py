@@ -16,7 +16,7 @@ from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .. import _lib
 from . import (allocator, cache, cudagraph, isolate, owned_args, plan_body, plan_cache, policy,
-               sdpa_dropout, seeds, sizes, symbolic, write_back)
+               recompute_constants, sdpa_dropout, seeds, sizes, symbolic, write_back)
 from .kernel import CinnLikeKernel, build_program, compile_partition, make_kernel
 from .ops import attention
 from .partition import (KEEP_OUTPUT_ALIASES, SAVED_FROM, SAVED_LAST_READ, CinnLikeSupport, propose,
@@ -329,11 +329,14 @@ def _decompositions(batch_norm_written_out=False):
 
 def _partition_marking_saved(joint, joint_inputs, **kwargs):
     """Inductor's min-cut partitioner (it saves for the backward only what is cheaper to keep
-    than to recompute); the forward it returns is marked with where its saved values begin
+    than to recompute), then the saved values no input reaches computed again in the backward
+    (recompute_constants.py: an attention mask made from positions is then a constant the
+    backward's compile sees); the forward it returns is marked with where its saved values begin
     (partition.SAVED_FROM: after the forward's own num_fwd_outputs outputs) and when the
     backward reads each for the last time (partition.SAVED_LAST_READ)."""
     fw, bw = min_cut_rematerialization_partition(joint, joint_inputs, **kwargs)
     if "num_fwd_outputs" in kwargs:
+        recompute_constants.recompute_input_free(fw, bw, kwargs["num_fwd_outputs"])
         fw.meta[SAVED_FROM] = kwargs["num_fwd_outputs"]
         fw.meta[SAVED_LAST_READ] = _last_reads(bw)
     return fw, bw
