@@ -88,13 +88,21 @@ class MaskEvaluator {
   MaskEvaluator(const Graph& graph, int64_t max_elements)
       : graph_(graph), max_elements_(max_elements), input_free_(graph.values().size()) {}
 
-  /// Value `v` computed by the reference interpreter where no graph input reaches it and it and
-  /// every value computing it are static with at most max_elements elements; else nullopt.
-  absl::StatusOr<std::optional<HostTensor>> Evaluate(int v) {
-    if (!InputFree(v)) return std::optional<HostTensor>();
+  /// Value `v` computed by the reference interpreter where no graph input reaches it, every
+  /// value computing it is static and they have at most max_elements elements together; else
+  /// (or where the interpreter fails: an index out of range, say) nullopt.
+  std::optional<HostTensor> Evaluate(int v) {
+    if (!InputFree(v)) return std::nullopt;
     std::vector<int> nodes;
     Collect(v, &nodes);
     std::sort(nodes.begin(), nodes.end());
+    int64_t elements = 0;
+    for (int n : nodes) {
+      for (int out : graph_.nodes()[n].outputs) {
+        elements += NumElements(graph_.values()[out].desc.shape);
+      }
+    }
+    if (elements > max_elements_) return std::nullopt;
     Graph g;
     std::map<int, int> mapped;  // old value -> value of g
     for (int n : nodes) {
@@ -102,14 +110,13 @@ class MaskEvaluator {
       std::vector<int> inputs;
       for (int in : node.inputs) inputs.push_back(mapped.at(in));
       auto outs = g.AddNode(node.op, inputs, node.attrs, {});
-      if (!outs.ok()) return outs.status();
+      if (!outs.ok()) return std::nullopt;
       for (size_t k = 0; k < outs->size(); ++k) mapped[node.outputs[k]] = (*outs)[k];
     }
-    absl::Status s = g.MarkOutput(mapped.at(v));
-    if (!s.ok()) return s;
+    if (!g.MarkOutput(mapped.at(v)).ok()) return std::nullopt;
     auto values = RunReference(g, {});
-    if (!values.ok()) return values.status();
-    return std::optional<HostTensor>(std::move((*values)[0]));
+    if (!values.ok()) return std::nullopt;
+    return std::move((*values)[0]);
   }
 
  private:
@@ -151,11 +158,7 @@ absl::StatusOr<Graph> SimplifyConstantAttentionMasks(const Graph& graph, int64_t
     auto causal = GetBool(node.attrs, "causal", node.op, false);
     if (slot >= 0 && HasMask(node, slot) && causal.ok()) {
       const int mask = Unbroadcast(graph, node.inputs[slot]);
-      if (!masks.count(mask)) {
-        auto value = evaluator.Evaluate(mask);
-        if (!value.ok()) return value.status();
-        masks[mask] = *std::move(value);
-      }
+      if (!masks.count(mask)) masks[mask] = evaluator.Evaluate(mask);
       const Shape& q = graph.values()[node.inputs[0]].desc.shape;
       const Shape& k = graph.values()[node.inputs[1]].desc.shape;
       if (masks[mask] && q.size() == 4 && k.size() == 4 && IsStatic(q) && IsStatic(k)) {

@@ -14,9 +14,11 @@
 /// A bool mask keeps where true. A float mask keeps where 0 and drops where -inf or at most
 /// -65504 (Hugging Face writes torch.finfo(dtype).min, or float16's in a bfloat16 mask); any
 /// other value is an additive bias and the mask stays. Adding -65504 drops a key as -inf does
-/// wherever its score is within 65000 of its row's largest kept one (exp then underflows to 0
-/// in float32), and a mask made causal keeps a key in every row. A mask that broadcasts over
-/// queries or keys is only dropped, never made causal.
+/// wherever its score is less than 64000 above its row's largest kept one (exp underflows to 0
+/// below -104 in float32, -745 in float64), and a mask made causal keeps a key in every row: the
+/// rule assumes no score is that far above the rest, as the models writing such masks do. A
+/// mask that broadcasts over queries or keys is only dropped, never made causal. A mask the
+/// reference interpreter cannot evaluate (an index out of range) stays.
 #pragma once
 
 #include <cstdint>
@@ -26,8 +28,10 @@
 
 namespace cinn_like::hlir {
 
-/// The most elements a mask, or any value computing it, may have to be evaluated (a [8, 1, 2048,
-/// 2048] mask has 2^25): the reference interpreter computes in double, about 10 ns an element.
+/// The most elements the values computing a mask (before its broadcasts) may have together to
+/// be evaluated: the reference interpreter holds them in double (256 MiB at most), about 10 ns
+/// an element. GPT-2's mask at batch 8 of 512 tokens takes some 10 million; at 2048 tokens it
+/// stays a mask.
 inline constexpr int64_t kMaxEvaluatedMaskElements = int64_t{1} << 25;
 
 /// The graph with each constant attention mask that the rules above allow dropped (and the

@@ -82,14 +82,17 @@ class Fuser {
   /// scheduler's element outputs), it takes no kernel of its own. A value cheap enough to
   /// compute again in each reader is copied there before the groups are formed again
   /// (recompute_shared.h); one read through a chain of such values (the residual stream) is
-  /// not. A reduction: a log-softmax's row max, read by the sum of exponentials and, once
-  /// `x - max` is copied into its readers, by a loss's gather of the target's `x - max`; it
-  /// joins the sum's group (the same rows reduced, CanJoin), one row kernel where the max had
-  /// one of its own and `x - max` was stored whole.
+  /// not. A plain reduction (reduce_*: one reduce stage; a softmax op, whose own rows would
+  /// lose their kernel, stays out): a log-softmax's row max, read by the sum of exponentials
+  /// and, once `x - max` is copied into its readers, by a loss's gather of the target's
+  /// `x - max`. It joins the sum's group (the same rows reduced, CanJoin) and, stored for the
+  /// gather, keeps a kernel of its own there; before, it stayed a group of its own, the copies
+  /// of `x - max` it read would have been stored, and so `x - max` was stored whole.
   int StoredValueGroup(int n, const std::vector<int>& consumers) const {
     const Node& node = graph_.nodes()[n];
     const bool joins = pattern_[n] == OpPattern::kElementwise ||
-                       pattern_[n] == OpPattern::kBroadcast || pattern_[n] == OpPattern::kReduction;
+                       pattern_[n] == OpPattern::kBroadcast ||
+                       (pattern_[n] == OpPattern::kReduction && node.op.rfind("reduce_", 0) == 0);
     if (!joins || node.outputs.size() != 1) return -1;
     // Groups run in the order of the nodes that started them (their last nodes): the group
     // whose starter comes first runs first.

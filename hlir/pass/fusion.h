@@ -5,9 +5,9 @@
 /// joins the group of its consumers only when ALL consumers of all its outputs already are in
 /// that one group, so a value read by two groups is materialized and ends its group; groups
 /// grow one producer at a time, which keeps the group graph acyclic. One exception: an
-/// elementwise or reduction value that several groups read joins the first of them to run
-/// where that group has a reduction, which stores it for the others: a residual stream before
-/// its norm, a log-softmax's row max):
+/// elementwise value, or a plain reduction's (reduce_*) of the same rows, that several groups
+/// read joins the first of them to run where that group has a reduction, which stores it for
+/// the others: a residual stream before its norm, a log-softmax's row max):
 ///   - elementwise, broadcast and injective producers join elementwise/broadcast/injective
 ///     groups (chains fuse), and reduction groups (fused into the reduction's input);
 ///   - a reduction joins a group whose other members are elementwise/broadcast (or input-less)

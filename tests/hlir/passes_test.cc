@@ -1052,12 +1052,24 @@ TEST(GraphPasses, ConstantAttentionMasksBecomeTheCausalAttributeOrNone) {
     EXPECT_EQ(AttentionNodes(*out), c.after) << GraphToText(*out);
     ExpectSameResults(c.graph, *out);
   }
-  // The limit counts the mask before its broadcasts ([8, 8] here, [2, 1, 8, 8] read): PyTorch's
-  // CUDA attention expands a mask over the heads. Past the limit a mask is left alone.
-  auto at_limit = SimplifyConstantAttentionMasks(cases[0].graph, /*max_elements=*/64);
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status();
-  EXPECT_EQ(AttentionNodes(*at_limit), (Nodes{{3, true}}));
-  auto past = SimplifyConstantAttentionMasks(cases[0].graph, /*max_elements=*/63);
+  // A mask the reference interpreter cannot evaluate (a gather out of range) stays, and the
+  // graph still compiles as before.
+  {
+    Graph bad = AttentionUnderMask([](NetBuilder& b, Var i, Var j) {
+      Var far = b.Gather(b.Arange(0, 8), b.Fill({8}, 100, DType::kInt64), 0);
+      return b.LessEqual(b.Reshape(far, {1, 8}), i);
+    });
+    auto out = SimplifyConstantAttentionMasks(bad);
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_EQ(AttentionNodes(*out), (Nodes{{4, false}}));
+  }
+  // The limit counts the values computing the mask before its broadcasts (162 elements here:
+  // two aranges, their views, two fills, the [8, 8] comparison and where; not the [2, 1, 8, 8]
+  // broadcast: PyTorch's CUDA attention expands a mask over the heads). Past it a mask stays.
+  auto within = SimplifyConstantAttentionMasks(cases[0].graph, /*max_elements=*/200);
+  ASSERT_TRUE(within.ok()) << within.status();
+  EXPECT_EQ(AttentionNodes(*within), (Nodes{{3, true}}));
+  auto past = SimplifyConstantAttentionMasks(cases[0].graph, /*max_elements=*/100);
   ASSERT_TRUE(past.ok()) << past.status();
   EXPECT_EQ(AttentionNodes(*past), (Nodes{{4, false}}));
 }

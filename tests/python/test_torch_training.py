@@ -177,6 +177,23 @@ class TorchTrainingTest(unittest.TestCase):
                 f(xr).backward()
                 torch.testing.assert_close(x.grad.double(), xr.grad, rtol=1e-6, atol=1e-6)
 
+                # Over symbolic sizes (a symbol saved beside the tensors) the mask's positions,
+                # of a symbolic size, stay saved; a random mask, which no input reaches either,
+                # stays saved always (a draw is not computed again).
+                def random_mask(x):
+                    keep = torch.rand(x.shape[-1], x.shape[-1], device=x.device) < 0.5
+                    return torch.where(keep, x, torch.zeros((), device=x.device)).square().sum()
+
+                for fn, dynamic in ((f, True), (random_mask, False)):
+                    torch._dynamo.reset()
+                    saved.clear()
+                    x.grad = None
+                    with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+                        loss = torch.compile(fn, backend="cinn_like", dynamic=dynamic)(x)
+                    loss.backward()
+                    self.assertGreater(len(saved), 1, (fn.__name__, saved))
+                    self.assertIsNotNone(x.grad)
+
     def test_batch_norm_in_training_saves_what_inductor_saves(self):
         # Training BatchNorm reaches the backend written out (var_mean, then elementwise), as
         # Inductor's does, so the partitioner can save a convolution's output and the
