@@ -2,10 +2,9 @@
 /// causal attribute where the rules of the header allow.
 #include "hlir/pass/constant_attention_masks.h"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "hlir/pass/graph_rewriter.h"
@@ -85,17 +84,30 @@ int Unbroadcast(const Graph& graph, int v) {
 
 class MaskEvaluator {
  public:
+  /// Which values no graph input reaches, every value computing them static: one pass in node
+  /// order (producers come first).
   MaskEvaluator(const Graph& graph, int64_t max_elements)
-      : graph_(graph), max_elements_(max_elements), input_free_(graph.values().size()) {}
+      : graph_(graph), max_elements_(max_elements), input_free_(graph.values().size(), false) {
+    for (const Node& node : graph.nodes()) {
+      bool free = true;
+      for (int in : node.inputs) free = free && input_free_[in];
+      for (int out : node.outputs)
+        input_free_[out] = free && IsStatic(graph.values()[out].desc.shape);
+    }
+  }
 
   /// Value `v` computed by the reference interpreter where no graph input reaches it, every
   /// value computing it is static and they have at most max_elements elements together; else
   /// (or where the interpreter fails: an index out of range, say) nullopt.
-  std::optional<HostTensor> Evaluate(int v) {
-    if (!InputFree(v)) return std::nullopt;
-    std::vector<int> nodes;
-    Collect(v, &nodes);
-    std::sort(nodes.begin(), nodes.end());
+  std::optional<HostTensor> Evaluate(int v) const {
+    if (!input_free_[v]) return std::nullopt;
+    std::set<int> nodes;  // the nodes computing v, in node order
+    for (std::vector<int> stack{graph_.values()[v].producer}; !stack.empty();) {
+      const int n = stack.back();
+      stack.pop_back();
+      if (!nodes.insert(n).second) continue;
+      for (int in : graph_.nodes()[n].inputs) stack.push_back(graph_.values()[in].producer);
+    }
     int64_t elements = 0;
     for (int n : nodes) {
       for (int out : graph_.nodes()[n].outputs) {
@@ -120,29 +132,9 @@ class MaskEvaluator {
   }
 
  private:
-  bool InputFree(int v) {
-    std::optional<bool>& known = input_free_[v];
-    if (known) return *known;
-    const Value& value = graph_.values()[v];
-    bool free = value.producer >= 0 && IsStatic(value.desc.shape) &&
-                NumElements(value.desc.shape) <= max_elements_;
-    if (free) {
-      for (int in : graph_.nodes()[value.producer].inputs) free = free && InputFree(in);
-    }
-    known = free;
-    return free;
-  }
-
-  void Collect(int v, std::vector<int>* nodes) const {
-    const int p = graph_.values()[v].producer;
-    if (std::find(nodes->begin(), nodes->end(), p) != nodes->end()) return;
-    nodes->push_back(p);
-    for (int in : graph_.nodes()[p].inputs) Collect(in, nodes);
-  }
-
   const Graph& graph_;
   const int64_t max_elements_;
-  std::vector<std::optional<bool>> input_free_;
+  std::vector<bool> input_free_;  // by value
 };
 
 }  // namespace
