@@ -76,6 +76,11 @@ DEFINE_bool(cinn_like_autotune, false,
             "a row's bytes per thread, vector widths) on the device, the group alone on random "
             "inputs, and keeps the fastest; choices are remembered by the group's structure and "
             "the target, so a group is timed once");
+DEFINE_bool(cinn_like_group_report, true,
+            "with cinn_like_dump_dir set, a built compile also writes <name>.groups.txt: each "
+            "fusion group compiled alone, timed on the device on random inputs and listed by "
+            "time with its ops and tactics (where the time goes); costs a compile and a few "
+            "milliseconds of runs per group");
 DEFINE_string(cinn_like_autotune_cache, "",
               "a JSON file where the tuner's choices are kept across processes (read at the first "
               "tuned compile, rewritten atomically after each new choice); a choice found there "
@@ -216,7 +221,15 @@ void WriteIntoDirectory(const std::string& dir, const std::string& file, const s
 
 }  // namespace
 
+namespace {
+thread_local int dump_off_scopes = 0;
+}  // namespace
+
+DumpOffScope::DumpOffScope() { ++dump_off_scopes; }
+DumpOffScope::~DumpOffScope() { --dump_off_scopes; }
+
 std::string DumpDir() {
+  if (dump_off_scopes > 0) return "";
   return UsableDirectory(StringFlag("cinn_like_dump_dir"), "cinn_like_dump_dir");
 }
 

@@ -40,6 +40,7 @@ DECLARE_bool(
 DECLARE_bool(cinn_like_autotune);  // time each group's tactic knobs on the device, keep the best
 DECLARE_string(
     cinn_like_autotune_cache);  // JSON file of the tuner's choices (empty: this process only)
+DECLARE_bool(cinn_like_group_report);  // with a dump dir: each group timed alone, <name>.groups.txt
 // Debugging.
 DECLARE_string(cinn_like_decline_libraries);  // libraries declined (comma-separated)
 DECLARE_bool(cinn_like_check_indices);        // GPU gathers check indices (synchronizes) vs clamp
@@ -70,6 +71,17 @@ std::string StringFlag(const char* name);
 /// user's alone (owned by another user, or writable by its group or others: refused with a
 /// warning, once), else the directory (created).
 std::string DumpDir();
+
+/// While one is alive on a thread, dumping is off there (DumpDir() is ""): the compiles a
+/// compile makes for its own report (the group report's groups, group_report.h) do not dump
+/// their stages beside it.
+class DumpOffScope {
+ public:
+  DumpOffScope();
+  ~DumpOffScope();
+  DumpOffScope(const DumpOffScope&) = delete;
+  DumpOffScope& operator=(const DumpOffScope&) = delete;
+};
 
 /// `name` as one file name that stays inside its folder: letters, digits, '_', '-' and '.' are
 /// kept, any other byte ('/', '\\', spaces...) becomes '_', as does a '.' that would lead the

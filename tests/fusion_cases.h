@@ -373,6 +373,18 @@ inline Program Mlp(int64_t rows, int64_t in, int64_t hidden, int64_t out) {
   return *b.Build();
 }
 
+/// Two independent groups, a heavy one and a light one: an [n, n] x [n, n] product and relu
+/// over 64 floats (the group report's tests: the product's group is listed first).
+inline Program HeavyAndLight(int64_t n = 384) {
+  NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({n, n}), "x");
+  auto w = b.CreateInput(DType::kFloat32, S({n, n}), "w");
+  auto v = b.CreateInput(DType::kFloat32, S({64}), "v");
+  b.MarkOutput(b.Matmul(x, w));
+  b.MarkOutput(b.Relu(v));
+  return *b.Build();
+}
+
 /// The graph passes (fusion as FLAGS_cinn_like_fusion says) and the fused graph compiler.
 inline absl::StatusOr<ir::Module> CompileProgramModule(const Program& program,
                                                        const ir::Target& target,

@@ -12,10 +12,12 @@
 #include "cinn_like/pipeline/options_of_this_compile.h"
 #include "cinn_like/pipeline/stopwatch.h"
 #include "cinn_like/tune/autotune.h"
+#include "cinn_like/tune/group_report.h"
 #include "cinn_like/tune/warm_up.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
 #include "ir/compile_options.h"
+#include "ir/flags.h"
 #include "ir/library_functions.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cudnn.h"
@@ -51,6 +53,7 @@ struct Lowered {
   hlir::Graph graph;
   hlir::FusedGraph fused;
   ir::Module module;
+  std::vector<hlir::TacticChoice> tactics;  // where the tuner or the group report needs them
 };
 
 }  // namespace
@@ -64,6 +67,8 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
   }
   const bool build = end == PipelineEnd::kBuilt && compiler.ok();
   const bool tune = build && ir::CurrentCompileOptions().autotune;
+  // The group report (group_report.h) is written beside the dump of a built compile.
+  const bool report = build && FLAGS_cinn_like_group_report && !DumpDir().empty();
 
   // The lowering, whole: the graph, its passes, each fusion group's functions; tuned, the
   // groups lowered again where the tuner chose another knob value than their tactic's own.
@@ -77,17 +82,21 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
                                       hlir::TargetPassOptions(target, name, &*compiled_graph));
     if (!fused.ok()) return fused.status();
     std::vector<hlir::TacticChoice> tactics;
-    auto module = hlir::CompileFusedGraph(*fused, target, name, {}, tune ? &tactics : nullptr);
+    auto module =
+        hlir::CompileFusedGraph(*fused, target, name, {}, tune || report ? &tactics : nullptr);
     if (!module.ok()) return module.status();
     if (tune) {
       // Retry 1: lowered again only where the tuner chose another value than a tactic's own.
       absl::StatusOr<std::map<int, int>> tuned = TuneGroups(*fused, tactics, target, name);
       if (!tuned.ok()) return tuned.status();
-      if (!tuned->empty()) module = hlir::CompileFusedGraph(*fused, target, name, *tuned);
+      if (!tuned->empty()) {
+        tactics.clear();
+        module = hlir::CompileFusedGraph(*fused, target, name, *tuned, &tactics);
+      }
       if (!module.ok()) return module.status();
     }
     BoundSymbols(program, *module);
-    return Lowered{*std::move(graph), *std::move(fused), *std::move(module)};
+    return Lowered{*std::move(graph), *std::move(fused), *std::move(module), std::move(tactics)};
   };
 
   if (!build) {
@@ -132,6 +141,7 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
     if (!again.ok()) LOG(WARNING) << "cinn_like: compiling " << name << ": " << again.message();
   }
   if (!built.ok()) return built;
+  if (report) WriteGroupReport(lowered->fused, lowered->tactics, target, name);
   return ProgramBuild{std::move(lowered->graph),
                       std::move(lowered->fused),
                       std::move(lowered->module),

@@ -4,27 +4,19 @@
 #include <glog/logging.h>
 
 #include <algorithm>
-#include <chrono>
-#include <limits>
 #include <mutex>
 #include <optional>
 
 #include <nlohmann/json.hpp>
 
 #include "absl/strings/str_cat.h"
-#include "backends/compiler.h"
-#include "cinn_like/compare/random_inputs.h"
-#include "cinn_like/compare/tensor_transfer.h"
+#include "cinn_like/tune/group_timing.h"
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/group_graph.h"
 #include "ir/compile_options.h"
 #include "ir/device_properties.h"
 #include "ir/flags.h"
-#include "runtime/cinn_like_runtime.h"
 #include "runtime/files.h"
-#ifdef CINN_LIKE_WITH_CUDA
-#include "runtime/cuda/cuda_runtime.h"
-#endif
 
 namespace cinn_like {
 namespace {
@@ -163,17 +155,8 @@ bool HasSymbolicDims(const hlir::Graph& g) {
                      [](const hlir::Value& v) { return !hlir::IsStatic(v.desc.shape); });
 }
 
-absl::Status Synchronize(const ir::Target& target) {
-#ifdef CINN_LIKE_WITH_CUDA
-  if (target.is_nvgpu() && cinn_like_cuda_synchronize() != 0) {
-    return absl::InternalError(cinn_like_get_last_error());
-  }
-#endif
-  return absl::OkStatus();
-}
-
-/// Seconds per call of `one` compiled with its group's knob at `value`, on `args`: the best of
-/// three batches of calls lasting about 2 ms each, after two warm-up calls.
+/// Seconds per call of `one` compiled with its group's knob at `value`, on `args`
+/// (SecondsPerCall).
 absl::StatusOr<double> TimeValue(const hlir::FusedGraph& one, const ir::Target& target,
                                  const std::string& fname, const std::string& knob, int value,
                                  std::vector<DLTensor*>& args) {
@@ -189,40 +172,7 @@ absl::StatusOr<double> TimeValue(const hlir::FusedGraph& one, const ir::Target& 
     return absl::FailedPreconditionError(
         absl::StrCat("compiled alone, the group does not take ", knob, " ", value));
   }
-  auto compiler = backends::Compiler::Create(target);
-  if (!compiler.ok()) return compiler.status();
-  absl::Status st = (*compiler)->Build(*module);
-  if (!st.ok()) return st;
-  auto fn = (*compiler)->Lookup(fname);
-  if (!fn.ok()) return fn.status();
-  auto call = [&]() -> absl::Status {
-    if ((*fn)(args.data(), static_cast<int32_t>(args.size()), nullptr) != 0) {
-      return absl::InternalError(cinn_like_get_last_error());
-    }
-    return absl::OkStatus();
-  };
-  using Clock = std::chrono::steady_clock;
-  auto batch = [&](int calls) -> absl::StatusOr<double> {
-    const auto start = Clock::now();
-    for (int i = 0; i < calls; ++i) {
-      absl::Status s = call();
-      if (!s.ok()) return s;
-    }
-    absl::Status s = Synchronize(target);
-    if (!s.ok()) return s;
-    return std::chrono::duration<double>(Clock::now() - start).count() / calls;
-  };
-  auto once = batch(2);  // warm-up: first-call costs (module load, library plans)
-  if (once.ok()) once = batch(1);
-  if (!once.ok()) return once.status();
-  const int calls = static_cast<int>(std::clamp(2e-3 / std::max(*once, 1e-7), 1.0, 200.0));
-  double best = std::numeric_limits<double>::infinity();
-  for (int b = 0; b < 3; ++b) {
-    auto t = batch(calls);
-    if (!t.ok()) return t.status();
-    best = std::min(best, *t);
-  }
-  return best;
+  return SecondsPerCall(*module, target, fname, args);
 }
 
 }  // namespace
@@ -264,29 +214,13 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
       continue;
     }
     // The group's inputs at random, its outputs zero, on the device; kept for every value.
-    RandomInputOptions random;
-    std::vector<hlir::HostTensor> hosts = RandomInputs(one->graph, random);
-    for (int v : one->graph.outputs()) {
-      std::vector<int64_t> dims;
-      for (const hlir::Dim& d : one->graph.values()[v].desc.shape) dims.push_back(d.value);
-      hosts.emplace_back(one->graph.values()[v].desc.dtype, dims);
-    }
-    std::vector<std::unique_ptr<DeviceTensor>> tensors;
-    std::vector<DLTensor*> args;
-    absl::Status placed;
-    for (const hlir::HostTensor& h : hosts) {
-      auto t = DeviceTensor::Create(h, DeviceOf(target));
-      if (!t.ok()) {
-        placed = t.status();
-        break;
-      }
-      args.push_back((*t)->dl());
-      tensors.push_back(std::move(*t));
-    }
+    absl::StatusOr<GroupArgs> placed = PlaceGroupArgs(one->graph, target);
     if (!placed.ok()) {  // no memory for the group's tensors now: its tactic's own value
-      LOG(WARNING) << "cinn_like_autotune: " << name << " group " << group << ": " << placed;
+      LOG(WARNING) << "cinn_like_autotune: " << name << " group " << group << ": "
+                   << placed.status();
       continue;
     }
+    std::vector<DLTensor*>& args = placed->args;
     std::optional<std::pair<double, int>> best;
     int64_t trials = 0;
     absl::StrAppend(&report, "group ", group, " (", key, "): ", knob.name);
