@@ -459,6 +459,49 @@ class CallPathTest(unittest.TestCase):
             for g, e in zip(got, want):
                 torch.testing.assert_close(g, e, msg="a later call overwrote a kept result")
 
+    def test_pooled_results_of_one_shape_are_made_by_one_view(self):
+        # Pooled results of one dtype, shape and strides lie side by side in their block and are
+        # made by one view of it and one unbind (kernel.OutputPool.runs): five [7, 5] floats (140
+        # bytes each, 256 apart), two of them returned transposed (views of the stored [7, 5]),
+        # an int64 [7, 5] and a [3] alone. Values and strides as eager's, each result its own
+        # 256-byte aligned place, a new block at each call.
+        from unittest import mock  # noqa: PLC0415
+        from cinn_like.torch import kernel as K  # noqa: PLC0415
+
+        def f(x):
+            return (x + 1, (x * 2).t(), x.exp(), (x > 0).to(torch.int64), x.sin(),
+                    (x - 3).t(), x[0, :3] * 4)
+        x = torch.randn(7, 5)
+        sources, real = [], K.make_call
+
+        def capture(spec, names, owned=False):
+            fn, text = real(spec, names, owned)
+            sources.append(text)
+            return fn, text
+        with mock.patch.object(K, "make_call", capture):
+            kernel = compile_partition(make_fx(f)(x), "x86", pooled=range(7))
+        runs = sorted(sorted(i for i, o in enumerate(kernel.outputs) if o[1] in ks)
+                      for ks, *_ in kernel.pool.runs)
+        self.assertEqual(runs, [[0, 1, 2, 4, 5]])
+        self.assertEqual(sources[0].count(".unbind(0)"), 1)
+        # The run's view, the int64 and the [3] alone, the two transposed results' views.
+        self.assertEqual(sources[0].count(".as_strided("), 5)
+        starts = set()
+        for _ in range(2):
+            a = torch.randn(7, 5)
+            got, want = kernel(a), f(a)
+            for g, e in zip(got, want):
+                torch.testing.assert_close(g, e)
+                self.assertEqual(g.stride(), e.stride())
+            base = got[0].untyped_storage().data_ptr()
+            self.assertEqual({g.untyped_storage().data_ptr() for g in got}, {base})
+            places = [g.data_ptr() for g in got]
+            self.assertEqual(len(set(places)), 7)
+            for p in places:
+                self.assertEqual((p - base) % 256, 0, "a pooled result is not aligned")
+            starts.add(base)
+        self.assertEqual(len(starts), 2, "a second call reused the first call's block")
+
     def test_inputs_a_graph_writes_are_written_back_with_no_fallback(self):
         # Writes to inputs stay in the graph and are written back by write_back.copy_inputs:
         # in strict mode (a fallback raises), inputs written, one of them also returned (the

@@ -57,9 +57,9 @@ class CallSpec:
     ranks are checked, so only without a slow path) into the local its size texts name, and the
     call's plan is `_plans.get(key)` or `_plan_for(key)` of their values (the caller binds both).
 
-    `pool`: the outputs allocated in blocks, with `offsets` and `blocks` (kernel.OutputPool:
-    their tensors made after the run, the kernels queued by then; it binds the `_pool_*`
-    names); `late`: the outputs the call allocates before their first write
+    `pool`: the outputs allocated in blocks, with `offsets`, `blocks` and `runs`
+    (kernel.OutputPool: their tensors made after the run, the kernels queued by then, a run's
+    with one view and one unbind; it binds the `_pool_*` and `_run_*` names); `late`: the outputs the call allocates before their first write
     (kernel.LateOutputs: it binds `_late_alloc` and `_late_missing`)."""
     num_params: int
     inputs: tuple
@@ -185,7 +185,16 @@ def call_source(spec, owned=False):
         lines.append(f"        _late_missing({k})")
     for g, j in sorted({(g, j) for g, _, j in offsets.values()}):
         lines.append(f"    v{g}_{j} = block{g}.view(_pool_dtype{j})")
+    runs = spec.pool.runs if spec.pool else []
+    in_runs = {k for ks, *_ in runs for k in ks}
+    for r, (ks, g, _, _, _, _) in enumerate(runs):
+        j = offsets[ks[0]][2]
+        targets = "".join(f"o{k}, " for k in ks)
+        lines.append(f"    {targets}= v{g}_{j}.as_strided(_run_shape{r}, _run_strides{r}, "
+                     f"_pool_at{ks[0]}).unbind(0)")
     for k, (g, _, j) in sorted(offsets.items()):
+        if k in in_runs:
+            continue
         o = spec.outputs[k]
         lines.append(f"    o{k} = v{g}_{j}.as_strided({o.shape}, {o.strides}, _pool_at{k})")
     lines.append(f"    return {results_source(spec.results, spec.single, spec.pool)}")
