@@ -245,13 +245,14 @@ Plans& AllPlans() {
   return *plans;
 }
 
-/// The plan of `a`'s configuration, made at its first use; the lock held and the handle's
-/// stream set to a.stream.
-const Plan& PlanOf(Plans& plans, const Cudnn& dnn, const Conv2dArgs& a, const std::string& what) {
+/// The plan of `a`'s configuration, made at its first use (`what` names it then: a call whose
+/// plan exists formats nothing); the lock held and the handle's stream set to a.stream.
+const Plan& PlanOf(Plans& plans, const Cudnn& dnn, const Conv2dArgs& a,
+                   absl::FunctionRef<std::string()> what) {
   PlanKey key = KeyOf(a);
   auto it = plans.map.find(key);
   if (it == plans.map.end()) {
-    it = plans.map.emplace(key, MakePlan(dnn, a, what)).first;
+    it = plans.map.emplace(key, MakePlan(dnn, a, what())).first;
     std::lock_guard<std::mutex> lock(plans.known_mutex);
     plans.known.emplace(key, it->second.status);
   }
@@ -299,11 +300,11 @@ absl::Status CudnnConv2d(const Conv2dArgs& a) {
   };
   st = check(dnn.cudnnSetStream(dnn.handle, static_cast<cudaStream_t>(a.stream)), "cudnnSetStream");
   if (!st.ok()) return st;
-  const Plan& p = PlanOf(plans, dnn, a, what());
+  const Plan& p = PlanOf(plans, dnn, a, what);
   if (!p.status.ok()) return p.status;
   const float one = 1.f, zero = 0.f;
   if (p.graph) {
-    st = RunGraphConvPlan(dnn, *p.graph, a, what());
+    st = RunGraphConvPlan(dnn, *p.graph, a, what);
     if (!st.ok() || !a.bias) return st;
     return check(dnn.cudnnAddTensor(dnn.handle, &one, p.bias, a.bias, &one, p.y, a.y),
                  "cudnnAddTensor (bias)");
@@ -351,7 +352,7 @@ absl::StatusOr<bool> CudnnPrepareConv2d(Conv2dArgs a) {
     a.stream = nullptr;
     std::lock_guard<std::mutex> lock(plans.mutex);
     if (dnn.cudnnSetStream(dnn.handle, nullptr) == CUDNN_STATUS_SUCCESS) {
-      made = PlanOf(plans, dnn, a, Describe(a)).status;
+      made = PlanOf(plans, dnn, a, [&] { return Describe(a); }).status;
       planned = true;
     }
   }

@@ -348,10 +348,12 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
 }
 
 absl::Status RunGraphConvPlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a,
-                              const std::string& what) {
+                              absl::FunctionRef<std::string()> what) {
   const DeviceWorkspace workspace(plan.workspace_bytes, a.stream);
-  if (workspace.failed()) return workspace.Error(what);
-  return CudnnCheck(dnn, Execute(dnn, plan, a, workspace.get()), what, "cudnnBackendExecute");
+  if (workspace.failed()) return workspace.Error(what());
+  const cudnnStatus_t rc = Execute(dnn, plan, a, workspace.get());
+  if (rc == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
+  return CudnnCheck(dnn, rc, what(), "cudnnBackendExecute");
 }
 
 }  // namespace cinn_like::runtime::cuda

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/statusor.h"
 #include "runtime/cuda/cudnn.h"
 #include "runtime/cuda/cudnn_library.h"
@@ -24,9 +25,10 @@ absl::StatusOr<std::shared_ptr<const GraphConvPlan>> MakeGraphConvPlan(const Cud
                                                                        const Conv2dArgs& a,
                                                                        const std::string& what);
 
-/// Runs `plan` on `a`'s pointers (the handle's stream already set): y = conv(x, w).
+/// Runs `plan` on `a`'s pointers (the handle's stream already set): y = conv(x, w). `what`
+/// names the convolution in an error; it is called only then (a call's path formats nothing).
 absl::Status RunGraphConvPlan(const Cudnn& dnn, const GraphConvPlan& plan, const Conv2dArgs& a,
-                              const std::string& what);
+                              absl::FunctionRef<std::string()> what);
 
 /// The byte alignment a plan assumes of `a`'s pointers (at most 16): part of its key.
 int64_t GraphConvAlignment(const Conv2dArgs& a);
