@@ -4,7 +4,8 @@
 Each row is a whole training step (forward, loss, backward, optimizer step) of a Hugging Face
 or torchvision model with random weights and its default dropout, torch.compile'd whole as a
 new user would. Per row and mode (eager, inductor, cinn_like) it prints the median step time
-(CUDA events), the GPU kernel time and kernel launches per step (torch.profiler), the peak
+(CUDA events; the modes' steps taken in turn, one of each per round: interleaved_ms), the GPU
+kernel time and kernel launches per step (torch.profiler), the peak
 memory of the timed steps (torch.cuda.max_memory_allocated) and the loss after the last step;
 then the ratios eager/cinn_like and inductor/cinn_like (above 1: cinn_like faster).
 
@@ -21,6 +22,7 @@ import copy
 import dataclasses
 import math
 import os
+import statistics
 import sys
 import time
 from typing import Callable, Optional
@@ -32,7 +34,6 @@ sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch as ct  # noqa: E402
 import model_zoo  # noqa: E402 (tools/)
 from kernel_profile import kernels_per_step, sync  # noqa: E402
-from torch_models_bench import median_ms  # noqa: E402 (one timing method)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -126,9 +127,12 @@ def set_dropout(model, on):
     return model if on else model_zoo.set_dropout_rate(model, 0.0)
 
 
-def compiled(model, mode):
-    torch._dynamo.reset()
-    ct.reset()
+def compiled(model, mode, reset=True):
+    """`model` compiled for `mode` (eager: itself); with `reset`, Dynamo's caches and cinn_like's
+    counters are cleared first (not between the modes of one row, whose steps run in turn)."""
+    if reset:
+        torch._dynamo.reset()
+        ct.reset()
     if mode == "eager":
         return model
     return torch.compile(model, backend="inductor" if mode == "inductor" else "cinn_like",
@@ -213,37 +217,47 @@ def peak_breakdown(step, top):
     return peak / 2**20, when, [(size / 2**20, n, where) for (size, where), n in ranked]
 
 
-def held_between_steps(model, opt):
-    """CUDA tensors the garbage collector finds alive between steps that are not the model's
-    parameters, buffers, gradients or optimizer state: (MiB in all, [(MiB, shape, dtype)])."""
+def cuda_storages():
+    """The data pointers of the storages of the CUDA tensors the garbage collector finds alive
+    (real tensors only: tracing leaves fake and functional tensors, which have no data), with
+    their (MiB, shape, dtype)."""
     import gc  # noqa: PLC0415
-    own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
-    own |= {p.grad.untyped_storage().data_ptr() for p in model.parameters() if p.grad is not None}
-    own |= {v.untyped_storage().data_ptr() for s in opt.state.values() for v in s.values()
-            if isinstance(v, torch.Tensor)}
     seen = {}
     for o in gc.get_objects():
-        # Real tensors only: tracing leaves fake and functional tensors, which have no data.
         if type(o) not in (torch.Tensor, torch.nn.Parameter) or not o.is_cuda:
             continue
         try:
             storage = o.untyped_storage()
-            ptr = storage.data_ptr()
+            seen[storage.data_ptr()] = (storage.nbytes() / 2**20, tuple(o.shape), o.dtype)
         except RuntimeError:
             continue
-        if ptr not in own:
-            seen[ptr] = (storage.nbytes() / 2**20, tuple(o.shape), o.dtype)
+    return seen
+
+
+def held_between_steps(model, opt, before=()):
+    """CUDA tensors alive between steps that are not the model's parameters, buffers, gradients
+    or optimizer state, nor alive before the model was built (`before`: other modes' models):
+    (MiB in all, [(MiB, shape, dtype)])."""
+    own = {t.untyped_storage().data_ptr() for t in [*model.parameters(), *model.buffers()]}
+    own |= {p.grad.untyped_storage().data_ptr() for p in model.parameters() if p.grad is not None}
+    own |= {v.untyped_storage().data_ptr() for s in opt.state.values() for v in s.values()
+            if isinstance(v, torch.Tensor)}
+    seen = {ptr: v for ptr, v in cuda_storages().items() if ptr not in own and ptr not in before}
     held = sorted(seen.values(), key=lambda h: -h[0])
     return sum(h[0] for h in held), held
 
 
-def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0, phases=False):
-    """One mode of a row: ms/step, kernel ms, launches, peak MiB, last loss, first step's s,
-    fallbacks, partitions, the `top` kernels and, with `phases`, phase_ms's host times."""
+def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0, phases=False,
+             others=0):
+    """One mode of a row, built and measured alone: its step (kept for interleaved_ms), peak
+    MiB of `reps` steps, kernel ms, launches, last loss, first step's s, fallbacks, partitions,
+    the `top` kernels and, with `phases`, phase_ms's host times. `others`: bytes that other
+    modes' models hold on the device now, left out of the peak."""
+    before = cuda_storages() if memory and device == "cuda" else ()
     torch.manual_seed(seed)
     model = set_dropout(row.build(), on=True).to(device)
     model.load_state_dict(state)
-    fn = compiled(model, mode)
+    fn = compiled(model, mode, reset=False)
     opt = row.opt(model.parameters())
     inputs, target = row.batch(device, seed)
     step = make_step(row, model, fn, opt, inputs, target)
@@ -256,20 +270,49 @@ def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0, phas
     sync(device)
     if device == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    ms = median_ms(step, device, reps)
-    peak = torch.cuda.max_memory_allocated() / 2**20 if device == "cuda" else float("nan")
+    for _ in range(reps):
+        step()
+    sync(device)
+    peak = ((torch.cuda.max_memory_allocated() - others) / 2**20 if device == "cuda"
+            else float("nan"))
     kms, launches, kernels = (kernels_per_step(step, top=top) if device == "cuda"
                               else (float("nan"), 0, []))
     host = phase_ms(row, fn, opt, inputs, target, reps) if phases and device == "cuda" else None
     loss = float(step())
     mem = None
     if memory and device == "cuda":
-        base = torch.cuda.memory_allocated() / 2**20
-        mem = (base, held_between_steps(model, opt), *peak_breakdown(step, memory))
+        base = (torch.cuda.memory_allocated() - others) / 2**20
+        mem = (base, held_between_steps(model, opt, before), *peak_breakdown(step, memory))
     fallbacks = ct.stats()["ops_fallback"] if mode == "cinn_like" else 0
     parts = ct.stats()["partitions"] if mode == "cinn_like" else 0
-    return dict(ms=ms, kms=kms, launches=launches, peak=peak, loss=loss, first=first,
+    return dict(step=step, kms=kms, launches=launches, peak=peak, loss=loss, first=first,
                 fallbacks=fallbacks, parts=parts, kernels=kernels, memory=mem, host=host)
+
+
+def interleaved_ms(steps, device, reps):
+    """Median ms per step of each mode's step (`steps`: mode -> step), the modes' steps taken in
+    turn, one of each per round, `reps` rounds (CUDA events, synchronized after each step): the
+    modes see the same host and device conditions. Host-bound steps move with the host's
+    speed; measured one mode after the other, the mode timed during a slow spell lost (eager's
+    resnet18 step took 9.42 ms, then 7.38 ms later in the same process)."""
+    for _ in range(2):
+        for step in steps.values():
+            step()
+    times = {mode: [] for mode in steps}
+    for _ in range(reps):
+        for mode, step in steps.items():
+            if device == "cuda":
+                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+                s.record()
+                step()
+                e.record()
+                e.synchronize()
+                times[mode].append(s.elapsed_time(e))
+            else:
+                t = time.perf_counter()
+                step()
+                times[mode].append((time.perf_counter() - t) * 1e3)
+    return {mode: statistics.median(ts) for mode, ts in times.items()}
 
 
 def losses(row, mode, device, steps, dropout, seed=0):
@@ -337,18 +380,28 @@ def main():
     ok, ratios = True, {"eager": [], "inductor": []}
     for name in args.rows.split(","):
         row = rows[name]
+        torch._dynamo.reset()
+        ct.reset()
         torch.manual_seed(0)
         state = copy.deepcopy(set_dropout(row.build(), on=True).to(args.device).state_dict())
+        start = torch.cuda.memory_allocated() if args.device == "cuda" else 0
         got = {}
         for mode in modes:
+            others = torch.cuda.memory_allocated() - start if args.device == "cuda" else 0
             try:
-                got[mode] = r = run_mode(row, mode, args.device, args.warm, args.steps, state,
-                                         top=args.top, memory=args.memory,
-                                         phases=args.phases)
+                got[mode] = run_mode(row, mode, args.device, args.warm, args.steps, state,
+                                     top=args.top, memory=args.memory, phases=args.phases,
+                                     others=others)
             except Exception as e:  # noqa: BLE001 (report the row, go on)
                 ok = False
                 print(f"{name:14s} {mode:10s} FAILED: {type(e).__name__}: {str(e)[:300]}")
                 continue
+            if mode == "cinn_like":
+                got[mode]["fell_back"] = ct.fallback_report()[:5]
+        for mode, ms in interleaved_ms({m: r["step"] for m, r in got.items()}, args.device,
+                                       args.steps).items():
+            got[mode]["ms"] = ms
+        for mode, r in got.items():
             print(f"{name:14s} {mode:10s} {r['ms']:8.2f} {r['kms']:8.2f} {r['launches']:7.0f} "
                   f"{r['peak']:9.0f} {r['loss']:9.4f} {r['first']:8.1f} {r['fallbacks']:4d} "
                   f"{r['parts']:5d}", flush=True)
@@ -366,9 +419,8 @@ def main():
                       f"reached at {when}; its largest blocks:")
                 for mib, n, where in blocks:
                     print(f"    {mib * n:9.1f} MiB  {n:4d} x {mib:.1f} MiB  {where}")
-            if mode == "cinn_like":
-                for op, reason in ct.fallback_report()[:5]:
-                    print(f"    fell back: {op}: {reason[:160]}")
+            for op, reason in r.get("fell_back", []):
+                print(f"    fell back: {op}: {reason[:160]}")
         if "cinn_like" in got:
             line = []
             for base in ("eager", "inductor"):
@@ -386,6 +438,7 @@ def main():
             except Exception as e:  # noqa: BLE001
                 ok = False
                 print(f"  check {name}: FAILED: {type(e).__name__}: {str(e)[:300]}")
+        got.clear()  # the modes' models and steps go before the next row's
         torch.cuda.empty_cache() if args.device == "cuda" else None
     for base, rs in ratios.items():
         if rs:
