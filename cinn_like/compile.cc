@@ -197,7 +197,8 @@ absl::StatusOr<std::unique_ptr<CompiledProgram>> CompiledProgram::Compile(
   if (absl::Status s = parse(); !s.ok()) return s;
   const frontend::Program& program = *parsed;
   const double parse_ms = parse_clock.Milliseconds();
-  auto built = LowerAndBuild(program, target, name, PipelineEnd::kBuilt, *std::move(compiler));
+  auto built = LowerAndBuild(program, target, name, PipelineEnd::kBuilt, *std::move(compiler),
+                             /*group_report=*/true);
   if (!built.ok()) return built.status();
   auto out = std::unique_ptr<CompiledProgram>(new CompiledProgram());
   out->compiler_ = std::move(built->compiler);

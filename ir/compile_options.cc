@@ -24,7 +24,8 @@ int32_t Int(const std::string& v, int32_t fallback) {
 bool ChangesCode(const std::string& name) {
   static const char* const kPlaces[] = {"cinn_like_dump_dir",        "cinn_like_source_save_path",
                                         "cinn_like_cache",           "cinn_like_cache_dir",
-                                        "cinn_like_cache_max_bytes", "cinn_like_autotune_cache"};
+                                        "cinn_like_cache_max_bytes", "cinn_like_autotune_cache",
+                                        "cinn_like_group_report"};
   return std::find(std::begin(kPlaces), std::end(kPlaces), name) == std::end(kPlaces);
 }
 

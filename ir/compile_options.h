@@ -12,7 +12,7 @@
 namespace cinn_like::ir {
 
 /// Whether flag `name` (a cinn_like flag) can change generated code: every flag but those that
-/// say where output goes or how the persistent cache behaves.
+/// say where output goes (or what a dump holds) or how the persistent cache behaves.
 bool ChangesCode(const std::string& name);
 
 /// The code-changing flags' values at one moment, immutable once read.

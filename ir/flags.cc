@@ -79,8 +79,8 @@ DEFINE_bool(cinn_like_autotune, false,
 DEFINE_bool(cinn_like_group_report, true,
             "with cinn_like_dump_dir set, a built compile also writes <name>.groups.txt: each "
             "fusion group compiled alone, timed on the device on random inputs and listed by "
-            "time with its ops and tactics (where the time goes); costs a compile and a few "
-            "milliseconds of runs per group");
+            "time with its ops and tactics (where the time goes); costs each group a compile of "
+            "its own and at least six calls of it");
 DEFINE_string(cinn_like_autotune_cache, "",
               "a JSON file where the tuner's choices are kept across processes (read at the first "
               "tuned compile, rewritten atomically after each new choice); a choice found there "
@@ -228,8 +228,10 @@ thread_local int dump_off_scopes = 0;
 DumpOffScope::DumpOffScope() { ++dump_off_scopes; }
 DumpOffScope::~DumpOffScope() { --dump_off_scopes; }
 
+bool DumpIsOff() { return dump_off_scopes > 0; }
+
 std::string DumpDir() {
-  if (dump_off_scopes > 0) return "";
+  if (DumpIsOff()) return "";
   return UsableDirectory(StringFlag("cinn_like_dump_dir"), "cinn_like_dump_dir");
 }
 
@@ -249,6 +251,7 @@ void DumpToFile(const std::string& file, const std::string& text) {
 }
 
 void SaveSourceFile(const std::string& file, const std::string& text) {
+  if (DumpIsOff()) return;
   WriteIntoDirectory(
       UsableDirectory(StringFlag("cinn_like_source_save_path"), "cinn_like_source_save_path"), file,
       text);

@@ -72,9 +72,10 @@ std::string StringFlag(const char* name);
 /// warning, once), else the directory (created).
 std::string DumpDir();
 
-/// While one is alive on a thread, dumping is off there (DumpDir() is ""): the compiles a
-/// compile makes for its own report (the group report's groups, group_report.h) do not dump
-/// their stages beside it.
+/// While one is alive on a thread, dumping is off there (DumpDir() is "", SaveSourceFile writes
+/// nothing): the compiles a compile makes for its own report (the group report's groups,
+/// group_report.h) neither dump their stages beside it nor save their sources. A thread a
+/// compile starts carries it over (DumpIsOff).
 class DumpOffScope {
  public:
   DumpOffScope();
@@ -82,6 +83,9 @@ class DumpOffScope {
   DumpOffScope(const DumpOffScope&) = delete;
   DumpOffScope& operator=(const DumpOffScope&) = delete;
 };
+
+/// Whether a DumpOffScope is alive on this thread.
+bool DumpIsOff();
 
 /// `name` as one file name that stays inside its folder: letters, digits, '_', '-' and '.' are
 /// kept, any other byte ('/', '\\', spaces...) becomes '_', as does a '.' that would lead the

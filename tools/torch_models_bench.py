@@ -26,23 +26,25 @@ torch.backends.cudnn.allow_tf32 = False
 torch.backends.mha.set_fastpath_enabled(False)
 
 
+def call_ms(fn, device):
+    """Milliseconds of one call of `fn`: CUDA events around it, synchronized after it, on the
+    GPU; the host's clock on the CPU. The one timing of a call the benchmarks share."""
+    if device == "cuda":
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        return s.elapsed_time(e)
+    t = time.perf_counter()
+    fn()
+    return (time.perf_counter() - t) * 1e3
+
+
 def median_ms(fn, device, reps=30):
     for _ in range(3):
         fn()
-    times = []
-    for _ in range(reps):
-        if device == "cuda":
-            s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            times.append(s.elapsed_time(e))
-        else:
-            t = time.perf_counter()
-            fn()
-            times.append((time.perf_counter() - t) * 1e3)
-    return statistics.median(times)
+    return statistics.median(call_ms(fn, device) for _ in range(reps))
 
 
 def host_us(fn, device, calls=2000, rounds=7):

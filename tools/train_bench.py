@@ -5,9 +5,10 @@ Each row is a whole training step (forward, loss, backward, optimizer step) of a
 or torchvision model with random weights and its default dropout, torch.compile'd whole as a
 new user would. Per row and mode (eager, inductor, cinn_like) it prints the median step time
 (CUDA events; the modes' steps taken in turn, one of each per round: interleaved_ms), the GPU
-kernel time and kernel launches per step (torch.profiler), the peak
-memory of the timed steps (torch.cuda.max_memory_allocated) and the loss after the last step;
-then the ratios eager/cinn_like and inductor/cinn_like (above 1: cinn_like faster).
+kernel time and kernel launches per step (torch.profiler), the peak memory of as many steps of
+the mode alone (torch.cuda.max_memory_allocated, less what the other modes' models hold) and
+the loss after the last step; then the ratios eager/cinn_like and inductor/cinn_like (above 1:
+cinn_like faster).
 
 --check adds what the issue asks of correctness: with dropout off, cinn_like's losses over 20
 steps against eager's (same weights, same batches), within 1e-3 relative (2e-2 under autocast)
@@ -20,6 +21,7 @@ on, two cinn_like runs from the same seed give identical losses.
 import argparse
 import copy
 import dataclasses
+import gc
 import math
 import os
 import statistics
@@ -34,6 +36,7 @@ sys.path.insert(0, os.path.dirname(__file__))
 import cinn_like.torch as ct  # noqa: E402
 import model_zoo  # noqa: E402 (tools/)
 from kernel_profile import kernels_per_step, sync  # noqa: E402
+from torch_models_bench import call_ms  # noqa: E402 (one timing of a call)
 
 torch.backends.cuda.matmul.allow_tf32 = False
 torch.backends.cudnn.allow_tf32 = False
@@ -221,7 +224,6 @@ def cuda_storages():
     """The data pointers of the storages of the CUDA tensors the garbage collector finds alive
     (real tensors only: tracing leaves fake and functional tensors, which have no data), with
     their (MiB, shape, dtype)."""
-    import gc  # noqa: PLC0415
     seen = {}
     for o in gc.get_objects():
         if type(o) not in (torch.Tensor, torch.nn.Parameter) or not o.is_cuda:
@@ -291,27 +293,17 @@ def run_mode(row, mode, device, warm, reps, state, seed=0, top=0, memory=0, phas
 
 def interleaved_ms(steps, device, reps):
     """Median ms per step of each mode's step (`steps`: mode -> step), the modes' steps taken in
-    turn, one of each per round, `reps` rounds (CUDA events, synchronized after each step): the
-    modes see the same host and device conditions. Host-bound steps move with the host's
-    speed; measured one mode after the other, the mode timed during a slow spell lost (eager's
-    resnet18 step took 9.42 ms, then 7.38 ms later in the same process)."""
+    turn, one of each per round, `reps` rounds (call_ms: CUDA events, synchronized after each
+    step): the modes see the same host and device conditions. Host-bound steps move with the
+    host's speed; measured one mode after the other, the mode timed during a slow spell lost
+    (eager's resnet18 step took 9.42 ms, then 7.38 ms later in the same process)."""
     for _ in range(2):
         for step in steps.values():
             step()
     times = {mode: [] for mode in steps}
     for _ in range(reps):
         for mode, step in steps.items():
-            if device == "cuda":
-                s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-                s.record()
-                step()
-                e.record()
-                e.synchronize()
-                times[mode].append(s.elapsed_time(e))
-            else:
-                t = time.perf_counter()
-                step()
-                times[mode].append((time.perf_counter() - t) * 1e3)
+            times[mode].append(call_ms(step, device))
     return {mode: statistics.median(ts) for mode, ts in times.items()}
 
 
@@ -384,9 +376,11 @@ def main():
         ct.reset()
         torch.manual_seed(0)
         state = copy.deepcopy(set_dropout(row.build(), on=True).to(args.device).state_dict())
+        gc.collect()  # what the last row left is freed before its memory is counted out
         start = torch.cuda.memory_allocated() if args.device == "cuda" else 0
         got = {}
         for mode in modes:
+            gc.collect()
             others = torch.cuda.memory_allocated() - start if args.device == "cuda" else 0
             try:
                 got[mode] = run_mode(row, mode, args.device, args.warm, args.steps, state,
@@ -398,9 +392,14 @@ def main():
                 continue
             if mode == "cinn_like":
                 got[mode]["fell_back"] = ct.fallback_report()[:5]
-        for mode, ms in interleaved_ms({m: r["step"] for m, r in got.items()}, args.device,
-                                       args.steps).items():
-            got[mode]["ms"] = ms
+        try:
+            for mode, ms in interleaved_ms({m: r["step"] for m, r in got.items()}, args.device,
+                                           args.steps).items():
+                got[mode]["ms"] = ms
+        except Exception as e:  # noqa: BLE001 (report the row, go on)
+            ok = False
+            print(f"{name:14s} {'timing':10s} FAILED: {type(e).__name__}: {str(e)[:300]}")
+            got.clear()
         for mode, r in got.items():
             print(f"{name:14s} {mode:10s} {r['ms']:8.2f} {r['kms']:8.2f} {r['launches']:7.0f} "
                   f"{r['peak']:9.0f} {r['loss']:9.4f} {r['first']:8.1f} {r['fallbacks']:4d} "
@@ -438,7 +437,10 @@ def main():
             except Exception as e:  # noqa: BLE001
                 ok = False
                 print(f"  check {name}: FAILED: {type(e).__name__}: {str(e)[:300]}")
-        got.clear()  # the modes' models and steps go before the next row's
+        # The modes' models and steps go before the next row's (whose peaks would hold them).
+        got.clear()
+        r = None
+        gc.collect()
         torch.cuda.empty_cache() if args.device == "cuda" else None
     for base, rs in ratios.items():
         if rs:

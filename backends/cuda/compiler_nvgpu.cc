@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <set>
 #include <string>
 #include <system_error>
@@ -202,11 +203,14 @@ absl::Status CompilerNVGPU::Build(const ir::Module& module) {
         continue;
       }
       try {
-        threads.emplace_back([&compile, u, options = ir::InstalledCompileOptions()] {
-          ir::CompileOptionsScope scope(options);  // the compile's snapshot, as on its thread
-          compile(u);
-          ReleaseCompileThread();
-        });
+        threads.emplace_back(
+            [&compile, u, options = ir::InstalledCompileOptions(), quiet = DumpIsOff()] {
+              ir::CompileOptionsScope scope(options);  // the compile's snapshot, as on its thread
+              std::optional<DumpOffScope> dump_off;    // and its dumping off, where it is
+              if (quiet) dump_off.emplace();
+              compile(u);
+              ReleaseCompileThread();
+            });
       } catch (const std::system_error&) {  // no thread to be had: this one compiles it
         ReleaseCompileThread();
         here.push_back(u);

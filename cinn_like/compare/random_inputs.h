@@ -1,6 +1,6 @@
 /// \file Fresh random inputs for a graph, the ones the accuracy self-checks compare compiled code
-/// with the reference interpreter on (cinn_like/verify/) and the tuner times kernels on
-/// (cinn_like/tune/autotune.h).
+/// with the reference interpreter on (cinn_like/verify/) and the tuner and the group report time
+/// kernels on (cinn_like/tune/group_timing.h).
 #pragma once
 
 #include <cstdint>

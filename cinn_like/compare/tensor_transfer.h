@@ -1,8 +1,8 @@
 /// \file Tensors between the reference interpreter and compiled functions: a HostTensor placed
 /// on the host or a CUDA device as a DLTensor (to feed a compiled function), and any DLTensor a
 /// function reads or writes read back as a HostTensor (to compare with the reference). The
-/// accuracy self-checks (cinn_like/verify/) and the tuner (cinn_like/tune/autotune.h) are their
-/// users.
+/// accuracy self-checks (cinn_like/verify/), the tuner and the group report
+/// (cinn_like/tune/group_timing.h) are their users.
 #pragma once
 
 #include <dlpack/dlpack.h>

@@ -54,13 +54,15 @@ struct Lowered {
   hlir::FusedGraph fused;
   ir::Module module;
   std::vector<hlir::TacticChoice> tactics;  // where the tuner or the group report needs them
+  std::map<int, int> knob_values;           // the tuner's, by group, where it chose any
 };
 
 }  // namespace
 
 absl::StatusOr<ProgramBuild> LowerAndBuild(
     const frontend::Program& program, const ir::Target& target, const std::string& name,
-    PipelineEnd end, absl::StatusOr<std::unique_ptr<backends::Compiler>> compiler) {
+    PipelineEnd end, absl::StatusOr<std::unique_ptr<backends::Compiler>> compiler,
+    bool group_report) {
   OptionsOfThisCompile options;
   if (end == PipelineEnd::kBuilt && compiler.ok() && !*compiler) {
     compiler = backends::Compiler::Create(target);
@@ -68,7 +70,7 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
   const bool build = end == PipelineEnd::kBuilt && compiler.ok();
   const bool tune = build && ir::CurrentCompileOptions().autotune;
   // The group report (group_report.h) is written beside the dump of a built compile.
-  const bool report = build && FLAGS_cinn_like_group_report && !DumpDir().empty();
+  const bool report = build && group_report && FLAGS_cinn_like_group_report && !DumpDir().empty();
 
   // The lowering, whole: the graph, its passes, each fusion group's functions; tuned, the
   // groups lowered again where the tuner chose another knob value than their tactic's own.
@@ -85,18 +87,20 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
     auto module =
         hlir::CompileFusedGraph(*fused, target, name, {}, tune || report ? &tactics : nullptr);
     if (!module.ok()) return module.status();
+    std::map<int, int> knob_values;
     if (tune) {
       // Retry 1: lowered again only where the tuner chose another value than a tactic's own.
       absl::StatusOr<std::map<int, int>> tuned = TuneGroups(*fused, tactics, target, name);
       if (!tuned.ok()) return tuned.status();
-      if (!tuned->empty()) {
-        tactics.clear();
-        module = hlir::CompileFusedGraph(*fused, target, name, *tuned, &tactics);
+      knob_values = *std::move(tuned);
+      if (!knob_values.empty()) {
+        module = hlir::CompileFusedGraph(*fused, target, name, knob_values, &tactics);
       }
       if (!module.ok()) return module.status();
     }
     BoundSymbols(program, *module);
-    return Lowered{*std::move(graph), *std::move(fused), *std::move(module), std::move(tactics)};
+    return Lowered{*std::move(graph), *std::move(fused), *std::move(module), std::move(tactics),
+                   std::move(knob_values)};
   };
 
   if (!build) {
@@ -141,7 +145,9 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
     if (!again.ok()) LOG(WARNING) << "cinn_like: compiling " << name << ": " << again.message();
   }
   if (!built.ok()) return built;
-  if (report) WriteGroupReport(lowered->fused, lowered->tactics, target, name);
+  if (report) {
+    WriteGroupReport(lowered->fused, lowered->tactics, lowered->knob_values, target, name);
+  }
   return ProgramBuild{std::move(lowered->graph),
                       std::move(lowered->fused),
                       std::move(lowered->module),

@@ -52,11 +52,16 @@ struct ProgramBuild {
 /// Compiler::Create failed): the Program is lowered as for kLowered, so that its own errors come
 /// first, and that error is returned. Ignored for kLowered.
 ///
+/// `group_report`: a built compile also writes the group report (cinn_like/tune/group_report.h)
+/// while dumping is on; the compile a caller asked for sets it, not the compiles made to check
+/// one (cinn_like/verify/), which would time every group of every prefix they build.
+///
 /// Reads the code-changing flags from the installed options snapshot, installing one for its
 /// own duration where none is (options_of_this_compile.h). Errors name the op, tensor and
 /// shapes at fault.
 absl::StatusOr<ProgramBuild> LowerAndBuild(
     const frontend::Program& program, const ir::Target& target, const std::string& name,
-    PipelineEnd end, absl::StatusOr<std::unique_ptr<backends::Compiler>> compiler);
+    PipelineEnd end, absl::StatusOr<std::unique_ptr<backends::Compiler>> compiler,
+    bool group_report = false);
 
 }  // namespace cinn_like

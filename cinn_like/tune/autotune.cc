@@ -150,11 +150,6 @@ class TuningMemory {
   TuningStats stats_;
 };
 
-bool HasSymbolicDims(const hlir::Graph& g) {
-  return std::any_of(g.values().begin(), g.values().end(),
-                     [](const hlir::Value& v) { return !hlir::IsStatic(v.desc.shape); });
-}
-
 /// Seconds per call of `one` compiled with its group's knob at `value`, on `args`
 /// (SecondsPerCall).
 absl::StatusOr<double> TimeValue(const hlir::FusedGraph& one, const ir::Target& target,
@@ -172,7 +167,9 @@ absl::StatusOr<double> TimeValue(const hlir::FusedGraph& one, const ir::Target& 
     return absl::FailedPreconditionError(
         absl::StrCat("compiled alone, the group does not take ", knob, " ", value));
   }
-  return SecondsPerCall(*module, target, fname, args);
+  auto built = BuildFunction(*module, target, fname);
+  if (!built.ok()) return built.status();
+  return SecondsPerCall(*built, target, args);
 }
 
 }  // namespace
@@ -204,7 +201,7 @@ absl::StatusOr<std::map<int, int>> TuneGroups(const hlir::FusedGraph& fused,
       VLOG(1) << "cinn_like_autotune: " << name << " group " << group << ": " << one.status();
       continue;
     }
-    if (HasSymbolicDims(one->graph) || one->graph.outputs().empty()) continue;
+    if (!CanTimeAlone(*one).ok()) continue;
     const std::string key =
         runtime::Fingerprint(absl::StrCat(hlir::StructuralKey(*one), "\n", where, "\n", knob.name));
     if (auto known = TuningMemory::Global().Find(key, knob)) {

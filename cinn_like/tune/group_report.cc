@@ -4,6 +4,7 @@
 #include <glog/logging.h>
 
 #include <algorithm>
+#include <map>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -29,46 +30,48 @@ std::string OpsText(const hlir::FusedGraph& fused, const hlir::FusionGroup& grou
   return text;
 }
 
+/// The tactics of group `group` among `tactics`, "; "-separated, each with its knob's value.
 std::string TacticText(const std::vector<hlir::TacticChoice>& tactics, int group) {
   std::string text;
   for (const hlir::TacticChoice& c : tactics) {
     if (c.group != group) continue;
     absl::StrAppend(&text, text.empty() ? "" : "; ", c.stage, ": ", c.tactic);
+    if (c.knob) absl::StrAppend(&text, " [", c.knob->name, " ", c.knob->value, "]");
   }
   return text;
 }
 
-bool HasSymbolicDims(const hlir::Graph& g) {
-  return std::any_of(g.values().begin(), g.values().end(),
-                     [](const hlir::Value& v) { return !hlir::IsStatic(v.desc.shape); });
-}
-
-/// Milliseconds per call of group `g` of `fused` compiled alone, or why it was not timed.
-absl::StatusOr<double> TimeOne(const hlir::FusedGraph& fused, int g, const ir::Target& target,
-                               const std::string& name) {
+/// Microseconds per call of group `g` of `fused` compiled alone with its knob value (where
+/// `knob_values` has one), or why it was not timed; `*tactic` gets the tactics of what was
+/// timed.
+absl::StatusOr<double> TimeOne(const hlir::FusedGraph& fused, int g,
+                               const std::map<int, int>& knob_values, const ir::Target& target,
+                               const std::string& name, std::string* tactic) {
   auto one = hlir::GroupGraph(fused, g);
   if (!one.ok()) return one.status();
-  if (one->graph.outputs().empty()) {
-    return absl::FailedPreconditionError("no stored value (computed inside its readers)");
-  }
-  if (HasSymbolicDims(one->graph)) {
-    return absl::FailedPreconditionError("symbolic shapes (no size to time it at)");
-  }
+  if (absl::Status can = CanTimeAlone(*one); !can.ok()) return can;
   const std::string fname = absl::StrCat(name, "_group", g);
-  auto module = hlir::CompileFusedGraph(*one, target, fname, {});
+  std::map<int, int> knob;  // the group alone is group 0
+  if (auto it = knob_values.find(g); it != knob_values.end()) knob[0] = it->second;
+  std::vector<hlir::TacticChoice> tactics;
+  auto module = hlir::CompileFusedGraph(*one, target, fname, knob, &tactics);
   if (!module.ok()) return module.status();
+  *tactic = TacticText(tactics, 0);
+  auto built = BuildFunction(*module, target, fname);
+  if (!built.ok()) return built.status();
   auto placed = PlaceGroupArgs(one->graph, target);
   if (!placed.ok()) return placed.status();
-  auto seconds = SecondsPerCall(*module, target, fname, placed->args);
+  auto seconds = SecondsPerCall(*built, target, placed->args);
   if (!seconds.ok()) return seconds.status();
-  return *seconds * 1e3;
+  return *seconds * 1e6;
 }
 
 }  // namespace
 
 std::vector<GroupTime> TimeGroups(const hlir::FusedGraph& fused,
                                   const std::vector<hlir::TacticChoice>& tactics,
-                                  const ir::Target& target, const std::string& name) {
+                                  const std::map<int, int>& knob_values, const ir::Target& target,
+                                  const std::string& name) {
   std::vector<GroupTime> out;
   DumpOffScope quiet;  // the groups' own compiles dump nothing beside the report
   for (size_t g = 0; g < fused.groups.size(); ++g) {
@@ -76,11 +79,12 @@ std::vector<GroupTime> TimeGroups(const hlir::FusedGraph& fused,
     t.group = static_cast<int>(g);
     t.ops = OpsText(fused, fused.groups[g]);
     t.tactic = TacticText(tactics, t.group);
-    absl::StatusOr<double> ms = TimeOne(fused, t.group, target, name);
-    if (ms.ok()) {
-      t.ms = *ms;
+    // The compile's own tactics where the group is not timed, else those of what was timed.
+    absl::StatusOr<double> us = TimeOne(fused, t.group, knob_values, target, name, &t.tactic);
+    if (us.ok()) {
+      t.us = *us;
     } else {
-      t.why = std::string(ms.status().message());
+      t.why = std::string(us.status().message());
     }
     out.push_back(std::move(t));
   }
@@ -92,20 +96,20 @@ std::string GroupReportText(const std::vector<GroupTime>& times, const std::stri
   std::vector<const GroupTime*> timed, untimed;
   double total = 0;
   for (const GroupTime& t : times) {
-    (t.ms >= 0 ? timed : untimed).push_back(&t);
-    if (t.ms >= 0) total += t.ms;
+    (t.us >= 0 ? timed : untimed).push_back(&t);
+    if (t.us >= 0) total += t.us;
   }
   std::stable_sort(timed.begin(), timed.end(),
-                   [](const GroupTime* a, const GroupTime* b) { return a->ms > b->ms; });
+                   [](const GroupTime* a, const GroupTime* b) { return a->us > b->us; });
   std::string text = absl::StrCat(
       "# ", name, " on ", target.ToString(), ": each fusion group compiled alone and timed on ",
       "random inputs (best of 3 batches of about 2 ms, after warm-up calls; a group alone ",
       "reads its inputs from memory, as it does in the whole function)\n",
-      absl::StrFormat("# %d groups, %d timed: %.4f ms in all\n", times.size(), timed.size(), total),
-      "#       ms  share  group  ops | tactics (the tactics file says why)\n");
+      absl::StrFormat("# %d groups, %d timed: %.2f us in all\n", times.size(), timed.size(), total),
+      "#       us  share  group  ops | tactics (the tactics file says why)\n");
   for (const GroupTime* t : timed) {
-    absl::StrAppend(&text, absl::StrFormat("%10.4f %5.1f%% %6d  %s | %s\n", t->ms,
-                                           total > 0 ? 100 * t->ms / total : 0.0, t->group, t->ops,
+    absl::StrAppend(&text, absl::StrFormat("%10.2f %5.1f%% %6d  %s | %s\n", t->us,
+                                           total > 0 ? 100 * t->us / total : 0.0, t->group, t->ops,
                                            t->tactic.empty() ? "-" : t->tactic));
   }
   if (!untimed.empty()) absl::StrAppend(&text, "# not timed\n");
@@ -117,9 +121,10 @@ std::string GroupReportText(const std::vector<GroupTime>& times, const std::stri
 }
 
 void WriteGroupReport(const hlir::FusedGraph& fused, const std::vector<hlir::TacticChoice>& tactics,
-                      const ir::Target& target, const std::string& name) {
+                      const std::map<int, int>& knob_values, const ir::Target& target,
+                      const std::string& name) {
   if (!FLAGS_cinn_like_group_report || DumpDir().empty()) return;
-  std::vector<GroupTime> times = TimeGroups(fused, tactics, target, name);
+  std::vector<GroupTime> times = TimeGroups(fused, tactics, knob_values, target, name);
   DumpToFile(name + ".groups.txt", GroupReportText(times, name, target));
 }
 

@@ -28,6 +28,18 @@ absl::Status Synchronize(const ir::Target& target) {
 
 }  // namespace
 
+absl::Status CanTimeAlone(const hlir::FusedGraph& one) {
+  if (one.graph.outputs().empty()) {
+    return absl::FailedPreconditionError("no stored value (computed inside its readers)");
+  }
+  const auto& values = one.graph.values();
+  if (std::any_of(values.begin(), values.end(),
+                  [](const hlir::Value& v) { return !hlir::IsStatic(v.desc.shape); })) {
+    return absl::FailedPreconditionError("symbolic shapes (no size to time it at)");
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<GroupArgs> PlaceGroupArgs(const hlir::Graph& graph, const ir::Target& target) {
   RandomInputOptions random;
   std::vector<hlir::HostTensor> hosts = RandomInputs(graph, random);
@@ -46,16 +58,21 @@ absl::StatusOr<GroupArgs> PlaceGroupArgs(const hlir::Graph& graph, const ir::Tar
   return placed;
 }
 
-absl::StatusOr<double> SecondsPerCall(const ir::Module& module, const ir::Target& target,
-                                      const std::string& fname, std::vector<DLTensor*>& args) {
+absl::StatusOr<BuiltFunction> BuildFunction(const ir::Module& module, const ir::Target& target,
+                                            const std::string& fname) {
   auto compiler = backends::Compiler::Create(target);
   if (!compiler.ok()) return compiler.status();
   absl::Status st = (*compiler)->Build(module);
   if (!st.ok()) return st;
   auto fn = (*compiler)->Lookup(fname);
   if (!fn.ok()) return fn.status();
+  return BuiltFunction{*std::move(compiler), *fn};
+}
+
+absl::StatusOr<double> SecondsPerCall(const BuiltFunction& f, const ir::Target& target,
+                                      std::vector<DLTensor*>& args) {
   auto call = [&]() -> absl::Status {
-    if ((*fn)(args.data(), static_cast<int32_t>(args.size()), nullptr) != 0) {
+    if (f.fn(args.data(), static_cast<int32_t>(args.size()), nullptr) != 0) {
       return absl::InternalError(cinn_like_get_last_error());
     }
     return absl::OkStatus();

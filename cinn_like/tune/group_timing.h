@@ -11,12 +11,19 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "backends/compiler.h"
 #include "cinn_like/compare/tensor_transfer.h"
 #include "hlir/graph.h"
+#include "hlir/pass/fusion.h"
 #include "ir/module.h"
 #include "ir/target.h"
 
 namespace cinn_like {
+
+/// Whether group graph `one` (hlir::GroupGraph's) can be timed alone: FailedPrecondition with
+/// the reason where it has symbolic shapes (no size to time it at) or no stored value (all it
+/// makes is computed inside its readers).
+absl::Status CanTimeAlone(const hlir::FusedGraph& one);
 
 /// A function's arguments, owned: the tensors and their DLTensors in the graph's order
 /// (inputs, then outputs).
@@ -30,11 +37,19 @@ struct GroupArgs {
 /// graph's shapes must be static.
 absl::StatusOr<GroupArgs> PlaceGroupArgs(const hlir::Graph& graph, const ir::Target& target);
 
-/// Seconds per call of function `fname` of `module`, built for `target`, on `args`: the best
-/// of three batches of calls lasting about 2 ms each (at most 200 calls), after two warm-up
-/// calls (a module's first call loads it and makes its library plans) and one timed alone.
-/// The device is synchronized at the end of each batch.
-absl::StatusOr<double> SecondsPerCall(const ir::Module& module, const ir::Target& target,
-                                      const std::string& fname, std::vector<DLTensor*>& args);
+/// Function `fname` of `module`, built for `target` (NVGPU: its kernels compiled by NVRTC and
+/// loaded), with the compiler that holds it.
+struct BuiltFunction {
+  std::unique_ptr<backends::Compiler> compiler;
+  backends::EntryFunction fn = nullptr;
+};
+absl::StatusOr<BuiltFunction> BuildFunction(const ir::Module& module, const ir::Target& target,
+                                            const std::string& fname);
+
+/// Seconds per call of `f` on `args`: the best of three batches of calls lasting about 2 ms
+/// each (at most 200 calls), after two warm-up calls (a module's first call loads it and makes
+/// its library plans) and one timed alone. The device is synchronized at the end of each batch.
+absl::StatusOr<double> SecondsPerCall(const BuiltFunction& f, const ir::Target& target,
+                                      std::vector<DLTensor*>& args);
 
 }  // namespace cinn_like

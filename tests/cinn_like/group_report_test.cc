@@ -7,9 +7,11 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "cinn_like/tune/group_report.h"
 #include "tests/group_report_check.h"
 
@@ -51,13 +53,46 @@ TEST(GroupReport, TheTextSortsByTimeAndSaysWhyAGroupWasNotTimed) {
   times[1] = {1, -1, "no stored value (computed inside its readers)", "reshape", ""};
   times[2] = {2, 1.5, "", "reduce_sum, exp", "reduce_sum_3: row_reduction.block_per_row"};
   const std::string text = GroupReportText(times, "f", kX86);
-  EXPECT_THAT(text, HasSubstr("# 3 groups, 2 timed: 2.0000 ms in all"));
+  EXPECT_THAT(text, HasSubstr("# 3 groups, 2 timed: 2.00 us in all"));
   const std::vector<std::string> lines = GroupLines(text);
   ASSERT_EQ(lines.size(), 3u) << text;
-  EXPECT_THAT(lines[0], HasSubstr("1.5000  75.0%      2  reduce_sum, exp | reduce_sum_3: row_"));
-  EXPECT_THAT(lines[1], HasSubstr("0.5000  25.0%      0  add | add_1: elementwise.vector"));
+  EXPECT_THAT(lines[0], HasSubstr("1.50  75.0%      2  reduce_sum, exp | reduce_sum_3: row_"));
+  EXPECT_THAT(lines[1], HasSubstr("0.50  25.0%      0  add | add_1: elementwise.vector"));
   EXPECT_THAT(lines[2], HasSubstr("1  reshape | no stored value"));
   EXPECT_LT(text.find("# not timed"), text.find("reshape"));
+}
+
+// A tuned compile's groups are timed with the knob values the compile took, not their
+// tactics' own: a choice other than the default is put in the tuner's file, and the report's
+// line names that value.
+TEST(GroupReport, ATunedGroupIsTimedWithItsTunedValue) {
+  gflags::FlagSaver saver;
+  const std::string dir = FreshDumpDir("tuned");
+  const std::string cache = dir + "_choices.json";
+  std::filesystem::remove(cache);
+  FLAGS_cinn_like_dump_dir = dir;
+  FLAGS_cinn_like_autotune = true;
+  FLAGS_cinn_like_autotune_cache = cache;
+  ForgetTuning();
+  const Program program = BiasGelu(S({64, 1024}), 1024);
+  ASSERT_TRUE(CompileProgram(program, kX86, "first").ok());
+  const std::vector<int> options =
+      KnobOptions(ReadText(dir + "/first.tactics.txt"), "vector_lanes");
+  ASSERT_GE(options.size(), 2u);
+  const int forced = options[1];  // not the tactic's own (options[0])
+  auto file = nlohmann::json::parse(ReadText(cache), nullptr, false);
+  ASSERT_FALSE(file.is_discarded());
+  ASSERT_EQ(file["choices"].size(), 1u);
+  file["choices"].begin().value()["value"] = forced;
+  std::ofstream(cache) << file.dump();
+  ForgetTuning();
+  ASSERT_TRUE(CompileProgram(program, kX86, "tuned").ok());
+  const std::string knob = absl::StrCat("[vector_lanes ", forced);
+  EXPECT_THAT(ReadText(dir + "/tuned.tactics.txt"), HasSubstr(knob + " of "));
+  const std::string report = ReadText(dir + "/tuned.groups.txt");
+  EXPECT_THAT(report, HasSubstr("1 groups, 1 timed"));
+  EXPECT_THAT(report, HasSubstr(knob + "]"));
+  ForgetTuning();
 }
 
 }  // namespace

@@ -52,8 +52,9 @@ TEST(CompileOptions, ASnapshotHoldsWhileAnotherThreadChangesTheFlags) {
 }
 
 TEST(CompileOptions, PlacesAndCacheSettingsAreNotCodeFlags) {
-  for (const char* place : {"cinn_like_dump_dir", "cinn_like_cache_dir", "cinn_like_cache",
-                            "cinn_like_cache_max_bytes", "cinn_like_source_save_path"}) {
+  for (const char* place :
+       {"cinn_like_dump_dir", "cinn_like_cache_dir", "cinn_like_cache", "cinn_like_cache_max_bytes",
+        "cinn_like_source_save_path", "cinn_like_group_report"}) {
     EXPECT_FALSE(ChangesCode(place)) << place;
   }
   for (const char* code : {"cinn_like_fast_math", "cinn_like_fusion", "cinn_like_extern_libs",

@@ -59,8 +59,9 @@ class CallSpec:
 
     `pool`: the outputs allocated in blocks, with `offsets`, `blocks` and `runs`
     (kernel.OutputPool: their tensors made after the run, the kernels queued by then, a run's
-    with one view and one unbind; it binds the `_pool_*` and `_run_*` names); `late`: the outputs the call allocates before their first write
-    (kernel.LateOutputs: it binds `_late_alloc` and `_late_missing`)."""
+    with one view and one unbind; it binds the `_pool_*` and `_run_*` names); `late`: the
+    outputs the call allocates before their first write (kernel.LateOutputs: it binds
+    `_late_alloc` and `_late_missing`)."""
     num_params: int
     inputs: tuple
     outputs: tuple
