@@ -219,10 +219,9 @@ void WriteIntoDirectory(const std::string& dir, const std::string& file, const s
   if (!written.ok()) LOG(WARNING) << written.message();
 }
 
-}  // namespace
-
-namespace {
+/// How many DumpOffScopes are alive on this thread.
 thread_local int dump_off_scopes = 0;
+
 }  // namespace
 
 DumpOffScope::DumpOffScope() { ++dump_off_scopes; }

@@ -307,6 +307,29 @@ def interleaved_ms(steps, device, reps):
     return {mode: statistics.median(ts) for mode, ts in times.items()}
 
 
+def print_mode(name, mode, r, memory):
+    """A mode's line of a row (run_mode's dict with its interleaved ms) and its details."""
+    print(f"{name:14s} {mode:10s} {r['ms']:8.2f} {r['kms']:8.2f} {r['launches']:7.0f} "
+          f"{r['peak']:9.0f} {r['loss']:9.4f} {r['first']:8.1f} {r['fallbacks']:4d} "
+          f"{r['parts']:5d}", flush=True)
+    if r["host"]:
+        print("    host ms: " + ", ".join(f"{k} {v:.2f}" for k, v in r["host"].items()))
+    for kms, n, kname in r["kernels"]:
+        print(f"    {kms:8.3f} ms {n:5.0f}x  {kname[:110]}")
+    if r["memory"]:
+        base, (held, held_list), peak, when, blocks = r["memory"]
+        print(f"    between steps {base:.0f} MiB allocated; of it {held:.0f} MiB in "
+              f"tensors other than parameters, gradients and optimizer state:")
+        for mib, shape, dtype in held_list[:memory]:
+            print(f"    {mib:9.1f} MiB  {list(shape)} {dtype}")
+        print(f"    a step's own peak {peak:.0f} MiB (above what lives across steps), "
+              f"reached at {when}; its largest blocks:")
+        for mib, n, where in blocks:
+            print(f"    {mib * n:9.1f} MiB  {n:4d} x {mib:.1f} MiB  {where}")
+    for op, reason in r.get("fell_back", []):
+        print(f"    fell back: {op}: {reason[:160]}")
+
+
 def losses(row, mode, device, steps, dropout, seed=0):
     """The losses of `steps` steps from seed-made weights, on seed-made batches."""
     torch.manual_seed(seed)
@@ -400,26 +423,8 @@ def main():
             ok = False
             print(f"{name:14s} {'timing':10s} FAILED: {type(e).__name__}: {str(e)[:300]}")
             got.clear()
-        for mode, r in got.items():
-            print(f"{name:14s} {mode:10s} {r['ms']:8.2f} {r['kms']:8.2f} {r['launches']:7.0f} "
-                  f"{r['peak']:9.0f} {r['loss']:9.4f} {r['first']:8.1f} {r['fallbacks']:4d} "
-                  f"{r['parts']:5d}", flush=True)
-            if r["host"]:
-                print("    host ms: " + ", ".join(f"{k} {v:.2f}" for k, v in r["host"].items()))
-            for kms, n, kname in r["kernels"]:
-                print(f"    {kms:8.3f} ms {n:5.0f}x  {kname[:110]}")
-            if r["memory"]:
-                base, (held, held_list), peak, when, blocks = r["memory"]
-                print(f"    between steps {base:.0f} MiB allocated; of it {held:.0f} MiB in "
-                      f"tensors other than parameters, gradients and optimizer state:")
-                for mib, shape, dtype in held_list[:args.memory]:
-                    print(f"    {mib:9.1f} MiB  {list(shape)} {dtype}")
-                print(f"    a step's own peak {peak:.0f} MiB (above what lives across steps), "
-                      f"reached at {when}; its largest blocks:")
-                for mib, n, where in blocks:
-                    print(f"    {mib * n:9.1f} MiB  {n:4d} x {mib:.1f} MiB  {where}")
-            for op, reason in r.get("fell_back", []):
-                print(f"    fell back: {op}: {reason[:160]}")
+        for mode in got:  # no loop variable left holding a mode's step after the row
+            print_mode(name, mode, got[mode], args.memory)
         if "cinn_like" in got:
             line = []
             for base in ("eager", "inductor"):
@@ -439,7 +444,6 @@ def main():
                 print(f"  check {name}: FAILED: {type(e).__name__}: {str(e)[:300]}")
         # The modes' models and steps go before the next row's (whose peaks would hold them).
         got.clear()
-        r = None
         gc.collect()
         torch.cuda.empty_cache() if args.device == "cuda" else None
     for base, rs in ratios.items():

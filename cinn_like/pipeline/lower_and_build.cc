@@ -17,7 +17,6 @@
 #include "hlir/graph_compiler.h"
 #include "hlir/pass/pipeline.h"
 #include "ir/compile_options.h"
-#include "ir/flags.h"
 #include "ir/library_functions.h"
 #ifdef CINN_LIKE_WITH_CUDA
 #include "runtime/cuda/cudnn.h"
@@ -70,7 +69,7 @@ absl::StatusOr<ProgramBuild> LowerAndBuild(
   const bool build = end == PipelineEnd::kBuilt && compiler.ok();
   const bool tune = build && ir::CurrentCompileOptions().autotune;
   // The group report (group_report.h) is written beside the dump of a built compile.
-  const bool report = build && group_report && FLAGS_cinn_like_group_report && !DumpDir().empty();
+  const bool report = build && group_report && GroupReportIsOn();
 
   // The lowering, whole: the graph, its passes, each fusion group's functions; tuned, the
   // groups lowered again where the tuner chose another knob value than their tactic's own.

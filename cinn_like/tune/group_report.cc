@@ -1,8 +1,6 @@
 /// \file TimeGroups, GroupReportText and WriteGroupReport: each group of a compile timed alone.
 #include "cinn_like/tune/group_report.h"
 
-#include <glog/logging.h>
-
 #include <algorithm>
 #include <map>
 
@@ -120,10 +118,11 @@ std::string GroupReportText(const std::vector<GroupTime>& times, const std::stri
   return text;
 }
 
+bool GroupReportIsOn() { return FLAGS_cinn_like_group_report && !DumpDir().empty(); }
+
 void WriteGroupReport(const hlir::FusedGraph& fused, const std::vector<hlir::TacticChoice>& tactics,
                       const std::map<int, int>& knob_values, const ir::Target& target,
                       const std::string& name) {
-  if (!FLAGS_cinn_like_group_report || DumpDir().empty()) return;
   std::vector<GroupTime> times = TimeGroups(fused, tactics, knob_values, target, name);
   DumpToFile(name + ".groups.txt", GroupReportText(times, name, target));
 }

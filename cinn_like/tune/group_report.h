@@ -40,8 +40,12 @@ std::vector<GroupTime> TimeGroups(const hlir::FusedGraph& fused,
 std::string GroupReportText(const std::vector<GroupTime>& times, const std::string& name,
                             const ir::Target& target);
 
-/// Times the groups and writes GroupReportText to <name>.groups.txt in the dump directory when
-/// dumping is on and the flag cinn_like_group_report is set; does nothing otherwise.
+/// Whether a built compile writes the report: dumping is on and the flag cinn_like_group_report
+/// is set.
+bool GroupReportIsOn();
+
+/// Times the groups and writes GroupReportText to <name>.groups.txt in the dump directory (the
+/// caller checked GroupReportIsOn, and collected `tactics` because it holds).
 void WriteGroupReport(const hlir::FusedGraph& fused, const std::vector<hlir::TacticChoice>& tactics,
                       const std::map<int, int>& knob_values, const ir::Target& target,
                       const std::string& name);

@@ -1,4 +1,5 @@
-/// \file PlaceGroupArgs and SecondsPerCall: a fusion group's function timed on the device.
+/// \file CanTimeAlone, PlaceGroupArgs, BuildFunction and SecondsPerCall: a fusion group's
+/// function timed on the device.
 #include "cinn_like/tune/group_timing.h"
 
 #include <algorithm>
