@@ -17,6 +17,10 @@ bool Fusible(OpPattern p) {
 /// A symbolic dim's nominal extent when sizes are compared (every symbol alike).
 constexpr double kNominalSymbolicExtent = 1024;
 
+/// A reduction's epilogue whose value and new stores are at most this many bytes is copied into
+/// its readers whatever the bytes say (WorthCopying).
+constexpr double kTinyBytes = 16 << 10;
+
 /// A value's bytes, a symbolic dim counted at kNominalSymbolicExtent, so that static and
 /// symbolic sizes compare in one unit.
 double Bytes(const TensorDesc& d) {
@@ -145,7 +149,26 @@ class Picker {
     for (int v : stores) store_bytes += Bytes(graph_.values()[v].desc);
     const double copies = static_cast<double>(k);
     const double out = Bytes(graph_.values()[graph_.nodes()[n].outputs[0]].desc);
+    // A small epilogue of its own group's reductions (a BatchNorm's variance: the sum of
+    // squares over n, [C]) is a kernel of its own after the reduction's last one when stored;
+    // copied into its readers, the reduction's kernel stores what they read. Bytes this few
+    // cost nothing next to the launch saved.
+    if (out <= kTinyBytes && store_bytes <= kTinyBytes && ReadsOwnReductionsOnly(n, loads)) {
+      return true;
+    }
     return load_bytes * (copies - 1) + store_bytes * (copies + 1) <= out * (copies + 1);
+  }
+
+  /// Whether every value of `loads` (what the chain topped by `n` loads) is made by a
+  /// reduction of n's own group.
+  bool ReadsOwnReductionsOnly(int n, const std::set<int>& loads) const {
+    for (int v : loads) {
+      const int p = graph_.values()[v].producer;
+      if (p < 0 || def_[p]->pattern != OpPattern::kReduction || group_of_[p] != group_of_[n]) {
+        return false;
+      }
+    }
+    return !loads.empty();
   }
 
   const Graph& graph_;

@@ -775,6 +775,31 @@ TEST(GraphPasses, AChainWhoseCopiesWouldLoadMoreThanItsStoreIsNotCopied) {
   }
 }
 
+TEST(GraphPasses, ASmallEpilogueOfItsGroupsReductionIsCopiedIntoItsReaders) {
+  // A BatchNorm's variance: the sum of squares over [N, H, W] divided by their count, [1, C, 1,
+  // 1], read by the normalization (rsqrt) and by the running variance's update. By bytes the
+  // copies lose (the sum, not stored before, is stored and loaded twice), but stored the
+  // variance is a [C] kernel of its own after the sum's: it is copied, the sum stored by its
+  // own kernel. The same over a large value (the sum over the batch of [4, 128, 64], 32 KiB):
+  // bytes decide, not copied.
+  for (bool small : {true, false}) {
+    SCOPED_TRACE(small);
+    NetBuilder b;
+    Var x = b.CreateInput(DType::kFloat32,
+                          small ? MakeShape({8, 16, 4, 4}) : MakeShape({4, 128, 64}), "x");
+    Var sum = small ? b.ReduceSum(b.Mul(x, x), {0, 2, 3}, /*keepdim=*/true)
+                    : b.ReduceSum(b.Mul(x, x), {0}, /*keepdim=*/true);
+    Var var = b.Div(sum, b.Fill({1}, small ? 128.0 : 4.0));
+    b.MarkOutput(b.Mul(x, b.Rsqrt(b.Add(var, b.Fill({1}, 1e-5)))));
+    b.MarkOutput(b.Mul(var, b.Fill({1}, 0.9)));
+    Graph graph = Build(b);
+    auto copied = CopySharedValues(FuseOperators(graph, FusionOptions{}), 1000);
+    ASSERT_TRUE(copied.ok()) << copied.status();
+    EXPECT_EQ(copied->has_value(), small);
+    if (copied->has_value()) ExpectSameResults(graph, (*copied)->graph);
+  }
+}
+
 TEST(GraphPasses, AValueThatReadsAnotherGroupsCheapValueIsNotCopied) {
   // A residual stream: x1 = x0 + a read by its row sum and by x2 = x1 + c, which its row sum
   // and an exp read. x1 reads graph inputs: copied into both readers' groups; x2 reads x1, a
