@@ -22,6 +22,10 @@ namespace {
 /// lane); longer ones by a block.
 constexpr int64_t kWarpRowMaxElements = 1024;
 
+/// A reduction of few long rows (FewLongRows) reducing this many elements or more in all is
+/// materialized and split across blocks, not computed in its consumer's rows.
+constexpr int64_t kSplitInRowsMin = int64_t{1} << 20;
+
 bool IsOneElement(const ir::TensorNode& t) {
   for (const ir::Expr& d : t.shape) {
     const int64_t* c = ir::AsConstInt(d);
@@ -92,6 +96,15 @@ class GroupScheduler {
     std::map<int, ReductionGroup> row_groups;
     for (auto& [group, reductions] : internal_reductions_) {
       ReductionGroup g{nullptr, reductions, -1};
+      // A few long rows of megabytes in all (a BatchNorm's sums over [N, H, W] of 64 channels)
+      // are split across blocks when their reductions are materialized; computed in their
+      // consumer's rows they would take a block each (64 blocks on 132 SMs). Smaller ones (a
+      // batch-1 softmax over a 50257-word vocabulary) stay in one kernel with their consumer:
+      // the split's second kernel would cost more than the one block loses.
+      if (std::any_of(reductions.begin(), reductions.end(),
+                      [&](ir::Stage* r) { return FewLongRows(*r, target_, kSplitInRowsMin); })) {
+        continue;
+      }
       if (!FindRowConsumer(group, g)) continue;
       if (target_.is_gpu()) FindElementOutputs(group, g);
       row_groups.emplace(group, g);

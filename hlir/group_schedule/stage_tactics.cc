@@ -256,6 +256,19 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
 constexpr int64_t kSplitRowMin = 16384;
 constexpr int64_t kSplitRowChunkMin = 4096;
 
+}  // namespace
+
+bool FewLongRows(const ir::Stage& s, const ir::Target& target, int64_t min_elements) {
+  Leaves l = SplitLeaves(s);
+  if (!target.is_gpu() || l.spatial.empty() || l.reduce.empty()) return false;
+  const int64_t rows = StaticExtent(s, l.spatial);
+  const int64_t extent = StaticExtent(s, l.reduce);
+  return rows > 0 && extent >= kSplitRowMin && rows < BlocksToFill(target) &&
+         rows * extent >= min_elements;
+}
+
+namespace {
+
 /// A row reduction with too few rows to fill the device and long rows (a BatchNorm's sums per
 /// channel over [N, H, W] in NCHW: resnet18's first 64 channels of 32 x 64 x 64 ran as 64
 /// blocks on 132 SMs, about 0.2 ms for two sums over 33 MB): the first reduce axis that splits
@@ -267,12 +280,11 @@ constexpr int64_t kSplitRowChunkMin = 4096;
 absl::StatusOr<std::optional<TacticChoice>> TwoStageRows(ir::Schedule& sch, ir::Stage& s,
                                                          const ir::Target& target, int knob,
                                                          bool warp_rows) {
+  if (!FewLongRows(s, target)) return std::nullopt;
   Leaves l = SplitLeaves(s);
-  if (l.spatial.empty() || l.reduce.empty()) return std::nullopt;
   const int64_t rows = StaticExtent(s, l.spatial);
   const int64_t extent = StaticExtent(s, l.reduce);
   const int64_t want = BlocksToFill(target);
-  if (rows <= 0 || extent < kSplitRowMin || rows >= want) return std::nullopt;
   // Whether an axis of k iterations splits into n chunks of kSplitRowChunkMin or more elements.
   auto splits = [&](int64_t k, int64_t n) { return k % n == 0 && extent / n >= kSplitRowChunkMin; };
   int parts = 1;

@@ -14,6 +14,12 @@ namespace cinn_like::hlir {
 
 enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 
+/// Whether GPU row reduction `s` has too few rows to fill the device (two blocks per
+/// multiprocessor) and rows long enough to split across blocks (16384 elements or more), and
+/// reduces `min_elements` or more in all: alone, its rows are split into chunks, partials then
+/// their sum (row_reduction.two_stage).
+bool FewLongRows(const ir::Stage& s, const ir::Target& target, int64_t min_elements = 0);
+
 /// Schedules `stage` (not inlined, not yet scheduled) for `target`:
 ///  - CPUs: the outermost loop parallel when the stage is large (or symbolic) and the target
 ///    has parallel loops; elementwise stages vectorize their innermost loop by the target's

@@ -431,6 +431,26 @@ TEST(GroupScheduleNVGPU, FewLongRowsSplitTheirReduceAxisIntoTwoKernels) {
   EXPECT_EQ(CountKernels(Kernels(CompiledSource(*short_rows.Build()))), 1);
 }
 
+TEST(GroupScheduleNVGPU, FewLongRowsOfMegabytesAreNotComputedInTheirConsumersRows) {
+  // A BatchNorm's mean read by a [C] consumer: in the consumer's rows it would be a block per
+  // channel (64 blocks on 132 SMs) over a million elements; materialized, it is split.
+  frontend::NetBuilder b;
+  auto x = b.CreateInput(DType::kFloat32, S({8, 64, 32, 64}), "x");
+  auto mean = b.Div(b.ReduceSum(x, {0, 2, 3}), b.Fill({64}, 8 * 32 * 64));
+  b.MarkOutput(b.Mul(mean, mean));
+  std::string split = Kernels(CompiledSource(*b.Build()));
+  EXPECT_GE(CountKernels(split), 2) << split;
+  EXPECT_THAT(split, HasSubstr("_rf"));
+  // A softmax over 8 rows of 32768 (a quarter of a million elements) stays one kernel, each
+  // row's max and sum computed in its output's rows: the split's extra kernels would cost more.
+  frontend::NetBuilder small;
+  auto y = small.CreateInput(DType::kFloat32, S({8, 32768}), "y");
+  auto e = small.Exp(small.Sub(y, small.ReduceMax(y, {1}, /*keepdim=*/true)));
+  small.MarkOutput(small.Div(e, small.ReduceSum(e, {1}, /*keepdim=*/true)));
+  std::string rows = Kernels(CompiledSource(*small.Build()));
+  EXPECT_EQ(CountKernels(rows), 1) << rows;
+}
+
 TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
   // A softmax over rows of symbolic length: the generic kernel (rows past every bucket of
   // hlir/row_buckets.h) takes a block of 256 threads per row
