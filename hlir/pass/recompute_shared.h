@@ -19,7 +19,10 @@
 /// group, a cheap value not copied) written and loaded k times, against the top's store and k
 /// loads: loads * (k - 1) + stores * (k + 1) <= out * (k + 1), symbolic dims counted alike. A max
 /// pool's gradient (a sum of nine masked terms) read by a batch norm's two sums and its gradient
-/// is not copied: nine masks and the incoming gradient loaded three times cost more.
+/// is not copied: nine masks and the incoming gradient loaded three times cost more. A small
+/// epilogue of its own group's reductions (the chain loads only reductions of the top's group,
+/// its value and new stores are at most 16 KiB: a BatchNorm's variance, [C]) is copied whatever
+/// the bytes: stored, it would be a kernel of its own after the reduction's.
 #pragma once
 
 #include <map>
