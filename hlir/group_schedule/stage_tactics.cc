@@ -256,52 +256,65 @@ absl::StatusOr<TacticChoice> ScheduleGpu(ir::Schedule& sch, ir::Stage& s, StageK
 constexpr int64_t kSplitRowMin = 16384;
 constexpr int64_t kSplitRowChunkMin = 4096;
 
+/// Whether a reduce axis of k iterations, of rows of `extent` elements, splits into n chunks of
+/// kSplitRowChunkMin or more elements.
+bool SplitsEvenly(int64_t k, int64_t extent, int64_t n) {
+  return k % n == 0 && extent / n >= kSplitRowChunkMin;
+}
+
+/// How TwoStageRows splits row reduction `s`: the first reduce axis that splits evenly into
+/// chunks of at least kSplitRowChunkMin elements, into `parts` chunks (a power of two, while the
+/// rows times the parts leave the device unfilled). Null where the rows fill the device, the
+/// sizes are symbolic, a row is shorter than kSplitRowMin, or no axis splits (a row of 50257).
+struct RowSplit {
+  int64_t rows, extent;
+  ir::Var axis;
+  int64_t axis_extent;
+  int parts;
+};
+std::optional<RowSplit> RowSplitOf(const ir::Stage& s, const ir::Target& target) {
+  Leaves l = SplitLeaves(s);
+  if (!target.is_gpu() || l.spatial.empty() || l.reduce.empty()) return std::nullopt;
+  const int64_t rows = StaticExtent(s, l.spatial);
+  const int64_t extent = StaticExtent(s, l.reduce);
+  const int64_t want = BlocksToFill(target);
+  if (rows <= 0 || extent < kSplitRowMin || rows >= want) return std::nullopt;
+  for (const ir::Var& r : l.reduce) {
+    const int64_t k = StaticExtent(s, {r});
+    int parts = 1;
+    while (rows * parts < want && SplitsEvenly(k, extent, parts * 2)) parts *= 2;
+    if (parts > 1) return RowSplit{rows, extent, r, k, parts};
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 bool FewLongRows(const ir::Stage& s, const ir::Target& target, int64_t min_elements) {
-  Leaves l = SplitLeaves(s);
-  if (!target.is_gpu() || l.spatial.empty() || l.reduce.empty()) return false;
-  const int64_t rows = StaticExtent(s, l.spatial);
-  const int64_t extent = StaticExtent(s, l.reduce);
-  return rows > 0 && extent >= kSplitRowMin && rows < BlocksToFill(target) &&
-         rows * extent >= min_elements;
+  const std::optional<RowSplit> split = RowSplitOf(s, target);
+  return split && split->rows * split->extent >= min_elements;
 }
 
 namespace {
 
 /// A row reduction with too few rows to fill the device and long rows (a BatchNorm's sums per
 /// channel over [N, H, W] in NCHW: resnet18's first 64 channels of 32 x 64 x 64 ran as 64
-/// blocks on 132 SMs, about 0.2 ms for two sums over 33 MB): the first reduce axis that splits
-/// evenly into chunks of at least kSplitRowChunkMin elements is split into `parts` chunks, a
-/// first kernel reduces each chunk of each row into partials (a block per chunk and row, the
-/// row tactic), a second sums each row's partials (a thread per row), in a fixed order
-/// (deterministic, no atomics). Null where the rows fill the device, the sizes are symbolic or
-/// a row is shorter than kSplitRowMin.
+/// blocks on 132 SMs, about 0.2 ms for two sums over 33 MB), split as RowSplitOf says: a first
+/// kernel reduces each chunk of each row into partials (a block per chunk and row, the row
+/// tactic), a second sums each row's partials (a thread per row), in a fixed order
+/// (deterministic, no atomics). Null where RowSplitOf is.
 absl::StatusOr<std::optional<TacticChoice>> TwoStageRows(ir::Schedule& sch, ir::Stage& s,
                                                          const ir::Target& target, int knob,
                                                          bool warp_rows) {
-  if (!FewLongRows(s, target)) return std::nullopt;
-  Leaves l = SplitLeaves(s);
-  const int64_t rows = StaticExtent(s, l.spatial);
-  const int64_t extent = StaticExtent(s, l.reduce);
+  const std::optional<RowSplit> how = RowSplitOf(s, target);
+  if (!how) return std::nullopt;
+  const int64_t rows = how->rows, extent = how->extent, k = how->axis_extent;
   const int64_t want = BlocksToFill(target);
-  // Whether an axis of k iterations splits into n chunks of kSplitRowChunkMin or more elements.
-  auto splits = [&](int64_t k, int64_t n) { return k % n == 0 && extent / n >= kSplitRowChunkMin; };
-  int parts = 1;
-  ir::Var axis;
-  int64_t k = 0;
-  for (const ir::Var& r : l.reduce) {
-    k = StaticExtent(s, {r});
-    while (rows * parts < want && splits(k, parts * 2)) parts *= 2;
-    if (parts > 1) {
-      axis = r;
-      break;
-    }
-  }
-  if (parts == 1) return std::nullopt;
+  const ir::Var axis = how->axis;
+  int parts = how->parts;
   std::optional<TuningKnob> chosen;
   std::vector<int> options{parts};
-  if (splits(k, parts * 2)) options.push_back(parts * 2);
+  if (SplitsEvenly(k, extent, parts * 2)) options.push_back(parts * 2);
   if (parts >= 4) options.push_back(parts / 2);
   parts = ChooseKnob(&chosen, "row_chunks", options, knob);
   auto split = s.SplitNParts(axis, parts);

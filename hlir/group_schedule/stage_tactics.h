@@ -15,9 +15,10 @@ namespace cinn_like::hlir {
 enum class StageKind : uint8_t { kElementwise, kReduction, kMatmul };
 
 /// Whether GPU row reduction `s` has too few rows to fill the device (two blocks per
-/// multiprocessor) and rows long enough to split across blocks (16384 elements or more), and
-/// reduces `min_elements` or more in all: alone, its rows are split into chunks, partials then
-/// their sum (row_reduction.two_stage).
+/// multiprocessor) and rows long enough to split across blocks (16384 elements or more, a reduce
+/// axis splitting evenly into chunks of 4096 or more: not a row of 50257), and reduces
+/// `min_elements` or more in all: alone, its rows are split into chunks, partials then their sum
+/// (row_reduction.two_stage).
 bool FewLongRows(const ir::Stage& s, const ir::Target& target, int64_t min_elements = 0);
 
 /// Schedules `stage` (not inlined, not yet scheduled) for `target`:

@@ -1,6 +1,7 @@
 /// \file Copies of shared cheap values into each fusion group that reads them.
 #include "hlir/pass/recompute_shared.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <utility>
@@ -150,13 +151,23 @@ class Picker {
     const double copies = static_cast<double>(k);
     const double out = Bytes(graph_.values()[graph_.nodes()[n].outputs[0]].desc);
     // A small epilogue of its own group's reductions (a BatchNorm's variance: the sum of
-    // squares over n, [C]) is a kernel of its own after the reduction's last one when stored;
-    // copied into its readers, the reduction's kernel stores what they read. Bytes this few
-    // cost nothing next to the launch saved.
-    if (out <= kTinyBytes && store_bytes <= kTinyBytes && ReadsOwnReductionsOnly(n, loads)) {
+    // squares over n, [C]), stored, is mostly a kernel of its own after the reduction's (not
+    // where the reduction is computed in its readers' rows); copied into its readers, the
+    // reduction's kernel stores what they read. Bytes this few cost nothing next to the launch
+    // saved. Static sizes only: a symbolic dim's nominal extent says nothing of its bytes.
+    const int top = graph_.nodes()[n].outputs[0];
+    if (out <= kTinyBytes && store_bytes <= kTinyBytes && ReadsOwnReductionsOnly(n, loads) &&
+        IsStatic(top) &&
+        std::all_of(loads.begin(), loads.end(), [&](int v) { return IsStatic(v); }) &&
+        std::all_of(stores.begin(), stores.end(), [&](int v) { return IsStatic(v); })) {
       return true;
     }
     return load_bytes * (copies - 1) + store_bytes * (copies + 1) <= out * (copies + 1);
+  }
+
+  bool IsStatic(int v) const {
+    const Shape& shape = graph_.values()[v].desc.shape;
+    return std::none_of(shape.begin(), shape.end(), [](const Dim& d) { return d.is_symbolic(); });
   }
 
   /// Whether every value of `loads` (what the chain topped by `n` loads) is made by a

@@ -21,8 +21,9 @@
 /// pool's gradient (a sum of nine masked terms) read by a batch norm's two sums and its gradient
 /// is not copied: nine masks and the incoming gradient loaded three times cost more. A small
 /// epilogue of its own group's reductions (the chain loads only reductions of the top's group,
-/// its value and new stores are at most 16 KiB: a BatchNorm's variance, [C]) is copied whatever
-/// the bytes: stored, it would be a kernel of its own after the reduction's.
+/// its value and new stores are at most 16 KiB, static sizes: a BatchNorm's variance, [C]) is
+/// copied whatever the bytes: stored, it would mostly be a kernel of its own after the
+/// reduction's.
 #pragma once
 
 #include <map>

@@ -441,14 +441,19 @@ TEST(GroupScheduleNVGPU, FewLongRowsOfMegabytesAreNotComputedInTheirConsumersRow
   std::string split = Kernels(CompiledSource(*b.Build()));
   EXPECT_GE(CountKernels(split), 2) << split;
   EXPECT_THAT(split, HasSubstr("_rf"));
-  // A softmax over 8 rows of 32768 (a quarter of a million elements) stays one kernel, each
-  // row's max and sum computed in its output's rows: the split's extra kernels would cost more.
-  frontend::NetBuilder small;
-  auto y = small.CreateInput(DType::kFloat32, S({8, 32768}), "y");
-  auto e = small.Exp(small.Sub(y, small.ReduceMax(y, {1}, /*keepdim=*/true)));
-  small.MarkOutput(small.Div(e, small.ReduceSum(e, {1}, /*keepdim=*/true)));
-  std::string rows = Kernels(CompiledSource(*small.Build()));
-  EXPECT_EQ(CountKernels(rows), 1) << rows;
+  // Softmaxes that stay one kernel, each row's max and sum computed in its output's rows: over
+  // 8 rows of 32768 (a quarter of a million elements: the split's extra kernels would cost
+  // more), and over 32 rows of 50257 (1.6 million, but no axis splits evenly: materialized, it
+  // would be a block per row all the same, and a kernel more).
+  for (const Shape& shape : {S({8, 32768}), S({32, 50257})}) {
+    SCOPED_TRACE(hlir::ShapeToString(shape));
+    frontend::NetBuilder small;
+    auto y = small.CreateInput(DType::kFloat32, shape, "y");
+    auto e = small.Exp(small.Sub(y, small.ReduceMax(y, {1}, /*keepdim=*/true)));
+    small.MarkOutput(small.Div(e, small.ReduceSum(e, {1}, /*keepdim=*/true)));
+    std::string rows = Kernels(CompiledSource(*small.Build()));
+    EXPECT_EQ(CountKernels(rows), 1) << rows;
+  }
 }
 
 TEST(GroupScheduleNVGPU, SymbolicSizesReduceLongRowsByABlockAndSplitColumns) {
