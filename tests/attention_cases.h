@@ -39,6 +39,25 @@ inline std::vector<std::unique_ptr<TypedTensor>> RunBesideReference(
   return owned;
 }
 
+/// Attention under a padding mask as Hugging Face's BERT builds it in the traced graph: a keep
+/// test of each key (keep > -1.5, [B, S] reshaped to [B, 1, 1, S]; one key in eight dropped),
+/// and-ed with a [1, 1, S, 1] test of each query that holds everywhere (a bool fill), broadcast
+/// to [B, 1, S, S], turned into 0 / -inf by a where: attention(q [B, 4, S, 16], k, v, that
+/// mask), both outputs returned.
+inline frontend::Program PaddingMaskAttention(int64_t batch, int64_t seq) {
+  frontend::NetBuilder b;
+  auto q = b.CreateInput(DType::kFloat32, S({batch, 4, seq, 16}), "q");
+  auto k = b.CreateInput(DType::kFloat32, S({batch, 4, seq, 16}), "k");
+  auto v = b.CreateInput(DType::kFloat32, S({batch, 4, seq, 16}), "v");
+  auto keep = b.CreateInput(DType::kFloat32, S({batch, seq}), "keep");
+  auto keys = b.Reshape(b.Greater(keep, b.Fill({1}, -1.5)), {batch, 1, 1, seq});
+  auto both = b.LogicalAnd(b.Fill({1, 1, seq, 1}, 1.0, DType::kBool), keys);
+  auto mask =
+      b.Where(b.BroadcastTo(both, {batch, 1, seq, seq}), b.Fill({1}, 0.0), b.Fill({1}, -INFINITY));
+  for (const auto& o : b.Op("attention", {q, k, v, mask}, {{"scale", 0.25}})) b.MarkOutput(o);
+  return *b.Build();
+}
+
 /// attention(q [1, 2, 4, 8], k, v [1, 1, 6, 8], mask bool [4, 6]) where query rows 1 and 3
 /// keep no key (row 3 also through causal: it keeps only keys 4 and 5, which are after it):
 /// compiled for the executor's target, both outputs compared with the reference, and the

@@ -176,6 +176,14 @@ double ReferenceMasking::Weight(uint64_t at) const {
   return ir::PhiloxUniform(seed_, stream_, at) < keep_below_ ? 1 / (1 - a_.dropout) : 0;
 }
 
+int AttentionMaskInput(const std::string& op, const AttributeMap& attrs, size_t num_inputs) {
+  const int slot = op == "attention" ? 3 : op == "attention_grad" ? 6 : -1;
+  auto dropout = GetFloat(attrs, "dropout", op, 0.0);
+  if (slot < 0 || !dropout.ok()) return -1;
+  const size_t random = *dropout > 0 ? 2 : 0;  // the seed and the stream
+  return num_inputs == static_cast<size_t>(slot) + 1 + random ? slot : -1;
+}
+
 absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim,
                                                   size_t num_inputs) {
   AttentionAttrs a;

@@ -67,6 +67,11 @@ struct AttentionAttrs {
 absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int64_t head_dim,
                                                   size_t num_inputs);
 
+/// Which input of a node of op `op` with `attrs` and `num_inputs` inputs is its mask: attention's
+/// inputs are (q, k, v, [mask], [seed, stream]), attention_grad's (q, k, v, out, grad_out,
+/// logsumexp, [mask], [seed, stream]); -1 for other ops and nodes without a mask.
+int AttentionMaskInput(const std::string& op, const AttributeMap& attrs, size_t num_inputs);
+
 /// The float64 references' masking (attention.cc, attention_grad.cc): the score and dropout
 /// weight of (b, h, i, j) from attention's inputs `fwd` (q, k, v, [mask], [seed, stream]).
 class ReferenceMasking {

@@ -7,27 +7,12 @@
 #include <set>
 #include <vector>
 
+#include "hlir/ops/attention.h"
 #include "hlir/pass/graph_rewriter.h"
 #include "hlir/reference_interpreter.h"
 
 namespace cinn_like::hlir {
 namespace {
-
-/// Where each op keeps its mask: attention's inputs are (q, k, v, [mask], ...), attention_grad's
-/// (q, k, v, out, grad_out, logsumexp, [mask], ...); -1 for other ops.
-int MaskSlot(const Node& node) {
-  if (node.op == "attention") return 3;
-  if (node.op == "attention_grad") return 6;
-  return -1;
-}
-
-/// Whether `node` has a mask at `slot`: its inputs are the tensors before the slot, the mask and,
-/// with dropout, the seed and the stream.
-bool HasMask(const Node& node, int slot) {
-  auto dropout = GetFloat(node.attrs, "dropout", node.op, 0.0);
-  const size_t random = dropout.ok() && *dropout > 0 ? 2 : 0;
-  return node.inputs.size() == static_cast<size_t>(slot) + 1 + random;
-}
 
 /// The largest mask term taken for a dropped key: float16's lowest finite value, the least
 /// negative one Hugging Face writes for a masked key (torch.finfo(float16).min; it writes it in
@@ -145,10 +130,10 @@ absl::StatusOr<Graph> SimplifyConstantAttentionMasks(const Graph& graph, int64_t
   GraphRewriter rw(graph);
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     const Node& node = graph.nodes()[n];
-    const int slot = MaskSlot(node);
+    const int slot = ops::AttentionMaskInput(node.op, node.attrs, node.inputs.size());
     Effect effect = Effect::kNone;
     auto causal = GetBool(node.attrs, "causal", node.op, false);
-    if (slot >= 0 && HasMask(node, slot) && causal.ok()) {
+    if (slot >= 0 && causal.ok()) {
       const int mask = Unbroadcast(graph, node.inputs[slot]);
       if (!masks.count(mask)) masks[mask] = evaluator.Evaluate(mask);
       const Shape& q = graph.values()[node.inputs[0]].desc.shape;

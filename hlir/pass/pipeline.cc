@@ -13,6 +13,7 @@
 #include "hlir/pass/matmul_epilogue.h"
 #include "hlir/pass/matmul_padding.h"
 #include "hlir/pass/matmul_reshape.h"
+#include "hlir/pass/narrow_attention_masks.h"
 #include "hlir/pass/recompute_shared.h"
 #include "hlir/pass/reshape_before_transpose.h"
 #include "hlir/pass/simplify_batch_norm.h"
@@ -137,6 +138,8 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
         "constant_folding",
         [&](const Graph& in) { return FoldConstants(in, options.constant_fold_max_elements); }, *g);
   }
+  // After constant folding: a padding mask's all-true test of the queries is a constant.
+  if (g.ok()) g = runner.Run("narrow_attention_masks", NarrowAttentionMasks, *g);
   if (g.ok()) g = runner.Run("dead_code_elimination", EliminateDeadCode, *g);
   if (!g.ok()) return g.status();
 

@@ -11,6 +11,7 @@
 #include "ir/flags.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "tests/attention_cases.h"
+#include "tests/fusion_cases.h"
 #include "tests/gpu_executor.h"
 
 namespace cinn_like::testing {
@@ -97,6 +98,12 @@ TEST(AttentionGpu, FusedKernelGivesFullyMaskedRowsZeroAndInfinity) {
 
 TEST(AttentionGpu, FusedKernelMatchesReferenceOnABandedMask) {
   CheckBandedMask(ir::Target::NVGPU(), RunOnGpu);
+}
+
+TEST(AttentionGpu, FusedKernelReadsAPaddingMaskAsItsKeysTest) {
+  // BERT's padding mask narrowed to [B, 1, 1, S] (hlir/pass/narrow_attention_masks.h): the
+  // kernel reads it with strides of 0 over heads and queries. 200 keys: tiles not aligned.
+  RunProgramCase(PaddingMaskAttention(4, 200), ir::Target::NVGPU(), RunOnGpu);
 }
 
 TEST(AttentionGpu, FusedKernelsDropoutMaskIsTheOneRandomUniformDraws) {
