@@ -1,8 +1,12 @@
 /// \file Attention masks read in their narrow form (narrow_attention_masks.h).
 #include "hlir/pass/narrow_attention_masks.h"
 
+#include <glog/logging.h>
+
 #include <algorithm>
+#include <cmath>
 #include <map>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -41,24 +45,33 @@ std::optional<Shape> Broadcast(const std::vector<Shape>& shapes) {
   return out;
 }
 
-/// The one value of a fill, or of a constant whose values are all equal; nullopt for other
-/// nodes.
-std::optional<double> UniformValue(const Node& node) {
-  if (node.op == "fill") {
-    auto value = GetFloat(node.attrs, "value", node.op);
-    return value.ok() ? std::optional<double>(*value) : std::nullopt;
-  }
-  if (node.op != "constant") return std::nullopt;
+/// Whether `node` makes one value everywhere: a fill, or a constant whose values are all equal
+/// (signs of zero too).
+bool IsUniform(const Node& node) {
+  if (node.op == "fill") return true;
+  if (node.op != "constant") return false;
   auto it = node.attrs.find("values");
   if (it == node.attrs.end() || !std::holds_alternative<std::vector<double>>(it->second)) {
-    return std::nullopt;
+    return false;
   }
   const auto& values = std::get<std::vector<double>>(it->second);
-  if (values.empty() ||
-      std::any_of(values.begin(), values.end(), [&](double x) { return !(x == values[0]); })) {
-    return std::nullopt;
+  return !values.empty() && std::all_of(values.begin(), values.end(), [&](double x) {
+    return x == values[0] && std::signbit(x) == std::signbit(values[0]);
+  });
+}
+
+/// The attributes of a fill over `rank` axes of 1 making uniform node `node`'s value: a fill's
+/// own attributes with the shape replaced (its value as written), or a constant's first value.
+AttributeMap UniformFill(const Node& node, size_t rank, DType dtype) {
+  AttributeMap attrs;
+  if (node.op == "fill") {
+    attrs = node.attrs;
+  } else {
+    attrs["value"] = std::get<std::vector<double>>(node.attrs.at("values")).front();
+    attrs["dtype"] = std::string(DTypeName(dtype));
   }
-  return values[0];
+  attrs["shape"] = std::vector<int64_t>(rank, 1);
+  return attrs;
 }
 
 class Narrower {
@@ -91,11 +104,8 @@ class Narrower {
       std::vector<int64_t> dims;
       for (const Dim& d : narrow) dims.push_back(d.value);  // all known (Find)
       made = rw_.AddNode("reshape", {*in}, {{"shape", dims}}, value.name + "_narrow");
-    } else if (std::optional<double> uniform = UniformValue(node)) {
-      made = rw_.AddNode("fill", {},
-                         {{"shape", std::vector<int64_t>(narrow.size(), 1)},
-                          {"value", *uniform},
-                          {"dtype", std::string(DTypeName(value.desc.dtype))}},
+    } else if (IsUniform(node)) {
+      made = rw_.AddNode("fill", {}, UniformFill(node, narrow.size(), value.desc.dtype),
                          value.name + "_narrow");
     } else {
       std::vector<int> inputs;
@@ -133,7 +143,7 @@ class Narrower {
       }
       return narrow;
     }
-    if (UniformValue(node)) return Shape(shape.size(), Dim::Known(1));
+    if (IsUniform(node)) return Shape(shape.size(), Dim::Known(1));
     auto def = OpRegistry::Global().Find(node.op);
     const bool elementwise = def.ok() && ((*def)->pattern == OpPattern::kElementwise ||
                                           (*def)->pattern == OpPattern::kBroadcast);
@@ -172,10 +182,19 @@ absl::StatusOr<Graph> NarrowAttentionMasks(const Graph& graph) {
       if (!s.ok()) return s;
       continue;
     }
+    // A narrowed node whose inferred shape is not the one expected (an op tagged broadcast
+    // that is not numpy's rule) leaves the mask as it is: the nodes added stay unread.
     auto narrow = narrower.Emit(mask);
-    if (!narrow.ok()) return narrow.status();
+    if (!narrow.ok()) {
+      VLOG(1) << "attention mask " << graph.values()[mask].name
+              << " kept whole: " << narrow.status();
+      absl::Status s = rw.CopyNode(n);
+      if (!s.ok()) return s;
+      continue;
+    }
     std::vector<int> inputs;
-    for (int u : node.inputs) inputs.push_back(u == mask ? *narrow : rw.Map(u));
+    for (int u : node.inputs) inputs.push_back(rw.Map(u));
+    inputs[slot] = *narrow;
     std::vector<std::string> names;
     for (int v : node.outputs) names.push_back(graph.values()[v].name);
     auto made = rw.AddNode(node.op, inputs, node.attrs, node.op, names);

@@ -9,9 +9,10 @@
 /// every attention reads it whole, where the keys' test alone is B * S values.
 ///
 /// Here the mask input of each attention and attention_grad node is replaced by its narrow form
-/// where that has fewer elements: a value's narrow form is computed from the narrow forms of the
-/// values it reads, where
-///   - a broadcast_to's is its input's (with leading axes of 1 where it adds rank);
+/// where that differs from it (has axes of 1 where the mask has more): a value's narrow form is
+/// computed from the narrow forms of the values it reads, where
+///   - a broadcast_to's is its input's (with leading axes of 1 where it adds rank, all of known
+///     extent: else the broadcast_to's value itself);
 ///   - a fill's, or a constant's whose values are all equal, is a fill over axes of 1;
 ///   - an elementwise node's (one output that is the broadcast of its inputs, numpy's rule) is
 ///     the node on its inputs' narrow forms;

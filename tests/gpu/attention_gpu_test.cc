@@ -101,8 +101,9 @@ TEST(AttentionGpu, FusedKernelMatchesReferenceOnABandedMask) {
 }
 
 TEST(AttentionGpu, FusedKernelReadsAPaddingMaskAsItsKeysTest) {
-  // BERT's padding mask narrowed to [B, 1, 1, S] (hlir/pass/narrow_attention_masks.h): the
-  // kernel reads it with strides of 0 over heads and queries. 200 keys: tiles not aligned.
+  // BERT's padding mask, which the graph passes narrow to [B, 1, 1, S]
+  // (hlir/pass/narrow_attention_masks.h; NarrowAttentionMasks.* checks the shape), against the
+  // reference. 200 keys: tiles not aligned.
   RunProgramCase(PaddingMaskAttention(4, 200), ir::Target::NVGPU(), RunOnGpu);
 }
 

@@ -3,10 +3,14 @@
 /// interpreter, and compiled for x86).
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "frontend/program.h"
 #include "hlir/pass/dead_code_elimination.h"
 #include "hlir/pass/graph_dump.h"
 #include "hlir/pass/narrow_attention_masks.h"
+#include "hlir/pass/pipeline.h"
+#include "hlir/reference_interpreter.h"
 #include "tests/attention_cases.h"
 #include "tests/fusion_cases.h"
 #include "tests/x86_executor.h"
@@ -73,7 +77,12 @@ TEST(NarrowAttentionMasks, AMaskThatVariesOverQueriesStaysWhole) {
   EXPECT_EQ(hlir::GraphToText(*narrowed), hlir::GraphToText(*graph));
 }
 
-TEST(NarrowAttentionMasks, APaddingMaskMatchesTheReferenceCompiledForX86) {
+TEST(NarrowAttentionMasks, ThePipelineNarrowsAndTheX86CodeMatchesTheReference) {
+  auto graph = frontend::BuildGraph(PaddingMaskAttention(2, 24));
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto fused = hlir::RunGraphPasses(*graph, hlir::PassOptions{});
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(MaskShape(fused->graph), S({2, 1, 1, 24})) << hlir::GraphToText(fused->graph);
   RunProgramCase(PaddingMaskAttention(2, 24), ir::Target::X86(), RunOnX86);
 }
 
