@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -28,19 +29,14 @@ Shape LeftPadded(const Shape& inner, size_t rank) {
   return s;
 }
 
-/// The broadcast of `shapes` (numpy's rule, aligned at the right), or nullopt where two known
-/// extents other than 1 differ or symbolic ones are not the same.
+/// The broadcast of `shapes` (hlir::BroadcastShapes, numpy's rule), or nullopt where they do
+/// not broadcast.
 std::optional<Shape> Broadcast(const std::vector<Shape>& shapes) {
-  size_t rank = 0;
-  for (const Shape& s : shapes) rank = std::max(rank, s.size());
-  Shape out(rank, Dim::Known(1));
+  Shape out;
   for (const Shape& s : shapes) {
-    const Shape padded = LeftPadded(s, rank);
-    for (size_t a = 0; a < rank; ++a) {
-      if (IsOne(padded[a])) continue;
-      if (!IsOne(out[a]) && !(out[a] == padded[a])) return std::nullopt;
-      out[a] = padded[a];
-    }
+    auto next = BroadcastShapes(out, s);
+    if (!next.ok()) return std::nullopt;
+    out = *std::move(next);
   }
   return out;
 }
