@@ -2,7 +2,8 @@
 """Eager, Inductor and cinn_like side by side in one process, against the memory roofline.
 
 Rows: every workload of the anchor file (`../shared/bench/torch_anchor.py`, imported, never
-copied) and the models of tools/torch_models_bench.py. For each row, cinn_like's output is
+copied), two workloads of the project's own (an HF-style RMSNorm in float16, an HF BERT layer in
+float32, when transformers is installed) and the models of tools/torch_models_bench.py. For each row, cinn_like's output is
 checked against eager's first (stated tolerance per dtype); then the median time of a call of
 eager, torch.compile (Inductor) and torch.compile(backend="cinn_like") is printed (CUDA events
 on the GPU, wall time on the CPU), on the GPU also the device time of the kernels of one call
@@ -39,7 +40,7 @@ ANCHORS = [os.path.join(HERE, "..", "..", "shared", "bench", "torch_anchor.py"),
            os.path.join(HERE, "..", "gpu_bundle", "torch_anchor.py")]
 # The rows whose time is bound by memory traffic (the issue's roofline goal applies to them).
 MEMORY_BOUND = {"ew_chain_f32", "bias_gelu_f16", "softmax_f16", "layernorm_f16",
-                "add_layernorm_f16", "reduce_sum_f32", "reduce_col_f32"}
+                "add_layernorm_f16", "reduce_sum_f32", "reduce_col_f32", "rmsnorm_f16"}
 # Dispatch-bound rows: on the GPU also timed back to back, as tools/call_path_bench.py times
 # calls (host_us: a call's host time is its cost; one call alone, timed between events after a
 # synchronize, adds a cost of waking up to each column): eager, cinn_like and cinn_like's
@@ -83,6 +84,32 @@ def anchor_workloads(anchor, device):
         rows = anchor.workloads()
     for name, fn, args, nbytes in rows:
         yield name, fn, args, nbytes, name in MEMORY_BOUND
+
+
+def rms_norm(x, weight, eps=1e-6):
+    """RMSNorm as Hugging Face's Llama writes it: float32 statistics, the weight in x's dtype."""
+    h = x.float()
+    h = h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+    return weight * h.to(x.dtype)
+
+
+def project_workloads(device):
+    """The workloads issue 52 names beside the anchor's, at the anchor's sizes (the CPU's smaller)."""
+    cpu = device == "cpu"
+    rows, hidden = (4096, 4096) if cpu else (16384, 4096)
+    x = torch.randn(rows, hidden, device=device, dtype=torch.float16)
+    w = torch.randn(hidden, device=device, dtype=torch.float16)
+    yield "rmsnorm_f16", rms_norm, (x, w), 2 * x.numel() * x.element_size() + 2 * hidden, True
+    try:
+        from transformers import BertConfig  # noqa: PLC0415 (optional dependency)
+        from transformers.models.bert.modeling_bert import BertLayer  # noqa: PLC0415
+    except ImportError:
+        return
+    config = BertConfig(hidden_dropout_prob=0.0, attention_probs_dropout_prob=0.0)
+    config._attn_implementation = "sdpa"
+    layer = BertLayer(config).to(device).eval()
+    batch, seq = (2, 128) if cpu else (8, 512)
+    yield "bert_layer_f32", layer, (torch.randn(batch, seq, 768, device=device),), 0, False
 
 
 def model_rows(device):
@@ -196,7 +223,7 @@ def main():
     ap.add_argument("--anchor", help="path of torch_anchor.py (default: ../shared/bench/)")
     ap.add_argument("--only", help="comma-separated row names")
     ap.add_argument("--skip", default="", help="comma-separated row names to leave out")
-    ap.add_argument("--no-models", action="store_true", help="the anchor's workloads only")
+    ap.add_argument("--no-models", action="store_true", help="the workloads only, no models")
     ap.add_argument("--reps", type=int, default=30)
     ap.add_argument("--autotune", action="store_true",
                     help="cinn_like times its groups' tactic knobs at compile time "
@@ -220,7 +247,8 @@ def main():
     print(head + f"{'fb':>6}  check   (ms; ind/cl > 1: cinn_like faster)")
     only = set(a.only.split(",")) if a.only else None
     skip = set(filter(None, a.skip.split(",")))
-    sources = [anchor_workloads(anchor, device)] + ([] if a.no_models else [model_rows(device)])
+    sources = [anchor_workloads(anchor, device), project_workloads(device)]
+    sources += [] if a.no_models else [model_rows(device)]
     rows = []
     for source in sources:
         for name, fn, args, nbytes, memory_bound in source:
