@@ -4,7 +4,14 @@
 /// precision in the float list. Its value is known at compile time (OpDef::compile_time_value):
 /// its compute is a select chain over the row-major index, which the graph compiler inlines
 /// into its readers; a chain would be a poor kernel for many elements, so constants of more
-/// than kMaxFoldedConstantElements are Unimplemented (pass them as graph inputs).
+/// than kMaxFoldedConstantElements are Unimplemented (pass them as graph inputs). An integer
+/// constant whose values are an affine function of its indices (an arange, a table of row
+/// offsets) is that function instead of a chain: HF's padding mask indexes the attention mask
+/// by such a table, per element of a [B, H, S, S] softmax.
+#include <algorithm>
+#include <cmath>
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
@@ -50,6 +57,37 @@ absl::Status ReferenceConstant(const std::vector<const HostTensor*>&, const Attr
   return absl::OkStatus();
 }
 
+/// The coefficients (c0, c) with values[k] = c0 + sum_d c[d] * i[d] at every row-major index
+/// i of `dims`, when there are such integers and no partial sum leaves type `t` (an integer
+/// type); none otherwise.
+std::optional<std::pair<double, std::vector<double>>> AffineValues(const std::vector<double>& v,
+                                                                   const std::vector<int64_t>& dims,
+                                                                   const ir::Type& t) {
+  if (!t.is_integer() || v.empty()) return std::nullopt;
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d)
+    strides[d] = strides[d + 1] * dims[d + 1];
+  std::vector<double> c(dims.size(), 0.0);
+  double reach = std::abs(v[0]);
+  for (size_t d = 0; d < dims.size(); ++d) {
+    if (dims[d] > 1) c[d] = v[strides[d]] - v[0];
+    reach += std::abs(c[d]) * static_cast<double>(dims[d] > 0 ? dims[d] - 1 : 0);
+  }
+  if (t.is_uint() && std::any_of(c.begin(), c.end(), [](double x) { return x < 0; })) {
+    return std::nullopt;  // no negative coefficient in an unsigned type
+  }
+  const int bits = t.bits() - (t.is_uint() ? 0 : 1);
+  if (reach >= std::ldexp(1.0, std::min(bits, 53))) return std::nullopt;
+  for (size_t k = 0; k < v.size(); ++k) {
+    double want = v[0];
+    for (size_t d = 0; d < dims.size(); ++d) {
+      want += c[d] * static_cast<double>(static_cast<int64_t>(k) / strides[d] % dims[d]);
+    }
+    if (want != v[k]) return std::nullopt;
+  }
+  return std::make_pair(v[0], c);
+}
+
 absl::StatusOr<std::vector<ir::Tensor>> ComputeConstant(const std::vector<ir::Tensor>&,
                                                         const AttributeMap& attrs,
                                                         const std::vector<ComputeOutput>& outs,
@@ -65,6 +103,23 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConstant(const std::vector<ir::Te
   const std::vector<ir::Expr> shape = outs[0].shape;
   const std::vector<double> v = *values;
   const ir::Type t = outs[0].type;
+  auto dims = GetInts(attrs, "shape", "constant");
+  if (!dims.ok()) return dims.status();
+  if (auto affine = AffineValues(v, *dims, t)) {
+    const auto [c0, c] = *affine;
+    return std::vector<ir::Tensor>{ir::Compute(
+        shape,
+        [&](const std::vector<ir::Expr>& i) {
+          ir::Expr e = ops::Const(t, c0);
+          for (size_t d = 0; d < i.size(); ++d) {
+            if (c[d] == 0) continue;
+            ir::Expr index = i[d].type() == t ? i[d] : ir::Cast::Make(t, i[d]);
+            e = e + ops::Const(t, c[d]) * index;
+          }
+          return e;
+        },
+        name)};
+  }
   return std::vector<ir::Tensor>{ir::Compute(
       shape,
       [&](const std::vector<ir::Expr>& i) {

@@ -76,6 +76,13 @@ bool ReadOnlyBy(const Graph& graph, const GraphRewriter& rw,
   return readers == 1;
 }
 
+/// Whether node `node` is a broadcast_to to the shape its input already has: a reshape to it
+/// (a traced matmul expands each operand to the shape it has before viewing it as a batch).
+bool BroadcastsToItsOwnShape(const Graph& graph, const Node& node) {
+  return node.op == "broadcast_to" &&
+         graph.values()[node.inputs[0]].desc.shape == graph.values()[node.outputs[0]].desc.shape;
+}
+
 }  // namespace
 
 absl::StatusOr<Graph> SimplifyReshapes(const Graph& input) {
@@ -115,7 +122,7 @@ absl::StatusOr<Graph> SimplifyReshapes(const Graph& input) {
       rw.SetMap(node.outputs[0], (*made)[0]);
       continue;
     }
-    if (node.op != "reshape") {
+    if (node.op != "reshape" && !BroadcastsToItsOwnShape(graph, node)) {
       absl::Status s = rw.CopyNode(n);
       if (!s.ok()) return s;
       continue;
@@ -155,7 +162,7 @@ absl::StatusOr<Graph> SimplifyReshapes(const Graph& input) {
       rw.SetMap(out, (*made)[0]);
     } else if (source != in) {
       const std::string& name = graph.values()[out].name;
-      auto made = rw.AddNode("reshape", {source}, node.attrs, name, {name});
+      auto made = rw.AddNode("reshape", {source}, {{"shape", shape}}, name, {name});
       if (!made.ok()) return made.status();
       rw.SetMap(out, (*made)[0]);
     } else {

@@ -10,7 +10,9 @@
 
 namespace cinn_like::hlir {
 
-/// Drops every reshape whose output shape equals its input's (its readers read the input);
+/// Drops every reshape, and every broadcast_to, whose output shape equals its input's (its
+/// readers read the input; a broadcast_to of a value to its own shape is a copy kernel of a
+/// softmax's [B, H, S, S] probabilities in HF's eager attention, expanded before its matmul);
 /// one that is a graph output stays, unless its input is what one node computes for it alone
 /// (that node then computes the output). Makes every reshape of a reshape read the first one's
 /// input; a reshape left unread goes in dead-code elimination. Nodes that reach no output are

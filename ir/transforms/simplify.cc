@@ -2,6 +2,7 @@
 #include "ir/transforms/simplify.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numeric>
@@ -91,6 +92,24 @@ std::optional<T> Fold(IrNodeKind k, T x, T y) {
   }
 }
 
+/// The threads a kernel launches along x, y and z: the largest extent of the loops bound to
+/// each axis in it (a launch is as wide as its widest thread loop), none where one is not a
+/// constant.
+class ThreadExtents : public IRVisitor {
+ public:
+  std::array<int64_t, 3> extents{0, 0, 0};  // -1: not a constant
+
+ protected:
+  void VisitFor(const For* op) override {
+    if (op->for_kind == ForKind::kGpuThread && op->bind_axis >= 0 && op->bind_axis < 3) {
+      int64_t& e = extents[op->bind_axis];
+      const int64_t* c = AsConstInt(op->extent);
+      e = c && e >= 0 ? std::max(e, *c) : -1;
+    }
+    IRVisitor::VisitFor(op);
+  }
+};
+
 class Simplifier : public IRMutator {
  public:
   using IRMutator::Mutate;
@@ -144,6 +163,32 @@ class Simplifier : public IRMutator {
     if (auto* op = e.As<Max>()) {
       Interval a = Bound(op->a), b = Bound(op->b);
       return {std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
+    }
+    if (auto* op = e.As<Call>(); op && op->is_intrinsic(IntrinsicOp::kThreadIndex)) {
+      // A thread's index along an axis: below the extent of the loop bound to that axis
+      // around it (the stages computed per thread name their thread by it), else >= 0.
+      auto* axis = op->args.size() == 1 ? AsConstInt(op->args[0]) : nullptr;
+      if (axis && *axis >= 0 && *axis < 3 && thread_bounds_[*axis]) return *thread_bounds_[*axis];
+      return {0, kPosInf};
+    }
+    if (auto* op = e.As<Select>()) {
+      Interval a = Bound(op->true_value), b = Bound(op->false_value);
+      return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
+    }
+    if (auto* op = e.As<Cast>()) {
+      // An integer made another integer type keeps its value where every value it may take
+      // fits the new type (an index widened to int64 stays non-negative).
+      if (!op->value.type().is_integer()) return {};
+      Interval a = Bound(op->value);
+      const Type& t = e.type();
+      const Type& from = op->value.type();
+      const bool widens = t.bits() > from.bits() && (t.is_int() || from.is_uint());
+      if (widens || (t.bits() == from.bits() && t.is_int() == from.is_int())) return a;
+      const int bits = t.bits() - (t.is_uint() ? 0 : 1);
+      const int64_t lo = t.is_uint() ? 0 : -(int64_t{1} << std::min(bits, 61));
+      const int64_t hi = (int64_t{1} << std::min(bits, 61)) - 1;
+      if (a.known_lo() && a.known_hi() && a.lo >= lo && a.hi <= hi) return a;
+      return {};
     }
     return {};
   }
@@ -388,7 +433,26 @@ class Simplifier : public IRMutator {
     range.hi = imn.known_hi() && iext.known_hi() ? imn.hi + iext.hi - 1 : kPosInf;
     auto saved = bounds_.find(op->loop_var.node());
     bounds_[op->loop_var.node()] = range;
+    const bool thread =
+        op->for_kind == ForKind::kGpuThread && op->bind_axis >= 0 && op->bind_axis < 3;
+    // A kernel's outermost loop: the thread indices are below the launch's extents in it,
+    // also where a stage computed per thread names its thread outside the loops bound to it.
+    const bool kernel = op->for_kind == ForKind::kGpuBlock && !in_kernel_;
+    const std::array<std::optional<Interval>, 3> outer_threads = thread_bounds_;
+    if (kernel) {
+      ThreadExtents launch;
+      launch.Visit(op->body);
+      for (int a = 0; a < 3; ++a) {
+        if (launch.extents[a] > 0) thread_bounds_[a] = Interval{0, launch.extents[a] - 1};
+      }
+      in_kernel_ = true;
+    }
+    if (thread) {
+      thread_bounds_[op->bind_axis] = Interval{0, iext.known_hi() ? iext.hi - 1 : kPosInf};
+    }
     Stmt body = Mutate(op->body);
+    thread_bounds_ = outer_threads;
+    if (kernel) in_kernel_ = false;
     bounds_.erase(op->loop_var.node());
     (void)saved;
     if (mn.same_as(op->min) && ext.same_as(op->extent) && body.same_as(op->body)) return self;
@@ -662,6 +726,9 @@ class Simplifier : public IRMutator {
   }
 
   std::unordered_map<const Variable*, Interval> bounds_;
+  // The thread indices' bounds along x, y, z inside loops bound to them (Bound of thread_index).
+  std::array<std::optional<Interval>, 3> thread_bounds_;
+  bool in_kernel_ = false;
 };
 
 }  // namespace

@@ -604,6 +604,36 @@ TEST(GraphPasses, IdentityReshapesGoAndReshapeChainsCollapse) {
   ExpectSameResults(g, *dce, 0);
 }
 
+TEST(GraphPasses, ABroadcastToItsOwnShapeGoesLikeAnIdentityReshape) {
+  // HF's eager attention expands the softmax's probabilities to the shape they have before
+  // viewing them as a batch for the matmul: that was a copy kernel of [B, H, S, S] floats.
+  // A real broadcast stays, and so does an identity one that is a graph output of an input.
+  NetBuilder b;
+  Var p = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 4, 4}), "p");
+  Var v = b.CreateInput(DType::kFloat32, MakeShape({6, 4, 5}), "v");
+  Var row = b.CreateInput(DType::kFloat32, MakeShape({1, 5}), "row");
+  Var probs = b.BroadcastTo(b.Softmax(p, 3), {2, 3, 4, 4});
+  b.MarkOutput(b.Matmul(b.Reshape(probs, {6, 4, 4}), v));
+  b.MarkOutput(b.BroadcastTo(row, {3, 5}));
+  b.MarkOutput(b.BroadcastTo(row, {1, 5}));
+  Graph g = Build(b);
+  auto out = SimplifyReshapes(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  EXPECT_EQ(CountOp(*dce, "broadcast_to"), 2) << GraphToText(*dce);
+  for (const Node& n : dce->nodes()) {
+    if (n.op != "matmul") continue;
+    const int r = dce->values()[n.inputs[0]].producer;
+    ASSERT_GE(r, 0);
+    ASSERT_EQ(dce->nodes()[r].op, "reshape");
+    const int s = dce->values()[dce->nodes()[r].inputs[0]].producer;
+    ASSERT_GE(s, 0);
+    EXPECT_EQ(dce->nodes()[s].op, "softmax");
+  }
+  ExpectSameResults(g, *dce, 1e-6);
+}
+
 TEST(GraphPasses, AReductionOverAxesOfExtentOneIsAReshape) {
   // Cross-entropy's backward scatters into [rows, 1, vocab] and reduces the axis of one: as a
   // reduction it kept the one-hot out of the row sum's group. Left alone: an axis longer than

@@ -104,6 +104,34 @@ TEST(Simplify, LoopBoundsDecideGuards) {
   EXPECT_NE(ToString(Simplify(maybe)).find("if (((i * 32) < n))"), std::string::npos);
 }
 
+// A thread's index is below its launch's extent (the widest loop bound to its axis in the
+// kernel), also in a stage computed per thread outside those loops; an index widened to int64
+// keeps its range, and a select its branches' union: HF's padding mask read in a softmax
+// (an index into the mask, clamped and wrapped as PyTorch's indexing does) is the plain index.
+TEST(Simplify, ThreadIndicesCastsAndSelectsHaveRanges) {
+  Var b("b"), t("t"), u("u");
+  Buffer c = MakeBuffer("C", Int(64), {Expr(4096)});
+  Expr tx = Call::Make(Int(32), IntrinsicOp::kThreadIndex, {Expr(0)});
+  Expr key = Cast::Make(Int(64), tx * 8 % 512);
+  Expr wrapped = Select::Make(key < Expr(int64_t{0}), key + Expr(int64_t{512}), key);
+  Expr index = Cast::Make(Int(64), b) * Expr(int64_t{512}) + wrapped;
+  Expr clamped = Max::Make(Min::Make(index, Expr(int64_t{4095})), Expr(int64_t{0}));
+  Stmt per_thread = Store::Make(c, {Cast::Make(Int(32), clamped)}, clamped);
+  Stmt in_loop = For::Make(t, 0, 64, ForKind::kGpuThread, Store::Make(c, {t}, index), 0);
+  Stmt kernel = For::Make(b, 0, 8, ForKind::kGpuBlock, Block::Make({in_loop, per_thread}), 0);
+  const std::string got = ToString(Simplify(kernel));
+  EXPECT_EQ(got.find("select"), std::string::npos) << got;
+  EXPECT_EQ(got.find("min("), std::string::npos) << got;
+  EXPECT_EQ(got.find("max("), std::string::npos) << got;
+  EXPECT_EQ(got.find("% 512"), std::string::npos) << got;
+  // Wider threads: 128 of them make thread_index(0) * 8 reach 1016, and the remainder stays.
+  Stmt wide = For::Make(u, 0, 128, ForKind::kGpuThread, Store::Make(c, {u}, index), 0);
+  Stmt wider = For::Make(b, 0, 8, ForKind::kGpuBlock, Block::Make({wide, per_thread}), 0);
+  EXPECT_NE(ToString(Simplify(wider)).find("% 512"), std::string::npos);
+  // Outside any kernel nothing bounds the thread index from above.
+  EXPECT_NE(ToString(Simplify(per_thread)).find("% 512"), std::string::npos);
+}
+
 TEST(Simplify, RampAlgebra) {
   Var i("i");
   Expr e = Broadcast::Make(i * 256, 8) + Ramp::Make(Expr(0), Expr(1), 8);
