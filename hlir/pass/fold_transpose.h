@@ -13,7 +13,11 @@ namespace cinn_like::hlir {
 /// Rewrites matmul(transpose(a, perm), b) to matmul(a, b) with transpose_x flipped (likewise
 /// for the second operand and transpose_y) when `perm` swaps the last two dims and keeps the
 /// others. The transpose stays when something else reads it (dead-code elimination removes it
-/// otherwise).
+/// otherwise). An operand transpose(a, perm) of rank 3 or more, or a reshape of one merging its
+/// batch dims, whose perm makes a's innermost dim the second-to-last (HF's eager attention's
+/// key [B, S, H, D] made [B, H, D, S]), read by the matmul alone, becomes the transpose with
+/// its last two dims swapped (a's rows copied whole, or no copy when that is the identity),
+/// read transposed: a copy that reads across rows costs many times one that does not.
 absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph);
 
 }  // namespace cinn_like::hlir

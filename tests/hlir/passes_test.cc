@@ -318,9 +318,46 @@ TEST(GraphPasses, TransposedMatmulOperandsAreReadTransposed) {
   ASSERT_TRUE(out.ok()) << out.status();
   auto dce = EliminateDeadCode(*out);
   ASSERT_TRUE(dce.ok()) << dce.status();
-  // Left: the transpose relu also reads, and both of the last matmul's (k's also moves dim 0).
+  // Left: the transpose relu also reads, and both of the last matmul's (q's; k's, which also
+  // moves dim 0, as that move alone, the matmul reading it transposed).
   EXPECT_EQ(CountOp(*dce, "transpose"), 3);
   EXPECT_EQ(dce->values()[dce->outputs()[0]].name, y.name);
+  ExpectSameResults(g, *dce, 1e-5);
+}
+
+TEST(GraphPasses, AKeyTransposedAcrossItsRowsIsReadTransposedByTheMatmul) {
+  // HF's eager attention: the key [B, S, H, D] made [B, H, D, S] (perm 0, 2, 3, 1) and viewed
+  // as [B*H, D, S] for the batched q @ k^T: a copy reading each head's rows across. Left: a
+  // copy to [B, H, S, D] (rows whole), the matmul reading it transposed.
+  NetBuilder b;
+  Var q = b.CreateInput(DType::kFloat32, MakeShape({6, 5, 4}), "q");
+  Var k = b.CreateInput(DType::kFloat32, MakeShape({2, 5, 3, 4}), "k");
+  Var kt = b.Reshape(b.Transpose(k, {0, 2, 3, 1}), {6, 4, 5});
+  b.MarkOutput(b.Matmul(q, kt));
+  // Unchanged: a transpose something else reads, and a view that does not merge the batch.
+  Var read_twice = b.Transpose(k, {0, 2, 3, 1});
+  b.MarkOutput(b.Matmul(b.CreateInput(DType::kFloat32, MakeShape({2, 3, 5, 4}), "q4"), read_twice));
+  b.MarkOutput(b.Exp(read_twice));
+  Var k2 = b.CreateInput(DType::kFloat32, MakeShape({2, 5, 3, 4}), "k2");
+  Var odd = b.Reshape(b.Transpose(k2, {0, 2, 3, 1}), {2, 12, 5});  // [2, 3, 4, 5]: dims 1, 2
+  b.MarkOutput(b.Matmul(b.CreateInput(DType::kFloat32, MakeShape({2, 6, 12}), "q5"), odd));
+  Graph g = Build(b);
+  auto out = FoldTransposeIntoMatmul(g);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto dce = EliminateDeadCode(*out);
+  ASSERT_TRUE(dce.ok()) << dce.status();
+  int swapped = 0, kept = 0;
+  for (const Node& n : dce->nodes()) {
+    if (n.op != "transpose") continue;
+    const auto perm = *GetInts(n.attrs, "perm", "transpose", {});
+    swapped += perm == std::vector<int64_t>{0, 2, 1, 3};
+    kept += perm == std::vector<int64_t>{0, 2, 3, 1};
+  }
+  EXPECT_EQ(swapped, 1) << GraphToText(*dce);
+  EXPECT_EQ(kept, 2) << GraphToText(*dce);
+  const int first = dce->values()[dce->outputs()[0]].producer;
+  ASSERT_GE(first, 0);
+  EXPECT_TRUE(*GetBool(dce->nodes()[first].attrs, "transpose_y", "matmul", false));
   ExpectSameResults(g, *dce, 1e-5);
 }
 
