@@ -24,6 +24,10 @@ constexpr double kTinyBytes = 16 << 10;
 
 /// A value's bytes, a symbolic dim counted at kNominalSymbolicExtent, so that static and
 /// symbolic sizes compare in one unit.
+/// A chain that gathers (reads by computed indices) is stored, not copied, where a reader
+/// evaluates it on at least this many times its elements (WorthCopying).
+constexpr int64_t kGatherBroadcastFactor = 4;
+
 double Bytes(const TensorDesc& d) {
   double n = static_cast<double>(DTypeBits(d.dtype)) / 8;
   for (const Dim& dim : d.shape) {
@@ -156,6 +160,7 @@ class Picker {
     // reduction's kernel stores what they read. Bytes this few cost nothing next to the launch
     // saved. Static sizes only: a symbolic dim's nominal extent says nothing of its bytes.
     const int top = graph_.nodes()[n].outputs[0];
+    if (GathersForWiderReaders(top, chain)) return false;
     if (out <= kTinyBytes && store_bytes <= kTinyBytes && ReadsOwnReductionsOnly(n, loads) &&
         IsStatic(top) &&
         std::all_of(loads.begin(), loads.end(), [&](int v) { return IsStatic(v); }) &&
@@ -163,6 +168,28 @@ class Picker {
       return true;
     }
     return load_bytes * (copies - 1) + store_bytes * (copies + 1) <= out * (copies + 1);
+  }
+
+  /// Whether the chain `chain` topped by value `top` gathers and a reader of `top` computes at
+  /// least kGatherBroadcastFactor times top's elements: each copy would gather per element of
+  /// its reader. HF's padding and causal masks ([B, 1, S, S], the mask and the positions
+  /// gathered by index) were copied into every layer's softmax over [B, H, S, S]: a Llama
+  /// layer's softmax took 445 us on an H200 where the scores alone take some 130; stored once,
+  /// each layer reads the mask instead (broadcast over the heads).
+  bool GathersForWiderReaders(int top, const std::set<int>& chain) const {
+    const bool gathers = std::any_of(chain.begin(), chain.end(),
+                                     [&](int c) { return graph_.nodes()[c].op == "gather"; });
+    if (!gathers || !IsStatic(top)) return false;
+    const int64_t own = NumElements(graph_.values()[top].desc.shape);
+    for (int c : consumers_[top]) {
+      for (int o : graph_.nodes()[c].outputs) {
+        if (IsStatic(o) &&
+            NumElements(graph_.values()[o].desc.shape) >= kGatherBroadcastFactor * own) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   bool IsStatic(int v) const {

@@ -871,6 +871,35 @@ TEST(GraphPasses, ASmallEpilogueOfItsGroupsReductionIsCopiedIntoItsReaders) {
   }
 }
 
+TEST(GraphPasses, AGatheredMaskReadBroadcastOverHeadsIsStoredNotCopied) {
+  // HF's padding mask: the attention mask [B, S] gathered at each (batch, key), made an additive
+  // [B, 1, S, S] mask, read by two layers' softmaxes over [B, H, S, S]. Copied, each softmax
+  // would gather per element of all H heads: with H = 4 it is stored once (no copy); with
+  // H = 1 (read at its own size) bytes decide as before, and it is copied.
+  for (int64_t heads : {4, 1}) {
+    SCOPED_TRACE(heads);
+    constexpr int64_t kB = 2, kS = 8;
+    NetBuilder b;
+    Var keep = b.CreateInput(DType::kFloat32, MakeShape({kB * kS}), "keep");
+    Var index = b.Op("arange", {}, {{"end", static_cast<double>(kB * kS)}, {"dtype", "int64"}})[0];
+    Var kept = b.Reshape(b.Op("gather", {keep, index}, {{"axis", int64_t{0}}})[0], {kB, 1, 1, kS});
+    Var rows = b.BroadcastTo(b.Greater(kept, b.Fill({1}, 0.0)), {kB, 1, kS, kS});
+    Var mask = b.Where(rows, b.Fill({1}, 0.0), b.Fill({1}, -1e30));
+    for (const char* name : {"s1", "s2"}) {
+      Var scores = b.CreateInput(DType::kFloat32, MakeShape({kB, heads, kS, kS}), name);
+      b.MarkOutput(b.Softmax(b.Add(scores, mask), 3));
+    }
+    Graph graph = Build(b);
+    auto copied = CopySharedValues(FuseOperators(graph, FusionOptions{}), 1000);
+    ASSERT_TRUE(copied.ok()) << copied.status();
+    EXPECT_EQ(copied->has_value(), heads == 1);
+    if (copied->has_value()) {
+      EXPECT_EQ(CountOp((*copied)->graph, "gather"), 2);
+      ExpectSameResults(graph, (*copied)->graph);
+    }
+  }
+}
+
 TEST(GraphPasses, AValueThatReadsAnotherGroupsCheapValueIsNotCopied) {
   // A residual stream: x1 = x0 + a read by its row sum and by x2 = x1 + c, which its row sum
   // and an exp read. x1 reads graph inputs: copied into both readers' groups; x2 reads x1, a
