@@ -23,7 +23,9 @@
 /// epilogue of its own group's reductions (the chain loads only reductions of the top's group,
 /// its value and new stores are at most 16 KiB, static sizes: a BatchNorm's variance, [C]) is
 /// copied whatever the bytes: stored, it would mostly be a kernel of its own after the
-/// reduction's.
+/// reduction's. A chain that gathers is not copied where a reader of its top computes 4 or
+/// more times the top's elements (static sizes): each copy would gather per element of the
+/// reader (HF's [B, 1, S, S] attention masks read by softmaxes over [B, H, S, S]).
 #pragma once
 
 #include <map>
