@@ -40,7 +40,7 @@ ANCHORS = [os.path.join(HERE, "..", "..", "shared", "bench", "torch_anchor.py"),
            os.path.join(HERE, "..", "gpu_bundle", "torch_anchor.py")]
 # The rows whose time is bound by memory traffic (the roofline goal applies to them).
 MEMORY_BOUND = {"ew_chain_f32", "bias_gelu_f16", "softmax_f16", "layernorm_f16",
-                "add_layernorm_f16", "reduce_sum_f32", "reduce_col_f32", "rmsnorm_f16"}
+                "add_layernorm_f16", "reduce_sum_f32", "reduce_col_f32"}
 # Dispatch-bound rows: on the GPU also timed back to back, as tools/call_path_bench.py times
 # calls (host_us: a call's host time is its cost; one call alone, timed between events after a
 # synchronize, adds a cost of waking up to each column): eager, cinn_like and cinn_like's
@@ -237,8 +237,8 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     anchor = load_anchor(a.anchor)
     bw = copy_bandwidth(device)
-    name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
-    print(f"device={name} torch={torch.__version__} copy_bw={bw / 1e9:.1f} GB/s "
+    device_name = torch.cuda.get_device_name() if device == "cuda" else "cpu"
+    print(f"device={device_name} torch={torch.__version__} copy_bw={bw / 1e9:.1f} GB/s "
           f"threads={torch.get_num_threads()} autotune={a.autotune}")
     head = f"{'row':<26}{'eager':>9}{'inductor':>10}{'cinn_like':>10}"
     if device == "cuda":
@@ -266,7 +266,7 @@ def main():
                       if os.environ.get("OUT") else None)
     if path:
         with open(path, "w") as f:
-            json.dump(dict(device=name, copy_bw=bw, rows=rows), f, indent=1)
+            json.dump(dict(device=device_name, copy_bw=bw, rows=rows), f, indent=1)
     bad = [r["name"] for r in rows if max(r["rel_err"], r.get("cudagraph_rel_err", 0))
            > r["tolerance"]]
     if bad:

@@ -6,13 +6,14 @@
 /// into its readers; a chain would be a poor kernel for many elements, so constants of more
 /// than kMaxFoldedConstantElements are Unimplemented (pass them as graph inputs). An integer
 /// constant whose values are an affine function of its indices (an arange, a table of row
-/// offsets) is that function instead of a chain: HF's padding mask indexes the attention mask
-/// by such a table, per element of a [B, H, S, S] softmax.
+/// offsets), of any size, is that function instead of a chain: HF's padding mask indexes the
+/// attention mask by such a table, per element of a [B, H, S, S] softmax.
 #include <algorithm>
 #include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
+#include "hlir/host_tensor.h"
 #include "hlir/op.h"
 #include "hlir/ops/compute_util.h"
 #include "hlir/pass/constant_folding.h"
@@ -64,9 +65,7 @@ std::optional<std::pair<double, std::vector<double>>> AffineValues(const std::ve
                                                                    const std::vector<int64_t>& dims,
                                                                    const ir::Type& t) {
   if (!t.is_integer() || v.empty()) return std::nullopt;
-  std::vector<int64_t> strides(dims.size(), 1);
-  for (int d = static_cast<int>(dims.size()) - 2; d >= 0; --d)
-    strides[d] = strides[d + 1] * dims[d + 1];
+  const std::vector<int64_t> strides = RowMajorStrides(dims);
   std::vector<double> c(dims.size(), 0.0);
   double reach = std::abs(v[0]);
   for (size_t d = 0; d < dims.size(); ++d) {
@@ -95,11 +94,6 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConstant(const std::vector<ir::Te
   auto it = attrs.find("values");
   const auto* values = it == attrs.end() ? nullptr : std::get_if<std::vector<double>>(&it->second);
   if (!values) return absl::InvalidArgumentError("attribute 'values' is missing");
-  if (static_cast<int64_t>(values->size()) > kMaxFoldedConstantElements) {
-    return absl::UnimplementedError(absl::StrCat(
-        "has ", values->size(), " elements; constants of more than ", kMaxFoldedConstantElements,
-        " elements are not supported (pass them as graph inputs)"));
-  }
   const std::vector<ir::Expr> shape = outs[0].shape;
   const std::vector<double> v = *values;
   const ir::Type t = outs[0].type;
@@ -119,6 +113,11 @@ absl::StatusOr<std::vector<ir::Tensor>> ComputeConstant(const std::vector<ir::Te
           return e;
         },
         name)};
+  }
+  if (static_cast<int64_t>(v.size()) > kMaxFoldedConstantElements) {
+    return absl::UnimplementedError(absl::StrCat(
+        "has ", v.size(), " elements; constants of more than ", kMaxFoldedConstantElements,
+        " elements are not supported (pass them as graph inputs)"));
   }
   return std::vector<ir::Tensor>{ir::Compute(
       shape,

@@ -85,6 +85,7 @@ absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph) {
     AttributeMap attrs = node.attrs;
     if (node.op == "matmul" && node.inputs.size() == 2) {
       const char* flags[] = {"transpose_x", "transpose_y"};
+      int across_x = -1;  // x's new operand where x was read across its rows
       for (int k = 0; k < 2; ++k) {
         int v = node.inputs[k];
         const int p = producer[v];
@@ -94,6 +95,13 @@ absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph) {
           attrs[flags[k]] = !*flag;
           v = graph.nodes()[p].inputs[0];
           folded = true;
+        } else if (k == 1 && v == node.inputs[0] && across_x >= 0) {
+          // matmul(t, t): the operand rewritten for x, read transposed as y as well.
+          auto flag = GetBool(node.attrs, flags[k], "matmul", false);
+          if (!flag.ok()) return flag.status();
+          attrs[flags[k]] = !*flag;
+          inputs.push_back(across_x);
+          continue;
         } else if (auto across = ReadsAcrossRows(graph, consumers, producer, v)) {
           // The transpose with its last two dims swapped keeps a's innermost dim innermost
           // (whole rows copied, or no copy at all), and the matmul reads it transposed: HF's
@@ -105,9 +113,14 @@ absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph) {
           std::swap(perm[perm.size() - 2], perm[perm.size() - 1]);
           const int a = across->transpose->inputs[0];
           const std::string& tname = graph.values()[across->transpose->outputs[0]].name;
-          auto swapped = rw.AddNode("transpose", {rw.Map(a)}, {{"perm", perm}}, tname);
-          if (!swapped.ok()) return swapped.status();
-          int operand = (*swapped)[0];
+          bool identity = true;
+          for (size_t d = 0; d < perm.size(); ++d) identity &= perm[d] == static_cast<int64_t>(d);
+          int operand = rw.Map(a);
+          if (!identity) {
+            auto swapped = rw.AddNode("transpose", {operand}, {{"perm", perm}}, tname);
+            if (!swapped.ok()) return swapped.status();
+            operand = (*swapped)[0];
+          }
           if (across->reshape) {
             Shape merged = graph.values()[across->reshape->outputs[0]].desc.shape;
             std::swap(merged[1], merged[2]);
@@ -118,6 +131,7 @@ absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph) {
           }
           attrs[flags[k]] = !*flag;
           inputs.push_back(operand);
+          if (k == 0) across_x = operand;
           folded = true;
           continue;
         }

@@ -22,12 +22,12 @@ constexpr double kNominalSymbolicExtent = 1024;
 /// its readers whatever the bytes say (WorthCopying).
 constexpr double kTinyBytes = 16 << 10;
 
-/// A value's bytes, a symbolic dim counted at kNominalSymbolicExtent, so that static and
-/// symbolic sizes compare in one unit.
 /// A chain that gathers (reads by computed indices) is stored, not copied, where a reader
 /// evaluates it on at least this many times its elements (WorthCopying).
 constexpr int64_t kGatherBroadcastFactor = 4;
 
+/// A value's bytes, a symbolic dim counted at kNominalSymbolicExtent, so that static and
+/// symbolic sizes compare in one unit.
 double Bytes(const TensorDesc& d) {
   double n = static_cast<double>(DTypeBits(d.dtype)) / 8;
   for (const Dim& dim : d.shape) {

@@ -15,6 +15,7 @@
 #include "ir/mutator.h"
 #include "ir/structural_equal.h"
 #include "ir/substitute.h"
+#include "ir/transforms/nest_uses.h"
 #include "ir/visitor.h"
 
 namespace cinn_like::ir {
@@ -92,23 +93,12 @@ std::optional<T> Fold(IrNodeKind k, T x, T y) {
   }
 }
 
-/// The threads a kernel launches along x, y and z: the largest extent of the loops bound to
-/// each axis in it (a launch is as wide as its widest thread loop), none where one is not a
-/// constant.
-class ThreadExtents : public IRVisitor {
- public:
-  std::array<int64_t, 3> extents{0, 0, 0};  // -1: not a constant
-
- protected:
-  void VisitFor(const For* op) override {
-    if (op->for_kind == ForKind::kGpuThread && op->bind_axis >= 0 && op->bind_axis < 3) {
-      int64_t& e = extents[op->bind_axis];
-      const int64_t* c = AsConstInt(op->extent);
-      e = c && e >= 0 ? std::max(e, *c) : -1;
-    }
-    IRVisitor::VisitFor(op);
-  }
-};
+/// The values of integer type `t` as an interval (ends past 2^61 unknown: Bound's infinities).
+Interval TypeRange(const Type& t) {
+  const int bits = t.bits() - (t.is_uint() ? 0 : 1);
+  if (bits > 61) return t.is_uint() ? Interval{0, kPosInf} : Interval{};
+  return {t.is_uint() ? 0 : -(int64_t{1} << bits), (int64_t{1} << bits) - 1};
+}
 
 class Simplifier : public IRMutator {
  public:
@@ -178,16 +168,18 @@ class Simplifier : public IRMutator {
     if (auto* op = e.As<Cast>()) {
       // An integer made another integer type keeps its value where every value it may take
       // fits the new type (an index widened to int64 stays non-negative).
-      if (!op->value.type().is_integer()) return {};
-      Interval a = Bound(op->value);
+      // An interval past the source type's ends may have wrapped around (Bound does not model
+      // wrapping): the source type's whole range then.
       const Type& t = e.type();
       const Type& from = op->value.type();
+      if (!from.is_integer()) return {};
+      const Interval source = TypeRange(from);
+      Interval a = Bound(op->value);
+      if ((a.known_lo() && a.lo < source.lo) || (a.known_hi() && a.hi > source.hi)) a = source;
       const bool widens = t.bits() > from.bits() && (t.is_int() || from.is_uint());
       if (widens || (t.bits() == from.bits() && t.is_int() == from.is_int())) return a;
-      const int bits = t.bits() - (t.is_uint() ? 0 : 1);
-      const int64_t lo = t.is_uint() ? 0 : -(int64_t{1} << std::min(bits, 61));
-      const int64_t hi = (int64_t{1} << std::min(bits, 61)) - 1;
-      if (a.known_lo() && a.known_hi() && a.lo >= lo && a.hi <= hi) return a;
+      const Interval target = TypeRange(t);
+      if (a.lo >= target.lo && a.hi <= target.hi && a.known_lo() && a.known_hi()) return a;
       return {};
     }
     return {};
@@ -435,15 +427,19 @@ class Simplifier : public IRMutator {
     bounds_[op->loop_var.node()] = range;
     const bool thread =
         op->for_kind == ForKind::kGpuThread && op->bind_axis >= 0 && op->bind_axis < 3;
-    // A kernel's outermost loop: the thread indices are below the launch's extents in it,
+    // A top-level loop nest (what SplitHostDevice makes a kernel of, or part of one whose
+    // other nests have the same launch: merge_nests.h): its threads are below the launch's
+    // extents, the widest loop bound to each axis in it (NestUses, as the launch is sized),
     // also where a stage computed per thread names its thread outside the loops bound to it.
-    const bool kernel = op->for_kind == ForKind::kGpuBlock && !in_kernel_;
+    // Statement simplification runs on whole function bodies (ir/lower.cc).
+    const bool kernel = !in_kernel_;
     const std::array<std::optional<Interval>, 3> outer_threads = thread_bounds_;
     if (kernel) {
-      ThreadExtents launch;
-      launch.Visit(op->body);
+      NestUses launch;
+      launch.Visit(self);
       for (int a = 0; a < 3; ++a) {
-        if (launch.extents[a] > 0) thread_bounds_[a] = Interval{0, launch.extents[a] - 1};
+        const int64_t* extent = launch.block[a].defined() ? AsConstInt(launch.block[a]) : nullptr;
+        if (extent && *extent > 0) thread_bounds_[a] = Interval{0, *extent - 1};
       }
       in_kernel_ = true;
     }

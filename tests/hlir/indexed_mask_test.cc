@@ -20,12 +20,16 @@ namespace {
 using frontend::NetBuilder;
 
 /// softmax(scores + where(mask[b, key] != 0, 0, lowest)) with the mask read as HF reads it.
+/// With `keys_given`, the keys' indices are an input (values unknown: their wrap stays).
 frontend::Program IndexedMaskSoftmax(int64_t batch, int64_t heads, int64_t seq,
-                                     const std::vector<double>& row_offsets) {
+                                     const std::vector<double>& row_offsets,
+                                     bool keys_given = false) {
   NetBuilder b;
   auto scores = b.CreateInput(DType::kFloat32, S({batch, heads, seq, seq}), "scores");
   auto mask = b.CreateInput(DType::kInt64, S({batch, seq}), "attention_mask");
-  auto keys = b.Op("arange", {}, {{"end", static_cast<double>(seq)}, {"dtype", "int64"}})[0];
+  auto keys = keys_given
+                  ? b.CreateInput(DType::kInt64, S({seq}), "keys")
+                  : b.Op("arange", {}, {{"end", static_cast<double>(seq)}, {"dtype", "int64"}})[0];
   auto checked = b.Op("check_index", {b.Reshape(keys, {1, 1, 1, seq})},
                       {{"low", -seq}, {"high", seq}, {"what", "index into a dim of size seq"}})[0];
   auto zero = b.Fill({1}, 0.0, DType::kInt64);
@@ -71,6 +75,10 @@ TEST(IndexedMask, TheMaskIsReadAtItsPlainOffsetAndMatchesTheReference) {
   const frontend::Program permuted = IndexedMaskSoftmax(kBatch, kHeads, kSeq, shuffled);
   EXPECT_NE(Kernels(permuted).find(" == 1 ?"), std::string::npos);
   RunProgramCase(permuted, ir::Target::X86(), RunOnX86);
+  // Keys whose values are not known keep PyTorch's wrap and clamp: the text looked for above.
+  const std::string given = Kernels(IndexedMaskSoftmax(kBatch, kHeads, kSeq, offsets, true));
+  EXPECT_NE(given.find(" < 0LL ?"), std::string::npos) << given;
+  EXPECT_NE(given.find("min("), std::string::npos) << given;
 }
 
 }  // namespace

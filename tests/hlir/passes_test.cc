@@ -338,6 +338,11 @@ TEST(GraphPasses, AKeyTransposedAcrossItsRowsIsReadTransposedByTheMatmul) {
   Var read_twice = b.Transpose(k, {0, 2, 3, 1});
   b.MarkOutput(b.Matmul(b.CreateInput(DType::kFloat32, MakeShape({2, 3, 5, 4}), "q4"), read_twice));
   b.MarkOutput(b.Exp(read_twice));
+  // k.transpose(2, 3) viewed as [B*H, D, S] (Llama's eager key once its expand is gone): the
+  // swapped transpose is the identity, so no copy at all, k viewed and read transposed.
+  Var k3 = b.CreateInput(DType::kFloat32, MakeShape({2, 3, 5, 4}), "k3");
+  b.MarkOutput(b.Matmul(b.CreateInput(DType::kFloat32, MakeShape({6, 7, 4}), "q3"),
+                        b.Reshape(b.Transpose(k3, {0, 1, 3, 2}), {6, 4, 5})));
   Var k2 = b.CreateInput(DType::kFloat32, MakeShape({2, 5, 3, 4}), "k2");
   Var odd = b.Reshape(b.Transpose(k2, {0, 2, 3, 1}), {2, 12, 5});  // [2, 3, 4, 5]: dims 1, 2
   b.MarkOutput(b.Matmul(b.CreateInput(DType::kFloat32, MakeShape({2, 6, 12}), "q5"), odd));
@@ -355,6 +360,7 @@ TEST(GraphPasses, AKeyTransposedAcrossItsRowsIsReadTransposedByTheMatmul) {
   }
   EXPECT_EQ(swapped, 1) << GraphToText(*dce);
   EXPECT_EQ(kept, 2) << GraphToText(*dce);
+  EXPECT_EQ(CountOp(*dce, "transpose"), 3) << GraphToText(*dce);  // none for k3
   const int first = dce->values()[dce->outputs()[0]].producer;
   ASSERT_GE(first, 0);
   EXPECT_TRUE(*GetBool(dce->nodes()[first].attrs, "transpose_y", "matmul", false));

@@ -130,6 +130,22 @@ TEST(Simplify, ThreadIndicesCastsAndSelectsHaveRanges) {
   EXPECT_NE(ToString(Simplify(wider)).find("% 512"), std::string::npos);
   // Outside any kernel nothing bounds the thread index from above.
   EXPECT_NE(ToString(Simplify(per_thread)).find("% 512"), std::string::npos);
+  // The launch is as wide as the widest thread loop of the whole nest: a serial loop around
+  // two block loops whose thread loops are 256 and 64 wide launches 256 threads.
+  Var s("s"), b2("b2");
+  Stmt both = For::Make(s, 0, 2, ForKind::kSerial,
+                        Block::Make({For::Make(b, 0, 8, ForKind::kGpuBlock, wide, 0),
+                                     For::Make(b2, 0, 8, ForKind::kGpuBlock,
+                                               Block::Make({in_loop, per_thread}), 0)}));
+  EXPECT_NE(ToString(Simplify(both)).find("% 512"), std::string::npos);
+  // An unsigned difference that may wrap keeps its type's range through a widening cast.
+  Var i("i", Int(32));
+  Expr wrapping = Cast::Make(Int(64), Cast::Make(UInt(32), i) - Cast::Make(UInt(32), Expr(1)));
+  Stmt loop = For::Make(
+      i, 0, 10, ForKind::kSerial,
+      Store::Make(c, {i},
+                  Select::Make(wrapping < Expr(int64_t{100}), Expr(int64_t{1}), Expr(int64_t{2}))));
+  EXPECT_NE(ToString(Simplify(loop)).find("select"), std::string::npos);
 }
 
 TEST(Simplify, RampAlgebra) {
