@@ -89,16 +89,14 @@ absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph) {
       for (int k = 0; k < 2; ++k) {
         int v = node.inputs[k];
         const int p = producer[v];
+        auto flag = GetBool(node.attrs, flags[k], "matmul", false);
+        if (!flag.ok()) return flag.status();
         if (p >= 0 && SwapsLastTwo(graph, graph.nodes()[p])) {
-          auto flag = GetBool(node.attrs, flags[k], "matmul", false);
-          if (!flag.ok()) return flag.status();
           attrs[flags[k]] = !*flag;
           v = graph.nodes()[p].inputs[0];
           folded = true;
         } else if (k == 1 && v == node.inputs[0] && across_x >= 0) {
           // matmul(t, t): the operand rewritten for x, read transposed as y as well.
-          auto flag = GetBool(node.attrs, flags[k], "matmul", false);
-          if (!flag.ok()) return flag.status();
           attrs[flags[k]] = !*flag;
           inputs.push_back(across_x);
           continue;
@@ -107,8 +105,6 @@ absl::StatusOr<Graph> FoldTransposeIntoMatmul(const Graph& graph) {
           // (whole rows copied, or no copy at all), and the matmul reads it transposed: HF's
           // eager attention's key, [B, S, H, D] to [B, H, D, S], was a transposed copy
           // reading each head's rows across (GPT-2's fused qkv: 170 us a layer on an H200).
-          auto flag = GetBool(node.attrs, flags[k], "matmul", false);
-          if (!flag.ok()) return flag.status();
           std::vector<int64_t> perm = *GetInts(across->transpose->attrs, "perm", "transpose", {});
           std::swap(perm[perm.size() - 2], perm[perm.size() - 1]);
           const int a = across->transpose->inputs[0];

@@ -20,8 +20,6 @@
 namespace cinn_like::hlir {
 namespace {
 
-bool IsOne(const Dim& d) { return !d.is_symbolic() && d.value == 1; }
-
 /// `inner` with axes of 1 in front up to `rank` axes.
 Shape LeftPadded(const Shape& inner, size_t rank) {
   Shape s(rank - inner.size(), Dim::Known(1));

@@ -167,9 +167,9 @@ class Simplifier : public IRMutator {
     }
     if (auto* op = e.As<Cast>()) {
       // An integer made another integer type keeps its value where every value it may take
-      // fits the new type (an index widened to int64 stays non-negative).
-      // An interval past the source type's ends may have wrapped around (Bound does not model
-      // wrapping): the source type's whole range then.
+      // fits the new type (an index widened to int64 stays non-negative). An interval past
+      // the source type's ends may have wrapped around (Bound does not model wrapping): the
+      // source type's whole range then.
       const Type& t = e.type();
       const Type& from = op->value.type();
       if (!from.is_integer()) return {};
