@@ -58,6 +58,65 @@ inline frontend::Program PaddingMaskAttention(int64_t batch, int64_t seq) {
   return *b.Build();
 }
 
+/// Attention as Hugging Face's layers lay it out: q [B, S, H * D], k and v [B, S, Hkv * D]
+/// inputs viewed as [B, S, heads, D] and transposed to [B, heads, S, D]; where Hkv < H, k and v
+/// expanded to H heads as repeat_kv does (k: reshape to [B, Hkv, 1, S, D], broadcast_to, reshape;
+/// v: viewed [B, 1, S, Hkv, D] and transposed to [B, Hkv, 1, S, D] by one rank-5 transpose, as
+/// the traced graph has it); with `padded`, BERT's padding mask ([B, S] keep > -1.5 as a
+/// [B, 1, 1, S] 0 / -inf mask of `dtype`); the output transposed back and viewed as
+/// [B, S, H * D], the one output. hlir/pass/attention_layout.h folds every layout change.
+inline frontend::Program HfLayoutAttention(DType dtype, int64_t batch, int64_t seq, int64_t heads,
+                                           int64_t kv_heads, int64_t dim, bool padded,
+                                           bool causal) {
+  frontend::NetBuilder b;
+  auto heads_of = [&](const frontend::Var& x, int64_t h) {
+    return b.Transpose(b.Reshape(x, {batch, seq, h, dim}), {0, 2, 1, 3});
+  };
+  auto q = heads_of(b.CreateInput(dtype, S({batch, seq, heads * dim}), "q"), heads);
+  auto k_in = b.CreateInput(dtype, S({batch, seq, kv_heads * dim}), "k");
+  auto v_in = b.CreateInput(dtype, S({batch, seq, kv_heads * dim}), "v");
+  frontend::Var k = heads_of(k_in, kv_heads), v;
+  if (kv_heads == heads) {
+    v = heads_of(v_in, kv_heads);
+  } else {
+    const int64_t group = heads / kv_heads;
+    k = b.Reshape(b.BroadcastTo(b.Reshape(k, {batch, kv_heads, 1, seq, dim}),
+                                {batch, kv_heads, group, seq, dim}),
+                  {batch, heads, seq, dim});
+    auto v5 = b.Transpose(b.Reshape(v_in, {batch, 1, seq, kv_heads, dim}), {0, 3, 1, 2, 4});
+    v = b.Reshape(b.BroadcastTo(v5, {batch, kv_heads, group, seq, dim}), {batch, heads, seq, dim});
+  }
+  std::vector<frontend::Var> operands{q, k, v};
+  if (padded) {
+    auto keep = b.CreateInput(DType::kFloat32, S({batch, seq}), "keep");
+    auto keys = b.Reshape(b.Greater(keep, b.Fill({1}, -1.5)), {batch, 1, 1, seq});
+    operands.push_back(b.Where(keys, b.Fill({1}, 0.0, dtype), b.Fill({1}, -INFINITY, dtype)));
+  }
+  auto made = b.Op("attention", operands,
+                   {{"scale", 1 / std::sqrt(static_cast<double>(dim))}, {"causal", causal}});
+  b.MarkOutput(b.Reshape(b.Transpose(made[0], {0, 2, 1, 3}), {batch, seq, heads * dim}));
+  return *b.Build();
+}
+
+/// GPT-2's causal self-attention: q, k and v sliced from one [B, S, 3 H D] projection input
+/// (split_to_slices' form of its split), each viewed [B, S, H, D] and transposed; the output
+/// transposed back and viewed as [B, S, H * D], the one output.
+inline frontend::Program PackedQkvAttention(DType dtype, int64_t batch, int64_t seq, int64_t heads,
+                                            int64_t dim) {
+  frontend::NetBuilder b;
+  const int64_t width = heads * dim;
+  auto qkv = b.CreateInput(dtype, S({batch, seq, 3 * width}), "qkv");
+  std::vector<frontend::Var> operands;
+  for (int64_t part = 0; part < 3; ++part) {
+    auto sliced = b.Slice(qkv, {2}, {part * width}, {(part + 1) * width});
+    operands.push_back(b.Transpose(b.Reshape(sliced, {batch, seq, heads, dim}), {0, 2, 1, 3}));
+  }
+  auto made = b.Op("attention", operands,
+                   {{"scale", 1 / std::sqrt(static_cast<double>(dim))}, {"causal", true}});
+  b.MarkOutput(b.Reshape(b.Transpose(made[0], {0, 2, 1, 3}), {batch, seq, width}));
+  return *b.Build();
+}
+
 /// attention(q [1, 2, 4, 8], k, v [1, 1, 6, 8], mask bool [4, 6]) where query rows 1 and 3
 /// keep no key (row 3 also through causal: it keeps only keys 4 and 5, which are after it):
 /// compiled for the executor's target, both outputs compared with the reference, and the

@@ -110,8 +110,8 @@ __device__ __forceinline__ void BackwardMma(
   const float inv_keep = 1.f / keep_below, scale_log2 = scale * kLog2e;
   const bool out_vectors = dvd % 8 == 0 && reinterpret_cast<unsigned long long>(out) % 16 == 0;
 
-  LoadTileAsync<T, kBN, kD>(ks, k + kv_at * d, j0, lk, d);
-  LoadTileAsync<T, kBN, kD>(vs, v + kv_at * dvd, j0, lk, dvd);
+  LoadTileAsync<T, kBN, kD>(ks, k + kv_at * d, j0, lk, d, d);
+  LoadTileAsync<T, kBN, kD>(vs, v + kv_at * dvd, j0, lk, dvd, dvd);
   asm volatile("cp.async.wait_all;\n" ::);
   __syncthreads();
   unsigned ka[kSteps][4], va[kSteps][4];  // the warp's 16 keys and values as a operands
@@ -139,8 +139,8 @@ __device__ __forceinline__ void BackwardMma(
       __syncthreads();  // every warp is done with the previous query tile (or the key tile)
       // Every load of the tile in flight at once: q and dO by cp.async, the mask terms, O's
       // rows (for Di) and the logsumexp into registers.
-      LoadTileAsync<T, kBM, kD>(qs, q + bh * lq * d, i0, lq, d);
-      LoadTileAsync<T, kBM, kD>(dos, dout + bh * lq * dvd, i0, lq, dvd);
+      LoadTileAsync<T, kBM, kD>(qs, q + bh * lq * d, i0, lq, d, d);
+      LoadTileAsync<T, kBM, kD>(dos, dout + bh * lq * dvd, i0, lq, dvd, dvd);
       if (HasMask<M>::value) {
         LoadMaskTerms<M, kBM, kBN>(mask_terms, mask, mask_bh, msi, msj, i0, j0, lq, lk);
       }

@@ -77,6 +77,19 @@ __device__ __forceinline__ float DropoutWeight(long long seed, long long stream,
   return cinn_like_philox_uniform(seed, stream, at) < keep_below ? inv_keep : 0.f;
 }
 
+// Where an operand's rows lie: the element strides of its batch, head and row (sequence) axes,
+// and its first element's offset; its head-dim axis is contiguous. Row-major [B, H, S, D]:
+// (H S D, S D, D, 0); a [B, S, H, D] tensor read as [B, H, S, D] (attention's layout,
+// hlir/ops/attention.h): (S H D, D, H D, 0); k as heads [H, 2H) of GPT-2's [B, S, 3H, D]
+// projection: (3 S H D, D, 3 H D, H D).
+struct Strides {
+  long long b, h, s, off;
+};
+// The strides of q, k, v and out.
+struct Layout {
+  Strides q, k, v, out;
+};
+
 __device__ __forceinline__ float WarpMax(float x) {
   for (int o = 16; o > 0; o >>= 1) x = fmaxf(x, __shfl_xor_sync(0xffffffffu, x, o));
   return x;
@@ -93,7 +106,7 @@ __device__ __forceinline__ void Forward(
     const void* mask_ptr, T* __restrict__ out, float* __restrict__ lse, int batch, int heads,
     int kv_heads, int lq, int lk, int d, int dv, float scale, int causal, long long msb,
     long long msh, long long msi, long long msj, const long long* seed_ptr,
-    const long long* stream_ptr, float keep_below) {
+    const long long* stream_ptr, float keep_below, const Layout& L) {
   constexpr int kThreads = 128, kWarps = kThreads / 32;
   // Scores: threads along a tile row (kLanesC), rows kRowStep apart.
   constexpr int kLanesC = kBN < 32 ? kBN : 32, kRowStep = kThreads / kLanesC;
@@ -113,16 +126,16 @@ __device__ __forceinline__ void Forward(
   const int bh = blockIdx.y, b = bh / heads, h = bh % heads;
   const int kvh = h / (heads / kv_heads);
   const int q0 = blockIdx.x * kBM;
-  const T* qb = q + (long long)bh * lq * d;
-  const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
-  const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  const T* qb = q + L.q.off + b * L.q.b + h * L.q.h;
+  const T* kb = k + L.k.off + b * L.k.b + kvh * L.k.h;
+  const T* vb = v + L.v.off + b * L.v.b + kvh * L.v.h;
   const long long mask_bh = b * msb + h * msh;
   const long long seed = kDrop ? *seed_ptr : 0, stream = kDrop ? *stream_ptr : 0;
   const float inv_keep = 1.f / keep_below;
 
   for (int x = tid; x < kBM * kD; x += kThreads) {
     const int r = x / kD, c = x % kD;
-    qs[r][c] = q0 + r < lq && c < d ? ToFloat(qb[(long long)(q0 + r) * d + c]) : 0.f;
+    qs[r][c] = q0 + r < lq && c < d ? ToFloat(qb[(q0 + r) * L.q.s + c]) : 0.f;
   }
   for (int r = tid; r < kBM; r += kThreads) {
     row_max[r] = -CUDART_INF_F;
@@ -140,7 +153,7 @@ __device__ __forceinline__ void Forward(
     __syncthreads();  // the previous value tile and probabilities are consumed
     for (int x = tid; x < kBN * kD; x += kThreads) {
       const int r = x / kD, c = x % kD;
-      kvs[r][c] = j0 + r < lk && c < d ? ToFloat(kb[(long long)(j0 + r) * d + c]) : 0.f;
+      kvs[r][c] = j0 + r < lk && c < d ? ToFloat(kb[(j0 + r) * L.k.s + c]) : 0.f;
     }
     __syncthreads();
     float s[kScoreRows][kScoreCols];
@@ -206,7 +219,7 @@ __device__ __forceinline__ void Forward(
     }
     for (int x = tid; x < kBN * kD; x += kThreads) {
       const int r = x / kD, c = x % kD;
-      kvs[r][c] = j0 + r < lk && c < dv ? ToFloat(vb[(long long)(j0 + r) * dv + c]) : 0.f;
+      kvs[r][c] = j0 + r < lk && c < dv ? ToFloat(vb[(j0 + r) * L.v.s + c]) : 0.f;
     }
     __syncthreads();
 #pragma unroll
@@ -244,7 +257,7 @@ __device__ __forceinline__ void Forward(
     const int r = warp + kWarps * a, i = q0 + r;
     if (i >= lq) continue;
     const float l = row_sum[r], inv = l > 0.f ? 1.f / l : 0.f;
-    T* o = out + ((long long)bh * lq + i) * dv;
+    T* o = out + L.out.off + b * L.out.b + h * L.out.h + i * L.out.s;
 #pragma unroll
     for (int c = 0; c < kAccCols; ++c) {
       const int e = lane + 32 * c;
@@ -283,15 +296,19 @@ absl::StatusOr<std::string> AttentionKernelInstance(const ir::AttentionKernelSpe
   }
   const std::string args =
       "(q, k, v, mask, out, lse, batch, heads, kv_heads, lq, lk, d, dv, scale, causal, msb, msh, "
-      "msi, msj, seed, stream, keep_below);\n";
+      "msi, msj, seed, stream, keep_below, layout);\n";
   const char* dropout = drop ? "true" : "false";
   const std::string simt = absl::StrCat("  cinn_like_attention::Forward<", t, ", ", mask, ", ", d,
                                         ", ", bm, ", ", simt_bn, ", ", dropout, ">", args);
+  const std::string layout =
+      "  const cinn_like_attention::Layout layout{{qsb, qsh, qss, qso}, {ksb, ksh, kss, kso}, "
+      "{vsb, vsh, vss, vso}, {osb, osh, oss, oso}};\n";
   const std::string body =
-      tc ? absl::StrCat("#if __CUDA_ARCH__ >= 800\n  cinn_like_attention::",
-                        tf32 ? "ForwardTf32<" : absl::StrCat("ForwardMma<", t, ", "), mask, ", ", d,
-                        ", ", dropout, ">", args, "#else\n", simt, "#endif\n")
-         : simt;
+      layout +
+      (tc ? absl::StrCat("#if __CUDA_ARCH__ >= 800\n  cinn_like_attention::",
+                         tf32 ? "ForwardTf32<" : absl::StrCat("ForwardMma<", t, ", "), mask, ", ",
+                         d, ", ", dropout, ">", args, "#else\n", simt, "#endif\n")
+          : simt);
   return absl::StrCat(
       "extern \"C\" __global__ void __launch_bounds__(128) ", spec.Name(), "(const ", t,
       "* __restrict__ q, const ", t, "* __restrict__ k, const ", t,
@@ -299,7 +316,9 @@ absl::StatusOr<std::string> AttentionKernelInstance(const ir::AttentionKernelSpe
       "* __restrict__ out, float* __restrict__ lse, int batch, int heads, int kv_heads, int lq, "
       "int lk, int d, int dv, float scale, int causal, long long msb, long long msh, long long "
       "msi, long long msj, const long long* __restrict__ seed, const long long* __restrict__ "
-      "stream, float keep_below) {\n",
+      "stream, float keep_below, long long qsb, long long qsh, long long qss, long long qso, long "
+      "long ksb, long long ksh, long long kss, long long kso, long long vsb, long long vsh, long "
+      "long vss, long long vso, long long osb, long long osh, long long oss, long long oso) {\n",
       body, "}\n\n");
 }
 

@@ -143,11 +143,12 @@ __device__ __forceinline__ SoftmaxArgs<M> StartBlock(
     T (*qtile)[kD + 16 / sizeof(T)], const T* __restrict__ q, const void* mask_ptr, int heads,
     int kv_heads, int lq, int lk, int d, float scale, int causal, long long msb, long long msh,
     long long msi, long long msj, const long long* seed_ptr, const long long* stream_ptr,
-    float keep_below, int& b, int& kvh, int& kv_begin, int& kv_end) {
+    float keep_below, const Layout& L, int& b, int& h, int& kvh, int& kv_begin, int& kv_end) {
   int tile, bh;
   BlockTile(causal || HasMask<M>::value, tile, bh);
   b = bh / heads;
-  const int h = bh % heads, q0 = tile * kBM, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4;
+  h = bh % heads;
+  const int q0 = tile * kBM, warp = threadIdx.x / 32, g = threadIdx.x % 32 / 4;
   kvh = h / (heads / kv_heads);
   const SoftmaxArgs<M> args{static_cast<const M*>(mask_ptr),
                             b * msb + h * msh,
@@ -165,7 +166,7 @@ __device__ __forceinline__ SoftmaxArgs<M> StartBlock(
                             bh,
                             keep_below,
                             1.f / keep_below};
-  LoadTileAsync<T, kBM, kD>(qtile, q + (long long)bh * lq * d, q0, lq, d);
+  LoadTileAsync<T, kBM, kD>(qtile, q + L.q.off + b * L.q.b + h * L.q.h, q0, lq, d, L.q.s);
   CpAsyncCommit();
   KeyRange<M, kBM, kBN>(args.mask, args.mask_bh, msi, msj, q0, lq, lk, causal, kv_begin, kv_end);
   CpAsyncWait<0>();
@@ -173,12 +174,13 @@ __device__ __forceinline__ SoftmaxArgs<M> StartBlock(
   return args;
 }
 
-// The output rows row0 and row1 (o over the row sums) and their logsumexp; a row without a
-// kept key gets out 0 and logsumexp +inf.
+// The output rows row0 and row1 (o over the row sums) into the head's rows `out`, `os` elements
+// apart, and their logsumexp; a row without a kept key gets out 0 and logsumexp +inf.
 template <typename T, int kOutBlocks>
 __device__ __forceinline__ void StoreRows(const float (&o)[kOutBlocks][4], RowState rows,
-                                          T* __restrict__ out, float* __restrict__ lse, int bh,
-                                          int row0, int lq, int dv) {
+                                          T* __restrict__ out, long long os,
+                                          float* __restrict__ lse, int bh, int row0, int lq,
+                                          int dv) {
   constexpr float kLn2 = 0.6931471805599453f;
   const int t = threadIdx.x % 4, row1 = row0 + 8;
 #pragma unroll
@@ -194,7 +196,7 @@ __device__ __forceinline__ void StoreRows(const float (&o)[kOutBlocks][4], RowSt
     for (int e = 0; e < 4; ++e) {
       const int i = e < 2 ? row0 : row1, c = n * 8 + 2 * t + (e & 1);
       if (i < lq && c < dv) {
-        out[((long long)bh * lq + i) * dv + c] = FromFloat<T>(o[n][e] * (e < 2 ? inv0 : inv1));
+        out[i * os + c] = FromFloat<T>(o[n][e] * (e < 2 ? inv0 : inv1));
       }
     }
   }
@@ -212,22 +214,23 @@ __device__ __forceinline__ void ForwardMma(
     const void* mask_ptr, T* __restrict__ out, float* __restrict__ lse, int batch, int heads,
     int kv_heads, int lq, int lk, int d, int dv, float scale, int causal, long long msb,
     long long msh, long long msi, long long msj, const long long* seed_ptr,
-    const long long* stream_ptr, float keep_below) {
+    const long long* stream_ptr, float keep_below, const Layout& L) {
   constexpr int kBM = 64, kBN = 64, kSteps = kD / 16, kKeyBlocks = kBN / 8, kOutBlocks = kD / 8;
   static_assert(kD % 32 == 0, "head dim");
   __shared__ __align__(16) T ks[kBN][kD + 8];  // the query tile first, then each key tile
   __shared__ __align__(16) T vs[kBN][kD + 8];
   // The mask's terms of each key tile, where its rows can be copied 16 bytes at a time and the
   // tiles fit in 48 KiB of shared memory (not float32 masks at head dim 128).
-  constexpr bool kStage =
-      HasMask<M>::value && 2 * kBN * (kD + 8) * sizeof(T) +
-                                   kBM * (kBN + 16 / sizeof(M)) * sizeof(M) <= 48 * 1024;
+  constexpr bool kStage = HasMask<M>::value && 2 * kBN * (kD + 8) * sizeof(T) +
+                                                    (kBM + 1) * (kBN + 16 / sizeof(M)) * sizeof(M) <=
+                                                48 * 1024;
   __shared__ __align__(16) M ms[kStage ? kBM : 1][kBN + 16 / sizeof(M)];
+  __shared__ __align__(16) M mrow[kBN];  // a padding mask's row (StageMaskRow)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4;
-  int b, kvh, kv_begin, kv_end;
+  int b, h, kvh, kv_begin, kv_end;
   const SoftmaxArgs<M> args = StartBlock<T, M, kBM, kBN, kD, kDrop>(
       ks, q, mask_ptr, heads, kv_heads, lq, lk, d, scale, causal, msb, msh, msi, msj, seed_ptr,
-      stream_ptr, keep_below, b, kvh, kv_begin, kv_end);
+      stream_ptr, keep_below, L, b, h, kvh, kv_begin, kv_end);
   unsigned qa[kSteps][4];
 #pragma unroll
   for (int s = 0; s < kSteps; ++s) RowMajorA(ks, warp * 16, s * 16, qa[s]);
@@ -238,17 +241,26 @@ __device__ __forceinline__ void ForwardMma(
   float s[kKeyBlocks][4];  // the scores
   typename MaskPair<M>::type mt[kKeyBlocks][2];
   bool live = true;  // the tile adds to the warp's rows
-  const T* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
-  const T* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
-  const bool staged = kStage && MaskVectors(args.mask, args.mask_bh, msi, msj, lk);
+  const T* kb = k + L.k.off + b * L.k.b + kvh * L.k.h;
+  const T* vb = v + L.v.off + b * L.v.b + kvh * L.v.h;
+  const bool row_staged = StagesMaskRow(args);
+  const bool staged = kStage && !row_staged && MaskVectors(args.mask, args.mask_bh, msi, msj, lk);
   WalkKeys<kBN>(
-      kv_begin, kv_end, [&](int j0) { LoadTileAsync<T, kBN, kD>(ks, kb, j0, lk, d); },
+      kv_begin, kv_end,
       [&](int j0) {
-        LoadTileAsync<T, kBN, kD>(vs, vb, j0, lk, dv);
+        LoadTileAsync<T, kBN, kD>(ks, kb, j0, lk, d, L.k.s);
+        if (row_staged) StageMaskRow<M, kBN>(mrow, args, j0);
+      },
+      [&](int j0) {
+        LoadTileAsync<T, kBN, kD>(vs, vb, j0, lk, dv, L.v.s);
         if (kStage && staged) StageMaskTile<M, kBM, kBN>(ms, args, j0);
       },
       [&](int j0) {
-        if (HasMask<M>::value && !staged) LoadMaskTile(mt, args, j0);
+        if (row_staged) {
+          LoadMaskTile(mt, StagedMaskRow(args, mrow, j0), 0);
+        } else if (HasMask<M>::value && !staged) {
+          LoadMaskTile(mt, args, j0);
+        }
 #pragma unroll
         for (int n = 0; n < kKeyBlocks; ++n) {
           s[n][0] = s[n][1] = s[n][2] = s[n][3] = 0.f;
@@ -285,7 +297,8 @@ __device__ __forceinline__ void ForwardMma(
           }
         }
       });
-  StoreRows<T, kOutBlocks>(o, rows, out, lse, args.bh, args.row0, lq, dv);
+  StoreRows<T, kOutBlocks>(o, rows, out + L.out.off + b * L.out.b + h * L.out.h, L.out.s, lse, args.bh,
+                           args.row0, lq, dv);
 }
 
 // x as a pair of tf32 numbers, big + small = x to about 2^-22 of x: the three products small
@@ -326,18 +339,19 @@ __device__ __forceinline__ void ForwardTf32(
     const void* mask_ptr, float* __restrict__ out, float* __restrict__ lse, int batch,
     int heads, int kv_heads, int lq, int lk, int d, int dv, float scale, int causal,
     long long msb, long long msh, long long msi, long long msj, const long long* seed_ptr,
-    const long long* stream_ptr, float keep_below) {
+    const long long* stream_ptr, float keep_below, const Layout& L) {
   constexpr int kBM = 64, kBN = 64, kSteps = kD / 8, kKeyBlocks = kBN / 8, kOutBlocks = kD / 8;
   static_assert(kD % 32 == 0 && kD <= 64, "head dim");
   // Rows padded by 4 floats: the fragments' reads (8 rows by 4 columns, or 4 row pairs by 8
   // columns of the value tile) hit 32 distinct banks.
   __shared__ __align__(16) float ks[kBN][kD + 4];  // the query tile first, then each key tile
   __shared__ __align__(16) float vs[kBN][kD + 4];
+  __shared__ __align__(16) M mrow[kBN];  // a padding mask's row (StageMaskRow)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4, t = lane % 4;
-  int b, kvh, kv_begin, kv_end;
+  int b, h, kvh, kv_begin, kv_end;
   const SoftmaxArgs<M> args = StartBlock<float, M, kBM, kBN, kD, kDrop>(
       ks, q, mask_ptr, heads, kv_heads, lq, lk, d, scale, causal, msb, msh, msi, msj, seed_ptr,
-      stream_ptr, keep_below, b, kvh, kv_begin, kv_end);
+      stream_ptr, keep_below, L, b, h, kvh, kv_begin, kv_end);
   unsigned qb[kSteps][4], qs[kSteps][4];  // the query rows as tf32 pairs
 #pragma unroll
   for (int s = 0; s < kSteps; ++s) {
@@ -355,17 +369,26 @@ __device__ __forceinline__ void ForwardTf32(
   float s[kKeyBlocks][4];  // the scores
   typename MaskPair<M>::type mt[kKeyBlocks][2];
   bool live = true;  // the tile adds to the warp's rows
-  const float* kb = k + (long long)(b * kv_heads + kvh) * lk * d;
-  const float* vb = v + (long long)(b * kv_heads + kvh) * lk * dv;
+  const float* kb = k + L.k.off + b * L.k.b + kvh * L.k.h;
+  const float* vb = v + L.v.off + b * L.v.b + kvh * L.v.h;
+  const bool row_staged = StagesMaskRow(args);
   WalkKeys<kBN>(
-      kv_begin, kv_end, [&](int j0) { LoadTileAsync<float, kBN, kD>(ks, kb, j0, lk, d); },
-      [&](int j0) { LoadTileAsync<float, kBN, kD>(vs, vb, j0, lk, dv); },
+      kv_begin, kv_end,
+      [&](int j0) {
+        LoadTileAsync<float, kBN, kD>(ks, kb, j0, lk, d, L.k.s);
+        if (row_staged) StageMaskRow<M, kBN>(mrow, args, j0);
+      },
+      [&](int j0) { LoadTileAsync<float, kBN, kD>(vs, vb, j0, lk, dv, L.v.s); },
       [&](int j0) {
         if (HasMask<M>::value) {
           // Three products a score: where the mask drops every key of the tile for the warp's
           // rows, waiting for its terms costs less than the scores (H200, a causal [B, 1, S, S]
-          // mask: 246 -> 233 us).
-          LoadMaskTile(mt, args, j0);
+          // mask: 246 -> 233 us). A padding mask's row is read from shared memory.
+          if (row_staged) {
+            LoadMaskTile(mt, StagedMaskRow(args, mrow, j0), 0);
+          } else {
+            LoadMaskTile(mt, args, j0);
+          }
           live = Live<M>(mt);
           if (!live) return;
         }
@@ -398,7 +421,8 @@ __device__ __forceinline__ void ForwardTf32(
           }
         }
       });
-  StoreRows<float, kOutBlocks>(o, rows, out, lse, args.bh, args.row0, lq, dv);
+  StoreRows<float, kOutBlocks>(o, rows, out + L.out.off + b * L.out.b + h * L.out.h, L.out.s, lse, args.bh,
+                               args.row0, lq, dv);
 }
 
 }  // namespace cinn_like_attention

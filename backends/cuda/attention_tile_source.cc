@@ -61,20 +61,26 @@ __device__ __forceinline__ void TransposedB(const T (*tile)[kW], int r, int c, u
                : "r"(at));
 }
 
-// rows [r0, r0 + kRows) x columns [0, kD) of a row-major [n, ld] tensor into tile, zero outside
-// rows < n and columns < ld: 16-byte vectors when every row is aligned to 16 bytes, else one
-// element a thread step. A tile's row is padded by one such vector (kD + 16 / sizeof(T)
-// elements), so that the rows a warp reads at once start in different banks.
+// rows [r0, r0 + kRows) x columns [0, kD) of a [n, ld] tensor whose rows are `rs` elements
+// apart (ld where it is row-major; more where its rows are a head's of [B, S, H, D]) into tile,
+// zero outside rows < n and columns < ld: 16-byte vectors when every row is aligned to 16
+// bytes, else one element a thread step. A tile's row is padded by one such vector
+// (kD + 16 / sizeof(T) elements), so that the rows a warp reads at once start in different banks.
+template <typename T, int kRows, int kD>
+__device__ __forceinline__ bool RowsAligned(const T* src, int ld, long long rs) {
+  constexpr int kVec = 16 / sizeof(T);
+  return ld % kVec == 0 && rs % kVec == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0;
+}
 template <typename T, int kRows, int kD>
 __device__ __forceinline__ void LoadTile(T (*tile)[kD + 16 / sizeof(T)], const T* __restrict__ src,
-                                         int r0, int n, int ld) {
+                                         int r0, int n, int ld, long long rs) {
   constexpr int kVec = 16 / sizeof(T);
-  if (ld % kVec == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0) {
+  if (RowsAligned<T, kRows, kD>(src, ld, rs)) {
     for (int x = threadIdx.x; x < kRows * kD / kVec; x += 128) {
       const int r = x / (kD / kVec), c = kVec * (x % (kD / kVec));
       uint4 val = make_uint4(0, 0, 0, 0);
       if (r0 + r < n && c < ld) {
-        val = *reinterpret_cast<const uint4*>(src + (long long)(r0 + r) * ld + c);
+        val = *reinterpret_cast<const uint4*>(src + (long long)(r0 + r) * rs + c);
       }
       *reinterpret_cast<uint4*>(&tile[r][c]) = val;
     }
@@ -82,7 +88,7 @@ __device__ __forceinline__ void LoadTile(T (*tile)[kD + 16 / sizeof(T)], const T
   }
   for (int x = threadIdx.x; x < kRows * kD; x += 128) {
     const int r = x / kD, c = x % kD;
-    tile[r][c] = r0 + r < n && c < ld ? src[(long long)(r0 + r) * ld + c] : FromFloat<T>(0.f);
+    tile[r][c] = r0 + r < n && c < ld ? src[(long long)(r0 + r) * rs + c] : FromFloat<T>(0.f);
   }
 }
 
@@ -100,18 +106,19 @@ __device__ __forceinline__ void CpAsync16(void* to, const void* from, bool in) {
 // it returns). The caller commits, waits (CpAsyncWait) and then passes a barrier.
 template <typename T, int kRows, int kD>
 __device__ __forceinline__ void LoadTileAsync(T (*tile)[kD + 16 / sizeof(T)],
-                                              const T* __restrict__ src, int r0, int n, int ld) {
+                                              const T* __restrict__ src, int r0, int n, int ld,
+                                              long long rs) {
   constexpr int kVec = 16 / sizeof(T);
   static_assert(kRows * kD % (kVec * 128) == 0, "tile");
-  if (ld % kVec != 0 || reinterpret_cast<unsigned long long>(src) % 16 != 0) {
-    LoadTile<T, kRows, kD>(tile, src, r0, n, ld);
+  if (!RowsAligned<T, kRows, kD>(src, ld, rs)) {
+    LoadTile<T, kRows, kD>(tile, src, r0, n, ld, rs);
     return;
   }
 #pragma unroll 1  // unrolled, each copy's address is kept live: 30-40 more registers
   for (int it = 0; it < kRows * kD / (kVec * 128); ++it) {
     const int x = threadIdx.x + 128 * it, r = x / (kD / kVec), c = kVec * (x % (kD / kVec));
     const bool in = r0 + r < n && c < ld;
-    CpAsync16(&tile[r][c], in ? src + (long long)(r0 + r) * ld + c : src, in);
+    CpAsync16(&tile[r][c], in ? src + (long long)(r0 + r) * rs + c : src, in);
   }
 }
 __device__ __forceinline__ void CpAsyncCommit() { asm volatile("cp.async.commit_group;\n" ::); }
@@ -363,6 +370,42 @@ __device__ __forceinline__ SoftmaxArgs<M> StagedMask(const SoftmaxArgs<M>& args,
   view.lq = args.lq - args.q0;
   view.lk = args.lk - j0;
   return view;
+}
+
+// A mask that broadcasts over the query rows (msi 0: a padding mask's keys test) as one row of
+// kBN terms a key tile: copied into shared memory by cp.async with the key tile, 16 bytes a copy
+// (MaskVectors), zero past lk (the softmax checks those); read from there by LoadMaskTile
+// (StagedMaskRow), so that a tile's terms cost no wait on global memory. H200, BERT's float32
+// padding mask [B, 1, 1, S] read from global memory each tile: 342 us against CUTLASS's 230.
+template <typename M, int kBN>
+__device__ __forceinline__ void StageMaskRow(M* row, const SoftmaxArgs<M>& a, int j0) {
+  constexpr int kPer = 16 / sizeof(M);
+  for (int x = threadIdx.x; x < kBN / kPer; x += 128) {
+    const int j = j0 + x * kPer;
+    const bool in = j < a.lk;
+    CpAsync16(row + x * kPer, in ? a.mask + a.mask_bh + j : a.mask, in);
+  }
+}
+
+// args with the staged row of key tile j0 (StageMaskRow) as its mask: keys from j0, read with
+// j0 = 0.
+template <typename M>
+__device__ __forceinline__ SoftmaxArgs<M> StagedMaskRow(const SoftmaxArgs<M>& args, const M* row,
+                                                        int j0) {
+  SoftmaxArgs<M> view = args;
+  view.mask = row;
+  view.mask_bh = 0;
+  view.msi = 0;
+  view.msj = 1;
+  view.lk = args.lk - j0;
+  return view;
+}
+
+// Whether the block's mask is staged a row a key tile (StageMaskRow): it broadcasts over the
+// query rows and its rows can be copied 16 bytes at a time.
+template <typename M>
+__device__ __forceinline__ bool StagesMaskRow(const SoftmaxArgs<M>& a) {
+  return HasMask<M>::value && a.msi == 0 && MaskVectors(a.mask, a.mask_bh, a.msi, a.msj, a.lk);
 }
 
 }  // namespace cinn_like_attention

@@ -55,7 +55,20 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
   }
   absl::Status same = ops::CheckSameDType(kOp, {in[0], in[1], in[2]});
   if (!same.ok()) return same;
-  const Shape& q = in[0].shape;
+  auto layout = ops::ReadAttentionLayout(attrs, kOp);
+  if (!layout.ok()) return layout.status();
+  // The [B, H, L, D] operands (the checks below name the inputs as they are stored).
+  std::array<Shape, 3> logical;
+  for (int i = 0; i < 3; ++i) {
+    const Dim all = ops::AttentionLogicalShape(in[i].shape, layout->perms[i])[1];
+    const auto& [first, count] = layout->heads[i];
+    if (count >= 0 && (all.is_symbolic() || first + count > all.value)) {
+      return ShapeError(in, absl::StrCat(kNames[i], "'s heads [", first, ", ", first + count,
+                                         ") are not within its ", all.ToString(), " heads"));
+    }
+    logical[i] = ops::AttentionOperandShape(in[i].shape, *layout, i);
+  }
+  const Shape& q = logical[0];
   auto a = ops::ReadAttentionAttrs(attrs, q[3].is_symbolic() ? -1 : q[3].value, in.size());
   if (!a.ok()) return a.status();
   for (size_t i = in.size() - (a->dropout > 0 ? 2 : 0); i < in.size(); ++i) {
@@ -65,7 +78,7 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
                                          " must be one int64 element, shape [1]"));
     }
   }
-  const Shape &k = in[1].shape, &v = in[2].shape;
+  const Shape &k = logical[1], &v = logical[2];
   if (q[0] != k[0] || k[0] != v[0]) return ShapeError(in, "q, k and v differ in batch size");
   if (k[1] != v[1] || k[2] != v[2]) {
     return ShapeError(in, "k and v must have the same heads and length");
@@ -91,8 +104,10 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
                                          ShapeToString(scores), " [batch, heads, Lq, Lk]"));
     }
   }
-  return std::vector<TensorDesc>{TensorDesc{in[0].dtype, {q[0], q[1], q[2], v[3]}},
-                                 TensorDesc{DType::kFloat32, {q[0], q[1], q[2]}}};
+  const Shape out{q[0], q[1], q[2], v[3]};
+  return std::vector<TensorDesc>{
+      TensorDesc{in[0].dtype, ops::AttentionLogicalShape(out, layout->perms[3])},
+      TensorDesc{DType::kFloat32, {q[0], q[1], q[2]}}};
 }
 
 }  // namespace ops
@@ -100,8 +115,32 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttention(const std::vector<TensorD
 namespace {
 
 /// Plain loops in double over every (batch, head, query row).
-absl::Status ReferenceAttention(const std::vector<const HostTensor*>& in, const AttributeMap& attrs,
-                                std::vector<HostTensor>& outs) {
+absl::Status ReferenceAttention(const std::vector<const HostTensor*>& stored,
+                                const AttributeMap& attrs, std::vector<HostTensor>& outs) {
+  auto layout = ops::ReadAttentionLayout(attrs, kOp);
+  if (!layout.ok()) return layout.status();
+  if (!layout->identity()) {  // on [B, H, L, D] operands, out stored transposed
+    std::array<HostTensor, 3> logical;
+    std::vector<const HostTensor*> in = stored;
+    for (int i = 0; i < 3; ++i) {
+      logical[i] = ops::AttentionOperandHost(*stored[i], *layout, i);
+      in[i] = &logical[i];
+    }
+    AttributeMap plain = attrs;
+    for (const char* name :
+         {"q_perm", "k_perm", "v_perm", "out_perm", "q_heads", "k_heads", "v_heads"}) {
+      plain.erase(name);
+    }
+    std::vector<HostTensor> made = outs;
+    made[0] = HostTensor(outs[0].dtype, ops::AttentionLogicalShape(
+                                            outs[0].shape, ops::InversePerm(layout->perms[3])));
+    absl::Status s = ReferenceAttention(in, plain, made);
+    if (!s.ok()) return s;
+    outs[0] = ops::AttentionOutputHost(made[0], *layout);
+    outs[1] = std::move(made[1]);
+    return absl::OkStatus();
+  }
+  const std::vector<const HostTensor*>& in = stored;
   const HostTensor &q = *in[0], &k = *in[1], &v = *in[2];
   const int64_t batch = q.shape[0], heads = q.shape[1], lq = q.shape[2], d = q.shape[3];
   const int64_t kv_heads = k.shape[1], lk = k.shape[2], dv = v.shape[3];
@@ -223,7 +262,7 @@ absl::StatusOr<AttentionAttrs> ReadAttentionAttrs(const AttributeMap& attrs, int
 
 void RegisterAttentionOps(OpRegistry& r) {
   OpDef attention{kOp, OpPattern::kOpaque, 3, 6, 2, ops::InferAttention, ReferenceAttention};
-  attention.compute = ops::AttentionCompute();
+  attention.compute = ops::WithAttentionLayout(ops::AttentionCompute());
   // The fused kernel where the target has one (NVGPU), whatever it answers; else the library
   // matmuls (x86).
   attention.extern_compute =
@@ -233,6 +272,10 @@ void RegisterAttentionOps(OpRegistry& r) {
         const bool fused = ops::FindLibrary(target, ir::LibraryCall::kAttention, {}).ok();
         return (fused ? kernel : matmuls)(target, in, attrs, outs, name);
       };
+  // The kernel's launch and the library matmuls read their operands' data pointers alone: an
+  // operand that is a view ([B, S, H * D] viewed as [B, S, H, D] and read with q_perm) is read
+  // in its source's buffer, not copied.
+  attention.extern_reads_data_only = true;
   r.Register(std::move(attention));
   ops::RegisterAttentionGrad(r);
 }

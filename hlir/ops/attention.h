@@ -39,6 +39,7 @@
 /// Accumulation in float32 (float64 for float64); dqk is rounded once to q's dtype.
 #pragma once
 
+#include <array>
 #include <functional>
 #include <string>
 #include <vector>
@@ -49,6 +50,51 @@
 #include "ir/attention_kernel_spec.h"
 
 namespace cinn_like::hlir::ops {
+
+/// Where attention's operands lie. Attributes `q_perm`, `k_perm`, `v_perm`, `out_perm` (each a
+/// permutation of [0, 1, 2, 3] keeping 3 last; absent: the identity): input q is stored so that
+/// the op's [B, H, Lq, D] operand is transpose(input 0, q_perm) (likewise k and v), and output 0
+/// is transpose(out, out_perm) of the op's [B, H, Lq, Dv] out; `q_heads`, `k_heads`, `v_heads`
+/// ([first, count]; absent: all): the operand is heads [first, first + count) of that transpose
+/// (a static head axis). The logsumexp is [B, H, Lq] whatever the layout. HF's q [B, S, H, D]
+/// transposed to [B, H, S, D] is read where it lies with q_perm [0, 2, 1, 3], GPT-2's q, k and v
+/// where its fused projection wrote them ([B, S, 3H, D], heads [0, H), [H, H), [2H, H))
+/// (hlir/pass/attention_layout.h folds such views), as PyTorch's and FlashAttention's kernels
+/// take strided operands. attention_grad takes none of these.
+struct AttentionLayout {
+  using Perm = std::array<int, 4>;
+  std::array<Perm, 4> perms{{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}};  // q k v out
+  std::array<std::array<int64_t, 2>, 3> heads{{{0, -1}, {0, -1}, {0, -1}}};  // count -1: all
+  bool identity() const;
+};
+/// The layout of a node of op `op` (errors name it and the attribute).
+absl::StatusOr<AttentionLayout> ReadAttentionLayout(const AttributeMap& attrs,
+                                                    const std::string& op);
+/// `stored` transposed by `p` (logical[d] = stored[p[d]]); with p's inverse, the stored shape of
+/// out from its logical shape.
+template <typename S>
+S AttentionLogicalShape(const S& stored, const AttentionLayout::Perm& p) {
+  S logical(4);
+  for (int d = 0; d < 4; ++d) logical[d] = stored[p[d]];
+  return logical;
+}
+/// The [B, H, L, D] shape of operand `o` (0 q, 1 k, 2 v) stored as `stored`: transposed by its
+/// perm, its heads counted.
+Shape AttentionOperandShape(const Shape& stored, const AttentionLayout& l, int o);
+std::vector<ir::Expr> AttentionOperandShape(const std::vector<ir::Expr>& stored,
+                                            const AttentionLayout& l, int o);
+AttentionLayout::Perm InversePerm(const AttentionLayout::Perm& p);
+/// The element strides of the batch, head and row axes of operand `o` (0 q, 1 k, 2 v, 3 out)
+/// stored row-major as `stored`, and the offset of its first element (its first head's).
+std::vector<ir::Expr> AttentionOperandStrides(const std::vector<ir::Expr>& stored,
+                                              const AttentionLayout& l, int o);
+/// Operand `o` (0 q, 1 k, 2 v) as a [B, H, L, D] host tensor (the reference's operands), and
+/// out, computed as [B, H, L, Dv], as stored (`out_perm`).
+HostTensor AttentionOperandHost(const HostTensor& stored, const AttentionLayout& l, int o);
+HostTensor AttentionOutputHost(const HostTensor& out, const AttentionLayout& l);
+/// `compute` (which takes [B, H, L, D] operands) for a node with a layout: the operands read
+/// where they lie, out stored transposed.
+ComputeFn WithAttentionLayout(ComputeFn compute);
 
 /// attention's shape and dtype inference (q, k, v, [mask], [seed, stream]), whose errors name
 /// the op attention and its inputs.
@@ -125,12 +171,13 @@ std::vector<ir::Expr> AttentionMaskStrides(const ir::Tensor& mask);
 /// The host statement launching attention kernel `kernel` on grid (grid_x, grid_y) of 128
 /// threads: its `pointers`, then what both kernels take after them: `dims` (B, H, Hkv, Lq, Lk,
 /// D, Dv as int32), the scale, causal, the mask `strides`, dropout's `seed` and `stream`
-/// pointers and 1 - p.
+/// pointers and 1 - p; then the forward's `layout`: the batch, head and row strides and the first
+/// element of q, k, v and out (int64, AttentionOperandStrides), empty for the backward.
 ir::Stmt LaunchAttentionKernel(const std::string& kernel, const ir::Expr& grid_x,
                                const ir::Expr& grid_y, const std::vector<ir::Expr>& pointers,
                                const std::vector<ir::Expr>& dims, const AttentionAttrs& a,
                                const std::vector<ir::Expr>& strides, const ir::Expr& seed,
-                               const ir::Expr& stream);
+                               const ir::Expr& stream, const std::vector<ir::Expr>& layout = {});
 /// `e` as an int32 kernel argument (cast unless it is one already).
 ir::Expr AsInt32(const ir::Expr& e);
 

@@ -25,6 +25,13 @@ std::vector<T> ForwardInputs(const std::vector<T>& in) {
 
 absl::StatusOr<std::vector<TensorDesc>> InferAttentionGrad(const std::vector<TensorDesc>& in,
                                                            const AttributeMap& attrs) {
+  auto perms = ReadAttentionLayout(attrs, kOp);
+  if (!perms.ok()) return perms.status();
+  if (!perms->identity()) {
+    return absl::InvalidArgumentError(
+        "op attention_grad: its operands are [B, H, L, D] tensors; it takes no q_perm, k_perm, "
+        "v_perm or out_perm (attention does)");
+  }
   auto fwd = InferAttention(ForwardInputs(in), attrs);
   if (!fwd.ok()) {
     return absl::InvalidArgumentError(absl::StrCat(

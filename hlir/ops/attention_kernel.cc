@@ -57,7 +57,8 @@ std::string KernelName(const char* dtype, const char* mask_dtype, const Attentio
 ir::Stmt LaunchAttentionKernel(const std::string& kernel, const Expr& grid_x, const Expr& grid_y,
                                const std::vector<Expr>& pointers, const std::vector<Expr>& dims,
                                const AttentionAttrs& a, const std::vector<Expr>& strides,
-                               const Expr& seed, const Expr& stream) {
+                               const Expr& seed, const Expr& stream,
+                               const std::vector<Expr>& layout) {
   std::vector<Expr> args{ir::StringImm::Make(kernel),
                          grid_x,
                          grid_y,
@@ -74,6 +75,7 @@ ir::Stmt LaunchAttentionKernel(const std::string& kernel, const Expr& grid_x, co
   args.push_back(seed);
   args.push_back(stream);
   args.push_back(Expr(static_cast<float>(1 - a.dropout)));
+  args.insert(args.end(), layout.begin(), layout.end());
   return ir::Evaluate::Make(ir::Call::Make(ir::Int(32), ir::IntrinsicOp::kLaunchKernel, args));
 }
 
@@ -147,24 +149,36 @@ ExternComputeFn AttentionKernelCompute() {
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
     auto library = FindLibrary(target, ir::LibraryCall::kAttention, {});
     if (!library.ok()) return Declined(std::string(library.status().message()));
-    const Tensor &q = in[0], &k = in[1], &v = in[2];
-    const int64_t* d = ir::AsConstInt(q->shape[3]);
+    auto layout = ReadAttentionLayout(attrs, "attention");
+    if (!layout.ok()) return layout.status();
+    // The operands' [B, H, L, D] shapes (the head dim is last in every layout).
+    const std::vector<Expr> q = AttentionOperandShape(in[0]->shape, *layout, 0);
+    const std::vector<Expr> k = AttentionOperandShape(in[1]->shape, *layout, 1);
+    const std::vector<Expr> v = AttentionOperandShape(in[2]->shape, *layout, 2);
+    const int64_t* d = ir::AsConstInt(q[3]);
     auto a = ReadAttentionAttrs(attrs, d ? *d : -1, in.size());
     if (!a.ok()) return a.status();
     const bool has_mask = a->has_mask, dropout = a->dropout > 0;
-    const char* dtype = AttentionKernelDType(q->dtype);
+    const char* dtype = AttentionKernelDType(in[0]->dtype);
     const char* mask_dtype = AttentionKernelMaskDType(has_mask ? &in[3] : nullptr);
-    const int64_t* dv = ir::AsConstInt(v->shape[3]);
-    const AttentionTile* tile = FindAttentionTile(TensorCoreTiles(q->dtype), d, dv);
+    const int64_t* dv = ir::AsConstInt(v[3]);
+    const AttentionTile* tile = FindAttentionTile(TensorCoreTiles(in[0]->dtype), d, dv);
     if (!tile) tile = FindAttentionTile(kTiles, d, dv);
     if (!dtype || !mask_dtype || !tile) {
       return Declined("the kernel takes float32, float16 and bfloat16 with head dims up to 256");
     }
     const std::string kernel = KernelName(dtype, mask_dtype, *tile, dropout);
-    const Expr lq = AsInt32(q->shape[2]);
-    const std::vector<Expr> dims{
-        AsInt32(q->shape[0]), AsInt32(q->shape[1]), AsInt32(k->shape[1]), lq,
-        AsInt32(k->shape[2]), AsInt32(q->shape[3]), AsInt32(v->shape[3])};
+    const Expr lq = AsInt32(q[2]);
+    const std::vector<Expr> dims{AsInt32(q[0]), AsInt32(q[1]), AsInt32(k[1]), lq,
+                                 AsInt32(k[2]), AsInt32(q[3]), AsInt32(v[3])};
+    // The batch, head and row strides and the first element of q, k, v and out, where each lies.
+    std::vector<Expr> strided;
+    for (int o = 0; o < 4; ++o) {
+      for (const Expr& s :
+           AttentionOperandStrides(o < 3 ? in[o]->shape : outs[0].shape, *layout, o)) {
+        strided.push_back(AsInt64(s));
+      }
+    }
     const std::vector<Expr> launch_dims{(lq + (tile->rows - 1)) / tile->rows, dims[0] * dims[1]};
     const std::vector<Expr> strides =
         has_mask ? AttentionMaskStrides(in[3]) : std::vector<Expr>(4, Expr(int64_t{0}));
@@ -180,7 +194,7 @@ ExternComputeFn AttentionKernelCompute() {
               {b[0]->data, b[1]->data, b[2]->data, has_mask ? b[3]->data : none,
                (*out_buffer)->data, lse_buffer->data},
               dims, attrs_read, strides, dropout ? b[seed_at]->data : none,
-              dropout ? b[seed_at + 1]->data : none);
+              dropout ? b[seed_at + 1]->data : none, strided);
         });
     Tensor out = ir::ExternTensor(
         name, outs[0].type, outs[0].shape, {lse},

@@ -57,6 +57,9 @@ bool IsZero(const Expr& e) { return ir::IsConstInt(e, 0); }
 ExternComputeFn AttentionMatmulCompute() {
   return [](const ir::Target& target, const std::vector<Tensor>& in, const AttributeMap& attrs,
             const std::vector<ComputeOutput>& outs, const std::string& name) -> Made {
+    auto perms = ReadAttentionLayout(attrs, "attention");
+    if (!perms.ok()) return perms.status();
+    if (!perms->identity()) return Declined("the library matmuls take [B, H, L, D] operands");
     const Tensor &q = in[0], &k = in[1], &v = in[2];
     if (q->dtype != ir::Float(32) || outs[0].type != ir::Float(32)) {
       return Declined("the library matmuls are taken for float32 attention only");

@@ -2,6 +2,7 @@
 #include "hlir/pass/pipeline.h"
 
 #include "absl/strings/str_cat.h"
+#include "hlir/pass/attention_layout.h"
 #include "hlir/pass/common_subexpression_elimination.h"
 #include "hlir/pass/constant_attention_masks.h"
 #include "hlir/pass/constant_folding.h"
@@ -67,6 +68,8 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
         ir::FindLibraryFunction(target, ir::LibraryCall::kConv2dChannelsLast, ir::ArgList(probe))
             .ok();
   }
+  options.attention_layouts = target.arch == ir::Target::Arch::kNVGPU && has("attention") &&
+                              ir::FindLibraryFunction(target, ir::LibraryCall::kAttention, {}).ok();
   // cuBLAS's GEMMs want 16-byte rows; oneDNN's take any (and pads itself where it helps).
   options.pad_matmul =
       target.arch == ir::Target::Arch::kNVGPU && ir::CurrentCompileOptions().pad_matmul;
@@ -140,6 +143,9 @@ absl::StatusOr<FusedGraph> RunGraphPasses(const Graph& graph, const PassOptions&
   }
   // After constant folding: a padding mask's all-true test of the queries is a constant.
   if (g.ok()) g = runner.Run("narrow_attention_masks", NarrowAttentionMasks, *g);
+  if (g.ok() && options.attention_layouts) {
+    g = runner.Run("fold_layouts_into_attention", FoldLayoutsIntoAttention, *g);
+  }
   if (g.ok()) g = runner.Run("dead_code_elimination", EliminateDeadCode, *g);
   if (!g.ok()) return g.status();
 

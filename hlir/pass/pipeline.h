@@ -36,6 +36,10 @@ struct PassOptions {
   /// through memory, while the flag cinn_like_fusion_recompute is on. CPUs store such a value
   /// once (their caches hold it for the readers that follow).
   bool recompute_shared = false;
+  /// Attention reads and writes its operands where they lie (hlir/pass/attention_layout.h): for
+  /// targets whose fused attention kernel takes strided operands (NVGPU), when library calls
+  /// are on and the kernel is.
+  bool attention_layouts = false;
   /// Dump files are "<dump_name>.<k>_<pass>.txt" (and .dot for the fusion groups).
   std::string dump_name = "graph";
 };

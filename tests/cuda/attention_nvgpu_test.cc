@@ -13,6 +13,8 @@
 #include "backends/llvm/host_ir.h"
 #include "ir/flags.h"
 #include "ir/printer.h"
+#include "tests/attention_cases.h"
+#include "tests/fusion_cases.h"
 #include "tests/op_cases.h"
 
 namespace cinn_like::testing {
@@ -72,6 +74,53 @@ TEST(AttentionNVGPU, EveryCaseLaunchesTheLibraryKernelAndCompilesToPtx) {
     EXPECT_THAT(*ir, HasSubstr("i32 128, i32 1, i32 1"));
   }
   EXPECT_GE(cases, 8);
+}
+
+TEST(AttentionNVGPU, HfLayoutsAreReadInPlaceWithNoCopyKernel) {
+  // HF's [B, S, H * D] projections viewed [B, S, H, D] and transposed, repeat_kv's expansion
+  // and the output's transpose back (hlir/pass/attention_layout.h): one launch of the library
+  // kernel, no generated kernel (no copy), the strides passed, in every element dtype.
+  for (DType t : {DType::kFloat32, DType::kFloat16, DType::kBFloat16}) {
+    SCOPED_TRACE(hlir::DTypeName(t));
+    auto module =
+        CompileProgramModule(HfLayoutAttention(t, 2, 24, 8, 2, 64, false, true), kTarget, "attn");
+    ASSERT_TRUE(module.ok()) << module.status();
+    const ir::LoweredFunc& f = module->functions[0];
+    // One generated kernel: the output's view as [B, S, H * D] is the graph's output, stored by
+    // a copy (a model's next matmul reads the view in place); nothing copies q, k or v.
+    ASSERT_EQ(f->kernels.size(), 1u) << ir::ToString(*f);
+    EXPECT_THAT(ir::ToString(*f->kernels[0]), Not(HasSubstr("q["))) << ir::ToString(*f);
+    const std::string host = ir::ToString(f->body);
+    EXPECT_THAT(host, HasSubstr("launch_kernel(\"cinn_like_attention_")) << host;
+    EXPECT_THAT(host, HasSubstr(", q, k, v, ")) << host;
+    // q [2, 24, 8, 64] read as [B, H, S, D]: batch stride 24 * 8 * 64, head 64, row 8 * 64,
+    // from its first element; k and v [2, 24, 2, 64]: batch 24 * 2 * 64, row 2 * 64; out as q.
+    EXPECT_THAT(host, HasSubstr("int64(12288), int64(64), int64(512), int64(0), int64(3072), "
+                                "int64(64), int64(128), int64(0), int64(3072), int64(64), "
+                                "int64(128), int64(0), int64(12288), int64(64), int64(512), "
+                                "int64(0)"))
+        << host;
+    std::string ptx;
+    SourceAndPtx(*module, &ptx);
+    EXPECT_THAT(ptx, HasSubstr(".entry cinn_like_attention_"));
+  }
+}
+
+TEST(AttentionNVGPU, GPT2sPackedProjectionIsReadInPlace) {
+  // q, k and v as heads of the [B, S, 3 H D] projection: no slice copied, the offsets passed.
+  auto module =
+      CompileProgramModule(PackedQkvAttention(DType::kFloat16, 2, 24, 4, 64), kTarget, "attn");
+  ASSERT_TRUE(module.ok()) << module.status();
+  const ir::LoweredFunc& f = module->functions[0];
+  ASSERT_EQ(f->kernels.size(), 1u) << ir::ToString(*f);  // the output's view, as above
+  const std::string host = ir::ToString(f->body);
+  EXPECT_THAT(host, HasSubstr(", qkv, qkv, qkv, ")) << host;
+  // Row stride 3 * 4 * 64; k's first element 4 * 64, v's 8 * 64.
+  EXPECT_THAT(host, HasSubstr("int64(18432), int64(64), int64(768), int64(256), ")) << host;
+  EXPECT_THAT(host, HasSubstr("int64(18432), int64(64), int64(768), int64(512), ")) << host;
+  std::string ptx;
+  SourceAndPtx(*module, &ptx);
+  EXPECT_THAT(ptx, HasSubstr(".entry cinn_like_attention_float16_none_d64"));
 }
 
 /// attention(q, k, v) with only `out` read, then out + 1.

@@ -107,6 +107,39 @@ TEST(AttentionGpu, FusedKernelReadsAPaddingMaskAsItsKeysTest) {
   RunProgramCase(PaddingMaskAttention(4, 200), ir::Target::NVGPU(), RunOnGpu);
 }
 
+TEST(AttentionGpu, FusedKernelReadsHfLayoutsInPlace) {
+  // HF's [B, S, H, D] operands read where they lie and the output written [B, S, H, D]
+  // (hlir/pass/attention_layout.h; FoldLayoutsIntoAttention.* checks the graph), grouped-query
+  // heads read without repeat_kv's copy, a padding mask's row staged with each key tile: every
+  // element dtype, the tensor-core and CUDA-core forms, key counts off the tiles.
+  struct Case {
+    DType t;
+    int64_t batch, seq, heads, kv_heads, dim;
+    bool padded, causal;
+    double tol;
+  };
+  const Case cases[] = {{DType::kFloat32, 2, 200, 4, 4, 64, true, false, 1e-4},
+                        {DType::kFloat32, 2, 130, 8, 2, 64, false, true, 1e-4},
+                        {DType::kFloat32, 2, 100, 2, 2, 128, true, false, 1e-4},  // CUDA cores
+                        {DType::kFloat16, 2, 200, 4, 4, 64, true, false, 5e-3},
+                        {DType::kFloat16, 3, 77, 8, 2, 128, false, true, 5e-3},
+                        {DType::kBFloat16, 2, 72, 8, 2, 128, true, true, 3e-2}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(absl::StrCat(hlir::DTypeName(c.t), " S ", c.seq, " H ", c.heads, "/", c.kv_heads,
+                              " D ", c.dim, c.padded ? " padded" : "", c.causal ? " causal" : ""));
+    RunProgramCase(
+        HfLayoutAttention(c.t, c.batch, c.seq, c.heads, c.kv_heads, c.dim, c.padded, c.causal),
+        ir::Target::NVGPU(), RunOnGpu, c.tol);
+  }
+}
+
+TEST(AttentionGpu, FusedKernelReadsGPT2sPackedProjectionInPlace) {
+  // q, k and v as heads of one [B, S, 3 H D] projection (q_heads, k_heads, v_heads).
+  RunProgramCase(PackedQkvAttention(DType::kFloat32, 2, 150, 4, 64), ir::Target::NVGPU(), RunOnGpu);
+  RunProgramCase(PackedQkvAttention(DType::kFloat16, 2, 150, 4, 64), ir::Target::NVGPU(), RunOnGpu,
+                 5e-3);
+}
+
 TEST(AttentionGpu, FusedKernelsDropoutMaskIsTheOneRandomUniformDraws) {
   CheckDropoutIsRandomUniformsMask(ir::Target::NVGPU(), RunOnGpu);
 }
