@@ -2,6 +2,8 @@
 /// run alone in a one-node graph by the reference interpreter.
 #include "hlir/pass/constant_folding.h"
 
+#include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include "absl/strings/str_cat.h"
@@ -14,6 +16,15 @@ namespace {
 
 bool Small(const TensorDesc& d, int64_t max_elements) {
   return IsStatic(d.shape) && NumElements(d.shape) <= max_elements;
+}
+
+/// Whether every element of `t` is the first's, bit for bit (+0 and -0 differ; NaN never
+/// equals, so a NaN makes it not uniform).
+bool Uniform(const HostTensor& t) {
+  for (double x : t.data) {
+    if (!(x == t.data[0]) || std::signbit(x) != std::signbit(t.data[0])) return false;
+  }
+  return !t.data.empty();
 }
 
 /// The outputs of `node` on the known `inputs`, computed by the reference interpreter.
@@ -44,7 +55,10 @@ absl::StatusOr<Graph> FoldConstants(const Graph& graph, int64_t max_elements) {
   for (int n = 0; n < static_cast<int>(graph.nodes().size()); ++n) {
     const Node& node = graph.nodes()[n];
     bool foldable = true;
-    for (int v : node.outputs) foldable = foldable && Small(graph.values()[v].desc, max_elements);
+    for (int v : node.outputs) {
+      foldable =
+          foldable && Small(graph.values()[v].desc, std::max(max_elements, kMaxUniformElements));
+    }
     std::vector<HostTensor> inputs;
     for (int v : node.inputs) {
       foldable = foldable && known[v].has_value();
@@ -67,12 +81,25 @@ absl::StatusOr<Graph> FoldConstants(const Graph& graph, int64_t max_elements) {
       if (!s.ok()) return s;
       continue;
     }
+    bool replace = true;  // every output small or uniform
+    for (size_t i = 0; i < node.outputs.size(); ++i) {
+      replace = replace && (Small(graph.values()[node.outputs[i]].desc, max_elements) ||
+                            Uniform((*values)[i]));
+    }
+    if (!replace) {
+      absl::Status s = rw.CopyNode(n);
+      if (!s.ok()) return s;
+      continue;
+    }
     for (size_t i = 0; i < node.outputs.size(); ++i) {
       int v = node.outputs[i];
       const HostTensor& t = (*values)[i];
-      AttributeMap attrs{
-          {"values", t.data}, {"shape", t.shape}, {"dtype", std::string(DTypeName(t.dtype))}};
-      auto out = rw.AddNode("constant", {}, attrs, "", {graph.values()[v].name});
+      const std::string dtype(DTypeName(t.dtype));
+      const bool small = Small(graph.values()[v].desc, max_elements);
+      const AttributeMap attrs =
+          small ? AttributeMap{{"values", t.data}, {"shape", t.shape}, {"dtype", dtype}}
+                : AttributeMap{{"value", t.data[0]}, {"shape", t.shape}, {"dtype", dtype}};
+      auto out = rw.AddNode(small ? "constant" : "fill", {}, attrs, "", {graph.values()[v].name});
       if (!out.ok()) return out.status();
       rw.SetMap(v, (*out)[0]);
     }

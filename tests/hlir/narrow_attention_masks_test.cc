@@ -77,6 +77,27 @@ TEST(NarrowAttentionMasks, AMaskThatVariesOverQueriesStaysWhole) {
   EXPECT_EQ(hlir::GraphToText(*narrowed), hlir::GraphToText(*graph));
 }
 
+TEST(NarrowAttentionMasks, AMaskWhoseQueriesTestComesFromPositionsNarrowsAtLongSequences) {
+  // HF BERT's test of each query: positions (an arange) >= 0, [1, 1, S, 1], all true: at 512
+  // tokens above constant folding's element limit, a fill all the same, and the mask narrows.
+  const int64_t batch = 2, seq = 512;
+  frontend::NetBuilder b;
+  auto q = b.CreateInput(DType::kFloat32, S({batch, 2, seq, 16}), "q");
+  auto keep = b.CreateInput(DType::kFloat32, S({batch, seq}), "keep");
+  auto keys = b.Reshape(b.Greater(keep, b.Fill({1}, -1.5)), {batch, 1, 1, seq});
+  auto rows = b.Reshape(b.Arange(0, seq), {1, 1, seq, 1});
+  auto queries = b.LogicalAnd(b.Fill({1}, 1.0, DType::kBool),
+                              b.GreaterEqual(rows, b.Fill({1}, 0.0, DType::kInt64)));
+  auto mask = b.Where(b.BroadcastTo(b.LogicalAnd(queries, keys), {batch, 1, seq, seq}),
+                      b.Fill({1}, 0.0), b.Fill({1}, -INFINITY));
+  b.MarkOutput(b.Op("attention", {q, q, q, mask}, {})[0]);
+  auto graph = frontend::BuildGraph(*b.Build());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  auto fused = hlir::RunGraphPasses(*graph, hlir::PassOptions{});
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_EQ(MaskShape(fused->graph), S({batch, 1, 1, seq})) << hlir::GraphToText(fused->graph);
+}
+
 TEST(NarrowAttentionMasks, ThePipelineNarrowsAndTheX86CodeMatchesTheReference) {
   auto graph = frontend::BuildGraph(PaddingMaskAttention(2, 24));
   ASSERT_TRUE(graph.ok()) << graph.status();

@@ -223,7 +223,7 @@ TEST(GraphPasses, ConstantFoldingEvaluatesConstantSubgraphsOnly) {
   NetBuilder b;
   Var x = b.CreateInput(DType::kFloat32, MakeShape({4}), "x");
   Var e = b.Exp(b.Mul(b.Fill({4}, 0.5), b.Arange(0, 4, 1, DType::kFloat32)));
-  Var big = b.Sin(b.Fill({64}, 0.25));  // over the limit below: stays
+  Var big = b.Sin(b.Arange(0, 64, 1, DType::kFloat32));  // over the limit below: stays
   Var y = b.Add(x, e);
   b.MarkOutput(y);
   b.MarkOutput(big);
@@ -252,6 +252,33 @@ TEST(GraphPasses, ConstantFoldingEvaluatesConstantSubgraphsOnly) {
     EXPECT_EQ(values[i], (*reference)[2].data[i]);
     EXPECT_NEAR(values[i], std::exp(0.5 * i), 1e-6 * std::exp(0.5 * i));
   }
+  ExpectSameResults(g, *out, 0);
+}
+
+TEST(GraphPasses, ConstantFoldingMakesALargeUniformValueAFill) {
+  // HF BERT's test of each query ([1, 1, S, 1]: position >= 0, and-ed with true): all true at
+  // any S, a fill above the element limit; a large value that varies stays as it is computed.
+  NetBuilder b;
+  Var keep = b.CreateInput(DType::kBool, MakeShape({2, 1, 1, 512}), "keep");
+  Var rows = b.Reshape(b.Arange(0, 512), {1, 1, 512, 1});
+  Var queries = b.LogicalAnd(b.Fill({1}, 1.0, DType::kBool),
+                             b.GreaterEqual(rows, b.Fill({1}, 0.0, DType::kInt64)));
+  Var varies = b.Mul(rows, b.Fill({1}, 3.0, DType::kInt64));
+  b.MarkOutput(b.LogicalAnd(queries, keep));
+  b.MarkOutput(varies);
+  Graph g = Build(b);
+  auto folded = FoldConstants(g, /*max_elements=*/64);
+  ASSERT_TRUE(folded.ok()) << folded.status();
+  auto out = EliminateDeadCode(*folded);
+  ASSERT_TRUE(out.ok()) << out.status();
+  auto q = out->Find(queries.name);
+  ASSERT_TRUE(q.ok()) << q.status();
+  const Node& fill = out->nodes()[out->values()[*q].producer];
+  EXPECT_EQ(fill.op, "fill") << GraphToText(*out);
+  EXPECT_EQ(out->values()[*q].desc.shape, MakeShape({1, 1, 512, 1}));
+  EXPECT_EQ(CountOp(*out, "greater_equal"), 0) << GraphToText(*out);
+  EXPECT_EQ(CountOp(*out, "mul"), 1) << GraphToText(*out);  // 0, 3, 6, ...: not uniform
+  EXPECT_EQ(CountOp(*out, "constant"), 0) << GraphToText(*out);
   ExpectSameResults(g, *out, 0);
 }
 
