@@ -138,6 +138,36 @@ class CallPathTest(unittest.TestCase):
                                        msg=f"views at offsets {offset} and 3")
 
     @needs_cuda
+    def test_unaligned_16bit_products_are_views_of_padded_rows_cuda(self):
+        # GPT-2's logits (50257 wide): a 16-bit GEMM result whose rows are not 16-byte units is
+        # computed with padded rows and returned as a view of them (padded_output.py), values
+        # as eager's, default and CUDA-graph modes; an aligned width stays contiguous. The
+        # weight read transposed (a linear layer's t(weight)) and as it is (x @ v).
+        def matmul(x, v, b):
+            return x @ v if b is None else x @ v + b
+
+        for dt in (torch.float16, torch.bfloat16):
+            x = torch.randn(4, 128, 256, device="cuda", dtype=dt)
+            for width, bias in ((1001, False), (1001, True), (1024, True)):
+                w = torch.randn(width, 256, device="cuda", dtype=dt) / 16
+                b = torch.randn(width, device="cuda", dtype=dt) if bias else None
+                for fn, weight in ((torch.nn.functional.linear, w), (matmul, w.t().contiguous())):
+                    for mode in ("default", "reduce-overhead"):
+                        torch._dynamo.reset()
+                        g = torch.compile(fn, backend="cinn_like", dynamic=False, mode=mode)
+                        msg = f"{dt} {fn.__name__} width {width} bias {bias} {mode}"
+                        for _ in range(3):  # the first call, the call plan, a replay
+                            got = g(x, weight, b)
+                            torch.testing.assert_close(got, fn(x, weight, b), rtol=2e-2,
+                                                       atol=2e-2, msg=msg)
+                        # x @ v + b is a product and an add (no addmm): the add writes rows
+                        # of its own. CUDA-graph mode may return a dense copy.
+                        padded = width % 8 and (fn is not matmul or not bias)
+                        if mode == "default":
+                            rows = 1008 if padded else width
+                            self.assertEqual(got.stride(), (128 * rows, rows, 1), msg)
+
+    @needs_cuda
     def test_cudagraphs_track_eager(self):
         ct.reset()
         self.calls_track_eager("cuda", chain, mode="reduce-overhead")

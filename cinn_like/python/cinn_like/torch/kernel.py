@@ -20,6 +20,7 @@ from . import cache, ops  # noqa: F401 (ops registers the converters)
 from .call import empty_allocator, make_plan, raw_stream
 from .call_source import CallInput, CallOutput, CallSpec, make_call
 from .layout import dense, inverse_order, memory_order, stored_shape
+from .padded_output import padded_product
 from .registry import DENSE_VIEWS, DTYPES, Converter, convert_node, dtype_name, pshape, val
 from .sizes import contiguous_strides, is_symbolic
 from .symbolic import SymbolicKernel
@@ -57,13 +58,14 @@ def build_program(sub):
     static = all(m is not None and not is_symbolic(m) for m in inputs)
     names = {}
 
-    def program_output(node):
-        """The index of node's value as a Program output (added once per value and order)."""
-        order = memory_order(val(node))
-        key = (c.env[node], order)
+    def program_output(node, value=None):
+        """The index of node's value (or Program value `value`, row-major) as a Program output
+        (added once per value and order)."""
+        order = memory_order(val(node)) if value is None else None
+        key = (c.env[node] if value is None else value, order)
         if key not in names:
             names[key] = len(names)
-            name = c.env[node]
+            name = key[0]
             if order is not None:
                 name = c.op("transpose", [name], {"perm": list(order)})
             c.b.output(name)
@@ -82,6 +84,9 @@ def build_program(sub):
                     outputs.append(("input", placeholders.index(r), None))
                 elif (i := _input_of_value(c, placeholders, r)) is not None:
                     outputs.append(("input", i, None))  # a converter's result that is an input
+                elif (padded := padded_product(c, r) if static else None) is not None:
+                    product, view, base = padded  # returned as a view of its padded rows
+                    outputs.append(("view", program_output(r, product), view, base))
                 elif (base := viewed_base(r) if static else None) is not None:
                     outputs.append(("view", program_output(base), val(r), val(base)))
                 else:
