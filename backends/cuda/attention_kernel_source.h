@@ -15,7 +15,8 @@
 /// pointers, one element each) and 1 - p (float), unread by an instance without dropout; the
 /// int64 strides of the batch, head and row axes and the first element's offset of q, k, v and
 /// out in turn (each operand's head dim contiguous: [B, H, L, D] row-major, or [B, L, H, D] read
-/// in place; the logsumexp is [B, H, Lq] row-major). Launch: grid (ceil(Lq / BM), B * H), block 128, no dynamic shared memory.
+/// in place; the logsumexp is [B, H, Lq] row-major). Launch: grid (ceil(Lq / BM), B * H),
+/// block 128, no dynamic shared memory.
 ///
 /// Dropout (`_drop`): each probability p_ij of the online softmax is added to the row sum as
 /// it is, and enters p v times 1 / (1 - p) where the Philox uniform of (seed, stream,

@@ -221,9 +221,9 @@ __device__ __forceinline__ void ForwardMma(
   __shared__ __align__(16) T vs[kBN][kD + 8];
   // The mask's terms of each key tile, where its rows can be copied 16 bytes at a time and the
   // tiles fit in 48 KiB of shared memory (not float32 masks at head dim 128).
-  constexpr bool kStage = HasMask<M>::value && 2 * kBN * (kD + 8) * sizeof(T) +
-                                                    (kBM + 1) * (kBN + 16 / sizeof(M)) * sizeof(M) <=
-                                                48 * 1024;
+  constexpr int kTiles = 2 * kBN * (kD + 8) * sizeof(T);
+  constexpr bool kStage =
+      HasMask<M>::value && kTiles + (kBM + 1) * (kBN + 16 / sizeof(M)) * sizeof(M) <= 48 * 1024;
   __shared__ __align__(16) M ms[kStage ? kBM : 1][kBN + 16 / sizeof(M)];
   __shared__ __align__(16) M mrow[kBN];  // a padding mask's row (StageMaskRow)
   const int lane = threadIdx.x % 32, warp = threadIdx.x / 32, g = lane / 4;
@@ -297,8 +297,8 @@ __device__ __forceinline__ void ForwardMma(
           }
         }
       });
-  StoreRows<T, kOutBlocks>(o, rows, out + L.out.off + b * L.out.b + h * L.out.h, L.out.s, lse, args.bh,
-                           args.row0, lq, dv);
+  T* out_head = out + L.out.off + b * L.out.b + h * L.out.h;
+  StoreRows<T, kOutBlocks>(o, rows, out_head, L.out.s, lse, args.bh, args.row0, lq, dv);
 }
 
 // x as a pair of tf32 numbers, big + small = x to about 2^-22 of x: the three products small
@@ -421,8 +421,8 @@ __device__ __forceinline__ void ForwardTf32(
           }
         }
       });
-  StoreRows<float, kOutBlocks>(o, rows, out + L.out.off + b * L.out.b + h * L.out.h, L.out.s, lse, args.bh,
-                               args.row0, lq, dv);
+  float* out_head = out + L.out.off + b * L.out.b + h * L.out.h;
+  StoreRows<float, kOutBlocks>(o, rows, out_head, L.out.s, lse, args.bh, args.row0, lq, dv);
 }
 
 }  // namespace cinn_like_attention

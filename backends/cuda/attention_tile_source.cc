@@ -61,21 +61,23 @@ __device__ __forceinline__ void TransposedB(const T (*tile)[kW], int r, int c, u
                : "r"(at));
 }
 
+// Whether rows of `ld` elements, `rs` apart from `src`, each start on a 16-byte boundary.
+template <typename T>
+__device__ __forceinline__ bool RowsAligned(const T* src, int ld, long long rs) {
+  constexpr int kVec = 16 / sizeof(T);
+  return ld % kVec == 0 && rs % kVec == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0;
+}
+
 // rows [r0, r0 + kRows) x columns [0, kD) of a [n, ld] tensor whose rows are `rs` elements
 // apart (ld where it is row-major; more where its rows are a head's of [B, S, H, D]) into tile,
 // zero outside rows < n and columns < ld: 16-byte vectors when every row is aligned to 16
 // bytes, else one element a thread step. A tile's row is padded by one such vector
 // (kD + 16 / sizeof(T) elements), so that the rows a warp reads at once start in different banks.
 template <typename T, int kRows, int kD>
-__device__ __forceinline__ bool RowsAligned(const T* src, int ld, long long rs) {
-  constexpr int kVec = 16 / sizeof(T);
-  return ld % kVec == 0 && rs % kVec == 0 && reinterpret_cast<unsigned long long>(src) % 16 == 0;
-}
-template <typename T, int kRows, int kD>
 __device__ __forceinline__ void LoadTile(T (*tile)[kD + 16 / sizeof(T)], const T* __restrict__ src,
                                          int r0, int n, int ld, long long rs) {
   constexpr int kVec = 16 / sizeof(T);
-  if (RowsAligned<T, kRows, kD>(src, ld, rs)) {
+  if (RowsAligned(src, ld, rs)) {
     for (int x = threadIdx.x; x < kRows * kD / kVec; x += 128) {
       const int r = x / (kD / kVec), c = kVec * (x % (kD / kVec));
       uint4 val = make_uint4(0, 0, 0, 0);
@@ -110,7 +112,7 @@ __device__ __forceinline__ void LoadTileAsync(T (*tile)[kD + 16 / sizeof(T)],
                                               long long rs) {
   constexpr int kVec = 16 / sizeof(T);
   static_assert(kRows * kD % (kVec * 128) == 0, "tile");
-  if (!RowsAligned<T, kRows, kD>(src, ld, rs)) {
+  if (!RowsAligned(src, ld, rs)) {
     LoadTile<T, kRows, kD>(tile, src, r0, n, ld, rs);
     return;
   }

@@ -70,8 +70,9 @@ struct AttentionLayout {
 /// The layout of a node of op `op` (errors name it and the attribute).
 absl::StatusOr<AttentionLayout> ReadAttentionLayout(const AttributeMap& attrs,
                                                     const std::string& op);
-/// `stored` transposed by `p` (logical[d] = stored[p[d]]); with p's inverse, the stored shape of
-/// out from its logical shape.
+/// `stored` transposed by `p` (result[d] = stored[p[d]]): an input's logical shape from its
+/// stored one, and out's stored shape from its logical one (p its out_perm); with out_perm's
+/// inverse, out's logical shape from its stored one.
 template <typename S>
 S AttentionLogicalShape(const S& stored, const AttentionLayout::Perm& p) {
   S logical(4);

@@ -30,7 +30,7 @@ absl::StatusOr<std::vector<TensorDesc>> InferAttentionGrad(const std::vector<Ten
   if (!perms->identity()) {
     return absl::InvalidArgumentError(
         "op attention_grad: its operands are [B, H, L, D] tensors; it takes no q_perm, k_perm, "
-        "v_perm or out_perm (attention does)");
+        "v_perm, out_perm, q_heads, k_heads or v_heads (attention does)");
   }
   auto fwd = InferAttention(ForwardInputs(in), attrs);
   if (!fwd.ok()) {

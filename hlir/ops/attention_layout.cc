@@ -171,7 +171,8 @@ ComputeFn WithAttentionLayout(ComputeFn compute) {
     const Perm out_perm = layout->perms[3];
     std::vector<ComputeOutput> logical_outs = outs;
     logical_outs[0].shape = AttentionLogicalShape(outs[0].shape, InversePerm(out_perm));
-    auto made = compute(logical, attrs, logical_outs, name + "_bhsd");
+    auto made =
+        compute(logical, attrs, logical_outs, out_perm == kIdentity ? name : name + "_bhsd");
     if (!made.ok() || out_perm == kIdentity) return made;
     const Tensor out = (*made)[0];
     (*made)[0] = ir::Compute(

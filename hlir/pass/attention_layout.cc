@@ -1,6 +1,7 @@
 /// \file Attention's operand layouts folded in, through the graph rewriter.
 #include "hlir/pass/attention_layout.h"
 
+#include <array>
 #include <optional>
 
 #include "hlir/ops/attention.h"
@@ -170,6 +171,25 @@ absl::StatusOr<Graph> FoldLayoutsIntoAttention(const Graph& graph) {
     bool folded = false;
     std::vector<int> inputs;
     AttributeMap attrs = node.attrs;
+    // repeat_kv's expansions of k and v, folded together (one Hkv for both) or not at all: k
+    // and v of different heads are not an attention.
+    std::array<std::optional<Unrepeated>, 3> kv;
+    auto plain = [&](int i) { return layout->perms[i] == kIdentity && layout->heads[i][1] < 0; };
+    if (plain(1) && plain(2)) {
+      std::array<Dim, 3> heads;
+      for (int i : {1, 2}) {
+        auto found = UnrepeatedKv(graph, u, rw, node.inputs[i]);
+        if (!found.ok()) return found.status();
+        kv[i] = *found;
+        if (!kv[i]) break;
+        const int at = kv[i]->old_value;
+        heads[i] = at >= 0 ? graph.values()[at].desc.shape[1]
+                           : ops::AttentionLogicalShape(
+                                 rw.new_graph().values()[kv[i]->made->value].desc.shape,
+                                 kv[i]->made->perm)[1];
+      }
+      if (!kv[1] || !kv[2] || heads[1] != heads[2]) kv[1].reset(), kv[2].reset();
+    }
     for (size_t i = 0; i < node.inputs.size(); ++i) {
       const int v = node.inputs[i];
       if (i >= 3) {  // the mask, dropout's seed and stream
@@ -178,19 +198,16 @@ absl::StatusOr<Graph> FoldLayoutsIntoAttention(const Graph& graph) {
       }
       Operand o{rw.Map(v), layout->perms[i]};
       int at = v;  // the old graph's value read, where it is one
-      if ((i == 1 || i == 2) && o.perm == kIdentity) {
-        auto kv = UnrepeatedKv(graph, u, rw, v);
-        if (!kv.ok()) return kv.status();
-        if (*kv) {
-          folded = true;
-          at = (*kv)->old_value;
-          o = at >= 0 ? Operand{rw.Map(at), kIdentity} : *(*kv)->made;
-        }
+      if (kv[i]) {
+        folded = true;
+        at = kv[i]->old_value;
+        o = at >= 0 ? Operand{rw.Map(at), kIdentity} : *kv[i]->made;
       }
       if (const Node* t = at >= 0 ? OnlyReadBy(graph, u, at, "transpose") : nullptr) {
-        // A transpose read by this node alone: its input, read through the composed perm.
+        // A transpose read by this node alone: its input, read through the composed perm. Not
+        // another attention's output written transposed (it has no value of its own).
         auto tp = Perm4(*t);
-        if (tp && Compose(*tp, o.perm)[3] == 3) {
+        if (tp && Compose(*tp, o.perm)[3] == 3 && rw.Map(t->inputs[0]) >= 0) {
           o = {rw.Map(t->inputs[0]), Compose(*tp, o.perm)};
           at = t->inputs[0];
           folded = true;
@@ -206,7 +223,11 @@ absl::StatusOr<Graph> FoldLayoutsIntoAttention(const Graph& graph) {
           folded = true;
         }
       }
-      if (o.perm != kIdentity) attrs[kPermNames[i]] = PermAttr(o.perm);
+      if (o.perm != kIdentity) {
+        attrs[kPermNames[i]] = PermAttr(o.perm);
+      } else {
+        attrs.erase(kPermNames[i]);  // a perm composed with its inverse
+      }
       inputs.push_back(o.value);
     }
     // The output, where its one reader is a transpose keeping the head dim last.
@@ -218,7 +239,12 @@ absl::StatusOr<Graph> FoldLayoutsIntoAttention(const Graph& graph) {
       const Node* reader = &graph.nodes()[u.consumers[out][0]];
       auto rp = reader->op == "transpose" ? Perm4(*reader) : std::nullopt;
       if (rp && Compose(layout->perms[3], *rp)[3] == 3) {
-        attrs[kPermNames[3]] = PermAttr(Compose(layout->perms[3], *rp));
+        const Perm composed = Compose(layout->perms[3], *rp);
+        if (composed != kIdentity) {
+          attrs[kPermNames[3]] = PermAttr(composed);
+        } else {
+          attrs.erase(kPermNames[3]);
+        }
         transposed = reader->outputs[0];
         names[0] = graph.values()[transposed].name;
         skip[u.consumers[out][0]] = true;

@@ -20,8 +20,9 @@
 ///     the reshape dropping its axis of 1 (a view), or, where the value is a transpose of a
 ///     rank-5 tensor with that axis of 1 (HF's value projection viewed and transposed), the
 ///     transpose of the rank-4 view, read as above;
-/// and its output read only by transposes of one perm keeping the head dim last is written
-/// transposed (out_perm), those transposes' readers reading it. attention_grad nodes are not
+/// and its output read by one transpose alone, whose perm keeps the head dim last, is written
+/// transposed (out_perm), that transpose's readers reading it. k and v are unrepeated together
+/// or not at all (one Hkv for both); a perm composed with its inverse is dropped. attention_grad nodes are not
 /// changed (a training step's transposes are read by the backward too, and stay).
 #pragma once
 

@@ -136,9 +136,14 @@ absl::StatusOr<Graph> SimplifyConstantAttentionMasks(const Graph& graph, int64_t
     if (slot >= 0 && causal.ok()) {
       const int mask = Unbroadcast(graph, node.inputs[slot]);
       if (!masks.count(mask)) masks[mask] = evaluator.Evaluate(mask);
-      const Shape& q = graph.values()[node.inputs[0]].desc.shape;
-      const Shape& k = graph.values()[node.inputs[1]].desc.shape;
-      if (masks[mask] && q.size() == 4 && k.size() == 4 && IsStatic(q) && IsStatic(k)) {
+      // The [B, H, L, D] operands, wherever they lie (attention's layout attributes).
+      auto layout = ops::ReadAttentionLayout(node.attrs, node.op);
+      const Shape& q_in = graph.values()[node.inputs[0]].desc.shape;
+      const Shape& k_in = graph.values()[node.inputs[1]].desc.shape;
+      const bool ranked = layout.ok() && q_in.size() == 4 && k_in.size() == 4;
+      const Shape q = ranked ? ops::AttentionOperandShape(q_in, *layout, 0) : Shape{};
+      const Shape k = ranked ? ops::AttentionOperandShape(k_in, *layout, 1) : Shape{};
+      if (masks[mask] && ranked && IsStatic(q) && IsStatic(k)) {
         effect = MaskEffect(*masks[mask], q[2].value, k[2].value, *causal);
       }
     }

@@ -19,12 +19,16 @@ bool Small(const TensorDesc& d, int64_t max_elements) {
 }
 
 /// Whether every element of `t` is the first's, bit for bit (+0 and -0 differ; NaN never
-/// equals, so a NaN makes it not uniform).
+/// equals, so a NaN makes it not uniform), a value a fill of its dtype holds exactly (an
+/// integer beyond 2^53 has no exact double: its node stays).
 bool Uniform(const HostTensor& t) {
+  if (t.data.empty()) return false;
+  const double first = t.data[0];
+  if (!IsFloat(t.dtype) && t.dtype != DType::kBool && std::fabs(first) >= 0x1p53) return false;
   for (double x : t.data) {
-    if (!(x == t.data[0]) || std::signbit(x) != std::signbit(t.data[0])) return false;
+    if (!(x == first) || std::signbit(x) != std::signbit(first)) return false;
   }
-  return !t.data.empty();
+  return true;
 }
 
 /// The outputs of `node` on the known `inputs`, computed by the reference interpreter.

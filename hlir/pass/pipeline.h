@@ -53,7 +53,8 @@ PassOptions TargetPassOptions(const ir::Target& target, const std::string& dump_
 
 /// Runs, in order: batch_norm simplification, the conv layout pass (when asked), transpose
 /// folding into matmuls, matmul padding (when asked), common-subexpression elimination, constant
-/// folding, attention masks narrowed (narrow_attention_masks.h), dead-code elimination, and
+/// folding, attention masks narrowed (narrow_attention_masks.h), attention's operand layouts
+/// folded (attention_layout.h, when asked), dead-code elimination, and
 /// operator fusion (off when the flag cinn_like_fusion is false: one group per node),
 /// recomputing shared cheap values where asked. With the flag
 /// cinn_like_dump_dir set, the graph is dumped as text before the first pass and after each,

@@ -140,6 +140,31 @@ TEST(AttentionGpu, FusedKernelReadsGPT2sPackedProjectionInPlace) {
                  5e-3);
 }
 
+TEST(AttentionGpu, FusedKernelReadsAndWritesEveryLayout) {
+  // q [S, B, H, D] (nn.MultiheadAttention's, q_perm [1, 2, 0, 3]), k and v as heads [2, 4) and
+  // [4, 6) of one [B, S, 6, D] value, out written [S, B, H, D] (out_perm [2, 0, 1, 3], not its
+  // own inverse): the strides and offsets of every operand against the reference.
+  for (DType t : {DType::kFloat32, DType::kFloat16}) {
+    frontend::NetBuilder b;
+    auto q = b.CreateInput(t, S({70, 2, 4, 64}), "q");
+    auto kv = b.CreateInput(t, S({2, 90, 6, 64}), "kv");
+    const std::vector<int64_t> bshd{0, 2, 1, 3};
+    auto made = b.Op("attention", {q, kv, kv},
+                     {{"q_perm", std::vector<int64_t>{1, 2, 0, 3}},
+                      {"k_perm", bshd},
+                      {"v_perm", bshd},
+                      {"out_perm", std::vector<int64_t>{2, 0, 1, 3}},
+                      {"k_heads", std::vector<int64_t>{2, 2}},
+                      {"v_heads", std::vector<int64_t>{4, 2}}});
+    b.MarkOutput(made[0]);
+    b.MarkOutput(made[1]);
+    auto program = b.Build();
+    ASSERT_TRUE(program.ok()) << program.status();
+    SCOPED_TRACE(hlir::DTypeName(t));
+    RunProgramCase(*program, ir::Target::NVGPU(), RunOnGpu, t == DType::kFloat16 ? 5e-3 : 1e-4);
+  }
+}
+
 TEST(AttentionGpu, FusedKernelsDropoutMaskIsTheOneRandomUniformDraws) {
   CheckDropoutIsRandomUniformsMask(ir::Target::NVGPU(), RunOnGpu);
 }

@@ -145,6 +145,46 @@ TEST(FoldLayoutsIntoAttention, ATransposeAnotherNodeReadsStays) {
   ExpectSameResults(*graph, live);
 }
 
+TEST(FoldLayoutsIntoAttention, APermComposedWithItsInverseIsDropped) {
+  // A node already reading q through q_perm [0, 2, 1, 3], its input the transpose by the same
+  // perm: it reads the transpose's input plainly, the attribute gone; out likewise.
+  frontend::NetBuilder b;
+  const std::vector<int64_t> swap{0, 2, 1, 3};
+  auto x = b.CreateInput(DType::kFloat32, S({2, 4, 12, 16}), "x");
+  auto kv = b.CreateInput(DType::kFloat32, S({2, 4, 10, 16}), "kv");
+  auto made =
+      b.Op("attention", {b.Transpose(x, swap), kv, kv}, {{"q_perm", swap}, {"out_perm", swap}});
+  b.MarkOutput(b.Transpose(made[0], swap));
+  auto graph = frontend::BuildGraph(*b.Build());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const hlir::Graph live = Folded(*graph);
+  const hlir::Node* a = Attention(live);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->attrs.count("q_perm"), 0u) << hlir::GraphToText(live);
+  EXPECT_EQ(a->attrs.count("out_perm"), 0u) << hlir::GraphToText(live);
+  EXPECT_EQ(Count(live, "transpose"), 0) << hlir::GraphToText(live);
+  ExpectSameResults(*graph, live);
+}
+
+TEST(FoldLayoutsIntoAttention, KAndVAreUnrepeatedTogetherOrNotAtAll) {
+  // v's expansion is also an output: v keeps it, so k keeps its own (one Hkv for both).
+  frontend::NetBuilder b;
+  auto q = b.CreateInput(DType::kFloat32, S({2, 8, 12, 16}), "q");
+  auto repeat = [&](const std::string& name) {
+    auto x = b.CreateInput(DType::kFloat32, S({2, 2, 12, 16}), name);
+    return b.Reshape(b.BroadcastTo(b.Reshape(x, {2, 2, 1, 12, 16}), {2, 2, 4, 12, 16}),
+                     {2, 8, 12, 16});
+  };
+  auto k = repeat("k"), v = repeat("v");
+  b.MarkOutput(b.Op("attention", {q, k, v}, {})[0]);
+  b.MarkOutput(v);
+  auto graph = frontend::BuildGraph(*b.Build());
+  ASSERT_TRUE(graph.ok()) << graph.status();
+  const hlir::Graph live = Folded(*graph);
+  EXPECT_EQ(Count(live, "broadcast_to"), 2) << hlir::GraphToText(live);
+  ExpectSameResults(*graph, live);
+}
+
 TEST(AttentionLayoutX86, PermutedOperandsMatchTheReference) {
   // The decomposed compute reading and writing through perms (the x86 library matmuls decline
   // them), HF's [B, S, H, D] layout and one where q is [S, B, H, D] (nn.MultiheadAttention's).

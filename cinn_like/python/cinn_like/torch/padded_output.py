@@ -9,6 +9,8 @@ on an H200 (the logits are 8 x 512 x 50257). Here the Program computes the padde
 its output instead, and the call returns the result as a strided view of it (build_program's
 "view" result): the same values, rows `padded` elements apart.
 """
+from typing import NamedTuple
+
 import torch
 
 from .registry import SIXTEEN_BIT, val
@@ -35,32 +37,64 @@ def _transposed(node):
     return node.target == _ATEN.permute.default and list(node.args[1]) in ([1, 0], [-1, -2])
 
 
-def padded_product(c, result):
-    """(Program value of the padded product, the result's meta as a view of it, the padded
-    product's meta) for partition result node `result`: mm or addmm (default scales) of 16-bit
-    CUDA tensors with static shapes whose product rows are not whole 16-byte units, or such a
-    node viewed through _ROW_VIEWS with its rows whole, each node read by the next alone; None
-    otherwise."""
+class Padded(NamedTuple):
+    """A result padded_product computes padded: its mm or addmm node, the product's width and
+    padded width, the result's meta as a view of the padded product, and that product's meta."""
+    node: torch.fx.Node
+    width: int
+    padded: int
+    view: torch.Tensor
+    base: torch.Tensor
+
+
+def padded_metas(result, inside=lambda n: n.op == "call_function"):
+    """The Padded of partition result node `result`: mm or addmm (default scales) of 16-bit CUDA
+    tensors with static shapes whose product rows are not whole 16-byte units, the result itself
+    or viewed through _ROW_VIEWS with its rows whole, no node of the partition (`inside`: of its
+    GraphModule by default) reading the result or the nodes between but the next one (another
+    reader would need the unpadded product: the GEMM twice); None otherwise. plan_body reads a
+    stored plan's results back by it, in the whole graph."""
+    def readers(n):
+        return [u for u in n.users if inside(u)]
+
+    if readers(result):
+        return None
     node = result
-    while node.op == "call_function" and node.target in _ROW_VIEWS and len(node.users) == 1 \
-            and isinstance(node.args[0], torch.fx.Node):
+    while node.op == "call_function" and node.target in _ROW_VIEWS \
+            and isinstance(node.args[0], torch.fx.Node) and readers(node.args[0]) == [node]:
         node = node.args[0]
     if node.op != "call_function" or node.target not in (_ATEN.mm.default, _ATEN.addmm.default):
         return None
-    if (node is not result and len(node.users) != 1) or any(
-            node.kwargs.get(k, 1) != 1 for k in ("alpha", "beta")):
+    if any(node.kwargs.get(k, 1) != 1 for k in ("alpha", "beta")):
         return None
     meta, out = val(node), val(result)
     if meta.dtype not in SIXTEEN_BIT or meta.device.type != "cuda" or meta.dim() != 2:
         return None
     rows, width = (int(s) for s in meta.shape)
-    x, y = node.args[-2:]
-    depth = int(val(x).shape[1])
+    depth = int(val(node.args[-2]).shape[1])
     align = 16 // meta.element_size()
     if width % align == 0 or width < MIN_DIM or rows * width * depth < MIN_MACS \
             or int(out.shape[-1]) != width:
         return None
     padded = -(-width // align) * align
+    strides, step = [1] * out.dim(), padded
+    for d in range(out.dim() - 2, -1, -1):
+        strides[d] = step
+        step *= int(out.shape[d])
+    view = torch.empty_strided(tuple(out.shape), tuple(strides), dtype=out.dtype, device="meta")
+    base = torch.empty((rows, padded), dtype=meta.dtype, device="meta")
+    return Padded(node, width, padded, view, base)
+
+
+def padded_product(c, result):
+    """(Program value of the padded product, the result's meta as a view of it, the padded
+    product's meta) for partition result node `result` (padded_metas'), converted by `c`; None
+    where padded_metas declines."""
+    p = padded_metas(result)
+    if p is None:
+        return None
+    node, width, padded = p.node, p.width, p.padded
+    x, y = node.args[-2:]
     if _transposed(y):  # a linear layer's t(weight): the weight's rows padded, read transposed
         w = c.op("pad", [c.tensor(y.args[0])], {"paddings": [0, padded - width, 0, 0], "value": 0.0})
     else:
@@ -69,16 +103,10 @@ def padded_product(c, result):
                    {"transpose_x": False, "transpose_y": _transposed(y)})
     if node.target == _ATEN.addmm.default:
         bias = node.args[0]
-        b = c.tensor(bias, meta.dtype)
+        b = c.tensor(bias, val(node).dtype)
         if isinstance(bias, torch.fx.Node) and val(bias).dim() and val(bias).shape[-1] == width:
             rank = val(bias).dim()
             b = c.op("pad", [b], {"paddings": [0, 0] * (rank - 1) + [0, padded - width],
                                   "value": 0.0})
         product = c.op("add", [product, b])
-    strides, step = [1] * out.dim(), padded
-    for d in range(out.dim() - 2, -1, -1):
-        strides[d] = step
-        step *= int(out.shape[d])
-    view = torch.empty_strided(tuple(out.shape), tuple(strides), dtype=out.dtype, device="meta")
-    base = torch.empty((rows, padded), dtype=meta.dtype, device="meta")
-    return product, view, base
+    return product, p.view, p.base

@@ -30,6 +30,7 @@ from torch.fx.passes.utils.fuser_utils import fuse_as_graphmodule
 
 from .kernel import viewed_base
 from .layout import memory_order, stored_shape
+from .padded_output import padded_metas
 from .plan_cache import value_text
 from .registry import dtype_name, val
 
@@ -169,7 +170,10 @@ def results(p, body, inputs, outputs):
         if k == numbered:
             numbered += 1
         base = viewed_base(node, members.__contains__)
-        if kind == "prog":
+        padded = padded_metas(node, members.__contains__) if kind == "view" else None
+        if padded is not None and r[2:] == _result_text((kind, k, padded.view, padded.base))[2:]:
+            made.append(("view", k, padded.view, padded.base))  # a padded product's rows
+        elif kind == "prog":
             _require(len(r) == 2 and base is None, f"result {r!r}: not a Program output")
             made.append(("prog", k, meta))
         else:
