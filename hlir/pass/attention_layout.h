@@ -22,8 +22,9 @@
 ///     transpose of the rank-4 view, read as above;
 /// and its output read by one transpose alone, whose perm keeps the head dim last, is written
 /// transposed (out_perm), that transpose's readers reading it. k and v are unrepeated together
-/// or not at all (one Hkv for both); a perm composed with its inverse is dropped. attention_grad nodes are not
-/// changed (a training step's transposes are read by the backward too, and stay).
+/// or not at all (one Hkv for both); a perm composed with its inverse is dropped.
+/// attention_grad nodes are not changed (a training step's transposes are read by the backward
+/// too, and stay).
 #pragma once
 
 #include "absl/status/statusor.h"
