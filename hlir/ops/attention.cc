@@ -127,10 +127,8 @@ absl::Status ReferenceAttention(const std::vector<const HostTensor*>& stored,
       in[i] = &logical[i];
     }
     AttributeMap plain = attrs;
-    for (const char* name :
-         {"q_perm", "k_perm", "v_perm", "out_perm", "q_heads", "k_heads", "v_heads"}) {
-      plain.erase(name);
-    }
+    for (const char* name : ops::kAttentionPermAttrs) plain.erase(name);
+    for (const char* name : ops::kAttentionHeadsAttrs) plain.erase(name);
     std::vector<HostTensor> made = outs;
     made[0] = HostTensor(outs[0].dtype, ops::AttentionLogicalShape(
                                             outs[0].shape, ops::InversePerm(layout->perms[3])));

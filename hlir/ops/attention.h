@@ -61,8 +61,12 @@ namespace cinn_like::hlir::ops {
 /// where its fused projection wrote them ([B, S, 3H, D], heads [0, H), [H, H), [2H, H))
 /// (hlir/pass/attention_layout.h folds such views), as PyTorch's and FlashAttention's kernels
 /// take strided operands. attention_grad takes none of these.
+/// The layout's attribute names, in operand order (q, k, v, out; q, k, v).
+inline constexpr const char* kAttentionPermAttrs[] = {"q_perm", "k_perm", "v_perm", "out_perm"};
+inline constexpr const char* kAttentionHeadsAttrs[] = {"q_heads", "k_heads", "v_heads"};
 struct AttentionLayout {
   using Perm = std::array<int, 4>;
+  static constexpr Perm kIdentity = {0, 1, 2, 3};
   std::array<Perm, 4> perms{{{0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}, {0, 1, 2, 3}}};  // q k v out
   std::array<std::array<int64_t, 2>, 3> heads{{{0, -1}, {0, -1}, {0, -1}}};  // count -1: all
   bool identity() const;

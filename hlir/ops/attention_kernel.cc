@@ -117,11 +117,10 @@ Expr AsInt32(const Expr& e) { return e.type() == ir::Int(32) ? e : ir::Cast::Mak
 std::vector<Expr> AttentionMaskStrides(const Tensor& mask) {
   const auto& shape = mask->shape;
   const size_t rank = shape.size();
+  const std::vector<Expr> row_major = RowMajorStrideExprs(shape);
   std::vector<Expr> strides(4, Expr(int64_t{0}));
-  Expr stride(int64_t{1});
-  for (size_t d = rank; d-- > 0;) {
-    if (!ir::IsConstInt(shape[d], 1)) strides[4 - rank + d] = stride;
-    stride = stride * AsInt64(shape[d]);
+  for (size_t d = 0; d < rank; ++d) {
+    if (!ir::IsConstInt(shape[d], 1)) strides[4 - rank + d] = row_major[d];
   }
   return strides;
 }

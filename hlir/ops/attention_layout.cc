@@ -13,25 +13,12 @@ using ir::Expr;
 using ir::Tensor;
 using Perm = AttentionLayout::Perm;
 
-constexpr const char* kPermNames[] = {"q_perm", "k_perm", "v_perm", "out_perm"};
-constexpr const char* kHeadsNames[] = {"q_heads", "k_heads", "v_heads"};
-constexpr Perm kIdentity = {0, 1, 2, 3};
+constexpr Perm kIdentity = AttentionLayout::kIdentity;
 
 absl::Status BadAttr(const std::string& op, const char* name, const std::vector<int64_t>& got,
                      const char* must) {
   return absl::InvalidArgumentError(absl::StrCat("op ", op, ": attribute '", name, "' is [",
                                                  absl::StrJoin(got, ", "), "]; it must be ", must));
-}
-
-/// The row-major element strides of `shape` as int64 expressions.
-std::vector<Expr> Strides(const std::vector<Expr>& shape) {
-  std::vector<Expr> strides(shape.size());
-  Expr stride(int64_t{1});
-  for (size_t d = shape.size(); d-- > 0;) {
-    strides[d] = stride;
-    stride = stride * AsInt64(shape[d]);
-  }
-  return strides;
 }
 
 }  // namespace
@@ -50,8 +37,8 @@ absl::StatusOr<AttentionLayout> ReadAttentionLayout(const AttributeMap& attrs,
                                                     const std::string& op) {
   AttentionLayout read;
   for (int o = 0; o < 4; ++o) {
-    if (!attrs.count(kPermNames[o])) continue;
-    auto perm = GetInts(attrs, kPermNames[o], op);
+    if (!attrs.count(kAttentionPermAttrs[o])) continue;
+    auto perm = GetInts(attrs, kAttentionPermAttrs[o], op);
     if (!perm.ok()) return perm.status();
     bool ok = perm->size() == 4 && (*perm)[3] == 3;
     Perm p{};
@@ -62,17 +49,18 @@ absl::StatusOr<AttentionLayout> ReadAttentionLayout(const AttributeMap& attrs,
       if (ok) seen[x] = true, p[d] = static_cast<int>(x);
     }
     if (!ok) {
-      return BadAttr(op, kPermNames[o], *perm,
+      return BadAttr(op, kAttentionPermAttrs[o], *perm,
                      "a permutation of [0, 1, 2, 3] that keeps the head dim last (3 last)");
     }
     read.perms[o] = p;
   }
   for (int o = 0; o < 3; ++o) {
-    if (!attrs.count(kHeadsNames[o])) continue;
-    auto heads = GetInts(attrs, kHeadsNames[o], op);
+    if (!attrs.count(kAttentionHeadsAttrs[o])) continue;
+    auto heads = GetInts(attrs, kAttentionHeadsAttrs[o], op);
     if (!heads.ok()) return heads.status();
     if (heads->size() != 2 || (*heads)[0] < 0 || (*heads)[1] < 1) {
-      return BadAttr(op, kHeadsNames[o], *heads, "[first, count], first >= 0 and count >= 1");
+      return BadAttr(op, kAttentionHeadsAttrs[o], *heads,
+                     "[first, count], first >= 0 and count >= 1");
     }
     read.heads[o] = {(*heads)[0], (*heads)[1]};
   }
@@ -100,7 +88,7 @@ Perm InversePerm(const Perm& p) {
 
 std::vector<Expr> AttentionOperandStrides(const std::vector<Expr>& stored, const AttentionLayout& l,
                                           int o) {
-  const std::vector<Expr> st = Strides(stored);
+  const std::vector<Expr> st = RowMajorStrideExprs(stored);
   const Perm& p = l.perms[o];
   std::vector<Expr> strides(4);
   for (int d = 0; d < 3; ++d) {
@@ -166,7 +154,7 @@ ComputeFn WithAttentionLayout(ComputeFn compute) {
             if (first) at[p[1]] = at[p[1]] + ir::IndexConst(first);
             return x(at);
           },
-          absl::StrCat(name, "_", kPermNames[o]));
+          absl::StrCat(name, "_", kAttentionPermAttrs[o]));
     }
     const Perm out_perm = layout->perms[3];
     std::vector<ComputeOutput> logical_outs = outs;

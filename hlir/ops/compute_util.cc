@@ -97,4 +97,14 @@ ir::Expr AsInt64(const ir::Expr& e) {
   return e.type() == ir::Int(64) ? e : ir::Cast::Make(ir::Int(64), e);
 }
 
+std::vector<ir::Expr> RowMajorStrideExprs(const std::vector<ir::Expr>& shape) {
+  std::vector<ir::Expr> strides(shape.size());
+  ir::Expr stride(int64_t{1});
+  for (size_t d = shape.size(); d-- > 0;) {
+    strides[d] = stride;
+    stride = stride * AsInt64(shape[d]);
+  }
+  return strides;
+}
+
 }  // namespace cinn_like::hlir::ops

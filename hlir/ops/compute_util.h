@@ -102,6 +102,8 @@ ExternTensors Declined(std::string why);
 
 /// `e` as an int64 library-call argument (cast unless it is one already).
 ir::Expr AsInt64(const ir::Expr& e);
+/// The row-major element strides of `shape`, int64 (hlir::RowMajorStrides' for expressions).
+std::vector<ir::Expr> RowMajorStrideExprs(const std::vector<ir::Expr>& shape);
 /// The float32 Philox uniform (intrinsic philox_uniform) of (`seed`, `stream`) at the int64
 /// row-major index of `indices` in `shape`: random_uniform's element there, and the dropout
 /// weight attention draws for that probability.

@@ -12,9 +12,7 @@ namespace {
 
 using Perm = ops::AttentionLayout::Perm;
 
-constexpr const char* kPermNames[] = {"q_perm", "k_perm", "v_perm", "out_perm"};
-constexpr const char* kHeadsNames[] = {"q_heads", "k_heads", "v_heads"};
-constexpr Perm kIdentity = {0, 1, 2, 3};
+constexpr Perm kIdentity = ops::AttentionLayout::kIdentity;
 
 /// The old graph's producers and readers of each value.
 struct Uses {
@@ -78,8 +76,7 @@ absl::StatusOr<std::optional<Unrepeated>> UnrepeatedKv(const Graph& g, const Use
   }
   // HF's value: the projection viewed [B, S, Hkv, D], unsqueezed and transposed as one rank-5
   // transpose moving an axis of 1 to axis 2: the rank-4 transpose of the view without it.
-  const int p = u.producer[a];
-  if (const Node* t = p >= 0 ? OnlyReadBy(g, u, a, "transpose") : nullptr) {
+  if (const Node* t = OnlyReadBy(g, u, a, "transpose")) {
     auto perm = GetInts(t->attrs, "perm", "transpose", {});
     const Shape& src = g.values()[t->inputs[0]].desc.shape;
     if (perm.ok() && perm->size() == 5 && src[(*perm)[2]].is_one() && (*perm)[4] == 4) {
@@ -144,8 +141,14 @@ Perm Compose(const Perm& t, const Perm& p) {
   return r;
 }
 
-AttributeMap::mapped_type PermAttr(const Perm& p) {
-  return std::vector<int64_t>(p.begin(), p.end());
+/// Sets operand `o`'s perm attribute to `p`, or drops it where `p` is the identity (a perm
+/// composed with its inverse).
+void SetPerm(AttributeMap& attrs, int o, const Perm& p) {
+  if (p == kIdentity) {
+    attrs.erase(ops::kAttentionPermAttrs[o]);
+  } else {
+    attrs[ops::kAttentionPermAttrs[o]] = std::vector<int64_t>(p.begin(), p.end());
+  }
 }
 
 }  // namespace
@@ -218,16 +221,12 @@ absl::StatusOr<Graph> FoldLayoutsIntoAttention(const Graph& graph) {
         if (!wider.ok()) return wider.status();
         if (*wider) {
           o.value = (*wider)->first;
-          attrs[kHeadsNames[i]] =
+          attrs[ops::kAttentionHeadsAttrs[i]] =
               std::vector<int64_t>((*wider)->second.begin(), (*wider)->second.end());
           folded = true;
         }
       }
-      if (o.perm != kIdentity) {
-        attrs[kPermNames[i]] = PermAttr(o.perm);
-      } else {
-        attrs.erase(kPermNames[i]);  // a perm composed with its inverse
-      }
+      SetPerm(attrs, static_cast<int>(i), o.perm);
       inputs.push_back(o.value);
     }
     // The output, where its one reader is a transpose keeping the head dim last.
@@ -239,12 +238,7 @@ absl::StatusOr<Graph> FoldLayoutsIntoAttention(const Graph& graph) {
       const Node* reader = &graph.nodes()[u.consumers[out][0]];
       auto rp = reader->op == "transpose" ? Perm4(*reader) : std::nullopt;
       if (rp && Compose(layout->perms[3], *rp)[3] == 3) {
-        const Perm composed = Compose(layout->perms[3], *rp);
-        if (composed != kIdentity) {
-          attrs[kPermNames[3]] = PermAttr(composed);
-        } else {
-          attrs.erase(kPermNames[3]);
-        }
+        SetPerm(attrs, 3, Compose(layout->perms[3], *rp));
         transposed = reader->outputs[0];
         names[0] = graph.values()[transposed].name;
         skip[u.consumers[out][0]] = true;

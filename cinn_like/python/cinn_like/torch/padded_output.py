@@ -95,12 +95,12 @@ def padded_product(c, result):
         return None
     node, width, padded = p.node, p.width, p.padded
     x, y = node.args[-2:]
-    if _transposed(y):  # a linear layer's t(weight): the weight's rows padded, read transposed
+    transposed = _transposed(y)
+    if transposed:  # a linear layer's t(weight): the weight's rows padded, read transposed
         w = c.op("pad", [c.tensor(y.args[0])], {"paddings": [0, padded - width, 0, 0], "value": 0.0})
     else:
         w = c.op("pad", [c.tensor(y)], {"paddings": [0, 0, 0, padded - width], "value": 0.0})
-    product = c.op("matmul", [c.tensor(x), w],
-                   {"transpose_x": False, "transpose_y": _transposed(y)})
+    product = c.op("matmul", [c.tensor(x), w], {"transpose_x": False, "transpose_y": transposed})
     if node.target == _ATEN.addmm.default:
         bias = node.args[0]
         b = c.tensor(bias, val(node).dtype)
